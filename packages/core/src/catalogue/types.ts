@@ -1,0 +1,39 @@
+import type { DataType } from '../tensor/dtype.ts';
+import type { ModelConfig } from '../pbtxt/modelConfig.ts';
+
+/** A tensor signature as declared in config (dims exclude the implied batch dimension). */
+export interface TensorSpec {
+  name: string;
+  datatype: DataType;
+  /** Dims as written in config.pbtxt (`-1` = variable); the batch dim is NOT included. */
+  dims: number[];
+  optional?: boolean;
+}
+
+/** What the server knows about one model of the repository (PRODUCT §2). */
+export interface CatalogueModel {
+  name: string;
+  versions: number[];
+  /** `onnxruntime_onnx`, `ensemble`, or '' when only a backend is set. */
+  platform: string;
+  backend: string;
+  maxBatchSize: number;
+  inputs: TensorSpec[];
+  outputs: TensorSpec[];
+  decoupled: boolean;
+  /** The full parsed (and auto-completed) config. */
+  config: ModelConfig;
+  /** Set when the model is one the studio generated (router/gate/op/bls), from its parameters marker. */
+  generated?: { kind: string; [key: string]: unknown };
+  /** Load problems (missing file, bad config) — the model is listed but unavailable. */
+  error?: string;
+}
+
+export interface Catalogue {
+  models: Record<string, CatalogueModel>;
+}
+
+/** Full shape of a port as Triton sees it: `[-1, ...dims]` when max_batch_size > 0. */
+export function fullShape(dims: readonly number[], maxBatchSize: number): number[] {
+  return maxBatchSize > 0 ? [-1, ...dims] : [...dims];
+}

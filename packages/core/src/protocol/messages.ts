@@ -1,0 +1,63 @@
+import type { DataType } from '../tensor/dtype.ts';
+import type { GraphDoc } from '../graph/types.ts';
+
+/** WebSocket protocol version; bump on any incompatible change. */
+export const PROTOCOL_VERSION = 1;
+
+/** A tensor on the wire, KServe v2 JSON form. `binary` = index of a following binary frame instead of `data`. */
+export interface WireTensor {
+  datatype: DataType;
+  shape: number[];
+  data?: (number | string | boolean)[];
+  binary?: number;
+}
+
+/** A small description of a tensor for the UI: stats and a preview of the first elements. */
+export interface TensorSummary {
+  datatype: DataType;
+  shape: number[];
+  min?: number;
+  max?: number;
+  mean?: number;
+  preview: (number | string | boolean)[];
+  /** Full data when the tensor is small enough (≤ 4096 elements) for the browser to draw it (boxes, texts, scores). */
+  data?: (number | string | boolean)[];
+}
+
+export type SkipReason =
+  | { type: 'exit'; conditionId: string; expression: string; value: number | boolean }
+  | { type: 'upstream-failed'; nodeId: string; message: string }
+  | { type: 'cancelled'; message: string };
+
+export interface NodeTiming { nodeId: string; queueMs: number; computeMs: number; startMs: number; endMs: number; batchSize?: number; instance?: string }
+
+/** Client → server. */
+export type ClientMessage =
+  | { type: 'run.start'; requestId: string; graph: string | GraphDoc; inputs: Record<string, WireTensor>; timeoutMs?: number }
+  | { type: 'run.cancel'; runId: string }
+  | { type: 'stream.open'; streamId: string; graph: string | GraphDoc; sequenceId?: number | string }
+  | { type: 'stream.append'; streamId: string; inputs: Record<string, WireTensor>; end?: boolean }
+  | { type: 'stream.end'; streamId: string }
+  | { type: 'ping'; at: number };
+
+/** Server → client. Every run-scoped message carries `runId`; stream messages carry `streamId`. */
+export type ServerMessage =
+  | { type: 'hello'; protocol: number; server: string; executionProviders: string[] }
+  | { type: 'run.started'; runId: string; requestId?: string; streamId?: string; graph: string; nodes: string[] }
+  | { type: 'node.started'; runId: string; nodeId: string; atMs: number; instance?: string; batchSize?: number }
+  | { type: 'node.finished'; runId: string; nodeId: string; timing: NodeTiming; outputs: Record<string, TensorSummary> }
+  | { type: 'node.skipped'; runId: string; nodeId: string; reason: SkipReason }
+  | { type: 'node.failed'; runId: string; nodeId: string; message: string }
+  | { type: 'run.partial'; runId: string; nodeId: string; index: number; outputs: Record<string, TensorSummary>; chunk?: number }
+  | { type: 'run.exited_early'; runId: string; conditionId: string; expression: string; value: number | boolean; strategy: 'gate' | 'bls' | 'error'; message?: string; outputs: Record<string, WireTensor> }
+  | { type: 'run.completed'; runId: string; outputs: Record<string, WireTensor>; timings: NodeTiming[]; totalMs: number }
+  | { type: 'run.failed'; runId: string; error: { code: string; message: string; nodeId?: string } }
+  | { type: 'sequence.bound'; streamId: string; sequenceId: number | string; model: string; instance: string; nodeId: string }
+  | { type: 'sequence.chunk'; streamId: string; chunk: number; runId: string }
+  | { type: 'sequence.ended'; streamId: string; sequenceId: number | string; reason: 'end' | 'cancelled' | 'idle' | 'failed'; message?: string }
+  | { type: 'notice'; level: 'info' | 'warning'; message: string }
+  | { type: 'backpressure'; dropped: number; policy: string }
+  | { type: 'error'; ref?: string; error: { code: string; message: string } }
+  | { type: 'pong'; at: number };
+
+export type ServerMessageType = ServerMessage['type'];

@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// One command does all set-up on a fresh machine with only Node ≥ 20.19 and npm:
+//   node scripts/setup.mjs start   → pnpm + dependencies + example models, then serve the studio
+//   node scripts/setup.mjs test    → the same plus the test tools (Chromium, python3-numpy, ImageMagick, espeak-ng), then all tests
+// Anything already present is left alone, so repeated runs cost a second.
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const PNPM_VERSION = '12.21.0';
+const [command = 'install', ...rest] = process.argv.slice(2);
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+  return r.status ?? 1;
+}
+function quiet(cmd, args) {
+  const r = spawnSync(cmd, args, { stdio: 'pipe', cwd: root });
+  return r.status === 0 ? String(r.stdout).trim() : undefined;
+}
+function fail(msg) {
+  console.error(`setup: ${msg}`);
+  process.exit(1);
+}
+
+function ensurePnpm() {
+  const v = quiet('pnpm', ['--version']);
+  if (v && Number(v.split('.')[0]) >= 12) return 'pnpm';
+  console.log(`setup: installing pnpm@${PNPM_VERSION} (npm i -g)`);
+  if (run('npm', ['i', '-g', `pnpm@${PNPM_VERSION}`]) === 0 && quiet('pnpm', ['--version'])) return 'pnpm';
+  fail(`could not install pnpm@${PNPM_VERSION}; install it with "npm i -g pnpm@${PNPM_VERSION}" and retry`);
+}
+
+function ensureDependencies(pnpm) {
+  const marker = join(root, 'node_modules', '.modules.yaml');
+  const lock = join(root, 'pnpm-lock.yaml');
+  const fresh = existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs;
+  if (fresh) return;
+  console.log('setup: installing dependencies (pnpm install --frozen-lockfile)');
+  if (run(pnpm, ['install', '--frozen-lockfile']) !== 0) fail('pnpm install failed (see above)');
+}
+
+function ensureTestTools() {
+  const need = [];
+  if (!existsSync('/usr/bin/chromium')) need.push('chromium');
+  if (quiet('python3', ['-c', 'import numpy']) === undefined && !existsSync('/usr/lib/python3/dist-packages/numpy')) need.push('python3-numpy');
+  if (!quiet('convert', ['-version'])?.includes('ImageMagick')) need.push('imagemagick');
+  if (!existsSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf')) need.push('fonts-dejavu-core');
+  if (!quiet('espeak-ng', ['--version'])) need.push('espeak-ng');
+  if (need.length === 0) return;
+  const isRoot = process.getuid?.() === 0;
+  const sudo = isRoot ? [] : ['sudo'];
+  console.log(`setup: installing test tools from Debian: ${need.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(isRoot ? [] : ['apt-get']), 'update', '-qq'], { env }) !== 0 ||
+      run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(isRoot ? [] : ['apt-get']), 'install', '-y', '-qq', ...need], { env }) !== 0) {
+    fail(`could not install ${need.join(' ')}; install them with apt-get and retry`);
+  }
+}
+
+const pnpm = ensurePnpm();
+ensureDependencies(pnpm);
+if (run(pnpm, ['--silent', 'studio', 'prepare-examples']) !== 0) fail('could not prepare the example models');
+
+switch (command) {
+  case 'install':
+    break;
+  case 'start':
+    process.exit(run(pnpm, ['--silent', 'studio', 'serve', ...rest]));
+  case 'test':
+    ensureTestTools();
+    process.exit(run(pnpm, ['run', 'test:all', ...rest]));
+  default:
+    fail(`unknown command "${command}" (use install, start or test)`);
+}
