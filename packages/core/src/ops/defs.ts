@@ -77,7 +77,7 @@ export const OP_DEFS: Record<OpId, OpDef> = {
       { name: 'scores', datatype: 'FP32', shape: [-1] },
     ],
     params: [
-      { name: 'dictionary', label: 'Dictionary file', type: 'string', default: 'ppocr_keys_v1.txt', help: 'A file in the repository (one character a line).' },
+      { name: 'dictionary', label: 'Dictionary file', type: 'string', default: 'rec/ppocr_keys_v1.txt', help: 'A repository-relative file, one character a line (PP-OCR format).' },
       { name: 'space_char', label: 'Append space', type: 'boolean', default: true },
     ],
   },
