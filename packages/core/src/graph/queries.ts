@@ -1,0 +1,162 @@
+import type { GraphDoc, GraphEdge, GraphNode, InputNode, OutputNode } from './types.ts';
+
+type GraphLike = Pick<GraphDoc, 'nodes' | 'edges'>;
+
+/**
+ * The node with this id, or undefined.
+ * @example nodeById(graph, 'det')?.kind
+ */
+export function nodeById(graph: GraphLike, id: string): GraphNode | undefined {
+  return graph.nodes.find((n) => n.id === id);
+}
+
+/**
+ * Edges that end at `nodeId` (optionally at one input port).
+ * @example edgesInto(graph, 'det', 'x').length === 1
+ */
+export function edgesInto(graph: GraphLike, nodeId: string, port?: string): GraphEdge[] {
+  return graph.edges.filter((e) => e.target === nodeId && (port === undefined || e.targetPort === port));
+}
+
+/**
+ * Edges that start at `nodeId` (optionally at one output port).
+ * @example edgesOutOf(graph, 'det', 'prob').map((e) => e.target)
+ */
+export function edgesOutOf(graph: GraphLike, nodeId: string, port?: string): GraphEdge[] {
+  return graph.edges.filter((e) => e.source === nodeId && (port === undefined || e.sourcePort === port));
+}
+
+function uniqueNodes(graph: GraphLike, ids: readonly string[]): GraphNode[] {
+  const seen = new Set<string>();
+  const out: GraphNode[] = [];
+  for (const id of ids) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const n = nodeById(graph, id);
+    if (n) out.push(n);
+  }
+  return out;
+}
+
+/**
+ * Nodes with an edge into `nodeId` (each once).
+ * @example incomers(graph, 'rec').map((n) => n.id) // ['crop']
+ */
+export function incomers(graph: GraphLike, nodeId: string): GraphNode[] {
+  return uniqueNodes(graph, edgesInto(graph, nodeId).map((e) => e.source));
+}
+
+/**
+ * Nodes fed by an edge out of `nodeId` (each once).
+ * @example outgoers(graph, 'det').map((n) => n.id) // ['db']
+ */
+export function outgoers(graph: GraphLike, nodeId: string): GraphNode[] {
+  return uniqueNodes(graph, edgesOutOf(graph, nodeId).map((e) => e.target));
+}
+
+/** @example inputNodes(graph).map((n) => n.params.name) */
+export function inputNodes(graph: GraphLike): InputNode[] {
+  return graph.nodes.filter((n): n is InputNode => n.kind === 'input');
+}
+
+/** @example outputNodes(graph).map((n) => n.params.name) */
+export function outputNodes(graph: GraphLike): OutputNode[] {
+  return graph.nodes.filter((n): n is OutputNode => n.kind === 'output');
+}
+
+/** Successor lists over known nodes only (edges naming unknown nodes are ignored). */
+function adjacency(graph: GraphLike): Map<string, string[]> {
+  const adj = new Map<string, string[]>(graph.nodes.map((n) => [n.id, []]));
+  for (const e of graph.edges) {
+    const list = adj.get(e.source);
+    if (list && adj.has(e.target) && !list.includes(e.target)) list.push(e.target);
+  }
+  return adj;
+}
+
+export type TopoResult = { ok: true; order: string[] } | { ok: false; cycle: string[] };
+
+/**
+ * Node ids in dependency order (producers first, ties in document order), or one cycle.
+ * @example const r = topoOrder(graph); if (r.ok) r.order.forEach(run); else console.log(r.cycle)
+ */
+export function topoOrder(graph: GraphLike): TopoResult {
+  const adj = adjacency(graph);
+  const indeg = new Map<string, number>([...adj.keys()].map((id) => [id, 0]));
+  for (const succ of adj.values()) for (const t of succ) indeg.set(t, (indeg.get(t) ?? 0) + 1);
+  const ready = graph.nodes.filter((n) => indeg.get(n.id) === 0).map((n) => n.id);
+  const order: string[] = [];
+  while (ready.length > 0) {
+    const id = ready.shift()!;
+    order.push(id);
+    for (const t of adj.get(id) ?? []) {
+      const d = (indeg.get(t) ?? 0) - 1;
+      indeg.set(t, d);
+      if (d === 0) ready.push(t);
+    }
+  }
+  if (order.length === adj.size) return { ok: true, order };
+  return { ok: false, cycle: findCycle(graph) ?? [] };
+}
+
+/**
+ * One cycle as node ids in edge order (`[a, b, c]` means a→b→c→a), or null when the graph is acyclic.
+ * @example findCycle(graph) // ['a', 'b'] for a→b→a
+ */
+export function findCycle(graph: GraphLike): string[] | null {
+  const adj = adjacency(graph);
+  const state = new Map<string, 1 | 2>(); // 1 = on the stack, 2 = done
+  const stack: string[] = [];
+  const visit = (id: string): string[] | null => {
+    state.set(id, 1);
+    stack.push(id);
+    for (const t of adj.get(id) ?? []) {
+      if (state.get(t) === 1) return stack.slice(stack.indexOf(t));
+      if (state.get(t) === undefined) {
+        const found = visit(t);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(id, 2);
+    return null;
+  };
+  for (const n of graph.nodes) {
+    if (state.get(n.id) !== undefined) continue;
+    const found = visit(n.id);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * Whether `to` can be reached from `from` by following edges (a node reaches itself).
+ * @example reaches(graph, 'det', 'rec') // true when det feeds rec, directly or not
+ */
+export function reaches(graph: GraphLike, from: string, to: string): boolean {
+  const adj = adjacency(graph);
+  const seen = new Set<string>([from]);
+  const todo = [from];
+  while (todo.length > 0) {
+    const id = todo.pop()!;
+    if (id === to) return true;
+    for (const t of adj.get(id) ?? []) if (!seen.has(t)) { seen.add(t); todo.push(t); }
+  }
+  return false;
+}
+
+/**
+ * Ids of every node upstream of `nodeId` (excluding itself).
+ * @example ancestors(graph, 'rec') // Set {'crop', 'det', 'image'}
+ */
+export function ancestors(graph: GraphLike, nodeId: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [nodeId];
+  while (todo.length > 0) {
+    const id = todo.pop()!;
+    for (const e of edgesInto(graph, id)) {
+      if (!seen.has(e.source) && e.source !== nodeId) { seen.add(e.source); todo.push(e.source); }
+    }
+  }
+  return seen;
+}
