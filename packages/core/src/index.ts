@@ -10,3 +10,4 @@ export * from './ops/defs.ts';
 export * from './validate/diagnostic.ts';
 export * from './compile/types.ts';
 export * from './protocol/messages.ts';
+export * from './expr/index.ts';
