@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Diagnostic, GraphDoc } from '@ensemble-studio/core';
+import { catalogueModelFromConfig, compileGraph, normalizeConfig, parsePbtxt } from '@ensemble-studio/core';
+import type { Repository } from './types.ts';
+import { writeFileAtomic } from './atomicWrite.ts';
+import { PathError, isSafeName, safeJoin } from './safeJoin.ts';
+
+/** Why a graph cannot be saved under its name (the name belongs to a model that is not a graph). */
+export class GraphNameError extends Error {
+  readonly code = 'name-taken';
+}
+
+export interface SaveResult {
+  /** True when the graph compiled and `<name>/config.pbtxt` was (re)written. */
+  configWritten: boolean;
+  diagnostics: Diagnostic[];
+}
+
+/** Graph names are single safe path segments that do not shadow a plain model. */
+function checkName(repo: Repository, name: string): void {
+  if (!isSafeName(name)) throw new PathError(`graph name "${String(name)}" is not a valid model name`);
+  const existing = repo.catalogue.models[name];
+  if (existing && existing.platform !== 'ensemble' && !repo.graphs[name]) {
+    throw new GraphNameError(`"${name}" is a ${existing.platform || existing.backend} model of the repository, not a graph`);
+  }
+}
+
+/**
+ * Saves a graph as its ensemble directory: `<name>/studio.json` always, `<name>/config.pbtxt` when the
+ * graph compiles (the previous config is kept otherwise), and the empty version dir `<name>/1/`.
+ * Every file is written atomically. Updates `repo.graphs` and the ensemble's catalogue entry.
+ * @example const { configWritten } = await saveGraph(repo, graph)
+ */
+export async function saveGraph(repo: Repository, graph: GraphDoc): Promise<SaveResult> {
+  checkName(repo, graph.name);
+  const dir = safeJoin(repo.dir, graph.name);
+  await mkdir(join(dir, '1'), { recursive: true });
+  await writeFileAtomic(join(dir, 'studio.json'), `${JSON.stringify(graph, null, 2)}\n`);
+  const compiled = compileGraph(graph, repo.catalogue);
+  const configText = compiled.files.find((f) => f.path === `${graph.name}/config.pbtxt`)?.text;
+  let configWritten = false;
+  if (compiled.ok && configText !== undefined) {
+    await writeFileAtomic(join(dir, 'config.pbtxt'), configText);
+    configWritten = true;
+    const parsed = parsePbtxt(configText);
+    if (parsed.ok) {
+      const config = normalizeConfig(parsed.config, { dirName: graph.name });
+      repo.catalogue.models[graph.name] = catalogueModelFromConfig(graph.name, config, [1]);
+    }
+  }
+  repo.graphs[graph.name] = graph;
+  return { configWritten, diagnostics: compiled.diagnostics };
+}
+
+/**
+ * Deletes a saved graph: its `studio.json`, its ensemble `config.pbtxt`, and the version/graph
+ * directories when they are left empty (other files a user put there are kept).
+ * @returns false when there is no such graph.
+ * @example await deleteGraph(repo, 'ocr')
+ */
+export async function deleteGraph(repo: Repository, name: string): Promise<boolean> {
+  if (!isSafeName(name) || !repo.graphs[name]) return false;
+  const dir = safeJoin(repo.dir, name);
+  await rm(join(dir, 'studio.json'), { force: true });
+  if (repo.catalogue.models[name]?.platform === 'ensemble') await rm(join(dir, 'config.pbtxt'), { force: true });
+  for (const d of [join(dir, '1'), dir]) await removeIfEmpty(d);
+  delete repo.graphs[name];
+  if (repo.catalogue.models[name]?.platform === 'ensemble') delete repo.catalogue.models[name];
+  return true;
+}
+
+async function removeIfEmpty(dir: string): Promise<void> {
+  if (!existsSync(dir)) return;
+  const left = (await readdir(dir)).filter((f) => f !== '.gitkeep');
+  if (left.length > 0) return;
+  await rm(join(dir, '.gitkeep'), { force: true });
+  await rmdir(dir);
+}
