@@ -1,0 +1,53 @@
+import { OP_DEFS, checkParam, opDefaults } from '@ensemble-studio/core';
+import type { DataType, OpId, Tensor } from '@ensemble-studio/core';
+
+/** Param values of one op run: the op's defaults overlaid with the node's values, all checked. */
+export type OpValues = Record<string, number | string | boolean>;
+
+/**
+ * Merges `values` over the op's defaults and checks each against its ParamSpec.
+ * @throws Error naming the op and param when a value is missing, unknown or out of range.
+ * @example resolveValues('topk', { k: 3 }).k === 3
+ */
+export function resolveValues(op: OpId, values: OpValues): OpValues {
+  const merged = { ...opDefaults(op), ...values };
+  for (const spec of OP_DEFS[op].params) {
+    const problem = checkParam(spec, merged[spec.name]);
+    if (problem !== undefined) throw new Error(`${op}: param ${problem}`);
+  }
+  return merged;
+}
+
+/** Reads a numeric param from resolved values (see `resolveValues`). */
+export function num(values: OpValues, name: string): number {
+  const v = values[name];
+  if (typeof v !== 'number') throw new Error(`param ${name} must be a number`);
+  return v;
+}
+
+/**
+ * Returns input `port`, checking its dtype and rank.
+ * @throws Error like `crop_resize: input 'boxes' must be FP32 of rank 2, got INT64 [3]`.
+ * @example const prob = input('db_postprocess', inputs, 'prob', 'FP32', 4);
+ */
+export function input(op: OpId, inputs: Record<string, Tensor>, port: string, datatype: DataType, rank: number): Tensor {
+  const t = inputs[port];
+  if (t === undefined) throw new Error(`${op}: missing input '${port}'`);
+  if (t.datatype !== datatype || t.shape.length !== rank) {
+    throw new Error(`${op}: input '${port}' must be ${datatype} of rank ${rank}, got ${t.datatype} [${t.shape.join(',')}]`);
+  }
+  let n = 1;
+  for (const d of t.shape) n *= d;
+  if (t.data.length !== n) throw new Error(`${op}: input '${port}' has ${t.data.length} elements for shape [${t.shape.join(',')}]`);
+  return t;
+}
+
+/** Throws `${op}: input '${port}' ${problem}` unless `ok`. */
+export function ensure(ok: boolean, op: OpId, port: string, problem: string): void {
+  if (!ok) throw new Error(`${op}: input '${port}' ${problem}`);
+}
+
+/** A dimension of a checked tensor (never undefined: rank was checked). */
+export function dim(t: Tensor, i: number): number {
+  return t.shape[i] ?? 0;
+}

@@ -1,0 +1,89 @@
+/** One 4-connected component of a binary map: its bounding box, pixel count and raster-first run. */
+export interface Component {
+  minX: number; maxX: number; minY: number; maxY: number;
+  count: number;
+  /** Sum of the map values over the component's pixels, added sequentially in raster order. */
+  sum: number;
+  /** Index of its first run in raster order (a unique tie-break). */
+  first: number;
+}
+
+interface Runs { y: number[]; x0: number[]; x1: number[] }
+
+/** Horizontal runs of pixels with value > thresh, in raster order (x1 inclusive). */
+function findRuns(map: Float32Array, h: number, w: number, thresh: number): Runs {
+  const runs: Runs = { y: [], x0: [], x1: [] };
+  for (let y = 0; y < h; y++) {
+    let start = -1;
+    for (let x = 0; x <= w; x++) {
+      const on = x < w && (map[y * w + x] ?? 0) > thresh;
+      if (on && start < 0) start = x;
+      if (!on && start >= 0) {
+        runs.y.push(y); runs.x0.push(start); runs.x1.push(x - 1);
+        start = -1;
+      }
+    }
+  }
+  return runs;
+}
+
+function find(parent: Int32Array, i: number): number {
+  let r = i;
+  while ((parent[r] ?? r) !== r) r = parent[r] ?? r;
+  while ((parent[i] ?? i) !== r) { const next = parent[i] ?? i; parent[i] = r; i = next; }
+  return r;
+}
+
+/** Links runs of consecutive rows whose column ranges overlap; the smaller run index becomes the root. */
+function linkRows(runs: Runs, parent: Int32Array): void {
+  let prev = 0; // first run of the previous row
+  let cur = 0;  // first run of the current row
+  const n = runs.y.length;
+  while (cur < n) {
+    const y = runs.y[cur] ?? 0;
+    let end = cur;
+    while (end < n && runs.y[end] === y) end++;
+    if (prev < cur && runs.y[prev] === y - 1) {
+      let a = prev;
+      let b = cur;
+      while (a < cur && b < end) {
+        if ((runs.x0[a] ?? 0) <= (runs.x1[b] ?? 0) && (runs.x0[b] ?? 0) <= (runs.x1[a] ?? 0)) {
+          const ra = find(parent, a);
+          const rb = find(parent, b);
+          if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
+        }
+        if ((runs.x1[a] ?? 0) < (runs.x1[b] ?? 0)) a++; else b++;
+      }
+    }
+    prev = cur;
+    cur = end;
+  }
+}
+
+/**
+ * 4-connected components of `map > thresh` (map is [h, w] row-major), ordered by bounding-box
+ * top-left y, then x, then first pixel in raster order. Run-based union-find; the generated numpy
+ * code (compile/python/ops/db_postprocess.ts) does the same.
+ * @example components(Float32Array.of(1, 0, 1), 1, 3, 0.5).length === 2
+ */
+export function components(map: Float32Array, h: number, w: number, thresh: number): Component[] {
+  const runs = findRuns(map, h, w, thresh);
+  const parent = Int32Array.from(runs.y, (_, i) => i);
+  linkRows(runs, parent);
+  const byRoot = new Map<number, Component>();
+  for (let i = 0; i < runs.y.length; i++) {
+    const root = find(parent, i);
+    const y = runs.y[i] ?? 0;
+    const x0 = runs.x0[i] ?? 0;
+    const x1 = runs.x1[i] ?? 0;
+    let c = byRoot.get(root);
+    if (c === undefined) {
+      c = { minX: x0, maxX: x1, minY: y, maxY: y, count: 0, sum: 0, first: root };
+      byRoot.set(root, c);
+    }
+    c.minX = Math.min(c.minX, x0); c.maxX = Math.max(c.maxX, x1); c.maxY = y;
+    c.count += x1 - x0 + 1;
+    for (let x = x0; x <= x1; x++) c.sum += map[y * w + x] ?? 0;
+  }
+  return [...byRoot.values()].sort((a, b) => a.minY - b.minY || a.minX - b.minX || a.first - b.first);
+}

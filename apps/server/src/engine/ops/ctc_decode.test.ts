@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { tensorFromJson } from '@ensemble-studio/core';
+import { OPS } from './registry.ts';
+import { dictionaryLines } from './ctc_decode.ts';
+
+const ctx = { readText: (p: string) => (p === 'dict.txt' ? 'a\r\nb\nc\n' : 'ä\n€') };
+
+/** One-hot-ish rows: step s puts probability `p` on class cls[s], the rest spread evenly. */
+function probs(rows: number[][], c: number, p = 0.8): ReturnType<typeof tensorFromJson> {
+  const flat = rows.flatMap((row) => row.flatMap((cls) => Array.from({ length: c }, (_, k) => (k === cls ? p : (1 - p) / (c - 1)))));
+  return tensorFromJson('FP32', [rows.length, rows[0]!.length, c], flat);
+}
+
+describe('ctc_decode', () => {
+  it('reads one character a line, ignoring \\r and the final newline', () => {
+    expect(dictionaryLines('a\r\nb\nc\n')).toEqual(['a', 'b', 'c']);
+    expect(dictionaryLines(' \nx')).toEqual([' ', 'x']);
+  });
+
+  it('collapses repeats, drops blanks and maps the class after the dictionary to a space', () => {
+    const out = OPS.ctc_decode.run({ probs: probs([[1, 1, 0, 2, 4], [1, 0, 1, 3, 3], [0, 0, 0, 0, 0]], 5) },
+      { dictionary: 'dict.txt', space_char: true }, ctx);
+    expect(out.texts?.data).toEqual(['ab ', 'aac', '']);
+    expect(out.texts?.datatype).toBe('BYTES');
+    const scores = Array.from(out.scores!.data as Float32Array);
+    expect(scores[0]).toBeCloseTo(0.8, 6);
+    expect(scores[2]).toBe(0);
+  });
+
+  it('averages only the kept steps', () => {
+    const t = tensorFromJson('FP32', [1, 3, 3], [0.1, 0.9, 0, 0.2, 0.5, 0.3, 0.6, 0.4, 0]);
+    const out = OPS.ctc_decode.run({ probs: t }, { dictionary: 'other.txt', space_char: false }, ctx);
+    expect(out.texts?.data).toEqual(['ä']);
+    expect((out.scores!.data as Float32Array)[0]).toBeCloseTo(0.9, 6);
+  });
+
+  it('breaks argmax ties towards the lower class', () => {
+    const t = tensorFromJson('FP32', [1, 1, 3], [0.2, 0.4, 0.4]);
+    expect(OPS.ctc_decode.run({ probs: t }, { dictionary: 'other.txt', space_char: false }, ctx).texts?.data).toEqual(['ä']);
+  });
+
+  it('rejects a class count that does not match the dictionary', () => {
+    expect(() => OPS.ctc_decode.run({ probs: probs([[1]], 4) }, { dictionary: 'dict.txt', space_char: true }, ctx))
+      .toThrow(/ctc_decode: input 'probs' has 4 classes but dictionary 'dict.txt' gives 5/);
+  });
+});

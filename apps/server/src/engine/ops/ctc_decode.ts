@@ -1,0 +1,67 @@
+import type { Tensor } from '@ensemble-studio/core';
+import { dim, input, resolveValues } from './check.ts';
+import type { OpImpl } from './registry.ts';
+
+let lastText: string | undefined;
+let lastLines: string[] = [];
+
+/**
+ * The characters of a PP-OCR dictionary: one per line, `\r` stripped, the empty string after a
+ * final newline ignored.
+ * @example dictionaryLines('a\nb\n') // ['a', 'b']
+ */
+export function dictionaryLines(text: string): string[] {
+  if (text === lastText) return lastLines;
+  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  lastText = text;
+  lastLines = lines;
+  return lines;
+}
+
+/**
+ * Greedy CTC decode of probs [N,T,C]: argmax per step (first index on ties), collapse repeats,
+ * drop blank (class 0); class i is dictionary line i−1, and the class after the last line is ' '
+ * when space_char. C must equal lines + 1 (+1 with space_char). texts BYTES [N]; scores FP32 [N]
+ * = mean of the kept steps' max probs (0 when nothing is kept).
+ */
+export const ctcDecode: OpImpl = {
+  id: 'ctc_decode',
+  run(inputs, values, ctx) {
+    const v = resolveValues('ctc_decode', values);
+    const probs = input('ctc_decode', inputs, 'probs', 'FP32', 3);
+    const chars = [...dictionaryLines(ctx.readText(String(v.dictionary)))];
+    if (v.space_char === true) chars.push(' ');
+    const [n, t, c] = [dim(probs, 0), dim(probs, 1), dim(probs, 2)];
+    if (c !== chars.length + 1) {
+      throw new Error(`ctc_decode: input 'probs' has ${c} classes but dictionary '${String(v.dictionary)}' gives ${chars.length + 1} (${chars.length} characters${v.space_char === true ? ' incl. space' : ''} + blank)`);
+    }
+    const p = probs.data as Float32Array;
+    const texts: string[] = [];
+    const scores = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      let text = '';
+      let sum = 0;
+      let kept = 0;
+      let prev = -1;
+      for (let s = 0; s < t; s++) {
+        const base = (i * t + s) * c;
+        let best = 0;
+        let bestP = p[base] ?? 0;
+        for (let k = 1; k < c; k++) {
+          const q = p[base + k] ?? 0;
+          if (q > bestP) { best = k; bestP = q; }
+        }
+        if (best !== 0 && best !== prev) { text += chars[best - 1] ?? ''; sum += bestP; kept++; }
+        prev = best;
+      }
+      texts.push(text);
+      scores[i] = kept === 0 ? 0 : sum / kept;
+    }
+    const out: Record<string, Tensor> = {
+      texts: { datatype: 'BYTES', shape: [n], data: texts },
+      scores: { datatype: 'FP32', shape: [n], data: scores },
+    };
+    return out;
+  },
+};

@@ -1,0 +1,55 @@
+import type { Tensor } from '@ensemble-studio/core';
+import { resizeBilinear } from './bilinear.ts';
+import { dim, ensure, input, num, resolveValues } from './check.ts';
+import type { OpImpl } from './registry.ts';
+
+const MEAN = [0.485, 0.456, 0.406] as const;
+const STD = [0.229, 0.224, 0.225] as const;
+
+/**
+ * Target size of one side (PaddleOCR det style): `side · scale` rounded half-up to the nearest
+ * multiple, at least one multiple, at most the largest multiple ≤ max_side (one multiple wins
+ * when max_side < multiple).
+ * @example targetSide(100, 1, 32, 960) === 96
+ */
+export function targetSide(side: number, scale: number, multiple: number, maxSide: number): number {
+  const cap = Math.max(Math.floor(maxSide / multiple), 1) * multiple;
+  const rounded = Math.max(Math.floor((side * scale) / multiple + 0.5), 1) * multiple;
+  return Math.min(rounded, cap);
+}
+
+/** Normalises one resized channel value (float64, 0..255) as the `normalize` param says. */
+function normalise(mode: string, v: number, c: number): number {
+  if (mode === 'imagenet') return (v / 255 - (MEAN[c] ?? 0)) / (STD[c] ?? 1);
+  if (mode === 'half') return v / 127.5 - 1;
+  return v / 255;
+}
+
+/**
+ * UINT8 [H,W,3] → FP32 [1,3,H',W'] (bilinear, half-pixel) + shape_info [H, W, H'/H, W'/W].
+ * scale = min(1, max_side / max(H, W)); each side via `targetSide`.
+ */
+export const imagePreprocess: OpImpl = {
+  id: 'image_preprocess',
+  run(inputs, values) {
+    const v = resolveValues('image_preprocess', values);
+    const image = input('image_preprocess', inputs, 'image', 'UINT8', 3);
+    const [h, w] = [dim(image, 0), dim(image, 1)];
+    ensure(h > 0 && w > 0 && dim(image, 2) === 3, 'image_preprocess', 'image', `must be [H,W,3] with H,W ≥ 1, got [${image.shape.join(',')}]`);
+    const maxSide = num(v, 'max_side');
+    const multiple = num(v, 'multiple');
+    const scale = Math.min(1, maxSide / Math.max(h, w));
+    const outH = targetSide(h, scale, multiple, maxSide);
+    const outW = targetSide(w, scale, multiple, maxSide);
+    const resized = resizeBilinear(image.data as Uint8Array, w, { x: 0, y: 0, w, h }, outH, outW, 3);
+    const plane = outH * outW;
+    const out = new Float32Array(3 * plane);
+    const mode = String(v.normalize);
+    for (let p = 0; p < plane; p++) {
+      for (let c = 0; c < 3; c++) out[c * plane + p] = normalise(mode, resized[p * 3 + c] ?? 0, c);
+    }
+    const tensor: Tensor = { datatype: 'FP32', shape: [1, 3, outH, outW], data: out };
+    const shapeInfo: Tensor = { datatype: 'FP32', shape: [4], data: Float32Array.of(h, w, outH / h, outW / w) };
+    return { tensor, shape_info: shapeInfo };
+  },
+};
