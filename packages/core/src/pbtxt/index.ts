@@ -1,0 +1,5 @@
+// Public API of the Triton text format (protobuf text format for ModelConfig) and Triton's config rules.
+export * from './modelConfig.ts';
+export type { PbtxtError } from './lexer.ts';
+export { parsePbtxt, parsePbtxtLenient, type PbtxtResult } from './parser.ts';
+export { printPbtxt } from './printer.ts';
