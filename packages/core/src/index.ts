@@ -12,3 +12,4 @@ export * from './compile/types.ts';
 export * from './protocol/messages.ts';
 export * from './protocol/validateMessage.ts';
 export * from './expr/index.ts';
+export * from './pbtxt/index.ts';
