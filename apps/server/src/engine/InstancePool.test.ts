@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { InstancePool } from './InstancePool.ts';
+import { makeTestRepository } from './fixtures.ts';
+import { SYNTHETIC } from '../onnx/synthetic.ts';
+import type { PortableTensor } from './workerProtocol.ts';
+
+const repo = makeTestRepository(['head', 'accumulator']);
+const pools: InstancePool[] = [];
+
+function headPool(count: number): InstancePool {
+  const pool = new InstancePool({ name: 'head', count, spec: { kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, warmup: [] } });
+  pools.push(pool);
+  return pool;
+}
+
+function feat(rows: number, value: number): Record<string, PortableTensor> {
+  return { feat: { datatype: 'FP32', shape: [rows, SYNTHETIC.F], data: new Float32Array(rows * SYNTHETIC.F).fill(value) } };
+}
+
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+describe('InstancePool', () => {
+  it('runs one request per instance at a time and queues the rest', async () => {
+    const pool = headPool(2);
+    await pool.start();
+    const runs = [1, 2, 3, 4].map((v) => pool.run({ type: 'run', feeds: feat(64, v) }, []));
+    expect([pool.isBusy(0), pool.isBusy(1), pool.queued]).toEqual([true, true, 2]);
+    const results = await Promise.all(runs);
+    expect(new Set(results.map((r) => r.instance))).toEqual(new Set(['head_0', 'head_1']));
+    for (const r of results) expect(r.result.outputs.logits!.shape).toEqual([64, SYNTHETIC.C]);
+    // Different inputs give different outputs: results come back to their own callers.
+    const firsts = results.map((r) => (r.result.outputs.logits!.data as Float32Array)[0]);
+    expect(new Set(firsts).size).toBe(4);
+    await pool.onIdle();
+  });
+
+  it('transfers input buffers instead of copying them', async () => {
+    const pool = headPool(1);
+    await pool.start();
+    const feeds = feat(1, 1);
+    const buf = (feeds.feat!.data as Float32Array).buffer;
+    await pool.run({ type: 'run', feeds }, [buf]);
+    expect(buf.byteLength).toBe(0); // detached: it moved to the worker
+  });
+
+  it('drops a queued request when its signal aborts and releases a running one at once', async () => {
+    const pool = headPool(1);
+    await pool.start();
+    const running = new AbortController();
+    const queued = new AbortController();
+    const a = pool.run({ type: 'run', feeds: feat(64, 1) }, [], { signal: running.signal });
+    const b = pool.run({ type: 'run', feeds: feat(64, 2) }, [], { signal: queued.signal });
+    const c = pool.run({ type: 'run', feeds: feat(64, 3) }, []);
+    expect(pool.queued).toBe(2);
+    queued.abort();
+    expect(pool.queued).toBe(1);
+    await expect(b).rejects.toMatchObject({ code: 'cancelled' });
+    running.abort();
+    await expect(a).rejects.toMatchObject({ code: 'cancelled' });
+    expect(pool.isBusy(0)).toBe(true); // onnxruntime is still finishing the abandoned run
+    await expect(c).resolves.toMatchObject({ instance: 'head_0' });
+  });
+
+  it('fails the in-flight request of a crashed worker with a clear error and restarts it', async () => {
+    const pool = headPool(1);
+    await pool.start();
+    const crashes: string[] = [];
+    pool.onCrash((i, err) => crashes.push(`${i}:${err.code}`));
+    pool.crashInstance(0);
+    const inflight = pool.run({ type: 'run', feeds: feat(1, 1) }, [], { pin: 0 });
+    await expect(inflight).rejects.toMatchObject({ code: 'instance-crashed', message: expect.stringContaining('head_0') });
+    expect(crashes).toEqual(['0:instance-crashed']);
+    const after = await pool.run({ type: 'run', feeds: feat(1, 1) }, [], { pin: 0 });
+    expect(after.result.outputs.logits!.shape).toEqual([1, SYNTHETIC.C]);
+    expect(pool.restarts).toBe(1);
+  });
+
+  it('reports a model that cannot load', async () => {
+    const pool = new InstancePool({ name: 'broken', count: 1, spec: { kind: 'model', model: 'broken', path: '/nonexistent/model.onnx', providers: ['cpu'], intraOpThreads: 1, warmup: [] } });
+    pools.push(pool);
+    await expect(pool.start()).rejects.toMatchObject({ code: 'model-unavailable' });
+  });
+});

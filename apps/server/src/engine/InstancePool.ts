@@ -1,0 +1,147 @@
+import { abortError, EngineError, messageOf } from './errors.ts';
+import { WorkerInstance, type Loaded, type RequestBody } from './WorkerInstance.ts';
+import type { FromWorker, LoadSpec } from './workerProtocol.ts';
+
+type Result = Extract<FromWorker, { type: 'result' }>;
+
+/** What one pooled request returns. */
+export interface PoolResult { result: Result; instance: string; instanceIndex: number; queueNs: number }
+
+interface Job {
+  body: RequestBody;
+  transfer: ArrayBuffer[];
+  /** Pinned instance (sequence batching), or undefined for any idle instance. */
+  pin: number | undefined;
+  signal: AbortSignal | undefined;
+  enqueuedAt: bigint;
+  resolve: (r: PoolResult) => void;
+  reject: (e: Error) => void;
+  onAbort?: () => void;
+}
+
+/** Options of a pool: `count` workers, each loading `spec`. */
+export interface InstancePoolOptions { name: string; count: number; spec: LoadSpec; restartDelayMs?: number }
+
+/**
+ * `instance_group { count }`: `count` worker threads each holding one session; at most one request
+ * runs on an instance at a time, the rest queue (FIFO). Honours AbortSignal while queued (the job is
+ * dropped) and while running (the caller is released at once; the instance stays busy until onnxruntime
+ * returns). A crashed worker fails its request with `instance-crashed` and is restarted.
+ * @example const pool = new InstancePool({ name: 'det', count: 2, spec }); await pool.start(); await pool.run({ type: 'run', feeds }, []);
+ */
+export class InstancePool {
+  readonly instances: WorkerInstance[] = [];
+  private busy: boolean[] = [];
+  private queue: Job[] = [];
+  private idleWaiters: (() => void)[] = [];
+  private closed = false;
+  private crashListeners: ((index: number, err: EngineError) => void)[] = [];
+  restarts = 0;
+
+  constructor(private readonly opts: InstancePoolOptions) {
+    for (let i = 0; i < opts.count; i++) {
+      this.instances.push(new WorkerInstance(`${opts.name}_${i}`, opts.spec, (inst, err) => this.crashed(inst, err)));
+      this.busy.push(false);
+    }
+  }
+
+  /** Loads every instance; resolves with the first instance's load info, rejects when none loaded. */
+  async start(): Promise<Loaded> {
+    const results = await Promise.allSettled(this.instances.map((i) => i.start()));
+    const ok = results.find((r): r is PromiseFulfilledResult<Loaded> => r.status === 'fulfilled');
+    if (!ok) throw new EngineError('model-unavailable', messageOf((results[0] as PromiseRejectedResult | undefined)?.reason ?? 'no instances'));
+    this.pump();
+    return ok.value;
+  }
+
+  /** Called when an instance dies: `index` is its position; bound sequences must be ended. */
+  onCrash(listener: (index: number, err: EngineError) => void): void {
+    this.crashListeners.push(listener);
+  }
+
+  /** Number of instances and which are busy (for placement and health). */
+  get size(): number { return this.instances.length; }
+  isBusy(i: number): boolean { return this.busy[i] === true; }
+  get queued(): number { return this.queue.length; }
+
+  /** Runs one request on an idle instance (or on instance `pin`), queueing while all are busy. */
+  run(body: RequestBody, transfer: ArrayBuffer[], opts: { signal?: AbortSignal; pin?: number } = {}): Promise<PoolResult> {
+    if (this.closed) return Promise.reject(new EngineError('closed', 'the engine is shutting down'));
+    if (opts.signal?.aborted) return Promise.reject(abortError(opts.signal));
+    return new Promise<PoolResult>((resolve, reject) => {
+      const job: Job = { body, transfer, pin: opts.pin, signal: opts.signal, enqueuedAt: process.hrtime.bigint(), resolve, reject };
+      if (opts.signal) {
+        const signal = opts.signal;
+        job.onAbort = () => {
+          const at = this.queue.indexOf(job);
+          if (at >= 0) this.queue.splice(at, 1);
+          reject(abortError(signal));
+        };
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    for (let i = 0; i < this.instances.length && this.queue.length > 0; i++) {
+      if (this.busy[i] || this.instances[i]!.state !== 'ready') continue;
+      const at = this.queue.findIndex((j) => j.pin === undefined || j.pin === i);
+      if (at < 0) continue;
+      const [job] = this.queue.splice(at, 1);
+      this.dispatch(i, job!);
+    }
+    if (this.queue.length === 0 && this.busy.every((b) => !b)) for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  private dispatch(i: number, job: Job): void {
+    this.busy[i] = true;
+    const inst = this.instances[i]!;
+    const queueNs = Number(process.hrtime.bigint() - job.enqueuedAt);
+    inst.request(job.body, job.transfer).then(
+      (result) => job.resolve({ result, instance: inst.name, instanceIndex: i, queueNs }),
+      (err: Error) => job.reject(err),
+    ).finally(() => {
+      if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+      this.busy[i] = false;
+      this.pump();
+    });
+  }
+
+  private crashed(inst: WorkerInstance, err: EngineError): void {
+    const index = this.instances.indexOf(inst);
+    for (const l of this.crashListeners) l(index, err);
+    if (this.closed) return;
+    this.restarts++;
+    // Restart after the failing request has settled, so the restarted instance starts clean.
+    setTimeout(() => {
+      if (this.closed) return;
+      inst.start().then(() => this.pump(), () => this.failPinned(index, err));
+    }, this.opts.restartDelayMs ?? 0);
+  }
+
+  /** An instance that cannot restart: fail jobs that can only run on it. */
+  private failPinned(index: number, err: EngineError): void {
+    this.queue = this.queue.filter((j) => (j.pin === index ? (j.reject(err), false) : true));
+    if (this.instances.every((i) => i.state !== 'ready')) for (const j of this.queue.splice(0)) j.reject(err);
+  }
+
+  /** Fault injection: crash instance `index` (tests, operators). */
+  crashInstance(index: number): void {
+    this.instances[index]?.crash();
+  }
+
+  /** Resolves when nothing is queued or running. */
+  onIdle(): Promise<void> {
+    if (this.queue.length === 0 && this.busy.every((b) => !b)) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** Fails queued jobs, terminates every worker. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const j of this.queue.splice(0)) j.reject(new EngineError('closed', 'the engine is shutting down'));
+    await Promise.all(this.instances.map((i) => i.close()));
+  }
+}

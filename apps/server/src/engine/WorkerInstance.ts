@@ -1,0 +1,96 @@
+import { Worker } from 'node:worker_threads';
+import { EngineError } from './errors.ts';
+import type { FromWorker, LoadSpec, ToWorker } from './workerProtocol.ts';
+
+export type Loaded = Extract<FromWorker, { type: 'loaded' }>;
+type Result = Extract<FromWorker, { type: 'result' }>;
+type Request = Extract<ToWorker, { type: 'run' | 'op' }>;
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+export type RequestBody = DistributiveOmit<Request, 'id'>;
+
+const BOOT = new URL('./workerBoot.mjs', import.meta.url);
+const ENTRY = new URL('./worker.ts', import.meta.url).href;
+
+/**
+ * One worker thread hosting one model instance (or the ops). Requests are matched to replies by id;
+ * when the thread dies unexpectedly every in-flight request fails with `instance-crashed` and
+ * `onCrash` fires so the owner can restart it.
+ */
+export class WorkerInstance {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private pending = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
+  private closing = false;
+  state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';
+  loaded: Loaded | undefined;
+
+  constructor(readonly name: string, private readonly spec: LoadSpec, private readonly onCrash: (inst: WorkerInstance, err: EngineError) => void) {}
+
+  /** Starts the thread and loads the session (or ops); resolves with what loaded. */
+  start(): Promise<Loaded> {
+    this.state = 'loading';
+    const worker = new Worker(BOOT, { workerData: { entry: ENTRY } });
+    this.worker = worker;
+    return new Promise<Loaded>((resolve, reject) => {
+      let settled = false;
+      worker.on('message', (msg: FromWorker) => {
+        if (msg.type === 'loaded' || msg.type === 'load-failed') {
+          settled = true;
+          if (msg.type === 'loaded') {
+            this.state = 'ready';
+            this.loaded = msg;
+            resolve(msg);
+          } else {
+            this.state = 'dead';
+            void worker.terminate();
+            reject(new EngineError('model-unavailable', msg.message));
+          }
+          return;
+        }
+        const p = this.pending.get(msg.id);
+        if (!p) return;
+        this.pending.delete(msg.id);
+        if (msg.type === 'result') p.resolve(msg);
+        else p.reject(new EngineError('node-failed', msg.message));
+      });
+      worker.on('error', (err) => this.died(worker, `crashed: ${err.message}`, settled ? undefined : reject));
+      worker.on('exit', (code) => this.died(worker, `stopped unexpectedly (exit code ${code})`, settled ? undefined : reject));
+      worker.postMessage({ type: 'load', spec: this.spec } satisfies ToWorker);
+    });
+  }
+
+  private died(worker: Worker, why: string, rejectLoad?: (e: Error) => void): void {
+    if (this.worker !== worker || this.state === 'dead' || this.state === 'closed') return;
+    const wasClosing = this.closing;
+    this.state = wasClosing ? 'closed' : 'dead';
+    const err = new EngineError('instance-crashed', `model instance ${this.name} ${why}; its in-flight requests failed and it is being restarted`);
+    for (const p of this.pending.values()) p.reject(wasClosing ? new EngineError('closed', 'the engine is shutting down') : err);
+    this.pending.clear();
+    if (rejectLoad) rejectLoad(new EngineError('model-unavailable', `model instance ${this.name} ${why} while loading`));
+    else if (!wasClosing) this.onCrash(this, err);
+  }
+
+  /** Sends one request; `transfer` buffers move to the worker (they are detached here afterwards). */
+  request(body: RequestBody, transfer: ArrayBuffer[]): Promise<Result> {
+    const worker = this.worker;
+    if (!worker || this.state !== 'ready') return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
+    const id = this.nextId++;
+    return new Promise<Result>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ ...body, id } as ToWorker, transfer);
+    });
+  }
+
+  /** Fault injection: makes the worker exit abruptly, as a native crash would. */
+  crash(): void {
+    this.worker?.postMessage({ type: 'crash' } satisfies ToWorker);
+  }
+
+  /** Terminates the thread; pending requests fail with `closed`. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const w = this.worker;
+    if (w && this.state !== 'dead') await w.terminate();
+    this.state = 'closed';
+  }
+}

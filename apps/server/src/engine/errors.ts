@@ -1,0 +1,24 @@
+/** Error codes a run can fail with (RunResult.error.code). */
+export type EngineErrorCode =
+  | 'invalid-input' | 'invalid-graph' | 'model-unavailable' | 'instance-crashed' | 'timeout' | 'cancelled'
+  | 'limit' | 'node-failed' | 'early-exit' | 'sequence-unknown' | 'sequence-lost' | 'output-missing' | 'closed';
+
+/** An error carrying a stable code; the message says what happened and what to do. */
+export class EngineError extends Error {
+  constructor(readonly code: EngineErrorCode, message: string, readonly nodeId?: string) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+/** The error to reject with when `signal` aborted: its reason when that is an EngineError, else 'cancelled'. */
+export function abortError(signal: AbortSignal): EngineError {
+  const r: unknown = signal.reason;
+  if (r instanceof EngineError) return r;
+  return new EngineError('cancelled', r instanceof Error && r.name !== 'AbortError' ? r.message : 'the run was cancelled');
+}
+
+/** Message text of any thrown value. */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,130 @@
+import type { DataType, Tensor, TensorData, TensorSummary, WireTensor } from '@ensemble-studio/core';
+import { allocData, elementCount, tensorToJson } from '@ensemble-studio/core';
+
+/** onnxruntime's element type name for each protocol data type (BF16 is not supported by ORT). */
+export const ORT_TYPES: Partial<Record<DataType, string>> = {
+  BOOL: 'bool', UINT8: 'uint8', UINT16: 'uint16', UINT32: 'uint32', UINT64: 'uint64',
+  INT8: 'int8', INT16: 'int16', INT32: 'int32', INT64: 'int64',
+  FP16: 'float16', FP32: 'float32', FP64: 'float64', BYTES: 'string',
+};
+
+/** Protocol data type of an onnxruntime element type name. */
+export function fromOrtType(t: string): DataType | undefined {
+  for (const [k, v] of Object.entries(ORT_TYPES)) if (v === t) return k as DataType;
+  return undefined;
+}
+
+/** Elements per batch item: product of all dims after the first. */
+function itemSize(shape: readonly number[]): number {
+  return elementCount(shape.slice(1));
+}
+
+/**
+ * Concatenates tensors along dim 0 (they must share dtype and non-batch dims).
+ * @example concatBatch([a /* [1,8] *\/, b /* [2,8] *\/]).shape // [3, 8]
+ */
+export function concatBatch(parts: readonly Tensor[]): Tensor {
+  const first = parts[0];
+  if (!first) throw new Error('concatBatch needs at least one tensor');
+  if (parts.length === 1) return first;
+  const rows = parts.reduce((n, t) => n + (t.shape[0] ?? 0), 0);
+  const shape = [rows, ...first.shape.slice(1)];
+  const data = allocData(first.datatype, elementCount(shape));
+  let offset = 0;
+  for (const t of parts) {
+    if (t.datatype !== first.datatype || !sameDims(t.shape.slice(1), first.shape.slice(1))) {
+      throw new Error(`cannot batch [${t.shape.join(',')}] ${t.datatype} with [${first.shape.join(',')}] ${first.datatype}`);
+    }
+    if (Array.isArray(data)) for (let i = 0; i < t.data.length; i++) data[offset + i] = (t.data as string[])[i]!;
+    else (data as Float32Array).set(t.data as Float32Array, offset);
+    offset += t.data.length;
+  }
+  return { datatype: first.datatype, shape, data };
+}
+
+/**
+ * Splits a tensor along dim 0 into pieces of `rows[i]` rows each (copies, so each piece owns its buffer).
+ * @example splitBatch(t /* [3,8] *\/, [1, 2]).map((p) => p.shape) // [[1,8],[2,8]]
+ */
+export function splitBatch(t: Tensor, rows: readonly number[]): Tensor[] {
+  const total = rows.reduce((a, b) => a + b, 0);
+  if (t.shape[0] !== total) throw new Error(`cannot split a batch of ${t.shape[0]} into ${total} rows`);
+  const per = itemSize(t.shape);
+  const out: Tensor[] = [];
+  let offset = 0;
+  for (const r of rows) {
+    const n = r * per;
+    const data = Array.isArray(t.data) ? t.data.slice(offset, offset + n) : (t.data as Float32Array).slice(offset, offset + n);
+    out.push({ datatype: t.datatype, shape: [r, ...t.shape.slice(1)], data });
+    offset += n;
+  }
+  return out;
+}
+
+/** True when both shapes have the same rank and sizes. */
+export function sameDims(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
+/** A copy of a tensor's data (a fresh buffer this thread owns). */
+export function copyData(data: TensorData): TensorData {
+  return Array.isArray(data) ? [...data] : (data as Float32Array).slice();
+}
+
+/** Whether a typed array spans its whole ArrayBuffer (so the buffer may be transferred alone). */
+export function ownsWholeBuffer(data: TensorData): boolean {
+  if (Array.isArray(data)) return false;
+  const v = data as Float32Array;
+  return v.byteOffset === 0 && v.byteLength === v.buffer.byteLength && !(v.buffer instanceof SharedArrayBuffer);
+}
+
+const SUMMARY_FULL_LIMIT = 4096;
+const PREVIEW = 16;
+
+/**
+ * Stats and a preview of a tensor for events (full data when ≤ 4096 elements).
+ * @example summarizeTensor(t).mean
+ */
+export function summarizeTensor(t: Tensor): TensorSummary {
+  const n = t.data.length;
+  const summary: TensorSummary = { datatype: t.datatype, shape: [...t.shape], preview: [] };
+  if (Array.isArray(t.data)) {
+    summary.preview = t.data.slice(0, PREVIEW);
+    if (n <= SUMMARY_FULL_LIMIT) summary.data = [...t.data];
+    return summary;
+  }
+  const small = n <= SUMMARY_FULL_LIMIT;
+  const json = small ? tensorToJson(t) : tensorToJson({ ...t, shape: [Math.min(n, PREVIEW)], data: sliceData(t.data, PREVIEW) });
+  summary.preview = json.slice(0, PREVIEW);
+  if (small) summary.data = json;
+  if (n > 0 && t.datatype !== 'BOOL' && t.datatype !== 'FP16' && t.datatype !== 'BF16') Object.assign(summary, stats(t.data));
+  return summary;
+}
+
+function sliceData(data: TensorData, n: number): TensorData {
+  return Array.isArray(data) ? data.slice(0, n) : (data as Float32Array).subarray(0, n);
+}
+
+function stats(data: TensorData): { min: number; max: number; mean: number } {
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  const big = data instanceof BigInt64Array || data instanceof BigUint64Array;
+  for (let i = 0; i < data.length; i++) {
+    const v = big ? Number((data as BigInt64Array)[i]) : (data as Float32Array)[i]!;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    sum += v;
+  }
+  return { min, max, mean: sum / data.length };
+}
+
+/** KServe v2 JSON form of a tensor (BigInt → number, BOOL → boolean). */
+export function toWire(t: Tensor): WireTensor {
+  return { datatype: t.datatype, shape: [...t.shape], data: tensorToJson(t) };
+}
+
+/** Shape text for messages, e.g. `[1,3,-1]`. */
+export function shapeText(shape: readonly number[]): string {
+  return `[${shape.join(',')}]`;
+}

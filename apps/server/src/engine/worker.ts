@@ -1,0 +1,123 @@
+// One engine worker thread: hosts one onnxruntime session (a model instance) or the built-in ops.
+// session.run() blocks the thread it runs on, so it must never run on the main thread (PRODUCT §8).
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, normalize } from 'node:path';
+import { parentPort } from 'node:worker_threads';
+import * as ort from 'onnxruntime-node';
+import type { OpId, Tensor } from '@ensemble-studio/core';
+import { OPS, type OpContext } from './ops/registry.ts';
+import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from './tensors.ts';
+import type { FromWorker, LoadSpec, PortableTensor, ToWorker } from './workerProtocol.ts';
+
+const port = parentPort;
+if (!port) throw new Error('engine worker must run in a worker thread');
+
+let session: ort.InferenceSession | undefined;
+let opContext: OpContext | undefined;
+
+function send(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
+  port!.postMessage(msg, transfer);
+}
+
+function toOrt(t: PortableTensor): ort.Tensor {
+  const type = ORT_TYPES[t.datatype];
+  if (!type) throw new Error(`data type ${t.datatype} is not supported by onnxruntime`);
+  return new ort.Tensor(type as 'float32', t.data as Float32Array, t.shape);
+}
+
+/** Converts outputs to portable tensors, collecting their buffers for the transfer list. */
+function fromOrt(outputs: Record<string, ort.Tensor | Tensor>, transfer: ArrayBuffer[]): Record<string, PortableTensor> {
+  const out: Record<string, PortableTensor> = {};
+  for (const [name, t] of Object.entries(outputs)) {
+    const datatype = 'type' in t ? fromOrtType(t.type) : t.datatype;
+    if (!datatype) throw new Error(`output '${name}' has unsupported type`);
+    const shape = 'dims' in t ? [...t.dims] : [...t.shape];
+    // A view into a buffer shared with other outputs cannot be transferred alone: copy it.
+    const data = (ownsWholeBuffer(t.data as Float32Array) || Array.isArray(t.data) ? t.data : copyData(t.data as Float32Array)) as PortableTensor['data'];
+    if (!Array.isArray(data) && !transfer.includes((data as Float32Array).buffer as ArrayBuffer)) transfer.push((data as Float32Array).buffer as ArrayBuffer);
+    out[name] = { datatype, shape, data };
+  }
+  return out;
+}
+
+async function createSession(spec: Extract<LoadSpec, { kind: 'model' }>): Promise<{ s: ort.InferenceSession; provider: string; failures: string[] }> {
+  const failures: string[] = [];
+  for (const provider of spec.providers) {
+    const options: ort.InferenceSession.SessionOptions = { executionProviders: [provider], intraOpNumThreads: spec.intraOpThreads, interOpNumThreads: 1 };
+    // Spin-waiting with more than one intra-op thread makes latency bimodal (issue 3): turn it off.
+    if (spec.intraOpThreads > 1) options.extra = { session: { intra_op: { allow_spinning: '0' } } };
+    try {
+      return { s: await ort.InferenceSession.create(spec.path, options), provider, failures };
+    } catch (err) {
+      failures.push(`${provider}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    }
+  }
+  throw new Error(`no execution provider could load ${spec.model}: ${failures.join('; ')}`);
+}
+
+async function load(spec: LoadSpec): Promise<void> {
+  if (spec.kind === 'ops') {
+    const cache = new Map<string, string>();
+    opContext = {
+      readText(path) {
+        if (isAbsolute(path) || normalize(path).startsWith('..')) throw new Error(`path '${path}' must stay inside the repository`);
+        let text = cache.get(path);
+        if (text === undefined) cache.set(path, (text = readFileSync(join(spec.repoDir, path), 'utf8')));
+        return text;
+      },
+    };
+    send({ type: 'loaded', provider: 'cpu', inputNames: [], outputNames: [], failures: [], loadMs: 0 });
+    return;
+  }
+  const t0 = performance.now();
+  const { s, provider, failures } = await createSession(spec);
+  session = s;
+  const loadMs = performance.now() - t0;
+  let warmupMs: number | undefined;
+  let warmupError: string | undefined;
+  if (spec.warmup.length > 0) {
+    const t1 = performance.now();
+    try {
+      for (const feeds of spec.warmup) await s.run(Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, toOrt(v)])));
+      warmupMs = performance.now() - t1;
+    } catch (err) {
+      warmupError = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    }
+  }
+  send({ type: 'loaded', provider, inputNames: [...s.inputNames], outputNames: [...s.outputNames], failures, loadMs, warmupMs, warmupError });
+}
+
+async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
+  if (!session) throw new Error('model session is not loaded');
+  const feeds = Object.fromEntries(Object.entries(msg.feeds).map(([k, v]) => [k, toOrt(v)]));
+  const t0 = process.hrtime.bigint();
+  const outputs = await session.run(feeds);
+  const computeNs = Number(process.hrtime.bigint() - t0);
+  const transfer: ArrayBuffer[] = [];
+  send({ type: 'result', id: msg.id, outputs: fromOrt(outputs, transfer), computeNs }, transfer);
+}
+
+function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
+  const impl = OPS[msg.op as OpId];
+  if (!impl || !opContext) throw new Error(`unknown op '${msg.op}'`);
+  const t0 = process.hrtime.bigint();
+  const outputs = impl.run(msg.inputs, msg.values, opContext);
+  const computeNs = Number(process.hrtime.bigint() - t0);
+  const transfer: ArrayBuffer[] = [];
+  send({ type: 'result', id: msg.id, outputs: fromOrt(outputs, transfer), computeNs }, transfer);
+}
+
+port.on('message', (msg: ToWorker) => {
+  if (msg.type === 'crash') process.exit(70);
+  if (msg.type === 'load') {
+    load(msg.spec).catch((err: unknown) => send({ type: 'load-failed', message: err instanceof Error ? err.message : String(err) }));
+    return;
+  }
+  const fail = (err: unknown): void => send({ type: 'error', id: msg.id, message: err instanceof Error ? err.message : String(err) });
+  try {
+    if (msg.type === 'run') run(msg).catch(fail);
+    else runOp(msg);
+  } catch (err) {
+    fail(err);
+  }
+});
