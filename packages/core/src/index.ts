@@ -13,3 +13,8 @@ export * from './protocol/messages.ts';
 export * from './protocol/validateMessage.ts';
 export * from './expr/index.ts';
 export * from './pbtxt/index.ts';
+export * from './compile/python/ops/index.ts';
+export * from './graph/ops.ts';
+export * from './graph/queries.ts';
+export * from './validate/index.ts';
+export * from './importer/layout.ts';
