@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { Batcher, type Schedule } from './Batcher.ts';
+
+/** A manual timer: tests fire pending timers by hand. */
+function manualTimer() {
+  const timers: { fn: () => void; ms: number; live: boolean }[] = [];
+  const schedule: Schedule = (fn, ms) => {
+    const t = { fn, ms, live: true };
+    timers.push(t);
+    return () => { t.live = false; };
+  };
+  const fire = () => { for (const t of timers.splice(0)) if (t.live) t.fn(); };
+  const live = () => timers.filter((t) => t.live).length;
+  return { schedule, fire, live };
+}
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+function recorder(opts: { fail?: boolean } = {}) {
+  const batches: number[][] = [];
+  const dispatch = async (items: number[]) => {
+    batches.push([...items]);
+    if (opts.fail) throw new Error('model exploded');
+    return items.map((x) => x * 10);
+  };
+  return { batches, dispatch };
+}
+
+describe('Batcher', () => {
+  it('dispatches at once when the queue reaches the preferred size', async () => {
+    const t = manualTimer();
+    const r = recorder();
+    const b = new Batcher<number, number>({ maxBatchSize: 8, preferredSizes: [4], maxQueueDelayMs: 100, dispatch: r.dispatch, schedule: t.schedule });
+    const results = Promise.all([1, 2, 3, 4].map((x) => b.enqueue(x)));
+    expect(await results).toEqual([10, 20, 30, 40]);
+    expect(r.batches).toEqual([[1, 2, 3, 4]]);
+  });
+
+  it('waits for the queue delay, then sends what it has', async () => {
+    const t = manualTimer();
+    const r = recorder();
+    const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 5, dispatch: r.dispatch, schedule: t.schedule });
+    const p1 = b.enqueue(1);
+    const p2 = b.enqueue(2);
+    await tick();
+    expect(r.batches).toEqual([]);
+    expect(t.live()).toBe(1);
+    t.fire();
+    expect(await Promise.all([p1, p2])).toEqual([10, 20]);
+    expect(r.batches).toEqual([[1, 2]]);
+  });
+
+  it('splits a long queue at max batch size and counts rows per item', async () => {
+    const t = manualTimer();
+    const r = recorder();
+    const b = new Batcher<number, number>({ maxBatchSize: 4, maxQueueDelayMs: 5, sizeOf: (x) => x, dispatch: r.dispatch, schedule: t.schedule });
+    const all = Promise.all([2, 1, 1, 3].map((x) => b.enqueue(x)));
+    await tick();
+    expect(r.batches).toEqual([[2, 1, 1]]); // 4 rows: full
+    t.fire();
+    expect(await all).toEqual([20, 10, 10, 30]);
+    expect(r.batches).toEqual([[2, 1, 1], [3]]);
+  });
+
+  it('only batches items with the same key', async () => {
+    const r = recorder();
+    const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 0, keyOf: (x) => String(x % 2), dispatch: r.dispatch });
+    await Promise.all([1, 2, 3, 4].map((x) => b.enqueue(x)));
+    expect(r.batches).toEqual([[1, 3], [2, 4]]);
+  });
+
+  it('batches requests that arrive while every instance is busy', async () => {
+    const r = recorder();
+    const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 0, capacity: 1, dispatch: r.dispatch });
+    const first = b.enqueue(1);
+    await tick();
+    const rest = [2, 3, 4].map((x) => b.enqueue(x));
+    await Promise.all([first, ...rest]);
+    expect(r.batches).toEqual([[1], [2, 3, 4]]);
+  });
+
+  it('rejects every waiter when the batch fails', async () => {
+    const r = recorder({ fail: true });
+    const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 0, dispatch: r.dispatch });
+    const results = await Promise.allSettled([1, 2, 3].map((x) => b.enqueue(x)));
+    expect(results.map((x) => x.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(results.map((x) => (x as PromiseRejectedResult).reason.message)).toEqual(['model exploded', 'model exploded', 'model exploded']);
+  });
+
+  it('rejects all when a batch returns the wrong number of results', async () => {
+    const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 0, dispatch: async () => [1] });
+    const results = await Promise.allSettled([1, 2].map((x) => b.enqueue(x)));
+    expect(results.every((x) => x.status === 'rejected')).toBe(true);
+  });
+
+  it('drops an aborted item from the queue', async () => {
+    const t = manualTimer();
+    const r = recorder();
+    const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 5, dispatch: r.dispatch, schedule: t.schedule });
+    const ac = new AbortController();
+    const p1 = b.enqueue(1, ac.signal);
+    const p2 = b.enqueue(2);
+    ac.abort();
+    await expect(p1).rejects.toMatchObject({ code: 'cancelled' });
+    t.fire();
+    expect(await p2).toBe(20);
+    expect(r.batches).toEqual([[2]]);
+  });
+});

@@ -1,0 +1,151 @@
+import { abortError, EngineError } from './errors.ts';
+
+/** Runs `fn` after `ms`; returns a cancel function. Injected so tests fire timers by hand. */
+export type Schedule = (fn: () => void, ms: number) => () => void;
+
+/** The real timer. */
+export const realSchedule: Schedule = (fn, ms) => {
+  const t = setTimeout(fn, ms);
+  return () => clearTimeout(t);
+};
+
+export interface BatcherOptions<I, R> {
+  /** Most rows in one batch (max_batch_size). */
+  maxBatchSize: number;
+  /** preferred_batch_size; empty = [maxBatchSize]. */
+  preferredSizes?: number[];
+  /** max_queue_delay_microseconds / 1000: how long the oldest request may wait for a fuller batch. */
+  maxQueueDelayMs: number;
+  /** Batches in flight at once (the model's instance count); more requests wait and batch up. */
+  capacity?: number;
+  /** Rows an item contributes (its batch dim); default 1. */
+  sizeOf?: (item: I) => number;
+  /** Only items with equal keys batch together (e.g. same non-batch dims). */
+  keyOf?: (item: I) => string;
+  /** Runs one batch; must return one result per item, in order. */
+  dispatch: (items: I[]) => Promise<R[]>;
+  schedule?: Schedule;
+}
+
+interface Entry<I, R> { item: I; size: number; key: string; resolve: (r: R) => void; reject: (e: Error) => void; signal?: AbortSignal; onAbort?: () => void }
+
+/**
+ * `dynamic_batching`, DataLoader-shaped: `enqueue(item)` resolves with that item's share of a
+ * batch. A batch goes out when the queue reaches the largest preferred size, when the oldest item
+ * has waited `maxQueueDelayMs`, or at once when the delay is 0 and an instance is free (items
+ * enqueued in the same tick batch together). Every waiter is rejected when its batch fails.
+ * @example const b = new Batcher({ maxBatchSize: 8, maxQueueDelayMs: 1, dispatch: async (xs) => xs.map((x) => x * 2) });
+ */
+export class Batcher<I, R> {
+  private queue: Entry<I, R>[] = [];
+  private inFlight = 0;
+  private cancelTimer: (() => void) | undefined;
+  private timerFired = false;
+  private flushQueued = false;
+  private readonly preferred: number[];
+  private readonly schedule: Schedule;
+
+  constructor(private readonly opts: BatcherOptions<I, R>) {
+    const pref = (opts.preferredSizes ?? []).filter((p) => p > 0 && p <= opts.maxBatchSize);
+    this.preferred = (pref.length > 0 ? pref : [opts.maxBatchSize]).sort((a, b) => b - a);
+    this.schedule = opts.schedule ?? realSchedule;
+  }
+
+  /** Items waiting for a batch. */
+  get pending(): number { return this.queue.length; }
+
+  /** Queues one item; resolves with its result or rejects with its batch's error. */
+  enqueue(item: I, signal?: AbortSignal): Promise<R> {
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    return new Promise<R>((resolve, reject) => {
+      const entry: Entry<I, R> = { item, size: this.opts.sizeOf?.(item) ?? 1, key: this.opts.keyOf?.(item) ?? '', resolve, reject, signal };
+      if (signal) {
+        entry.onAbort = () => {
+          const at = this.queue.indexOf(entry);
+          if (at >= 0) this.queue.splice(at, 1);
+          reject(abortError(signal));
+        };
+        signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      this.queue.push(entry);
+      // Look at the queue after the current tick so concurrent enqueues can share a batch.
+      if (!this.flushQueued) {
+        this.flushQueued = true;
+        queueMicrotask(() => {
+          this.flushQueued = false;
+          this.flush();
+        });
+      }
+    });
+  }
+
+  /** Takes the entries of the next batch (oldest first, same key, ≤ maxBatchSize rows), or none yet. */
+  private nextBatch(force: boolean): Entry<I, R>[] | undefined {
+    const head = this.queue[0];
+    if (!head) return undefined;
+    const same: Entry<I, R>[] = [];
+    let rows = 0;
+    for (const e of this.queue) {
+      if (e.key !== head.key) continue;
+      if (same.length > 0 && rows + e.size > this.opts.maxBatchSize) break;
+      same.push(e);
+      rows += e.size;
+    }
+    // Largest preferred size reachable by a prefix of `same`.
+    let acc = 0;
+    let cut = -1;
+    let cutSize = 0;
+    same.forEach((e, i) => {
+      acc += e.size;
+      if (this.preferred.includes(acc) && acc > cutSize) { cut = i + 1; cutSize = acc; }
+    });
+    const largest = this.preferred[0]!;
+    if (cut > 0 && cutSize === largest) return same.slice(0, cut);
+    if (rows >= this.opts.maxBatchSize) return cut > 0 ? same.slice(0, cut) : same;
+    if (force || this.opts.maxQueueDelayMs <= 0) return same;
+    return undefined;
+  }
+
+  private flush(): void {
+    while (this.inFlight < (this.opts.capacity ?? Infinity) && this.queue.length > 0) {
+      const batch = this.nextBatch(this.timerFired);
+      if (!batch) break;
+      this.timerFired = false;
+      this.cancelTimer?.();
+      this.cancelTimer = undefined;
+      this.queue = this.queue.filter((e) => !batch.includes(e));
+      this.run(batch);
+    }
+    if (this.queue.length > 0 && !this.cancelTimer && this.opts.maxQueueDelayMs > 0) {
+      this.cancelTimer = this.schedule(() => {
+        this.cancelTimer = undefined;
+        this.timerFired = true;
+        this.flush();
+      }, this.opts.maxQueueDelayMs);
+    }
+  }
+
+  private run(batch: Entry<I, R>[]): void {
+    this.inFlight++;
+    const settle = (fn: (e: Entry<I, R>, i: number) => void): void => batch.forEach((e, i) => {
+      if (e.onAbort) e.signal?.removeEventListener('abort', e.onAbort);
+      fn(e, i);
+    });
+    let p: Promise<R[]>;
+    try {
+      p = this.opts.dispatch(batch.map((e) => e.item));
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    p.then((results) => {
+      if (results.length !== batch.length) throw new EngineError('node-failed', `batch of ${batch.length} requests returned ${results.length} results`);
+      settle((e, i) => e.resolve(results[i]!));
+    }).catch((err: unknown) => {
+      const error = err instanceof Error ? err : new Error(String(err));
+      settle((e) => e.reject(error));
+    }).finally(() => {
+      this.inFlight--;
+      this.flush();
+    });
+  }
+}
