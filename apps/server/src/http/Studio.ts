@@ -1,0 +1,119 @@
+import type { Catalogue, GraphDoc } from '@ensemble-studio/core';
+import { migrate, singleModelGraph } from '@ensemble-studio/core';
+import type { Engine } from '../engine/index.ts';
+import { loadRepository } from '../repo/loadRepository.ts';
+import type { Repository } from '../repo/types.ts';
+import { ApiError } from './errors.ts';
+import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
+
+/** What the HTTP and WebSocket layers need from the engine. */
+export type StudioEngine = Pick<Engine, 'run' | 'health' | 'sequences' | 'metrics' | 'close'>;
+
+export interface StudioOptions {
+  repository: Repository;
+  engine: StudioEngine;
+  limits?: Partial<Limits>;
+  /** Required from clients when set (HTTP bearer, WS subprotocol or query). */
+  token?: string;
+  /** Builds an engine for another repository (`/api/import`); without it import is refused. */
+  createEngine?: (repository: Repository) => Promise<StudioEngine>;
+  version?: string;
+}
+
+/**
+ * The state the HTTP app and the WebSocket share: the open repository and its engine (swapped
+ * together by `openRepository`), the limits, the token and the count of runs in flight.
+ */
+export class Studio {
+  repository: Repository;
+  engine: StudioEngine;
+  readonly limits: Limits;
+  readonly token: string | undefined;
+  readonly version: string;
+  private readonly createEngine: StudioOptions['createEngine'];
+  private activeRuns = 0;
+  private openStreams = 0;
+
+  constructor(opts: StudioOptions) {
+    this.repository = opts.repository;
+    this.engine = opts.engine;
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.token = opts.token;
+    this.version = opts.version ?? '0.1.0';
+    this.createEngine = opts.createEngine;
+  }
+
+  get catalogue(): Catalogue {
+    return this.repository.catalogue;
+  }
+
+  /** Reserves one of `maxConcurrentRuns`; returns the release function (idempotent). */
+  acquireRun(): () => void {
+    if (this.activeRuns >= this.limits.maxConcurrentRuns) {
+      throw new ApiError(503, 'limit', limitMessage('too many runs in flight', 'maxConcurrentRuns', this.limits.maxConcurrentRuns));
+    }
+    this.activeRuns++;
+    let released = false;
+    return () => {
+      if (!released) this.activeRuns--;
+      released = true;
+    };
+  }
+
+  /** Reserves one of `maxOpenSequences`; returns the release function (idempotent). */
+  acquireStream(): () => void {
+    if (this.openStreams >= this.limits.maxOpenSequences) {
+      throw new ApiError(503, 'limit', limitMessage('too many open sequences', 'maxOpenSequences', this.limits.maxOpenSequences));
+    }
+    this.openStreams++;
+    let released = false;
+    return () => {
+      if (!released) this.openStreams--;
+      released = true;
+    };
+  }
+
+  get runsInFlight(): number {
+    return this.activeRuns;
+  }
+
+  /**
+   * The graph a request names: a saved graph, a plain model of the catalogue (as a one-model graph),
+   * or an inline document (migrated). Throws ApiError 404/400 naming the problem.
+   */
+  resolveGraph(ref: unknown): GraphDoc {
+    if (typeof ref === 'string') {
+      const saved = this.repository.graphs[ref];
+      if (saved) return saved;
+      const model = this.catalogue.models[ref];
+      if (model && model.platform !== 'ensemble') {
+        if (model.error) throw new ApiError(503, 'unavailable', `model "${ref}" is not available: ${model.error}`);
+        return singleModelGraph(model);
+      }
+      throw new ApiError(404, 'unknown-graph', `unknown graph or model "${ref.slice(0, 128)}"`);
+    }
+    const migrated = migrate(ref);
+    if (!migrated.ok) throw new ApiError(400, 'bad-graph', `graph document: ${migrated.error}`);
+    return migrated.graph;
+  }
+
+  /**
+   * Opens another repository directory and swaps it in with a fresh engine; the old engine is closed
+   * once its runs finish. The old repository keeps serving if the new one cannot be opened.
+   */
+  async openRepository(dir: string): Promise<Repository> {
+    if (!this.createEngine) throw new ApiError(501, 'unsupported', 'this server cannot open another repository');
+    let repo: Repository;
+    try {
+      repo = await loadRepository(dir);
+    } catch (err) {
+      throw new ApiError(400, 'bad-repository', `cannot open repository "${dir}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    const engine = await this.createEngine(repo);
+    const old = this.engine;
+    this.repository = repo;
+    this.engine = engine;
+    void old.close().catch(() => undefined);
+    return repo;
+  }
+}

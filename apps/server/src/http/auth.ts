@@ -1,0 +1,37 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
+
+/** True for hosts only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+}
+
+/** Constant-time token comparison. */
+export function tokenMatches(expected: string, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The bearer token of an HTTP request, if any. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  const m = typeof h === 'string' ? /^Bearer\s+(\S+)$/i.exec(h) : null;
+  return m?.[1];
+}
+
+/**
+ * Requires `Authorization: Bearer <token>` when the server has a token; no-op otherwise.
+ * @example app.use('/api', requireToken(token))
+ */
+export function requireToken(token: string | undefined): RequestHandler {
+  return (req, res, next) => {
+    if (!token || tokenMatches(token, bearerToken(req))) return next();
+    res.setHeader('WWW-Authenticate', 'Bearer');
+    if (req.path.startsWith('/v2') || req.baseUrl.startsWith('/v2')) return void res.status(401).json({ error: 'missing or wrong bearer token' });
+    res.status(401).json({ error: { code: 'unauthorized', message: 'missing or wrong bearer token (Authorization: Bearer <token>)' } });
+  };
+}

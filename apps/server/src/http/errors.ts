@@ -1,0 +1,47 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import { PathError } from '../repo/safeJoin.ts';
+import { GraphNameError } from '../repo/saveGraph.ts';
+
+/** An API error with its HTTP status, a stable code and optional details (diagnostics, limits…). */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details?: unknown) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+interface BodyParserError { type?: string; status?: number; limit?: number; message?: string }
+
+/** Maps any thrown value to {status, code, message, details}. */
+export function toApiError(err: unknown, maxBodyBytes: number): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof PathError) return new ApiError(400, err.code, err.message);
+  if (err instanceof GraphNameError) return new ApiError(409, err.code, err.message);
+  const e = (err ?? {}) as BodyParserError;
+  if (e.type === 'entity.too.large') {
+    return new ApiError(413, 'too-large', `request body is over the limit maxBodyBytes=${maxBodyBytes}`, { limit: 'maxBodyBytes', value: maxBodyBytes });
+  }
+  if (e.type === 'entity.parse.failed') return new ApiError(400, 'bad-json', `request body is not valid JSON: ${e.message ?? ''}`.trim());
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError(e.status, 'bad-request', e.message ?? 'bad request');
+  return new ApiError(500, 'internal', err instanceof Error ? err.message : String(err));
+}
+
+/** Sends `{error:{code,message,details}}` with the error's status. */
+export function sendApiError(res: Response, err: ApiError): void {
+  if (res.headersSent) return void res.end();
+  res.status(err.status).json({ error: { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) } });
+}
+
+/**
+ * Error middleware: `/v2/*` answers in KServe's form `{"error":"msg"}`, everything else in the
+ * studio's `{error:{code,message,details}}` form. Never leaks a stack trace.
+ * @example app.use(errorHandler(limits.maxBodyBytes))
+ */
+export function errorHandler(maxBodyBytes: number): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const api = toApiError(err, maxBodyBytes);
+    if (res.headersSent) return void res.end();
+    if (req.path.startsWith('/v2')) return void res.status(api.status).json({ error: api.message });
+    sendApiError(res, api);
+  };
+}

@@ -1,0 +1,46 @@
+import type { Catalogue, DataType, GraphDoc } from '@ensemble-studio/core';
+import { fullShape } from '@ensemble-studio/core';
+
+/** One tensor of a model's KServe metadata: full shape (batch dim as -1 when batching). */
+export interface MetaTensor { name: string; datatype: DataType; shape: number[]; optional?: boolean }
+
+export interface GraphSignature { inputs: MetaTensor[]; outputs: MetaTensor[] }
+
+/**
+ * A graph's inputs and outputs as a Triton client sees them (from its input/output nodes).
+ * @example graphSignature(graph).inputs.map((t) => t.name)
+ */
+export function graphSignature(graph: GraphDoc): GraphSignature {
+  const inputs: MetaTensor[] = [];
+  const outputs: MetaTensor[] = [];
+  for (const n of graph.nodes) {
+    if (n.kind === 'input') {
+      inputs.push({ name: n.params.name, datatype: n.params.datatype, shape: fullShape(n.params.dims, graph.maxBatchSize), ...(n.params.optional ? { optional: true } : {}) });
+    } else if (n.kind === 'output') {
+      outputs.push({ name: n.params.name, datatype: n.params.datatype, shape: fullShape(n.params.dims, graph.maxBatchSize) });
+    }
+  }
+  return { inputs, outputs };
+}
+
+/**
+ * True when Triton would treat the graph's ensemble as decoupled: a `gate` condition (a decoupled
+ * Python gate) or a decoupled model step (node setting, else the model's config).
+ * @example graphIsDecoupled(vadGraph, catalogue) === false
+ */
+export function graphIsDecoupled(graph: GraphDoc, catalogue: Catalogue): boolean {
+  return graph.nodes.some((n) => {
+    if (n.kind === 'condition') return n.params.strategy === 'gate';
+    if (n.kind === 'model') return n.params.settings?.decoupled ?? catalogue.models[n.params.model]?.decoupled ?? false;
+    return false;
+  });
+}
+
+/** True when the graph holds a sequence-batched model (clients must send sequence id/start/end). */
+export function graphIsStateful(graph: GraphDoc, catalogue: Catalogue): boolean {
+  return graph.nodes.some((n) => {
+    if (n.kind !== 'model') return false;
+    const s = n.params.settings?.sequence_batching;
+    return s === null ? false : s !== undefined || catalogue.models[n.params.model]?.config.sequence_batching !== undefined;
+  });
+}

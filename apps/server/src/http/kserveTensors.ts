@@ -1,0 +1,128 @@
+import type { DataType, Tensor } from '@ensemble-studio/core';
+import { allocData, dtypeSize, elementCount, isDataType, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
+import { ApiError } from './errors.ts';
+
+/** A parsed KServe v2 infer request. */
+export interface InferRequest {
+  id?: string;
+  parameters: Record<string, unknown>;
+  inputs: Record<string, Tensor>;
+  /** Outputs asked for (all when undefined), each with whether it should come back as binary. */
+  outputs?: { name: string; binary: boolean }[];
+  binaryOutput: boolean;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const bad = (message: string) => new ApiError(400, 'bad-request', message);
+
+/** Flattens row-major nested arrays (KServe allows nested or flat data). */
+export function flattenData(data: unknown, out: unknown[] = []): unknown[] {
+  if (Array.isArray(data)) for (const d of data) flattenData(d, out);
+  else out.push(data);
+  return out;
+}
+
+function checkElements(name: string, datatype: DataType, flat: unknown[]): void {
+  const ok = datatype === 'BYTES' ? (x: unknown) => typeof x === 'string'
+    : datatype === 'BOOL' ? (x: unknown) => typeof x === 'boolean' || x === 0 || x === 1
+      : (x: unknown) => typeof x === 'number' && Number.isFinite(x);
+  const i = flat.findIndex((x) => !ok(x));
+  if (i >= 0) throw bad(`input '${name}' element ${i} is not a valid ${datatype} value`);
+}
+
+/** Decodes one tensor's raw little-endian bytes (binary tensor extension). */
+export function tensorFromBytes(datatype: DataType, shape: number[], bytes: Uint8Array, name = 'input'): Tensor {
+  const n = elementCount(shape);
+  if (datatype === 'BYTES') {
+    const data: string[] = [];
+    let off = 0;
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    while (off < bytes.byteLength) {
+      if (off + 4 > bytes.byteLength) throw bad(`input '${name}' BYTES element ${data.length} has a truncated length prefix`);
+      const len = view.getUint32(off, true);
+      if (off + 4 + len > bytes.byteLength) throw bad(`input '${name}' BYTES element ${data.length} runs past the end of its buffer`);
+      data.push(Buffer.from(bytes.buffer, bytes.byteOffset + off + 4, len).toString('utf8'));
+      off += 4 + len;
+    }
+    if (data.length !== n) throw bad(`input '${name}' has ${data.length} BYTES elements but shape [${shape.join(',')}] needs ${n}`);
+    return { datatype, shape, data };
+  }
+  const size = dtypeSize(datatype);
+  if (bytes.byteLength !== n * size) throw bad(`input '${name}' has ${bytes.byteLength} bytes but shape [${shape.join(',')}] of ${datatype} needs ${n * size}`);
+  const data = allocData(datatype, n) as Exclude<ReturnType<typeof allocData>, string[]>;
+  new Uint8Array(data.buffer).set(bytes);
+  return { datatype, shape, data };
+}
+
+/** A tensor's raw little-endian bytes (BYTES: 4-byte length + UTF-8 per element). */
+export function tensorToBytes(t: Tensor): Uint8Array {
+  if (Array.isArray(t.data)) {
+    const parts = t.data.map((s) => Buffer.from(s, 'utf8'));
+    const out = Buffer.alloc(parts.reduce((a, p) => a + 4 + p.length, 0));
+    let off = 0;
+    for (const p of parts) { out.writeUInt32LE(p.length, off); p.copy(out, off + 4); off += 4 + p.length; }
+    return out;
+  }
+  const d = t.data as Exclude<Tensor['data'], string[]>;
+  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+}
+
+interface ParseOptions { maxTensorElements: number; binary?: Uint8Array }
+
+function parseInput(raw: unknown, opts: ParseOptions, cursor: { off: number }): [string, Tensor] {
+  if (!isObj(raw) || typeof raw.name !== 'string') throw bad('each input needs a "name"');
+  const { name } = raw;
+  if (!isDataType(raw.datatype)) throw bad(`input '${name}' has unknown datatype ${JSON.stringify(raw.datatype)}`);
+  if (!Array.isArray(raw.shape) || !raw.shape.every((d) => Number.isInteger(d) && (d as number) >= 0)) throw bad(`input '${name}' shape must be an array of non-negative integers`);
+  const shape = raw.shape as number[];
+  const n = elementCount(shape);
+  if (n > opts.maxTensorElements) throw new ApiError(400, 'limit', `input '${name}' has ${n} elements, over the limit maxTensorElements=${opts.maxTensorElements}`);
+  const size = isObj(raw.parameters) ? raw.parameters.binary_data_size : undefined;
+  if (size !== undefined) {
+    if (!opts.binary || !Number.isInteger(size) || (size as number) < 0 || cursor.off + (size as number) > opts.binary.byteLength) {
+      throw bad(`input '${name}' binary_data_size ${String(size)} does not fit the binary body`);
+    }
+    const bytes = opts.binary.subarray(cursor.off, cursor.off + (size as number));
+    cursor.off += size as number;
+    return [name, tensorFromBytes(raw.datatype, shape, bytes, name)];
+  }
+  if (raw.data === undefined) throw bad(`input '${name}' has no data`);
+  const flat = flattenData(raw.data);
+  if (flat.length !== n) throw bad(`input '${name}' has ${flat.length} elements but shape [${shape.join(',')}] needs ${n}`);
+  checkElements(name, raw.datatype, flat);
+  return [name, tensorFromJson(raw.datatype, shape, flat as (number | string | boolean)[])];
+}
+
+/**
+ * Parses a KServe v2 infer request body (JSON, or the binary extension's JSON header + `binary`).
+ * @throws ApiError 400 naming the problem (unknown datatype, element count, binary sizes, limits).
+ * @example parseInferRequest({ inputs: [{ name: 'x', datatype: 'FP32', shape: [2], data: [[1], [2]] }] }, opts)
+ */
+export function parseInferRequest(body: unknown, opts: ParseOptions): InferRequest {
+  if (!isObj(body)) throw bad('infer request must be a JSON object');
+  if (!Array.isArray(body.inputs)) throw bad('infer request needs an "inputs" array');
+  const parameters = isObj(body.parameters) ? body.parameters : {};
+  const cursor = { off: 0 };
+  const inputs: Record<string, Tensor> = {};
+  for (const raw of body.inputs) {
+    const [name, t] = parseInput(raw, opts, cursor);
+    if (inputs[name]) throw bad(`input '${name}' appears twice`);
+    inputs[name] = t;
+  }
+  const binaryOutput = parameters.binary_data_output === true;
+  const outputs = Array.isArray(body.outputs)
+    ? body.outputs.map((o) => {
+      if (!isObj(o) || typeof o.name !== 'string') throw bad('each requested output needs a "name"');
+      const p = isObj(o.parameters) ? o.parameters : {};
+      return { name: o.name, binary: p.binary_data === true || (p.binary_data === undefined && binaryOutput) };
+    })
+    : undefined;
+  const id = typeof body.id === 'string' ? body.id : undefined;
+  return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput };
+}
+
+/** One output in KServe JSON form (`data` flat; BOOL as booleans; BYTES as strings). */
+export function outputJson(name: string, t: Tensor): { name: string; datatype: DataType; shape: number[]; data: (number | string | boolean)[] } {
+  return { name, datatype: t.datatype, shape: [...t.shape], data: tensorToJson(t) };
+}

@@ -1,0 +1,38 @@
+/** Caps that keep one client from growing server memory or starving others (issue 4 item 6). */
+export interface Limits {
+  /** Largest HTTP request body (JSON or binary tensors). */
+  maxBodyBytes: number;
+  /** Largest WebSocket message (text or binary frame). */
+  maxWsMessageBytes: number;
+  /** Largest element count of one input tensor. */
+  maxTensorElements: number;
+  /** Runs one WebSocket client may have in flight. */
+  maxRunsPerClient: number;
+  /** Runs in flight over all clients (WebSocket and HTTP). */
+  maxConcurrentRuns: number;
+  /** Sequence streams open over all clients. */
+  maxOpenSequences: number;
+  /** `ws.bufferedAmount` above which progress messages are dropped (backpressure). */
+  maxBufferedBytes: number;
+  /** Heartbeat interval: a client that misses one pong is terminated. */
+  heartbeatMs: number;
+  /** How long shutdown waits for runs before cancelling them. */
+  shutdownGraceMs: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxBodyBytes: 64 * 1024 * 1024,
+  maxWsMessageBytes: 64 * 1024 * 1024,
+  maxTensorElements: 16 * 1024 * 1024,
+  maxRunsPerClient: 16,
+  maxConcurrentRuns: 64,
+  maxOpenSequences: 256,
+  maxBufferedBytes: 4 * 1024 * 1024,
+  heartbeatMs: 15_000,
+  shutdownGraceMs: 5_000,
+};
+
+/** The message every limit error carries: the limit's name and its value. */
+export function limitMessage(what: string, name: keyof Limits, value: number): string {
+  return `${what}: over the limit ${name}=${value}`;
+}

@@ -1,0 +1,114 @@
+import express, { Router, type Request } from 'express';
+import type { GraphDoc } from '@ensemble-studio/core';
+import { PROTOCOL_VERSION, compileGraph, compileNodePreview, hasErrors, migrate, validateGraph } from '@ensemble-studio/core';
+import { isAbsolute, resolve } from 'node:path';
+import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
+import { zipRepoFiles } from '../../repo/repoFiles.ts';
+import { isSafeName } from '../../repo/safeJoin.ts';
+import { ApiError } from '../errors.ts';
+import type { Studio } from '../Studio.ts';
+
+/** The graph of a JSON body: `{graph: name | GraphDoc}`. */
+function bodyGraph(studio: Studio, req: Request): GraphDoc {
+  const body = req.body as { graph?: unknown } | undefined;
+  if (!body || typeof body !== 'object' || body.graph === undefined) throw new ApiError(400, 'bad-request', 'body must be JSON {"graph": <name or graph document>}');
+  return studio.resolveGraph(body.graph);
+}
+
+function graphName(req: Request): string {
+  const name = req.params.name;
+  if (!isSafeName(name)) throw new ApiError(400, 'bad-name', `"${String(name).slice(0, 128)}" is not a valid graph name`);
+  return name;
+}
+
+/** GET health / catalogue / graphs list. */
+function readRoutes(studio: Studio, router: Router): void {
+  router.get('/health', (_req, res) => {
+    const repo = studio.repository;
+    res.json({
+      ok: true, version: studio.version, protocol: PROTOCOL_VERSION, repository: repo.dir,
+      models: Object.keys(repo.catalogue.models).length, graphs: Object.keys(repo.graphs).length,
+      problems: repo.problems.length, runsInFlight: studio.runsInFlight, engine: studio.engine.health(),
+    });
+  });
+  router.get('/catalogue', (_req, res) => {
+    res.json({ dir: studio.repository.dir, models: studio.catalogue.models, problems: studio.repository.problems });
+  });
+  router.get('/graphs', (_req, res) => {
+    const graphs = Object.values(studio.repository.graphs).map((g) => ({
+      name: g.name, description: g.description, nodes: g.nodes.length, edges: g.edges.length,
+      errors: validateGraph(g, studio.catalogue).filter((d) => d.severity === 'error').length,
+    }));
+    res.json({ graphs: graphs.sort((a, b) => a.name.localeCompare(b.name)) });
+  });
+  router.get('/graphs/:name', (req, res) => {
+    const g = studio.repository.graphs[graphName(req)];
+    if (!g) throw new ApiError(404, 'not-found', `no graph named "${req.params.name}"`);
+    res.json(g);
+  });
+}
+
+/** PUT / DELETE a saved graph. */
+function writeRoutes(studio: Studio, router: Router): void {
+  router.put('/graphs/:name', async (req, res) => {
+    const name = graphName(req);
+    const body = req.body as { graph?: unknown } | undefined;
+    const doc = body && typeof body === 'object' && 'graph' in body ? body.graph : body;
+    const migrated = migrate(doc);
+    if (!migrated.ok) throw new ApiError(400, 'bad-graph', `graph document: ${migrated.error}`);
+    if (migrated.graph.name !== name) throw new ApiError(400, 'name-mismatch', `graph is named "${migrated.graph.name}" but was saved as "${name}"`);
+    const result = await saveGraph(studio.repository, migrated.graph);
+    res.json({ saved: name, configWritten: result.configWritten, diagnostics: result.diagnostics });
+  });
+  router.delete('/graphs/:name', async (req, res) => {
+    const name = graphName(req);
+    if (!(await deleteGraph(studio.repository, name))) throw new ApiError(404, 'not-found', `no graph named "${name}"`);
+    res.status(204).end();
+  });
+}
+
+/** validate / compile / export / import. */
+function toolRoutes(studio: Studio, router: Router): void {
+  router.post('/validate', (req, res) => {
+    const diagnostics = validateGraph(bodyGraph(studio, req), studio.catalogue);
+    res.json({ ok: !hasErrors(diagnostics), diagnostics });
+  });
+  router.post('/compile', (req, res) => {
+    const graph = bodyGraph(studio, req);
+    const nodeId = (req.body as { nodeId?: unknown } | undefined)?.nodeId;
+    if (nodeId !== undefined) {
+      if (typeof nodeId !== 'string' || !graph.nodes.some((n) => n.id === nodeId)) throw new ApiError(404, 'not-found', `graph "${graph.name}" has no node "${String(nodeId)}"`);
+      return void res.json({ nodeId, files: compileNodePreview(graph, studio.catalogue, nodeId) });
+    }
+    res.json(compileGraph(graph, studio.catalogue));
+  });
+  router.post('/export', (req, res) => {
+    const graph = bodyGraph(studio, req);
+    const compiled = compileGraph(graph, studio.catalogue);
+    if (!compiled.ok) throw new ApiError(422, 'invalid-graph', `graph "${graph.name}" does not compile`, compiled.diagnostics);
+    const zip = zipRepoFiles(compiled.files, studio.repository.dir);
+    res.setHeader('Content-Type', 'application/zip');
+    res.setHeader('Content-Disposition', `attachment; filename="${graph.name}.zip"`);
+    res.end(Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength));
+  });
+  router.post('/import', async (req, res) => {
+    const dir = (req.body as { dir?: unknown } | undefined)?.dir;
+    if (typeof dir !== 'string' || dir === '' || dir.includes('\0')) throw new ApiError(400, 'bad-request', 'body must be JSON {"dir": "<repository directory>"}');
+    const repo = await studio.openRepository(isAbsolute(dir) ? dir : resolve(process.env.INIT_CWD ?? process.cwd(), dir));
+    res.json({ dir: repo.dir, models: Object.keys(repo.catalogue.models).sort(), graphs: Object.keys(repo.graphs).sort(), problems: repo.problems });
+  });
+}
+
+/**
+ * The studio's JSON API (PRODUCT §9), mounted at `/api`.
+ * @example app.use('/api', apiRouter(studio))
+ */
+export function apiRouter(studio: Studio): Router {
+  const router = Router();
+  router.use(express.json({ limit: studio.limits.maxBodyBytes }));
+  readRoutes(studio, router);
+  writeRoutes(studio, router);
+  toolRoutes(studio, router);
+  router.use((req, _res, next) => next(new ApiError(404, 'not-found', `no API route ${req.method} ${req.baseUrl}${req.path}`)));
+  return router;
+}

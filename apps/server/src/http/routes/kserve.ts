@@ -1,0 +1,102 @@
+import express, { Router, type Request, type Response } from 'express';
+import type { GraphDoc, ModelConfig } from '@ensemble-studio/core';
+import { compileGraph, fullShape, parsePbtxt } from '@ensemble-studio/core';
+import { ApiError } from '../errors.ts';
+import { graphSignature, type GraphSignature } from '../graphSignature.ts';
+import type { Studio } from '../Studio.ts';
+import { generateStreamHandler, inferHandler } from './kserveInfer.ts';
+
+const M = '/v2/models/:model{/versions/:version}';
+
+/** What a KServe client sees of one model or saved graph. */
+export interface ServedModel { name: string; versions: number[]; platform: string; signature: GraphSignature; ready: boolean; error?: string; graph?: GraphDoc }
+
+/** Finds a model or saved graph by name (and version, when given). Throws Triton-like 404s. */
+export function servedModel(studio: Studio, req: Request): ServedModel {
+  const name = String(req.params.model);
+  const version = req.params.version === undefined ? undefined : Number(req.params.version);
+  const graph = studio.repository.graphs[name];
+  const model = studio.catalogue.models[name];
+  let served: ServedModel;
+  if (graph) {
+    served = { name, versions: [1], platform: 'ensemble', signature: graphSignature(graph), ready: true, graph };
+  } else if (model) {
+    const mbs = model.maxBatchSize;
+    const meta = (t: (typeof model.inputs)[number]) => ({ name: t.name, datatype: t.datatype, shape: fullShape(t.dims, mbs) });
+    served = {
+      name, versions: model.versions, platform: model.platform || model.backend, ready: !model.error,
+      signature: { inputs: model.inputs.map(meta), outputs: model.outputs.map(meta) }, ...(model.error ? { error: model.error } : {}),
+    };
+  } else {
+    throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' is not found`);
+  }
+  if (version !== undefined && !served.versions.includes(version)) {
+    throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' version ${req.params.version} is not found`);
+  }
+  return served;
+}
+
+/** The JSON ModelConfig of a model, or of a saved graph's compiled ensemble. */
+function modelConfig(studio: Studio, served: ServedModel): ModelConfig {
+  const cat = studio.catalogue.models[served.name];
+  if (cat && !served.graph) return cat.config;
+  const graph = served.graph!;
+  const compiled = compileGraph(graph, studio.catalogue);
+  const text = compiled.files.find((f) => f.path === `${graph.name}/config.pbtxt`)?.text;
+  if (!compiled.ok || text === undefined) {
+    if (cat) return cat.config;
+    throw new ApiError(400, 'invalid-graph', `graph '${graph.name}' does not compile: ${compiled.diagnostics.find((d) => d.severity === 'error')?.message ?? 'unknown error'}`);
+  }
+  const parsed = parsePbtxt(text);
+  if (!parsed.ok) throw new ApiError(500, 'internal', `compiled config of '${graph.name}' does not parse: ${parsed.error.message}`);
+  return parsed.config;
+}
+
+function healthRoutes(studio: Studio, router: Router): void {
+  router.get('/v2/health/live', (_req, res) => void res.status(200).end());
+  router.get('/v2/health/ready', (_req, res) => void res.status(200).end());
+  router.get('/v2', (_req, res) => {
+    res.json({ name: 'ensemble-studio', version: studio.version, extensions: ['model_configuration', 'sequence', 'binary_tensor_data', 'generate', 'parameters'] });
+  });
+  router.post('/v2/repository/index', (_req, res) => {
+    const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs)]);
+    res.json([...names].sort().map((name) => {
+      const m = studio.catalogue.models[name];
+      const ready = studio.repository.graphs[name] !== undefined || (m !== undefined && !m.error);
+      return { name, version: String(m?.versions.at(-1) ?? 1), state: ready ? 'READY' : 'UNAVAILABLE', ...(m?.error ? { reason: m.error } : {}) };
+    }));
+  });
+}
+
+function modelRoutes(studio: Studio, router: Router): void {
+  router.get(M, (req, res) => {
+    const s = servedModel(studio, req);
+    res.json({ name: s.name, versions: s.versions.map(String), platform: s.platform, inputs: s.signature.inputs, outputs: s.signature.outputs });
+  });
+  router.get(`${M}/ready`, (req, res) => {
+    let ready = false;
+    try { ready = servedModel(studio, req).ready; } catch { ready = false; }
+    res.status(ready ? 200 : 400).end();
+  });
+  router.get(`${M}/config`, (req, res) => void res.json(modelConfig(studio, servedModel(studio, req))));
+  router.post(`${M}/infer`, inferHandler(studio));
+  router.post(`${M}/generate_stream`, generateStreamHandler(studio, true));
+  router.post(`${M}/generate`, generateStreamHandler(studio, false));
+}
+
+/**
+ * KServe v2 / Triton HTTP endpoints (TRITON §5) for every model and every saved graph.
+ * Errors are `{"error": "msg"}` as Triton sends them.
+ * @example app.use(kserveRouter(studio))
+ */
+export function kserveRouter(studio: Studio): Router {
+  const router = Router();
+  const limit = studio.limits.maxBodyBytes;
+  // Every body is read raw: Triton clients send JSON with or without a content type, and the binary
+  // extension sends a JSON header followed by tensor bytes (Inference-Header-Content-Length).
+  router.use('/v2', express.raw({ limit, type: () => true }));
+  healthRoutes(studio, router);
+  modelRoutes(studio, router);
+  router.use('/v2', (req: Request, res: Response) => void res.status(404).json({ error: `no such endpoint ${req.method} ${req.originalUrl.split('?')[0]}` }));
+  return router;
+}

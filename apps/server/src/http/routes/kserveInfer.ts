@@ -1,0 +1,212 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Tensor } from '@ensemble-studio/core';
+import { tensorFromJson } from '@ensemble-studio/core';
+import { ApiError } from '../errors.ts';
+import { graphIsDecoupled, graphIsStateful } from '../graphSignature.ts';
+import { flattenData, outputJson, parseInferRequest, tensorToBytes, type InferRequest } from '../kserveTensors.ts';
+import type { Studio } from '../Studio.ts';
+import { servedModel, type ServedModel } from './kserve.ts';
+
+type RunResult = Awaited<ReturnType<Studio['engine']['run']>>;
+type Sequence = { id: number | string; start: boolean; end: boolean };
+const bad = (m: string) => new ApiError(400, 'bad-request', m);
+
+/** The JSON part of a body: all of it, or the header of a binary-extension request. */
+export function splitBody(req: Request): { json: unknown; binary?: Uint8Array } {
+  const buf = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  const headerLen = req.headers['inference-header-content-length'];
+  const n = headerLen === undefined ? buf.length : Number(headerLen);
+  if (!Number.isInteger(n) || n < 0 || n > buf.length) throw bad(`Inference-Header-Content-Length ${String(headerLen)} does not fit the body (${buf.length} bytes)`);
+  let json: unknown;
+  try {
+    json = JSON.parse(buf.subarray(0, n).toString('utf8'));
+  } catch (err) {
+    throw bad(`failed to parse the request JSON buffer: ${(err as Error).message}`);
+  }
+  return headerLen === undefined ? { json } : { json, binary: buf.subarray(n) };
+}
+
+/** Triton's sequence parameters → the engine's sequence flags (TRITON §5.2, §4.1). */
+export function sequenceOf(served: ServedModel, params: Record<string, unknown>, stateful: boolean): Sequence | undefined {
+  const id = params.sequence_id;
+  const start = params.sequence_start === true;
+  const end = params.sequence_end === true;
+  const none = id === undefined || id === 0 || id === '';
+  if (!none && !(typeof id === 'number' && Number.isInteger(id) && id > 0) && !(typeof id === 'string' && id.length <= 128)) {
+    throw bad(`sequence_id must be a positive integer or a string of at most 128 characters`);
+  }
+  if (none && (start || end || stateful)) throw bad(`inference request to model '${served.name}' must specify a non-zero or non-empty correlation ID`);
+  return none ? undefined : { id: id as number | string, start, end };
+}
+
+function shapeMatches(expected: readonly number[], got: readonly number[]): boolean {
+  return expected.length === got.length && expected.every((d, i) => d < 0 || d === got[i]);
+}
+
+/** Triton's checks on inputs: unknown names, missing required inputs, datatype and shape. */
+export function checkInputs(served: ServedModel, inputs: Record<string, Tensor>): void {
+  const specs = new Map(served.signature.inputs.map((s) => [s.name, s]));
+  for (const [name, t] of Object.entries(inputs)) {
+    const spec = specs.get(name);
+    if (!spec) throw bad(`unexpected inference input '${name}' for model '${served.name}'`);
+    if (spec.datatype !== t.datatype) throw bad(`inference input '${name}' data-type is '${t.datatype}', but model '${served.name}' expects '${spec.datatype}'`);
+    if (!shapeMatches(spec.shape, t.shape)) throw bad(`unexpected shape for input '${name}' for model '${served.name}'. Expected [${spec.shape.join(',')}], got [${t.shape.join(',')}]`);
+  }
+  const required = served.signature.inputs.filter((s) => !s.optional);
+  const missing = required.filter((s) => !inputs[s.name]);
+  if (missing.length > 0) throw bad(`expected ${required.length} inputs but got ${Object.keys(inputs).length} inputs for model '${served.name}'`);
+}
+
+/** Runs a graph for one HTTP request; a client that goes away cancels the run. */
+async function runFor(studio: Studio, req: Request, res: Response, served: ServedModel, inputs: Record<string, Tensor>, sequence: Sequence | undefined, onEvent?: Parameters<Studio['engine']['run']>[0]['onEvent']): Promise<RunResult> {
+  const graph = served.graph ?? studio.resolveGraph(served.name);
+  const release = studio.acquireRun();
+  const abort = new AbortController();
+  const onClose = () => { if (!res.writableFinished) abort.abort(); };
+  res.on('close', onClose);
+  try {
+    return await studio.engine.run({ graph, inputs, signal: abort.signal, ...(sequence ? { sequence } : {}), ...(onEvent ? { onEvent } : {}) });
+  } finally {
+    release();
+    res.off('close', onClose);
+    void req;
+  }
+}
+
+/** A failed or error-strategy run as Triton reports it (INTERNAL→500, NOT_FOUND→404, UNAVAILABLE→503, else 400). */
+export function runError(result: RunResult): ApiError | undefined {
+  if (result.status === 'failed') {
+    const code = result.error?.code ?? 'internal';
+    const status = /internal/i.test(code) ? 500 : /unavailable|limit|timeout/i.test(code) ? 503 : /not.?found/i.test(code) ? 404 : 400;
+    return new ApiError(status, code, result.error?.message ?? 'inference failed');
+  }
+  if (result.status === 'exited_early' && result.exit?.strategy === 'error') {
+    return new ApiError(400, 'exited', result.exit.message ?? `pipeline ended early: ${result.exit.expression}`);
+  }
+  return undefined;
+}
+
+function sendInferResponse(res: Response, served: ServedModel, req: InferRequest, result: RunResult): void {
+  const wanted = req.outputs ?? Object.keys(result.outputs).map((name) => ({ name, binary: req.binaryOutput }));
+  const base = { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), ...(req.id === undefined ? {} : { id: req.id }) };
+  const chunks: Uint8Array[] = [];
+  const outputs = wanted.map(({ name, binary }) => {
+    const t = result.outputs[name];
+    if (!t) throw bad(`unexpected inference output '${name}' for model '${served.name}'`);
+    if (!binary) return outputJson(name, t);
+    const bytes = tensorToBytes(t);
+    chunks.push(bytes);
+    return { name, datatype: t.datatype, shape: [...t.shape], parameters: { binary_data_size: bytes.byteLength } };
+  });
+  const header = JSON.stringify({ ...base, outputs });
+  if (chunks.length === 0) return void res.type('application/json').send(header);
+  res.setHeader('Inference-Header-Content-Length', String(Buffer.byteLength(header)));
+  res.type('application/octet-stream').send(Buffer.concat([Buffer.from(header), ...chunks]));
+}
+
+/**
+ * `POST /v2/models/{m}/infer`: JSON or binary-extension tensors, sequence parameters; decoupled
+ * graphs are refused as Triton refuses them.
+ */
+export function inferHandler(studio: Studio): RequestHandler {
+  return async (req, res) => {
+    const served = servedModel(studio, req);
+    if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
+    const graph = served.graph ?? studio.resolveGraph(served.name);
+    if (graphIsDecoupled(graph, studio.catalogue)) {
+      throw bad(`HTTP end point doesn't support models with decoupled transaction policy (model '${served.name}'; use /v2/models/${served.name}/generate_stream or gRPC streaming)`);
+    }
+    const { json, binary } = splitBody(req);
+    const parsed = parseInferRequest(json, { maxTensorElements: studio.limits.maxTensorElements, ...(binary ? { binary } : {}) });
+    checkInputs(served, parsed.inputs);
+    const sequence = sequenceOf(served, parsed.parameters, graphIsStateful(graph, studio.catalogue));
+    const result = await runFor(studio, req, res, { ...served, graph }, parsed.inputs, sequence);
+    const err = runError(result);
+    if (err) throw err;
+    sendInferResponse(res, served, parsed, result);
+  };
+}
+
+/** Nested shape of a JSON value: `[[1,2],[3,4]]` → [2,2]; a scalar → [1]. */
+function nestedShape(v: unknown): number[] {
+  if (!Array.isArray(v)) return [1];
+  const shape: number[] = [];
+  let cur: unknown = v;
+  while (Array.isArray(cur)) { shape.push(cur.length); cur = cur[0]; }
+  return shape;
+}
+
+/** Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3). */
+export function generateInputs(served: ServedModel, body: Record<string, unknown>, batched: boolean): Record<string, Tensor> {
+  const inputs: Record<string, Tensor> = {};
+  for (const spec of served.signature.inputs) {
+    if (!(spec.name in body)) continue;
+    const value = body[spec.name];
+    let shape = nestedShape(value);
+    if (batched && shape.length === spec.shape.length - 1) shape = [1, ...shape];
+    const flat = flattenData(value);
+    try {
+      inputs[spec.name] = tensorFromJson(spec.datatype, shape, flat.map((x) => (spec.datatype === 'BYTES' ? String(x) : x)) as (number | string | boolean)[]);
+    } catch (err) {
+      throw bad(`input '${spec.name}': ${(err as Error).message}`);
+    }
+  }
+  return inputs;
+}
+
+function generateResponse(served: ServedModel, id: string | undefined, outputs: Record<string, Tensor>): Record<string, unknown> {
+  const out: Record<string, unknown> = { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), ...(id === undefined ? {} : { id }) };
+  for (const [name, t] of Object.entries(outputs)) {
+    const data = outputJson(name, t).data;
+    out[name] = data.length === 1 ? data[0] : data;
+  }
+  return out;
+}
+
+/** Inputs and parameters of a generate request: `inputs: [...]` (infer form) or top-level keys. */
+function parseGenerate(studio: Studio, served: ServedModel, req: Request): { id?: string; params: Record<string, unknown>; inputs: Record<string, Tensor> } {
+  const { json } = splitBody(req);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw bad('generate request must be a JSON object');
+  const body = json as Record<string, unknown>;
+  const id = typeof body.id === 'string' ? body.id : undefined;
+  if (Array.isArray(body.inputs)) {
+    const p = parseInferRequest(body, { maxTensorElements: studio.limits.maxTensorElements });
+    return { ...(id === undefined ? {} : { id }), params: p.parameters, inputs: p.inputs };
+  }
+  const params = typeof body.parameters === 'object' && body.parameters !== null ? body.parameters as Record<string, unknown> : {};
+  const batched = (served.signature.inputs[0]?.shape[0] ?? 0) === -1 && (served.graph?.maxBatchSize ?? studio.catalogue.models[served.name]?.maxBatchSize ?? 0) > 0;
+  return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(served, body, batched) };
+}
+
+/**
+ * `POST /v2/models/{m}/generate_stream` (SSE, one `data: {json}` per response) and `/generate`
+ * (exactly one JSON response). Errors before the run are JSON with a 4xx/5xx status; errors after
+ * the stream started arrive as `data: {"error": …}`.
+ */
+export function generateStreamHandler(studio: Studio, stream: boolean): RequestHandler {
+  return async (req, res) => {
+    const served = servedModel(studio, req);
+    if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
+    const graph = served.graph ?? studio.resolveGraph(served.name);
+    const { id, params, inputs } = parseGenerate(studio, served, req);
+    checkInputs(served, inputs);
+    const sequence = sequenceOf(served, params, graphIsStateful(graph, studio.catalogue));
+    if (stream) {
+      res.status(200).setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+      res.setHeader('Cache-Control', 'no-cache');
+      res.flushHeaders();
+    }
+    const result = await runFor(studio, req, res, { ...served, graph }, inputs, sequence);
+    const err = runError(result);
+    const responses = err || Object.keys(result.outputs).length === 0 ? [] : [generateResponse(served, id, result.outputs)];
+    if (!stream) {
+      if (err) throw err;
+      if (responses.length !== 1) throw bad('generate expects model to produce exactly 1 response');
+      return void res.json(responses[0]);
+    }
+    for (const r of responses) res.write(`data: ${JSON.stringify(r)}\n\n`);
+    if (err) res.write(`data: ${JSON.stringify({ error: err.message })}\n\n`);
+    res.end();
+  };
+}
+
