@@ -69,7 +69,7 @@ const CASES: Case[] = [
     bad: () => graphFixture('e', 4).input('X', 'FP32', [5]).model('nb', 'nobatch').output('Y', 'FP32', [4]).feed('X', 'nb', 'INPUT0').emit('nb', 'OUTPUT0', 'Y').doc(),
     good: () => graphFixture('e', 4).input('X', 'FP32', [4]).model('nb', 'nobatch').output('Y', 'FP32', [4]).feed('X', 'nb', 'INPUT0').emit('nb', 'OUTPUT0', 'Y').doc(),
   },
-  { code: 'batch-size', bad: () => ({ ...chain(8).doc(), nodes: chain(8).doc().nodes.map((n) => (n.id === 'id' ? { ...n, params: { model: 'small_batch' } } : n)) }), good: () => chain(2).doc(), expect: { nodeId: 'id' }, fixIncludes: 'max_batch_size: 8 on small_batch' },
+  { code: 'batch-size', bad: () => graphFixture('e', 8).input('X', 'FP32', [-1]).model('id', 'small_batch').output('Y', 'FP32', [-1]).feed('X', 'id', 'INPUT0').emit('id', 'OUTPUT0', 'Y').doc(), good: () => chain(2).doc(), expect: { nodeId: 'id' }, fixIncludes: 'max_batch_size: 8 on small_batch' },
   { code: 'batch-size', bad: () => graphFixture('e', 8).input('X', 'FP32', [-1]).model('id', 'identity').output('Y', 'FP32', [-1]).feed('X', 'id', 'INPUT0').emit('id', 'OUTPUT0', 'Y').doc(), good: () => graphFixture('e', 8).input('X', 'FP32', [-1]).model('id', 'identity', { max_batch_size: 8 }).output('Y', 'FP32', [-1]).feed('X', 'id', 'INPUT0').emit('id', 'OUTPUT0', 'Y').doc() },
   { code: 'unknown-model', bad: () => chain().model('ghost', 'no_such_model').doc(), good: () => chain().doc(), expect: { nodeId: 'ghost' } },
   { code: 'model-unavailable', bad: () => chain().model('b', 'broken').doc(), good: () => chain().doc(), expect: { nodeId: 'b' } },
