@@ -18,3 +18,4 @@ export * from './graph/ops.ts';
 export * from './graph/queries.ts';
 export * from './validate/index.ts';
 export * from './importer/layout.ts';
+export * from './compile/index.ts';

@@ -60,7 +60,7 @@ export function modelsToExport(nodes: readonly ModelNode[]): { byModel: Map<stri
     }
     if (canonicalJson(first.params.settings ?? {}) !== canonicalJson(n.params.settings ?? {})) {
       diagnostics.push({
-        code: 'model-settings-conflict', severity: 'error', nodeId: n.id,
+        code: 'conflicting-model-settings', severity: 'error', nodeId: n.id,
         message: `${n.id} and ${first.id} both use model '${n.params.model}' with different settings; a model has one config.pbtxt`,
         fix: `give ${n.id} the same settings as ${first.id}`,
       });

@@ -88,7 +88,7 @@ function nameStepOutputs(info: GraphInfo, step: Step, tensors: Map<string, strin
     const consumers = consumersOf(info, step.node.id, out.port);
     if (consumers.length === 0) {
       diagnostics.push({
-        code: 'pruned-output', severity: 'warning', nodeId: step.node.id, port: out.port,
+        code: 'unused-output', severity: 'warning', nodeId: step.node.id, port: out.port,
         message: `output '${out.port}' of ${step.node.id} is not used; the compiler leaves it out of the ensemble`,
         fix: 'connect it to a consumer or an output if you need it',
       });

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { IdentAllocator, pyIdent, pyStr, pyValue, tritonSafe } from './pyStr.ts';
 
@@ -18,22 +17,9 @@ const HOSTILE = [
   '{braces} %s %d',
 ];
 
-/** Evaluates Python literals with python3 and returns their values as JSON. */
-function pythonEval(literals: string[]): unknown[] {
-  const src = `import ast, json, sys\nprint(json.dumps([ast.literal_eval(l) for l in json.loads(sys.stdin.read())], ensure_ascii=True))`;
-  const out = execFileSync('python3', ['-c', src], { input: JSON.stringify(literals), encoding: 'utf8' });
-  return JSON.parse(out) as unknown[];
-}
-
 describe('pyStr', () => {
   it('emits ASCII-only literals', () => {
     for (const s of HOSTILE) expect(pyStr(s)).toMatch(/^"[\x20-\x7e]*"$/);
-  });
-
-  it('round-trips every hostile string through Python', () => {
-    const back = pythonEval(HOSTILE.map(pyStr));
-    // JSON has no lone surrogates, so compare via escaped forms.
-    expect(back.map((s) => JSON.stringify(s))).toEqual(HOSTILE.map((s) => JSON.stringify(s)));
   });
 
   it('escapes quotes so a string cannot end early', () => {
@@ -47,7 +33,6 @@ describe('pyStr', () => {
 describe('pyValue', () => {
   it('writes JSON-like values as Python literals', () => {
     expect(pyValue({ a: [1, true, null], 'b"': 'x' })).toBe('{"a": [1, True, None], "b\\"": "x"}');
-    expect(pythonEval([pyValue([1.5, -2, false, 'q\'"'])])).toEqual([[1.5, -2, false, 'q\'"']]);
   });
 
   it('writes non-finite numbers as float() calls', () => {
