@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { ClientMessage, GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
+import { validateClientMessage } from '@ensemble-studio/core';
+import type { WebSocket } from 'ws';
+import { ApiError } from '../http/errors.ts';
+import { limitMessage } from '../http/limits.ts';
+import type { Studio } from '../http/Studio.ts';
+import { ClientSender } from './ClientSender.ts';
+import { StreamManager } from './StreamManager.ts';
+import { binaryFrameCount, decodeWireTensors, encodeWireTensors } from './wireTensors.ts';
+
+type RunResult = Awaited<ReturnType<Studio['engine']['run']>>;
+type RunRequest = Parameters<Studio['engine']['run']>[0];
+const TERMINAL = new Set<ServerMessage['type']>(['run.completed', 'run.failed', 'run.exited_early']);
+
+/** A message whose inputs refer to binary frames, waiting for them. */
+interface PendingBinary { msg: Extract<ClientMessage, { inputs: unknown }>; needed: number; frames: Uint8Array[] }
+
+export interface RunOptions { graph: GraphDoc; inputs: Record<string, Tensor>; requestId?: string; streamId?: string; timeoutMs?: number; sequence?: RunRequest['sequence'] }
+
+/**
+ * One WebSocket client: validates its messages, runs graphs for it (with per-client and global run
+ * limits), forwards engine events through backpressure, cancels everything when it goes away.
+ */
+export class RunClient {
+  readonly sender: ClientSender;
+  private readonly runs = new Map<string, AbortController>();
+  private readonly streams: StreamManager;
+  private pending: PendingBinary | undefined;
+  private closed = false;
+
+  constructor(readonly ws: WebSocket, readonly studio: Studio) {
+    this.sender = new ClientSender(ws, studio.limits.maxBufferedBytes);
+    this.streams = new StreamManager(this);
+  }
+
+  /** Sends an `error` message (the connection carries on). */
+  error(code: string, message: string, ref?: string): void {
+    this.sender.send({ type: 'error', ...(ref === undefined ? {} : { ref }), error: { code, message } });
+  }
+
+  /** Handles one incoming frame: JSON text, or a binary frame a pending message waits for. */
+  onMessage(data: Buffer, isBinary: boolean): void {
+    const max = this.studio.limits.maxWsMessageBytes;
+    if (data.byteLength > max) return this.error('limit', limitMessage(`message of ${data.byteLength} bytes`, 'maxWsMessageBytes', max));
+    if (isBinary) return this.onBinary(data);
+    if (this.pending) {
+      this.error('missing-binary', `expected ${this.pending.needed - this.pending.frames.length} more binary frame(s) before the next message`, refOf(this.pending.msg));
+      this.pending = undefined;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data.toString('utf8'));
+    } catch (err) {
+      return this.error('bad-json', `message is not valid JSON: ${(err as Error).message}`);
+    }
+    const check = validateClientMessage(parsed, { maxTensorElements: this.studio.limits.maxTensorElements });
+    if (!check.ok) return this.error('bad-message', check.error, check.ref);
+    const msg = check.message;
+    const needed = 'inputs' in msg ? binaryFrameCount(msg.inputs) : 0;
+    if (needed > 0) this.pending = { msg: msg as PendingBinary['msg'], needed, frames: [] };
+    else this.dispatch(msg, []);
+  }
+
+  private onBinary(data: Buffer): void {
+    const p = this.pending;
+    if (!p) return this.error('unexpected-binary', 'binary frame without a message announcing it (inputs with "binary": i)');
+    p.frames.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    if (p.frames.length < p.needed) return;
+    this.pending = undefined;
+    this.dispatch(p.msg, p.frames);
+  }
+
+  private dispatch(msg: ClientMessage, frames: Uint8Array[]): void {
+    switch (msg.type) {
+      case 'ping': return this.sender.send({ type: 'pong', at: msg.at });
+      case 'run.cancel': return this.cancel(msg.runId);
+      case 'run.start': return this.start(msg, frames);
+      case 'stream.open': return this.streams.open(msg);
+      case 'stream.append': return this.streams.append(msg, frames);
+      case 'stream.end': return this.streams.end(msg.streamId);
+    }
+  }
+
+  private start(msg: Extract<ClientMessage, { type: 'run.start' }>, frames: Uint8Array[]): void {
+    try {
+      const graph = this.studio.resolveGraph(msg.graph);
+      const inputs = decodeWireTensors(msg.inputs, frames);
+      void this.run({ graph, inputs, requestId: msg.requestId, ...(msg.timeoutMs === undefined ? {} : { timeoutMs: msg.timeoutMs }) }).catch(() => undefined);
+    } catch (err) {
+      this.error(err instanceof ApiError ? err.code : 'bad-input', (err as Error).message, msg.requestId);
+    }
+  }
+
+  private cancel(runId: string): void {
+    const run = this.runs.get(runId);
+    if (!run) return this.error('unknown-run', `no run "${runId.slice(0, 128)}" in flight on this connection`, runId);
+    run.abort();
+  }
+
+  /**
+   * Runs a graph for this client: limits, cancellation, engine events forwarded (run.started tagged
+   * with requestId/streamId), and exactly one final message built from the result (large tensors as
+   * binary frames). Rejects with ApiError when a limit refuses it (the error was already sent).
+   */
+  async run(opts: RunOptions): Promise<RunResult> {
+    const ref = opts.requestId ?? opts.streamId;
+    const perClient = this.studio.limits.maxRunsPerClient;
+    if (this.runs.size >= perClient) {
+      const err = new ApiError(429, 'limit', limitMessage('too many runs on this connection', 'maxRunsPerClient', perClient));
+      this.error(err.code, err.message, ref);
+      throw err;
+    }
+    let release: () => void;
+    try { release = this.studio.acquireRun(); } catch (err) { this.error('limit', (err as Error).message, ref); throw err; }
+    const runId = randomUUID();
+    const abort = new AbortController();
+    this.runs.set(runId, abort);
+    let terminal: ServerMessage | undefined;
+    const onEvent = (m: ServerMessage) => {
+      if (TERMINAL.has(m.type)) terminal = m;
+      else if (m.type === 'run.started') this.sender.send({ ...m, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.streamId ? { streamId: opts.streamId } : {}) });
+      else if (m.type === 'sequence.bound' && opts.streamId) this.sender.send({ ...m, streamId: opts.streamId });
+      else this.sender.send(m);
+    };
+    try {
+      const result = await this.studio.engine.run({
+        graph: opts.graph, inputs: opts.inputs, runId, signal: abort.signal, onEvent,
+        ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.sequence ? { sequence: opts.sequence } : {}),
+      });
+      this.sendFinal(runId, result, terminal);
+      return result;
+    } catch (err) {
+      this.sender.send({ type: 'run.failed', runId, error: { code: 'internal', message: (err as Error).message } });
+      throw err;
+    } finally {
+      this.runs.delete(runId);
+      release();
+    }
+  }
+
+  /** The run's final message, outputs encoded from the result (binary frames for large tensors). */
+  private sendFinal(runId: string, result: RunResult, terminal: ServerMessage | undefined): void {
+    if (result.status === 'failed') {
+      const msg = terminal?.type === 'run.failed' ? terminal : { type: 'run.failed' as const, runId, error: result.error ?? { code: 'internal', message: 'run failed' } };
+      return this.sender.send(msg);
+    }
+    const { tensors, frames } = encodeWireTensors(result.outputs);
+    if (result.status === 'exited_early' && terminal?.type === 'run.exited_early') return this.sender.send({ ...terminal, outputs: tensors }, frames);
+    if (result.status === 'exited_early' && result.exit) {
+      const e = result.exit;
+      return this.sender.send({ type: 'run.exited_early', runId, conditionId: e.conditionId, expression: e.expression, value: e.value, strategy: e.strategy, ...(e.message ? { message: e.message } : {}), outputs: tensors }, frames);
+    }
+    const timings = terminal?.type === 'run.completed' ? terminal.timings : result.timings;
+    const totalMs = terminal?.type === 'run.completed' ? terminal.totalMs : Math.max(0, ...timings.map((t) => t.endMs));
+    this.sender.send({ type: 'run.completed', runId, outputs: tensors, timings, totalMs }, frames);
+  }
+
+  /** The socket went away: cancel its runs and end its sequences. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const run of this.runs.values()) run.abort();
+    this.streams.closeAll('cancelled');
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}
+
+function refOf(msg: PendingBinary['msg']): string {
+  return msg.type === 'run.start' ? msg.requestId : msg.streamId;
+}

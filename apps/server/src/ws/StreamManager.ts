@@ -1,0 +1,98 @@
+import type { ClientMessage, GraphDoc, Tensor } from '@ensemble-studio/core';
+import { ApiError } from '../http/errors.ts';
+import type { RunClient } from './RunClient.ts';
+import { decodeWireTensors } from './wireTensors.ts';
+
+type SequenceId = number | string;
+
+/** One open sequence stream of a client. */
+interface Stream {
+  streamId: string;
+  graph: GraphDoc;
+  sequenceId: SequenceId;
+  chunks: number;
+  /** Appends run one after another (a sequence's requests are ordered). */
+  tail: Promise<void>;
+  ended: boolean;
+  release: () => void;
+}
+
+let nextSequenceId = 1;
+
+/**
+ * A client's sequence streams: each append is one engine run with `sequence: {id, start, end}`
+ * (start on the first chunk, end on `end: true`), run in order; emits sequence.chunk per chunk
+ * and sequence.ended once (end, failed, or cancelled when the socket goes away).
+ */
+export class StreamManager {
+  private readonly streams = new Map<string, Stream>();
+
+  constructor(private readonly client: RunClient) {}
+
+  open(msg: Extract<ClientMessage, { type: 'stream.open' }>): void {
+    const { streamId } = msg;
+    if (this.streams.has(streamId)) return this.client.error('stream-exists', `stream "${streamId}" is already open`, streamId);
+    let graph: GraphDoc;
+    let release: () => void;
+    try {
+      graph = this.client.studio.resolveGraph(msg.graph);
+      release = this.client.studio.acquireStream();
+    } catch (err) {
+      return this.client.error(err instanceof ApiError ? err.code : 'bad-graph', (err as Error).message, streamId);
+    }
+    const sequenceId = msg.sequenceId ?? nextSequenceId++;
+    if (sequenceId === 0 || sequenceId === '') {
+      release();
+      return this.client.error('bad-sequence', 'sequenceId must be non-zero (0 and "" mean "not in a sequence")', streamId);
+    }
+    this.streams.set(streamId, { streamId, graph, sequenceId, chunks: 0, tail: Promise.resolve(), ended: false, release });
+  }
+
+  append(msg: Extract<ClientMessage, { type: 'stream.append' }>, frames: Uint8Array[]): void {
+    const s = this.streams.get(msg.streamId);
+    if (!s || s.ended) return this.client.error('unknown-stream', `no open stream "${msg.streamId}"`, msg.streamId);
+    let inputs: Record<string, Tensor>;
+    try {
+      inputs = decodeWireTensors(msg.inputs, frames);
+    } catch (err) {
+      return this.client.error('bad-input', (err as Error).message, msg.streamId);
+    }
+    const end = msg.end === true;
+    if (end) s.ended = true;
+    s.tail = s.tail.then(() => this.runChunk(s, inputs, end));
+  }
+
+  private async runChunk(s: Stream, inputs: Record<string, Tensor>, end: boolean): Promise<void> {
+    if (this.client.isClosed || (s.ended && !end && !this.streams.has(s.streamId))) return;
+    const chunk = s.chunks++;
+    try {
+      const result = await this.client.run({ graph: s.graph, inputs, streamId: s.streamId, sequence: { id: s.sequenceId, start: chunk === 0, end } });
+      this.client.sender.send({ type: 'sequence.chunk', streamId: s.streamId, chunk, runId: result.runId });
+      if (result.status === 'failed') return this.finish(s, 'failed', result.error?.message);
+      if (end) this.finish(s, 'end');
+    } catch (err) {
+      this.finish(s, 'failed', (err as Error).message);
+    }
+  }
+
+  /** `stream.end` without data: the sequence ends after the chunks already queued. */
+  end(streamId: string): void {
+    const s = this.streams.get(streamId);
+    if (!s) return this.client.error('unknown-stream', `no open stream "${streamId}"`, streamId);
+    s.ended = true;
+    s.tail = s.tail.then(() => this.finish(s, 'end'));
+  }
+
+  private finish(s: Stream, reason: 'end' | 'cancelled' | 'failed', message?: string): void {
+    if (!this.streams.has(s.streamId)) return;
+    this.streams.delete(s.streamId);
+    s.ended = true;
+    s.release();
+    this.client.sender.send({ type: 'sequence.ended', streamId: s.streamId, sequenceId: s.sequenceId, reason, ...(message ? { message } : {}) });
+  }
+
+  /** Ends every stream (socket closed). */
+  closeAll(reason: 'cancelled'): void {
+    for (const s of [...this.streams.values()]) this.finish(s, reason);
+  }
+}

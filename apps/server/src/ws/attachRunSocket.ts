@@ -1,0 +1,96 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { PROTOCOL_VERSION } from '@ensemble-studio/core';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { bearerToken, tokenMatches } from '../http/auth.ts';
+import type { Studio } from '../http/Studio.ts';
+import { startHeartbeat, trackPongs } from './heartbeat.ts';
+import { RunClient } from './RunClient.ts';
+
+export const WS_PATH = '/ws';
+export const TOKEN_PROTOCOL_PREFIX = 'studio-token.';
+
+export interface RunSocket {
+  wss: WebSocketServer;
+  /** Connected clients. */
+  clients(): number;
+  /** Cancels every client's runs and closes the sockets (1001 going away). */
+  close(): Promise<void>;
+}
+
+function reject(socket: Duplex, status: number, text: string, body: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
+
+/** Token from `Authorization: Bearer`, the `studio-token.<T>` subprotocol, or `?token=`. */
+function requestToken(req: IncomingMessage, url: URL): string | undefined {
+  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const proto = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX));
+  return bearerToken(req) ?? proto?.slice(TOKEN_PROTOCOL_PREFIX.length) ?? url.searchParams.get('token') ?? undefined;
+}
+
+/** Browsers send Origin: it must name the host the client connected to (no cross-site sockets). */
+export function originAllowed(req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host.toLowerCase() === String(req.headers.host ?? '').toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+function hello(studio: Studio): string {
+  const health = studio.engine.health() as unknown as { executionProviders?: unknown; providers?: unknown };
+  const eps = Array.isArray(health.executionProviders) ? health.executionProviders : Array.isArray(health.providers) ? health.providers : ['cpu'];
+  return JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, server: `ensemble-studio ${studio.version}`, executionProviders: eps.map(String) });
+}
+
+/**
+ * The run WebSocket at `/ws` on an existing HTTP server (ws `noServer` + `upgrade`): auth and
+ * Origin are checked during the upgrade; each client gets a RunClient; a heartbeat drops dead
+ * clients (their runs cancelled, sequences ended).
+ * @example const socket = attachRunSocket(server, studio); … await socket.close()
+ */
+export function attachRunSocket(server: Server, studio: Studio): RunSocket {
+  const wss = new WebSocketServer({
+    noServer: true,
+    // the hard cap; messages between maxWsMessageBytes and this get an error naming the limit
+    maxPayload: studio.limits.maxWsMessageBytes + 1024 * 1024,
+    handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX)) ?? false,
+  });
+  const clients = new Map<WebSocket, RunClient>();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== WS_PATH) return reject(socket, 404, 'Not Found', `no WebSocket endpoint at ${url.pathname}\n`);
+    if (!originAllowed(req)) return reject(socket, 403, 'Forbidden', 'Origin does not match the server host\n');
+    if (studio.token && !tokenMatches(studio.token, requestToken(req, url))) return reject(socket, 401, 'Unauthorized', 'missing or wrong token\n');
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
+  wss.on('connection', (ws: WebSocket) => {
+    const client = new RunClient(ws, studio);
+    clients.set(ws, client);
+    trackPongs(ws);
+    ws.on('message', (data, isBinary) => client.onMessage(toBuffer(data), isBinary));
+    ws.on('close', () => { client.close(); clients.delete(ws); });
+    ws.on('error', () => ws.terminate());
+    ws.send(hello(studio));
+  });
+  const stopHeartbeat = startHeartbeat(wss, studio.limits.heartbeatMs);
+  return {
+    wss,
+    clients: () => clients.size,
+    close: async () => {
+      stopHeartbeat();
+      for (const [ws, client] of clients) { client.close(); ws.close(1001, 'server shutting down'); }
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      for (const ws of clients.keys()) ws.terminate();
+    },
+  };
+}
+
+function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
