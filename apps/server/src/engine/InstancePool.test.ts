@@ -40,7 +40,7 @@ describe('InstancePool', () => {
     const pool = headPool(1);
     await pool.start();
     const feeds = feat(1, 1);
-    const buf = (feeds.feat!.data as Float32Array).buffer;
+    const buf = (feeds.feat!.data as Float32Array).buffer as ArrayBuffer;
     await pool.run({ type: 'run', feeds }, [buf]);
     expect(buf.byteLength).toBe(0); // detached: it moved to the worker
   });

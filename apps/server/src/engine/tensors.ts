@@ -128,3 +128,16 @@ export function toWire(t: Tensor): WireTensor {
 export function shapeText(shape: readonly number[]): string {
   return `[${shape.join(',')}]`;
 }
+
+const OWNED = new WeakSet<object>();
+
+/** Marks a tensor's buffer as created by the engine (a worker result or a batch), so it may be transferred. */
+export function markOwned<T extends Tensor>(t: T): T {
+  if (!Array.isArray(t.data)) OWNED.add(t.data);
+  return t;
+}
+
+/** Whether the engine created this tensor's buffer (caller inputs are never transferred away). */
+export function isOwned(t: Tensor): boolean {
+  return !Array.isArray(t.data) && OWNED.has(t.data);
+}

@@ -1,0 +1,64 @@
+/** Counters of one model, named after Triton's metrics (nv_inference_*). */
+export interface ModelMetrics {
+  /** nv_inference_request_success / _failure. */
+  requestSuccess: number;
+  requestFailure: number;
+  /** nv_inference_count: inferences (batch rows) performed. */
+  inferenceCount: number;
+  /** nv_inference_exec_count: model executions (batches). */
+  execCount: number;
+  /** nv_inference_queue_duration_us and nv_inference_compute_infer_duration_us, in ns. */
+  queueNs: number;
+  computeNs: number;
+  /** Executions per batch size. */
+  batchSizes: Record<number, number>;
+  activeSequences: number;
+}
+
+/** Counters of one graph (ensemble). */
+export interface GraphMetrics {
+  requestSuccess: number;
+  requestFailure: number;
+  exitedEarly: number;
+  /** Partial results (decoupled responses, per-node outputs) streamed to clients. */
+  streamedResponses: number;
+  durationNs: number;
+}
+
+export interface EngineMetrics { models: Record<string, ModelMetrics>; graphs: Record<string, GraphMetrics> }
+
+/** Mutable counters behind a model's ModelMetrics. */
+export class ModelStats {
+  requestSuccess = 0;
+  requestFailure = 0;
+  inferenceCount = 0;
+  execCount = 0;
+  queueNs = 0;
+  computeNs = 0;
+  batchSizes = new Map<number, number>();
+
+  success(): void { this.requestSuccess++; }
+  failure(): void { this.requestFailure++; }
+
+  /** One execution of `rows` batch rows. */
+  execution(rows: number, queueNs: number, computeNs: number): void {
+    this.execCount++;
+    this.inferenceCount += rows;
+    this.queueNs += queueNs;
+    this.computeNs += computeNs;
+    this.batchSizes.set(rows, (this.batchSizes.get(rows) ?? 0) + 1);
+  }
+
+  snapshot(activeSequences: number): ModelMetrics {
+    return {
+      requestSuccess: this.requestSuccess, requestFailure: this.requestFailure, inferenceCount: this.inferenceCount,
+      execCount: this.execCount, queueNs: this.queueNs, computeNs: this.computeNs,
+      batchSizes: Object.fromEntries(this.batchSizes), activeSequences,
+    };
+  }
+}
+
+/** Mutable counters behind a graph's GraphMetrics. */
+export function emptyGraphMetrics(): GraphMetrics {
+  return { requestSuccess: 0, requestFailure: 0, exitedEarly: 0, streamedResponses: 0, durationNs: 0 };
+}

@@ -1,0 +1,177 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ModelConfig, Tensor } from '@ensemble-studio/core';
+import { Batcher } from './Batcher.ts';
+import { EngineError, messageOf } from './errors.ts';
+import { InstancePool } from './InstancePool.ts';
+import { ModelStats } from './Metrics.ts';
+import { instanceCount, providersFor, warmupFeeds } from './modelSetup.ts';
+import { SequenceBatcher } from './SequenceBatcher.ts';
+import type { SequenceFlags } from './sequenceTensors.ts';
+import { concatBatch, copyData, isOwned, markOwned, ownsWholeBuffer, splitBatch } from './tensors.ts';
+import type { PortableTensor } from './workerProtocol.ts';
+
+export interface ModelRuntimeOptions {
+  name: string;
+  config: ModelConfig;
+  path: string;
+  intraOpThreads: number;
+  gpu: 'auto' | 'off';
+  onBound?: (id: number | string, instance: string) => void;
+  onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
+}
+
+export interface InferRequest {
+  inputs: Record<string, Tensor>;
+  signal?: AbortSignal;
+  sequence?: SequenceFlags;
+  /** True when the caller is the last holder of `t`, so its buffer may move to the worker. */
+  canTransfer?: (t: Tensor) => boolean;
+}
+
+export interface InferResult { outputs: Record<string, Tensor>; queueMs: number; computeMs: number; batchSize: number; instance: string }
+
+interface BatchItem { req: InferRequest }
+
+/**
+ * One model as Triton schedules it: an instance pool of worker sessions, fed directly, through the
+ * dynamic batcher (`dynamic_batching` with max_batch_size > 0) or through the sequence batcher.
+ */
+export class ModelRuntime {
+  state: 'loading' | 'ready' | 'unavailable' = 'loading';
+  error: string | undefined;
+  provider = 'cpu';
+  notices: string[] = [];
+  coldStartMs: number | undefined;
+  firstRunMs: number | undefined;
+  readonly stats = new ModelStats();
+  readonly pool: InstancePool;
+  readonly sequences: SequenceBatcher | undefined;
+  private readonly batcher: Batcher<BatchItem, InferResult> | undefined;
+
+  constructor(private readonly o: ModelRuntimeOptions) {
+    const cfg = o.config;
+    const readFile = (f: string) => readFileSync(join(dirname(dirname(o.path)), 'initial_state', f));
+    this.pool = new InstancePool({
+      name: o.name, count: Math.max(1, instanceCount(cfg)),
+      spec: { kind: 'model', model: o.name, path: o.path, providers: providersFor(cfg, o.gpu), intraOpThreads: o.intraOpThreads, warmup: warmupFeeds(cfg, readFile).map(toPortableCopy) },
+    });
+    const mbs = cfg.max_batch_size ?? 0;
+    if (cfg.sequence_batching) {
+      this.sequences = new SequenceBatcher({
+        model: o.name, config: cfg, instances: this.pool.size, instanceName: (i) => `${o.name}_${i}`, readFile,
+        run: (feeds, instance, signal) => this.execute(feeds, { pin: instance, signal, canTransfer: () => false }).then((r) => ({ ...r, queueNs: r.queueNs, computeNs: r.computeNs })),
+        onBound: o.onBound, onEnded: o.onEnded,
+      });
+      this.pool.onCrash((i, err) => this.sequences?.instanceFailed(i, err.message));
+    } else if (cfg.dynamic_batching && mbs > 0) {
+      this.batcher = new Batcher<BatchItem, InferResult>({
+        maxBatchSize: mbs,
+        preferredSizes: cfg.dynamic_batching.preferred_batch_size,
+        maxQueueDelayMs: (cfg.dynamic_batching.max_queue_delay_microseconds ?? 0) / 1000,
+        capacity: this.pool.size,
+        sizeOf: (it) => Object.values(it.req.inputs)[0]?.shape[0] ?? 1,
+        keyOf: (it) => Object.entries(it.req.inputs).map(([k, t]) => `${k}:${t.datatype}[${t.shape.slice(1).join(',')}]`).sort().join('|'),
+        dispatch: (items) => this.runBatch(items),
+      });
+    }
+  }
+
+  get name(): string { return this.o.name; }
+
+  /** Creates the sessions and warms them up; never throws (a failure makes the model 'unavailable'). */
+  async load(): Promise<void> {
+    const t0 = performance.now();
+    try {
+      const loaded = await this.pool.start();
+      this.provider = loaded.provider;
+      this.coldStartMs = performance.now() - t0;
+      this.firstRunMs = loaded.warmupMs;
+      if (loaded.failures.length > 0) {
+        this.notices.push(`model '${this.o.name}' asked for a GPU (KIND_GPU) but runs on ${loaded.provider.toUpperCase()}: ${loaded.failures.join('; ')}. Install the CUDA provider with ONNXRUNTIME_NODE_INSTALL=cuda12 on a machine with CUDA 12.`);
+      } else if (this.o.gpu === 'off' && (this.o.config.instance_group ?? []).some((g) => g.kind === 'KIND_GPU')) {
+        this.notices.push(`model '${this.o.name}' asked for a GPU (KIND_GPU) but the GPU is turned off for this server: it runs on CPU`);
+      }
+      if (loaded.warmupError) this.notices.push(`model '${this.o.name}' warm-up failed (${loaded.warmupError}); its first request may be slow`);
+      this.state = 'ready';
+    } catch (err) {
+      this.state = 'unavailable';
+      this.error = messageOf(err);
+    }
+  }
+
+  /** Runs one request through the model's scheduler. */
+  async infer(req: InferRequest): Promise<InferResult> {
+    if (this.state !== 'ready') throw new EngineError('model-unavailable', `model '${this.o.name}' is not available: ${this.error ?? this.state}`);
+    try {
+      const r = await this.route(req);
+      this.stats.success();
+      return r;
+    } catch (err) {
+      this.stats.failure();
+      throw err;
+    }
+  }
+
+  private async route(req: InferRequest): Promise<InferResult> {
+    if (this.sequences) {
+      if (!req.sequence) throw new EngineError('invalid-input', `model '${this.o.name}' is stateful (sequence batching): send a sequence id with START/END flags`);
+      const r = await this.sequences.infer(req.inputs, req.sequence, req.signal);
+      return { outputs: r.outputs, queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: r.batchSize, instance: r.instance };
+    }
+    if (this.batcher) return this.batcher.enqueue({ req }, req.signal);
+    const r = await this.execute(req.inputs, { signal: req.signal, canTransfer: req.canTransfer });
+    return { outputs: r.outputs, queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: firstDim(req.inputs), instance: r.instance };
+  }
+
+  private async runBatch(items: BatchItem[]): Promise<InferResult[]> {
+    const rows = items.map((it) => firstDim(it.req.inputs));
+    const names = Object.keys(items[0]!.req.inputs);
+    const feeds = Object.fromEntries(names.map((n) => [n, concatBatch(items.map((it) => it.req.inputs[n]!))]));
+    const single = items.length === 1 ? items[0]!.req.canTransfer : undefined;
+    const r = await this.execute(feeds, { canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1) });
+    const split = Object.entries(r.outputs).map(([n, t]) => [n, splitBatch(t, rows)] as const);
+    const batchSize = rows.reduce((a, b) => a + b, 0);
+    return items.map((_, k) => ({
+      outputs: Object.fromEntries(split.map(([n, parts]) => [n, markOwned(parts[k]!)])),
+      queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize, instance: r.instance,
+    }));
+  }
+
+  /** One execution on the pool: tensors go by transfer when the caller allows it, else as a fresh copy. */
+  private async execute(feeds: Record<string, Tensor>, opts: { pin?: number; signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean }) {
+    const transfer: ArrayBuffer[] = [];
+    const portable: Record<string, PortableTensor> = {};
+    for (const [name, t] of Object.entries(feeds)) portable[name] = toPortable(t, opts.canTransfer?.(t) === true, transfer);
+    const r = await this.pool.run({ type: 'run', feeds: portable }, transfer, { signal: opts.signal, pin: opts.pin });
+    const outputs: Record<string, Tensor> = {};
+    for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = markOwned({ datatype: t.datatype, shape: t.shape, data: t.data });
+    this.stats.execution(firstDim(feeds), r.queueNs, r.result.computeNs);
+    return { outputs, instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
+  }
+
+  /** Frees a sequence (cancelled run). */
+  releaseSequence(id: number | string): void {
+    this.sequences?.release(id);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+function firstDim(inputs: Record<string, Tensor>): number {
+  return Object.values(inputs)[0]?.shape[0] ?? 1;
+}
+
+/** A tensor for postMessage: its own buffer when it may move and spans it, else a copy; both go in `transfer`. */
+function toPortable(t: Tensor, mayMove: boolean, transfer: ArrayBuffer[]): PortableTensor {
+  if (Array.isArray(t.data)) return { datatype: t.datatype, shape: [...t.shape], data: t.data };
+  const data = mayMove && ownsWholeBuffer(t.data) && !transfer.includes((t.data as Float32Array).buffer as ArrayBuffer) ? t.data : copyData(t.data);
+  transfer.push((data as Float32Array).buffer as ArrayBuffer);
+  return { datatype: t.datatype, shape: [...t.shape], data };
+}
+
+function toPortableCopy(feeds: Record<string, Tensor>): Record<string, PortableTensor> {
+  return Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, { datatype: t.datatype, shape: [...t.shape], data: t.data }]));
+}
