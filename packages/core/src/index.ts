@@ -19,3 +19,6 @@ export * from './graph/queries.ts';
 export * from './validate/index.ts';
 export * from './importer/layout.ts';
 export * from './compile/index.ts';
+export * from './schema/index.ts';
+export * from './importer/index.ts';
+export * as fixtures from './graph/fixtures.ts';
