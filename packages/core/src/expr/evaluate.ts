@@ -35,8 +35,9 @@ function shapeValue(e: ShapeExpr, tensors: Record<string, Tensor>): number {
 
 /** Sequential left-to-right float64 sum: the emitted Python uses `np.cumsum(…, dtype=np.float64)[-1]` to match. */
 function sequentialSum(xs: number[]): number {
-  let s = 0;
-  for (const x of xs) s += x;
+  if (xs.length === 0) return 0;
+  let s = xs[0]!; // not 0 + xs[0]: the sum of [-0.0] is -0.0, as in numpy
+  for (let i = 1; i < xs.length; i++) s += xs[i]!;
   return s;
 }
 
@@ -47,7 +48,7 @@ function extreme(xs: number[], pick: (a: number, b: number) => boolean, empty: n
     if (Number.isNaN(x)) return NaN; // numpy propagates NaN through max/min
     if (pick(x, m)) m = x;
   }
-  return m;
+  return m + 0; // -0 → +0: numpy's choice among equal zeros depends on the dtype, so both sides normalise
 }
 
 function callValue(e: CallExpr, tensors: Record<string, Tensor>): Value {
@@ -109,7 +110,8 @@ function arithmetic(op: '+' | '-' | '*' | '/', x: number, y: number): number {
 /**
  * Evaluates an expression over tensors keyed by port name. Numbers are float64 throughout; `and`/`or`
  * short-circuit; a bare tensor name means its single element; max/min of an empty tensor are -inf/+inf,
- * sum is 0 and mean NaN. Throws an `Error` with a readable message for runtime failures (missing tensor,
+ * sum is 0 and mean NaN; sums add left to right; a zero max/min is +0. Throws an `Error` with a readable
+ * message for runtime failures (missing tensor,
  * `len()` of a scalar, shape index out of range, a value that is not one element, mismatched types).
  * @example evaluateExpression(parse('max(scores) < 0.5'), { scores: tensorFromJson('FP32', [2], [0.1, 0.7]) }) // false
  */

@@ -25,8 +25,9 @@ function pythonCall(e: CallExpr, tensorVar: (port: string) => string): string {
   switch (e.fn) {
     case 'len': return `np.float64(len(${x}))`;
     case 'size': return `np.float64(${x}.size)`;
-    case 'max': return `np.float64(np.max(${x}) if ${x}.size else -np.inf)`;
-    case 'min': return `np.float64(np.min(${x}) if ${x}.size else np.inf)`;
+    // `+ 0` turns -0.0 into 0.0: which zero numpy's max/min return among equal zeros varies with the dtype.
+    case 'max': return `np.float64(np.max(${x}) + 0 if ${x}.size else -np.inf)`;
+    case 'min': return `np.float64(np.min(${x}) + 0 if ${x}.size else np.inf)`;
     // cumsum adds strictly left to right (np.sum is pairwise), matching the evaluator bit for bit.
     case 'sum': return `np.float64(np.cumsum(${x}, dtype=np.float64)[-1] if ${x}.size else 0.0)`;
     case 'mean': return `np.float64(np.cumsum(${x}, dtype=np.float64)[-1] / ${x}.size if ${x}.size else np.nan)`;
