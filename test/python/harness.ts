@@ -40,7 +40,7 @@ export interface HarnessRequest {
   flags?: number;
   requested_output_names?: string[];
 }
-export interface HarnessResponse { outputs: Record<string, JsonTensor> | null; error: string | null }
+export interface HarnessResponse { outputs: Record<string, JsonTensor> | null; error: string | null; shared: [string, string][] }
 export interface HarnessResult { responses: HarnessResponse[]; final: boolean; flags: number[] }
 export interface HarnessCall { model: string; inputs: string[]; correlation_id: number; flags: number }
 export interface HarnessOutput {

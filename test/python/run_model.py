@@ -79,12 +79,25 @@ def load_model(path):
     return module.TritonPythonModel()
 
 
-def encode_response(response, config):
+def shared_memory(response, request):
+    """Pairs of names (outputs, or an output and an input) whose arrays share memory."""
+    outs = [(t.name(), t.as_numpy()) for t in response.output_tensors()]
+    ins = [("input:" + t.name(), t.as_numpy()) for t in request.inputs()]
+    pairs = []
+    for i, (a, x) in enumerate(outs):
+        for b, y in outs[i + 1:] + ins:
+            if np.shares_memory(x, y):
+                pairs.append([a, b])
+    return pairs
+
+
+def encode_response(response, config, request):
     if response.has_error():
-        return {"outputs": None, "error": response.error().message()}
+        return {"outputs": None, "error": response.error().message(), "shared": []}
     for t in response.output_tensors():
         check_tensor("output", t, config.get("output", []), config.get("max_batch_size", 0))
-    return {"outputs": {t.name(): to_json(t.as_numpy()) for t in response.output_tensors()}, "error": None}
+    return {"outputs": {t.name(): to_json(t.as_numpy()) for t in response.output_tensors()}, "error": None,
+            "shared": shared_memory(response, request)}
 
 
 def make_requests(job, config):
@@ -122,12 +135,13 @@ def run(job):
             raise AssertionError("a decoupled model's execute must return None")
         for req in requests:
             sender = req.get_response_sender()
-            results.append({"responses": [encode_response(x, config) for x in sender.responses],
+            results.append({"responses": [encode_response(x, config, req) for x in sender.responses],
                             "final": sender.closed, "flags": sender.flags})
     else:
         if not isinstance(returned, list) or len(returned) != len(requests) or any(x is None for x in returned):
             raise AssertionError("execute must return one InferenceResponse per request")
-        results = [{"responses": [encode_response(x, config)], "final": True, "flags": []} for x in returned]
+        results = [{"responses": [encode_response(x, config, req)], "final": True, "flags": []}
+                   for x, req in zip(returned, requests)]
     return {"decoupled": decoupled, "results": results, "calls": pb_utils.CALLS, "error": None}
 
 

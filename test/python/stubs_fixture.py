@@ -1,0 +1,18 @@
+"""Stub composing models for BLS tests: the fixture catalogue's identity and optional_in."""
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+
+def identity(inputs, request):
+    return {"OUTPUT0": np.asarray(inputs["INPUT0"], dtype=np.float32)}
+
+
+def optional_in(inputs, request):
+    x = inputs["INPUT0"]
+    if "INPUT1" in inputs:
+        x = x + inputs["INPUT1"]
+    return {"OUTPUT0": (x + 10).astype(np.float32)}
+
+
+pb_utils.register_model("identity", identity)
+pb_utils.register_model("optional_in", optional_in)
