@@ -1,0 +1,43 @@
+import { parseArgs } from 'node:util';
+import { isAbsolute, resolve } from 'node:path';
+import { UsageError } from './errors.ts';
+
+export type FlagSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
+
+export interface ParsedArgs {
+  positionals: string[];
+  values: Record<string, string | boolean | string[] | undefined>;
+}
+
+/**
+ * Strict flag parsing: unknown flags, missing values and extra positionals are UsageErrors.
+ * @example parseCommandArgs(['ocr', '--repo', 'r'], { repo: { type: 'string' } }, 1)
+ */
+export function parseCommandArgs(argv: string[], flags: FlagSpec, maxPositionals: number): ParsedArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(((err as Error).message.split('\n')[0] ?? 'bad arguments').split('. To specify')[0]!);
+  }
+  if (parsed.positionals.length > maxPositionals) throw new UsageError(`unexpected argument "${parsed.positionals[maxPositionals]}"`);
+  return { positionals: parsed.positionals, values: parsed.values as ParsedArgs['values'] };
+}
+
+/** Paths on the command line are relative to where the user ran `pnpm` (INIT_CWD), not the package. */
+export function userPath(p: string): string {
+  return isAbsolute(p) ? p : resolve(process.env.INIT_CWD ?? process.cwd(), p);
+}
+
+/** A string flag's value, or the fallback. */
+export function str(values: ParsedArgs['values'], name: string, fallback?: string): string | undefined {
+  const v = values[name];
+  return typeof v === 'string' ? v : fallback;
+}
+
+/** A required string flag. */
+export function required(values: ParsedArgs['values'], name: string): string {
+  const v = str(values, name);
+  if (v === undefined || v === '') throw new UsageError(`missing --${name}`);
+  return v;
+}

@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import type { GraphDoc, InputNode, ServerMessage, Tensor } from '@ensemble-studio/core';
+import { fullShape, tensorToJson } from '@ensemble-studio/core';
+import { Engine } from '../../engine/index.ts';
+import { decodeWav, readInputFile } from '../../io/index.ts';
+import { loadRepository } from '../../repo/loadRepository.ts';
+import { parseCommandArgs, str, userPath } from '../args.ts';
+import { CliError, UsageError } from '../errors.ts';
+import type { CliIO } from '../io.ts';
+import { resolveTarget } from '../target.ts';
+
+type RunResult = Awaited<ReturnType<Engine['run']>>;
+
+/** Silero-style streaming: 512 new samples per request with the previous 64 prepended. */
+export const CHUNK = 512;
+export const CONTEXT = 64;
+
+/** KServe v2 JSON form of output tensors (BYTES as strings). */
+export function outputsJson(outputs: Record<string, Tensor>): Record<string, { datatype: string; shape: number[]; data: (number | string | boolean)[] }> {
+  return Object.fromEntries(Object.entries(outputs).map(([n, t]) => [n, { datatype: t.datatype, shape: [...t.shape], data: tensorToJson(t) }]));
+}
+
+function resultLine(r: RunResult, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ type: 'result', ...extra, runId: r.runId, status: r.status, outputs: outputsJson(r.outputs), timings: r.timings, ...(r.exit ? { exit: r.exit } : {}), ...(r.error ? { error: r.error } : {}) });
+}
+
+function parseInputs(specs: string[], graph: GraphDoc): Map<string, { node: InputNode; file: string }> {
+  const byName = new Map(graph.nodes.filter((n): n is InputNode => n.kind === 'input').map((n) => [n.params.name, n]));
+  const out = new Map<string, { node: InputNode; file: string }>();
+  for (const spec of specs) {
+    const eq = spec.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--input expects NAME=FILE, got "${spec}"`);
+    const name = spec.slice(0, eq);
+    const node = byName.get(name);
+    if (!node) throw new UsageError(`graph ${graph.name} has no input "${name}" (inputs: ${[...byName.keys()].join(', ')})`);
+    out.set(name, { node, file: userPath(spec.slice(eq + 1)) });
+  }
+  return out;
+}
+
+/** Windows of CONTEXT + CHUNK samples over a signal (zero-padded), shaped like the graph input. */
+export function sequenceChunks(samples: Float32Array, node: InputNode, maxBatchSize: number): Tensor[] {
+  const shape = fullShape(node.params.dims, maxBatchSize).map((d) => (d < 0 ? 1 : d));
+  shape[shape.length - 1] = CONTEXT + CHUNK;
+  const chunks: Tensor[] = [];
+  for (let start = 0; start < Math.max(samples.length, 1); start += CHUNK) {
+    const data = new Float32Array(CONTEXT + CHUNK);
+    const from = Math.max(0, start - CONTEXT);
+    data.set(samples.subarray(from, Math.min(samples.length, start + CHUNK)), CONTEXT - (start - from));
+    chunks.push({ datatype: 'FP32', shape: [...shape], data });
+  }
+  return chunks;
+}
+
+async function runOnce(engine: Engine, graph: GraphDoc, inputs: Map<string, { node: InputNode; file: string }>, timeoutMs: number | undefined, io: CliIO): Promise<number> {
+  const tensors: Record<string, Tensor> = {};
+  for (const [name, { node, file }] of inputs) {
+    tensors[name] = await readInputFile(file, { datatype: node.params.datatype, shape: fullShape(node.params.dims, graph.maxBatchSize) });
+  }
+  const onEvent = (m: ServerMessage) => io.out(JSON.stringify(m));
+  const result = await engine.run({ graph, inputs: tensors, onEvent, ...(timeoutMs ? { timeoutMs } : {}) });
+  io.out(resultLine(result));
+  return result.status === 'failed' ? 1 : 0;
+}
+
+async function runSequence(engine: Engine, graph: GraphDoc, inputs: Map<string, { node: InputNode; file: string }>, io: CliIO): Promise<number> {
+  const [entry, ...rest] = [...inputs.values()];
+  if (!entry || rest.length > 0) throw new UsageError('--sequence streams exactly one --input NAME=FILE.wav');
+  const wav = decodeWav(await readFile(entry.file).catch((err: NodeJS.ErrnoException) => { throw new CliError(`cannot read ${entry.file}: ${err.code ?? err.message}`); }));
+  const chunks = sequenceChunks(wav.samples, entry.node, graph.maxBatchSize);
+  const id = Math.floor(Math.random() * 1e9) + 1;
+  let failed = 0;
+  for (const [i, t] of chunks.entries()) {
+    const sequence = { id, start: i === 0, end: i === chunks.length - 1 };
+    const result = await engine.run({ graph, inputs: { [entry.node.params.name]: t }, sequence, onEvent: (m) => io.out(JSON.stringify(m)) });
+    io.out(resultLine(result, { chunk: i, sequenceId: id }));
+    if (result.status === 'failed') { failed++; break; }
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+/**
+ * `run NAME|GRAPH.json --repo DIR --input NAME=FILE ... [--sequence] [--timeout MS]`: one JSON line
+ * per engine event, then `{"type":"result",…}` (per chunk with --sequence). Exit 1 when a run fails.
+ * @example await runCommand(['vad-stream', '--input', 'audio=speech.wav', '--sequence'], io)
+ */
+export async function runCommand(argv: string[], io: CliIO): Promise<number> {
+  const { positionals, values } = parseCommandArgs(argv, {
+    repo: { type: 'string' }, input: { type: 'string', multiple: true }, sequence: { type: 'boolean' }, timeout: { type: 'string' },
+  }, 1);
+  const target = positionals[0];
+  if (target === undefined) throw new UsageError('run needs a graph: NAME or GRAPH.json');
+  const timeout = str(values, 'timeout');
+  if (timeout !== undefined && !(Number(timeout) > 0)) throw new UsageError('--timeout expects a positive number of milliseconds');
+  const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
+  });
+  const graph = await resolveTarget(repo, target);
+  const inputs = parseInputs((values.input as string[] | undefined) ?? [], graph);
+  const engine = await Engine.create({ repository: repo });
+  try {
+    return values.sequence ? await runSequence(engine, graph, inputs, io) : await runOnce(engine, graph, inputs, timeout ? Number(timeout) : undefined, io);
+  } finally {
+    await engine.close();
+  }
+}

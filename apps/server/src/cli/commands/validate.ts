@@ -1,0 +1,67 @@
+import type { Diagnostic } from '@ensemble-studio/core';
+import { hasErrors, validateEnsembleConfigs, validateGraph, validateModelConfig } from '@ensemble-studio/core';
+import type { Repository } from '../../repo/types.ts';
+import { loadRepository } from '../../repo/loadRepository.ts';
+import { parseCommandArgs, str, userPath } from '../args.ts';
+import { CliError } from '../errors.ts';
+import { isGraphFile, readGraphFile } from '../target.ts';
+import type { CliIO } from '../io.ts';
+
+/** A diagnostic with what it is about (a model, a graph, a file). */
+export interface TargetDiagnostic extends Diagnostic { target: string }
+
+const tag = (target: string, ds: Diagnostic[]): TargetDiagnostic[] => ds.map((d) => ({ target, ...d }));
+
+/** Every model config, every ensemble (cross-model rules) and every graph of the repository. */
+export function validateRepository(repo: Repository): TargetDiagnostic[] {
+  const out: TargetDiagnostic[] = [];
+  out.push(...tag(repo.dir, repo.problems));
+  const configs = Object.fromEntries(Object.values(repo.catalogue.models).filter((m) => !m.error).map((m) => [m.name, m.config]));
+  for (const m of Object.values(repo.catalogue.models)) {
+    if (!m.error) out.push(...tag(m.name, validateModelConfig(m.config, { dirName: m.name })));
+  }
+  out.push(...tag('ensembles', validateEnsembleConfigs(configs)));
+  for (const g of Object.values(repo.graphs)) out.push(...tag(g.name, validateGraph(g, repo.catalogue)));
+  return out;
+}
+
+async function validateTarget(repo: Repository, target: string): Promise<TargetDiagnostic[]> {
+  if (isGraphFile(target)) {
+    const graph = await readGraphFile(target);
+    return tag(target, validateGraph(graph, repo.catalogue));
+  }
+  const graph = repo.graphs[target];
+  if (graph) return tag(target, validateGraph(graph, repo.catalogue));
+  const model = repo.catalogue.models[target];
+  if (!model) throw new CliError(`no graph or model named "${target}" in ${repo.dir}`);
+  if (model.error) return [{ target, code: 'model-load', severity: 'error', message: model.error }];
+  return tag(target, validateModelConfig(model.config, { dirName: target }));
+}
+
+/** One human line per diagnostic. */
+export function formatDiagnostic(d: TargetDiagnostic): string {
+  const where = [d.nodeId && `node ${d.nodeId}`, d.edgeId && `edge ${d.edgeId}`, d.port && `port ${d.port}`].filter(Boolean).join(', ');
+  return `${d.target}: ${d.severity} ${d.code}: ${d.message}${where ? ` (${where})` : ''}${d.fix ? ` — fix: ${d.fix}` : ''}`;
+}
+
+/**
+ * `validate [NAME|GRAPH.json] --repo DIR [--json]`: exit 1 on any error diagnostic.
+ * @example await validateCommand(['ocr', '--repo', 'examples/model_repository'], io)
+ */
+export async function validateCommand(argv: string[], io: CliIO): Promise<number> {
+  const { positionals, values } = parseCommandArgs(argv, { repo: { type: 'string' }, json: { type: 'boolean' } }, 1);
+  const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch((err: NodeJS.ErrnoException) => {
+    throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
+  });
+  const target = positionals[0];
+  const diagnostics = target === undefined ? validateRepository(repo) : await validateTarget(repo, target);
+  const ok = !hasErrors(diagnostics);
+  if (values.json) {
+    io.out(JSON.stringify({ ok, diagnostics }));
+  } else {
+    for (const d of diagnostics) io.out(formatDiagnostic(d));
+    const errors = diagnostics.filter((d) => d.severity === 'error').length;
+    io.out(`${errors} error(s), ${diagnostics.filter((d) => d.severity === 'warning').length} warning(s)${ok ? ' — ok' : ''}`);
+  }
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,13 @@
+/** Wrong command line: exit code 2, one line on stderr. */
+export class UsageError extends Error {}
+/** A command that ran and failed (diagnostics, run error, unreadable file): exit code 1. */
+export class CliError extends Error {}
+
+export const USAGE = `usage: ensemble-studio <command> [options]
+  serve [--repo DIR] [--port N] [--host H] [--token T]
+  validate [NAME|GRAPH.json] [--repo DIR] [--json]
+  compile NAME|GRAPH.json [--repo DIR] --out DIR [--zip FILE]
+  import TRITON_REPO --out DIR
+  run NAME|GRAPH.json [--repo DIR] --input NAME=FILE ... [--sequence] [--timeout MS]
+  prepare-examples [--repo DIR]
+exit codes: 0 ok, 1 diagnostics or run error, 2 usage`;

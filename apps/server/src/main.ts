@@ -1,0 +1,123 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Engine } from './engine/index.ts';
+import { isLoopbackHost } from './http/auth.ts';
+import { createApp } from './http/createApp.ts';
+import type { Limits } from './http/limits.ts';
+import { Studio } from './http/Studio.ts';
+import { loadRepository } from './repo/loadRepository.ts';
+import type { Repository } from './repo/types.ts';
+import { attachRunSocket, type RunSocket } from './ws/attachRunSocket.ts';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** The bundled examples (PRODUCT §11): the default repository. */
+export const DEFAULT_REPO = resolve(HERE, '../../../examples/model_repository');
+/** The built web app. */
+export const DEFAULT_WEB_DIST = resolve(HERE, '../../web/dist');
+
+export interface ServeConfig {
+  repo: string;
+  port: number;
+  host: string;
+  token?: string;
+  webDist?: string;
+  limits?: Partial<Limits>;
+  intraOpThreads?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  server: Server;
+  studio: Studio;
+  socket: RunSocket;
+  /** Stops accepting, lets runs finish within `shutdownGraceMs`, cancels the rest, closes the engine. */
+  close(): Promise<void>;
+}
+
+/** A configuration the server refuses to start with (e.g. a public host without a token). */
+export class ConfigError extends Error {}
+
+/**
+ * Checks that a host/token pair is safe to listen with: anything but loopback needs a token.
+ * @throws ConfigError
+ */
+export function checkListenConfig(host: string, token: string | undefined): void {
+  if (!isLoopbackHost(host) && !token) {
+    throw new ConfigError(`refusing to listen on ${host} without --token: only loopback hosts (127.0.0.1, ::1, localhost) may run without one`);
+  }
+  if (token !== undefined && !/^[A-Za-z0-9._~-]{8,256}$/.test(token)) {
+    throw new ConfigError('--token must be 8–256 characters of A–Z a–z 0–9 . _ ~ - (it travels in a WebSocket subprotocol)');
+  }
+}
+
+async function createEngine(repository: Repository, config: ServeConfig) {
+  return Engine.create({ repository, ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}), ...(config.limits?.maxConcurrentRuns ? { maxConcurrentRuns: config.limits.maxConcurrentRuns } : {}) });
+}
+
+/**
+ * config → loadRepository → Engine.create → createApp → http.createServer → attachRunSocket → listen.
+ * `port: 0` picks a free port (see `url`).
+ * @example const s = await startServer({ repo: DEFAULT_REPO, port: 0, host: '127.0.0.1' }); console.log(s.url)
+ */
+export async function startServer(config: ServeConfig): Promise<RunningServer> {
+  checkListenConfig(config.host, config.token);
+  const repository = await loadRepository(config.repo);
+  const engine = await createEngine(repository, config);
+  const studio = new Studio({ repository, engine, token: config.token, limits: config.limits, createEngine: (r) => createEngine(r, config) });
+  const app = createApp({ studio, webDist: config.webDist ?? DEFAULT_WEB_DIST });
+  const server = createServer(app);
+  const socket = attachRunSocket(server, studio);
+  await new Promise<void>((res, rej) => {
+    server.once('error', rej);
+    server.listen(config.port, config.host, () => { server.off('error', rej); res(); });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  const close = () => (closing ??= shutdown(server, socket, studio));
+  return { url: `http://${hostForUrl}:${port}`, port, server, studio, socket, close };
+}
+
+async function shutdown(server: Server, socket: RunSocket, studio: Studio): Promise<void> {
+  const stopped = new Promise<void>((res) => server.close(() => res()));
+  server.closeIdleConnections();
+  const deadline = Date.now() + studio.limits.shutdownGraceMs;
+  while (studio.runsInFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await socket.close();
+  server.closeAllConnections();
+  await stopped;
+  await studio.engine.close();
+}
+
+/** Runs `close` on SIGTERM/SIGINT once; a second signal exits at once. */
+export function closeOnSignals(close: () => Promise<void>, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): void {
+  let stopping = false;
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    log(`${sig}: shutting down`);
+    close().then(() => process.exit(0), (err: unknown) => { log(`shutdown failed: ${(err as Error).message}`); process.exit(1); });
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
+
+async function mainFromEnv(): Promise<void> {
+  const env = process.env;
+  try {
+    const s = await startServer({
+      repo: resolve(env.INIT_CWD ?? process.cwd(), env.STUDIO_REPO ?? DEFAULT_REPO),
+      port: Number(env.PORT ?? 8080), host: env.HOST ?? '127.0.0.1', ...(env.STUDIO_TOKEN ? { token: env.STUDIO_TOKEN } : {}),
+    });
+    process.stdout.write(`listening on ${s.url}\n`);
+    closeOnSignals(s.close);
+  } catch (err) {
+    process.stderr.write(`ensemble-studio: ${(err as Error).message}\n`);
+    process.exit(err instanceof ConfigError ? 2 : 1);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) void mainFromEnv();
