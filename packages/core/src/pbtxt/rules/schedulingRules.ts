@@ -1,0 +1,148 @@
+/**
+ * Single-config rules for dynamic batching, sequence batching and the response cache
+ * (TRITON.md §1.6, §1.7, §1.9, §4.7; core `ValidateModelConfig`, `GetBooleanSequenceControlProperties`).
+ */
+import type { Diagnostic } from '../../validate/diagnostic.ts';
+import type { ModelConfig } from '../modelConfig.ts';
+import { asList, asRecord, error, formatDims, isDecoupled } from './util.ts';
+
+function checkPreferred(sizes: number[], mbs: number, where: string, m: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const s of sizes) {
+    if (s < 1) out.push(error('preferred-batch-size', `${where} of ${m} has preferred batch size ${s}; sizes must be positive`, 'remove the size or make it 1 or more'));
+    else if (s > mbs) {
+      out.push(error('preferred-batch-size', `${where} of ${m} prefers batch size ${s}, above max_batch_size ${mbs}`, `lower the preferred size to at most ${mbs} or raise max_batch_size`));
+    }
+  }
+  return out;
+}
+
+export function checkDynamicBatching(config: ModelConfig, m: string): Diagnostic[] {
+  if (config.dynamic_batching === undefined) return [];
+  const db = asRecord(config.dynamic_batching);
+  const mbs = config.max_batch_size ?? 0;
+  const out = checkPreferred(asList<number>(db.preferred_batch_size), mbs, 'dynamic_batching', m);
+  const levels = typeof db.priority_levels === 'number' ? db.priority_levels : 0;
+  const policies = asRecord(db.priority_queue_policy);
+  if (levels > 0) {
+    const dflt = typeof db.default_priority_level === 'number' ? db.default_priority_level : 0;
+    if (dflt < 1 || dflt > levels) {
+      out.push(error('priority-level-range', `${m} has default_priority_level ${dflt}, outside [1, ${levels}]`, `set default_priority_level between 1 and ${levels}`));
+    }
+    for (const key of Object.keys(policies)) {
+      const k = Number(key);
+      if (k < 1 || k > levels) out.push(error('priority-level-range', `${m} has a priority_queue_policy for level ${key}, outside [1, ${levels}]`, `use levels 1 to ${levels}`));
+    }
+  }
+  if (db.preserve_ordering === true) {
+    if (levels > 1) out.push(error('preserve-ordering-priority', `${m} sets preserve_ordering with ${levels} priority levels`, 'use one priority level or turn off preserve_ordering'));
+    const all = [db.default_queue_policy, ...Object.values(policies)].map(asRecord);
+    if (all.some((p) => p.timeout_action === 'DELAY')) {
+      out.push(error('preserve-ordering-delay', `${m} sets preserve_ordering with a DELAY queue timeout action`, 'use timeout_action: REJECT or turn off preserve_ordering'));
+    }
+  }
+  return out;
+}
+
+const BOOLEAN_KINDS = new Set(['CONTROL_SEQUENCE_START', 'CONTROL_SEQUENCE_END', 'CONTROL_SEQUENCE_READY']);
+const CORRID_TYPES = new Set(['TYPE_UINT64', 'TYPE_INT64', 'TYPE_UINT32', 'TYPE_INT32', 'TYPE_STRING']);
+const FORMS = ['int32_false_true', 'fp32_false_true', 'bool_false_true'] as const;
+
+function checkControl(c: Record<string, unknown>, tensor: string, m: string): Diagnostic[] {
+  const kind = typeof c.kind === 'string' ? c.kind : 'CONTROL_SEQUENCE_START';
+  const given = FORMS.filter((f) => asList(c[f]).length > 0);
+  if (BOOLEAN_KINDS.has(kind)) {
+    if (given.length !== 1) {
+      return [error('sequence-control-form', `${kind} control '${tensor}' of ${m} gives ${given.length ? given.join(' and ') : 'no value form'}; exactly one of int32_false_true, fp32_false_true or bool_false_true is needed`,
+        'keep exactly one *_false_true list, e.g. int32_false_true: [ 0, 1 ]', tensor)];
+    }
+    const n = asList(c[given[0]!]).length;
+    return n === 2 ? [] : [error('sequence-control-size', `${kind} control '${tensor}' of ${m} has ${n} entries in ${given[0]}; it needs exactly 2, [false, true]`, `write ${given[0]}: [ <false>, <true> ]`, tensor)];
+  }
+  const out: Diagnostic[] = [];
+  if (given.length) out.push(error('sequence-corrid-form', `CORRID control '${tensor}' of ${m} sets ${given.join(', ')}, which a correlation-id control must not have`, 'remove the *_false_true lists; set data_type only', tensor));
+  if (!CORRID_TYPES.has(String(c.data_type ?? ''))) {
+    out.push(error('sequence-corrid-dtype', `CORRID control '${tensor}' of ${m} has data_type ${String(c.data_type ?? '(none)')}`, 'set data_type to TYPE_UINT64, TYPE_INT64, TYPE_UINT32, TYPE_INT32 or TYPE_STRING', tensor));
+  }
+  return out;
+}
+
+function checkControls(sb: Record<string, unknown>, m: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const tensors = new Set<string>();
+  const kinds = new Set<string>();
+  for (const ci of asList(sb.control_input)) {
+    const name = typeof ci.name === 'string' ? ci.name : '';
+    if (!name) out.push(error('sequence-control-name', `a control_input of ${m} has no name`, 'name the control tensor, e.g. "START"'));
+    else if (tensors.has(name)) out.push(error('sequence-control-tensor-reused', `control tensor '${name}' of ${m} appears in more than one control_input`, 'merge the entries or use a different tensor per control', name));
+    tensors.add(name);
+    for (const c of asList(ci.control)) {
+      const kind = typeof c.kind === 'string' ? c.kind : 'CONTROL_SEQUENCE_START';
+      if (kinds.has(kind)) out.push(error('sequence-control-kind-duplicate', `${m} gives the ${kind} control more than once`, `keep one ${kind} control`, name));
+      kinds.add(kind);
+      out.push(...checkControl(c, name, m));
+    }
+  }
+  return out;
+}
+
+function checkInitialState(state: Record<string, unknown>, label: string, m: string, port: string): Diagnostic[] {
+  const inits = asList(state.initial_state);
+  if (inits.length > 1) return [error('initial-state-count', `${label} of ${m} has ${inits.length} initial_state entries; at most one is allowed`, 'keep one initial_state', port)];
+  const init = inits[0];
+  if (!init) return [];
+  const out: Diagnostic[] = [];
+  if (!init.name) out.push(error('initial-state-name', `the initial_state of ${label} of ${m} has no name`, 'set name on the initial_state', port));
+  if (init.data_type !== state.data_type) {
+    out.push(error('initial-state-dtype', `the initial_state of ${label} of ${m} is ${String(init.data_type ?? '(none)')} but the state is ${String(state.data_type ?? '(none)')}`, 'use the state data_type', port));
+  }
+  const dims = asList<number>(state.dims);
+  const initDims = asList<number>(init.dims);
+  const fits = initDims.length === dims.length && initDims.every((d, i) => d >= 1 && (dims[i] === -1 || dims[i] === d));
+  if (!fits) {
+    out.push(error('initial-state-dims', `the initial_state of ${label} of ${m} has dims ${formatDims(initDims)}, which do not fit state dims ${formatDims(dims)}`,
+      'give fixed dims of the same rank, equal where the state dim is fixed', port));
+  }
+  if (init.zero_data === undefined && init.data_file === undefined) {
+    out.push(error('initial-state-data', `the initial_state of ${label} of ${m} sets neither zero_data nor data_file`, 'add zero_data: true or data_file: "<file in initial_state/>"', port));
+  }
+  return out;
+}
+
+function checkStates(sb: Record<string, unknown>, m: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  asList(sb.state).forEach((s, i) => {
+    const label = `state ${typeof s.input_name === 'string' && s.input_name ? `'${s.input_name}'` : i}`;
+    const port = typeof s.input_name === 'string' ? s.input_name : undefined;
+    if (!s.input_name || !s.output_name) out.push(error('state-names', `${label} of ${m} needs both input_name and output_name`, 'set input_name and output_name', port));
+    if (!s.data_type || s.data_type === 'TYPE_INVALID') out.push(error('state-dtype', `${label} of ${m} has no data_type`, 'set data_type', port));
+    const dims = asList<number>(s.dims);
+    if (dims.length === 0 || dims.some((d) => d !== -1 && d < 1)) {
+      out.push(error('state-dims', `${label} of ${m} has dims ${formatDims(dims)}; give at least one dim, each -1 or at least 1`, 'fix the state dims', port));
+    }
+    out.push(...checkInitialState(s, label, m, port ?? ''));
+  });
+  return out;
+}
+
+export function checkSequenceBatching(config: ModelConfig, m: string): Diagnostic[] {
+  if (config.sequence_batching === undefined) return [];
+  const sb = asRecord(config.sequence_batching);
+  const mbs = config.max_batch_size ?? 0;
+  const out = [...checkControls(sb, m), ...checkStates(sb, m)];
+  const oldest = asRecord(sb.oldest);
+  out.push(...checkPreferred(asList<number>(oldest.preferred_batch_size), mbs, 'sequence_batching.oldest', m));
+  const util = asRecord(sb.direct).minimum_slot_utilization;
+  if (typeof util === 'number' && !(util >= 0 && util <= 1)) {
+    out.push(error('slot-utilization-range', `${m} has minimum_slot_utilization ${util}; it must be between 0 and 1`, 'set minimum_slot_utilization between 0.0 and 1.0'));
+  }
+  return out;
+}
+
+export function checkResponseCache(config: ModelConfig, m: string): Diagnostic[] {
+  if (asRecord(config.response_cache).enable !== true) return [];
+  const out: Diagnostic[] = [];
+  if (config.sequence_batching !== undefined) out.push(error('response-cache-sequence', `${m} enables the response cache together with sequence batching`, 'disable response_cache'));
+  if (isDecoupled(config)) out.push(error('response-cache-decoupled', `${m} enables the response cache but is decoupled`, 'disable response_cache'));
+  return out;
+}
