@@ -7,6 +7,9 @@ import { compileGraph } from '../../packages/core/src/compile/index.ts';
 import type { RepoFile } from '../../packages/core/src/compile/types.ts';
 import { fixtureCatalogue } from '../../packages/core/src/graph/fixtures.ts';
 import { parsePbtxt, printPbtxt } from '../../packages/core/src/pbtxt/index.ts';
+import { isEnsembleDecoupled, validateEnsembleConfigs } from '../../packages/core/src/pbtxt/validateEnsembleConfigs.ts';
+import { validateModelConfig } from '../../packages/core/src/pbtxt/validateModelConfig.ts';
+import type { ModelConfig } from '../../packages/core/src/pbtxt/modelConfig.ts';
 import { GOLDEN_CASES } from '../python/fixtures.ts';
 import { HARNESS_DIR, pythonSyntaxErrors, requirePythonNumpy, writeRepo } from '../python/harness.ts';
 
@@ -69,6 +72,21 @@ describe('compiler output is deterministic and valid for Triton', () => {
         expect(printPbtxt(parsed.config)).toBe(f.text);
         for (const s of parsed.config.ensemble_scheduling?.step ?? []) expect(s.model_version).toBe(-1);
       }
+    });
+
+    it(`${name}: every config passes validateModelConfig and validateEnsembleConfigs with no errors`, () => {
+      const { files } = compileGraph(make(), fixtureCatalogue());
+      const configs: Record<string, ModelConfig> = {};
+      for (const f of files.filter((x) => x.path.endsWith('/config.pbtxt'))) {
+        const parsed = parsePbtxt(f.text!);
+        if (!parsed.ok) throw new Error(parsed.error.message);
+        const dir = f.path.split('/')[0]!;
+        configs[dir] = parsed.config;
+        expect(validateModelConfig(parsed.config, { dirName: dir }).filter((d) => d.severity === 'error')).toEqual([]);
+      }
+      expect(validateEnsembleConfigs(configs).filter((d) => d.severity === 'error')).toEqual([]);
+      const entry = make().name;
+      expect(isEnsembleDecoupled(entry, configs)).toBe(name === 'condition_gate');
     });
 
     it(`${name}: every generated Python file is valid Python`, () => {
