@@ -27,6 +27,8 @@ export interface InferRequest {
   sequence?: SequenceFlags;
   /** True when the caller is the last holder of `t`, so its buffer may move to the worker. */
   canTransfer?: (t: Tensor) => boolean;
+  /** Called when this request binds a new sequence to an instance. */
+  onBound?: (instance: string) => void;
 }
 
 export interface InferResult { outputs: Record<string, Tensor>; queueMs: number; computeMs: number; batchSize: number; instance: string }
@@ -116,7 +118,7 @@ export class ModelRuntime {
   private async route(req: InferRequest): Promise<InferResult> {
     if (this.sequences) {
       if (!req.sequence) throw new EngineError('invalid-input', `model '${this.o.name}' is stateful (sequence batching): send a sequence id with START/END flags`);
-      const r = await this.sequences.infer(req.inputs, req.sequence, req.signal);
+      const r = await this.sequences.infer(req.inputs, req.sequence, req.signal, req.onBound);
       return { outputs: r.outputs, queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: r.batchSize, instance: r.instance };
     }
     if (this.batcher) return this.batcher.enqueue({ req }, req.signal);

@@ -134,7 +134,7 @@ describe('sequence batching on real models', () => {
     const session = await ort.InferenceSession.create(repo.modelFile('vad')!, { intraOpNumThreads: 1 });
     const reference: number[][] = [];
     for (const stream of audio) {
-      let state = new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]);
+      let state: ort.Tensor = new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]);
       const probs: number[] = [];
       for (const chunk of stream) {
         const out = await session.run({ input: new ort.Tensor('float32', chunk, [1, 576]), state });

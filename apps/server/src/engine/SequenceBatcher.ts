@@ -71,7 +71,7 @@ export class SequenceBatcher {
   list(): Binding[] { return [...this.bindings.values()]; }
 
   /** Runs one request of a sequence; requests of one sequence run in order. */
-  infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: AbortSignal): Promise<SequenceResult> {
+  infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: AbortSignal, onBound?: (instance: string) => void): Promise<SequenceResult> {
     if (flags.id === 0 || flags.id === '') {
       return Promise.reject(new EngineError('invalid-input', `requests to model '${this.o.model}' need a non-zero (or non-empty) sequence id`));
     }
@@ -79,7 +79,10 @@ export class SequenceBatcher {
     let b = this.bindings.get(key);
     if (flags.start) {
       this.lost.delete(key);
-      if (!b) b = this.bind(key, flags.id);
+      if (!b) {
+        b = this.bind(key, flags.id);
+        onBound?.(this.o.instanceName(b.instance));
+      }
       else b.chain = b.chain.then(() => { b!.state = this.initial(); });
     } else if (!b) {
       const why = this.lost.get(key);

@@ -80,6 +80,7 @@ export function ownsWholeBuffer(data: TensorData): boolean {
 
 const SUMMARY_FULL_LIMIT = 4096;
 const PREVIEW = 16;
+const STATS_LIMIT = 1 << 18;
 
 /**
  * Stats and a preview of a tensor for events (full data when ≤ 4096 elements).
@@ -97,7 +98,8 @@ export function summarizeTensor(t: Tensor): TensorSummary {
   const json = small ? tensorToJson(t) : tensorToJson({ ...t, shape: [Math.min(n, PREVIEW)], data: sliceData(t.data, PREVIEW) });
   summary.preview = json.slice(0, PREVIEW);
   if (small) summary.data = json;
-  if (n > 0 && t.datatype !== 'BOOL' && t.datatype !== 'FP16' && t.datatype !== 'BF16') Object.assign(summary, stats(t.data));
+  // Stats over huge tensors would stall the event loop (a 4 MP image takes ~4 ms): those get a preview only.
+  if (n > 0 && n <= STATS_LIMIT && t.datatype !== 'BOOL' && t.datatype !== 'FP16' && t.datatype !== 'BF16') Object.assign(summary, stats(t.data));
   return summary;
 }
 

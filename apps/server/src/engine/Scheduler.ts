@@ -1,0 +1,249 @@
+import type { ConditionNode, GraphDoc, GraphNode, NodeTiming, ServerMessage, SkipReason, Tensor } from '@ensemble-studio/core';
+import { abortError, EngineError, messageOf } from './errors.ts';
+import { exitDefaults } from './exitOutputs.ts';
+import { indexGraph, type GraphIndex } from './graphIndex.ts';
+import { isOwned, summarizeTensor } from './tensors.ts';
+
+/** What executing one node produced: zero or more responses (decoupled), and whether a condition held. */
+export interface NodeRun {
+  responses: Record<string, Tensor>[];
+  /** Set by a condition whose expression held. */
+  exit?: { value: number | boolean };
+  queueMs?: number;
+  computeMs?: number;
+  batchSize?: number;
+  instance?: string;
+}
+
+export interface ExecContext {
+  signal: AbortSignal;
+  /** Whether `t`'s buffer may move to a worker (no one else will read it). */
+  canTransfer(t: Tensor): boolean;
+}
+
+/** Runs model, op and condition nodes (routers, inputs and outputs are the scheduler's own). */
+export interface NodeExecutor { execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> }
+
+export interface ExitInfo { conditionId: string; expression: string; value: number | boolean; strategy: ConditionNode['params']['strategy']; message?: string }
+
+export interface SchedulerResult {
+  status: 'completed' | 'exited_early' | 'failed';
+  outputs: Record<string, Tensor>;
+  timings: NodeTiming[];
+  exit?: ExitInfo;
+  error?: { code: string; message: string; nodeId?: string };
+}
+
+export interface SchedulerOptions {
+  runId: string;
+  graph: GraphDoc;
+  inputs: Record<string, Tensor>;
+  executor: NodeExecutor;
+  signal: AbortSignal;
+  emit: (m: ServerMessage) => void;
+  now?: () => number;
+}
+
+/**
+ * The ensemble scheduler (TRITON §2.5): a node runs as soon as all its connected inputs exist
+ * (per iteration: each response of a decoupled node is its own iteration), independent branches
+ * run concurrently, tensors pass by reference. A failure or a bls/error exit stops scheduling; a
+ * gate exit starves the nodes behind it. Nodes that never ran are reported skipped with the reason.
+ */
+export class Scheduler {
+  private readonly idx: GraphIndex;
+  private readonly now: () => number;
+  private readonly t0: number;
+  private pending = new Map<string, Map<number, Map<string, Tensor>>>();
+  private refs = new Map<object, number>();
+  private executed = new Set<string>();
+  private counters = new Map<string, number>();
+  private outputs: Record<string, Tensor> = {};
+  private timings: NodeTiming[] = [];
+  private inflight = 0;
+  private stopped = false;
+  private failure: { code: string; message: string; nodeId?: string } | undefined;
+  private exit: ExitInfo | undefined;
+  private done!: (r: SchedulerResult) => void;
+
+  constructor(private readonly o: SchedulerOptions) {
+    this.idx = indexGraph(o.graph);
+    this.now = o.now ?? (() => performance.now());
+    this.t0 = this.now();
+  }
+
+  /** Runs the graph to the end; never rejects. */
+  run(): Promise<SchedulerResult> {
+    const result = new Promise<SchedulerResult>((r) => { this.done = r; });
+    const onAbort = () => { this.stopped = true; };
+    this.o.signal.addEventListener('abort', onAbort, { once: true });
+    this.dropOmittedOptionalInputs();
+    for (const node of this.idx.nodes.values()) {
+      if (node.kind === 'input') {
+        const t = this.o.inputs[node.params.name];
+        this.executed.add(node.id);
+        if (t) this.finishNode(node, 0, { responses: [{ out: t }] }, this.now(), {});
+      } else if (this.idx.inPorts.get(node.id)!.size === 0) {
+        this.launch(node, 0, {});
+      }
+    }
+    this.maybeFinish();
+    return result.finally(() => this.o.signal.removeEventListener('abort', onAbort));
+  }
+
+  /** An optional ensemble input the request leaves out is not forwarded: its consumers run without it (TRITON §2.5). */
+  private dropOmittedOptionalInputs(): void {
+    for (const node of this.idx.nodes.values()) {
+      if (node.kind !== 'input' || this.o.inputs[node.params.name]) continue;
+      for (const edges of this.idx.out.get(node.id)!.values()) for (const e of edges) this.idx.inPorts.get(e.target)!.delete(e.targetPort);
+    }
+  }
+
+  private deliver(nodeId: string, iteration: number, port: string, t: Tensor): void {
+    const node = this.idx.nodes.get(nodeId)!;
+    if (node.kind === 'output') {
+      this.outputs[node.params.name] = t;
+      this.executed.add(node.id);
+      return;
+    }
+    const byIter = this.pending.get(nodeId) ?? new Map<number, Map<string, Tensor>>();
+    this.pending.set(nodeId, byIter);
+    const got = byIter.get(iteration) ?? new Map<string, Tensor>();
+    byIter.set(iteration, got);
+    got.set(port, t);
+    if (got.size === this.idx.inPorts.get(nodeId)!.size && !this.stopped) {
+      byIter.delete(iteration);
+      this.launch(node, iteration, Object.fromEntries(got));
+    }
+  }
+
+  private launch(node: GraphNode, iteration: number, inputs: Record<string, Tensor>): void {
+    this.executed.add(node.id);
+    const startedAt = this.now();
+    this.o.emit({ type: 'node.started', runId: this.o.runId, nodeId: node.id, atMs: startedAt - this.t0 });
+    if (node.kind === 'router') {
+      const t = inputs.in!;
+      const responses = [Object.fromEntries(Array.from({ length: node.params.count }, (_, i) => [`out_${i}`, t]))];
+      this.finishNode(node, iteration, { responses, queueMs: 0, computeMs: 0 }, startedAt, inputs);
+      return;
+    }
+    this.inflight++;
+    const ctx: ExecContext = { signal: this.o.signal, canTransfer: (t) => isOwned(t) && this.refs.get(t.data) === 1 };
+    let p: Promise<NodeRun>;
+    try {
+      p = this.o.executor.execute(node, inputs, ctx);
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    p.then(
+      (r) => this.finishNode(node, iteration, r, startedAt, inputs),
+      (err: unknown) => this.failNode(node, err, inputs),
+    ).finally(() => {
+      this.inflight--;
+      this.maybeFinish();
+    });
+  }
+
+  private release(inputs: Record<string, Tensor>): void {
+    for (const t of Object.values(inputs)) {
+      const n = this.refs.get(t.data);
+      if (n !== undefined) this.refs.set(t.data, n - 1);
+    }
+  }
+
+  private finishNode(node: GraphNode, iteration: number, r: NodeRun, startedAt: number, inputs: Record<string, Tensor>): void {
+    this.release(inputs);
+    const endedAt = this.now();
+    const timing: NodeTiming = {
+      nodeId: node.id, queueMs: r.queueMs ?? 0, computeMs: r.computeMs ?? endedAt - startedAt,
+      startMs: startedAt - this.t0, endMs: endedAt - this.t0, batchSize: r.batchSize, instance: r.instance,
+    };
+    if (node.kind !== 'input') this.timings.push(timing);
+    const first = r.responses[0] ?? {};
+    this.o.emit({ type: 'node.finished', runId: this.o.runId, nodeId: node.id, timing, outputs: summaries(first) });
+    if (r.exit && node.kind === 'condition') this.onExit(node, r.exit.value);
+    const multi = r.responses.length !== 1;
+    r.responses.forEach((resp, k) => {
+      if (multi) this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
+      const iter = multi ? this.nextIteration(node.id) : iteration;
+      this.publish(node.id, iter, resp);
+    });
+  }
+
+  private nextIteration(nodeId: string): number {
+    const c = this.counters.get(nodeId) ?? 0;
+    this.counters.set(nodeId, c + 1);
+    return c;
+  }
+
+  private publish(nodeId: string, iteration: number, resp: Record<string, Tensor>): void {
+    for (const [port, edges] of this.idx.out.get(nodeId)!) {
+      const t = resp[port];
+      if (!t) continue;
+      this.refs.set(t.data, (this.refs.get(t.data) ?? 0) + edges.length);
+    }
+    for (const [port, edges] of this.idx.out.get(nodeId)!) {
+      const t = resp[port];
+      if (t) for (const e of edges) this.deliver(e.target, iteration, e.targetPort, t);
+    }
+  }
+
+  private onExit(node: ConditionNode, value: number | boolean): void {
+    if (this.exit) return;
+    const { strategy, expression, message } = node.params;
+    this.exit = { conditionId: node.id, expression, value, strategy, ...(strategy === 'error' ? { message } : {}) };
+    // gate: nothing more flows past the gate (it sent no response); bls/error: the request ends here.
+    if (strategy !== 'gate') this.stopped = true;
+    if (strategy === 'error' && !this.failure) {
+      this.failure = { code: 'early-exit', message: `in ensemble '${this.o.graph.name}', ${message || `condition '${node.id}' ended the pipeline`}`, nodeId: node.id };
+    }
+  }
+
+  private failNode(node: GraphNode, err: unknown, inputs: Record<string, Tensor>): void {
+    this.release(inputs);
+    const aborted = this.o.signal.aborted;
+    const message = aborted ? abortError(this.o.signal).message : messageOf(err);
+    this.o.emit({ type: 'node.failed', runId: this.o.runId, nodeId: node.id, message });
+    this.stopped = true;
+    if (aborted || this.failure) return;
+    const code = err instanceof EngineError && err.code !== 'node-failed' ? err.code : 'node-failed';
+    this.failure = { code, message: `in ensemble '${this.o.graph.name}', node '${node.label ?? node.id}': ${message}`, nodeId: node.id };
+  }
+
+  private skipReason(): SkipReason | undefined {
+    if (this.o.signal.aborted) return { type: 'cancelled', message: abortError(this.o.signal).message };
+    if (this.failure && this.failure.code !== 'early-exit') return { type: 'upstream-failed', nodeId: this.failure.nodeId ?? '', message: this.failure.message };
+    if (this.exit) return { type: 'exit', conditionId: this.exit.conditionId, expression: this.exit.expression, value: this.exit.value };
+    return undefined;
+  }
+
+  private maybeFinish(): void {
+    if (this.inflight > 0) return;
+    const reason = this.skipReason();
+    if (reason) for (const id of this.idx.nodes.keys()) if (!this.executed.has(id)) this.o.emit({ type: 'node.skipped', runId: this.o.runId, nodeId: id, reason });
+    this.done(this.result());
+  }
+
+  private result(): SchedulerResult {
+    const base = { timings: this.timings, ...(this.exit ? { exit: this.exit } : {}) };
+    if (this.o.signal.aborted) {
+      const e = abortError(this.o.signal);
+      return { ...base, status: 'failed', outputs: {}, error: { code: e.code, message: e.message } };
+    }
+    if (this.failure) return { ...base, status: 'failed', outputs: {}, error: this.failure };
+    if (this.exit) {
+      const outputs = this.exit.strategy === 'bls' ? exitDefaults(this.o.graph, this.idx, this.exit.conditionId) : {};
+      return { ...base, status: 'exited_early', outputs };
+    }
+    const missing = [...this.idx.nodes.values()].filter((n) => n.kind === 'output' && !this.outputs[n.params.name]);
+    if (missing.length > 0) {
+      const names = missing.map((n) => (n.kind === 'output' ? n.params.name : n.id)).join(', ');
+      return { ...base, status: 'failed', outputs: {}, error: { code: 'output-missing', message: `in ensemble '${this.o.graph.name}', output ${names} was not produced: no more nodes can run` } };
+    }
+    return { ...base, status: 'completed', outputs: this.outputs };
+  }
+}
+
+function summaries(resp: Record<string, Tensor>) {
+  return Object.fromEntries(Object.entries(resp).map(([k, t]) => [k, summarizeTensor(t)]));
+}
