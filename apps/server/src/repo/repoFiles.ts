@@ -46,7 +46,7 @@ export function zipRepoFiles(files: readonly RepoFile[], sourceRepoDir: string):
     safeJoin('/zip-root', f.path);
     if (f.text !== undefined) zip[f.path] = strToU8(f.text);
     else if (f.copyFrom !== undefined) addTree(zip, f.path, safeJoin(sourceRepoDir, f.copyFrom));
-    else zip[f.path.endsWith('/') ? f.path : `${f.path}/`] = {};
+    else zip[f.path.endsWith('/') ? f.path : `${f.path}/`] = new Uint8Array(0); // a directory entry
   }
   return zipSync(zip, { level: 6, mtime: new Date('2024-01-01T00:00:00Z') });
 }
