@@ -95,3 +95,31 @@ describe('graph ops', () => {
     expect(ops.newGraph('g')).toEqual({ version: 1, name: 'g', maxBatchSize: 0, nodes: [], edges: [] });
   });
 });
+
+describe('graph ops (properties)', () => {
+  it('never mutate their input and keep one producer per input port', async () => {
+    const fc = await import('fast-check');
+    const ids = ['INPUT0', 'INPUT1', 'simple', 'OUTPUT0', 'OUTPUT1', 'r'];
+    const step = fc.oneof(
+      fc.record({ t: fc.constant('connect' as const), s: fc.constantFrom(...ids), tg: fc.constantFrom(...ids), p: fc.constantFrom('INPUT0', 'INPUT1', 'in'), n: fc.nat(5) }),
+      fc.record({ t: fc.constant('remove' as const), s: fc.constantFrom(...ids) }),
+      fc.record({ t: fc.constant('dup' as const), s: fc.constantFrom(...ids), n: fc.nat(5) }),
+      fc.record({ t: fc.constant('count' as const), n: fc.integer({ min: 0, max: 4 }) }),
+    );
+    fc.assert(fc.property(fc.array(step, { maxLength: 12 }), (steps) => {
+      let g = deepFreeze(ops.addNode(addSubGraph(), ops.createNode('router', 'r', { x: 0, y: 0 }, catalogue)));
+      steps.forEach((s, i) => {
+        const before = JSON.stringify(g);
+        let next: GraphDoc;
+        if (s.t === 'connect') next = ops.connect(g, { id: `c${i}`, source: s.s, sourcePort: 'out', target: s.tg, targetPort: s.p });
+        else if (s.t === 'remove') next = ops.removeNodes(g, [s.s]);
+        else if (s.t === 'dup') next = ops.duplicateNodes(g, [s.s], (id) => `${id}~${i}`, { x: 1, y: 1 });
+        else next = ops.setParams(g, 'r', { count: s.n });
+        expect(JSON.stringify(g)).toBe(before);
+        const inputs = next.edges.map((e) => `${e.target}:${e.targetPort}`);
+        expect(new Set(inputs).size).toBe(inputs.length);
+        g = deepFreeze(next);
+      });
+    }), { numRuns: 200 });
+  });
+});

@@ -51,6 +51,11 @@ const CASES: Case[] = [
   { code: 'output-not-fed', bad: () => chain().output('Z', 'FP32', [-1]).doc(), good: () => chain().doc(), expect: { nodeId: 'Z' } },
   { code: 'output-not-reached', bad: () => chain().output('Z', 'FP32', [-1]).emit('X', 'out', 'Z').doc(), good: () => chain().doc(), expect: { nodeId: 'Z' } },
   { code: 'output-not-reached', bad: () => chain().model('id2', 'identity').output('Z', 'FP32', [-1]).emit('id2', 'OUTPUT0', 'Z').doc(), good: () => chain().doc(), expect: { nodeId: 'Z' } },
+  {
+    code: 'optional-input-required', expect: { nodeId: 'B', severity: 'warning' },
+    bad: () => graphFixture('e', 4).input('A', 'FP32', [-1]).input('B', 'FP32', [-1], { optional: true }).model('o', 'optional_in').output('O', 'FP32', [-1]).feed('A', 'o', 'INPUT1').feed('B', 'o', 'INPUT0').emit('o', 'OUTPUT0', 'O').doc(),
+    good: () => graphFixture('e', 4).input('A', 'FP32', [-1]).input('B', 'FP32', [-1], { optional: true }).model('o', 'optional_in').output('O', 'FP32', [-1]).feed('A', 'o', 'INPUT0').feed('B', 'o', 'INPUT1').emit('o', 'OUTPUT0', 'O').doc(),
+  },
   { code: 'unused-input', bad: () => chain().input('W', 'FP32', [-1]).doc(), good: () => chain().doc(), expect: { nodeId: 'W', severity: 'error' } },
   {
     code: 'unused-output', expect: { nodeId: 'simple', port: 'OUTPUT1', severity: 'warning' }, fixIncludes: 'connect',

@@ -133,3 +133,21 @@ export const tensorNames: Rule = ({ graph }) => {
   }
   return out;
 };
+
+export const optionalInputs: Rule = (ctx) => {
+  const out: Diagnostic[] = [];
+  for (const n of ctx.graph.nodes) {
+    if (n.kind !== 'input' || !n.params.optional) continue;
+    for (const e of edgesOutOf(ctx.graph, n.id)) {
+      const tgt = ctx.nodes.get(e.target);
+      const spec = tgt && ctx.ports.get(tgt.id)!.inputs.find((p) => p.name === e.targetPort);
+      if (!tgt || !spec || spec.optional || tgt.kind === 'router' || tgt.kind === 'condition') continue;
+      out.push({
+        code: 'optional-input-required', severity: 'warning', nodeId: n.id, edgeId: e.id,
+        message: `optional ensemble input '${n.params.name}' feeds required input ${show(tgt)}.${e.targetPort}: a request that omits it fails`,
+        fix: `make input ${show(n)} required, or feed it to an optional input`,
+      });
+    }
+  }
+  return out;
+};
