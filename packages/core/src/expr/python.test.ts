@@ -5,7 +5,7 @@ import { elementCount, type Tensor, type TensorData } from '../tensor/tensor.ts'
 import type { Expr, ExprFunction } from './ast.ts';
 import { evaluateExpression } from './evaluate.ts';
 import { formatExpression } from './format.ts';
-import { parseExpression } from './parser.ts';
+import { MAX_AST_DEPTH, MAX_NESTING, parseExpression } from './parser.ts';
 import { expressionToPython, pythonNumber } from './python.ts';
 
 // core's tsconfig has no Node types (it must stay pure), so this test types the one Node API it needs itself.
@@ -221,6 +221,24 @@ describe('expressionToPython agrees with evaluateExpression under numpy', () => 
     });
     expect(cases.map(jsResult)).toEqual([true, true, true, true]);
     expect(runPython(cases)).toEqual([true, true, true, true]);
+  });
+
+  it('compiles the deepest expressions the parser accepts', () => {
+    const tensors: Record<string, Tensor> = { a: { datatype: 'FP64', shape: [1], data: new Float64Array([1]) } };
+    const sources = [
+      `${'(a - '.repeat(MAX_NESTING - 1)}a${')'.repeat(MAX_NESTING - 1)} == 0`,
+      `${'-'.repeat(MAX_NESTING)}a == 1`,
+      `${'not '.repeat(MAX_NESTING - 1)}(a > 0)`,
+      `${Array(MAX_AST_DEPTH - 1).fill('a').join(' / ')} == 1`,
+      Array(MAX_AST_DEPTH - 1).fill('a > 0').join(' and '),
+    ];
+    const cases = sources.map((src): Case => {
+      const r = parseExpression(src);
+      if (!r.ok) throw new Error(`${src.slice(0, 20)}: ${r.error.message}`);
+      return { tensors, ast: r.ast };
+    });
+    expect(cases.map(jsResult)).toEqual([true, true, false, true, true]);
+    expect(runPython(cases)).toEqual([true, true, false, true, true]);
   });
 });
 
