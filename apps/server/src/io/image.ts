@@ -1,0 +1,70 @@
+import jpeg from 'jpeg-js';
+import { PNG } from 'pngjs';
+import type { Tensor } from '@ensemble-studio/core';
+
+const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+function startsWith(bytes: Uint8Array, magic: number[]): boolean {
+  return bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b);
+}
+
+/** Drops the alpha channel of RGBA pixels → UINT8 [h, w, 3]. */
+function rgbaToRgb(rgba: Uint8Array, width: number, height: number): Tensor {
+  const out = new Uint8Array(width * height * 3);
+  for (let p = 0, q = 0; q < out.length; p += 4, q += 3) {
+    out[q] = rgba[p] ?? 0;
+    out[q + 1] = rgba[p + 1] ?? 0;
+    out[q + 2] = rgba[p + 2] ?? 0;
+  }
+  return { datatype: 'UINT8', shape: [height, width, 3], data: out };
+}
+
+/**
+ * Decodes a PNG (any bit depth, gray/palette/alpha) or a JPEG into UINT8 [H, W, 3] RGB: alpha is
+ * dropped (not composited), gray is expanded, 16-bit PNG is scaled to 8 bits.
+ * @throws Error `decodeImage: …` for empty, unknown or corrupt data.
+ * @example decodeImage(readFileSync('photo.jpg')).shape // [480, 640, 3]
+ */
+export function decodeImage(bytes: Uint8Array): Tensor {
+  if (bytes.length === 0) throw new Error('decodeImage: the file is empty');
+  if (startsWith(bytes, PNG_MAGIC)) {
+    let png: PNG;
+    try {
+      png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    } catch (e) {
+      throw new Error(`decodeImage: invalid PNG: ${(e as Error).message}`);
+    }
+    return rgbaToRgb(png.data, png.width, png.height);
+  }
+  if (startsWith(bytes, [0xff, 0xd8, 0xff])) {
+    let img: { width: number; height: number; data: Uint8Array };
+    try {
+      img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 1024 });
+    } catch (e) {
+      throw new Error(`decodeImage: invalid JPEG: ${(e as Error).message}`);
+    }
+    return rgbaToRgb(img.data, img.width, img.height);
+  }
+  const head = Array.from(bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  throw new Error(`decodeImage: not a PNG or JPEG (starts with ${head})`);
+}
+
+/**
+ * Encodes a UINT8 [H, W, 3] tensor as an RGB PNG.
+ * @example decodeImage(encodePng(t)) // equals t
+ */
+export function encodePng(t: Tensor): Uint8Array {
+  const [h, w, c] = t.shape;
+  if (t.datatype !== 'UINT8' || t.shape.length !== 3 || c !== 3 || h === undefined || w === undefined) {
+    throw new Error(`encodePng: need UINT8 [H,W,3], got ${t.datatype} [${t.shape.join(',')}]`);
+  }
+  const png = new PNG({ width: w, height: h });
+  const src = t.data as Uint8Array;
+  for (let p = 0, q = 0; p < w * h * 3; p += 3, q += 4) {
+    png.data[q] = src[p] ?? 0;
+    png.data[q + 1] = src[p + 1] ?? 0;
+    png.data[q + 2] = src[p + 2] ?? 0;
+    png.data[q + 3] = 255;
+  }
+  return new Uint8Array(PNG.sync.write(png, { colorType: 2 }));
+}
