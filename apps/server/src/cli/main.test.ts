@@ -1,0 +1,104 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { unzipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { parsePbtxt } from '@ensemble-studio/core';
+import { loadRepository } from '../repo/loadRepository.ts';
+import { makeTestRepository } from '../repo/testRepository.ts';
+import { runBin } from './cliTestUtil.ts';
+
+const repo = makeTestRepository();
+const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at /);
+
+describe('usage errors (exit 2, one line, no stack)', () => {
+  it.each([
+    [[], /usage: ensemble-studio/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['validate', '--bogus'], /Unknown option '--bogus'/],
+    [['compile', 'pipe', '--repo', repo], /needs --out/],
+    [['compile', '--repo', repo, '--out', '/tmp/x'], /needs a graph/],
+    [['run', 'pipe', '--repo', repo, '--input', 'nonsense'], /NAME=FILE/],
+    [['serve', '--port', 'abc'], /--port expects/],
+    [['serve', '--host', '0.0.0.0', '--port', '0', '--repo', repo], /refusing to listen on 0\.0\.0\.0 without --token/],
+  ])('%j', async (args, message) => {
+    const r = await runBin(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    noStack(r.stderr);
+  });
+});
+
+describe('validate', () => {
+  it('checks every model and graph; exit 1 on any error, with --json', async () => {
+    const r = await runBin(['validate', '--repo', repo, '--json']);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout) as { ok: boolean; diagnostics: { target: string; severity: string; message: string }[] };
+    expect(out.ok).toBe(false);
+    expect(out.diagnostics.some((d) => d.severity === 'error' && /bad: config\.pbtxt:4:1/.test(d.message))).toBe(true);
+  });
+
+  it('validates one graph by name (exit 0) and a GRAPH.json relative to INIT_CWD', async () => {
+    expect((await runBin(['validate', 'pipe', '--repo', repo])).code).toBe(0);
+    const cwd = mkdtempSync(join(tmpdir(), 'cli-'));
+    const graph = (await loadRepository(repo)).graphs.pipe!;
+    writeFileSync(join(cwd, 'g.json'), JSON.stringify({ ...graph, edges: [] }));
+    const r = await runBin(['validate', 'g.json', '--repo', repo], { env: { INIT_CWD: cwd } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/g\.json: error /);
+  });
+
+  it('reports unreadable and malformed graph files in one line (exit 1)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cli-'));
+    writeFileSync(join(cwd, 'broken.json'), '{ nope');
+    for (const [file, msg] of [['missing.json', /cannot read missing\.json: ENOENT/], ['broken.json', /broken\.json is not JSON/]] as const) {
+      const r = await runBin(['validate', file, '--repo', repo], { env: { INIT_CWD: cwd } });
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(msg);
+    }
+  });
+});
+
+describe('compile', () => {
+  it('writes the deployable repository and a zip', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cli-'));
+    const r = await runBin(['compile', 'pipe', '--repo', repo, '--out', 'out', '--zip', 'pipe.zip'], { env: { INIT_CWD: cwd } });
+    expect(r.code).toBe(0);
+    const config = parsePbtxt(readFileSync(join(cwd, 'out', 'pipe', 'config.pbtxt'), 'utf8'));
+    expect(config.ok && config.config.platform).toBe('ensemble');
+    expect(existsSync(join(cwd, 'out', 'head', '1', 'model.onnx'))).toBe(true);
+    expect(Object.keys(unzipSync(readFileSync(join(cwd, 'pipe.zip'))))).toContain('pipe/config.pbtxt');
+  });
+
+  it('exits 1 with diagnostics when the graph does not compile', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cli-'));
+    const graph = (await loadRepository(repo)).graphs.pipe!;
+    writeFileSync(join(cwd, 'g.json'), JSON.stringify({ ...graph, edges: [] }));
+    const r = await runBin(['compile', 'g.json', '--repo', repo, '--out', 'out'], { env: { INIT_CWD: cwd } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error/);
+    expect(existsSync(join(cwd, 'out'))).toBe(false);
+  });
+});
+
+describe('import', () => {
+  it('writes a studio repository: models copied, configs re-printed with unknown fields, studio.json per ensemble', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'cli-')), 'studio');
+    const r = await runBin(['import', repo, '--out', out]);
+    expect(r.code).toBe(1); // the source has a broken config and a missing model file
+    expect(r.stdout).toMatch(/imported 5 model\(s\) and 1 graph\(s\)/);
+    expect(readFileSync(join(out, 'head', 'config.pbtxt'), 'utf8')).toMatch(/some_future_field: 7/);
+    expect(readFileSync(join(out, 'head', '1', 'model.onnx')).equals(readFileSync(join(repo, 'head', '1', 'model.onnx')))).toBe(true);
+    expect(readFileSync(join(out, 'bad', 'config.pbtxt'), 'utf8')).toBe(readFileSync(join(repo, 'bad', 'config.pbtxt'), 'utf8'));
+    const imported = await loadRepository(out);
+    expect(imported.graphs.pipe?.nodes).toEqual((await loadRepository(repo)).graphs.pipe?.nodes);
+    expect(existsSync(join(out, 'pipe', 'studio.json'))).toBe(true);
+  });
+
+  it('refuses to write into the source repository', async () => {
+    const r = await runBin(['import', repo, '--out', join(repo, 'inside')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/must not be the source repository/);
+  });
+});
