@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compileGraph } from '../../packages/core/src/compile/index.ts';
 import type { RepoFile } from '../../packages/core/src/compile/types.ts';
 import { evaluateExpression, parseExpression } from '../../packages/core/src/expr/index.ts';
-import { fixtureCatalogue } from '../../packages/core/src/graph/fixtures.ts';
+import { fixtureCatalogue, graphFixture } from '../../packages/core/src/graph/fixtures.ts';
 import type { GraphDoc } from '../../packages/core/src/graph/types.ts';
 import { parsePbtxt } from '../../packages/core/src/pbtxt/index.ts';
 import type { ModelConfig } from '../../packages/core/src/pbtxt/modelConfig.ts';
@@ -127,6 +127,21 @@ describe('BLS model', () => {
     expect(go!.shared).toEqual([]);
     expect(exit!.outputs).toEqual({ V1: fp32([0, 1], []), V2: fp32([0, 1], []), I: { datatype: 'INT64', shape: [0, 1], data: [] } });
     expect(out.calls).toEqual([]);
+  });
+});
+
+describe('BLS model with a stateful composing model', () => {
+  it('forwards the client\'s sequence id and START/END flags to it', () => {
+    const g = graphFixture('bls_seq', 1)
+      .input('a', 'FP32', [-1]).input('sr', 'INT64', [1])
+      .condition('c', { ports: ['a'], expression: 'len(a) == 0', strategy: 'bls', defaults: {} })
+      .model('v', 'vad').output('p', 'FP32', [1])
+      .feed('a', 'c', 'a').wire('c', 'a', 'v', 'input').feed('sr', 'v', 'sr').emit('v', 'output', 'p').doc();
+    const { repo, config } = compiled(g);
+    const inputs = { a: fp32([1, 2], [1, 3]), sr: { datatype: 'INT64', shape: [1, 1], data: [16000] } };
+    const out = runModel(repo, 'bls_seq', config('bls_seq'), [{ inputs, correlation_id: 42, flags: 1 }, { inputs, correlation_id: 42, flags: 2 }], STUBS);
+    expect(out.results.map((r) => r.responses[0]!.outputs)).toEqual([{ p: fp32([1, 1], [2]) }, { p: fp32([1, 1], [2]) }]);
+    expect(out.calls.map((c) => [c.model, c.correlation_id, c.flags])).toEqual([['vad', 42, 1], ['vad', 42, 2]]);
   });
 });
 

@@ -14,5 +14,11 @@ def optional_in(inputs, request):
     return {"OUTPUT0": (x + 10).astype(np.float32)}
 
 
+def vad(inputs, request):
+    """Stateful stub: records nothing itself; the harness records correlation id and flags."""
+    return {"output": np.asarray([[float(np.mean(inputs["input"]))]], dtype=np.float32)}
+
+
 pb_utils.register_model("identity", identity)
+pb_utils.register_model("vad", vad)
 pb_utils.register_model("optional_in", optional_in)
