@@ -1,0 +1,85 @@
+// The OCR ops against the real PP-OCRv4 models: preprocess → det → db_postprocess → crop_resize →
+// rec → ctc_decode on rendered text, plus the cls model on the same 48×W crops.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Tensor } from '@ensemble-studio/core';
+import { decodeImage } from '../../io/index.ts';
+import { OPS } from './registry.ts';
+import { makeFixtures, OCR_ASSETS, OCR_CTX, runModel } from './smokeSupport.ts';
+import type { Fixtures } from './smokeSupport.ts';
+
+let fx: Fixtures;
+let det: ort.InferenceSession;
+let rec: ort.InferenceSession;
+let cls: ort.InferenceSession;
+
+beforeAll(async () => {
+  fx = makeFixtures();
+  det = await ort.InferenceSession.create(join(OCR_ASSETS, 'ch_PP-OCRv4_det_infer.onnx'));
+  rec = await ort.InferenceSession.create(join(OCR_ASSETS, 'ch_PP-OCRv4_rec_infer.onnx'));
+  cls = await ort.InferenceSession.create(join(OCR_ASSETS, 'ch_ppocr_mobile_v2.0_cls_infer.onnx'));
+});
+
+async function detect(path: string): Promise<{ image: Tensor; boxes: Tensor }> {
+  const image = decodeImage(readFileSync(path));
+  const pre = OPS.image_preprocess.run({ image }, {}, OCR_CTX);
+  const prob = await runModel(det, pre.tensor!);
+  const { boxes } = OPS.db_postprocess.run({ prob, shape_info: pre.shape_info! }, {}, OCR_CTX);
+  return { image, boxes: boxes! };
+}
+
+async function read(path: string): Promise<{ texts: string[]; crops: Tensor; boxes: Tensor }> {
+  const { image, boxes } = await detect(path);
+  const crops = OPS.crop_resize.run({ image, boxes }, {}, OCR_CTX).crops!;
+  const probs = await runModel(rec, crops);
+  return { texts: OPS.ctc_decode.run({ probs }, {}, OCR_CTX).texts!.data as string[], crops, boxes };
+}
+
+/** Rotates every crop of [N,3,H,W] by 180°. */
+function rotate180(t: Tensor): Tensor {
+  const d = t.data as Float32Array;
+  const plane = (t.shape[2] ?? 0) * (t.shape[3] ?? 0);
+  const out = new Float32Array(d.length);
+  for (let p = 0; p < d.length; p += plane) for (let i = 0; i < plane; i++) out[p + i] = d[p + plane - 1 - i] ?? 0;
+  return { ...t, data: out };
+}
+
+describe('OCR ops with the real PP-OCRv4 models', () => {
+  it('the rec model has 6625 classes: 6623 dictionary lines + space + blank', async () => {
+    const lines = OCR_CTX.readText().split('\n').filter((l, i, a) => i < a.length - 1 || l !== '');
+    expect(lines.length).toBe(6623);
+    const { crops } = await read(fx.hello);
+    expect((await runModel(rec, crops)).shape[2]).toBe(6625);
+  });
+
+  it('reads a rendered text line', async () => {
+    const { texts, boxes } = await read(fx.hello);
+    expect(texts).toEqual(['HELLO 2026']);
+    const [x1, y1, x2, y2] = Array.from(boxes.data as Float32Array);
+    // The text is drawn from x = 20 with its baseline at y = 100 (56 pt): the box surrounds it.
+    expect([x1! < 25, y1! < 62, x2! > 350, y2! > 100]).toEqual([true, true, true, true]);
+  });
+
+  it('reads two lines top to bottom', async () => {
+    expect((await read(fx.twoLines)).texts).toEqual(['OPEN SOURCE', 'ENSEMBLE 42']);
+  });
+
+  it('finds no boxes on a blank image, and crop_resize then yields an empty batch', async () => {
+    const { image, boxes } = await detect(fx.blank);
+    expect(boxes.shape).toEqual([0, 4]);
+    expect(OPS.crop_resize.run({ image, boxes }, {}, OCR_CTX).crops!.shape).toEqual([0, 3, 48, 1]);
+  });
+
+  it('the cls model takes the 48×W crops and tells upright from upside-down text', async () => {
+    const { crops } = await read(fx.twoLines);
+    expect(crops.shape).toEqual([2, 3, 48, 320]);
+    const upright = await runModel(cls, crops);
+    const flipped = await runModel(cls, rotate180(crops));
+    expect(upright.shape).toEqual([2, 2]);
+    const top = (t: Tensor) => OPS.topk.run({ scores: t }, { k: 1 }, OCR_CTX).indices!.data as BigInt64Array;
+    expect(Array.from(top(upright))).toEqual([0n, 0n]);
+    expect(Array.from(top(flipped))).toEqual([1n, 1n]);
+  });
+});
