@@ -41,9 +41,8 @@ export function originAllowed(req: IncomingMessage): boolean {
 }
 
 function hello(studio: Studio): string {
-  const health = studio.engine.health() as unknown as { executionProviders?: unknown; providers?: unknown };
-  const eps = Array.isArray(health.executionProviders) ? health.executionProviders : Array.isArray(health.providers) ? health.providers : ['cpu'];
-  return JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, server: `ensemble-studio ${studio.version}`, executionProviders: eps.map(String) });
+  const eps = studio.engine.health().executionProviders.available;
+  return JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, server: `ensemble-studio ${studio.version}`, executionProviders: eps });
 }
 
 /**

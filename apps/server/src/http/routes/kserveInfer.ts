@@ -77,7 +77,8 @@ async function runFor(studio: Studio, req: Request, res: Response, served: Serve
 export function runError(result: RunResult): ApiError | undefined {
   if (result.status === 'failed') {
     const code = result.error?.code ?? 'internal';
-    const status = /internal/i.test(code) ? 500 : /unavailable|limit|timeout/i.test(code) ? 503 : /not.?found/i.test(code) ? 404 : 400;
+    const status = /^(model-unavailable|limit|timeout|closed|sequence-lost)$/.test(code) ? 503
+      : /^(node-failed|instance-crashed|output-missing|internal)$/.test(code) ? 500 : 400;
     return new ApiError(status, code, result.error?.message ?? 'inference failed');
   }
   if (result.status === 'exited_early' && result.exit?.strategy === 'error') {

@@ -64,18 +64,35 @@ export function metricsRouter(studio: Studio): Router {
   const router = Router();
   router.get('/metrics', (_req, res) => {
     const counters = engineCounters(studio);
-    res.type('text/plain; version=0.0.4; charset=utf-8').send(formatMetrics(counters, { studio_runs_in_flight: studio.runsInFlight }));
+    const text = formatMetrics(counters, { studio_runs_in_flight: studio.runsInFlight });
+    const batches = batchSizeLines(studio);
+    res.type('text/plain; version=0.0.4; charset=utf-8').send(batches.length ? `${text}${batches.join('\n')}\n` : text);
   });
   return router;
 }
 
-/** Adapts `engine.metrics()` to Triton's per-model counters. */
+/** Adapts `engine.metrics()` to Triton's per-model counters (models, then graphs as ensembles). */
 export function engineCounters(studio: Studio): ModelCounters[] {
-  const m = studio.engine.metrics() as unknown as { models?: Record<string, Partial<ModelCounters>> };
-  return Object.entries(m.models ?? {}).map(([model, c]) => ({
-    model, version: c.version ?? '1', success: c.success ?? 0, failure: c.failure ?? 0, inferenceCount: c.inferenceCount ?? 0,
-    execCount: c.execCount ?? 0, requestDurationUs: c.requestDurationUs ?? 0, queueDurationUs: c.queueDurationUs ?? 0,
-    computeInputDurationUs: c.computeInputDurationUs ?? 0, computeInferDurationUs: c.computeInferDurationUs ?? 0,
-    computeOutputDurationUs: c.computeOutputDurationUs ?? 0, responses: c.responses, activeSequences: c.activeSequences,
+  const m = studio.engine.metrics();
+  const version = (name: string) => String(studio.catalogue.models[name]?.versions.at(-1) ?? 1);
+  const models: ModelCounters[] = Object.entries(m.models).map(([model, c]) => ({
+    model, version: version(model), success: c.requestSuccess, failure: c.requestFailure, inferenceCount: c.inferenceCount,
+    execCount: c.execCount, requestDurationUs: Math.round((c.queueNs + c.computeNs) / 1000), queueDurationUs: Math.round(c.queueNs / 1000),
+    computeInputDurationUs: 0, computeInferDurationUs: Math.round(c.computeNs / 1000), computeOutputDurationUs: 0, activeSequences: c.activeSequences,
   }));
+  const graphs: ModelCounters[] = Object.entries(m.graphs).map(([model, g]) => ({
+    model, version: '1', success: g.requestSuccess, failure: g.requestFailure, inferenceCount: g.requestSuccess, execCount: g.requestSuccess,
+    requestDurationUs: Math.round(g.durationNs / 1000), queueDurationUs: 0, computeInputDurationUs: 0,
+    computeInferDurationUs: Math.round(g.durationNs / 1000), computeOutputDurationUs: 0, responses: g.streamedResponses,
+  }));
+  return [...models, ...graphs];
+}
+
+/** Executions per batch size, per model (`studio_batch_executions_total{model,version,batch_size}`). */
+export function batchSizeLines(studio: Studio): string[] {
+  const lines: string[] = [];
+  for (const [model, c] of Object.entries(studio.engine.metrics().models)) {
+    for (const [size, n] of Object.entries(c.batchSizes)) lines.push(`studio_batch_executions_total{model="${esc(model)}",version="1",batch_size="${size}"} ${n}`);
+  }
+  return lines.length ? ['# HELP studio_batch_executions_total Model executions per batch size', '# TYPE studio_batch_executions_total counter', ...lines] : [];
 }
