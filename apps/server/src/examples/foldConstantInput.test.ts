@@ -13,7 +13,7 @@ describe('foldScalarInput', () => {
     const a = await ort.InferenceSession.create(original);
     const b = await ort.InferenceSession.create(folded);
     expect(b.inputNames).toEqual(['input', 'state']);
-    let stateA = new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]);
+    let stateA: ort.Tensor = new ort.Tensor('float32', new Float32Array(256), [2, 1, 128]);
     let stateB = stateA;
     for (let k = 0; k < 5; k++) {
       const x = Float32Array.from({ length: 576 }, (_, i) => 0.4 * Math.sin(i * (0.03 + 0.02 * k)));
