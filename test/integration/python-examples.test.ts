@@ -1,23 +1,43 @@
 // The shipped example graphs (ocr, vad-stream) compile, under every condition strategy, to configs
 // Triton accepts and valid Python.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadRepository } from '../../apps/server/src/repo/loadRepository.ts';
-import type { Repository } from '../../apps/server/src/repo/types.ts';
+import type { Catalogue, CatalogueModel } from '../../packages/core/src/catalogue/types.ts';
 import { compileGraph } from '../../packages/core/src/compile/index.ts';
 import type { ConditionStrategy, GraphDoc } from '../../packages/core/src/graph/types.ts';
 import { parsePbtxt } from '../../packages/core/src/pbtxt/index.ts';
-import type { ModelConfig } from '../../packages/core/src/pbtxt/modelConfig.ts';
+import type { ModelConfig, ModelInput } from '../../packages/core/src/pbtxt/modelConfig.ts';
+import { fromConfigType } from '../../packages/core/src/tensor/dtype.ts';
 import { validateEnsembleConfigs } from '../../packages/core/src/pbtxt/validateEnsembleConfigs.ts';
 import { validateModelConfig } from '../../packages/core/src/pbtxt/validateModelConfig.ts';
 import { HARNESS_DIR, pythonSyntaxErrors, requirePythonNumpy, writeRepo } from '../python/harness.ts';
 
-let repo: Repository;
-beforeAll(async () => {
-  requirePythonNumpy();
-  repo = await loadRepository(join(HARNESS_DIR, '..', '..', 'examples', 'model_repository'));
-});
+const EXAMPLES = join(HARNESS_DIR, '..', '..', 'examples', 'model_repository');
+
+/** A minimal catalogue + graphs read straight from the examples (the server's loader does more). */
+function loadExamples(dir: string): { dir: string; catalogue: Catalogue; graphs: Record<string, GraphDoc> } {
+  const models: Record<string, CatalogueModel> = {};
+  const graphs: Record<string, GraphDoc> = {};
+  for (const name of readdirSync(dir).sort()) {
+    const studio = join(dir, name, 'studio.json');
+    if (existsSync(studio)) graphs[name] = JSON.parse(readFileSync(studio, 'utf8')) as GraphDoc;
+    const cfgPath = join(dir, name, 'config.pbtxt');
+    if (!existsSync(cfgPath)) continue;
+    const parsed = parsePbtxt(readFileSync(cfgPath, 'utf8'));
+    if (!parsed.ok) throw new Error(`${cfgPath}: ${parsed.error.message}`);
+    const c = parsed.config;
+    const spec = (t: ModelInput) => ({ name: t.name, datatype: fromConfigType(t.data_type)!, dims: t.dims, ...(t.optional ? { optional: true } : {}) });
+    models[name] = {
+      name, versions: [1], platform: c.platform ?? '', backend: c.backend ?? '', maxBatchSize: c.max_batch_size ?? 0,
+      inputs: (c.input ?? []).map(spec), outputs: (c.output ?? []).map(spec), decoupled: c.model_transaction_policy?.decoupled === true, config: c,
+    };
+  }
+  return { dir, catalogue: { models }, graphs };
+}
+
+const repo = loadExamples(EXAMPLES);
+beforeAll(() => requirePythonNumpy());
 
 function withStrategy(g: GraphDoc, strategy: ConditionStrategy): GraphDoc {
   const copy = JSON.parse(JSON.stringify(g)) as GraphDoc;
