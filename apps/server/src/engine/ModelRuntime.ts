@@ -80,6 +80,7 @@ export class ModelRuntime {
   }
 
   get name(): string { return this.o.name; }
+  get config(): ModelConfig { return this.o.config; }
 
   /** Creates the sessions and warms them up; never throws (a failure makes the model 'unavailable'). */
   async load(): Promise<void> {

@@ -20,7 +20,9 @@ export function providersFor(config: ModelConfig, gpu: 'auto' | 'off'): string[]
   return wantsGpu(config) && gpu === 'auto' ? ['cuda', 'webgpu', 'cpu'] : ['cpu'];
 }
 
-const VARIABLE_DIM = 128;
+// Variable dims for the zero warm-up: 64, and 512 for the last dim (audio models need a real window).
+const VARIABLE_DIM = 64;
+const VARIABLE_LAST_DIM = 512;
 
 /**
  * Warm-up requests for a model: its `model_warmup` entries when present (zero or random data), else
@@ -46,7 +48,7 @@ export function warmupFeeds(config: ModelConfig, readFile: (name: string) => Uin
   }
   const feeds: Record<string, Tensor> = extra();
   for (const input of config.input ?? []) {
-    const dims = input.dims.map((d) => (d < 0 ? VARIABLE_DIM : d));
+    const dims = input.dims.map((d, i) => (d >= 0 ? d : i === input.dims.length - 1 ? VARIABLE_LAST_DIM : VARIABLE_DIM));
     const shape = mbs > 0 ? [1, ...dims] : dims.map((d, i) => (i === 0 && input.dims[0] === -1 ? 1 : d));
     if (elementCount(shape) > 16_000_000) return [];
     feeds[input.name] = zeros(fromConfigType(input.data_type) ?? 'FP32', shape);

@@ -1,0 +1,220 @@
+import { existsSync } from 'node:fs';
+import { listSupportedBackends } from 'onnxruntime-node';
+import type { GraphDoc, ModelConfig, ModelNode, ServerMessage } from '@ensemble-studio/core';
+import { EngineError, messageOf } from './errors.ts';
+import { checkInputs } from './inputs.ts';
+import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metrics.ts';
+import { ModelRuntime } from './ModelRuntime.ts';
+import { instanceCount } from './modelSetup.ts';
+import { createExecutor } from './nodeExecutor.ts';
+import { OpRunner } from './OpRunner.ts';
+import { Scheduler, type SchedulerResult } from './Scheduler.ts';
+import { toWire } from './tensors.ts';
+import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
+
+/** A model's config with a node's settings applied (PRODUCT §3: node settings edit that model's config). */
+function effectiveConfig(base: ModelConfig, s: ModelNode['params']['settings']): ModelConfig {
+  if (!s) return base;
+  const cfg: ModelConfig = { ...base };
+  if (s.max_batch_size !== undefined) cfg.max_batch_size = s.max_batch_size;
+  if (s.instance_group !== undefined) cfg.instance_group = s.instance_group;
+  if (s.dynamic_batching !== undefined) cfg.dynamic_batching = s.dynamic_batching ?? undefined;
+  if (s.sequence_batching !== undefined) cfg.sequence_batching = s.sequence_batching ?? undefined;
+  if (s.decoupled !== undefined) cfg.model_transaction_policy = { decoupled: s.decoupled };
+  return cfg;
+}
+
+/**
+ * Runs graphs with Triton's semantics on onnxruntime-node (PRODUCT §8). `create` loads and warms
+ * every ONNX model of the repository (or, with `lazy`, each on first use); a model that fails to
+ * load is listed 'unavailable' and runs that need it fail with 'model-unavailable'.
+ * @example const engine = await Engine.create({ repository }); const r = await engine.run({ graph, inputs: { image } });
+ */
+export class Engine {
+  private runtimes = new Map<string, Promise<ModelRuntime>>();
+  private loaded = new Map<string, ModelRuntime>();
+  private unavailable = new Map<string, string>();
+  private graphStats = new Map<string, GraphMetrics>();
+  private readonly ops: OpRunner;
+  private activeRuns = 0;
+  private runCounter = 0;
+  private closed = false;
+
+  private constructor(private readonly opts: EngineOptions) {
+    this.ops = new OpRunner(opts.repository.dir, opts.opWorkers ?? 2);
+  }
+
+  /** Creates an engine; resolves once every model has loaded (or failed) unless `lazy`. Never throws for one bad model. */
+  static async create(opts: EngineOptions): Promise<Engine> {
+    const engine = new Engine(opts);
+    const models = Object.keys(opts.repository.catalogue.models);
+    if (!opts.lazy) await Promise.all([engine.ops.start(), ...models.map((m) => engine.runtime(m, undefined).catch(() => undefined))]);
+    return engine;
+  }
+
+  private runtime(model: string, settings: ModelNode['params']['settings']): Promise<ModelRuntime> {
+    const key = settings && Object.keys(settings).length > 0 ? `${model} ${JSON.stringify(settings)}` : model;
+    let p = this.runtimes.get(key);
+    if (!p) {
+      p = this.loadRuntime(key, model, settings);
+      this.runtimes.set(key, p);
+    }
+    return p;
+  }
+
+  private async loadRuntime(key: string, model: string, settings: ModelNode['params']['settings']): Promise<ModelRuntime> {
+    const m = this.opts.repository.catalogue.models[model];
+    const path = this.opts.repository.modelFile(model);
+    const isOnnx = m && (m.platform === 'onnxruntime_onnx' || m.backend === 'onnxruntime');
+    const why = !m ? `model '${model}' is not in the repository`
+      : m.error ? `model '${model}' failed to load: ${m.error}`
+        : !isOnnx ? `model '${model}' is not an ONNX model (${m.platform || m.backend}); the studio runs onnxruntime models, plus routers, conditions and ops as node kinds`
+          : !path || !existsSync(path) ? `model '${model}' has no model file in the repository` : undefined;
+    if (why) {
+      this.unavailable.set(key, why);
+      throw new EngineError('model-unavailable', why);
+    }
+    const rt = new ModelRuntime({ name: model, config: effectiveConfig(m!.config, settings), path: path!, intraOpThreads: this.opts.intraOpThreads ?? 1, gpu: this.opts.gpu ?? 'auto' });
+    this.loaded.set(key, rt);
+    await rt.load();
+    if (rt.state !== 'ready') throw new EngineError('model-unavailable', `model '${model}' is unavailable: ${rt.error}`);
+    return rt;
+  }
+
+  /** Runs a graph; never rejects for run errors (status 'failed' with a code and a message). */
+  async run(req: RunRequest): Promise<RunResult> {
+    const runId = req.runId ?? `run-${++this.runCounter}`;
+    const emit = (m: ServerMessage): void => {
+      try { req.onEvent?.(m); } catch { /* a listener's failure must not break the run */ }
+    };
+    const fail = (code: string, message: string): RunResult => {
+      emit({ type: 'run.failed', runId, error: { code, message } });
+      return { runId, status: 'failed', outputs: {}, timings: [], error: { code, message } };
+    };
+    if (this.closed) return fail('closed', 'the engine is shutting down');
+    const limit = this.opts.maxConcurrentRuns ?? 64;
+    if (this.activeRuns >= limit) return fail('limit', `the engine is already running ${limit} runs (maxConcurrentRuns); try again when one finishes`);
+    this.activeRuns++;
+    const stats = this.statsFor(req.graph.name);
+    const t0 = process.hrtime.bigint();
+    try {
+      const result = await this.execute(runId, req, emit);
+      if (result.status === 'completed') stats.requestSuccess++;
+      else if (result.status === 'exited_early') { stats.requestSuccess++; stats.exitedEarly++; } else stats.requestFailure++;
+      return result;
+    } catch (err) {
+      stats.requestFailure++;
+      return fail(err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
+    } finally {
+      stats.durationNs += Number(process.hrtime.bigint() - t0);
+      this.activeRuns--;
+    }
+  }
+
+  private async execute(runId: string, req: RunRequest, emit: (m: ServerMessage) => void): Promise<RunResult> {
+    const { graph } = req;
+    checkInputs(graph, req.inputs);
+    const runtimes = await this.prepare(graph, req);
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(new EngineError('cancelled', 'the run was cancelled'));
+    if (req.signal?.aborted) onAbort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    const timeoutMs = req.timeoutMs ?? this.opts.defaultTimeoutMs ?? 60_000;
+    const timer = timeoutMs > 0 ? setTimeout(() => ac.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`)), timeoutMs) : undefined;
+    const stats = this.statsFor(graph.name);
+    const counted = (m: ServerMessage) => {
+      if (m.type === 'run.partial') stats.streamedResponses++;
+      emit(m);
+    };
+    try {
+      const executor = createExecutor({
+        runtimeFor: (node) => this.runtime(node.params.model, node.params.settings),
+        ops: this.ops,
+        sequence: req.sequence,
+        onBound: (node, model, instance) => req.sequence && emit({ type: 'sequence.bound', streamId: String(req.sequence.id), sequenceId: req.sequence.id, model, instance, nodeId: node.id }),
+      });
+      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: ac.signal, emit: counted });
+      emit({ type: 'run.started', runId, graph: graph.name, nodes: graph.nodes.map((n) => n.id) });
+      for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
+      const t0 = performance.now();
+      const r = await scheduler.run();
+      if (ac.signal.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
+      this.emitEnd(runId, r, performance.now() - t0, emit);
+      return { runId, status: r.status, outputs: r.outputs, timings: r.timings, ...(r.exit ? { exit: r.exit } : {}), ...(r.error ? { error: r.error } : {}) };
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Resolves every model node's runtime up front: a graph needing an unavailable model fails before it starts. */
+  private async prepare(graph: GraphDoc, req: RunRequest): Promise<ModelRuntime[]> {
+    const nodes = graph.nodes.filter((n): n is ModelNode => n.kind === 'model');
+    const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
+    const stateful = runtimes.find((rt) => rt.sequences);
+    if (stateful && !req.sequence) {
+      throw new EngineError('invalid-input', `graph '${graph.name}' contains the stateful model '${stateful.name}': send a sequence id with START/END flags`);
+    }
+    return runtimes;
+  }
+
+  private emitEnd(runId: string, r: SchedulerResult, totalMs: number, emit: (m: ServerMessage) => void): void {
+    const outputs = Object.fromEntries(Object.entries(r.outputs).map(([k, t]) => [k, toWire(t)]));
+    if (r.status === 'completed') emit({ type: 'run.completed', runId, outputs, timings: r.timings, totalMs });
+    else if (r.status === 'exited_early' && r.exit) emit({ type: 'run.exited_early', runId, ...r.exit, outputs });
+    else emit({ type: 'run.failed', runId, error: r.error ?? { code: 'node-failed', message: 'the run failed' } });
+  }
+
+  private statsFor(graph: string): GraphMetrics {
+    let s = this.graphStats.get(graph);
+    if (!s) this.graphStats.set(graph, (s = emptyGraphMetrics()));
+    return s;
+  }
+
+  /** Models, execution providers, notices, active runs and sequences (for /api/health). */
+  health(): EngineHealth {
+    const models: EngineHealth['models'] = {};
+    const inUse: Record<string, string> = {};
+    const notices: string[] = [];
+    const failed = new Set<string>();
+    for (const [key, rt] of this.loaded) {
+      models[key] = { state: rt.state, instances: rt.pool.size, ...(rt.error ? { error: rt.error } : {}), coldStartMs: rt.coldStartMs, firstRunMs: rt.firstRunMs };
+      if (rt.state === 'ready') inUse[key] = rt.provider;
+      notices.push(...rt.notices);
+      for (const f of rt.pool.instances[0]?.loaded?.failures ?? []) failed.add(f.split(':')[0]!);
+    }
+    for (const [key, why] of this.unavailable) {
+      const m = this.opts.repository.catalogue.models[key];
+      models[key] = { state: 'unavailable', instances: m ? instanceCount(m.config) : 0, error: why };
+    }
+    const available = listSupportedBackends().filter((b) => b.bundled && !failed.has(b.name)).map((b) => b.name);
+    return { executionProviders: { available, inUse }, notices, models, activeRuns: this.activeRuns, activeSequences: this.sequences().length };
+  }
+
+  /** Which instance holds each active sequence. */
+  sequences(): SequenceInfo[] {
+    const out: SequenceInfo[] = [];
+    for (const rt of this.loaded.values()) {
+      for (const b of rt.sequences?.list() ?? []) out.push({ model: rt.name, sequenceId: b.id, instance: `${rt.name}_${b.instance}`, lastActiveMs: b.lastActiveMs });
+    }
+    return out;
+  }
+
+  /** Counters per model and per graph (Prometheus /metrics). */
+  metrics(): EngineMetrics {
+    const models: EngineMetrics['models'] = {};
+    for (const [key, rt] of this.loaded) models[key] = rt.stats.snapshot(rt.sequences?.list().length ?? 0);
+    return { models, graphs: Object.fromEntries(this.graphStats) };
+  }
+
+  /** Fault injection: crashes instance `index` of a model (tests; operators checking recovery). */
+  async crashInstance(model: string, index: number): Promise<void> {
+    (await this.runtime(model, undefined)).pool.crashInstance(index);
+  }
+
+  /** Stops accepting runs, fails what is queued, terminates every worker. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([this.ops.close(), ...[...this.loaded.values()].map((rt) => rt.close())]);
+  }
+}

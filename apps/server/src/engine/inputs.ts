@@ -1,0 +1,41 @@
+import type { GraphDoc, Tensor } from '@ensemble-studio/core';
+import { elementCount, fullShape } from '@ensemble-studio/core';
+import { EngineError } from './errors.ts';
+import { shapeText } from './tensors.ts';
+
+/**
+ * Checks a run's tensors against the graph's input nodes: no unknown names, every required input
+ * present, dtype, rank, fixed dims (the batch dim is variable when the graph's maxBatchSize > 0,
+ * up to maxBatchSize) and element count. Throws `invalid-input` naming the tensor and the problem.
+ * @example checkInputs(graph, { image }) // throws "input 'image' must be UINT8, got FP32"
+ */
+export function checkInputs(graph: GraphDoc, inputs: Record<string, Tensor>): void {
+  const declared = new Map(graph.nodes.flatMap((n) => (n.kind === 'input' ? [[n.params.name, n.params] as const] : [])));
+  for (const name of Object.keys(inputs)) {
+    if (!declared.has(name)) {
+      throw new EngineError('invalid-input', `unexpected input '${name}': graph '${graph.name}' takes ${[...declared.keys()].map((k) => `'${k}'`).join(', ') || 'no inputs'}`);
+    }
+  }
+  for (const [name, spec] of declared) {
+    const t = inputs[name];
+    if (!t) {
+      if (spec.optional) continue;
+      throw new EngineError('invalid-input', `input '${name}' is missing (${spec.datatype} ${shapeText(fullShape(spec.dims, graph.maxBatchSize))})`);
+    }
+    const want = fullShape(spec.dims, graph.maxBatchSize);
+    const where = `input '${name}'`;
+    if (t.datatype !== spec.datatype) throw new EngineError('invalid-input', `${where} must be ${spec.datatype}, got ${t.datatype}`);
+    if (t.shape.length !== want.length) throw new EngineError('invalid-input', `${where} must have rank ${want.length} ${shapeText(want)}, got ${shapeText(t.shape)}`);
+    want.forEach((d, i) => {
+      const got = t.shape[i]!;
+      if (!Number.isInteger(got) || got < 0) throw new EngineError('invalid-input', `${where} has an invalid dim ${got} in ${shapeText(t.shape)}`);
+      if (d >= 0 && got !== d) throw new EngineError('invalid-input', `${where} must have shape ${shapeText(want)}, got ${shapeText(t.shape)} (dim ${i} must be ${d})`);
+    });
+    if (graph.maxBatchSize > 0 && (t.shape[0] ?? 0) > graph.maxBatchSize) {
+      throw new EngineError('invalid-input', `${where} has batch ${t.shape[0]}, more than the graph's max_batch_size ${graph.maxBatchSize}`);
+    }
+    if (t.data.length !== elementCount(t.shape)) {
+      throw new EngineError('invalid-input', `${where} has ${t.data.length} elements but shape ${shapeText(t.shape)} needs ${elementCount(t.shape)}`);
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import type { ConditionNode, GraphNode, ModelNode, Tensor } from '@ensemble-studio/core';
+import { evaluateExpression, parseExpression } from '@ensemble-studio/core';
+import { EngineError } from './errors.ts';
+import type { ModelRuntime } from './ModelRuntime.ts';
+import type { OpRunner } from './OpRunner.ts';
+import type { ExecContext, NodeExecutor, NodeRun } from './Scheduler.ts';
+import type { SequenceFlags } from './sequenceTensors.ts';
+
+type Ast = Extract<ReturnType<typeof parseExpression>, { ok: true }>['ast'];
+const parsed = new Map<string, Ast>();
+
+/** Whether a condition holds: its expression evaluated over the tensors on its ports. */
+export function conditionHolds(node: ConditionNode, inputs: Record<string, Tensor>): { holds: boolean; value: number | boolean } {
+  let ast = parsed.get(node.params.expression);
+  if (!ast) {
+    const p = parseExpression(node.params.expression);
+    if (!p.ok) throw new EngineError('invalid-graph', `condition '${node.id}': ${p.error.message} (column ${p.error.column})`);
+    ast = p.ast;
+    if (parsed.size > 1000) parsed.clear();
+    parsed.set(node.params.expression, ast);
+  }
+  const value = evaluateExpression(ast, inputs);
+  return { holds: typeof value === 'boolean' ? value : value !== 0, value };
+}
+
+export interface ExecutorDeps {
+  runtimeFor(node: ModelNode): Promise<ModelRuntime>;
+  ops: OpRunner;
+  sequence?: SequenceFlags;
+  onBound?: (node: ModelNode, model: string, instance: string) => void;
+}
+
+/**
+ * The engine's NodeExecutor: model nodes go to their model's scheduler (instances in workers),
+ * op nodes to the OpRunner, condition nodes are evaluated here (cheap: reductions over small tensors).
+ */
+export function createExecutor(deps: ExecutorDeps): NodeExecutor {
+  return {
+    async execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
+      switch (node.kind) {
+        case 'model': return runModel(deps, node, inputs, ctx);
+        case 'op': {
+          const r = await deps.ops.run(node.params.op, inputs, node.params.values, { signal: ctx.signal, canTransfer: ctx.canTransfer });
+          return { responses: [r.outputs], computeMs: r.computeMs, queueMs: r.queueMs, instance: r.instance };
+        }
+        case 'condition': {
+          const t0 = performance.now();
+          const { holds, value } = conditionHolds(node, inputs);
+          const computeMs = performance.now() - t0;
+          return holds ? { responses: [], exit: { value }, computeMs } : { responses: [inputs], computeMs };
+        }
+        default:
+          throw new EngineError('invalid-graph', `node '${node.id}' of kind ${node.kind} cannot be executed`);
+      }
+    },
+  };
+}
+
+async function runModel(deps: ExecutorDeps, node: ModelNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
+  const rt = await deps.runtimeFor(node);
+  const { feeds, added } = addBatchDim(rt, inputs);
+  const r = await rt.infer({
+    inputs: feeds, signal: ctx.signal, sequence: deps.sequence, canTransfer: (t) => ctx.canTransfer(t),
+    onBound: (instance) => deps.onBound?.(node, rt.name, instance),
+  });
+  const outputs = added ? removeBatchDim(r.outputs) : r.outputs;
+  return { responses: [outputs], queueMs: r.queueMs, computeMs: r.computeMs, batchSize: r.batchSize, instance: r.instance };
+}
+
+/**
+ * A batching model (max_batch_size > 0) takes its inputs with the batch dim first. A tensor one rank
+ * short of the model's full shape (e.g. from a non-batching ensemble) gets a batch dim of 1, and the
+ * outputs lose it again.
+ */
+function addBatchDim(rt: ModelRuntime, inputs: Record<string, Tensor>): { feeds: Record<string, Tensor>; added: boolean } {
+  const cfg = rt.config;
+  if ((cfg.max_batch_size ?? 0) <= 0) return { feeds: inputs, added: false };
+  const dims = new Map((cfg.input ?? []).map((i) => [i.name, i.dims.length]));
+  const short = Object.entries(inputs).filter(([n, t]) => dims.get(n) === t.shape.length);
+  if (short.length === 0 || short.length !== Object.keys(inputs).length) return { feeds: inputs, added: false };
+  return { feeds: Object.fromEntries(short.map(([n, t]) => [n, { ...t, shape: [1, ...t.shape] }])), added: true };
+}
+
+function removeBatchDim(outputs: Record<string, Tensor>): Record<string, Tensor> {
+  return Object.fromEntries(Object.entries(outputs).map(([n, t]) => [n, { ...t, shape: t.shape.slice(1) }]));
+}

@@ -1,0 +1,51 @@
+import type { ConditionStrategy, GraphDoc, NodeTiming, ServerMessage, Tensor } from '@ensemble-studio/core';
+import type { Repository } from '../repo/types.ts';
+
+export type { EngineMetrics, GraphMetrics, ModelMetrics } from './Metrics.ts';
+
+export interface EngineOptions {
+  repository: Repository;
+  /** onnxruntime intra-op threads per instance (default 1); spinning is turned off above 1. */
+  intraOpThreads?: number;
+  /** Runs accepted at once; more fail with code 'limit' (default 64). */
+  maxConcurrentRuns?: number;
+  /** Per-run time limit when a request sets none (default 60 000 ms; 0 = none). */
+  defaultTimeoutMs?: number;
+  /** 'auto': KIND_GPU instances try CUDA then WebGPU before CPU; 'off': CPU only (with a notice). */
+  gpu?: 'auto' | 'off';
+  /** Load models when first used instead of in `create` (default false: load and warm every model up front). */
+  lazy?: boolean;
+  /** Op worker threads for large-tensor ops (default 2). */
+  opWorkers?: number;
+}
+
+export interface RunRequest {
+  graph: GraphDoc;
+  inputs: Record<string, Tensor>;
+  runId?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Sequence flags forwarded to every stateful model of the graph (TRITON §2.5). */
+  sequence?: { id: number | string; start: boolean; end: boolean };
+  /** run.started, node.*, run.partial, run.exited_early, run.completed/failed, sequence.bound, notice. */
+  onEvent?: (message: ServerMessage) => void;
+}
+
+export interface RunResult {
+  runId: string;
+  status: 'completed' | 'exited_early' | 'failed';
+  outputs: Record<string, Tensor>;
+  timings: NodeTiming[];
+  exit?: { conditionId: string; expression: string; value: number | boolean; strategy: ConditionStrategy; message?: string };
+  error?: { code: string; message: string; nodeId?: string };
+}
+
+export interface EngineHealth {
+  executionProviders: { available: string[]; inUse: Record<string, string> };
+  notices: string[];
+  models: Record<string, { state: 'loading' | 'ready' | 'unavailable'; instances: number; error?: string; coldStartMs?: number; firstRunMs?: number }>;
+  activeRuns: number;
+  activeSequences: number;
+}
+
+export interface SequenceInfo { model: string; sequenceId: number | string; instance: string; lastActiveMs: number }
