@@ -1,0 +1,112 @@
+import { useCallback, useEffect, useMemo, type DragEvent } from 'react';
+import {
+  Background, BackgroundVariant, Controls, MiniMap, ReactFlow, useReactFlow,
+  type Connection, type Edge, type OnConnectEnd,
+} from '@xyflow/react';
+import { canConnect } from '@ensemble-studio/core';
+import { useEditor, useEditorStore } from '../store/useEditor.ts';
+import type { NodeTemplate } from '../store/types.ts';
+import { dtypeColor } from '../nodes/dtypeColors.ts';
+import { nodeTypes } from './nodeTypes.ts';
+import { createToFlowEdges, createToFlowNodes, type PipelineFlowNode } from './toFlow.ts';
+import { EmptyCanvas } from './EmptyCanvas.tsx';
+
+/** The MIME type the palette puts on a drag. */
+export const PALETTE_MIME = 'application/x-ensemble-studio-node';
+
+const toPortConnection = (c: Connection | Edge) => ({
+  source: c.source, sourcePort: c.sourceHandle ?? '', target: c.target, targetPort: c.targetHandle ?? '',
+});
+
+function useFlowCallbacks() {
+  const store = useEditorStore();
+  const { screenToFlowPosition } = useReactFlow();
+  // Reads the store at call time, so the callback identity never changes (STYLE §3).
+  const isValidConnection = useCallback((c: Connection | Edge) => {
+    const s = store.getState();
+    return canConnect(s.doc.graph, s.catalogue, toPortConnection(c)).ok;
+  }, [store]);
+  const onConnect = useCallback((c: Connection) => store.getState().actions.connect(toPortConnection(c)), [store]);
+  const onConnectEnd: OnConnectEnd = useCallback((_event, state) => {
+    if (state.isValid !== false || !state.fromHandle || !state.toHandle) return;
+    const [src, tgt] = state.fromHandle.type === 'source' ? [state.fromHandle, state.toHandle] : [state.toHandle, state.fromHandle];
+    const s = store.getState();
+    const r = canConnect(s.doc.graph, s.catalogue, { source: src.nodeId, sourcePort: src.id ?? '', target: tgt.nodeId, targetPort: tgt.id ?? '' });
+    if (!r.ok) s.actions.notify(`Connection refused — ${r.reason}`, 'error');
+  }, [store]);
+  const onDrop = useCallback((e: DragEvent) => {
+    const raw = e.dataTransfer.getData(PALETTE_MIME);
+    if (!raw) return;
+    e.preventDefault();
+    const template = JSON.parse(raw) as NodeTemplate;
+    store.getState().actions.addNode(template, screenToFlowPosition({ x: e.clientX - 100, y: e.clientY - 30 }));
+  }, [store, screenToFlowPosition]);
+  const onDragOver = useCallback((e: DragEvent) => {
+    if (e.dataTransfer.types.includes(PALETTE_MIME)) {
+      e.preventDefault();
+      e.dataTransfer.dropEffect = 'copy';
+    }
+  }, []);
+  return { isValidConnection, onConnect, onConnectEnd, onDrop, onDragOver };
+}
+
+/** Centres the viewport on focus requests (problems panel) and fits it when a graph loads. */
+function useViewportRequests() {
+  const { setCenter, fitView, getInternalNode } = useReactFlow();
+  const focus = useEditor((s) => s.ui.focus);
+  const loaded = useEditor((s) => s.ui.loaded);
+  useEffect(() => {
+    if (!focus) return;
+    const n = getInternalNode(focus.nodeId);
+    if (!n) return;
+    const w = n.measured.width ?? 200;
+    const h = n.measured.height ?? 100;
+    void setCenter(n.internals.positionAbsolute.x + w / 2, n.internals.positionAbsolute.y + h / 2, { zoom: 1.1, duration: 300 });
+  }, [focus, setCenter, getInternalNode]);
+  useEffect(() => {
+    if (loaded > 0) requestAnimationFrame(() => void fitView({ padding: 0.1 }));
+  }, [loaded, fitView]);
+}
+
+const miniMapColor = (n: PipelineFlowNode) => {
+  if (n.data.problems?.severity === 'error') return '#e5484d';
+  return dtypeColor(n.data.outputs[0]?.datatype ?? n.data.inputs[0]?.datatype);
+};
+
+/** The React Flow canvas over the editor store. */
+export function Canvas() {
+  const toNodes = useMemo(createToFlowNodes, []);
+  const toEdges = useMemo(createToFlowEdges, []);
+  const nodes = useEditor(toNodes);
+  const edges = useEditor(toEdges);
+  const theme = useEditor((s) => s.ui.theme);
+  const actions = useEditor((s) => s.actions);
+  const callbacks = useFlowCallbacks();
+  useViewportRequests();
+  return (
+    <div className="canvas" onDrop={callbacks.onDrop} onDragOver={callbacks.onDragOver}>
+      <ReactFlow<PipelineFlowNode>
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        onNodesChange={actions.applyNodeChanges}
+        onEdgesChange={actions.applyEdgeChanges}
+        onConnect={callbacks.onConnect}
+        onConnectEnd={callbacks.onConnectEnd}
+        isValidConnection={callbacks.isValidConnection}
+        deleteKeyCode={null}
+        multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
+        colorMode={theme}
+        fitView
+        minZoom={0.1}
+        defaultEdgeOptions={{ labelBgPadding: [4, 2], labelBgBorderRadius: 3 }}
+        proOptions={{ hideAttribution: true }}
+      >
+        <Background variant={BackgroundVariant.Dots} gap={20} size={1} />
+        <MiniMap<PipelineFlowNode> pannable zoomable nodeColor={miniMapColor} />
+        <Controls />
+      </ReactFlow>
+      {nodes.length === 0 && <EmptyCanvas />}
+    </div>
+  );
+}

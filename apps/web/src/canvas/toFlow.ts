@@ -1,0 +1,96 @@
+import type { Edge, Node } from '@xyflow/react';
+import { formatShape, nodePorts, portKey } from '@ensemble-studio/core';
+import type { Catalogue, DataType, GraphDoc, GraphNode, PortType } from '@ensemble-studio/core';
+import { diagnosticsByTarget, graphTypes, type NodeProblems } from '../store/derived.ts';
+import type { EditorState, Selection, Size } from '../store/types.ts';
+
+/** A port as the canvas draws it: name plus the (possibly inferred) dtype and full shape. */
+export interface PortView { name: string; datatype: DataType | null; shape: number[] | null; optional?: boolean }
+
+export interface PipelineData extends Record<string, unknown> {
+  node: GraphNode;
+  inputs: PortView[];
+  outputs: PortView[];
+  problems: NodeProblems | null;
+}
+export type PipelineFlowNode = Node<PipelineData, 'pipeline'>;
+export type TensorFlowEdge = Edge<{ severity: NodeProblems['severity'] | null; messages: string[] }>;
+
+function portViews(graph: GraphDoc, node: GraphNode, catalogue: Catalogue, types: Map<string, PortType>) {
+  const ports = nodePorts(graph, node, catalogue);
+  const view = (p: (typeof ports.inputs)[number]): PortView => {
+    const t = types.get(portKey(node.id, p.name));
+    return { name: p.name, datatype: p.datatype ?? t?.datatype ?? null, shape: p.shape ?? t?.shape ?? null, optional: p.optional };
+  };
+  return { inputs: ports.inputs.map(view), outputs: ports.outputs.map(view) };
+}
+
+interface CacheEntry { src: GraphNode; selected: boolean; size: Size | undefined; types: unknown; problems: NodeProblems | null; flow: PipelineFlowNode }
+
+/**
+ * The GraphDoc ↔ React Flow adapter: one `pipeline` node per graph node, reusing the previous flow
+ * node object when nothing it shows changed (so React Flow skips it during a drag of others).
+ */
+export function createToFlowNodes() {
+  let cache = new Map<string, CacheEntry>();
+  let last: { graph: GraphDoc; selection: Selection; measured: Record<string, Size>; out: PipelineFlowNode[] } | null = null;
+  return (s: EditorState): PipelineFlowNode[] => {
+    const { graph } = s.doc;
+    const { selection, measured } = s.ui;
+    if (last && last.graph === graph && last.selection === selection && last.measured === measured) return last.out;
+    const types = graphTypes(graph, s.catalogue);
+    const diags = diagnosticsByTarget(graph, s.catalogue);
+    const selected = new Set(selection.nodes);
+    const next = new Map<string, CacheEntry>();
+    const out = graph.nodes.map((n) => {
+      const entry = cache.get(n.id);
+      const isSel = selected.has(n.id);
+      const size = measured[n.id];
+      const problems = diags.nodes.get(n.id) ?? null;
+      if (entry && entry.src === n && entry.selected === isSel && entry.size === size && entry.types === types && entry.problems === problems) {
+        next.set(n.id, entry);
+        return entry.flow;
+      }
+      const flow: PipelineFlowNode = {
+        id: n.id, type: 'pipeline', position: n.position, selected: isSel,
+        data: { node: n, ...portViews(graph, n, s.catalogue, types), problems },
+        ...(size ? { measured: size } : {}),
+      };
+      next.set(n.id, { src: n, selected: isSel, size, types, problems, flow });
+      return flow;
+    });
+    cache = next;
+    last = { graph, selection, measured, out };
+    return out;
+  };
+}
+
+/** `FP32 [1,3,-1,-1]`, or `?` when nothing typed feeds the port yet. */
+export function tensorLabel(t: PortType | undefined): string {
+  if (!t || t.datatype === null) return '?';
+  return `${t.datatype} ${formatShape(t.shape)}`;
+}
+
+/** Edges labelled with the tensor's dtype/shape and marked with their diagnostics. */
+export function createToFlowEdges() {
+  let last: { edges: unknown; types: unknown; diags: unknown; selection: Selection; running: unknown; out: TensorFlowEdge[] } | null = null;
+  return (s: EditorState): TensorFlowEdge[] => {
+    const { graph } = s.doc;
+    const types = graphTypes(graph, s.catalogue);
+    const diags = diagnosticsByTarget(graph, s.catalogue);
+    if (last && last.edges === graph.edges && last.types === types && last.diags === diags && last.selection === s.ui.selection && last.running === s.run.nodes) return last.out;
+    const selected = new Set(s.ui.selection.edges);
+    const out = graph.edges.map((e): TensorFlowEdge => {
+      const problems = diags.edges.get(e.id);
+      const flowing = s.run.nodes[e.source]?.status === 'finished' && s.run.nodes[e.target]?.status === 'running';
+      return {
+        id: e.id, source: e.source, sourceHandle: e.sourcePort, target: e.target, targetHandle: e.targetPort,
+        selected: selected.has(e.id), animated: flowing, label: tensorLabel(types.get(portKey(e.source, e.sourcePort))),
+        className: problems ? `edge-${problems.severity}` : undefined,
+        data: { severity: problems?.severity ?? null, messages: problems?.messages ?? [] },
+      };
+    });
+    last = { edges: graph.edges, types, diags, selection: s.ui.selection, running: s.run.nodes, out };
+    return out;
+  };
+}

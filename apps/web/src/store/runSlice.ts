@@ -1,0 +1,44 @@
+import { initialRun, reduceRun } from '../run/runReducer.ts';
+import type { EditorState, NodeRun, RunActions } from './types.ts';
+
+type Set = (partial: Partial<EditorState> | ((s: EditorState) => Partial<EditorState>)) => void;
+
+/** Run actions. Only run/runSocket.ts calls them: it is the one writer of run state. */
+export function createRunActions(set: Set): RunActions {
+  return {
+    receive(msg) {
+      set((s) => {
+        const run = reduceRun(s.run, msg);
+        return run === s.run ? {} : { run };
+      });
+    },
+    beginRun(requestId) {
+      set((s) => ({ run: { ...s.run, runId: null, requestId, status: 'starting', nodes: {}, partials: [], outputs: {}, message: null, totalMs: null, startedAt: performance.now() } }));
+    },
+    beginStream(streamId, graph) {
+      set((s) => ({
+        run: {
+          ...s.run, requestId: null, status: 'starting', nodes: {}, partials: [], outputs: {}, message: null, startedAt: performance.now(),
+          streams: { ...s.run.streams, [streamId]: { streamId, graph, sent: 0, acknowledged: 0, values: [] } },
+        },
+      }));
+    },
+    chunkSent(streamId) {
+      set((s) => {
+        const st = s.run.streams[streamId];
+        return st ? { run: { ...s.run, streams: { ...s.run.streams, [streamId]: { ...st, sent: st.sent + 1 } } } } : {};
+      });
+    },
+    setConnected(connected) {
+      set((s) => ({ run: { ...s.run, connected } }));
+    },
+    clearRun() {
+      set((s) => ({ run: { ...initialRun(), connected: s.run.connected, records: s.run.records } }));
+    },
+  };
+}
+
+/** A cancelled run: nodes that had not finished say so. */
+export function cancelledNodes(nodes: Record<string, NodeRun>): Record<string, NodeRun> {
+  return Object.fromEntries(Object.entries(nodes).map(([id, n]) => [id, n.status === 'queued' || n.status === 'running' ? { ...n, status: 'cancelled' as const, reason: 'cancelled by the user' } : n]));
+}
