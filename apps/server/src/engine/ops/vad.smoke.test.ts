@@ -18,14 +18,14 @@ beforeAll(async () => {
   chunk.set(wav.samples, 64);
   const { frames, sr } = OPS.audio_frame.run({ audio: { datatype: 'FP32', shape: [chunk.length], data: chunk } }, {}, { readText: () => '' });
   const session = await ort.InferenceSession.create(VAD_MODEL);
-  let state = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
+  let state: ort.Tensor = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
   const srT = new ort.Tensor('int64', BigInt64Array.from(sr!.data as BigInt64Array), []);
   const [f, width] = frames!.shape as [number, number];
   for (let i = 0; i < f; i++) {
     const input = new ort.Tensor('float32', (frames!.data as Float32Array).slice(i * width, (i + 1) * width), [1, width]);
     const out = await session.run({ input, state, sr: srT });
     probs.push((out.output!.data as Float32Array)[0] ?? 0);
-    state = out.stateN as ort.Tensor;
+    state = out.stateN!;
   }
 });
 
