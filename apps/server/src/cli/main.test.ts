@@ -87,7 +87,7 @@ describe('import', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cli-')), 'studio');
     const r = await runBin(['import', repo, '--out', out]);
     expect(r.code).toBe(1); // the source has a broken config and a missing model file
-    expect(r.stdout).toMatch(/imported 5 model\(s\) and 1 graph\(s\)/);
+    expect(r.stdout).toMatch(/imported 6 model\(s\) and 1 graph\(s\)/);
     expect(readFileSync(join(out, 'head', 'config.pbtxt'), 'utf8')).toMatch(/some_future_field: 7/);
     expect(readFileSync(join(out, 'head', '1', 'model.onnx')).equals(readFileSync(join(repo, 'head', '1', 'model.onnx')))).toBe(true);
     expect(readFileSync(join(out, 'bad', 'config.pbtxt'), 'utf8')).toBe(readFileSync(join(repo, 'bad', 'config.pbtxt'), 'utf8'));

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildExtractor, buildHead } from '../onnx/synthetic.ts';
+import { buildAccumulator, buildExtractor, buildHead } from '../onnx/synthetic.ts';
 
 /**
  * A small repository on disk for tests (real ONNX models, no npm downloads):
@@ -9,7 +9,8 @@ import { buildExtractor, buildHead } from '../onnx/synthetic.ts';
  * - `head`: ONNX with a config (max_batch_size 8, dynamic batching): feat [256] → logits [16];
  * - `pipe`: an ensemble config (no studio.json) x → extractor → head → logits;
  * - `bad`: a config with a syntax error; `ghost`: an ONNX config whose model file is missing;
- * - `1skip/0/` style noise: version dirs starting with 0 are ignored.
+ * - `acc`: a stateful (sequence-batched, implicit state) accumulator: y = x + previous y, x/y [8];
+ * - version dirs starting with 0 are ignored.
  * @example const dir = makeTestRepository(); const repo = await loadRepository(dir)
  */
 export function makeTestRepository(): string {
@@ -46,6 +47,19 @@ ensemble_scheduling {
   file('bad/config.pbtxt', 'name: "bad"\nplatform: "onnxruntime_onnx"\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] \n');
   file('ghost/1/.gitkeep', '');
   file('ghost/config.pbtxt', 'name: "ghost"\nplatform: "onnxruntime_onnx"\nmax_batch_size: 0\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n');
+  file('acc/1/model.onnx', buildAccumulator());
+  file('acc/config.pbtxt', `name: "acc"
+platform: "onnxruntime_onnx"
+max_batch_size: 4
+input [ { name: "x" data_type: TYPE_FP32 dims: [ 8 ] } ]
+output [ { name: "y" data_type: TYPE_FP32 dims: [ 8 ] } ]
+sequence_batching {
+  max_sequence_idle_microseconds: 5000000
+  direct { }
+  state [ { input_name: "state_in" output_name: "state_out" data_type: TYPE_FP32 dims: [ 8 ]
+    initial_state [ { data_type: TYPE_FP32 dims: [ 8 ] zero_data: true name: "zeros" } ] } ]
+}
+`);
   mkdirSync(join(dir, '.hidden'));
   return dir;
 }
