@@ -1,0 +1,16 @@
+import { chromium } from 'playwright-core';
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+page.on('console', (m) => { if (m.type() === 'error') console.error('console:', m.text()); });
+page.on('pageerror', (e) => console.error('pageerror:', e.message));
+await page.goto('http://127.0.0.1:8080/');
+await page.waitForSelector('.react-flow__node');
+await page.getByRole('tab', { name: 'Run' }).click();
+await page.getByRole('button', { name: 'Sample image' }).click();
+await page.waitForSelector('text=sample text image');
+await page.getByRole('button', { name: '▶ Run' }).last().click();
+await page.waitForSelector('.run-status[data-status=completed], .run-status[data-status=failed], .run-status[data-status=exited]', { timeout: 60000 }).catch(e => console.error('timeout', e.message));
+await page.waitForTimeout(500);
+console.log(await page.locator('.run-status').innerText());
+await page.screenshot({ path: '/tmp/s2.png' });
+await browser.close();

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { ServerMessage } from '@ensemble-studio/core';
+import { initialRun, reduceRun } from './runReducer.ts';
+import type { RunState } from '../store/types.ts';
+
+const fold = (s: RunState, msgs: ServerMessage[]) => msgs.reduce(reduceRun, s);
+const started = (): RunState => fold({ ...initialRun(), requestId: 'q1', status: 'starting' }, [
+  { type: 'run.started', runId: 'r1', requestId: 'q1', graph: 'ocr', nodes: ['det', 'rec'] },
+]);
+
+describe('run reducer', () => {
+  it('adopts the run it asked for and queues its nodes', () => {
+    const s = started();
+    expect(s.runId).toBe('r1');
+    expect(s.nodes).toEqual({ det: { status: 'queued' }, rec: { status: 'queued' } });
+  });
+
+  it('ignores runs started by someone else', () => {
+    const s = reduceRun({ ...initialRun(), requestId: 'mine' }, { type: 'run.started', runId: 'x', requestId: 'other', graph: 'g', nodes: ['a'] });
+    expect(s.runId).toBeNull();
+  });
+
+  it('tracks running → finished with timings, and says why a node was skipped', () => {
+    const timing = { nodeId: 'det', queueMs: 1, computeMs: 20, startMs: 1, endMs: 21 };
+    const s = fold(started(), [
+      { type: 'node.started', runId: 'r1', nodeId: 'det', atMs: 1, instance: 'det#0' },
+      { type: 'node.finished', runId: 'r1', nodeId: 'det', timing, outputs: {} },
+      { type: 'node.skipped', runId: 'r1', nodeId: 'rec', reason: { type: 'exit', conditionId: 'has_text', expression: 'len(boxes) == 0', value: true } },
+      { type: 'run.exited_early', runId: 'r1', conditionId: 'has_text', expression: 'len(boxes) == 0', value: true, strategy: 'gate', outputs: {} },
+    ]);
+    expect(s.nodes.det).toMatchObject({ status: 'finished', timing, instance: 'det#0' });
+    expect(s.nodes.rec?.reason).toContain('has_text');
+    expect(s.status).toBe('exited');
+    expect(s.message).toContain('len(boxes) == 0');
+    expect(s.records[0]?.timings).toEqual([timing]);
+  });
+
+  it('ignores events of an older run', () => {
+    const s = reduceRun(started(), { type: 'node.started', runId: 'old', nodeId: 'det', atMs: 0 });
+    expect(s.nodes.det?.status).toBe('queued');
+  });
+
+  it('collects one value per acknowledged stream chunk and the instance binding', () => {
+    let s: RunState = { ...initialRun(), streams: { s1: { streamId: 's1', graph: 'vad-stream', sent: 2, acknowledged: 0, values: [] } } };
+    s = fold(s, [
+      { type: 'sequence.bound', streamId: 's1', sequenceId: 7, model: 'vad', instance: 'vad#1', nodeId: 'vad' },
+      { type: 'run.started', runId: 'c0', streamId: 's1', graph: 'vad-stream', nodes: ['vad'] },
+      { type: 'run.completed', runId: 'c0', outputs: { speech_prob: { datatype: 'FP32', shape: [1, 1], data: [0.9] } }, timings: [], totalMs: 2 },
+      { type: 'run.started', runId: 'c1', streamId: 's1', graph: 'vad-stream', nodes: ['vad'] },
+      { type: 'run.completed', runId: 'c1', outputs: { speech_prob: { datatype: 'FP32', shape: [1, 1], data: [0.1] } }, timings: [], totalMs: 2 },
+      { type: 'sequence.ended', streamId: 's1', sequenceId: 7, reason: 'end' },
+    ]);
+    expect(s.streams.s1).toMatchObject({ sequenceId: 7, instance: 'vad#1', acknowledged: 2, values: [0.9, 0.1], ended: 'end' });
+  });
+});
