@@ -6,7 +6,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/src/**/*.test.tsx', 'test/integration/**/*.test.ts'],
+          include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/src/**/*.test.tsx', 'test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -17,6 +17,15 @@ export default defineConfig({
           include: ['test/e2e/**/*.spec.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'stress',
+          include: ['test/stress/**/*.stress.ts'],
+          testTimeout: 900_000,
+          hookTimeout: 300_000,
           fileParallelism: false,
         },
       },
