@@ -56,7 +56,10 @@ export function compileGraph(graph: GraphDoc, catalogue: Catalogue, opts: Compil
   own.push(...nameCollisions(safe, catalogue, generated));
   const decoupled = strategy === 'gate' || composing.decoupled;
   own.push(...versionCheck(opts.tritonVersion, strategy, decoupled));
-  const readme = exportReadme({ graph: safe, strategy, decoupled: strategy !== 'bls' && decoupled, stateful: composing.stateful, models: roles, ...(opts.tritonVersion ? { tritonVersion: opts.tritonVersion } : {}) });
+  const readme = exportReadme({
+    graph: safe, strategy, decoupled: strategy !== 'bls' && decoupled, stateful: composing.stateful, models: roles,
+    minTriton: minimumTriton(strategy, decoupled), ...(opts.tritonVersion ? { tritonVersion: opts.tritonVersion } : {}),
+  });
   files.push({ path: 'README.md', text: readme });
   const diagnostics = mergeDiagnostics(validation, own);
   return { ok: !hasErrors(diagnostics), files: sortFiles(files), diagnostics };

@@ -14,6 +14,8 @@ export interface ReadmeInput {
   /** A sequence-batched (stateful) model is inside. */
   stateful: boolean;
   models: ReadmeModel[];
+  /** The oldest Triton release the export runs on (see `minimumTriton`). */
+  minTriton: string;
   tritonVersion?: string;
 }
 
@@ -44,7 +46,7 @@ const STRATEGY_TEXT: Record<ExportStrategy, string> = {
 /**
  * The exported repository's README.md: what each model is, the strategy, the Triton version it
  * needs and how clients call the entry point.
- * @example exportReadme({ graph, strategy: 'gate', decoupled: true, stateful: false, models: [] })
+ * @example exportReadme({ graph, strategy: 'gate', decoupled: true, stateful: false, models: [], minTriton: '23.07' })
  */
 export function exportReadme(r: ReadmeInput): string {
   const name = md(r.graph.name);
@@ -75,9 +77,9 @@ export function exportReadme(r: ReadmeInput): string {
 }
 
 function versionLines(r: ReadmeInput): string[] {
-  const min = minimumTriton(r.strategy, r.decoupled);
-  const why = r.strategy === 'gate' || r.decoupled
-    ? 'a decoupled step inside an ensemble, and an ensemble that finishes with zero responses, need core PR #229 (r23.07)'
+  const min = r.minTriton;
+  const why = min !== '22.12'
+    ? 'decoupled steps (and an ensemble that finishes with zero responses, core PR #229) need r23.07'
     : 'any recent release works';
   const lines = [`Needs Triton **${min}** or newer: ${why}.`];
   if (r.tritonVersion) lines.push('', `Exported for Triton ${md(r.tritonVersion)}.`);
