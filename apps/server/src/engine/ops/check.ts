@@ -18,7 +18,10 @@ export function resolveValues(op: OpId, values: OpValues): OpValues {
   return merged;
 }
 
-/** Reads a numeric param from resolved values (see `resolveValues`). */
+/**
+ * Reads a numeric param from resolved values (see `resolveValues`).
+ * @example num(resolveValues('topk', {}), 'k') === 1
+ */
 export function num(values: OpValues, name: string): number {
   const v = values[name];
   if (typeof v !== 'number') throw new Error(`param ${name} must be a number`);
@@ -42,12 +45,18 @@ export function input(op: OpId, inputs: Record<string, Tensor>, port: string, da
   return t;
 }
 
-/** Throws `${op}: input '${port}' ${problem}` unless `ok`. */
+/**
+ * Throws `${op}: input '${port}' ${problem}` unless `ok`.
+ * @example ensure(n === 4, 'db_postprocess', 'shape_info', 'must have 4 values')
+ */
 export function ensure(ok: boolean, op: OpId, port: string, problem: string): void {
   if (!ok) throw new Error(`${op}: input '${port}' ${problem}`);
 }
 
-/** A dimension of a checked tensor (never undefined: rank was checked). */
+/**
+ * A dimension of a checked tensor (never undefined: rank was checked).
+ * @example dim(image, 0) // H of [H,W,3]
+ */
 export function dim(t: Tensor, i: number): number {
   return t.shape[i] ?? 0;
 }
