@@ -6,7 +6,7 @@ export const SYNTHETIC = {
   D: 64,
   F: 256,
   /** head: feat [-1, F] → HIDDEN (×LAYERS, Relu) → logits [-1, C]. Sized so one call of batch 32 takes several ms. */
-  HIDDEN: 512,
+  HIDDEN: 1024,
   LAYERS: 4,
   C: 16,
   /** accumulator: x [-1, S], state [-1, S]. */

@@ -1,0 +1,51 @@
+// The baselines of the bench: the same onnxruntime sessions and the same TypeScript ops, called
+// directly in a loop on the main thread (no engine, no workers).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import type { GraphDoc, OpNode, Tensor } from '@ensemble-studio/core';
+import { conditionHolds } from '../src/engine/nodeExecutor.ts';
+import { OPS, type OpContext } from '../src/engine/ops/registry.ts';
+import type { Repository } from '../src/repo/types.ts';
+
+/** Sessions created like the engine's (1 intra-op thread). */
+export async function directSessions(repo: Repository, models: string[]): Promise<Record<string, ort.InferenceSession>> {
+  const out: Record<string, ort.InferenceSession> = {};
+  for (const m of models) out[m] = await ort.InferenceSession.create(repo.modelFile(m)!, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  return out;
+}
+
+async function runSession(s: ort.InferenceSession, feeds: Record<string, Tensor>): Promise<Record<string, Tensor>> {
+  const ortFeeds = Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor('float32', t.data as Float32Array, t.shape as number[])]));
+  const out = await s.run(ortFeeds);
+  return Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { datatype: 'FP32', shape: [...t.dims], data: t.data as Float32Array } as Tensor]));
+}
+
+const texts: Record<string, string> = {};
+
+/**
+ * The OCR pipeline by hand: preprocess → det → DB → (exit when no boxes) → crop → rec → CTC, cls → top-k,
+ * reading the op params from the same graph the engine runs.
+ */
+export async function directOcr(repo: Repository, graph: GraphDoc, s: Record<string, ort.InferenceSession>, image: Tensor): Promise<{ texts?: Tensor; exited: boolean }> {
+  const ctx: OpContext = { readText: (p) => (texts[p] ??= readFileSync(join(repo.dir, p), 'utf8')) };
+  const values = (id: string) => (graph.nodes.find((n) => n.id === id) as OpNode).params.values;
+  const pre = OPS.image_preprocess.run({ image }, values('preprocess'), ctx);
+  const prob = (await runSession(s.det!, { x: pre.tensor! }))['sigmoid_0.tmp_0']!;
+  const db = OPS.db_postprocess.run({ prob, shape_info: pre.shape_info! }, values('db'), ctx);
+  const cond = graph.nodes.find((n) => n.id === 'has_text');
+  if (cond?.kind === 'condition' && conditionHolds(cond, { boxes: db.boxes!, image }).holds) return { exited: true };
+  const crops = OPS.crop_resize.run({ image, boxes: db.boxes! }, values('crop'), ctx).crops!;
+  const probs = (await runSession(s.rec!, { x: crops }))['softmax_11.tmp_0']!;
+  const texts = OPS.ctc_decode.run({ probs }, values('ctc'), ctx).texts!;
+  const angles = (await runSession(s.cls!, { x: crops }))['softmax_0.tmp_0']!;
+  OPS.topk.run({ scores: angles }, values('angle'), ctx);
+  return { texts, exited: false };
+}
+
+/** extractor → head → head, one after the other (the sequential side of the fan-out bench). */
+export async function directFanout(s: Record<string, ort.InferenceSession>, x: Tensor): Promise<void> {
+  const feat = (await runSession(s.extractor!, { x })).feat!;
+  await runSession(s.head!, { feat });
+  await runSession(s.head!, { feat });
+}

@@ -1,0 +1,144 @@
+// `pnpm bench [--json] [--quick]`: measures the engine against the same onnxruntime calls made directly
+// (issue 3 §10, PRODUCT §12). Every number is a median over repeated trials, or a ratio of medians.
+import { execFileSync } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { GraphDoc, Tensor } from '@ensemble-studio/core';
+import { Engine } from '../src/engine/index.ts';
+import { makeTestRepository } from '../src/engine/fixtures.ts';
+import { fanoutGraph, ocrGraph, singleModelGraph, vadGraph } from '../src/engine/graphs.ts';
+import { mulberry32, SYNTHETIC } from '../src/onnx/synthetic.ts';
+import { directFanout, directOcr, directSessions } from './direct.ts';
+
+const JSON_OUT = process.argv.includes('--json');
+const QUICK = process.argv.includes('--quick');
+const TRIALS = QUICK ? 5 : 15;
+const log = (s: string) => (JSON_OUT ? process.stderr : process.stdout).write(`${s}\n`);
+
+const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]!; };
+const percentile = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * p))]!; };
+const now = () => performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+/** Times `a` and `b` alternately (so drift hits both), returning the median of each. */
+async function paired(a: () => Promise<unknown>, b: () => Promise<unknown>, trials = TRIALS): Promise<[number, number]> {
+  await a(); await b();
+  const ta: number[] = [];
+  const tb: number[] = [];
+  for (let i = 0; i < trials; i++) {
+    let t = now(); await a(); ta.push(now() - t);
+    t = now(); await b(); tb.push(now() - t);
+  }
+  return [median(ta), median(tb)];
+}
+
+/** A printed-text image rendered with ImageMagick (UINT8 HWC), or dark bars where it is missing. */
+function textImage(): Tensor {
+  const [w, h] = [640, 160];
+  try {
+    const raw = execFileSync('convert', ['-size', `${w}x${h}`, 'xc:white', '-fill', 'black', '-pointsize', '48', '-annotate', '+20+100', 'Hello World 2024', '-depth', '8', 'rgb:-'], { maxBuffer: 1 << 24 });
+    return { datatype: 'UINT8', shape: [h, w, 3], data: new Uint8Array(raw) };
+  } catch {
+    const data = new Uint8Array(w * h * 3).fill(255);
+    for (let y = 60; y < 100; y++) for (let x = 20; x < 600; x++) if ((x >> 3) % 3 !== 0) data.fill(0, (y * w + x) * 3, (y * w + x) * 3 + 3);
+    return { datatype: 'UINT8', shape: [h, w, 3], data };
+  }
+}
+
+async function runOk(engine: Engine, graph: GraphDoc, inputs: Record<string, Tensor>, sequence?: { id: number | string; start: boolean; end: boolean }) {
+  const r = await engine.run({ graph, inputs, sequence });
+  if (r.status === 'failed') throw new Error(`${graph.name}: ${r.error?.code} ${r.error?.message}`);
+  return r;
+}
+
+/** Concurrent real-time VAD streams (a 576-sample chunk every 32 ms each): chunk latency p99 in ms. */
+async function vadLevel(engine: Engine, streams: number, chunks: number): Promise<number> {
+  const lat: number[] = [];
+  const period = 32;
+  const t0 = now() + 50;
+  const chunk = (s: number, k: number): Tensor => {
+    const r = mulberry32(s * 1000 + k);
+    return { datatype: 'FP32', shape: [576], data: Float32Array.from({ length: 576 }, () => (r() - 0.5) * 0.2) };
+  };
+  await Promise.all(Array.from({ length: streams }, async (_, s) => {
+    const offset = (s * period) / streams;
+    for (let k = 0; k < chunks; k++) {
+      const due = t0 + offset + k * period;
+      await sleep(due - now());
+      await runOk(engine, vadGraph(), { audio: chunk(s, k) }, { id: `bench-${streams}-${s}`, start: k === 0, end: k === chunks - 1 });
+      lat.push(now() - due);
+    }
+  }));
+  return percentile(lat, 0.99);
+}
+
+async function main(): Promise<void> {
+  const repo = makeTestRepository(['extractor', 'head', 'accumulator', 'det', 'rec', 'cls', 'vad']);
+  const engine = await Engine.create({ repository: repo });
+  const direct = await directSessions(repo, ['det', 'rec', 'cls', 'extractor', 'head']);
+  const results: Record<string, number> = {};
+  const lag = monitorEventLoopDelay({ resolution: 1 });
+
+  // OCR: engine vs the same sessions + ops called directly.
+  const ocr = ocrGraph('gate');
+  const image = textImage();
+  const check = await runOk(engine, ocr, { image });
+  log(`ocr text image → ${check.status}, texts: ${JSON.stringify(check.outputs.texts?.data ?? [])}`);
+  // The event-loop monitor runs only while the engine works (the direct path blocks the loop by design).
+  const withLag = <T>(f: () => Promise<T>) => async () => { lag.enable(); try { return await f(); } finally { lag.disable(); } };
+  const [ocrDirect, ocrEngine] = await paired(() => directOcr(repo, ocr, direct, image), withLag(() => runOk(engine, ocr, { image })));
+  results.ocr_direct_ms = ocrDirect;
+  results.ocr_engine_ms = ocrEngine;
+  results.ocr_overhead_ratio = ocrEngine / ocrDirect;
+
+  // Fan-out: two balanced head branches, sequential (direct) vs the engine running them in parallel.
+  const x: Tensor = { datatype: 'FP32', shape: [64, SYNTHETIC.D], data: Float32Array.from({ length: 64 * SYNTHETIC.D }, (_, i) => Math.sin(i)) };
+  const [seq, par] = await paired(() => directFanout(direct, x), withLag(() => runOk(engine, fanoutGraph(), { x })));
+  results.fanout_sequential_ms = seq;
+  results.fanout_parallel_ms = par;
+  results.fanout_speedup = seq / par;
+  results.event_loop_lag_p99_ms = lag.percentile(99) / 1e6;
+
+  // Early exit: blank image through the engine vs the direct det-only path (preprocess → det → DB → condition).
+  const blank: Tensor = { datatype: 'UINT8', shape: image.shape, data: new Uint8Array(image.data.length).fill(255) };
+  const [detOnly, exitRun] = await paired(() => directOcr(repo, ocr, direct, blank), () => runOk(engine, ocr, { image: blank }));
+  results.early_exit_ms = exitRun;
+  results.det_only_ms = detOnly;
+  results.early_exit_ratio = exitRun / detOnly;
+
+  // oldest sequence batching: 64 sequences on the accumulator, batched (oldest) vs unbatched (direct).
+  const S = SYNTHETIC.S;
+  const accGraph = (direct: boolean) => singleModelGraph('accumulator', [{ name: 'x', dims: [S] }], [{ name: 'y', dims: [S] }], 64,
+    direct ? { sequence_batching: { ...repo.catalogue.models.accumulator!.config.sequence_batching, oldest: undefined, direct: {} } } : undefined);
+  const accRun = async (g: GraphDoc, tag: string) => {
+    let id = 0;
+    const steps = 20;
+    await Promise.all(Array.from({ length: 64 }, async () => {
+      const sid = `${tag}-${id++}-${Math.random()}`;
+      for (let k = 0; k < steps; k++) await runOk(engine, g, { x: { datatype: 'FP32', shape: [1, S], data: new Float32Array(S).fill(1) } }, { id: sid, start: k === 0, end: k === steps - 1 });
+    }));
+  };
+  const [unbatched, batched] = await paired(() => accRun(accGraph(true), 'u'), () => accRun(accGraph(false), 'b'), QUICK ? 3 : 7);
+  results.oldest_unbatched_ms = unbatched;
+  results.oldest_batched_ms = batched;
+  results.oldest_batching_speedup = unbatched / batched;
+
+  // Real-time VAD streams: ramp until the chunk p99 exceeds 20 ms.
+  let sustained = 0;
+  for (const n of QUICK ? [50, 100, 200, 300] : [50, 100, 150, 200, 250, 300, 400, 500]) {
+    const p99 = await vadLevel(engine, n, QUICK ? 20 : 40);
+    log(`vad ${n} streams: chunk p99 ${p99.toFixed(2)} ms`);
+    if (p99 > 20) break;
+    sustained = n;
+  }
+  results.vad_streams_realtime = sustained;
+
+  await engine.close();
+  log('\nmetric                      value');
+  for (const [k, v] of Object.entries(results)) log(`${k.padEnd(28)}${Number.isInteger(v) ? v : v.toFixed(3)}`);
+  if (JSON_OUT) process.stdout.write(`${JSON.stringify(results)}\n`);
+}
+
+main().then(() => process.exit(0), (err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
