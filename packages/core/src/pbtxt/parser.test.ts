@@ -282,6 +282,16 @@ describe('parsePbtxtLenient', () => {
     expect(again.ok && again.config).toEqual(r.config);
   });
 
+  it('quotes unknown string values that would otherwise reparse as numbers', () => {
+    const r = parsePbtxtLenient('x: "NAN" y: "INF" z: "lower"');
+    expect(r.ok && printPbtxt(r.config)).toBe('x: "NAN"\ny: "INF"\nz: "lower"\n');
+  });
+
+  it('names the map entry message in errors', () => {
+    const r = parsePbtxt('parameters { key: "k" bogus: 1 }');
+    expect(!r.ok && r.error.message).toMatch(/unknown field "bogus" in message inference.ParametersEntry/);
+  });
+
   it('still rejects malformed known fields', () => {
     expect(parsePbtxtLenient('max_batch_size: "x" other: 1').ok).toBe(false);
     expect(parsePbtxt('other: 1').ok).toBe(false);

@@ -224,7 +224,8 @@ function mapEntryDef(field: FieldDef): MessageDef {
   if (field.type.kind !== 'map') throw new Error('not a map');
   const key: FieldDef = { name: 'key', number: 1, type: { kind: 'scalar', scalar: field.type.key }, repeated: false };
   const value: FieldDef = { name: 'value', number: 2, type: field.type.value, repeated: false };
-  def = { name: `${field.name}Entry`, fields: [key, value], byName: new Map([['key', key], ['value', value]]) };
+  const entryName = `${field.name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Entry`;
+  def = { name: entryName, fields: [key, value], byName: new Map([['key', key], ['value', value]]) };
   entryDefs.set(field, def);
   return def;
 }

@@ -58,7 +58,7 @@ function formatScalar(type: FieldType, v: unknown): string {
 
 /** An unknown (lenient) value: enum-like identifiers stay bare, other strings are quoted. */
 function formatGeneric(v: unknown): string {
-  if (typeof v === 'string') return /^[A-Z][A-Z0-9_]*$/.test(v) ? v : quoteString(v);
+  if (typeof v === 'string') return /^[A-Z][A-Z0-9_]*$/.test(v) && !/^(INF|INFINITY|NAN)$/.test(v) ? v : quoteString(v);
   if (typeof v === 'number') return Number.isInteger(v) ? formatInt(v) : formatFloat(v);
   return v ? 'true' : 'false';
 }
