@@ -97,7 +97,8 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   });
   const graph = await resolveTarget(repo, target);
   const inputs = parseInputs((values.input as string[] | undefined) ?? [], graph);
-  const engine = await Engine.create({ repository: repo });
+  // lazy: only the models this graph uses are loaded (and warmed up) for a one-shot run
+  const engine = await Engine.create({ repository: repo, lazy: true });
   try {
     return values.sequence ? await runSequence(engine, graph, inputs, io) : await runOnce(engine, graph, inputs, timeout ? Number(timeout) : undefined, io);
   } finally {

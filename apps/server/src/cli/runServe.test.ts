@@ -1,0 +1,81 @@
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeTestRepository } from '../repo/testRepository.ts';
+import { DEFAULT_REPO } from './main.ts';
+import { BIN, runBin } from './cliTestUtil.ts';
+
+const repo = makeTestRepository();
+const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
+
+/** 16-bit PCM mono WAV. */
+function wav(samples: number[], rate = 16000): Buffer {
+  const data = Buffer.alloc(samples.length * 2);
+  samples.forEach((v, i) => data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, v)) * 32767), i * 2));
+  const h = Buffer.alloc(44);
+  h.write('RIFF', 0); h.writeUInt32LE(36 + data.length, 4); h.write('WAVE', 8); h.write('fmt ', 12);
+  h.writeUInt32LE(16, 16); h.writeUInt16LE(1, 20); h.writeUInt16LE(1, 22); h.writeUInt32LE(rate, 24);
+  h.writeUInt32LE(rate * 2, 28); h.writeUInt16LE(2, 32); h.writeUInt16LE(16, 34); h.write('data', 36); h.writeUInt32LE(data.length, 40);
+  return Buffer.concat([h, data]);
+}
+
+describe('run', () => {
+  it('prints one JSON line per engine event and a final result with KServe JSON tensors', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'run-'));
+    writeFileSync(join(cwd, 'x.json'), JSON.stringify([x64]));
+    const r = await runBin(['run', 'pipe', '--repo', repo, '--input', 'x=x.json'], { env: { INIT_CWD: cwd } });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string; outputs?: Record<string, { shape: number[]; data: number[] }> });
+    expect(lines[0]?.type).toBe('run.started');
+    expect(lines.some((l) => l.type === 'node.finished')).toBe(true);
+    const result = lines.at(-1)!;
+    expect(result).toMatchObject({ type: 'result', status: 'completed' });
+    expect(result.outputs?.logits).toMatchObject({ datatype: 'FP32', shape: [1, 16] });
+    expect(result.outputs?.logits?.data).toHaveLength(16);
+  });
+
+  it('exits 1 with the reason when the run fails, and names unreadable input files', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'run-'));
+    writeFileSync(join(cwd, 'x.json'), JSON.stringify([x64.slice(1)]));
+    const failed = await runBin(['run', 'pipe', '--repo', repo, '--input', 'x=x.json'], { env: { INIT_CWD: cwd } });
+    expect(failed.code).toBe(1);
+    const missing = await runBin(['run', 'pipe', '--repo', repo, '--input', 'x=nope.json'], { env: { INIT_CWD: cwd } });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/nope\.json/);
+    expect(missing.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--sequence streams a WAV through a stateful graph in 512-sample chunks (after prepare-examples)', async () => {
+    const examples = join(mkdtempSync(join(tmpdir(), 'examples-')), 'model_repository');
+    cpSync(DEFAULT_REPO, examples, { recursive: true, dereference: true });
+    const prep = await runBin(['prepare-examples', '--repo', examples]);
+    expect(prep.code).toBe(0);
+    expect(prep.stdout).toMatch(/vad\/1\/model\.onnx/);
+    const cwd = mkdtempSync(join(tmpdir(), 'run-'));
+    writeFileSync(join(cwd, 'a.wav'), wav(Array.from({ length: 1200 }, (_, i) => 0.3 * Math.sin(i / 10))));
+    const r = await runBin(['run', 'vad-stream', '--repo', examples, '--input', 'audio=a.wav', '--sequence'], { env: { INIT_CWD: cwd } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const results = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; chunk?: number; status?: string; outputs?: Record<string, { data: number[] }> }).filter((l) => l.type === 'result');
+    expect(results.map((l) => [l.chunk, l.status])).toEqual([[0, 'completed'], [1, 'completed'], [2, 'completed']]);
+    for (const l of results) expect(l.outputs?.speech_prob?.data[0]).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('serve', () => {
+  it('prints the URL, serves, and stops cleanly on SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => { out += d.toString(); const m = /listening on (http:\/\/\S+)/.exec(out); if (m) resolve(m[1]!); });
+      child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
