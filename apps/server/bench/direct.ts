@@ -21,14 +21,14 @@ async function runSession(s: ort.InferenceSession, feeds: Record<string, Tensor>
   return Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { datatype: 'FP32', shape: [...t.dims], data: t.data as Float32Array } as Tensor]));
 }
 
-const texts: Record<string, string> = {};
+const textCache: Record<string, string> = {};
 
 /**
  * The OCR pipeline by hand: preprocess → det → DB → (exit when no boxes) → crop → rec → CTC, cls → top-k,
  * reading the op params from the same graph the engine runs.
  */
 export async function directOcr(repo: Repository, graph: GraphDoc, s: Record<string, ort.InferenceSession>, image: Tensor): Promise<{ texts?: Tensor; exited: boolean }> {
-  const ctx: OpContext = { readText: (p) => (texts[p] ??= readFileSync(join(repo.dir, p), 'utf8')) };
+  const ctx: OpContext = { readText: (p) => (textCache[p] ??= readFileSync(join(repo.dir, p), 'utf8')) };
   const values = (id: string) => (graph.nodes.find((n) => n.id === id) as OpNode).params.values;
   const pre = OPS.image_preprocess.run({ image }, values('preprocess'), ctx);
   const prob = (await runSession(s.det!, { x: pre.tensor! }))['sigmoid_0.tmp_0']!;
