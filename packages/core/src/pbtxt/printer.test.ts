@@ -190,7 +190,7 @@ describe('round-trip properties', () => {
         const once = printPbtxt(config);
         expect(printPbtxt(parseOk(once))).toBe(once);
       }),
-      { numRuns: 1000 },
+      { numRuns: 500 },
     );
   });
 
@@ -199,7 +199,7 @@ describe('round-trip properties', () => {
       fc.property(configArb, fc.array(fc.nat(), { minLength: 1, maxLength: 16 }), (config, seed) => {
         expect(parseOk(variant(printPbtxt(config), seed))).toEqual(config);
       }),
-      { numRuns: 2000 },
+      { numRuns: 1000 },
     );
   });
 
