@@ -1,0 +1,75 @@
+// Starting studio servers for the fuzz and stress tests: in-process (fast, inspectable) or as the real CLI process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer } from '../../apps/server/src/main.ts';
+import type { Limits } from '../../apps/server/src/http/limits.ts';
+import { makeTestRepository } from '../../apps/server/src/repo/testRepository.ts';
+import { EXAMPLES_DIR, ROOT } from './mutate.ts';
+
+export { makeTestRepository, EXAMPLES_DIR };
+
+/**
+ * A real server (engine included) in this process on an ephemeral loopback port.
+ * @example const s = await startStudio({ repo: EXAMPLES_DIR }); … await s.close()
+ */
+export async function startStudio(opts: { repo?: string; limits?: Partial<Limits>; token?: string } = {}): Promise<RunningServer> {
+  return startServer({
+    repo: opts.repo ?? makeTestRepository(), port: 0, host: '127.0.0.1', webDist: '/nonexistent',
+    ...(opts.token ? { token: opts.token } : {}), ...(opts.limits ? { limits: opts.limits } : {}),
+  });
+}
+
+/** A private copy of the bundled examples (ONNX files included) that a test may corrupt. */
+export function copyExamples(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'studio-examples-'));
+  cpSync(EXAMPLES_DIR, dir, { recursive: true });
+  return dir;
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export interface StudioProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code/signal and the time from `since` (ms). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>;
+}
+
+/**
+ * `tsx apps/server/src/cli/main.ts serve --port 0 --repo DIR` as a child process; resolves once it prints
+ * `listening on http://HOST:PORT`. The caller must kill it.
+ */
+export async function spawnStudio(repo: string, extraArgs: string[] = [], timeoutMs = 120_000): Promise<StudioProcess> {
+  const tsx = join(ROOT, 'node_modules/.bin/tsx');
+  const child = spawn(tsx, ['apps/server/src/cli/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1', '--repo', repo, ...extraArgs], {
+    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' },
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, atMs: Date.now() })));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const onData = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve(m[1]!); }
+    };
+    child.stdout!.on('data', onData);
+    void exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`server exited (${code}) before listening:\n${out}`)); });
+  });
+  return { url, child, output: () => out, exited };
+}
+
+/** fetch returning status and parsed JSON (undefined when the body is not JSON). */
+export async function http(url: string, init: { method?: string; body?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<{ status: number; json: any; text: string }> {
+  const r = await fetch(url, { method: init.method ?? 'GET', ...(init.body === undefined ? {} : { body: init.body }), headers: { 'content-type': 'application/json', ...init.headers } });
+  const text = await r.text();
+  let json: unknown;
+  try { json = JSON.parse(text); } catch { json = undefined; }
+  return { status: r.status, json, text };
+}
