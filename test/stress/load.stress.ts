@@ -24,7 +24,7 @@ describe('load', () => {
     const image = ocrImage('hello.png');
     // sequential references on an idle server
     const refClient = await connect(studio.url);
-    const refs = [];
+    const refs: number[][] = [];
     for (const c of chunks) {
       const r = await streamVad(refClient, c);
       expect(r.errors).toEqual([]);

@@ -67,7 +67,8 @@ export async function spawnStudio(repo: string, extraArgs: string[] = [], timeou
 
 /** fetch returning status and parsed JSON (undefined when the body is not JSON). */
 export async function http(url: string, init: { method?: string; body?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<{ status: number; json: any; text: string }> {
-  const r = await fetch(url, { method: init.method ?? 'GET', ...(init.body === undefined ? {} : { body: init.body }), headers: { 'content-type': 'application/json', ...init.headers } });
+  const body = init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : Buffer.from(init.body) };
+  const r = await fetch(url, { method: init.method ?? 'GET', ...body, headers: { 'content-type': 'application/json', ...init.headers } });
   const text = await r.text();
   let json: unknown;
   try { json = JSON.parse(text); } catch { json = undefined; }
