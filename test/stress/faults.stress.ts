@@ -113,7 +113,7 @@ describe('faults', () => {
 });
 
 describe('faults: startup and shutdown', () => {
-  it('bug: a corrupt model file: /api/health says det is unavailable but GET /v2/models/det/ready answers 200 (http/routes/kserve.ts); the rest serve', async () => {
+  it('a corrupt model file: det is unavailable in /api/health and not ready on /v2/models/det/ready; the rest serve', async () => {
     const dir = copyExamples();
     writeFileSync(join(dir, 'det', '1', 'model.onnx'), 'this is not an onnx model');
     const s = await startStudio({ repo: dir });

@@ -15,7 +15,7 @@ export function exitDefaults(graph: GraphDoc, idx: GraphIndex, conditionId: stri
   for (const node of idx.nodes.values()) {
     if (node.kind !== 'output') continue;
     const { name, datatype, dims } = node.params;
-    const d = defaults[name];
+    const d = Object.hasOwn(defaults, name) ? defaults[name] : undefined;
     if (d) {
       out[name] = tensorFromJson(datatype, d.shape, d.data);
       continue;

@@ -18,8 +18,17 @@ const bad = (message: string) => new ApiError(400, 'bad-request', message);
 
 /** Flattens row-major nested arrays (KServe allows nested or flat data). */
 export function flattenData(data: unknown, out: unknown[] = []): unknown[] {
-  if (Array.isArray(data)) for (const d of data) flattenData(d, out);
-  else out.push(data);
+  // Iterative: a hostile, deeply nested body must get a 400, not exhaust the stack.
+  const stack: { items: unknown[]; i: number }[] = [];
+  if (!Array.isArray(data)) return out.push(data), out;
+  stack.push({ items: data, i: 0 });
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.i >= top.items.length) { stack.pop(); continue; }
+    const d = top.items[top.i++];
+    if (Array.isArray(d)) stack.push({ items: d, i: 0 });
+    else out.push(d);
+  }
   return out;
 }
 

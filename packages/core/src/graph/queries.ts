@@ -105,26 +105,32 @@ export function topoOrder(graph: GraphLike): TopoResult {
  */
 export function findCycle(graph: GraphLike): string[] | null {
   const adj = adjacency(graph);
-  const state = new Map<string, 1 | 2>(); // 1 = on the stack, 2 = done
-  const stack: string[] = [];
-  const visit = (id: string): string[] | null => {
-    state.set(id, 1);
-    stack.push(id);
-    for (const t of adj.get(id) ?? []) {
-      if (state.get(t) === 1) return stack.slice(stack.indexOf(t));
+  const state = new Map<string, 1 | 2>(); // 1 = on the path, 2 = done
+  // Iterative DFS: a long chain must not exhaust the call stack.
+  for (const root of graph.nodes) {
+    if (state.get(root.id) !== undefined) continue;
+    const path: string[] = [root.id];
+    const next: number[] = [0];
+    state.set(root.id, 1);
+    while (path.length > 0) {
+      const id = path[path.length - 1]!;
+      const targets = adj.get(id) ?? [];
+      const i = next[next.length - 1]!;
+      if (i >= targets.length) {
+        state.set(id, 2);
+        path.pop();
+        next.pop();
+        continue;
+      }
+      next[next.length - 1] = i + 1;
+      const t = targets[i]!;
+      if (state.get(t) === 1) return path.slice(path.indexOf(t));
       if (state.get(t) === undefined) {
-        const found = visit(t);
-        if (found) return found;
+        state.set(t, 1);
+        path.push(t);
+        next.push(0);
       }
     }
-    stack.pop();
-    state.set(id, 2);
-    return null;
-  };
-  for (const n of graph.nodes) {
-    if (state.get(n.id) !== undefined) continue;
-    const found = visit(n.id);
-    if (found) return found;
   }
   return null;
 }

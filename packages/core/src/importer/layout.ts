@@ -7,22 +7,30 @@ export const LAYOUT_ROW_PX = 140;
 /** Column of every node: the longest path from a source; output nodes share the last column. */
 function columns(graph: Pick<GraphDoc, 'nodes' | 'edges'>): Map<string, number> {
   const ids = new Set(graph.nodes.map((n) => n.id));
-  const preds = new Map<string, string[]>(graph.nodes.map((n) => [n.id, []]));
-  for (const e of graph.edges) if (ids.has(e.source) && ids.has(e.target)) preds.get(e.target)!.push(e.source);
+  const succs = new Map<string, string[]>(graph.nodes.map((n) => [n.id, []]));
+  const indegree = new Map<string, number>(graph.nodes.map((n) => [n.id, 0]));
+  for (const e of graph.edges) {
+    if (!ids.has(e.source) || !ids.has(e.target)) continue;
+    succs.get(e.source)!.push(e.target);
+    indegree.set(e.target, indegree.get(e.target)! + 1);
+  }
+  // Kahn's order (iterative, so long chains cannot exhaust the stack); nodes on a cycle never reach
+  // indegree 0 and are placed after their known predecessors below.
   const col = new Map<string, number>();
-  const visiting = new Set<string>();
-  const depth = (id: string): number => {
-    const known = col.get(id);
-    if (known !== undefined) return known;
-    if (visiting.has(id)) return 0; // a cycle: break it here
-    visiting.add(id);
-    const d = Math.max(-1, ...(preds.get(id) ?? []).map(depth)) + 1;
-    visiting.delete(id);
-    col.set(id, d);
-    return d;
-  };
-  for (const n of graph.nodes) depth(n.id);
-  const last = Math.max(0, ...graph.nodes.filter((n) => n.kind !== 'output').map((n) => col.get(n.id)! + 1));
+  const ready = graph.nodes.filter((n) => indegree.get(n.id) === 0).map((n) => n.id);
+  for (const id of ready) col.set(id, 0);
+  for (let i = 0; i < ready.length; i++) {
+    const id = ready[i]!;
+    for (const t of succs.get(id)!) {
+      col.set(t, Math.max(col.get(t) ?? 0, col.get(id)! + 1));
+      const left = indegree.get(t)! - 1;
+      indegree.set(t, left);
+      if (left === 0) ready.push(t);
+    }
+  }
+  for (const n of graph.nodes) if (!col.has(n.id)) col.set(n.id, 0);
+  let last = 0;
+  for (const n of graph.nodes) if (n.kind !== 'output') last = Math.max(last, col.get(n.id)! + 1);
   for (const n of graph.nodes) if (n.kind === 'output') col.set(n.id, Math.max(last, col.get(n.id)!));
   return col;
 }

@@ -18,13 +18,17 @@ export function servedModel(studio: Studio, req: Request): ServedModel {
   const graph = studio.repository.graphs[name];
   const model = studio.catalogue.models[name];
   let served: ServedModel;
+  // Ready as Triton means it: loaded. A model whose config parsed but whose session failed is not ready.
+  const engineModels = studio.engine.health().models;
+  const loaded = (m: string) => studio.catalogue.models[m]?.error === undefined && engineModels[m]?.state !== 'unavailable';
   if (graph) {
-    served = { name, versions: [1], platform: 'ensemble', signature: graphSignature(graph), ready: true, graph };
+    const ready = graph.nodes.every((n) => n.kind !== 'model' || loaded(n.params.model));
+    served = { name, versions: [1], platform: 'ensemble', signature: graphSignature(graph), ready, graph };
   } else if (model) {
     const mbs = model.maxBatchSize;
     const meta = (t: (typeof model.inputs)[number]) => ({ name: t.name, datatype: t.datatype, shape: fullShape(t.dims, mbs) });
     served = {
-      name, versions: model.versions, platform: model.platform || model.backend, ready: !model.error,
+      name, versions: model.versions, platform: model.platform || model.backend, ready: loaded(name),
       signature: { inputs: model.inputs.map(meta), outputs: model.outputs.map(meta) }, ...(model.error ? { error: model.error } : {}),
     };
   } else {

@@ -156,7 +156,9 @@ function conditionLines(ctx: Ctx, n: ConditionNode, ins: { port: string; tensor:
 
 /** Python expression for an output's value on early exit: its declared default, else empty. */
 function defaultExpr(ctx: Ctx, o: OutputNode, cond: ConditionNode | undefined): string {
-  const d = cond?.params.defaults[o.params.name] ?? cond?.params.defaults[o.id];
+  const defaults = cond?.params.defaults ?? {};
+  // Own properties only: an output named like an Object.prototype member must not pick it up.
+  const d = Object.hasOwn(defaults, o.params.name) ? defaults[o.params.name] : Object.hasOwn(defaults, o.id) ? defaults[o.id] : undefined;
   const dtype = numpyType(o.params.datatype);
   const bytes = o.params.datatype === 'BYTES';
   if (d) {
