@@ -3,7 +3,7 @@ import { ReactFlowProvider, useReactFlow } from '@xyflow/react';
 import type { Catalogue, GraphDoc } from '@ensemble-studio/core';
 import { newGraph } from '@ensemble-studio/core';
 import { api } from './api/client.ts';
-import { Canvas } from './canvas/Canvas.tsx';
+import { Canvas, FIT_VIEW } from './canvas/Canvas.tsx';
 import { loadGraphDoc, setGraphInUrl, useGraphFiles } from './hooks/useGraphFiles.ts';
 import { useShortcuts } from './hooks/useShortcuts.ts';
 import { HelpOverlay } from './panels/HelpOverlay.tsx';
@@ -44,7 +44,7 @@ function Editor() {
   const theme = useEditor((s) => s.ui.theme);
   const files = useGraphFiles();
   const { fitView } = useReactFlow();
-  const extra = useMemo(() => ({ save: () => void files.save(), fit: () => void fitView({ padding: 0.1, duration: 200 }) }), [files, fitView]);
+  const extra = useMemo(() => ({ save: () => void files.save(), fit: () => void fitView(FIT_VIEW) }), [files.save, fitView]); // eslint-disable-line react-hooks/exhaustive-deps
   useShortcuts(store, extra);
   useEffect(() => { document.documentElement.dataset.theme = theme; localStorage.setItem('studio.theme', theme); }, [theme]);
   return (

@@ -11,6 +11,9 @@ import { nodeTypes } from './nodeTypes.ts';
 import { createToFlowEdges, createToFlowNodes, type PipelineFlowNode } from './toFlow.ts';
 import { EmptyCanvas } from './EmptyCanvas.tsx';
 
+/** How every "fit view" frames the graph: never zoomed in past 1.2 (a lone node stays readable-sized). */
+export const FIT_VIEW = { padding: 0.12, maxZoom: 1.2, duration: 200 } as const;
+
 /** The MIME type the palette puts on a drag. */
 export const PALETTE_MIME = 'application/x-ensemble-studio-node';
 
@@ -64,7 +67,7 @@ function useViewportRequests() {
     void setCenter(n.internals.positionAbsolute.x + w / 2, n.internals.positionAbsolute.y + h / 2, { zoom: 1.1, duration: 300 });
   }, [focus, setCenter, getInternalNode]);
   useEffect(() => {
-    if (loaded > 0) requestAnimationFrame(() => void fitView({ padding: 0.1 }));
+    if (loaded > 0) requestAnimationFrame(() => void fitView(FIT_VIEW));
   }, [loaded, fitView]);
 }
 
@@ -98,12 +101,13 @@ export function Canvas() {
         multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
         colorMode={theme}
         fitView
+        fitViewOptions={FIT_VIEW}
         minZoom={0.1}
         defaultEdgeOptions={{ labelBgPadding: [4, 2], labelBgBorderRadius: 3 }}
         proOptions={{ hideAttribution: true }}
       >
         <Background variant={BackgroundVariant.Dots} gap={20} size={1} />
-        <MiniMap<PipelineFlowNode> pannable zoomable nodeColor={miniMapColor} />
+        <MiniMap<PipelineFlowNode> pannable zoomable nodeColor={miniMapColor} style={{ width: 160, height: 100 }} />
         <Controls />
       </ReactFlow>
       {nodes.length === 0 && <EmptyCanvas />}

@@ -3,7 +3,7 @@ import { useReactFlow } from '@xyflow/react';
 import { KIND_DEFS, OP_DEFS, formatShape } from '@ensemble-studio/core';
 import type { CatalogueModel, NodeKind, OpId } from '@ensemble-studio/core';
 import { PALETTE_MIME } from '../canvas/Canvas.tsx';
-import { useEditor } from '../store/useEditor.ts';
+import { useEditor, useEditorStore } from '../store/useEditor.ts';
 import type { NodeTemplate } from '../store/types.ts';
 import { dtypeColor } from '../nodes/dtypeColors.ts';
 
@@ -30,6 +30,7 @@ function Signature({ m }: { m: CatalogueModel }) {
 export function Palette() {
   const catalogue = useEditor((s) => s.catalogue);
   const addNode = useEditor((s) => s.actions.addNode);
+  const store = useEditorStore();
   const { screenToFlowPosition } = useReactFlow();
   const [query, setQuery] = useState('');
   const sections = useMemo(() => {
@@ -44,6 +45,9 @@ export function Palette() {
   const addAtCentre = (t: NodeTemplate) => {
     const r = document.querySelector('.canvas')?.getBoundingClientRect();
     const p = r ? screenToFlowPosition({ x: r.left + r.width / 2 - 110, y: r.top + r.height / 2 - 50 }) : { x: 0, y: 0 };
+    // Cascade below what is already there, so keyboard-added nodes never stack.
+    const nodes = store.getState().doc.graph.nodes;
+    while (nodes.some((n) => Math.abs(n.position.x - p.x) < 240 && Math.abs(n.position.y - p.y) < 130)) p.y += 140;
     addNode(t, p);
   };
   const onKey = (e: KeyboardEvent, t: NodeTemplate) => {

@@ -2,6 +2,7 @@ import { useReactFlow } from '@xyflow/react';
 import { useEditor, useEditorStore } from '../store/useEditor.ts';
 import { selectCanRedo, selectCanUndo, selectDirty } from '../store/selectors.ts';
 import { autoLayout } from '../canvas/autoLayout.ts';
+import { FIT_VIEW } from '../canvas/Canvas.tsx';
 import type { GraphListing } from '../api/client.ts';
 
 interface Props {
@@ -26,7 +27,7 @@ export function Toolbar({ graphs, onOpen, onSave, onNew, onExport }: Props) {
   const layout = () => {
     const s = store.getState();
     a.moveNodes(autoLayout(s.doc.graph, s.ui.measured));
-    requestAnimationFrame(() => void fitView({ padding: 0.1, duration: 200 }));
+    requestAnimationFrame(() => void fitView(FIT_VIEW));
   };
   return (
     <header className="toolbar">
@@ -47,7 +48,7 @@ export function Toolbar({ graphs, onOpen, onSave, onNew, onExport }: Props) {
         <button onClick={a.undo} disabled={!canUndo} title="Undo (Ctrl+Z)" aria-label="Undo">↶</button>
         <button onClick={a.redo} disabled={!canRedo} title="Redo (Ctrl+Shift+Z)" aria-label="Redo">↷</button>
         <button onClick={layout} title="Auto-layout (L)">Auto-layout</button>
-        <button onClick={() => void fitView({ padding: 0.1, duration: 200 })} title="Fit view (F)">Fit</button>
+        <button onClick={() => void fitView(FIT_VIEW)} title="Fit view (F)">Fit</button>
       </div>
       <div className="tb-group">
         <button onClick={() => a.setPanel('preview')} title="config.pbtxt / model.py preview">Preview</button>

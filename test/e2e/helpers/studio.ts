@@ -1,0 +1,105 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const ROOT = resolve(import.meta.dirname, '../../..');
+const EXAMPLES = join(ROOT, 'examples/model_repository');
+
+/** Builds apps/web/dist once when it is missing (the server serves it). */
+function ensureWebBuild(): void {
+  if (existsSync(join(ROOT, 'apps/web/dist/index.html'))) return;
+  const r = spawnSync('pnpm', ['--filter', '@ensemble-studio/web', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('building apps/web failed');
+}
+
+export interface Studio { url: string; repo: string; stop(): Promise<void> }
+
+/**
+ * Starts the real studio server on a free port over a temporary copy of the example repository
+ * (ONNX models included, so saves never touch the real one) and waits for `listening on URL`.
+ */
+export async function startStudio(): Promise<Studio> {
+  ensureWebBuild();
+  if (!existsSync(join(EXAMPLES, 'det/1/model.onnx'))) throw new Error('example models missing: run `pnpm studio prepare-examples` first');
+  const repo = mkdtempSync(join(tmpdir(), 'studio-e2e-'));
+  cpSync(EXAMPLES, repo, { recursive: true });
+  const child = spawn('npx', ['tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--repo', repo], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await waitForListening(child);
+  return {
+    url,
+    repo,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(repo, { recursive: true, force: true });
+    },
+  };
+}
+
+function waitForListening(child: ChildProcess): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    let log = '';
+    const onData = (b: Buffer) => {
+      log += b.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(log);
+      if (m) resolvePromise(m[1]!.replace(/\/$/, ''));
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`studio server exited (${code}) before listening:\n${log}`)));
+  });
+}
+
+export interface BrowserSession { browser: Browser; page: Page; errors: string[] }
+
+/** Chromium at 1280×800 on `url`, with page errors collected (a spec asserts there are none). */
+export async function openStudio(url: string, opts: { downloads?: boolean } = {}): Promise<BrowserSession> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: opts.downloads ?? false });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForSelector('.react-flow__node');
+  return { browser, page, errors };
+}
+
+/** The canvas node with this graph node id. */
+export const flowNode = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
+
+/** A port handle of a node (`data-handleid` = port name). */
+export const handle = (page: Page, nodeId: string, port: string, type: 'source' | 'target') =>
+  flowNode(page, nodeId).locator(`.react-flow__handle-${type === 'source' ? 'right' : 'left'}[data-handleid="${port}"]`);
+
+/** Drags from one handle to another with real pointer moves (React Flow needs intermediate moves). */
+export async function dragConnect(page: Page, from: ReturnType<typeof handle>, to: ReturnType<typeof handle>): Promise<void> {
+  const a = await from.boundingBox();
+  const b = await to.boundingBox();
+  if (!a || !b) throw new Error('handle not visible');
+  const onTop = (x: number, y: number) => page.evaluate(([px, py]) => !!document.elementFromPoint(px!, py!)?.classList.contains('react-flow__handle'), [x, y]);
+  if (!(await onTop(a.x + a.width / 2, a.y + a.height / 2)) || !(await onTop(b.x + b.width / 2, b.y + b.height / 2))) {
+    throw new Error('a handle is covered (minimap, panel) or off-screen: fit the view first');
+  }
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(a.x + 30, a.y + 10, { steps: 5 });
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 10 });
+  await page.mouse.up();
+}
+
+/** Waits until the viewport stops moving (fit-view and focus animate). */
+export async function settle(page: Page): Promise<void> {
+  const read = () => page.locator('.react-flow__viewport').getAttribute('style');
+  let last = await read();
+  let stable = 0;
+  for (let i = 0; i < 60 && stable < 4; i++) {
+    await page.waitForTimeout(100);
+    const now = await read();
+    stable = now === last ? stable + 1 : 0;
+    last = now;
+  }
+}
