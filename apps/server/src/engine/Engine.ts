@@ -87,6 +87,8 @@ export class Engine {
     const emit = (m: ServerMessage): void => {
       try { req.onEvent?.(m); } catch { /* a listener's failure must not break the run */ }
     };
+    // Every run announces itself first, so a client can tie even an immediate failure to its request.
+    emit({ type: 'run.started', runId, graph: req.graph.name, nodes: req.graph.nodes.map((n) => n.id) });
     const fail = (code: string, message: string): RunResult => {
       emit({ type: 'run.failed', runId, error: { code, message } });
       return { runId, status: 'failed', outputs: {}, timings: [], error: { code, message } };
@@ -134,7 +136,6 @@ export class Engine {
         onBound: (node, model, instance) => req.sequence && emit({ type: 'sequence.bound', streamId: String(req.sequence.id), sequenceId: req.sequence.id, model, instance, nodeId: node.id }),
       });
       const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: ac.signal, emit: counted });
-      emit({ type: 'run.started', runId, graph: graph.name, nodes: graph.nodes.map((n) => n.id) });
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
       const r = await scheduler.run();
