@@ -39,7 +39,7 @@ function updateStream(s: RunState, streamId: string, f: (st: StreamState) => Str
 function finish(s: RunState, runId: string, status: RunRecord['status'], totalMs: number, timings: RunRecord['timings']): RunState {
   if (runId !== s.runId) return s;
   const record: RunRecord = { runId, graph: '', status, totalMs, timings };
-  return { ...s, status, totalMs, records: [record, ...s.records].slice(0, KEPT_RUNS) };
+  return { ...s, status: s.status === 'cancelled' ? 'cancelled' : status, totalMs, records: [record, ...s.records].slice(0, KEPT_RUNS) };
 }
 
 /** Timings of what finished so far, for runs that end without `run.completed`. */
@@ -48,7 +48,8 @@ const timingsOf = (s: RunState) => Object.values(s.nodes).flatMap((n) => (n.timi
 function reduceRunEvent(s: RunState, msg: ServerMessage): RunState {
   switch (msg.type) {
     case 'run.started': {
-      const adopt = msg.requestId === s.requestId || (msg.streamId !== undefined && s.streams[msg.streamId] !== undefined);
+      const stream = msg.streamId !== undefined ? s.streams[msg.streamId] : undefined;
+      const adopt = (msg.requestId !== undefined && msg.requestId === s.requestId) || (stream !== undefined && !stream.ended);
       if (!adopt) return s;
       const nodes = Object.fromEntries(msg.nodes.map((id) => [id, { status: 'queued' as const }]));
       const runStreams = msg.streamId ? { ...s.runStreams, [msg.runId]: msg.streamId } : s.runStreams;
@@ -98,7 +99,7 @@ export function reduceRun(s: RunState, msg: ServerMessage): RunState {
     case 'sequence.chunk':
       return s;
     case 'sequence.ended':
-      return updateStream(s, msg.streamId, (st) => ({ ...st, ended: msg.message ? `${msg.reason}: ${msg.message}` : msg.reason }));
+      return updateStream(s, msg.streamId, (st) => (st.ended ? st : { ...st, ended: msg.message ? `${msg.reason}: ${msg.message}` : msg.reason }));
     case 'error':
       return { ...s, status: s.status === 'starting' ? 'failed' : s.status, message: msg.error.message };
     default:

@@ -97,6 +97,7 @@ export function createRunSocket(store: EditorStore): RunSocket {
       const { run } = store.getState();
       if (run.runId) send({ type: 'run.cancel', runId: run.runId });
       for (const st of Object.values(run.streams)) if (!st.ended) send({ type: 'stream.end', streamId: st.streamId });
+      actions().markCancelled();
     },
     openStream(graph) {
       const streamId = newId('stream');

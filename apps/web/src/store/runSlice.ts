@@ -32,6 +32,13 @@ export function createRunActions(set: Set): RunActions {
     setConnected(connected) {
       set((s) => ({ run: { ...s.run, connected } }));
     },
+    markCancelled() {
+      set((s) => {
+        const streams = Object.fromEntries(Object.entries(s.run.streams).map(([id, st]) => [id, st.ended ? st : { ...st, ended: 'cancelled by the user' }]));
+        const active = s.run.status === 'starting' || s.run.status === 'running';
+        return { run: { ...s.run, streams, nodes: cancelledNodes(s.run.nodes), status: active ? 'cancelled' : s.run.status, message: active ? 'Cancelled by the user' : s.run.message } };
+      });
+    },
     clearRun() {
       set((s) => ({ run: { ...initialRun(), connected: s.run.connected, records: s.run.records } }));
     },

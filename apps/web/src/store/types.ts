@@ -125,6 +125,8 @@ export interface RunActions {
   beginStream(streamId: string, graph: string): void;
   chunkSent(streamId: string): void;
   setConnected(connected: boolean): void;
+  /** The user cancelled: unfinished nodes and open streams say so at once. */
+  markCancelled(): void;
   clearRun(): void;
 }
 

@@ -1,0 +1,133 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { flowNode, openStudio, startStudio, type BrowserSession, type Studio } from './helpers/studio.ts';
+
+// Runs in the browser against the real engine: OCR on generated images, VAD on a generated WAV.
+
+let studio: Studio;
+let s: BrowserSession;
+let page: Page;
+const dir = mkdtempSync(join(tmpdir(), 'studio-run-'));
+
+/** A PNG drawn by Chromium's canvas: dark text on white, or blank. */
+async function makePng(p: Page, file: string, text: string | null): Promise<string> {
+  const b64 = await p.evaluate(async (t) => {
+    const c = new OffscreenCanvas(480, 160);
+    const ctx = c.getContext('2d')!;
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, 480, 160);
+    if (t) { ctx.fillStyle = '#000'; ctx.font = 'bold 44px sans-serif'; ctx.fillText(t, 30, 95); }
+    const bytes = new Uint8Array(await (await c.convertToBlob({ type: 'image/png' })).arrayBuffer());
+    let bin = '';
+    for (const b of bytes) bin += String.fromCharCode(b);
+    return btoa(bin);
+  }, text);
+  const path = join(dir, file);
+  writeFileSync(path, Buffer.from(b64, 'base64'));
+  return path;
+}
+
+/** A 16-bit PCM mono WAV at 44.1 kHz (the browser resamples it to 16 kHz): silence, a voiced buzz, silence. */
+function makeWav(file: string, seconds = 4, rate = 44_100): string {
+  const n = seconds * rate;
+  const buf = Buffer.alloc(44 + n * 2);
+  buf.write('RIFF', 0); buf.writeUInt32LE(36 + n * 2, 4); buf.write('WAVE', 8); buf.write('fmt ', 12);
+  buf.writeUInt32LE(16, 16); buf.writeUInt16LE(1, 20); buf.writeUInt16LE(1, 22); buf.writeUInt32LE(rate, 24);
+  buf.writeUInt32LE(rate * 2, 28); buf.writeUInt16LE(2, 32); buf.writeUInt16LE(16, 34); buf.write('data', 36); buf.writeUInt32LE(n * 2, 40);
+  for (let i = 0; i < n; i++) {
+    const t = i / rate;
+    let v = 0;
+    if (t > 1 && t < 3) for (let h = 1; h <= 12; h++) v += Math.sin(2 * Math.PI * 130 * h * t) / h;
+    buf.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(v * 6000))), 44 + i * 2);
+  }
+  const path = join(dir, file);
+  writeFileSync(path, buf);
+  return path;
+}
+
+/** Records, in order, when each node lights up finished/skipped and when boxes and the final status appear. */
+async function recordOrder(p: Page): Promise<void> {
+  await p.evaluate(() => {
+    const w = window as unknown as { order: string[] };
+    w.order = [];
+    const seen = new Set<string>();
+    new MutationObserver(() => {
+      for (const el of document.querySelectorAll('.react-flow__node')) {
+        const node = el.querySelector('.node');
+        const id = el.getAttribute('data-id');
+        for (const st of ['finished', 'skipped']) if (node?.classList.contains(`run-${st}`) && !seen.has(`${id}:${st}`)) { seen.add(`${id}:${st}`); w.order.push(`${id}:${st}`); }
+      }
+      if (document.querySelector('[data-testid=box-count]') && !seen.has('boxes')) { seen.add('boxes'); w.order.push('boxes'); }
+      const status = document.querySelector('.run-status')?.getAttribute('data-status');
+      if (status && status !== 'running' && status !== 'starting' && !seen.has('end')) { seen.add('end'); w.order.push(`end:${status}`); }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true });
+  });
+}
+const order = (p: Page) => p.evaluate(() => (window as unknown as { order: string[] }).order);
+
+beforeAll(async () => {
+  studio = await startStudio();
+  s = await openStudio(studio.url);
+  page = s.page;
+});
+
+afterAll(async () => {
+  await s?.browser.close();
+  await studio?.stop();
+});
+
+describe('runs', () => {
+  it('runs ocr on an uploaded text image: nodes light up in order, boxes and texts arrive before the run completes', async () => {
+    await page.getByRole('tab', { name: 'Run' }).click();
+    await page.getByLabel('Image for image').setInputFiles(await makePng(page, 'text.png', 'HELLO WORLD 42'));
+    await expect.poll(() => page.locator('.run-input').innerText()).toContain('UINT8 [160,480,3]');
+    await recordOrder(page);
+    await page.locator('.run-actions button.primary').click();
+    await expect.poll(() => page.locator('.run-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('completed');
+    const events = await order(page);
+    const at = (e: string) => events.indexOf(e);
+    expect(at('det:finished')).toBeGreaterThanOrEqual(0);
+    expect(at('det:finished')).toBeLessThan(at('db:finished'));
+    expect(at('db:finished')).toBeLessThan(at('rec:finished'));
+    expect(at('rec:finished')).toBeLessThan(at('ctc:finished'));
+    expect(at('boxes')).toBeLessThan(at('end:completed'));
+    expect(await page.locator('[data-testid=box-count]').innerText()).toMatch(/^[1-9]\d* box/);
+    expect((await page.locator('[data-testid=texts] tbody').innerText()).toUpperCase()).toMatch(/HELLO|WORLD|42/);
+    expect(await flowNode(page, 'det').locator('.node-status').innerText()).toMatch(/✓ [\d.]+ ms/);
+    expect(await page.locator('.timeline .tl-row').count()).toBeGreaterThan(5);
+  });
+
+  it('runs ocr on a blank image: the pipeline exits early and recognition says why it was skipped', async () => {
+    await page.getByLabel('Image for image').setInputFiles(await makePng(page, 'blank.png', null));
+    await expect.poll(() => page.locator('.run-input').innerText()).toContain('blank.png');
+    await page.locator('.run-actions button.primary').click();
+    await expect.poll(() => page.locator('.run-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('exited');
+    expect(await page.locator('.run-status').innerText()).toContain('len(boxes) == 0');
+    await expect.poll(() => flowNode(page, 'rec').locator('.node-status').innerText()).toContain('skipped');
+    expect(await flowNode(page, 'rec').locator('.node-status').innerText()).toContain('has_text');
+    expect(await page.locator('.ne[data-node="rec"]').getAttribute('data-status')).toBe('skipped');
+  });
+
+  it('streams a WAV into vad-stream: the chart grows chunk by chunk with the instance binding, and cancel stops it', async () => {
+    await page.locator('select[aria-label="Open graph"]').selectOption('vad-stream');
+    await flowNode(page, 'vad').waitFor();
+    await page.getByRole('tab', { name: 'Run' }).click();
+    await page.getByLabel('Audio for audio').setInputFiles(makeWav('speech.wav'));
+    await expect.poll(() => page.locator('.run-input').innerText()).toContain('4.00 s at 16 kHz');
+    await page.getByRole('button', { name: '▶ Stream' }).click();
+    const points = () => page.locator('svg.chart').getAttribute('data-points').then(Number);
+    await expect.poll(points, { timeout: 30_000 }).toBeGreaterThan(2);
+    const early = await points();
+    await expect.poll(points, { timeout: 30_000 }).toBeGreaterThan(early + 5);
+    expect(await page.getByTestId('instance').innerText()).toMatch(/\S+/);
+    await page.getByRole('button', { name: '■ Cancel' }).click();
+    await expect.poll(() => page.locator('.stream').innerText()).toContain('ended (cancelled');
+    const total = Math.ceil((4 * 16_000) / 512);
+    const acked = Number(await page.getByTestId('acked').innerText());
+    expect(acked).toBeLessThan(total);
+    expect(s.errors).toEqual([]);
+  });
+});
