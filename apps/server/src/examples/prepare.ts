@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildSyntheticModels } from '../onnx/synthetic.ts';
 import { foldScalarInput } from './foldConstantInput.ts';
 import { modelSources } from './modelSources.ts';
 
@@ -38,6 +39,12 @@ export async function prepareExamples(repoDir: string = EXAMPLES_DIR): Promise<P
   copy(src.cls, 'cls/1/model.onnx');
   copy(src.dictionary, 'rec/ppocr_keys_v1.txt');
   generate('vad/1/model.onnx', () => foldScalarInput(readFileSync(src.vad), 'sr', 16000n));
-  for (const dir of ['ocr', 'vad-stream']) mkdirSync(join(repoDir, dir, '1'), { recursive: true });
+  const synthetic = buildSyntheticModels();
+  const syntheticFile = (name: string) => () => synthetic[name]!;
+  generate('extractor/1/model.onnx', syntheticFile('extractor'));
+  generate('head_a/1/model.onnx', syntheticFile('head'));
+  generate('head_b/1/model.onnx', syntheticFile('head_b'));
+  generate('accumulator/1/model.onnx', syntheticFile('accumulator'));
+  for (const dir of ['ocr', 'vad-stream', 'shared-features', 'accumulate-stream']) mkdirSync(join(repoDir, dir, '1'), { recursive: true });
   return done;
 }

@@ -55,8 +55,9 @@ export function buildExtractor(): Uint8Array {
 }
 
 /** The weights of the head's layers, in order (shared with tests computing the reference). */
-export function headWeights(): { rows: number; cols: number; data: Float32Array }[] {
-  const { F, HIDDEN, LAYERS, C, SEED } = SYNTHETIC;
+export function headWeights(seed: number = SYNTHETIC.SEED): { rows: number; cols: number; data: Float32Array }[] {
+  const { F, HIDDEN, LAYERS, C } = SYNTHETIC;
+  const SEED = seed;
   const out: { rows: number; cols: number; data: Float32Array }[] = [];
   let rows: number = F;
   for (let l = 0; l < LAYERS; l++) {
@@ -67,10 +68,10 @@ export function headWeights(): { rows: number; cols: number; data: Float32Array 
   return out;
 }
 
-/** head: feat [-1, F] → LAYERS × (MatMul + Relu) → MatMul → logits [-1, C]. */
-export function buildHead(): Uint8Array {
+/** head: feat [-1, F] → LAYERS × (MatMul + Relu) → MatMul → logits [-1, C]; `seed` makes distinct heads. */
+export function buildHead(seed: number = SYNTHETIC.SEED): Uint8Array {
   const { F, C } = SYNTHETIC;
-  const ws = headWeights();
+  const ws = headWeights(seed);
   const nodes: OnnxNode[] = [];
   const initializers: Initializer[] = [];
   let cur = 'feat';
@@ -120,5 +121,5 @@ export function buildAccumulator(): Uint8Array {
  * @example writeFileSync('extractor/1/model.onnx', buildSyntheticModels().extractor!)
  */
 export function buildSyntheticModels(): Record<string, Uint8Array> {
-  return { extractor: buildExtractor(), head: buildHead(), accumulator: buildAccumulator() };
+  return { extractor: buildExtractor(), head: buildHead(), head_b: buildHead(SYNTHETIC.SEED + 7), accumulator: buildAccumulator() };
 }
