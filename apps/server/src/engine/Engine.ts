@@ -192,6 +192,14 @@ export class Engine {
     return { executionProviders: { available, inUse }, notices, models, activeRuns: this.activeRuns, activeSequences: this.sequences().length };
   }
 
+  /**
+   * Ends a sequence now on every model that holds it (a stream closed without a final chunk, or its
+   * client went away), freeing its slot and state instead of waiting for the idle timeout.
+   */
+  endSequence(id: number | string): void {
+    for (const rt of this.loaded.values()) rt.sequences?.release(id, 'end');
+  }
+
   /** Which instance holds each active sequence. */
   sequences(): SequenceInfo[] {
     const out: SequenceInfo[] = [];

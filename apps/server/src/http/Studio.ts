@@ -7,7 +7,7 @@ import { ApiError } from './errors.ts';
 import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
 
 /** What the HTTP and WebSocket layers need from the engine. */
-export type StudioEngine = Pick<Engine, 'run' | 'health' | 'sequences' | 'metrics' | 'close'>;
+export type StudioEngine = Pick<Engine, 'run' | 'health' | 'sequences' | 'metrics' | 'close' | 'endSequence'>;
 
 export interface StudioOptions {
   repository: Repository;

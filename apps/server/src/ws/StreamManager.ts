@@ -17,6 +17,7 @@ interface Stream {
   release: () => void;
 }
 
+// Server-chosen ids are strings so they can never collide with the numeric ids clients choose.
 let nextSequenceId = 1;
 
 /**
@@ -40,7 +41,7 @@ export class StreamManager {
     } catch (err) {
       return this.client.error(err instanceof ApiError ? err.code : 'bad-graph', (err as Error).message, streamId);
     }
-    const sequenceId = msg.sequenceId ?? nextSequenceId++;
+    const sequenceId = msg.sequenceId ?? `studio-stream-${nextSequenceId++}`;
     if (sequenceId === 0 || sequenceId === '') {
       release();
       return this.client.error('bad-sequence', 'sequenceId must be non-zero (0 and "" mean "not in a sequence")', streamId);
@@ -88,6 +89,9 @@ export class StreamManager {
     this.streams.delete(s.streamId);
     s.ended = true;
     s.release();
+    // A sequence that ended without its END chunk (stream.end with nothing queued, a closed socket)
+    // is ended in the engine now rather than at the model's idle timeout.
+    this.client.studio.engine.endSequence(s.sequenceId);
     this.client.sender.send({ type: 'sequence.ended', streamId: s.streamId, sequenceId: s.sequenceId, reason, ...(message ? { message } : {}) });
   }
 

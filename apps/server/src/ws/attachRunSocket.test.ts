@@ -100,6 +100,18 @@ describe('sequence streams', () => {
     await c.close();
   });
 
+  it('stream.end without a final chunk ends the sequence in the engine at once, not at the idle timeout', async () => {
+    const c = await connect(s.url);
+    c.send({ type: 'stream.open', streamId: 'open-end', graph: 'acc', sequenceId: 4242 });
+    c.send({ type: 'stream.append', streamId: 'open-end', inputs: { x: { datatype: 'FP32', shape: [1, 8], data: new Array(8).fill(1) } } });
+    await c.next('sequence.chunk', (m) => m.streamId === 'open-end');
+    expect(s.studio.engine.sequences().map((q) => q.sequenceId)).toContain(4242);
+    c.send({ type: 'stream.end', streamId: 'open-end' });
+    await c.next('sequence.ended', (m) => m.streamId === 'open-end');
+    expect(s.studio.engine.sequences().map((q) => q.sequenceId)).not.toContain(4242);
+    await c.close();
+  });
+
   it('caps open sequences, naming the limit, and frees them on stream.end', async () => {
     const c = await connect(s.url);
     c.send({ type: 'stream.open', streamId: 'a', graph: 'acc' });
