@@ -2,7 +2,7 @@ import { Graph, layout } from '@dagrejs/dagre';
 import type { GraphDoc, XY } from '@ensemble-studio/core';
 import type { Size } from '../store/types.ts';
 
-const DEFAULT_SIZE: Size = { width: 220, height: 120 };
+const DEFAULT_SIZE: Size = { width: 200, height: 120 };
 
 /**
  * Left-to-right layered positions for every node (dagre), using the sizes React Flow measured.
