@@ -25,7 +25,8 @@ export async function startStudio(): Promise<Studio> {
   if (!existsSync(join(EXAMPLES, 'det/1/model.onnx'))) throw new Error('example models missing: run `pnpm studio prepare-examples` first');
   const repo = mkdtempSync(join(tmpdir(), 'studio-e2e-'));
   cpSync(EXAMPLES, repo, { recursive: true });
-  const child = spawn('npx', ['tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--repo', repo], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // One node process (no npx/tsx wrapper in between), so stop() ends the server itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--repo', repo], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await waitForListening(child);
   return {
     url,
