@@ -23,3 +23,10 @@ export function expectCleanError(e: unknown): void {
   expect(['TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'InternalError'], `${err.name}: ${err.message}`).not.toContain(err.name);
   expect(err.message).toMatch(/\S/);
 }
+
+// CI replays one fixed seed per run so a red build always reproduces; `FUZZ_SEED=random` (or any number) explores.
+const seedEnv = process.env.FUZZ_SEED;
+if (seedEnv !== 'random') {
+  const fc = (await import('fast-check')).default;
+  fc.configureGlobal({ ...fc.readConfigureGlobal(), seed: Number(seedEnv ?? 20261121) || 20261121 });
+}

@@ -44,7 +44,7 @@ export class OpRunner {
 
   /** Runs op `op` on `inputs`; `canTransfer` says which input buffers may move to a worker. */
   async run(op: OpId, inputs: Record<string, Tensor>, values: Record<string, number | string | boolean>, opts: { signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean }): Promise<OpResult> {
-    const impl = OPS[op];
+    const impl = Object.hasOwn(OPS, op) ? OPS[op] : undefined;
     if (!impl) throw new EngineError('invalid-graph', `unknown op '${op}'`);
     const bytes = Object.values(inputs).reduce((n, t) => n + (Array.isArray(t.data) ? t.data.length * 16 : (t.data as Float32Array).byteLength), 0);
     if (bytes < OP_WORKER_MIN_BYTES) {

@@ -98,7 +98,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
 }
 
 function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
-  const impl = OPS[msg.op as OpId];
+  const impl = Object.hasOwn(OPS, msg.op) ? OPS[msg.op as OpId] : undefined;
   if (!impl || !opContext) throw new Error(`unknown op '${msg.op}'`);
   const t0 = process.hrtime.bigint();
   const outputs = impl.run(msg.inputs, msg.values, opContext);

@@ -1,4 +1,4 @@
-import { OP_DEFS, formatShape } from '@ensemble-studio/core';
+import { formatShape, opDef } from '@ensemble-studio/core';
 import type { GraphNode } from '@ensemble-studio/core';
 
 /** The title a node shows: its label, else the tensor/model/op name. */
@@ -7,7 +7,7 @@ export function nodeTitle(n: GraphNode): string {
   switch (n.kind) {
     case 'input': case 'output': return n.params.name;
     case 'model': return n.params.model || 'model';
-    case 'op': return OP_DEFS[n.params.op]?.title ?? n.params.op;
+    case 'op': return opDef(n.params.op)?.title ?? n.params.op;
     default: return n.id;
   }
 }

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { KIND_DEFS, OP_DEFS, nodeById, outputNodes } from '@ensemble-studio/core';
+import { KIND_DEFS, nodeById, opDef, outputNodes } from '@ensemble-studio/core';
 import type { GraphNode } from '@ensemble-studio/core';
 import { useActions, useEditor } from '../store/useEditor.ts';
 import { selectDiagnostics, selectSingleNode } from '../store/selectors.ts';
@@ -31,7 +31,7 @@ function NodeInspector({ node }: { node: GraphNode }) {
   return (
     <div className="inspector-body" data-node={node.id}>
       <h3><span className={`kind-badge kind-${node.kind}`}>{node.kind}</span> {nodeTitle(node)}</h3>
-      <p className="muted small">{node.kind === 'op' ? OP_DEFS[node.params.op]?.description : KIND_DEFS[node.kind].description} <i>Compiles to: {KIND_DEFS[node.kind].compilesTo}.</i></p>
+      <p className="muted small">{node.kind === 'op' ? opDef(node.params.op)?.description : KIND_DEFS[node.kind].description} <i>Compiles to: {KIND_DEFS[node.kind].compilesTo}.</i></p>
       <TextField label="Label" name="label" value={node.label ?? ''} placeholder={node.id} onCommit={(v) => a.setLabel(node.id, v)} />
       {(node.kind === 'input' || node.kind === 'output') && <TensorForm node={node} onParams={onParams} />}
       {node.kind === 'model' && <ModelSettingsForm node={node} model={catalogue.models[node.params.model]} models={Object.keys(catalogue.models).filter((m) => catalogue.models[m]?.platform !== 'ensemble').sort()} onParams={onParams} />}
@@ -39,7 +39,7 @@ function NodeInspector({ node }: { node: GraphNode }) {
         <ParamField key={spec.name} spec={spec} value={node.params[spec.name as 'mode' | 'count']} onCommit={(v) => onParams({ [spec.name]: v })} />
       ))}
       {node.kind === 'condition' && <ConditionForm node={node} diagnostics={mine} outputs={outputs ? outputs.split('\n') : []} onParams={onParams} />}
-      {node.kind === 'op' && (OP_DEFS[node.params.op]?.params ?? []).map((spec) => (
+      {node.kind === 'op' && (opDef(node.params.op)?.params ?? []).map((spec) => (
         <ParamField key={spec.name} spec={spec} value={node.params.values[spec.name]} error={mine.find((d) => d.code === 'invalid-param' && d.message.includes(spec.name))?.message}
           onCommit={(v) => onParams({ values: { ...node.params.values, [spec.name]: v } })} />
       ))}

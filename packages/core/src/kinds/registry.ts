@@ -1,7 +1,7 @@
 import type { Catalogue } from '../catalogue/types.ts';
 import { fullShape } from '../catalogue/types.ts';
 import type { GraphDoc, GraphNode, NodeKind } from '../graph/types.ts';
-import { OP_DEFS } from '../ops/defs.ts';
+import { opDef } from '../ops/defs.ts';
 import type { ParamSpec, PortSpec } from './params.ts';
 
 /** A node kind as data: what the palette shows and what every package reads (PRODUCT §3). */
@@ -81,7 +81,7 @@ export function nodePorts(graph: Pick<GraphDoc, 'maxBatchSize'>, node: GraphNode
         outputs: node.params.ports.map((name) => ({ name, datatype: null, shape: null })),
       };
     case 'op': {
-      const def = OP_DEFS[node.params.op];
+      const def = opDef(node.params.op);
       if (!def) return { inputs: [], outputs: [] };
       const clone = (p: PortSpec): PortSpec => ({ ...p, shape: p.shape ? [...p.shape] : null });
       const ports = { inputs: def.inputs.map(clone), outputs: def.outputs.map(clone) };

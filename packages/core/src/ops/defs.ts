@@ -109,6 +109,15 @@ export const OP_DEFS: Record<OpId, OpDef> = {
   },
 };
 
+/**
+ * The definition of an op by name, or undefined for an unknown name (own properties only, so a
+ * document naming `__proto__` or `toString` as its op is simply unknown).
+ * @example opDef('topk')?.params
+ */
+export function opDef(id: string): OpDef | undefined {
+  return Object.hasOwn(OP_DEFS, id) ? OP_DEFS[id as OpId] : undefined;
+}
+
 /** Default param values of an op. */
 export function opDefaults(id: OpId): Record<string, number | string | boolean> {
   return Object.fromEntries(OP_DEFS[id].params.map((p) => [p.name, p.default]));

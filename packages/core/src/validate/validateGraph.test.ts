@@ -38,6 +38,8 @@ interface Case { code: string; bad: () => GraphDoc; good: () => GraphDoc; expect
 
 const CASES: Case[] = [
   { code: 'empty-graph', bad: () => newGraph('e'), good: addSubGraph },
+  { code: 'step-without-outputs', bad: () => chain().model('dead', 'identity').feed('X', 'dead', 'INPUT0').doc(), good: () => chain().doc(), expect: { nodeId: 'dead', severity: 'error' } },
+  { code: 'output-wired-twice', bad: () => chain().output('Y2', 'FP32', [-1]).emit('id', 'OUTPUT0', 'Y2').doc(), good: () => chain().doc(), expect: { nodeId: 'id', port: 'OUTPUT0' } },
   { code: 'cycle', bad: () => chain().model('id2', 'identity').wire('id', 'OUTPUT0', 'id2', 'INPUT0').wire('id2', 'OUTPUT0', 'id', 'INPUT0').doc(), good: () => chain().doc(), expect: { severity: 'error' } },
   { code: 'dangling-edge', bad: () => chain().wire('id', 'OUTPUT0', 'ghost', 'x', 'bad').doc(), good: () => chain().doc(), expect: { edgeId: 'bad' } },
   { code: 'dangling-edge', bad: () => chain().wire('id', 'NOPE', 'Y', 'in', 'bad').doc(), good: () => chain().doc(), expect: { edgeId: 'bad' } },
@@ -95,6 +97,7 @@ const CASES: Case[] = [
   { code: 'invalid-param', bad: () => chain().router('r', 0).doc(), good: () => routed(2, 2) },
   { code: 'invalid-param', bad: () => chain().op('k', 'topk', { k: 0 }).doc(), good: () => chain().op('k', 'topk', { k: 3 }).doc(), expect: { nodeId: 'k' } },
   { code: 'unknown-op', bad: () => chain().op('k', 'nope' as 'topk').doc(), good: () => chain().op('k', 'topk').doc() },
+  { code: 'unknown-op', bad: () => chain().op('k', '__proto__' as 'topk').doc(), good: () => chain().op('k', 'topk').doc() },
   { code: 'unknown-default-output', bad: () => withCondition({ ports: ['boxes'], strategy: 'bls', defaults: { texts: { shape: [0], data: [] } } }), good: () => withCondition({ ports: ['boxes'], strategy: 'bls', defaults: { Y: { shape: [0], data: [] } } }) },
 ];
 

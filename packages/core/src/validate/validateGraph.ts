@@ -5,12 +5,12 @@ import { ruleContext, type Rule } from './context.ts';
 import { decoupledJoins } from './rules/decoupled.ts';
 import { conflictingSettings, decoupledGraph, modelSettings, statefulModels, unknownModels } from './rules/models.ts';
 import { nodeParams } from './rules/nodes.ts';
-import { cycles, danglingEdges, doublyFedInputs, emptyGraph, optionalInputs, tensorNames, unconnectedInputs, unreachedOutputs, unusedTensors } from './rules/structure.ts';
+import { cycles, danglingEdges, doublyFedInputs, emptyGraph, optionalInputs, sharedOutputs, tensorNames, unconnectedInputs, unreachedOutputs, unusedTensors } from './rules/structure.ts';
 import { batchSizes, edgeTypes } from './rules/types.ts';
 
 /** Every rule of PRODUCT §6, in the order their diagnostics are listed. */
 export const GRAPH_RULES: readonly Rule[] = [
-  emptyGraph, cycles, danglingEdges, doublyFedInputs, unconnectedInputs, unreachedOutputs, unusedTensors, optionalInputs, tensorNames,
+  emptyGraph, cycles, danglingEdges, doublyFedInputs, unconnectedInputs, unreachedOutputs, unusedTensors, sharedOutputs, optionalInputs, tensorNames,
   edgeTypes, batchSizes, unknownModels, modelSettings, conflictingSettings, statefulModels, decoupledJoins, decoupledGraph,
   nodeParams,
 ];

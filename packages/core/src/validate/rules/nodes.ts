@@ -3,7 +3,7 @@ import { edgesOutOf, outputNodes } from '../../graph/queries.ts';
 import type { ConditionNode, GraphNode } from '../../graph/types.ts';
 import { checkParam, type ParamSpec } from '../../kinds/params.ts';
 import { KIND_DEFS } from '../../kinds/registry.ts';
-import { OP_DEFS } from '../../ops/defs.ts';
+import { OP_DEFS, opDef } from '../../ops/defs.ts';
 import type { Diagnostic } from '../diagnostic.ts';
 import { show, type Rule, type RuleContext } from '../context.ts';
 import { isPythonIdentifier } from '../names.ts';
@@ -84,7 +84,7 @@ export const nodeParams: Rule = (ctx) => {
     if (n.kind === 'condition') out.push(...conditionProblems(ctx, n));
     else if (n.kind === 'router') out.push(...routerProblems(ctx, n));
     else if (n.kind === 'op') {
-      const def = OP_DEFS[n.params.op];
+      const def = opDef(n.params.op);
       if (!def) out.push({ code: 'unknown-op', severity: 'error', nodeId: n.id, message: `${show(n)} uses unknown op '${n.params.op}'`, fix: `pick one of ${Object.keys(OP_DEFS).join(', ')}` });
       else out.push(...paramProblems(n, def.params, n.params.values, `op ${def.id}`));
     }

@@ -1,6 +1,6 @@
 import { ancestors, edgesInto, edgesOutOf, findCycle } from '../../graph/queries.ts';
 import type { GraphNode } from '../../graph/types.ts';
-import { OP_DEFS } from '../../ops/defs.ts';
+import { opDef } from '../../ops/defs.ts';
 import type { Diagnostic } from '../diagnostic.ts';
 import { show, type Rule, type RuleContext } from '../context.ts';
 import { tritonNameProblem } from '../names.ts';
@@ -9,7 +9,7 @@ const STEP_KINDS = new Set(['model', 'op', 'router', 'condition']);
 
 /** Whether a node's ports are known (an unknown model/op has none: its own rule reports it). */
 const portsKnown = (ctx: RuleContext, n: GraphNode): boolean =>
-  !(n.kind === 'model' && !ctx.catalogue.models[n.params.model]) && !(n.kind === 'op' && !(n.params.op in OP_DEFS));
+  !(n.kind === 'model' && !ctx.catalogue.models[n.params.model]) && !(n.kind === 'op' && !opDef(n.params.op));
 
 export const emptyGraph: Rule = ({ graph }) => {
   if (graph.nodes.some((n) => STEP_KINDS.has(n.kind))) return [];
@@ -78,13 +78,40 @@ export const unusedTensors: Rule = (ctx) => {
       out.push({ code: 'unused-input', severity: 'error', nodeId: n.id, port: 'out', message: `ensemble input '${n.params.name}' is not read by any step (Triton refuses unused ensemble inputs)`, fix: `connect ${show(n)} to a step or delete it` });
     }
     if (n.kind !== 'model' && n.kind !== 'op' && n.kind !== 'condition') continue;
-    for (const p of ctx.ports.get(n.id)!.outputs) {
-      if (edgesOutOf(ctx.graph, n.id, p.name).length > 0) continue;
+    const outputs = ctx.ports.get(n.id)!.outputs;
+    let used = 0;
+    for (const p of outputs) {
+      if (edgesOutOf(ctx.graph, n.id, p.name).length > 0) { used++; continue; }
       out.push({ code: 'unused-output', severity: 'warning', nodeId: n.id, port: p.name, message: `output '${p.name}' of ${show(n)} is not consumed: the compiler prunes it (Triton refuses unused ensemble tensors)`, fix: `connect ${show(n)}.${p.name} to a step or an output if you need it` });
+    }
+    // An ensemble step must map at least one output (a BLS export has no steps).
+    if (used === 0 && portsKnown(ctx, n) && !isBlsGraph(ctx)) {
+      out.push({ code: 'step-without-outputs', severity: 'error', nodeId: n.id, message: `${show(n)} has no connected output: Triton needs every ensemble step to map at least one output`, fix: `connect an output of ${show(n)} or delete it` });
     }
   }
   return out;
 };
+
+/** A step output can be mapped to one ensemble tensor only, so it cannot write two ensemble outputs. */
+export const sharedOutputs: Rule = (ctx) => {
+  if (isBlsGraph(ctx)) return [];
+  const out: Diagnostic[] = [];
+  for (const n of ctx.graph.nodes) {
+    if (!STEP_KINDS.has(n.kind)) continue;
+    for (const p of ctx.ports.get(n.id)?.outputs ?? []) {
+      const names = new Set<string>();
+      for (const e of edgesOutOf(ctx.graph, n.id, p.name)) {
+        const t = ctx.nodes.get(e.target);
+        if (t?.kind === 'output') names.add(t.params.name);
+      }
+      if (names.size < 2) continue;
+      out.push({ code: 'output-wired-twice', severity: 'error', nodeId: n.id, port: p.name, message: `output '${p.name}' of ${show(n)} feeds several ensemble outputs (${[...names].join(', ')}); Triton maps a step output to one tensor`, fix: `insert a copy router after ${show(n)}.${p.name}` });
+    }
+  }
+  return out;
+};
+
+const isBlsGraph = (ctx: RuleContext): boolean => ctx.graph.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'bls');
 
 /** First required input left unconnected among `ids`, as a phrase. */
 function brokenAncestor(ctx: RuleContext, ids: Set<string>): string | undefined {
