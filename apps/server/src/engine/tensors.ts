@@ -100,8 +100,46 @@ export function summarizeTensor(t: Tensor): TensorSummary {
   if (small) summary.data = json;
   // Stats over huge tensors would stall the event loop (a 4 MP image takes ~4 ms): those get a preview only.
   if (n > 0 && n <= STATS_LIMIT && t.datatype !== 'BOOL' && t.datatype !== 'FP16' && t.datatype !== 'BF16') Object.assign(summary, stats(t.data));
+  if (!small && t.datatype === 'FP32' && t.data instanceof Float32Array) {
+    const thumb = thumbnail(t.data, t.shape);
+    if (thumb) summary.thumbnail = thumb;
+  }
   return summary;
 }
+
+const THUMB_SIDE = 64;
+const THUMB_LIMIT = 1 << 22;
+
+/**
+ * A box-averaged picture of at most 64×64 of an FP32 [H,W] tensor, or of the first channel of an
+ * [N,C,H,W] one, for the browser's heatmap. One pass over that plane; none above 4M elements.
+ * @example thumbnail(new Float32Array(4 * 4), [4, 4])!.shape // [4, 4]
+ */
+export function thumbnail(data: Float32Array, shape: readonly number[]): { shape: [number, number]; data: number[] } | undefined {
+  if (data.length === 0 || data.length > THUMB_LIMIT || (shape.length !== 2 && shape.length !== 4)) return undefined;
+  const h = shape[shape.length - 2]!;
+  const w = shape[shape.length - 1]!;
+  if (h <= 0 || w <= 0 || h * w > data.length) return undefined;
+  const th = Math.min(h, THUMB_SIDE);
+  const tw = Math.min(w, THUMB_SIDE);
+  const sum = new Float64Array(th * tw);
+  const count = new Uint32Array(th * tw);
+  for (let y = 0; y < h; y++) {
+    const row = Math.floor((y * th) / h) * tw;
+    const base = y * w;
+    for (let x = 0; x < w; x++) {
+      const v = data[base + x]!;
+      if (!Number.isFinite(v)) continue;
+      const k = row + Math.floor((x * tw) / w);
+      sum[k] = sum[k]! + v;
+      count[k] = count[k]! + 1;
+    }
+  }
+  const out = new Array<number>(th * tw);
+  for (let i = 0; i < out.length; i++) out[i] = count[i] ? Math.fround(sum[i]! / count[i]!) : 0;
+  return { shape: [th, tw], data: out };
+}
+
 
 function sliceData(data: TensorData, n: number): TensorData {
   return Array.isArray(data) ? data.slice(0, n) : (data as Float32Array).subarray(0, n);
