@@ -124,7 +124,7 @@ async function main(): Promise<void> {
 
   // Real-time VAD streams: ramp until the chunk p99 exceeds 20 ms.
   let sustained = 0;
-  for (const n of QUICK ? [50, 100, 200, 300] : [50, 100, 150, 200, 250, 300, 400, 500]) {
+  for (const n of QUICK ? [5, 10, 20, 40, 80, 160] : [5, 10, 15, 20, 30, 40, 60, 80, 100, 150, 200, 250, 300]) {
     const p99 = await vadLevel(engine, n, QUICK ? 20 : 40);
     log(`vad ${n} streams: chunk p99 ${p99.toFixed(2)} ms`);
     if (p99 > 20) break;

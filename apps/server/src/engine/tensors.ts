@@ -78,7 +78,13 @@ export function ownsWholeBuffer(data: TensorData): boolean {
   return v.byteOffset === 0 && v.byteLength === v.buffer.byteLength && !(v.buffer instanceof SharedArrayBuffer);
 }
 
-const SUMMARY_FULL_LIMIT = 4096;
+/**
+ * Full data rides along in progress events only for tensors the browser draws (boxes, scores, texts):
+ * converting every intermediate tensor to JSON costs the main thread more than the run itself on
+ * small models (a VAD chunk's 576 samples). Final outputs always go out in full (`toWire`).
+ */
+const SUMMARY_FULL_LIMIT = 512;
+const SUMMARY_FULL_LIMIT_BYTES = 4096;
 const PREVIEW = 16;
 const STATS_LIMIT = 1 << 18;
 
@@ -91,7 +97,7 @@ export function summarizeTensor(t: Tensor): TensorSummary {
   const summary: TensorSummary = { datatype: t.datatype, shape: [...t.shape], preview: [] };
   if (Array.isArray(t.data)) {
     summary.preview = t.data.slice(0, PREVIEW);
-    if (n <= SUMMARY_FULL_LIMIT) summary.data = [...t.data];
+    if (n <= SUMMARY_FULL_LIMIT_BYTES) summary.data = [...t.data];
     return summary;
   }
   const small = n <= SUMMARY_FULL_LIMIT;
@@ -139,7 +145,6 @@ export function thumbnail(data: Float32Array, shape: readonly number[]): { shape
   for (let i = 0; i < out.length; i++) out[i] = count[i] ? Math.fround(sum[i]! / count[i]!) : 0;
   return { shape: [th, tw], data: out };
 }
-
 
 function sliceData(data: TensorData, n: number): TensorData {
   return Array.isArray(data) ? data.slice(0, n) : (data as Float32Array).subarray(0, n);

@@ -20,7 +20,7 @@ export interface TensorSummary {
   max?: number;
   mean?: number;
   preview: (number | string | boolean)[];
-  /** Full data when the tensor is small enough (≤ 4096 elements) for the browser to draw it (boxes, texts, scores). */
+  /** Full data when the tensor is small enough for the browser to draw it (≤ 512 numbers: boxes, scores; ≤ 4096 strings: texts). */
   data?: (number | string | boolean)[];
   /** A downsampled picture (≤ 64×64, box-averaged) of a larger FP32 [H,W] tensor, or of the first channel of an [N,C,H,W] one. */
   thumbnail?: { shape: [number, number]; data: number[] };
