@@ -8,7 +8,7 @@ import { ModelStats } from './Metrics.ts';
 import { instanceCount, providersFor, warmupFeeds } from './modelSetup.ts';
 import { SequenceBatcher } from './SequenceBatcher.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
-import { concatBatch, copyData, isOwned, markOwned, ownsWholeBuffer, splitBatch } from './tensors.ts';
+import { concatBatch, copyData, isOwned, markOwned, ownsWholeBuffer, rememberSummary, splitBatch } from './tensors.ts';
 import type { PortableTensor } from './workerProtocol.ts';
 
 export interface ModelRuntimeOptions {
@@ -148,7 +148,7 @@ export class ModelRuntime {
     for (const [name, t] of Object.entries(feeds)) portable[name] = toPortable(t, opts.canTransfer?.(t) === true, transfer);
     const r = await this.pool.run({ type: 'run', feeds: portable }, transfer, { signal: opts.signal, pin: opts.pin });
     const outputs: Record<string, Tensor> = {};
-    for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = markOwned({ datatype: t.datatype, shape: t.shape, data: t.data });
+    for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.result.summaries[name]);
     this.stats.execution(firstDim(feeds), r.queueNs, r.result.computeNs);
     return { outputs, instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
   }

@@ -4,7 +4,7 @@ import type { OpId, Tensor } from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
 import { InstancePool } from './InstancePool.ts';
 import { OPS, type OpContext } from './ops/registry.ts';
-import { copyData, markOwned, ownsWholeBuffer } from './tensors.ts';
+import { copyData, markOwned, ownsWholeBuffer, rememberSummary } from './tensors.ts';
 import type { PortableTensor } from './workerProtocol.ts';
 
 /**
@@ -64,7 +64,7 @@ export class OpRunner {
     }
     const r = await this.pool.run({ type: 'op', op, inputs: portable, values }, transfer, { signal: opts.signal });
     const outputs: Record<string, Tensor> = {};
-    for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = markOwned({ datatype: t.datatype, shape: t.shape, data: t.data });
+    for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.result.summaries[name]);
     return { outputs, computeMs: r.result.computeNs / 1e6, queueMs: r.queueNs / 1e6, instance: r.instance };
   }
 

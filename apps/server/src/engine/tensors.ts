@@ -84,6 +84,18 @@ export function ownsWholeBuffer(data: TensorData): boolean {
  * small models (a VAD chunk's 576 samples). Final outputs always go out in full (`toWire`).
  */
 const SUMMARY_FULL_LIMIT = 512;
+
+/**
+ * Summaries computed where a tensor was produced: a worker summarises its outputs before sending
+ * them, so stats and thumbnails over large tensors never run on the main thread (event-loop lag).
+ */
+const SUMMARIES = new WeakMap<Tensor, TensorSummary>();
+
+/** Remembers a summary computed elsewhere (a worker) for `t`; `summarizeTensor(t)` returns it. */
+export function rememberSummary<T extends Tensor>(t: T, summary: TensorSummary | undefined): T {
+  if (summary) SUMMARIES.set(t, summary);
+  return t;
+}
 const SUMMARY_FULL_LIMIT_BYTES = 4096;
 const PREVIEW = 16;
 const STATS_LIMIT = 1 << 18;
@@ -93,6 +105,8 @@ const STATS_LIMIT = 1 << 18;
  * @example summarizeTensor(t).mean
  */
 export function summarizeTensor(t: Tensor): TensorSummary {
+  const known = SUMMARIES.get(t);
+  if (known) return known;
   const n = t.data.length;
   const summary: TensorSummary = { datatype: t.datatype, shape: [...t.shape], preview: [] };
   if (Array.isArray(t.data)) {

@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type { OpId, Tensor } from '@ensemble-studio/core';
 import { OPS, type OpContext } from './ops/registry.ts';
-import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from './tensors.ts';
+import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData, summarizeTensor } from './tensors.ts';
 import type { FromWorker, LoadSpec, PortableTensor, ToWorker } from './workerProtocol.ts';
 
 const port = parentPort;
@@ -38,6 +38,12 @@ function fromOrt(outputs: Record<string, ort.Tensor | Tensor>, transfer: ArrayBu
     out[name] = { datatype, shape, data };
   }
   return out;
+}
+
+/** Sends a result with each output summarised here, off the main thread. */
+function sendResult(id: number, outputs: Record<string, PortableTensor>, computeNs: number, transfer: ArrayBuffer[]): void {
+  const summaries = Object.fromEntries(Object.entries(outputs).map(([name, t]) => [name, summarizeTensor(t)]));
+  send({ type: 'result', id, outputs, computeNs, summaries }, transfer);
 }
 
 async function createSession(spec: Extract<LoadSpec, { kind: 'model' }>): Promise<{ s: ort.InferenceSession; provider: string; failures: string[] }> {
@@ -94,7 +100,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const outputs = await session.run(feeds);
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
-  send({ type: 'result', id: msg.id, outputs: fromOrt(outputs, transfer), computeNs }, transfer);
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer);
 }
 
 function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
@@ -104,7 +110,7 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
   const outputs = impl.run(msg.inputs, msg.values, opContext);
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
-  send({ type: 'result', id: msg.id, outputs: fromOrt(outputs, transfer), computeNs }, transfer);
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer);
 }
 
 port.on('message', (msg: ToWorker) => {

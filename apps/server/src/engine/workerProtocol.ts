@@ -1,4 +1,4 @@
-import type { DataType, TensorData } from '@ensemble-studio/core';
+import type { DataType, TensorData, TensorSummary } from '@ensemble-studio/core';
 
 /** A tensor crossing the thread boundary; numeric data travels in the transfer list. */
 export interface PortableTensor { datatype: DataType; shape: number[]; data: TensorData }
@@ -39,5 +39,6 @@ export type FromWorker =
       warmupError?: string;
     }
   | { type: 'load-failed'; message: string }
-  | { type: 'result'; id: number; outputs: Record<string, PortableTensor>; computeNs: number }
+  /** `summaries`: each output summarised in the worker (stats, preview, thumbnail) so the main thread doesn't. */
+  | { type: 'result'; id: number; outputs: Record<string, PortableTensor>; computeNs: number; summaries: Record<string, TensorSummary> }
   | { type: 'error'; id: number; message: string };
