@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { writeWav } from './helpers/media.ts';
 import { flowNode, openStudio, startStudio, type BrowserSession, type Studio } from './helpers/studio.ts';
 
 // Runs in the browser against the real engine: OCR on generated images, VAD on a generated WAV.
@@ -30,23 +31,7 @@ async function makePng(p: Page, file: string, text: string | null): Promise<stri
   return path;
 }
 
-/** A 16-bit PCM mono WAV at 44.1 kHz (the browser resamples it to 16 kHz): silence, a voiced buzz, silence. */
-function makeWav(file: string, seconds = 4, rate = 44_100): string {
-  const n = seconds * rate;
-  const buf = Buffer.alloc(44 + n * 2);
-  buf.write('RIFF', 0); buf.writeUInt32LE(36 + n * 2, 4); buf.write('WAVE', 8); buf.write('fmt ', 12);
-  buf.writeUInt32LE(16, 16); buf.writeUInt16LE(1, 20); buf.writeUInt16LE(1, 22); buf.writeUInt32LE(rate, 24);
-  buf.writeUInt32LE(rate * 2, 28); buf.writeUInt16LE(2, 32); buf.writeUInt16LE(16, 34); buf.write('data', 36); buf.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++) {
-    const t = i / rate;
-    let v = 0;
-    if (t > 1 && t < 3) for (let h = 1; h <= 12; h++) v += Math.sin(2 * Math.PI * 130 * h * t) / h;
-    buf.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(v * 6000))), 44 + i * 2);
-  }
-  const path = join(dir, file);
-  writeFileSync(path, buf);
-  return path;
-}
+const makeWav = (file: string) => writeWav(join(dir, file));
 
 /** Records, in order, when each node lights up finished/skipped and when boxes and the final status appear. */
 async function recordOrder(p: Page): Promise<void> {
@@ -98,6 +83,17 @@ describe('runs', () => {
     expect((await page.locator('[data-testid=texts] tbody').innerText()).toUpperCase()).toMatch(/HELLO|WORLD|42/);
     expect(await flowNode(page, 'det').locator('.node-status').innerText()).toMatch(/✓ [\d.]+ ms/);
     expect(await page.locator('.timeline .tl-row').count()).toBeGreaterThan(5);
+    // det's probability map is far over the full-data limit: the heatmap is drawn from its thumbnail.
+    const heat = page.locator('.ne[data-node="det"] [data-testid=heatmap]');
+    expect(await heat.locator('canvas').count()).toBe(1);
+    expect(await heat.innerText()).toContain('box-averaged');
+    expect(Number(await heat.locator('canvas').getAttribute('width'))).toBeGreaterThan(1);
+    // cls → angle (topk): one row per box with the orientation labelled.
+    const topk = page.locator('[data-testid=topk][data-node="angle"]');
+    const rows = await topk.locator('tbody tr').count();
+    expect(rows).toBeGreaterThan(0);
+    expect(await topk.locator('tbody').innerText()).toMatch(/0°|180°/);
+    expect(await topk.locator('thead').innerText()).toMatch(/row\s+rank\s+index\s+label\s+value/);
   });
 
   it('runs ocr on a blank image: the pipeline exits early and recognition says why it was skipped', async () => {
@@ -125,6 +121,7 @@ describe('runs', () => {
     expect(await page.getByTestId('instance').innerText()).toMatch(/\S+/);
     await page.getByRole('button', { name: '■ Cancel' }).click();
     await expect.poll(() => page.locator('.stream').innerText()).toContain('ended (cancelled');
+    expect(await page.getByTestId('state').innerText()).toContain('state → stateN');
     const total = Math.ceil((4 * 16_000) / 512);
     const acked = Number(await page.getByTestId('acked').innerText());
     expect(acked).toBeLessThan(total);

@@ -57,9 +57,9 @@ function waitForListening(child: ChildProcess): Promise<string> {
 
 export interface BrowserSession { browser: Browser; page: Page; errors: string[] }
 
-/** Chromium at 1280×800 on `url`, with page errors collected (a spec asserts there are none). */
-export async function openStudio(url: string, opts: { downloads?: boolean } = {}): Promise<BrowserSession> {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
+/** Chromium at 1280×800 on `url` (extra command-line `args`, e.g. a fake microphone), with page errors collected (a spec asserts there are none). */
+export async function openStudio(url: string, opts: { downloads?: boolean; args?: string[] } = {}): Promise<BrowserSession> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync', ...(opts.args ?? [])] });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: opts.downloads ?? false });
   const page = await context.newPage();
   const errors: string[] = [];

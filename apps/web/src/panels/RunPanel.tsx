@@ -1,14 +1,13 @@
 import { useRef, useState } from 'react';
-import type { GraphDoc, InputNode } from '@ensemble-studio/core';
 import { inputNodes } from '@ensemble-studio/core';
-import { windows } from '../run/audioInput.ts';
 import { useRunSocket } from '../run/RunSocketProvider.tsx';
-import type { Inputs, RunSocket } from '../run/runSocket.ts';
+import type { Inputs } from '../run/runSocket.ts';
+import { streamMicrophone, streamSamples, type Session } from '../run/streamSession.ts';
 import { useEditor, useEditorStore } from '../store/useEditor.ts';
 import type { EditorState } from '../store/types.ts';
 import { InputEditor } from './run/InputEditor.tsx';
+import { isStreamInput, type PreparedInput } from './run/prepare.ts';
 import { RunOutputs } from './run/RunOutputs.tsx';
-import type { PreparedInput } from './run/prepare.ts';
 
 /** True when a model of the graph is stateful: inputs are then sent as a sequence, chunk by chunk. */
 function isStreaming(s: EditorState): boolean {
@@ -16,21 +15,10 @@ function isStreaming(s: EditorState): boolean {
     && (n.params.settings?.sequence_batching ?? (n.params.settings?.sequence_batching === null ? null : s.catalogue.models[n.params.model]?.config.sequence_batching)));
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** What a session card can do to its own stream. */
+export interface SessionControls { end(streamId: string): void; cancel(streamId: string): void; isMic(streamId: string): boolean }
 
-async function streamAudio(socket: RunSocket, graph: GraphDoc, node: InputNode, samples: Float32Array, batched: boolean, realtime: boolean, stop: { current: boolean }) {
-  const streamId = socket.openStream(graph);
-  const chunks = [...windows(samples)];
-  for (let i = 0; i < chunks.length && !stop.current; i++) {
-    const w = chunks[i]!;
-    const shape = node.params.dims.map((d) => (d < 0 ? w.length : d));
-    socket.append(streamId, { [node.params.name]: { datatype: 'FP32', shape: batched ? [1, ...shape] : shape, bytes: w } }, i === chunks.length - 1);
-    if (realtime) await sleep(32); // 512 samples at 16 kHz: send as it plays
-  }
-  if (stop.current) socket.endStream(streamId);
-}
-
-/** Inputs from the graph's input tensors, Run/Stream/Cancel, and the streaming results. */
+/** Inputs from the graph's input tensors, Run/Stream/Record/Cancel, and the streaming results. */
 export function RunPanel() {
   const store = useEditorStore();
   const socket = useRunSocket();
@@ -38,31 +26,60 @@ export function RunPanel() {
   const streaming = useEditor(isStreaming);
   const status = useEditor((s) => s.run.status);
   const connected = useEditor((s) => s.run.connected);
+  const anyOpen = useEditor((s) => Object.values(s.run.streams).some((st) => !st.ended));
   const [values, setValues] = useState<Record<string, PreparedInput | undefined>>({});
   const [realtime, setRealtime] = useState(true);
-  const stop = useRef(false);
+  const [recording, setRecording] = useState<string | null>(null);
+  const [micError, setMicError] = useState<string | null>(null);
+  const sessions = useRef(new Map<string, Session>());
+  const mics = useRef(new Set<string>());
   const inputs = inputNodes(graph);
   const batched = graph.maxBatchSize > 0;
+  const audioNode = streaming ? inputs.find((n) => isStreamInput(n, streaming)) : undefined;
   const missing = inputs.filter((n) => !n.params.optional && !values[n.params.name]);
   const busy = status === 'starting' || status === 'running';
 
   const run = () => {
     if (!socket) return;
-    stop.current = false;
     const audio = inputs.find((n) => values[n.params.name]?.type === 'audio');
     if (audio) {
       const v = values[audio.params.name] as Extract<PreparedInput, { type: 'audio' }>;
-      void streamAudio(socket, graph, audio, v.samples, batched, realtime, stop);
+      const s = streamSamples({ socket, graph, node: audio, batched }, v.samples, v.name, realtime, () => sessions.current.delete(s.streamId));
+      sessions.current.set(s.streamId, s);
       return;
     }
     const wire: Inputs = {};
     for (const [name, v] of Object.entries(values)) if (v && v.type !== 'audio') wire[name] = v.tensor;
     socket.start(graph, wire);
   };
+  const record = async () => {
+    if (!socket || !audioNode) return;
+    if (recording) {
+      sessions.current.get(recording)?.end();
+      return;
+    }
+    setMicError(null);
+    try {
+      const s = await streamMicrophone({ socket, graph, node: audioNode, batched }, () => {
+        sessions.current.delete(s.streamId);
+        setRecording((r) => (r === s.streamId ? null : r));
+      });
+      sessions.current.set(s.streamId, s);
+      mics.current.add(s.streamId);
+      setRecording(s.streamId);
+    } catch (e) {
+      setMicError(`microphone: ${(e as Error).message}`);
+    }
+  };
   const cancel = () => {
-    stop.current = true;
+    for (const s of [...sessions.current.values()]) s.cancel();
     socket?.cancel();
     store.getState().actions.notify('Cancelling…');
+  };
+  const controls: SessionControls = {
+    end: (id) => (sessions.current.get(id)?.end() ?? socket?.endStream(id)),
+    cancel: (id) => (sessions.current.get(id)?.cancel() ?? socket?.cancelStream(id)),
+    isMic: (id) => mics.current.has(id),
   };
 
   return (
@@ -73,14 +90,20 @@ export function RunPanel() {
           onChange={(v) => setValues((old) => ({ ...old, [n.params.name]: v }))} />
       ))}
       <div className="run-actions">
-        <button className="primary" disabled={!socket || missing.length > 0 || busy} onClick={run} title={missing.length ? `Provide ${missing.map((n) => n.params.name).join(', ')}` : ''}>
+        <button className="primary" disabled={!socket || missing.length > 0 || (busy && !streaming)} onClick={run} title={missing.length ? `Provide ${missing.map((n) => n.params.name).join(', ')}` : streaming ? 'Each press starts one more session' : ''}>
           {streaming ? '▶ Stream' : '▶ Run'}
         </button>
-        <button disabled={!busy && !Object.values(store.getState().run.streams).some((s) => !s.ended)} onClick={cancel}>■ Cancel</button>
+        {audioNode && (
+          <button className={recording ? 'recording' : ''} disabled={!socket} onClick={() => void record()} title="Stream the microphone, resampled to 16 kHz, as a sequence">
+            {recording ? '■ Stop' : '● Record'}
+          </button>
+        )}
+        <button disabled={!busy && !anyOpen} onClick={cancel}>■ Cancel</button>
         {streaming && <label className="small"><input type="checkbox" checked={realtime} onChange={(e) => setRealtime(e.target.checked)} /> real time</label>}
         {!connected && <span className="field-error small">engine disconnected</span>}
       </div>
-      <RunOutputs image={Object.values(values).find((v) => v?.type === 'image') as Extract<PreparedInput, { type: 'image' }> | undefined} />
+      {micError && <p className="field-error small">{micError}</p>}
+      <RunOutputs image={Object.values(values).find((v) => v?.type === 'image') as Extract<PreparedInput, { type: 'image' }> | undefined} sessions={controls} />
     </div>
   );
 }

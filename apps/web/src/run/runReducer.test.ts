@@ -46,8 +46,10 @@ describe('run reducer', () => {
       { type: 'sequence.bound', streamId: 's1', sequenceId: 7, model: 'vad', instance: 'vad#1', nodeId: 'vad' },
       { type: 'run.started', runId: 'c0', streamId: 's1', graph: 'vad-stream', nodes: ['vad'] },
       { type: 'run.completed', runId: 'c0', outputs: { speech_prob: { datatype: 'FP32', shape: [1, 1], data: [0.9] } }, timings: [], totalMs: 2 },
+      { type: 'sequence.chunk', streamId: 's1', chunk: 0, runId: 'c0' },
       { type: 'run.started', runId: 'c1', streamId: 's1', graph: 'vad-stream', nodes: ['vad'] },
       { type: 'run.completed', runId: 'c1', outputs: { speech_prob: { datatype: 'FP32', shape: [1, 1], data: [0.1] } }, timings: [], totalMs: 2 },
+      { type: 'sequence.chunk', streamId: 's1', chunk: 1, runId: 'c1' },
       { type: 'sequence.ended', streamId: 's1', sequenceId: 7, reason: 'end' },
     ]);
     expect(s.streams.s1).toMatchObject({ sequenceId: 7, instance: 'vad#1', acknowledged: 2, values: [0.9, 0.1], ended: 'end' });

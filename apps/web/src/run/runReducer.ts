@@ -74,7 +74,7 @@ function reduceRunEvent(s: RunState, msg: ServerMessage): RunState {
       const streamId = s.runStreams[msg.runId];
       let next = streamId ? updateStream(s, streamId, (st) => {
         const v = firstNumber(msg.outputs);
-        return { ...st, acknowledged: st.acknowledged + 1, values: v === undefined ? st.values : [...st.values, v] };
+        return v === undefined ? st : { ...st, values: [...st.values, v] };
       }) : s;
       next = finish(next, msg.runId, 'completed', msg.totalMs, msg.timings);
       return msg.runId === s.runId ? { ...next, outputs: msg.outputs } : next;
@@ -97,7 +97,7 @@ export function reduceRun(s: RunState, msg: ServerMessage): RunState {
     case 'sequence.bound':
       return updateStream(s, msg.streamId, (st) => ({ ...st, sequenceId: msg.sequenceId, instance: msg.instance, model: msg.model }));
     case 'sequence.chunk':
-      return s;
+      return updateStream(s, msg.streamId, (st) => (msg.chunk + 1 > st.acknowledged ? { ...st, acknowledged: msg.chunk + 1 } : st));
     case 'sequence.ended':
       return updateStream(s, msg.streamId, (st) => (st.ended ? st : { ...st, ended: msg.message ? `${msg.reason}: ${msg.message}` : msg.reason }));
     case 'error':

@@ -22,9 +22,12 @@ export function encodeInputs(inputs: Inputs): { wire: Record<string, WireTensor>
 export interface RunSocket {
   start(graph: GraphDoc, inputs: Inputs): string;
   cancel(): void;
-  openStream(graph: GraphDoc): string;
+  /** Opens a sequence stream; `source` names where its data comes from (a file, the microphone). */
+  openStream(graph: GraphDoc, source?: string): string;
   append(streamId: string, inputs: Inputs, end?: boolean): void;
   endStream(streamId: string): void;
+  /** Ends one stream now, whatever it still had to send, and marks it cancelled. */
+  cancelStream(streamId: string): void;
   close(): void;
 }
 
@@ -99,9 +102,9 @@ export function createRunSocket(store: EditorStore): RunSocket {
       for (const st of Object.values(run.streams)) if (!st.ended) send({ type: 'stream.end', streamId: st.streamId });
       actions().markCancelled();
     },
-    openStream(graph) {
+    openStream(graph, source) {
       const streamId = newId('stream');
-      actions().beginStream(streamId, graph.name);
+      actions().beginStream(streamId, graph.name, source);
       send({ type: 'stream.open', streamId, graph: graphRef(graph) });
       return streamId;
     },
@@ -112,6 +115,12 @@ export function createRunSocket(store: EditorStore): RunSocket {
     },
     endStream(streamId) {
       send({ type: 'stream.end', streamId });
+    },
+    cancelStream(streamId) {
+      const st = store.getState().run.streams[streamId];
+      if (!st || st.ended) return;
+      send({ type: 'stream.end', streamId });
+      actions().streamCancelled(streamId);
     },
     close() {
       closed = true;

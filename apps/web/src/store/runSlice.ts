@@ -15,11 +15,11 @@ export function createRunActions(set: Set): RunActions {
     beginRun(requestId) {
       set((s) => ({ run: { ...s.run, runId: null, requestId, status: 'starting', nodes: {}, partials: [], outputs: {}, message: null, totalMs: null, startedAt: performance.now() } }));
     },
-    beginStream(streamId, graph) {
+    beginStream(streamId, graph, source) {
       set((s) => ({
         run: {
           ...s.run, requestId: null, status: 'starting', nodes: {}, partials: [], outputs: {}, message: null, startedAt: performance.now(),
-          streams: { ...s.run.streams, [streamId]: { streamId, graph, sent: 0, acknowledged: 0, values: [] } },
+          streams: { ...s.run.streams, [streamId]: { streamId, graph, source, sent: 0, acknowledged: 0, values: [] } },
         },
       }));
     },
@@ -27,6 +27,12 @@ export function createRunActions(set: Set): RunActions {
       set((s) => {
         const st = s.run.streams[streamId];
         return st ? { run: { ...s.run, streams: { ...s.run.streams, [streamId]: { ...st, sent: st.sent + 1 } } } } : {};
+      });
+    },
+    streamCancelled(streamId) {
+      set((s) => {
+        const st = s.run.streams[streamId];
+        return st && !st.ended ? { run: { ...s.run, streams: { ...s.run.streams, [streamId]: { ...st, ended: 'cancelled by the user' } } } } : {};
       });
     },
     setConnected(connected) {

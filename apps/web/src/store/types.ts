@@ -59,10 +59,13 @@ export interface RunRecord { runId: string; graph: string; status: RunStatus; to
 export interface StreamState {
   streamId: string;
   graph: string;
+  /** Where the audio comes from, e.g. "speech.wav" or "microphone". */
+  source?: string;
   sequenceId?: number | string;
   instance?: string;
   model?: string;
   sent: number;
+  /** Chunks the server has run (`sequence.chunk`). */
   acknowledged: number;
   /** One value per acknowledged chunk (e.g. speech probability). */
   values: number[];
@@ -122,7 +125,9 @@ export interface RunActions {
   /** Folds one server message into run state; called only by runSocket. */
   receive(msg: ServerMessage): void;
   beginRun(requestId: string): void;
-  beginStream(streamId: string, graph: string): void;
+  beginStream(streamId: string, graph: string, source?: string): void;
+  /** The user cancelled one stream: it says so at once. */
+  streamCancelled(streamId: string): void;
   chunkSent(streamId: string): void;
   setConnected(connected: boolean): void;
   /** The user cancelled: unfinished nodes and open streams say so at once. */

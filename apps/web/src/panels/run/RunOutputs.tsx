@@ -4,25 +4,33 @@ import { useEditor } from '../../store/useEditor.ts';
 import { ImageBoxes } from './ImageBoxes.tsx';
 import { findBoxes, findTexts, runTensors } from './outputs.ts';
 import type { PreparedInput } from './prepare.ts';
-import { StreamChart } from './StreamChart.tsx';
+import type { SessionControls } from '../RunPanel.tsx';
+import { Heatmap } from './Heatmap.tsx';
+import { SessionCard } from './SessionCard.tsx';
+import { findTopK, heatmapOf } from './tensorViews.ts';
 import { RunHistory, Timeline } from './Timeline.tsx';
+import { TopKTable } from './TopKTable.tsx';
 
 const fmt = (v: number | undefined) => (v === undefined ? '–' : Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.001) ? v.toExponential(2) : v.toFixed(3));
 
 function TensorStats({ name, t }: { name: string; t: TensorSummary }) {
+  const map = heatmapOf(t);
   return (
     <div className="tensor-stat small">
       <span className="mono">{name}</span> <span className="muted">{t.datatype} {formatShape(t.shape)}</span>
       {t.min !== undefined && <span> min {fmt(t.min)} · max {fmt(t.max)} · mean {fmt(t.mean)}</span>}
       <div className="mono muted preview-vals">{t.preview.slice(0, 8).map(String).join(', ')}{t.preview.length > 8 ? ', …' : ''}</div>
+      {map && <Heatmap name={name} map={map} />}
     </div>
   );
 }
 
 /** What the run has produced so far, typed by what it is; updates as each event arrives. */
-export function RunOutputs({ image }: { image: Extract<PreparedInput, { type: 'image' }> | undefined }) {
+export function RunOutputs({ image, sessions }: { image: Extract<PreparedInput, { type: 'image' }> | undefined; sessions: SessionControls }) {
   const run = useEditor((s) => s.run);
   const graph = useEditor((s) => s.doc.graph);
+  const catalogue = useEditor((s) => s.catalogue);
+  const topk = findTopK(run, graph, catalogue);
   const tensors = runTensors(run);
   const boxes = findBoxes(tensors);
   const texts = findTexts(tensors);
@@ -36,7 +44,7 @@ export function RunOutputs({ image }: { image: Extract<PreparedInput, { type: 'i
         <b>{run.status}</b>{run.totalMs !== null && run.status === 'completed' ? ` in ${run.totalMs.toFixed(1)} ms` : ''}
         {run.message && <div className="small">{run.message}</div>}
       </div>
-      {streams.map((s) => <StreamChart key={s.streamId} stream={s} />)}
+      {streams.length > 0 && <div className="sessions">{streams.map((s) => <SessionCard key={s.streamId} stream={s} controls={sessions} />)}</div>}
       {image && <ImageBoxes url={image.url} width={image.width} height={image.height} boxes={boxes} />}
       {texts && (
         <table className="texts small" data-testid="texts">
@@ -44,6 +52,7 @@ export function RunOutputs({ image }: { image: Extract<PreparedInput, { type: 'i
           <tbody>{texts.map((t, i) => <tr key={i}><td>{i}</td><td>{t.text}</td><td>{t.score === undefined ? '' : t.score.toFixed(3)}</td></tr>)}</tbody>
         </table>
       )}
+      {topk.map((t) => <TopKTable key={t.nodeId} topk={t} />)}
       {run.partials.length > 0 && (
         <details className="small"><summary>{run.partials.length} partial response(s)</summary>
           {run.partials.map((p, i) => <div key={i}>#{p.index} {p.nodeId}{p.chunk !== undefined ? ` chunk ${p.chunk}` : ''}: {Object.keys(p.outputs).join(', ')}</div>)}

@@ -1,30 +1,20 @@
-import type { StreamState } from '../../store/types.ts';
-
 const W = 320;
 const H = 90;
 
-/** Probability over time for a sequence stream, one point per chunk; chunks above 0.5 shaded as speech. */
-export function StreamChart({ stream, threshold = 0.5 }: { stream: StreamState; threshold?: number }) {
-  const v = stream.values;
+/** Probability over time for a sequence stream, one point per chunk; chunks above the threshold shaded as speech. */
+export function StreamChart({ values: v, threshold = 0.5 }: { values: number[]; threshold?: number }) {
   const n = Math.max(v.length, 2);
   const x = (i: number) => (i / (n - 1)) * W;
   const y = (p: number) => H - Math.max(0, Math.min(1, p)) * H;
   const points = v.map((p, i) => `${x(i).toFixed(1)},${y(p).toFixed(1)}`).join(' ');
   return (
-    <div className="stream">
-      <div className="small">
-        <b>sequence {String(stream.sequenceId ?? '…')}</b>
-        {stream.instance && <> · held by <b data-testid="instance">{stream.instance}</b></>}
-        {' '}· chunks sent {stream.sent} / acknowledged <span data-testid="acked">{stream.acknowledged}</span>
-        {stream.model && <> · state carried by {stream.model}</>}
-        {stream.ended && <> · ended ({stream.ended})</>}
-      </div>
+    <>
       <svg className="chart" viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" data-points={v.length}>
         {v.map((p, i) => (p > threshold ? <rect key={i} className="speech" x={x(i) - W / n / 2} y={0} width={W / n} height={H} /> : null))}
         <line x1={0} x2={W} y1={y(threshold)} y2={y(threshold)} className="thresh" />
         <polyline points={points} className="line" />
       </svg>
       <div className="small muted">speech probability per {Math.round(512 / 16)} ms chunk · shaded = above {threshold}</div>
-    </div>
+    </>
   );
 }
