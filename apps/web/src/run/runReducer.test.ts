@@ -55,3 +55,23 @@ describe('run reducer', () => {
     expect(s.streams.s1).toMatchObject({ sequenceId: 7, instance: 'vad#1', acknowledged: 2, values: [0.9, 0.1], ended: 'end' });
   });
 });
+
+describe('several sessions', () => {
+  it('keeps each stream its own binding, acknowledgements and values', () => {
+    const st = (id: string) => ({ streamId: id, graph: 'vad-stream', sent: 3, acknowledged: 0, values: [] });
+    const s = fold({ ...initialRun(), streams: { a: st('a'), b: st('b') } }, [
+      { type: 'sequence.bound', streamId: 'a', sequenceId: 'studio-stream-1', model: 'vad', instance: 'vad_0', nodeId: 'vad' },
+      { type: 'sequence.bound', streamId: 'b', sequenceId: 'studio-stream-2', model: 'vad', instance: 'vad_1', nodeId: 'vad' },
+      { type: 'run.started', runId: 'a0', streamId: 'a', graph: 'vad-stream', nodes: ['vad'] },
+      { type: 'run.started', runId: 'b0', streamId: 'b', graph: 'vad-stream', nodes: ['vad'] },
+      { type: 'run.completed', runId: 'a0', outputs: { p: { datatype: 'FP32', shape: [1, 1], data: [0.2] } }, timings: [], totalMs: 1 },
+      { type: 'sequence.chunk', streamId: 'a', chunk: 0, runId: 'a0' },
+      { type: 'run.completed', runId: 'b0', outputs: { p: { datatype: 'FP32', shape: [1, 1], data: [0.8] } }, timings: [], totalMs: 1 },
+      { type: 'sequence.chunk', streamId: 'b', chunk: 0, runId: 'b0' },
+      { type: 'sequence.ended', streamId: 'a', sequenceId: 'studio-stream-1', reason: 'end' },
+    ]);
+    expect(s.streams.a).toMatchObject({ instance: 'vad_0', acknowledged: 1, values: [0.2], ended: 'end' });
+    expect(s.streams.b).toMatchObject({ instance: 'vad_1', acknowledged: 1, values: [0.8] });
+    expect(s.streams.b?.ended).toBeUndefined();
+  });
+});
