@@ -1,8 +1,8 @@
-import { useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { inputNodes } from '@ensemble-studio/core';
 import { useRunSocket } from '../run/RunSocketProvider.tsx';
 import type { Inputs } from '../run/runSocket.ts';
-import { streamMicrophone, streamSamples, type Session } from '../run/streamSession.ts';
+import { liveSessions, streamMicrophone, streamSamples } from '../run/streamSession.ts';
 import { useEditor, useEditorStore } from '../store/useEditor.ts';
 import type { EditorState } from '../store/types.ts';
 import { InputEditor } from './run/InputEditor.tsx';
@@ -16,7 +16,9 @@ function isStreaming(s: EditorState): boolean {
 }
 
 /** What a session card can do to its own stream. */
-export interface SessionControls { end(streamId: string): void; cancel(streamId: string): void; isMic(streamId: string): boolean }
+export interface SessionControls { end(streamId: string): void; cancel(streamId: string): void }
+
+const MIC = 'microphone';
 
 /** Inputs from the graph's input tensors, Run/Stream/Record/Cancel, and the streaming results. */
 export function RunPanel() {
@@ -29,23 +31,26 @@ export function RunPanel() {
   const anyOpen = useEditor((s) => Object.values(s.run.streams).some((st) => !st.ended));
   const [values, setValues] = useState<Record<string, PreparedInput | undefined>>({});
   const [realtime, setRealtime] = useState(true);
-  const [recording, setRecording] = useState<string | null>(null);
+  const recording = useEditor((s) => Object.values(s.run.streams).find((st) => !st.ended && st.source?.startsWith(MIC))?.streamId ?? null);
+  const streams = useEditor((s) => s.run.streams);
   const [micError, setMicError] = useState<string | null>(null);
-  const sessions = useRef(new Map<string, Session>());
-  const mics = useRef(new Set<string>());
   const inputs = inputNodes(graph);
   const batched = graph.maxBatchSize > 0;
   const audioNode = streaming ? inputs.find((n) => isStreamInput(n, streaming)) : undefined;
   const missing = inputs.filter((n) => !n.params.optional && !values[n.params.name]);
   const busy = status === 'starting' || status === 'running';
+  // A stream the server ended (failed, idle) stops sending too: the microphone is released.
+  useEffect(() => {
+    for (const [id, session] of liveSessions) if (streams[id]?.ended) session.cancel();
+  }, [streams]);
 
   const run = () => {
     if (!socket) return;
     const audio = inputs.find((n) => values[n.params.name]?.type === 'audio');
     if (audio) {
       const v = values[audio.params.name] as Extract<PreparedInput, { type: 'audio' }>;
-      const s = streamSamples({ socket, graph, node: audio, batched }, v.samples, v.name, realtime, () => sessions.current.delete(s.streamId));
-      sessions.current.set(s.streamId, s);
+      const s = streamSamples({ socket, graph, node: audio, batched }, v.samples, v.name, realtime, () => liveSessions.delete(s.streamId));
+      liveSessions.set(s.streamId, s);
       return;
     }
     const wire: Inputs = {};
@@ -55,31 +60,25 @@ export function RunPanel() {
   const record = async () => {
     if (!socket || !audioNode) return;
     if (recording) {
-      sessions.current.get(recording)?.end();
+      controls.end(recording);
       return;
     }
     setMicError(null);
     try {
-      const s = await streamMicrophone({ socket, graph, node: audioNode, batched }, () => {
-        sessions.current.delete(s.streamId);
-        setRecording((r) => (r === s.streamId ? null : r));
-      });
-      sessions.current.set(s.streamId, s);
-      mics.current.add(s.streamId);
-      setRecording(s.streamId);
+      const s = await streamMicrophone({ socket, graph, node: audioNode, batched }, () => liveSessions.delete(s.streamId));
+      liveSessions.set(s.streamId, s);
     } catch (e) {
       setMicError(`microphone: ${(e as Error).message}`);
     }
   };
   const cancel = () => {
-    for (const s of [...sessions.current.values()]) s.cancel();
+    for (const s of [...liveSessions.values()]) s.cancel();
     socket?.cancel();
     store.getState().actions.notify('Cancelling…');
   };
   const controls: SessionControls = {
-    end: (id) => (sessions.current.get(id)?.end() ?? socket?.endStream(id)),
-    cancel: (id) => (sessions.current.get(id)?.cancel() ?? socket?.cancelStream(id)),
-    isMic: (id) => mics.current.has(id),
+    end: (id) => (liveSessions.get(id)?.end() ?? socket?.endStream(id)),
+    cancel: (id) => (liveSessions.get(id)?.cancel() ?? socket?.cancelStream(id)),
   };
 
   return (

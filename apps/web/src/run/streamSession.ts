@@ -6,6 +6,9 @@ import type { RunSocket } from './runSocket.ts';
 /** One live sequence stream the user can end (the sequence finishes normally) or cancel. */
 export interface Session { streamId: string; end(): void; cancel(): void }
 
+/** Sessions still sending, by stream id: module-wide so they outlive the run panel being closed and reopened. */
+export const liveSessions = new Map<string, Session>();
+
 /** Where a stream's windows go: one `stream.append` per 576-sample window, shaped as the input wants. */
 interface Target { socket: RunSocket; graph: GraphDoc; node: InputNode; batched: boolean }
 
@@ -61,7 +64,7 @@ export async function streamMicrophone(t: Target, onDone?: () => void): Promise<
     held = w;
   });
   const mic = await startMicrophone((x) => windower.push(x));
-  const id = t.socket.openStream(t.graph, `microphone (${Math.round(mic.rate / 1000)} kHz → 16 kHz)`);
+  const id = t.socket.openStream(t.graph, `microphone (${Math.round(mic.rate / 1000)} kHz → 16 kHz)`); // RunPanel finds mic sessions by this prefix
   streamId = id;
   let stopped = false;
   const stop = () => {

@@ -13,7 +13,7 @@ const stateNames = (m: CatalogueModel | undefined): string[] => (m?.config.seque
 export function SessionCard({ stream: s, controls }: { stream: StreamState; controls: SessionControls }) {
   const states = stateNames(useEditor((st) => (s.model ? st.catalogue.models[s.model] : undefined)));
   const live = !s.ended;
-  const mic = controls.isMic(s.streamId);
+  const mic = s.source?.startsWith('microphone') ?? false;
   return (
     <div className={`stream session-card${live ? ' live' : ''}`} data-stream={s.streamId} data-ended={s.ended ? 'true' : 'false'}>
       <div className="sc-head">
