@@ -7,8 +7,8 @@ import type { PortableTensor } from './workerProtocol.ts';
 const repo = makeTestRepository(['head', 'accumulator']);
 const pools: InstancePool[] = [];
 
-function headPool(count: number): InstancePool {
-  const pool = new InstancePool({ name: 'head', count, spec: { kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, warmup: [] } });
+function headPool(count: number, pipelineDepth = 1): InstancePool {
+  const pool = new InstancePool({ name: 'head', count, pipelineDepth, spec: { kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, warmup: [] } });
   pools.push(pool);
   return pool;
 }
@@ -33,6 +33,20 @@ describe('InstancePool', () => {
     // Different inputs give different outputs: results come back to their own callers.
     const firsts = results.map((r) => (r.result.outputs.logits!.data as Float32Array)[0]);
     expect(new Set(firsts).size).toBe(4);
+    await pool.onIdle();
+  });
+
+  it('pipelines: a busy worker gets one more request only when no instance is idle, the rest queue', async () => {
+    const pool = headPool(2, 2);
+    await pool.start();
+    const runs = [1, 2, 3, 4, 5].map((v) => pool.run({ type: 'run', feeds: feat(64, v) }, []));
+    // Two per worker (one running, one waiting in its port), the fifth in the pool's queue.
+    expect([pool.isBusy(0), pool.isBusy(1), pool.queued]).toEqual([true, true, 1]);
+    const results = await Promise.all(runs);
+    const perInstance = results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.instance]: (acc[r.instance] ?? 0) + 1 }), {});
+    expect(Object.values(perInstance).sort()).toEqual([2, 3]);
+    const firsts = results.map((r) => (r.result.outputs.logits!.data as Float32Array)[0]);
+    expect(new Set(firsts).size).toBe(5);
     await pool.onIdle();
   });
 

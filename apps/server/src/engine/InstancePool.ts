@@ -20,18 +20,26 @@ interface Job {
 }
 
 /** Options of a pool: `count` workers, each loading `spec`. */
-export interface InstancePoolOptions { name: string; count: number; spec: LoadSpec; restartDelayMs?: number }
+export interface InstancePoolOptions { name: string; count: number; spec: LoadSpec; restartDelayMs?: number; pipelineDepth?: number }
+
+/**
+ * Requests handed to one worker ahead of time. The worker still runs them one at a time, but the next
+ * request is already in its port when the current one finishes, so a busy instance never idles for a
+ * thread round trip (~0.15 ms here, as long as a small model's whole inference).
+ */
+const PIPELINE_DEPTH = 2;
 
 /**
  * `instance_group { count }`: `count` worker threads each holding one session; at most one request
- * runs on an instance at a time, the rest queue (FIFO). Honours AbortSignal while queued (the job is
+ * runs on an instance at a time (a second may wait in its worker, see PIPELINE_DEPTH), the rest queue (FIFO). Honours AbortSignal while queued (the job is
  * dropped) and while running (the caller is released at once; the instance stays busy until onnxruntime
  * returns). A crashed worker fails its request with `instance-crashed` and is restarted.
  * @example const pool = new InstancePool({ name: 'det', count: 2, spec }); await pool.start(); await pool.run({ type: 'run', feeds }, []);
  */
 export class InstancePool {
   readonly instances: WorkerInstance[] = [];
-  private busy: boolean[] = [];
+  /** Requests handed to each worker and not yet answered. */
+  private inflight: number[] = [];
   private queue: Job[] = [];
   private idleWaiters: (() => void)[] = [];
   private closed = false;
@@ -41,7 +49,7 @@ export class InstancePool {
   constructor(private readonly opts: InstancePoolOptions) {
     for (let i = 0; i < opts.count; i++) {
       this.instances.push(new WorkerInstance(`${opts.name}_${i}`, opts.spec, (inst, err) => this.crashed(inst, err)));
-      this.busy.push(false);
+      this.inflight.push(0);
     }
   }
 
@@ -61,7 +69,7 @@ export class InstancePool {
 
   /** Number of instances and which are busy (for placement and health). */
   get size(): number { return this.instances.length; }
-  isBusy(i: number): boolean { return this.busy[i] === true; }
+  isBusy(i: number): boolean { return (this.inflight[i] ?? 0) > 0; }
   get queued(): number { return this.queue.length; }
 
   /** Runs one request on an idle instance (or on instance `pin`), queueing while all are busy. */
@@ -85,18 +93,26 @@ export class InstancePool {
   }
 
   private pump(): void {
-    for (let i = 0; i < this.instances.length && this.queue.length > 0; i++) {
-      if (this.busy[i] || this.instances[i]!.state !== 'ready') continue;
-      const at = this.queue.findIndex((j) => j.pin === undefined || j.pin === i);
-      if (at < 0) continue;
+    const depth = this.opts.pipelineDepth ?? PIPELINE_DEPTH;
+    // Least-loaded instance first, so an idle instance always takes a job before a busy one queues a second.
+    for (;;) {
+      let best = -1;
+      let at = -1;
+      for (let i = 0; i < this.instances.length; i++) {
+        if (this.inflight[i]! >= depth || this.instances[i]!.state !== 'ready') continue;
+        if (best >= 0 && this.inflight[i]! >= this.inflight[best]!) continue;
+        const j = this.queue.findIndex((q) => q.pin === undefined || q.pin === i);
+        if (j >= 0) { best = i; at = j; }
+      }
+      if (best < 0) break;
       const [job] = this.queue.splice(at, 1);
-      this.dispatch(i, job!);
+      this.dispatch(best, job!);
     }
-    if (this.queue.length === 0 && this.busy.every((b) => !b)) for (const w of this.idleWaiters.splice(0)) w();
+    if (this.queue.length === 0 && this.inflight.every((n) => n === 0)) for (const w of this.idleWaiters.splice(0)) w();
   }
 
   private dispatch(i: number, job: Job): void {
-    this.busy[i] = true;
+    this.inflight[i]!++;
     const inst = this.instances[i]!;
     const queueNs = Number(process.hrtime.bigint() - job.enqueuedAt);
     inst.request(job.body, job.transfer).then(
@@ -104,7 +120,7 @@ export class InstancePool {
       (err: Error) => job.reject(err),
     ).finally(() => {
       if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
-      this.busy[i] = false;
+      this.inflight[i]!--;
       this.pump();
     });
   }
@@ -134,7 +150,7 @@ export class InstancePool {
 
   /** Resolves when nothing is queued or running. */
   onIdle(): Promise<void> {
-    if (this.queue.length === 0 && this.busy.every((b) => !b)) return Promise.resolve();
+    if (this.queue.length === 0 && this.inflight.every((n) => n === 0)) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
