@@ -83,19 +83,23 @@ async function main(): Promise<void> {
   const image = textImage();
   const check = await runOk(engine, ocr, { image });
   log(`ocr text image → ${check.status}, texts: ${JSON.stringify(check.outputs.texts?.data ?? [])}`);
-  // The event-loop monitor runs only while the engine works (the direct path blocks the loop by design).
-  const withLag = <T>(f: () => Promise<T>) => async () => { lag.enable(); try { return await f(); } finally { lag.disable(); } };
-  const [ocrDirect, ocrEngine] = await paired(() => directOcr(repo, ocr, direct, image), withLag(() => runOk(engine, ocr, { image })));
+  const [ocrDirect, ocrEngine] = await paired(() => directOcr(repo, ocr, direct, image), () => runOk(engine, ocr, { image }));
   results.ocr_direct_ms = ocrDirect;
   results.ocr_engine_ms = ocrEngine;
   results.ocr_overhead_ratio = ocrEngine / ocrDirect;
 
   // Fan-out: two balanced head branches, sequential (direct) vs the engine running them in parallel.
   const x: Tensor = { datatype: 'FP32', shape: [64, SYNTHETIC.D], data: Float32Array.from({ length: 64 * SYNTHETIC.D }, (_, i) => Math.sin(i)) };
-  const [seq, par] = await paired(() => directFanout(direct, x), withLag(() => runOk(engine, fanoutGraph(), { x })));
+  const [seq, par] = await paired(() => directFanout(direct, x), () => runOk(engine, fanoutGraph(), { x }));
   results.fanout_sequential_ms = seq;
   results.fanout_parallel_ms = par;
   results.fanout_speedup = seq / par;
+
+  // Event-loop lag while the engine runs models, in a phase of its own: measured right after a direct
+  // (loop-blocking) call, the monitor would report that call's block as lag.
+  lag.enable();
+  for (let i = 0; i < (QUICK ? 4 : 10); i++) await Promise.all([runOk(engine, ocr, { image }), runOk(engine, fanoutGraph(), { x })]);
+  lag.disable();
   results.event_loop_lag_p99_ms = lag.percentile(99) / 1e6;
 
   // Early exit: blank image through the engine vs the direct det-only path (preprocess → det → DB → condition).

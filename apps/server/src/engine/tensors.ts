@@ -144,15 +144,18 @@ export function thumbnail(data: Float32Array, shape: readonly number[]): { shape
   const tw = Math.min(w, THUMB_SIDE);
   const sum = new Float64Array(th * tw);
   const count = new Uint32Array(th * tw);
+  // Column → cell lookup once, so the hot loop has no division (this runs on every large output).
+  const col = new Int32Array(w);
+  for (let x = 0; x < w; x++) col[x] = Math.floor((x * tw) / w);
   for (let y = 0; y < h; y++) {
     const row = Math.floor((y * th) / h) * tw;
     const base = y * w;
     for (let x = 0; x < w; x++) {
       const v = data[base + x]!;
-      if (!Number.isFinite(v)) continue;
-      const k = row + Math.floor((x * tw) / w);
-      sum[k] = sum[k]! + v;
-      count[k] = count[k]! + 1;
+      if (v - v !== 0) continue; // NaN or ±Infinity
+      const k = row + col[x]!;
+      sum[k] += v;
+      count[k]++;
     }
   }
   const out = new Array<number>(th * tw);
@@ -165,12 +168,17 @@ function sliceData(data: TensorData, n: number): TensorData {
 }
 
 function stats(data: TensorData): { min: number; max: number; mean: number } {
+  if (data instanceof BigInt64Array || data instanceof BigUint64Array) return statsOf(Float64Array.from(data, Number));
+  return statsOf(data as Float32Array);
+}
+
+/** One monomorphic pass (the element type is fixed per call site's array). */
+function statsOf(data: ArrayLike<number>): { min: number; max: number; mean: number } {
   let min = Infinity;
   let max = -Infinity;
   let sum = 0;
-  const big = data instanceof BigInt64Array || data instanceof BigUint64Array;
   for (let i = 0; i < data.length; i++) {
-    const v = big ? Number((data as BigInt64Array)[i]) : (data as Float32Array)[i]!;
+    const v = data[i]!;
     if (v < min) min = v;
     if (v > max) max = v;
     sum += v;
