@@ -154,8 +154,8 @@ export function thumbnail(data: Float32Array, shape: readonly number[]): { shape
       const v = data[base + x]!;
       if (v - v !== 0) continue; // NaN or ±Infinity
       const k = row + col[x]!;
-      sum[k] += v;
-      count[k]++;
+      sum[k] = sum[k]! + v;
+      count[k] = count[k]! + 1;
     }
   }
   const out = new Array<number>(th * tw);
