@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // One command does all set-up on a fresh machine with only Node ≥ 20.19 and npm:
-//   node scripts/setup.mjs start   → pnpm + dependencies + example models, then serve the studio
+//   node scripts/setup.mjs start   → pnpm + dependencies + example models + the web build, then serve the studio
 //   node scripts/setup.mjs test    → the same plus the test tools (Chromium, python3-numpy, ImageMagick, espeak-ng), then all tests
 // Anything already present is left alone, so repeated runs cost a second.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,6 +42,24 @@ function ensureDependencies(pnpm) {
   if (run(pnpm, ['install', '--frozen-lockfile']) !== 0) fail('pnpm install failed (see above)');
 }
 
+/** Builds the web app when its bundle is missing or older than any of its sources (core included). */
+function ensureWebBuild(pnpm) {
+  const dist = join(root, 'apps', 'web', 'dist', 'index.html');
+  const built = existsSync(dist) ? statSync(dist).mtimeMs : 0;
+  const newest = (dir) => {
+    let t = 0;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+    }
+    return t;
+  };
+  const sources = [join(root, 'apps', 'web', 'src'), join(root, 'apps', 'web', 'index.html'), join(root, 'packages', 'core', 'src')];
+  if (built > 0 && sources.every((s) => (statSync(s).isDirectory() ? newest(s) : statSync(s).mtimeMs) <= built)) return;
+  console.log('setup: building the web app (vite build)');
+  if (run(pnpm, ['--filter', '@ensemble-studio/web', 'build']) !== 0) fail('the web app did not build (see above)');
+}
+
 function ensureTestTools() {
   const need = [];
   if (!existsSync('/usr/bin/chromium')) need.push('chromium');
@@ -68,6 +86,7 @@ switch (command) {
   case 'install':
     break;
   case 'start':
+    ensureWebBuild(pnpm);
     process.exit(run(pnpm, ['--silent', 'studio', 'serve', ...rest]));
   case 'test':
     ensureTestTools();
