@@ -4,7 +4,8 @@
 //   node scripts/setup.mjs test    → the same plus the test tools (Chromium, python3-numpy, ImageMagick, espeak-ng), then all tests
 // Anything already present is left alone, so repeated runs cost a second.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -67,6 +68,7 @@ function ensureTestTools() {
   if (!quiet('convert', ['-version'])?.includes('ImageMagick')) need.push('imagemagick');
   if (!existsSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf')) need.push('fonts-dejavu-core');
   if (!quiet('espeak-ng', ['--version'])) need.push('espeak-ng');
+  if (!quiet('sox', ['--version'])) need.push('sox');
   if (need.length === 0) return;
   const isRoot = process.getuid?.() === 0;
   const sudo = isRoot ? [] : ['sudo'];
@@ -76,6 +78,18 @@ function ensureTestTools() {
       run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(isRoot ? [] : ['apt-get']), 'install', '-y', '-qq', ...need], { env }) !== 0) {
     fail(`could not install ${need.join(' ')}; install them with apt-get and retry`);
   }
+}
+
+/**
+ * The tests run `python3` with numpy. When the `python3` on PATH (e.g. a pyenv shim) lacks numpy but
+ * Debian's /usr/bin/python3 has it (python3-numpy), put a `python3` that is Debian's first on PATH.
+ */
+function pythonWithNumpy() {
+  if (quiet('python3', ['-c', 'import numpy']) !== undefined) return process.env;
+  if (quiet('/usr/bin/python3', ['-c', 'import numpy']) === undefined) fail('python3 with numpy is needed for the tests: apt-get install python3-numpy');
+  const dir = mkdtempSync(join(tmpdir(), 'studio-python-'));
+  symlinkSync('/usr/bin/python3', join(dir, 'python3'));
+  return { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` };
 }
 
 const pnpm = ensurePnpm();
@@ -90,7 +104,7 @@ switch (command) {
     process.exit(run(pnpm, ['--silent', 'studio', 'serve', ...rest]));
   case 'test':
     ensureTestTools();
-    process.exit(run(pnpm, ['run', 'test:all', ...rest]));
+    process.exit(run(pnpm, ['run', 'test:all', ...rest], { env: pythonWithNumpy() }));
   default:
     fail(`unknown command "${command}" (use install, start or test)`);
 }
