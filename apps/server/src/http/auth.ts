@@ -35,3 +35,28 @@ export function requireToken(token: string | undefined): RequestHandler {
     res.status(401).json({ error: { code: 'unauthorized', message: 'missing or wrong bearer token (Authorization: Bearer <token>)' } });
   };
 }
+
+/** The host name of a Host header (`127.0.0.1:8080` → `127.0.0.1`, `[::1]:80` → `::1`). */
+function hostName(header: string | undefined): string {
+  const h = (header ?? '').trim();
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') > 0 ? h.indexOf(']') : undefined);
+  return h.split(':')[0] ?? '';
+}
+
+/**
+ * Without a token the studio answers only requests addressed to a loopback name. A web page on
+ * another site that rebinds its DNS name to 127.0.0.1 sends its own name as Host, and is refused
+ * (DNS rebinding); with a token, the token is the guard.
+ * @example if (!hostAllowed(req.headers.host, studio.token)) refuse()
+ */
+export function hostAllowed(hostHeader: string | undefined, token: string | undefined): boolean {
+  return token !== undefined || isLoopbackHost(hostName(hostHeader));
+}
+
+/** Express middleware refusing non-loopback Host headers when the server has no token. */
+export function requireLoopbackHost(token: string | undefined): RequestHandler {
+  return (req, res, next) => {
+    if (hostAllowed(req.headers.host, token)) return next();
+    res.status(403).type('text/plain').send(`this studio has no --token, so it only answers requests to localhost or 127.0.0.1 (got Host: ${String(req.headers.host).slice(0, 100)})\n`);
+  };
+}

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Express } from 'express';
-import { requireToken } from './auth.ts';
+import { requireLoopbackHost, requireToken } from './auth.ts';
 import { ApiError, errorHandler } from './errors.ts';
 import { apiRouter } from './routes/api.ts';
 import { kserveRouter } from './routes/kserve.ts';
@@ -40,6 +40,7 @@ export function createApp(deps: AppDeps): Express {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
+  app.use(requireLoopbackHost(studio.token));
   const auth = requireToken(studio.token);
   app.use('/api', auth, apiRouter(studio));
   app.use('/v2', auth);

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PROTOCOL_VERSION } from '@ensemble-studio/core';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { bearerToken, tokenMatches } from '../http/auth.ts';
+import { bearerToken, hostAllowed, tokenMatches } from '../http/auth.ts';
 import type { Studio } from '../http/Studio.ts';
 import { startHeartbeat, trackPongs } from './heartbeat.ts';
 import { RunClient } from './RunClient.ts';
@@ -62,6 +62,7 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) return reject(socket, 404, 'Not Found', `no WebSocket endpoint at ${url.pathname}\n`);
+    if (!hostAllowed(req.headers.host, studio.token)) return reject(socket, 403, 'Forbidden', 'without --token the studio only accepts connections to localhost or 127.0.0.1\n');
     if (!originAllowed(req)) return reject(socket, 403, 'Forbidden', 'Origin does not match the server host\n');
     if (studio.token && !tokenMatches(studio.token, requestToken(req, url))) return reject(socket, 401, 'Unauthorized', 'missing or wrong token\n');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
