@@ -93,6 +93,7 @@ const SUMMARIES = new WeakMap<Tensor, TensorSummary>();
 
 /** Remembers a summary computed elsewhere (a worker) for `t`; `summarizeTensor(t)` returns it. */
 export function rememberSummary<T extends Tensor>(t: T, summary: TensorSummary | undefined): T {
+  if (summary?.thumbnail && !Array.isArray(summary.thumbnail.data)) summary.thumbnail.data = Array.from(summary.thumbnail.data as ArrayLike<number>);
   if (summary) SUMMARIES.set(t, summary);
   return t;
 }
