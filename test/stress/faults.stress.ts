@@ -104,8 +104,9 @@ describe('faults', () => {
       failedSave = await http(`${server.url}/api/graphs/vad-stream`, { method: 'PUT', body: JSON.stringify({ graph: { ...doc, description: 'version two' } }) });
     } finally { failWrites.on = false; }
     report(`faults: disk full while saving → ${failedSave.status} ${failedSave.text.slice(0, 120)}`);
-    expect(failedSave.status).toBeGreaterThanOrEqual(400);
-    expect(typeof failedSave.json?.error).not.toBe('undefined');
+    expect(failedSave.status).toBe(507);
+    expect(failedSave.json?.error?.code).toBe('storage-full');
+    expect(failedSave.json?.error?.message).toMatch(/disk is full/);
     expect(readFileSync(file, 'utf8')).toBe(before);
     const reread = await http(`${server.url}/api/graphs/vad-stream`);
     expect(JSON.stringify(reread.json)).toContain('version one');

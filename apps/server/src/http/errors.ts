@@ -23,6 +23,10 @@ export function toApiError(err: unknown, maxBodyBytes: number): ApiError {
   }
   if (e.type === 'entity.parse.failed') return new ApiError(400, 'bad-json', `request body is not valid JSON: ${e.message ?? ''}`.trim());
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError(e.status, 'bad-request', e.message ?? 'bad request');
+  // Writes that the disk refuses (a save, an import): say so plainly; saves are atomic, so nothing old was lost.
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new ApiError(507, 'storage-full', `the disk is full, so nothing was written (the previously saved files are intact): ${e.message ?? ''}`.trim());
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new ApiError(500, 'storage-denied', `the repository cannot be written (${String(code)}), so nothing was saved: ${e.message ?? ''}`.trim());
   return new ApiError(500, 'internal', err instanceof Error ? err.message : String(err));
 }
 
