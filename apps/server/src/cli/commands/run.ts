@@ -55,7 +55,13 @@ export function sequenceChunks(samples: Float32Array, node: InputNode, maxBatchS
 async function runOnce(engine: Engine, graph: GraphDoc, inputs: Map<string, { node: InputNode; file: string }>, timeoutMs: number | undefined, io: CliIO): Promise<number> {
   const tensors: Record<string, Tensor> = {};
   for (const [name, { node, file }] of inputs) {
-    tensors[name] = await readInputFile(file, { datatype: node.params.datatype, shape: fullShape(node.params.dims, graph.maxBatchSize) });
+    try {
+      tensors[name] = await readInputFile(file, { datatype: node.params.datatype, shape: fullShape(node.params.dims, graph.maxBatchSize) });
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EACCES' ? 'permission denied' : e.code === 'EISDIR' ? 'it is a directory' : e.message;
+      throw new CliError(`input '${name}': cannot use ${file}: ${why}`);
+    }
   }
   const onEvent = (m: ServerMessage) => io.out(JSON.stringify(m));
   const result = await engine.run({ graph, inputs: tensors, onEvent, ...(timeoutMs ? { timeoutMs } : {}) });
