@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { listSupportedBackends } from 'onnxruntime-node';
-import type { GraphDoc, ModelConfig, ModelNode, ServerMessage } from '@ensemble-studio/core';
+import { applySettings, type GraphDoc, type ModelNode, type ServerMessage } from '@ensemble-studio/core';
 import { EngineError, messageOf } from './errors.ts';
 import { checkInputs } from './inputs.ts';
 import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metrics.ts';
@@ -11,18 +11,6 @@ import { OpRunner } from './OpRunner.ts';
 import { Scheduler, type SchedulerResult } from './Scheduler.ts';
 import { toWire } from './tensors.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
-
-/** A model's config with a node's settings applied (PRODUCT §3: node settings edit that model's config). */
-function effectiveConfig(base: ModelConfig, s: ModelNode['params']['settings']): ModelConfig {
-  if (!s) return base;
-  const cfg: ModelConfig = { ...base };
-  if (s.max_batch_size !== undefined) cfg.max_batch_size = s.max_batch_size;
-  if (s.instance_group !== undefined) cfg.instance_group = s.instance_group;
-  if (s.dynamic_batching !== undefined) cfg.dynamic_batching = s.dynamic_batching ?? undefined;
-  if (s.sequence_batching !== undefined) cfg.sequence_batching = s.sequence_batching ?? undefined;
-  if (s.decoupled !== undefined) cfg.model_transaction_policy = { decoupled: s.decoupled };
-  return cfg;
-}
 
 /**
  * Runs graphs with Triton's semantics on onnxruntime-node (PRODUCT §8). `create` loads and warms
@@ -74,7 +62,7 @@ export class Engine {
       this.unavailable.set(key, why);
       throw new EngineError('model-unavailable', why);
     }
-    const rt = new ModelRuntime({ name: model, config: effectiveConfig(m!.config, settings), path: path!, intraOpThreads: this.opts.intraOpThreads ?? 1, gpu: this.opts.gpu ?? 'auto' });
+    const rt = new ModelRuntime({ name: model, config: applySettings(m!, settings), path: path!, intraOpThreads: this.opts.intraOpThreads ?? 1, gpu: this.opts.gpu ?? 'auto' });
     this.loaded.set(key, rt);
     await rt.load();
     if (rt.state !== 'ready') throw new EngineError('model-unavailable', `model '${model}' is unavailable: ${rt.error}`);

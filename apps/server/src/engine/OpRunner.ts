@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join, normalize } from 'node:path';
 import type { OpId, Tensor } from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
 import { InstancePool } from './InstancePool.ts';
+import { createOpContext } from './ops/opContext.ts';
 import { OPS, type OpContext } from './ops/registry.ts';
 import { copyData, markOwned, ownsWholeBuffer, rememberSummary } from './tensors.ts';
 import type { PortableTensor } from './workerProtocol.ts';
@@ -25,15 +24,7 @@ export class OpRunner {
 
   constructor(repoDir: string, workers: number) {
     this.pool = new InstancePool({ name: 'ops', count: workers, spec: { kind: 'ops', repoDir } });
-    const cache = new Map<string, string>();
-    this.ctx = {
-      readText(path) {
-        if (isAbsolute(path) || normalize(path).startsWith('..')) throw new Error(`path '${path}' must stay inside the repository`);
-        let text = cache.get(path);
-        if (text === undefined) cache.set(path, (text = readFileSync(join(repoDir, path), 'utf8')));
-        return text;
-      },
-    };
+    this.ctx = createOpContext(repoDir);
   }
 
   /** Starts the op workers (idempotent). */

@@ -1,10 +1,9 @@
 // One engine worker thread: hosts one onnxruntime session (a model instance) or the built-in ops.
 // session.run() blocks the thread it runs on, so it must never run on the main thread (PRODUCT §8).
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join, normalize } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type { OpId, Tensor } from '@ensemble-studio/core';
+import { createOpContext } from './ops/opContext.ts';
 import { OPS, type OpContext } from './ops/registry.ts';
 import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData, summarizeTensor } from './tensors.ts';
 import type { FromWorker, LoadSpec, PortableTensor, ToWorker } from './workerProtocol.ts';
@@ -68,15 +67,7 @@ async function createSession(spec: Extract<LoadSpec, { kind: 'model' }>): Promis
 
 async function load(spec: LoadSpec): Promise<void> {
   if (spec.kind === 'ops') {
-    const cache = new Map<string, string>();
-    opContext = {
-      readText(path) {
-        if (isAbsolute(path) || normalize(path).startsWith('..')) throw new Error(`path '${path}' must stay inside the repository`);
-        let text = cache.get(path);
-        if (text === undefined) cache.set(path, (text = readFileSync(join(spec.repoDir, path), 'utf8')));
-        return text;
-      },
-    };
+    opContext = createOpContext(spec.repoDir);
     send({ type: 'loaded', provider: 'cpu', inputNames: [], outputNames: [], failures: [], loadMs: 0 });
     return;
   }
