@@ -111,11 +111,6 @@ export class Engine {
     req.signal?.addEventListener('abort', onAbort, { once: true });
     const timeoutMs = req.timeoutMs ?? this.opts.defaultTimeoutMs ?? 60_000;
     const timer = timeoutMs > 0 ? setTimeout(() => ac.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`)), timeoutMs) : undefined;
-    const stats = this.statsFor(graph.name);
-    const counted = (m: ServerMessage) => {
-      if (m.type === 'run.partial') stats.streamedResponses++;
-      emit(m);
-    };
     try {
       const executor = createExecutor({
         runtimeFor: (node) => this.runtime(node.params.model, node.params.settings),
@@ -123,12 +118,13 @@ export class Engine {
         sequence: req.sequence,
         onBound: (node, model, instance) => req.sequence && emit({ type: 'sequence.bound', streamId: String(req.sequence.id), sequenceId: req.sequence.id, model, instance, nodeId: node.id }),
       });
-      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: ac.signal, emit: counted });
+      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: ac.signal, emit, observed: req.onEvent !== undefined });
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
       const r = await scheduler.run();
+      this.statsFor(graph.name).streamedResponses += r.partials;
       if (ac.signal.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
-      this.emitEnd(runId, r, performance.now() - t0, emit);
+      if (req.onEvent) this.emitEnd(runId, r, performance.now() - t0, emit);
       return { runId, status: r.status, outputs: r.outputs, timings: r.timings, ...(r.exit ? { exit: r.exit } : {}), ...(r.error ? { error: r.error } : {}) };
     } finally {
       clearTimeout(timer);

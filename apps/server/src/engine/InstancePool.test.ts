@@ -25,7 +25,7 @@ describe('InstancePool', () => {
   it('runs one request per instance at a time and queues the rest', async () => {
     const pool = headPool(2);
     await pool.start();
-    const runs = [1, 2, 3, 4].map((v) => pool.run({ type: 'run', feeds: feat(64, v) }, []));
+    const runs = [1, 2, 3, 4].map((v) => pool.run({ type: 'run', feeds: feat(64, v), summarize: false }, []));
     expect([pool.isBusy(0), pool.isBusy(1), pool.queued]).toEqual([true, true, 2]);
     const results = await Promise.all(runs);
     expect(new Set(results.map((r) => r.instance))).toEqual(new Set(['head_0', 'head_1']));
@@ -39,7 +39,7 @@ describe('InstancePool', () => {
   it('pipelines: a busy worker gets one more request only when no instance is idle, the rest queue', async () => {
     const pool = headPool(2, 2);
     await pool.start();
-    const runs = [1, 2, 3, 4, 5].map((v) => pool.run({ type: 'run', feeds: feat(64, v) }, []));
+    const runs = [1, 2, 3, 4, 5].map((v) => pool.run({ type: 'run', feeds: feat(64, v), summarize: false }, []));
     // Two per worker (one running, one waiting in its port), the fifth in the pool's queue.
     expect([pool.isBusy(0), pool.isBusy(1), pool.queued]).toEqual([true, true, 1]);
     const results = await Promise.all(runs);
@@ -55,7 +55,7 @@ describe('InstancePool', () => {
     await pool.start();
     const feeds = feat(1, 1);
     const buf = (feeds.feat!.data as Float32Array).buffer as ArrayBuffer;
-    await pool.run({ type: 'run', feeds }, [buf]);
+    await pool.run({ type: 'run', feeds, summarize: false }, [buf]);
     expect(buf.byteLength).toBe(0); // detached: it moved to the worker
   });
 
@@ -64,9 +64,9 @@ describe('InstancePool', () => {
     await pool.start();
     const running = new AbortController();
     const queued = new AbortController();
-    const a = pool.run({ type: 'run', feeds: feat(64, 1) }, [], { signal: running.signal });
-    const b = pool.run({ type: 'run', feeds: feat(64, 2) }, [], { signal: queued.signal });
-    const c = pool.run({ type: 'run', feeds: feat(64, 3) }, []);
+    const a = pool.run({ type: 'run', feeds: feat(64, 1), summarize: false }, [], { signal: running.signal });
+    const b = pool.run({ type: 'run', feeds: feat(64, 2), summarize: false }, [], { signal: queued.signal });
+    const c = pool.run({ type: 'run', feeds: feat(64, 3), summarize: false }, []);
     expect(pool.queued).toBe(2);
     queued.abort();
     expect(pool.queued).toBe(1);
@@ -83,10 +83,10 @@ describe('InstancePool', () => {
     const crashes: string[] = [];
     pool.onCrash((i, err) => crashes.push(`${i}:${err.code}`));
     pool.crashInstance(0);
-    const inflight = pool.run({ type: 'run', feeds: feat(1, 1) }, [], { pin: 0 });
+    const inflight = pool.run({ type: 'run', feeds: feat(1, 1), summarize: false }, [], { pin: 0 });
     await expect(inflight).rejects.toMatchObject({ code: 'instance-crashed', message: expect.stringContaining('head_0') });
     expect(crashes).toEqual(['0:instance-crashed']);
-    const after = await pool.run({ type: 'run', feeds: feat(1, 1) }, [], { pin: 0 });
+    const after = await pool.run({ type: 'run', feeds: feat(1, 1), summarize: false }, [], { pin: 0 });
     expect(after.result.outputs.logits!.shape).toEqual([1, SYNTHETIC.C]);
     expect(pool.restarts).toBe(1);
   });

@@ -29,6 +29,8 @@ export interface InferRequest {
   canTransfer?: (t: Tensor) => boolean;
   /** Called when this request binds a new sequence to an instance. */
   onBound?: (instance: string) => void;
+  /** Summarise the outputs in the worker (for a run someone watches; costs ~1 ms on large outputs). */
+  summarize?: boolean;
 }
 
 export interface InferResult { outputs: Record<string, Tensor>; queueMs: number; computeMs: number; batchSize: number; instance: string }
@@ -62,7 +64,7 @@ export class ModelRuntime {
     if (cfg.sequence_batching) {
       this.sequences = new SequenceBatcher({
         model: o.name, config: cfg, instances: this.pool.size, instanceName: (i) => `${o.name}_${i}`, readFile,
-        run: (feeds, instance, signal) => this.execute(feeds, { pin: instance, signal, canTransfer: () => false }).then((r) => ({ ...r, queueNs: r.queueNs, computeNs: r.computeNs })),
+        run: (feeds, instance, signal, summarize) => this.execute(feeds, { pin: instance, signal, canTransfer: () => false, summarize }),
         onBound: o.onBound, onEnded: o.onEnded,
       });
       this.pool.onCrash((i, err) => this.sequences?.instanceFailed(i, err.message));
@@ -119,11 +121,11 @@ export class ModelRuntime {
   private async route(req: InferRequest): Promise<InferResult> {
     if (this.sequences) {
       if (!req.sequence) throw new EngineError('invalid-input', `model '${this.o.name}' is stateful (sequence batching): send a sequence id with START/END flags`);
-      const r = await this.sequences.infer(req.inputs, req.sequence, req.signal, req.onBound);
+      const r = await this.sequences.infer(req.inputs, req.sequence, req.signal, req.onBound, req.summarize);
       return { outputs: r.outputs, queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: r.batchSize, instance: r.instance };
     }
     if (this.batcher) return this.batcher.enqueue({ req }, req.signal);
-    const r = await this.execute(req.inputs, { signal: req.signal, canTransfer: req.canTransfer });
+    const r = await this.execute(req.inputs, { signal: req.signal, canTransfer: req.canTransfer, summarize: req.summarize });
     return { outputs: r.outputs, queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: firstDim(req.inputs), instance: r.instance };
   }
 
@@ -132,7 +134,8 @@ export class ModelRuntime {
     const names = Object.keys(items[0]!.req.inputs);
     const feeds = Object.fromEntries(names.map((n) => [n, concatBatch(items.map((it) => it.req.inputs[n]!))]));
     const single = items.length === 1 ? items[0]!.req.canTransfer : undefined;
-    const r = await this.execute(feeds, { canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1) });
+    const summarize = items.length === 1 && items[0]!.req.summarize;
+    const r = await this.execute(feeds, { canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1), summarize });
     const split = Object.entries(r.outputs).map(([n, t]) => [n, splitBatch(t, rows)] as const);
     const batchSize = rows.reduce((a, b) => a + b, 0);
     return items.map((_, k) => ({
@@ -142,11 +145,11 @@ export class ModelRuntime {
   }
 
   /** One execution on the pool: tensors go by transfer when the caller allows it, else as a fresh copy. */
-  private async execute(feeds: Record<string, Tensor>, opts: { pin?: number; signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean }) {
+  private async execute(feeds: Record<string, Tensor>, opts: { pin?: number; signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }) {
     const transfer: ArrayBuffer[] = [];
     const portable: Record<string, PortableTensor> = {};
     for (const [name, t] of Object.entries(feeds)) portable[name] = toPortable(t, opts.canTransfer?.(t) === true, transfer);
-    const r = await this.pool.run({ type: 'run', feeds: portable }, transfer, { signal: opts.signal, pin: opts.pin });
+    const r = await this.pool.run({ type: 'run', feeds: portable, summarize: opts.summarize === true }, transfer, { signal: opts.signal, pin: opts.pin });
     const outputs: Record<string, Tensor> = {};
     for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.result.summaries[name]);
     this.stats.execution(firstDim(feeds), r.queueNs, r.result.computeNs);

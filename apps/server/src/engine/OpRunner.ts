@@ -7,20 +7,56 @@ import { copyData, markOwned, ownsWholeBuffer, rememberSummary } from './tensors
 import type { PortableTensor } from './workerProtocol.ts';
 
 /**
- * Inputs at or above this many bytes send an op to the op workers; smaller ones run on the main
- * thread. Measured: a worker round trip costs ~0.1–0.2 ms, while ops on large tensors (DB
- * post-processing of a 960² map, CTC over [N,T,6625], image resize) run for several ms and would
- * stall the event loop that streams results.
+ * Inputs below this many bytes always run on the main thread. Larger ones go to the op workers
+ * unless the op is known to be quick (see INLINE_BUDGET_MS): DB post-processing of a 960² map, CTC
+ * over [N,T,6625] or an image resize run for several ms and would stall the event loop that streams
+ * results.
  */
 export const OP_WORKER_MIN_BYTES = 64 * 1024;
 
+/**
+ * An op predicted to finish within this many ms runs on the main thread whatever its input size.
+ * A hop to a worker and back wakes two sleeping threads: 0.6–1 ms measured on these 2-core VMs
+ * (each wake-up 0.3–0.5 ms), so an op that runs in under ~2 ms finishes sooner inline, and a 2 ms
+ * block keeps the event loop well inside its 5 ms lag budget. Larger inputs of the same op are
+ * predicted to take longer and go to a worker.
+ */
+export const INLINE_BUDGET_MS = 2;
+
+/**
+ * Per op, the median ms per input byte of its last few runs wherever they ran (a median, so one
+ * cold-JIT or descheduled run does not move an op between threads).
+ * @example costs.record('db_postprocess', 409600, 0.5); costs.predict('db_postprocess', 409600) // 0.5
+ */
+export class OpCostModel {
+  private static readonly WINDOW = 5;
+  private readonly rates = new Map<string, number[]>();
+
+  /** Predicted ms for `op` on `bytes` of input, or undefined before its first run. */
+  predict(op: string, bytes: number): number | undefined {
+    const recent = this.rates.get(op);
+    if (!recent) return undefined;
+    const sorted = [...recent].sort((a, b) => a - b);
+    return sorted[sorted.length >> 1]! * bytes;
+  }
+
+  record(op: string, bytes: number, ms: number): void {
+    if (bytes <= 0) return;
+    const recent = this.rates.get(op) ?? [];
+    recent.push(ms / bytes);
+    if (recent.length > OpCostModel.WINDOW) recent.shift();
+    this.rates.set(op, recent);
+  }
+}
+
 export interface OpResult { outputs: Record<string, Tensor>; computeMs: number; queueMs: number; instance: string }
 
-/** Runs built-in ops: small inputs on the main thread, large ones in a pool of op worker threads. */
+/** Runs built-in ops: small or quick ones on the main thread, the rest in a pool of op worker threads. */
 export class OpRunner {
   private readonly pool: InstancePool;
   private started: Promise<unknown> | undefined;
   private readonly ctx: OpContext;
+  readonly costs = new OpCostModel();
 
   constructor(repoDir: string, workers: number) {
     this.pool = new InstancePool({ name: 'ops', count: workers, spec: { kind: 'ops', repoDir } });
@@ -34,14 +70,17 @@ export class OpRunner {
   }
 
   /** Runs op `op` on `inputs`; `canTransfer` says which input buffers may move to a worker. */
-  async run(op: OpId, inputs: Record<string, Tensor>, values: Record<string, number | string | boolean>, opts: { signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean }): Promise<OpResult> {
+  async run(op: OpId, inputs: Record<string, Tensor>, values: Record<string, number | string | boolean>, opts: { signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }): Promise<OpResult> {
     const impl = Object.hasOwn(OPS, op) ? OPS[op] : undefined;
     if (!impl) throw new EngineError('invalid-graph', `unknown op '${op}'`);
     const bytes = Object.values(inputs).reduce((n, t) => n + (Array.isArray(t.data) ? t.data.length * 16 : (t.data as Float32Array).byteLength), 0);
-    if (bytes < OP_WORKER_MIN_BYTES) {
+    const predicted = this.costs.predict(op, bytes);
+    if (bytes < OP_WORKER_MIN_BYTES || (predicted !== undefined && predicted < INLINE_BUDGET_MS)) {
       const t0 = performance.now();
       const outputs = impl.run(inputs, values, this.ctx);
-      return { outputs, computeMs: performance.now() - t0, queueMs: 0, instance: 'main' };
+      const computeMs = performance.now() - t0;
+      if (bytes >= OP_WORKER_MIN_BYTES) this.costs.record(op, bytes, computeMs);
+      return { outputs, computeMs, queueMs: 0, instance: 'main' };
     }
     await this.start();
     const transfer: ArrayBuffer[] = [];
@@ -53,10 +92,12 @@ export class OpRunner {
       transfer.push((data as Float32Array).buffer as ArrayBuffer);
       portable[name] = { datatype: t.datatype, shape: [...t.shape], data };
     }
-    const r = await this.pool.run({ type: 'op', op, inputs: portable, values }, transfer, { signal: opts.signal });
+    const r = await this.pool.run({ type: 'op', op, inputs: portable, values, summarize: opts.summarize === true }, transfer, { signal: opts.signal });
     const outputs: Record<string, Tensor> = {};
     for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.result.summaries[name]);
-    return { outputs, computeMs: r.result.computeNs / 1e6, queueMs: r.queueNs / 1e6, instance: r.instance };
+    const computeMs = r.result.computeNs / 1e6;
+    this.costs.record(op, bytes, computeMs);
+    return { outputs, computeMs, queueMs: r.queueNs / 1e6, instance: r.instance };
   }
 
   async close(): Promise<void> {

@@ -50,6 +50,19 @@ describe('Scheduler', () => {
     [edge('in', 'out', 'a', 'x'), edge('a', 'x', 'r', 'in'), edge('r', 'out_0', 'b', 'x'), edge('r', 'out_1', 'c', 'x'), edge('b', 'x', 'ob', 'in'), edge('c', 'x', 'oc', 'in')],
   );
 
+  it('builds no node events for a run nobody watches, tells executors so, and still counts partials', async () => {
+    const seen: boolean[] = [];
+    const f = fakeExecutor({ responses: { a: 3 } });
+    const executor: NodeExecutor = { execute: (node, inputs, ctx) => { seen.push(ctx.observed); return f.executor.execute(node, inputs, ctx); } };
+    const messages: ServerMessage[] = [];
+    const r = await new Scheduler({ runId: 'r', graph: diamond, inputs: { in: t(1) }, executor, signal: new AbortController().signal, emit: (m) => messages.push(m), observed: false }).run();
+    expect(r.status).toBe('completed');
+    expect(messages).toEqual([]);
+    expect(r.partials).toBe(3);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((o) => o === false)).toBe(true);
+  });
+
   it('runs a node after its inputs exist and independent branches concurrently', async () => {
     const f = fakeExecutor();
     const { result } = run(diamond, { in: t(1) }, f.executor);

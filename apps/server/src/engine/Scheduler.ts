@@ -19,6 +19,8 @@ export interface ExecContext {
   signal: AbortSignal;
   /** Whether `t`'s buffer may move to a worker (no one else will read it). */
   canTransfer(t: Tensor): boolean;
+  /** Someone watches the run's events, so node outputs get summarised (stats, previews, thumbnails). */
+  observed: boolean;
 }
 
 /** Runs model, op and condition nodes (routers, inputs and outputs are the scheduler's own). */
@@ -30,6 +32,8 @@ export interface SchedulerResult {
   status: 'completed' | 'exited_early' | 'failed';
   outputs: Record<string, Tensor>;
   timings: NodeTiming[];
+  /** Responses of decoupled nodes beyond the one-per-request (each was a partial result). */
+  partials: number;
   exit?: ExitInfo;
   error?: { code: string; message: string; nodeId?: string };
 }
@@ -41,6 +45,8 @@ export interface SchedulerOptions {
   executor: NodeExecutor;
   signal: AbortSignal;
   emit: (m: ServerMessage) => void;
+  /** False when nobody listens: node events (and the output summaries they carry) are not built. */
+  observed?: boolean;
   now?: () => number;
 }
 
@@ -53,6 +59,7 @@ export interface SchedulerOptions {
 export class Scheduler {
   private readonly idx: GraphIndex;
   private readonly now: () => number;
+  private readonly observed: boolean;
   private readonly t0: number;
   private pending = new Map<string, Map<number, Map<string, Tensor>>>();
   private refs = new Map<object, number>();
@@ -61,6 +68,7 @@ export class Scheduler {
   private outputs: Record<string, Tensor> = {};
   private timings: NodeTiming[] = [];
   private inflight = 0;
+  private partials = 0;
   private stopped = false;
   private failure: { code: string; message: string; nodeId?: string } | undefined;
   private exit: ExitInfo | undefined;
@@ -68,6 +76,7 @@ export class Scheduler {
 
   constructor(private readonly o: SchedulerOptions) {
     this.idx = indexGraph(o.graph);
+    this.observed = o.observed ?? true;
     this.now = o.now ?? (() => performance.now());
     this.t0 = this.now();
   }
@@ -120,7 +129,7 @@ export class Scheduler {
   private launch(node: GraphNode, iteration: number, inputs: Record<string, Tensor>): void {
     this.executed.add(node.id);
     const startedAt = this.now();
-    this.o.emit({ type: 'node.started', runId: this.o.runId, nodeId: node.id, atMs: startedAt - this.t0 });
+    if (this.observed) this.o.emit({ type: 'node.started', runId: this.o.runId, nodeId: node.id, atMs: startedAt - this.t0 });
     if (node.kind === 'router') {
       const t = inputs.in!;
       const responses = [Object.fromEntries(Array.from({ length: node.params.count }, (_, i) => [`out_${i}`, t]))];
@@ -128,7 +137,7 @@ export class Scheduler {
       return;
     }
     this.inflight++;
-    const ctx: ExecContext = { signal: this.o.signal, canTransfer: (t) => isOwned(t) && this.refs.get(t.data) === 1 };
+    const ctx: ExecContext = { signal: this.o.signal, canTransfer: (t) => isOwned(t) && this.refs.get(t.data) === 1, observed: this.observed };
     let p: Promise<NodeRun>;
     try {
       p = this.o.executor.execute(node, inputs, ctx);
@@ -160,11 +169,12 @@ export class Scheduler {
     };
     if (node.kind !== 'input') this.timings.push(timing);
     const first = r.responses[0] ?? {};
-    this.o.emit({ type: 'node.finished', runId: this.o.runId, nodeId: node.id, timing, outputs: summaries(first) });
+    if (this.observed) this.o.emit({ type: 'node.finished', runId: this.o.runId, nodeId: node.id, timing, outputs: summaries(first) });
     if (r.exit && node.kind === 'condition') this.onExit(node, r.exit.value);
     const multi = r.responses.length !== 1;
+    if (multi) this.partials += r.responses.length;
     r.responses.forEach((resp, k) => {
-      if (multi) this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
+      if (multi && this.observed) this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
       const iter = multi ? this.nextIteration(node.id) : iteration;
       this.publish(node.id, iter, resp);
     });
@@ -225,7 +235,7 @@ export class Scheduler {
   }
 
   private result(): SchedulerResult {
-    const base = { timings: this.timings, ...(this.exit ? { exit: this.exit } : {}) };
+    const base = { timings: this.timings, partials: this.partials, ...(this.exit ? { exit: this.exit } : {}) };
     if (this.o.signal.aborted) {
       const e = abortError(this.o.signal);
       return { ...base, status: 'failed', outputs: {}, error: { code: e.code, message: e.message } };

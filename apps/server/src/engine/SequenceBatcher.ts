@@ -5,7 +5,7 @@ import { controlTensors, initialStates, stateNames, type SequenceFlags } from '.
 import { concatBatch, sameDims, splitBatch } from './tensors.ts';
 
 /** Runs feeds on one instance (the model runtime does threads and transfers). */
-export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, signal?: AbortSignal) => Promise<{ outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number }>;
+export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, signal?: AbortSignal, summarize?: boolean) => Promise<{ outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number }>;
 
 export interface SequenceResult { outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number; batchSize: number }
 
@@ -27,7 +27,7 @@ export interface SequenceBatcherOptions {
   onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
 }
 
-interface OldestItem { b: Binding; inputs: Record<string, Tensor>; flags: SequenceFlags }
+interface OldestItem { b: Binding; inputs: Record<string, Tensor>; flags: SequenceFlags; summarize: boolean }
 
 const keyOf = (id: number | string): string => `${typeof id}:${id}`;
 
@@ -70,8 +70,8 @@ export class SequenceBatcher {
   /** Active sequences: id, instance index, last activity. */
   list(): Binding[] { return [...this.bindings.values()]; }
 
-  /** Runs one request of a sequence; requests of one sequence run in order. */
-  infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: AbortSignal, onBound?: (instance: string) => void): Promise<SequenceResult> {
+  /** Runs one request of a sequence; requests of one sequence run in order. `summarize`: see InferRequest. */
+  infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: AbortSignal, onBound?: (instance: string) => void, summarize = false): Promise<SequenceResult> {
     if (flags.id === 0 || flags.id === '') {
       return Promise.reject(new EngineError('invalid-input', `requests to model '${this.o.model}' need a non-zero (or non-empty) sequence id`));
     }
@@ -92,7 +92,7 @@ export class SequenceBatcher {
     const binding = b;
     binding.cancelIdle?.();
     binding.cancelIdle = undefined;
-    const step = binding.chain.then(() => this.step(binding, inputs, flags, signal));
+    const step = binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize));
     binding.chain = step.then(() => this.after(key, binding, flags), () => this.after(key, binding, flags));
     return step;
   }
@@ -148,11 +148,11 @@ export class SequenceBatcher {
     }, this.idleMs);
   }
 
-  private async step(b: Binding, inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: AbortSignal): Promise<SequenceResult> {
+  private async step(b: Binding, inputs: Record<string, Tensor>, flags: SequenceFlags, signal: AbortSignal | undefined, summarize: boolean): Promise<SequenceResult> {
     const batcher = this.batchers[b.instance];
-    if (batcher) return batcher.enqueue({ b, inputs, flags }, signal);
+    if (batcher) return batcher.enqueue({ b, inputs, flags, summarize }, signal);
     const feeds = { ...inputs, ...b.state, ...controlTensors(this.o.config, [flags]) };
-    const r = await this.o.run(feeds, b.instance, signal);
+    const r = await this.o.run(feeds, b.instance, signal, summarize);
     this.keepState(b, r.outputs);
     return { ...r, batchSize: 1 };
   }
@@ -179,7 +179,8 @@ export class SequenceBatcher {
       }
       feeds[name] = concatBatch(parts as Tensor[]);
     }
-    const r = await this.o.run(feeds, i);
+    // Split rows lose a worker's summaries anyway: a watched run summarises its (small) rows itself.
+    const r = await this.o.run(feeds, i, undefined, false);
     const split: Record<string, Tensor[]> = {};
     for (const [name, t] of Object.entries(r.outputs)) split[name] = splitBatch(t, rows);
     return items.map((it, k) => {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Catalogue, CatalogueModel, GraphDoc, ModelConfig } from '@ensemble-studio/core';
 import { fromConfigType } from '@ensemble-studio/core';
-import { foldScalarInput } from '../examples/foldConstantInput.ts';
 import { modelSources } from '../examples/modelSources.ts';
+import { servedSileroVad } from '../examples/prepare.ts';
 import { buildSyntheticModels, SYNTHETIC } from '../onnx/synthetic.ts';
 import type { Repository } from '../repo/types.ts';
 
@@ -51,19 +51,19 @@ export function syntheticConfigs(): Record<string, ModelConfig> {
   };
 }
 
-/** Configs of the real models as the examples declare them (vad with `sr` folded to 16000). */
+/** Configs of the real models as the examples declare them (vad as `servedSileroVad` makes it). */
 export function realConfigs(): Record<string, ModelConfig> {
   return {
     det: { max_batch_size: 0, input: [fp32('x', [-1, 3, -1, -1])], output: [fp32('sigmoid_0.tmp_0', [-1, 1, -1, -1])], instance_group: [{ count: 1, kind: 'KIND_CPU' }] },
     rec: { max_batch_size: 0, input: [fp32('x', [-1, 3, 48, -1])], output: [fp32('softmax_11.tmp_0', [-1, -1, 6625])], instance_group: [{ count: 1, kind: 'KIND_CPU' }] },
     cls: { max_batch_size: 0, input: [fp32('x', [-1, 3, -1, -1])], output: [fp32('softmax_0.tmp_0', [-1, 2])], instance_group: [{ count: 1, kind: 'KIND_CPU' }] },
     vad: {
-      max_batch_size: 0, input: [fp32('input', [1, -1])], output: [fp32('output', [1, 1])],
+      max_batch_size: 64, input: [fp32('input', [-1])], output: [fp32('output', [1])],
       instance_group: [{ count: 2, kind: 'KIND_CPU' }],
       sequence_batching: {
         max_sequence_idle_microseconds: 5_000_000,
-        direct: {},
-        state: [{ input_name: 'state', output_name: 'stateN', data_type: 'TYPE_FP32', dims: [2, 1, 128], initial_state: [{ data_type: 'TYPE_FP32', dims: [2, 1, 128], zero_data: true, name: 'zeros' }] }],
+        oldest: { max_candidate_sequences: 256, preferred_batch_size: [64], max_queue_delay_microseconds: 0 },
+        state: [{ input_name: 'state', output_name: 'stateN', data_type: 'TYPE_FP32', dims: [2, 128], initial_state: [{ data_type: 'TYPE_FP32', dims: [2, 128], zero_data: true, name: 'zeros' }] }],
       },
     },
   };
@@ -87,7 +87,7 @@ export function makeTestRepository(models: string[], overrides: Record<string, P
     mkdirSync(join(dir, name, '1'), { recursive: true });
     const file = join(dir, name, '1', 'model.onnx');
     if (synthetic[name]) writeFileSync(file, synthetic[name]);
-    else if (name === 'vad') writeFileSync(file, foldScalarInput(readFileSync(sources.vad), 'sr', 16000n));
+    else if (name === 'vad') writeFileSync(file, servedSileroVad(readFileSync(sources.vad)));
     else copyFileSync(sources[name as 'det' | 'rec' | 'cls'], file);
   }
   if (models.includes('rec')) copyFileSync(sources.dictionary, join(dir, 'rec', 'ppocr_keys_v1.txt'));

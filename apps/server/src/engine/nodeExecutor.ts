@@ -40,7 +40,7 @@ export function createExecutor(deps: ExecutorDeps): NodeExecutor {
       switch (node.kind) {
         case 'model': return runModel(deps, node, inputs, ctx);
         case 'op': {
-          const r = await deps.ops.run(node.params.op, inputs, node.params.values, { signal: ctx.signal, canTransfer: ctx.canTransfer });
+          const r = await deps.ops.run(node.params.op, inputs, node.params.values, { signal: ctx.signal, canTransfer: ctx.canTransfer, summarize: ctx.observed });
           return { responses: [r.outputs], computeMs: r.computeMs, queueMs: r.queueMs, instance: r.instance };
         }
         case 'condition': {
@@ -60,7 +60,7 @@ async function runModel(deps: ExecutorDeps, node: ModelNode, inputs: Record<stri
   const rt = await deps.runtimeFor(node);
   const { feeds, added } = addBatchDim(rt, inputs);
   const r = await rt.infer({
-    inputs: feeds, signal: ctx.signal, sequence: deps.sequence, canTransfer: (t) => ctx.canTransfer(t),
+    inputs: feeds, signal: ctx.signal, sequence: deps.sequence, canTransfer: (t) => ctx.canTransfer(t), summarize: ctx.observed,
     onBound: (instance) => deps.onBound?.(node, rt.name, instance),
   });
   const outputs = added ? removeBatchDim(r.outputs) : r.outputs;

@@ -39,8 +39,15 @@ function fromOrt(outputs: Record<string, ort.Tensor | Tensor>, transfer: ArrayBu
   return out;
 }
 
-/** Sends a result with each output summarised here, off the main thread. */
-function sendResult(id: number, outputs: Record<string, PortableTensor>, computeNs: number, transfer: ArrayBuffer[]): void {
+/**
+ * Sends a result; with `summarize`, each output is summarised here, off the main thread. Summaries of
+ * large tensors take ~1 ms, on the run's critical path, so runs nobody watches skip them.
+ */
+function sendResult(id: number, outputs: Record<string, PortableTensor>, computeNs: number, transfer: ArrayBuffer[], summarize: boolean): void {
+  if (!summarize) {
+    send({ type: 'result', id, outputs, computeNs, summaries: {} }, transfer);
+    return;
+  }
   const summaries = Object.fromEntries(Object.entries(outputs).map(([name, t]) => [name, summarizeTensor(t)]));
   // A typed array crosses threads as one memcpy; a 4,096-element JS array took ~0.7 ms to clone, most of it
   // deserialising on the main thread. rememberSummary turns it back into an array there.
@@ -96,7 +103,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const outputs = await session.run(feeds);
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
-  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer);
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
 }
 
 function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
@@ -106,7 +113,7 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
   const outputs = impl.run(msg.inputs, msg.values, opContext);
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
-  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer);
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
 }
 
 port.on('message', (msg: ToWorker) => {

@@ -20,8 +20,9 @@ export type LoadSpec =
 /** Main → worker. */
 export type ToWorker =
   | { type: 'load'; spec: LoadSpec }
-  | { type: 'run'; id: number; feeds: Record<string, PortableTensor> }
-  | { type: 'op'; id: number; op: string; inputs: Record<string, PortableTensor>; values: Record<string, number | string | boolean> }
+  /** `summarize`: also send stats/thumbnails of the outputs (only runs someone watches need them). */
+  | { type: 'run'; id: number; feeds: Record<string, PortableTensor>; summarize: boolean }
+  | { type: 'op'; id: number; op: string; inputs: Record<string, PortableTensor>; values: Record<string, number | string | boolean>; summarize: boolean }
   /** Fault injection for tests and operators: the worker exits abruptly, like a native crash. */
   | { type: 'crash' };
 
@@ -39,6 +40,6 @@ export type FromWorker =
       warmupError?: string;
     }
   | { type: 'load-failed'; message: string }
-  /** `summaries`: each output summarised in the worker (stats, preview, thumbnail) so the main thread doesn't. */
+  /** `summaries`: each output summarised in the worker (stats, preview, thumbnail) so the main thread doesn't; empty unless asked. */
   | { type: 'result'; id: number; outputs: Record<string, PortableTensor>; computeNs: number; summaries: Record<string, TensorSummary> }
   | { type: 'error'; id: number; message: string };

@@ -25,6 +25,34 @@ function normalise(mode: string, v: number, c: number): number {
   return v / 255;
 }
 
+/** HWC float64 values → normalised FP32 CHW planes. */
+function normaliseResized(resized: Float64Array, mode: string): Float32Array {
+  const plane = resized.length / 3;
+  const out = new Float32Array(resized.length);
+  for (let c = 0; c < 3; c++) {
+    const base = c * plane;
+    for (let p = 0; p < plane; p++) out[base + p] = normalise(mode, resized[p * 3 + c]!, c);
+  }
+  return out;
+}
+
+/**
+ * An image already at its target size: a bilinear resize to the same size is the identity (every
+ * sample falls on a pixel centre), so each byte maps through a 256-entry table per channel, the same
+ * numbers `normaliseResized` would compute, ~10× faster (a 640×160 image: ~6 ms → well under 1 ms).
+ */
+function normaliseBytes(src: Uint8Array, mode: string): Float32Array {
+  const plane = src.length / 3;
+  const out = new Float32Array(src.length);
+  for (let c = 0; c < 3; c++) {
+    const table = new Float32Array(256);
+    for (let b = 0; b < 256; b++) table[b] = normalise(mode, b, c);
+    const base = c * plane;
+    for (let p = 0; p < plane; p++) out[base + p] = table[src[p * 3 + c]!]!;
+  }
+  return out;
+}
+
 /**
  * UINT8 [H,W,3] → FP32 [1,3,H',W'] (bilinear, half-pixel) + shape_info [H, W, H'/H, W'/W].
  * scale = min(1, max_side / max(H, W)); each side via `targetSide`.
@@ -41,13 +69,10 @@ export const imagePreprocess: OpImpl = {
     const scale = Math.min(1, maxSide / Math.max(h, w));
     const outH = targetSide(h, scale, multiple, maxSide);
     const outW = targetSide(w, scale, multiple, maxSide);
-    const resized = resizeBilinear(image.data as Uint8Array, w, { x: 0, y: 0, w, h }, outH, outW, 3);
-    const plane = outH * outW;
-    const out = new Float32Array(3 * plane);
     const mode = String(v.normalize);
-    for (let p = 0; p < plane; p++) {
-      for (let c = 0; c < 3; c++) out[c * plane + p] = normalise(mode, resized[p * 3 + c] ?? 0, c);
-    }
+    const out = outH === h && outW === w
+      ? normaliseBytes(image.data as Uint8Array, mode)
+      : normaliseResized(resizeBilinear(image.data as Uint8Array, w, { x: 0, y: 0, w, h }, outH, outW, 3), mode);
     const tensor: Tensor = { datatype: 'FP32', shape: [1, 3, outH, outW], data: out };
     const shapeInfo: Tensor = { datatype: 'FP32', shape: [4], data: Float32Array.of(h, w, outH / h, outW / w) };
     return { tensor, shape_info: shapeInfo };
