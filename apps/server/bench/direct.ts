@@ -27,27 +27,18 @@ const textCache: Record<string, string> = {};
  * The OCR pipeline by hand: preprocess → det → DB → (exit when no boxes) → crop → rec → CTC, cls → top-k,
  * reading the op params from the same graph the engine runs.
  */
-export async function directOcr(repo: Repository, graph: GraphDoc, s: Record<string, ort.InferenceSession>, image: Tensor, times?: Record<string, number>): Promise<{ texts?: Tensor; exited: boolean }> {
-  let t = performance.now();
-  const lap = (k: string) => { if (times) { const n = performance.now(); times[k] = n - t; t = n; } };
+export async function directOcr(repo: Repository, graph: GraphDoc, s: Record<string, ort.InferenceSession>, image: Tensor): Promise<{ texts?: Tensor; exited: boolean }> {
   const ctx: OpContext = { readText: (p) => (textCache[p] ??= readFileSync(join(repo.dir, p), 'utf8')) };
   const values = (id: string) => (graph.nodes.find((n) => n.id === id) as OpNode).params.values;
   const pre = OPS.image_preprocess.run({ image }, values('preprocess'), ctx);
-  lap('preprocess');
   const prob = (await runSession(s.det!, { x: pre.tensor! }))['sigmoid_0.tmp_0']!;
-  lap('det');
   const db = OPS.db_postprocess.run({ prob, shape_info: pre.shape_info! }, values('db'), ctx);
-  lap('db');
   const cond = graph.nodes.find((n) => n.id === 'has_text');
   if (cond?.kind === 'condition' && conditionHolds(cond, { boxes: db.boxes!, image }).holds) return { exited: true };
   const crops = OPS.crop_resize.run({ image, boxes: db.boxes! }, values('crop'), ctx).crops!;
-  lap('crop');
   const probs = (await runSession(s.rec!, { x: crops }))['softmax_11.tmp_0']!;
-  lap('rec');
   const texts = OPS.ctc_decode.run({ probs }, values('ctc'), ctx).texts!;
-  lap('ctc');
   const angles = (await runSession(s.cls!, { x: crops }))['softmax_0.tmp_0']!;
-  lap('cls');
   OPS.topk.run({ scores: angles }, values('angle'), ctx);
   return { texts, exited: false };
 }
@@ -55,6 +46,11 @@ export async function directOcr(repo: Repository, graph: GraphDoc, s: Record<str
 /** extractor → head → head, one after the other (the sequential side of the fan-out bench). */
 export async function directFanout(s: Record<string, ort.InferenceSession>, x: Tensor): Promise<void> {
   const feat = (await runSession(s.extractor!, { x })).feat!;
-  await runSession(s.head!, { feat });
-  await runSession(s.head!, { feat });
+  await directBranches(s.head!, { feat });
+}
+
+/** One session twice on the same feeds: two branches run one after the other. */
+export async function directBranches(s: ort.InferenceSession, feeds: Record<string, Tensor>): Promise<void> {
+  await runSession(s, feeds);
+  await runSession(s, feeds);
 }

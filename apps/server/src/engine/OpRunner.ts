@@ -16,12 +16,12 @@ export const OP_WORKER_MIN_BYTES = 64 * 1024;
 
 /**
  * An op predicted to finish within this many ms runs on the main thread whatever its input size.
- * A hop to a worker and back wakes two sleeping threads: 0.6–1 ms measured on these 2-core VMs
- * (each wake-up 0.3–0.5 ms), so an op that runs in under ~2 ms finishes sooner inline, and a 2 ms
- * block keeps the event loop well inside its 5 ms lag budget. Larger inputs of the same op are
- * predicted to take longer and go to a worker.
+ * A hop to a worker and back wakes two sleeping threads: 0.6–1 ms measured on these 2-core VMs, so
+ * an op that runs in under ~1 ms finishes sooner inline. A 2 ms budget saved one more hop per OCR
+ * run but put the event-loop lag p99 over 5 ms (these VMs stretch a 2 ms op to 5–8 ms at times).
+ * Larger inputs of the same op are predicted to take longer and go to a worker.
  */
-export const INLINE_BUDGET_MS = 2;
+export const INLINE_BUDGET_MS = 1;
 
 /**
  * Per op, the median ms per input byte of its last few runs wherever they ran (a median, so one

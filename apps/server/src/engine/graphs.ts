@@ -26,6 +26,27 @@ export function fanoutGraph(settings?: ModelSettings): GraphDoc {
   return { version: 1, name: 'shared_features', maxBatchSize: 64, nodes, edges };
 }
 
+/**
+ * input → router → `model` ×2 → out_a, out_b: two balanced branches and nothing else (the fan-out
+ * bench; the model needs two instances for both to run at once).
+ * @example branchesGraph('head', { name: 'feat', dims: [256] }, { name: 'logits', dims: [16] }, 64)
+ */
+export function branchesGraph(model: string, input: { name: string; dims: number[] }, output: { name: string; dims: number[] }, maxBatchSize: number): GraphDoc {
+  const nodes: GraphNode[] = [
+    { id: 'in', kind: 'input', position: pos, params: { name: input.name, datatype: 'FP32', dims: input.dims } },
+    { id: 'fanout', kind: 'router', position: pos, params: { mode: 'copy', count: 2 } },
+    { id: 'branch_a', kind: 'model', position: pos, params: { model } },
+    { id: 'branch_b', kind: 'model', position: pos, params: { model } },
+    { id: 'out_a', kind: 'output', position: pos, params: { name: 'out_a', datatype: 'FP32', dims: output.dims } },
+    { id: 'out_b', kind: 'output', position: pos, params: { name: 'out_b', datatype: 'FP32', dims: output.dims } },
+  ];
+  const edges = [
+    edge('in', 'out', 'fanout', 'in'), edge('fanout', 'out_0', 'branch_a', input.name), edge('fanout', 'out_1', 'branch_b', input.name),
+    edge('branch_a', output.name, 'out_a', 'in'), edge('branch_b', output.name, 'out_b', 'in'),
+  ];
+  return { version: 1, name: `${model}_branches`, maxBatchSize, nodes, edges };
+}
+
 /** One model node between an input and an output per port. */
 export function singleModelGraph(model: string, inputs: { name: string; dims: number[] }[], outputs: { name: string; dims: number[] }[], maxBatchSize: number, settings?: ModelSettings): GraphDoc {
   const nodes: GraphNode[] = [{ id: 'm', kind: 'model', position: pos, params: { model, ...(settings ? { settings } : {}) } }];

@@ -1,5 +1,7 @@
 // One engine worker thread: hosts one onnxruntime session (a model instance) or the built-in ops.
 // session.run() blocks the thread it runs on, so it must never run on the main thread (PRODUCT §8).
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type { OpId, Tensor } from '@ensemble-studio/core';
@@ -10,6 +12,25 @@ import type { FromWorker, LoadSpec, PortableTensor, ToWorker } from './workerPro
 
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
+
+/**
+ * Nice value of engine worker threads. When the models keep every core busy, a worker at the main
+ * thread's priority competes with it for CPU slices and the event loop (scheduling, streaming) stalls
+ * for a scheduler slice at a time; at +5 the main thread wins the core whenever it has work.
+ */
+const WORKER_NICE = 5;
+
+/** Lowers this thread's priority (Linux: a thread id is a valid `setpriority` target); elsewhere a no-op. */
+function yieldToMainThread(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, WORKER_NICE);
+  } catch {
+    // Not Linux, or not permitted: the worker keeps the default priority.
+  }
+}
+
+yieldToMainThread();
 
 let session: ort.InferenceSession | undefined;
 let opContext: OpContext | undefined;
