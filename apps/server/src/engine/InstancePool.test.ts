@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InstancePool } from './InstancePool.ts';
 import { makeTestRepository } from './fixtures.ts';
@@ -7,8 +8,8 @@ import type { PortableTensor } from './workerProtocol.ts';
 const repo = makeTestRepository(['head', 'accumulator']);
 const pools: InstancePool[] = [];
 
-function headPool(count: number, pipelineDepth = 1): InstancePool {
-  const pool = new InstancePool({ name: 'head', count, pipelineDepth, spec: { kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, warmup: [] } });
+function headPool(count: number, pipelineDepth = 1, nice = 0): InstancePool {
+  const pool = new InstancePool({ name: 'head', count, pipelineDepth, spec: { kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, nice, warmup: [] } });
   pools.push(pool);
   return pool;
 }
@@ -91,8 +92,16 @@ describe('InstancePool', () => {
     expect(pool.restarts).toBe(1);
   });
 
+  it.runIf(existsSync('/proc/self/task'))('runs its workers at the nice value the spec asks for (Linux)', async () => {
+    // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (after the parenthesised name).
+    const nices = () => readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+    const before = nices().filter((n) => n === 7).length;
+    await headPool(2, 1, 7).start();
+    expect(nices().filter((n) => n === 7).length - before).toBe(2);
+  });
+
   it('reports a model that cannot load', async () => {
-    const pool = new InstancePool({ name: 'broken', count: 1, spec: { kind: 'model', model: 'broken', path: '/nonexistent/model.onnx', providers: ['cpu'], intraOpThreads: 1, warmup: [] } });
+    const pool = new InstancePool({ name: 'broken', count: 1, spec: { kind: 'model', model: 'broken', path: '/nonexistent/model.onnx', providers: ['cpu'], intraOpThreads: 1, nice: 0, warmup: [] } });
     pools.push(pool);
     await expect(pool.start()).rejects.toMatchObject({ code: 'model-unavailable' });
   });

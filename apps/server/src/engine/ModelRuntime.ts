@@ -5,7 +5,7 @@ import { Batcher } from './Batcher.ts';
 import { EngineError, messageOf } from './errors.ts';
 import { InstancePool } from './InstancePool.ts';
 import { ModelStats } from './Metrics.ts';
-import { instanceCount, providersFor, warmupFeeds } from './modelSetup.ts';
+import { instanceCount, providersFor, warmupFeeds, workerNice } from './modelSetup.ts';
 import { SequenceBatcher } from './SequenceBatcher.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
 import { concatBatch, copyData, isOwned, markOwned, ownsWholeBuffer, rememberSummary, splitBatch } from './tensors.ts';
@@ -58,7 +58,7 @@ export class ModelRuntime {
     const readFile = (f: string) => readFileSync(join(dirname(dirname(o.path)), 'initial_state', f));
     this.pool = new InstancePool({
       name: o.name, count: Math.max(1, instanceCount(cfg)),
-      spec: { kind: 'model', model: o.name, path: o.path, providers: providersFor(cfg, o.gpu), intraOpThreads: o.intraOpThreads, warmup: warmupFeeds(cfg, readFile).map(toPortableCopy) },
+      spec: { kind: 'model', model: o.name, path: o.path, providers: providersFor(cfg, o.gpu), intraOpThreads: o.intraOpThreads, nice: workerNice(cfg), warmup: warmupFeeds(cfg, readFile).map(toPortableCopy) },
     });
     const mbs = cfg.max_batch_size ?? 0;
     if (cfg.sequence_batching) {

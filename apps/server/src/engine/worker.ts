@@ -13,24 +13,16 @@ import type { FromWorker, LoadSpec, PortableTensor, ToWorker } from './workerPro
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
 
-/**
- * Nice value of engine worker threads. When the models keep every core busy, a worker at the main
- * thread's priority competes with it for CPU slices and the event loop (scheduling, streaming) stalls
- * for a scheduler slice at a time; at +5 the main thread wins the core whenever it has work.
- */
-const WORKER_NICE = 5;
-
-/** Lowers this thread's priority (Linux: a thread id is a valid `setpriority` target); elsewhere a no-op. */
-function yieldToMainThread(): void {
+/** Sets this thread's nice value (Linux: a thread id is a valid `setpriority` target); elsewhere a no-op. */
+function setNice(nice: number): void {
+  if (nice === 0) return;
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, WORKER_NICE);
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
   } catch {
     // Not Linux, or not permitted: the worker keeps the default priority.
   }
 }
-
-yieldToMainThread();
 
 let session: ort.InferenceSession | undefined;
 let opContext: OpContext | undefined;
@@ -94,6 +86,7 @@ async function createSession(spec: Extract<LoadSpec, { kind: 'model' }>): Promis
 }
 
 async function load(spec: LoadSpec): Promise<void> {
+  if (spec.kind === 'model') setNice(spec.nice);
   if (spec.kind === 'ops') {
     opContext = createOpContext(spec.repoDir);
     send({ type: 'loaded', provider: 'cpu', inputNames: [], outputNames: [], failures: [], loadMs: 0 });

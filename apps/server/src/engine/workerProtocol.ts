@@ -12,6 +12,8 @@ export type LoadSpec =
       /** Execution providers to try in order; the first that works is used. */
       providers: string[];
       intraOpThreads: number;
+      /** Thread nice value (see `workerNice`). */
+      nice: number;
       /** Feeds for the warm-up run (empty = none). */
       warmup: Record<string, PortableTensor>[];
     }
