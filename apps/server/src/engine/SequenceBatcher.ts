@@ -27,7 +27,7 @@ export interface SequenceBatcherOptions {
   onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
 }
 
-interface OldestItem { b: Binding; inputs: Record<string, Tensor>; flags: SequenceFlags; summarize: boolean }
+interface OldestItem { b: Binding; inputs: Record<string, Tensor>; flags: SequenceFlags }
 
 const keyOf = (id: number | string): string => `${typeof id}:${id}`;
 
@@ -150,7 +150,8 @@ export class SequenceBatcher {
 
   private async step(b: Binding, inputs: Record<string, Tensor>, flags: SequenceFlags, signal: AbortSignal | undefined, summarize: boolean): Promise<SequenceResult> {
     const batcher = this.batchers[b.instance];
-    if (batcher) return batcher.enqueue({ b, inputs, flags, summarize }, signal);
+    // Batched rows lose a worker's summaries when split: a watched run summarises its (small) rows itself.
+    if (batcher) return batcher.enqueue({ b, inputs, flags }, signal);
     const feeds = { ...inputs, ...b.state, ...controlTensors(this.o.config, [flags]) };
     const r = await this.o.run(feeds, b.instance, signal, summarize);
     this.keepState(b, r.outputs);
@@ -179,7 +180,6 @@ export class SequenceBatcher {
       }
       feeds[name] = concatBatch(parts as Tensor[]);
     }
-    // Split rows lose a worker's summaries anyway: a watched run summarises its (small) rows itself.
     const r = await this.o.run(feeds, i, undefined, false);
     const split: Record<string, Tensor[]> = {};
     for (const [name, t] of Object.entries(r.outputs)) split[name] = splitBatch(t, rows);

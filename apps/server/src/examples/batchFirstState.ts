@@ -1,4 +1,6 @@
-import { concat, lengthField, readFields, stringField, varint, varintField, type WireField } from './protobufWire.ts';
+import { encodeNode, encodeValueInfo, ONNX_TYPES } from '../onnx/onnxModel.ts';
+import { valueInfoName } from './foldConstantInput.ts';
+import { concat, lengthField, readFields, stringField, type WireField } from './protobufWire.ts';
 
 // ONNX field numbers (onnx.proto3).
 const MODEL_GRAPH = 7;
@@ -8,24 +10,10 @@ const GRAPH_OUTPUT = 12;
 const GRAPH_VALUE_INFO = 13;
 const NODE_INPUT = 1;
 const NODE_OUTPUT = 2;
-const NODE_NAME = 3;
-const NODE_OP_TYPE = 4;
 const NODE_ATTRIBUTE = 5;
-const ATTR_NAME = 1;
 const ATTR_G = 6;
-const ATTR_INTS = 8;
 const ATTR_GRAPHS = 11;
-const ATTR_TYPE = 20;
-const ATTR_TYPE_INTS = 7;
 const VALUE_INFO_NAME = 1;
-const VALUE_INFO_TYPE = 2;
-const TYPE_TENSOR = 1;
-const TENSOR_ELEM_TYPE = 1;
-const TENSOR_SHAPE = 2;
-const SHAPE_DIM = 1;
-const DIM_VALUE = 1;
-const DIM_PARAM = 2;
-const ONNX_FLOAT = 1;
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -60,24 +48,14 @@ function renameGraph(fields: WireField[], names: Map<string, string>): Uint8Arra
   }));
 }
 
-function valueInfoName(valueInfo: Uint8Array): string | undefined {
-  const name = readFields(valueInfo).find((f) => f.field === VALUE_INFO_NAME);
-  return name?.payload ? decode(name.payload) : undefined;
-}
-
 /** A FLOAT tensor value_info of shape [batch, ...dims]. */
 function floatValueInfo(name: string, dims: number[]): Uint8Array {
-  const dim = (d: Uint8Array) => lengthField(SHAPE_DIM, d);
-  const shape = concat([dim(stringField(DIM_PARAM, 'batch')), ...dims.map((d) => dim(varintField(DIM_VALUE, d)))]);
-  const tensor = concat([varintField(TENSOR_ELEM_TYPE, ONNX_FLOAT), lengthField(TENSOR_SHAPE, shape)]);
-  return concat([stringField(VALUE_INFO_NAME, name), lengthField(VALUE_INFO_TYPE, lengthField(TYPE_TENSOR, tensor))]);
+  return encodeValueInfo({ name, elemType: ONNX_TYPES.FLOAT, dims: ['batch', ...dims] });
 }
 
 /** A Transpose node swapping the first two axes of a rank-3 tensor. */
 function swapFirstAxes(name: string, input: string, output: string): Uint8Array {
-  const perm = concat([varint(1), varint(0), varint(2)]);
-  const attr = concat([stringField(ATTR_NAME, 'perm'), lengthField(ATTR_INTS, perm), varintField(ATTR_TYPE, ATTR_TYPE_INTS)]);
-  return concat([stringField(NODE_INPUT, input), stringField(NODE_OUTPUT, output), stringField(NODE_NAME, name), stringField(NODE_OP_TYPE, 'Transpose'), lengthField(NODE_ATTRIBUTE, attr)]);
+  return encodeNode({ opType: 'Transpose', name, inputs: [input], outputs: [output], attributes: [{ name: 'perm', ints: [1, 0, 2] }] });
 }
 
 /**

@@ -41,7 +41,8 @@ export function foldScalarInput(model: Uint8Array, inputName: string, value: big
   return concat(parts);
 }
 
-function valueInfoName(valueInfo: Uint8Array): string | undefined {
+/** The name of a serialised ValueInfoProto. */
+export function valueInfoName(valueInfo: Uint8Array): string | undefined {
   const name = readFields(valueInfo).find((f) => f.field === VALUE_INFO_NAME);
   return name?.payload ? new TextDecoder().decode(name.payload) : undefined;
 }

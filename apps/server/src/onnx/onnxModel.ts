@@ -62,6 +62,20 @@ function writeNode(w: ProtoWriter, n: OnnxNode, index: number): void {
   for (const a of n.attributes ?? []) w.message(5, (attr) => writeAttribute(attr, a));
 }
 
+/** One NodeProto, serialised (for editing an existing model's graph). */
+export function encodeNode(n: OnnxNode, index = 0): Uint8Array {
+  const w = new ProtoWriter();
+  writeNode(w, n, index);
+  return w.finish();
+}
+
+/** One ValueInfoProto (a graph input or output), serialised. */
+export function encodeValueInfo(v: ValueInfo): Uint8Array {
+  const w = new ProtoWriter();
+  writeValueInfo(w, v);
+  return w.finish();
+}
+
 /**
  * Serialises a graph as an ONNX ModelProto (IR version 8, default-domain opset `opset`).
  * @example const bytes = encodeModel({ name: 'id', nodes: [{ opType: 'Identity', inputs: ['x'], outputs: ['y'] }], inputs: [x], outputs: [y], initializers: [] });
