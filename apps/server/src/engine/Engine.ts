@@ -173,7 +173,7 @@ export class Engine {
       models[key] = { state: 'unavailable', instances: m ? instanceCount(m.config) : 0, error: why };
     }
     const available = listSupportedBackends().filter((b) => b.bundled && !failed.has(b.name)).map((b) => b.name);
-    return { executionProviders: { available, inUse }, notices, models, activeRuns: this.activeRuns, activeSequences: this.sequences().length };
+    return { executionProviders: { available, inUse }, notices, models, activeRuns: this.activeRuns, activeSequences: this.sequences().filter((s) => s.instance !== null).length };
   }
 
   /**
@@ -184,11 +184,13 @@ export class Engine {
     for (const rt of this.loaded.values()) rt.sequences?.release(id, 'end');
   }
 
-  /** Which instance holds each active sequence. */
+  /** Which instance holds each active sequence (`instance: null` while it waits in the backlog for a slot). */
   sequences(): SequenceInfo[] {
     const out: SequenceInfo[] = [];
     for (const rt of this.loaded.values()) {
-      for (const b of rt.sequences?.list() ?? []) out.push({ model: rt.name, sequenceId: b.id, instance: `${rt.name}_${b.instance}`, lastActiveMs: b.lastActiveMs });
+      for (const b of rt.sequences?.list() ?? []) {
+        out.push({ model: rt.name, sequenceId: b.id, instance: b.instance >= 0 ? `${rt.name}_${b.instance}` : null, lastActiveMs: b.lastActiveMs });
+      }
     }
     return out;
   }
@@ -196,7 +198,7 @@ export class Engine {
   /** Counters per model and per graph (Prometheus /metrics). */
   metrics(): EngineMetrics {
     const models: EngineMetrics['models'] = {};
-    for (const [key, rt] of this.loaded) models[key] = rt.stats.snapshot(rt.sequences?.list().length ?? 0);
+    for (const [key, rt] of this.loaded) models[key] = rt.stats.snapshot(rt.sequences?.list().filter((b) => b.instance >= 0).length ?? 0);
     return { models, graphs: Object.fromEntries(this.graphStats) };
   }
 

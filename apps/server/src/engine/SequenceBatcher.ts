@@ -1,6 +1,6 @@
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher, realSchedule, type Schedule } from './Batcher.ts';
-import { EngineError } from './errors.ts';
+import { abortError, EngineError } from './errors.ts';
 import { controlTensors, initialStates, stateNames, type SequenceFlags } from './sequenceTensors.ts';
 import { concatBatch, sameDims, splitBatch } from './tensors.ts';
 
@@ -9,8 +9,11 @@ export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, s
 
 export interface SequenceResult { outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number; batchSize: number }
 
-/** Which instance holds a sequence (observable through `Engine.sequences()`). */
+/** Which instance holds a sequence (observable through `Engine.sequences()`); `instance` is -1 while it waits in the backlog. */
 export interface Binding { id: number | string; instance: number; state: Record<string, Tensor>; lastActiveMs: number; chain: Promise<unknown>; cancelIdle?: () => void }
+
+/** A new sequence waiting for a free slot (TRITON §4.3): its requests queue behind `chain` until `assign` runs. */
+interface Backlogged { key: string; b: Binding; assign: (instance: number) => void }
 
 export interface SequenceBatcherOptions {
   model: string;
@@ -32,15 +35,21 @@ interface OldestItem { b: Binding; inputs: Record<string, Tensor>; flags: Sequen
 const keyOf = (id: number | string): string => `${typeof id}:${id}`;
 
 /**
- * `sequence_batching` (TRITON §4): a correlation id binds to one instance (least-loaded for a new
- * sequence) until END or the idle timeout; START on an active id restarts it; a request without
- * START for an unknown id is rejected. Implicit state is carried per sequence. `direct` runs each
- * request on its instance; `oldest` batches requests of different sequences on the same instance
- * (batch-first state concatenated along dim 0), never two of one sequence in a batch.
+ * `sequence_batching` (TRITON §4): a correlation id binds to a slot of one instance (least-loaded
+ * for a new sequence) until END or the idle timeout; START on an active id restarts it; a request
+ * without START for an unknown id is rejected. Each instance has `max(1, max_batch_size)` slots
+ * under `direct` and `max_candidate_sequences` (when > 0) under `oldest`; a new sequence finding
+ * none free waits in a FIFO backlog, its requests queued in order, until a slot is released.
+ * Implicit state is carried per sequence. `direct` runs each request on its instance; `oldest`
+ * batches requests of different sequences on the same instance (batch-first state concatenated
+ * along dim 0), never two of one sequence in a batch.
  */
 export class SequenceBatcher {
   private bindings = new Map<string, Binding>();
+  private backlog: Backlogged[] = [];
   private lost = new Map<string, string>();
+  /** Slots per instance (Infinity: `oldest` without max_candidate_sequences). */
+  readonly slots: number;
   private batchers: Batcher<OldestItem, SequenceResult>[] = [];
   private readonly idleMs: number;
   private readonly schedule: Schedule;
@@ -51,6 +60,7 @@ export class SequenceBatcher {
     this.idleMs = (sb.max_sequence_idle_microseconds || 1_000_000) / 1000;
     this.schedule = o.schedule ?? realSchedule;
     this.now = o.now ?? Date.now;
+    this.slots = sb.oldest ? (sb.oldest.max_candidate_sequences || Infinity) : Math.max(1, o.config.max_batch_size ?? 0);
     if (sb.oldest) {
       const mbs = Math.max(1, o.config.max_batch_size ?? 0);
       for (let i = 0; i < o.instances; i++) {
@@ -67,8 +77,11 @@ export class SequenceBatcher {
     }
   }
 
-  /** Active sequences: id, instance index, last activity. */
-  list(): Binding[] { return [...this.bindings.values()]; }
+  /** Sequences holding a slot, then those in the backlog (instance -1): id, instance index, last activity. */
+  list(): Binding[] {
+    const bound = [...this.bindings.values()].filter((b) => b.instance >= 0);
+    return [...bound, ...this.backlog.map((w) => w.b)];
+  }
 
   /** Runs one request of a sequence; requests of one sequence run in order. `summarize`: see InferRequest. */
   infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: AbortSignal, onBound?: (instance: string) => void, summarize = false): Promise<SequenceResult> {
@@ -79,10 +92,7 @@ export class SequenceBatcher {
     let b = this.bindings.get(key);
     if (flags.start) {
       this.lost.delete(key);
-      if (!b) {
-        b = this.bind(key, flags.id);
-        onBound?.(this.o.instanceName(b.instance));
-      }
+      if (!b) b = this.bind(key, flags.id, onBound);
       else b.chain = b.chain.then(() => { b!.state = this.initial(); });
     } else if (!b) {
       const why = this.lost.get(key);
@@ -94,7 +104,7 @@ export class SequenceBatcher {
     binding.cancelIdle = undefined;
     const step = binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize));
     binding.chain = step.then(() => this.after(key, binding, flags), () => this.after(key, binding, flags));
-    return step;
+    return binding.instance < 0 && signal ? untilAborted(step, signal) : step;
   }
 
   /** Frees a sequence now (cancelled run / closed stream). */
@@ -102,19 +112,14 @@ export class SequenceBatcher {
     const key = keyOf(id);
     const b = this.bindings.get(key);
     if (!b) return;
-    b.cancelIdle?.();
-    this.bindings.delete(key);
-    this.o.onEnded?.(id, reason);
+    this.free(key, b, reason);
   }
 
   /** The instance at `index` died: its sequences' state is gone. */
   instanceFailed(index: number, message: string): void {
-    for (const [key, b] of this.bindings) {
-      if (b.instance !== index) continue;
-      b.cancelIdle?.();
-      this.bindings.delete(key);
+    for (const [key, b] of [...this.bindings].filter(([, x]) => x.instance === index)) {
       this.lost.set(key, `the state of sequence ${String(b.id)} on model '${this.o.model}' was lost (${message}); restart the sequence with START`);
-      this.o.onEnded?.(b.id, 'failed');
+      this.free(key, b, 'failed');
     }
   }
 
@@ -122,33 +127,60 @@ export class SequenceBatcher {
     return initialStates(this.o.config, this.o.readFile ?? (() => { throw new Error('initial_state data_file cannot be read'); }));
   }
 
-  private bind(key: string, id: number | string): Binding {
-    const load = new Array<number>(this.o.instances).fill(0);
-    for (const x of this.bindings.values()) load[x.instance] = (load[x.instance] ?? 0) + 1;
-    const instance = load.indexOf(Math.min(...load));
-    const b: Binding = { id, instance, state: this.initial(), lastActiveMs: this.now(), chain: Promise.resolve() };
+  /** A new sequence takes a slot on the least-loaded instance, or joins the backlog. */
+  private bind(key: string, id: number | string, onBound?: (instance: string) => void): Binding {
+    const b: Binding = { id, instance: -1, state: this.initial(), lastActiveMs: this.now(), chain: Promise.resolve() };
     this.bindings.set(key, b);
-    this.o.onBound?.(id, this.o.instanceName(instance));
+    const assign = (instance: number): void => {
+      b.instance = instance;
+      b.lastActiveMs = this.now();
+      this.o.onBound?.(id, this.o.instanceName(instance));
+      onBound?.(this.o.instanceName(instance));
+    };
+    const instance = this.freeInstance();
+    if (instance >= 0) assign(instance);
+    else b.chain = new Promise<void>((resolve) => this.backlog.push({ key, b, assign: (i) => { assign(i); resolve(); } }));
     return b;
+  }
+
+  /** The least-loaded instance with a free slot, or -1. */
+  private freeInstance(): number {
+    const load = new Array<number>(this.o.instances).fill(0);
+    for (const x of this.bindings.values()) if (x.instance >= 0) load[x.instance]!++;
+    const best = Math.min(...load);
+    return best < this.slots ? load.indexOf(best) : -1;
+  }
+
+  /** Ends a sequence (bound or backlogged) and hands its slot to the oldest backlogged sequence. */
+  private free(key: string, b: Binding, reason: 'end' | 'idle' | 'failed' | 'cancelled'): void {
+    b.cancelIdle?.();
+    b.cancelIdle = undefined;
+    this.bindings.delete(key);
+    this.o.onEnded?.(b.id, reason);
+    if (b.instance < 0) {
+      this.backlog = this.backlog.filter((w) => w.b !== b);
+      return;
+    }
+    const next = this.backlog.length > 0 ? this.freeInstance() : -1;
+    if (next >= 0) this.backlog.shift()!.assign(next);
   }
 
   private after(key: string, b: Binding, flags: SequenceFlags): void {
     b.lastActiveMs = this.now();
     if (this.bindings.get(key) !== b) return;
     if (flags.end) {
-      this.bindings.delete(key);
-      this.o.onEnded?.(b.id, 'end');
+      this.free(key, b, 'end');
       return;
     }
     b.cancelIdle?.();
     b.cancelIdle = this.schedule(() => {
       if (this.bindings.get(key) !== b || this.now() - b.lastActiveMs < this.idleMs) return;
-      this.bindings.delete(key);
-      this.o.onEnded?.(b.id, 'idle');
+      this.free(key, b, 'idle');
     }, this.idleMs);
   }
 
   private async step(b: Binding, inputs: Record<string, Tensor>, flags: SequenceFlags, signal: AbortSignal | undefined, summarize: boolean): Promise<SequenceResult> {
+    if (signal?.aborted) throw abortError(signal); // it waited in the backlog past its run's timeout
     const batcher = this.batchers[b.instance];
     // Batched rows lose a worker's summaries when split: a watched run summarises its (small) rows itself.
     if (batcher) return batcher.enqueue({ b, inputs, flags }, signal);
@@ -189,6 +221,16 @@ export class SequenceBatcher {
       return { outputs, instance: r.instance, queueNs: r.queueNs, computeNs: r.computeNs, batchSize: items.length };
     });
   }
+}
+
+/** `p`, or the abort error as soon as `signal` aborts (a request waiting in the backlog). */
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function firstDim(inputs: Record<string, Tensor>): number {

@@ -48,4 +48,5 @@ export interface EngineHealth {
   activeSequences: number;
 }
 
-export interface SequenceInfo { model: string; sequenceId: number | string; instance: string; lastActiveMs: number }
+/** A sequence holding a slot of `instance`, or waiting in the model's backlog (`instance: null`). */
+export interface SequenceInfo { model: string; sequenceId: number | string; instance: string | null; lastActiveMs: number }
