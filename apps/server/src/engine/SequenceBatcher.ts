@@ -13,7 +13,7 @@ export interface SequenceResult { outputs: Record<string, Tensor>; instance: str
 export interface Binding { id: number | string; instance: number; state: Record<string, Tensor>; lastActiveMs: number; chain: Promise<unknown>; cancelIdle?: () => void }
 
 /** A new sequence waiting for a free slot (TRITON §4.3): its requests queue behind `chain` until `assign` runs. */
-interface Backlogged { key: string; b: Binding; assign: (instance: number) => void }
+interface Backlogged { b: Binding; assign: (instance: number) => void }
 
 export interface SequenceBatcherOptions {
   model: string;
@@ -139,7 +139,7 @@ export class SequenceBatcher {
     };
     const instance = this.freeInstance();
     if (instance >= 0) assign(instance);
-    else b.chain = new Promise<void>((resolve) => this.backlog.push({ key, b, assign: (i) => { assign(i); resolve(); } }));
+    else b.chain = new Promise<void>((resolve) => this.backlog.push({ b, assign: (i) => { assign(i); resolve(); } }));
     return b;
   }
 
