@@ -41,17 +41,20 @@ function manualClock() {
   return { schedule, advance, now: () => now };
 }
 
+/** A SequenceBatcher over two instances of the fake accumulator, on a manual clock, recording bound/ended events. */
+function setupBatcher(config: ModelConfig) {
+  const fake = fakeAccumulator();
+  const clock = manualClock();
+  const events: string[] = [];
+  const sb = new SequenceBatcher({
+    model: 'acc', config, instances: 2, instanceName: (i) => `acc_${i}`, run: fake.run, schedule: clock.schedule, now: clock.now,
+    onBound: (id, inst) => events.push(`bound ${id} ${inst}`), onEnded: (id, why) => events.push(`ended ${id} ${why}`),
+  });
+  return { sb, fake, clock, events };
+}
+
 describe('SequenceBatcher (direct)', () => {
-  function setup() {
-    const fake = fakeAccumulator();
-    const clock = manualClock();
-    const events: string[] = [];
-    const sb = new SequenceBatcher({
-      model: 'acc', config: directConfig(), instances: 2, instanceName: (i) => `acc_${i}`, run: fake.run, schedule: clock.schedule, now: clock.now,
-      onBound: (id, inst) => events.push(`bound ${id} ${inst}`), onEnded: (id, why) => events.push(`ended ${id} ${why}`),
-    });
-    return { sb, fake, clock, events };
-  }
+  const setup = () => setupBatcher(directConfig());
 
   it('binds new sequences to the least-loaded instance and carries state', async () => {
     const { sb, fake, events } = setup();
@@ -100,16 +103,7 @@ describe('SequenceBatcher (direct)', () => {
 
 describe('SequenceBatcher slots and backlog (TRITON §4.2, §4.3)', () => {
   /** direct with max_batch_size 0: one slot per instance, two instances. */
-  function setup() {
-    const fake = fakeAccumulator();
-    const clock = manualClock();
-    const events: string[] = [];
-    const sb = new SequenceBatcher({
-      model: 'acc', config: { ...directConfig(), max_batch_size: 0 }, instances: 2, instanceName: (i) => `acc_${i}`, run: fake.run, schedule: clock.schedule, now: clock.now,
-      onBound: (id, inst) => events.push(`bound ${id} ${inst}`), onEnded: (id, why) => events.push(`ended ${id} ${why}`),
-    });
-    return { sb, fake, clock, events };
-  }
+  const setup = () => setupBatcher({ ...directConfig(), max_batch_size: 0 });
   const settle = () => new Promise((r) => setImmediate(r));
 
   it('has max(1, max_batch_size) slots per instance under direct and max_candidate_sequences under oldest', () => {
