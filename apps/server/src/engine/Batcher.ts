@@ -1,4 +1,4 @@
-import { abortError, EngineError } from './errors.ts';
+import { abortError, dequeueOnAbort, EngineError } from './errors.ts';
 
 /** Runs `fn` after `ms`; returns a cancel function. Injected so tests fire timers by hand. */
 export type Schedule = (fn: () => void, ms: number) => () => void;
@@ -59,14 +59,7 @@ export class Batcher<I, R> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise<R>((resolve, reject) => {
       const entry: Entry<I, R> = { item, size: this.opts.sizeOf?.(item) ?? 1, key: this.opts.keyOf?.(item) ?? '', resolve, reject, signal };
-      if (signal) {
-        entry.onAbort = () => {
-          const at = this.queue.indexOf(entry);
-          if (at >= 0) this.queue.splice(at, 1);
-          reject(abortError(signal));
-        };
-        signal.addEventListener('abort', entry.onAbort, { once: true });
-      }
+      if (signal) entry.onAbort = dequeueOnAbort(this.queue, entry, signal, reject);
       this.queue.push(entry);
       // Look at the queue after the current tick so concurrent enqueues can share a batch.
       if (!this.flushQueued) {

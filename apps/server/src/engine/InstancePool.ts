@@ -1,4 +1,4 @@
-import { abortError, EngineError, messageOf } from './errors.ts';
+import { abortError, dequeueOnAbort, EngineError, messageOf } from './errors.ts';
 import { WorkerInstance, type Loaded, type RequestBody } from './WorkerInstance.ts';
 import type { FromWorker, LoadSpec } from './workerProtocol.ts';
 
@@ -78,15 +78,7 @@ export class InstancePool {
     if (opts.signal?.aborted) return Promise.reject(abortError(opts.signal));
     return new Promise<PoolResult>((resolve, reject) => {
       const job: Job = { body, transfer, pin: opts.pin, signal: opts.signal, enqueuedAt: process.hrtime.bigint(), resolve, reject };
-      if (opts.signal) {
-        const signal = opts.signal;
-        job.onAbort = () => {
-          const at = this.queue.indexOf(job);
-          if (at >= 0) this.queue.splice(at, 1);
-          reject(abortError(signal));
-        };
-        signal.addEventListener('abort', job.onAbort, { once: true });
-      }
+      if (opts.signal) job.onAbort = dequeueOnAbort(this.queue, job, opts.signal, reject);
       this.queue.push(job);
       this.pump();
     });

@@ -18,6 +18,20 @@ export function abortError(signal: AbortSignal): EngineError {
   return new EngineError('cancelled', r instanceof Error && r.name !== 'AbortError' ? r.message : 'the run was cancelled');
 }
 
+/**
+ * While `entry` waits in `queue`: when `signal` aborts, takes it out and rejects it with the abort
+ * error. Returns the listener, to remove once the entry leaves the queue normally.
+ */
+export function dequeueOnAbort<T>(queue: T[], entry: T, signal: AbortSignal, reject: (e: EngineError) => void): () => void {
+  const onAbort = (): void => {
+    const at = queue.indexOf(entry);
+    if (at >= 0) queue.splice(at, 1);
+    reject(abortError(signal));
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  return onAbort;
+}
+
 /** Message text of any thrown value. */
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
