@@ -6,6 +6,7 @@ import { checkInputs } from './inputs.ts';
 import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metrics.ts';
 import { ModelRuntime } from './ModelRuntime.ts';
 import { instanceCount } from './modelSetup.ts';
+import { planFusion, type FusedGroup } from './fusion.ts';
 import { createExecutor } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
 import { Scheduler, type SchedulerResult } from './Scheduler.ts';
@@ -62,7 +63,7 @@ export class Engine {
       this.unavailable.set(key, why);
       throw new EngineError('model-unavailable', why);
     }
-    const rt = new ModelRuntime({ name: model, config: applySettings(m!, settings), path: path!, intraOpThreads: this.opts.intraOpThreads ?? 1, gpu: this.opts.gpu ?? 'auto' });
+    const rt = new ModelRuntime({ name: model, config: applySettings(m!, settings), path: path!, repoDir: this.opts.repository.dir, intraOpThreads: this.opts.intraOpThreads ?? 1, gpu: this.opts.gpu ?? 'auto' });
     this.loaded.set(key, rt);
     await rt.load();
     if (rt.state !== 'ready') throw new EngineError('model-unavailable', `model '${model}' is unavailable: ${rt.error}`);
@@ -104,7 +105,8 @@ export class Engine {
   private async execute(runId: string, req: RunRequest, emit: (m: ServerMessage) => void): Promise<RunResult> {
     const { graph } = req;
     checkInputs(graph, req.inputs);
-    const runtimes = await this.prepare(graph, req);
+    const byNode = await this.prepare(graph, req);
+    const runtimes = [...new Set(byNode.values())];
     const ac = new AbortController();
     const onAbort = () => ac.abort(new EngineError('cancelled', 'the run was cancelled'));
     if (req.signal?.aborted) onAbort();
@@ -118,7 +120,7 @@ export class Engine {
         sequence: req.sequence,
         onBound: (node, model, instance) => req.sequence && emit({ type: 'sequence.bound', streamId: String(req.sequence.id), sequenceId: req.sequence.id, model, instance, nodeId: node.id }),
       });
-      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: ac.signal, emit, observed: req.onEvent !== undefined });
+      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: ac.signal, emit, observed: req.onEvent !== undefined, groups: this.fusion(graph, byNode) });
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
       const r = await scheduler.run();
@@ -133,14 +135,20 @@ export class Engine {
   }
 
   /** Resolves every model node's runtime up front: a graph needing an unavailable model fails before it starts. */
-  private async prepare(graph: GraphDoc, req: RunRequest): Promise<ModelRuntime[]> {
+  private async prepare(graph: GraphDoc, req: RunRequest): Promise<Map<string, ModelRuntime>> {
     const nodes = graph.nodes.filter((n): n is ModelNode => n.kind === 'model');
     const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
     const stateful = runtimes.find((rt) => rt.sequences);
     if (stateful && !req.sequence) {
       throw new EngineError('invalid-input', `graph '${graph.name}' contains the stateful model '${stateful.name}': send a sequence id with START/END flags`);
     }
-    return runtimes;
+    return new Map(nodes.map((n, k) => [n.id, runtimes[k]!]));
+  }
+
+  /** Ops that run in their model's worker (fusion.ts); none when `fuseOps` is off or the graph has no ops. */
+  private fusion(graph: GraphDoc, byNode: Map<string, ModelRuntime>): Map<string, FusedGroup> | undefined {
+    if (this.opts.fuseOps === false || !graph.nodes.some((n) => n.kind === 'op')) return undefined;
+    return planFusion(graph, (node) => byNode.get(node.id)?.fusable === true);
   }
 
   private emitEnd(runId: string, r: SchedulerResult, totalMs: number, emit: (m: ServerMessage) => void): void {

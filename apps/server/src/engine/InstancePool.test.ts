@@ -9,7 +9,7 @@ const repo = makeTestRepository(['head', 'accumulator']);
 const pools: InstancePool[] = [];
 
 function headPool(count: number, pipelineDepth = 1, nice = 0): InstancePool {
-  const pool = new InstancePool({ name: 'head', count, pipelineDepth, spec: { kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, nice, warmup: [] } });
+  const pool = new InstancePool({ name: 'head', count, pipelineDepth, spec: { kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, nice, warmup: [], repoDir: repo.dir } });
   pools.push(pool);
   return pool;
 }
@@ -101,7 +101,7 @@ describe('InstancePool', () => {
   });
 
   it('reports a model that cannot load', async () => {
-    const pool = new InstancePool({ name: 'broken', count: 1, spec: { kind: 'model', model: 'broken', path: '/nonexistent/model.onnx', providers: ['cpu'], intraOpThreads: 1, nice: 0, warmup: [] } });
+    const pool = new InstancePool({ name: 'broken', count: 1, spec: { kind: 'model', model: 'broken', path: '/nonexistent/model.onnx', providers: ['cpu'], intraOpThreads: 1, nice: 0, warmup: [], repoDir: '/nonexistent' } });
     pools.push(pool);
     await expect(pool.start()).rejects.toMatchObject({ code: 'model-unavailable' });
   });

@@ -2,19 +2,21 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher } from './Batcher.ts';
-import { EngineError, messageOf } from './errors.ts';
+import { ChainError, EngineError, messageOf } from './errors.ts';
 import { InstancePool } from './InstancePool.ts';
 import { ModelStats } from './Metrics.ts';
 import { instanceCount, providersFor, warmupFeeds, workerNice } from './modelSetup.ts';
 import { SequenceBatcher } from './SequenceBatcher.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
 import { concatBatch, copyData, isOwned, markOwned, ownsWholeBuffer, rememberSummary, splitBatch } from './tensors.ts';
-import type { PortableTensor } from './workerProtocol.ts';
+import type { ChainStep, PortableTensor, StageResult } from './workerProtocol.ts';
 
 export interface ModelRuntimeOptions {
   name: string;
   config: ModelConfig;
   path: string;
+  /** The repository (ops fused into this model's requests read their files from it). */
+  repoDir: string;
   intraOpThreads: number;
   gpu: 'auto' | 'off';
   onBound?: (id: number | string, instance: string) => void;
@@ -32,6 +34,11 @@ export interface InferRequest {
   /** Summarise the outputs in the worker (for a run someone watches; costs ~1 ms on large outputs). */
   summarize?: boolean;
 }
+
+/** A fused group (fusion.ts) to run on one instance; `modelStep` is the index of the session's step. */
+export interface ChainRequest { feeds: Record<string, Tensor>; steps: ChainStep[]; modelStep: number; signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }
+
+export interface ChainResult { outputs: Record<string, Tensor>; stages: StageResult[]; queueMs: number; instance: string }
 
 export interface InferResult { outputs: Record<string, Tensor>; queueMs: number; computeMs: number; batchSize: number; instance: string }
 
@@ -58,7 +65,7 @@ export class ModelRuntime {
     const readFile = (f: string) => readFileSync(join(dirname(dirname(o.path)), 'initial_state', f));
     this.pool = new InstancePool({
       name: o.name, count: Math.max(1, instanceCount(cfg)),
-      spec: { kind: 'model', model: o.name, path: o.path, providers: providersFor(cfg, o.gpu), intraOpThreads: o.intraOpThreads, nice: workerNice(cfg), warmup: warmupFeeds(cfg, readFile).map(toPortableCopy) },
+      spec: { kind: 'model', model: o.name, path: o.path, providers: providersFor(cfg, o.gpu), intraOpThreads: o.intraOpThreads, nice: workerNice(cfg), warmup: warmupFeeds(cfg, readFile).map(toPortableCopy), repoDir: o.repoDir },
     });
     const mbs = cfg.max_batch_size ?? 0;
     if (cfg.sequence_batching) {
@@ -82,6 +89,9 @@ export class ModelRuntime {
   }
 
   get name(): string { return this.o.name; }
+
+  /** Whether each request runs alone, as sent (no batcher, no sequences, no batch dim to add), so ops can share its requests. */
+  get fusable(): boolean { return !this.sequences && !this.batcher && (this.o.config.max_batch_size ?? 0) <= 0; }
   get config(): ModelConfig { return this.o.config; }
 
   /** Creates the sessions and warms them up; never throws (a failure makes the model 'unavailable'). */
@@ -129,6 +139,27 @@ export class ModelRuntime {
     return { outputs: r.outputs, queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: firstDim(req.inputs), instance: r.instance };
   }
 
+  /** Runs a fused group on one instance: its ops and this model's session in one worker request. */
+  async runChain(req: ChainRequest): Promise<ChainResult> {
+    if (this.state !== 'ready') throw new EngineError('model-unavailable', `model '${this.o.name}' is not available: ${this.error ?? this.state}`);
+    const { portable, transfer } = portableFeeds(req.feeds, req.canTransfer);
+    try {
+      const r = await this.pool.run({ type: 'chain', feeds: portable, steps: req.steps, summarize: req.summarize === true }, transfer, { signal: req.signal });
+      const stages = r.result.stages ?? [];
+      const model = stages[req.modelStep];
+      if (model) this.stats.execution(model.batchSize ?? 1, r.queueNs, model.computeNs);
+      this.stats.success();
+      const outputs: Record<string, Tensor> = {};
+      for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.result.summaries[name]);
+      return { outputs, stages, queueMs: r.queueNs / 1e6, instance: r.instance };
+    } catch (err) {
+      // An op of the group failing is not a failure of this model.
+      if (!(err instanceof ChainError) || err.stage === req.modelStep) this.stats.failure();
+      else if (err.stage > req.modelStep) this.stats.success();
+      throw err;
+    }
+  }
+
   private async runBatch(items: BatchItem[]): Promise<InferResult[]> {
     const rows = items.map((it) => firstDim(it.req.inputs));
     const names = Object.keys(items[0]!.req.inputs);
@@ -146,9 +177,7 @@ export class ModelRuntime {
 
   /** One execution on the pool: tensors go by transfer when the caller allows it, else as a fresh copy. */
   private async execute(feeds: Record<string, Tensor>, opts: { pin?: number; signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }) {
-    const transfer: ArrayBuffer[] = [];
-    const portable: Record<string, PortableTensor> = {};
-    for (const [name, t] of Object.entries(feeds)) portable[name] = toPortable(t, opts.canTransfer?.(t) === true, transfer);
+    const { portable, transfer } = portableFeeds(feeds, opts.canTransfer);
     const r = await this.pool.run({ type: 'run', feeds: portable, summarize: opts.summarize === true }, transfer, { signal: opts.signal, pin: opts.pin });
     const outputs: Record<string, Tensor> = {};
     for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.result.summaries[name]);
@@ -168,6 +197,13 @@ export class ModelRuntime {
 
 function firstDim(inputs: Record<string, Tensor>): number {
   return Object.values(inputs)[0]?.shape[0] ?? 1;
+}
+
+function portableFeeds(feeds: Record<string, Tensor>, canTransfer: ((t: Tensor) => boolean) | undefined): { portable: Record<string, PortableTensor>; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
+  const portable: Record<string, PortableTensor> = {};
+  for (const [name, t] of Object.entries(feeds)) portable[name] = toPortable(t, canTransfer?.(t) === true, transfer);
+  return { portable, transfer };
 }
 
 /** A tensor for postMessage: its own buffer when it may move and spans it, else a copy; both go in `transfer`. */

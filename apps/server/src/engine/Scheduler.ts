@@ -1,6 +1,7 @@
-import type { ConditionNode, GraphDoc, GraphNode, NodeTiming, ServerMessage, SkipReason, Tensor } from '@ensemble-studio/core';
+import type { ConditionNode, GraphDoc, GraphNode, NodeTiming, ServerMessage, SkipReason, Tensor, TensorSummary } from '@ensemble-studio/core';
 import { abortError, EngineError, messageOf } from './errors.ts';
 import { exitDefaults } from './exitOutputs.ts';
+import { memberSpans, type FusedGroup } from './fusion.ts';
 import { indexGraph, type GraphIndex } from './graphIndex.ts';
 import { isOwned, summarizeTensor } from './tensors.ts';
 
@@ -13,7 +14,12 @@ export interface NodeRun {
   computeMs?: number;
   batchSize?: number;
   instance?: string;
+  /** Output summaries made where the outputs are (a fused member's outputs never reach this thread). */
+  summaries?: Record<string, TensorSummary>;
 }
+
+/** What a fused group did: a run per member that finished, in order, then the failure that stopped it, if any. */
+export interface GroupRun { runs: NodeRun[]; failure?: unknown; queueMs: number }
 
 export interface ExecContext {
   signal: AbortSignal;
@@ -24,7 +30,11 @@ export interface ExecContext {
 }
 
 /** Runs model, op and condition nodes (routers, inputs and outputs are the scheduler's own). */
-export interface NodeExecutor { execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> }
+export interface NodeExecutor {
+  execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun>;
+  /** Runs a fused group (fusion.ts) as one request; rejects only when no member could run at all. */
+  executeGroup?(group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun>;
+}
 
 export interface ExitInfo { conditionId: string; expression: string; value: number | boolean; strategy: ConditionNode['params']['strategy']; message?: string }
 
@@ -47,6 +57,8 @@ export interface SchedulerOptions {
   emit: (m: ServerMessage) => void;
   /** False when nobody listens: node events (and the output summaries they carry) are not built. */
   observed?: boolean;
+  /** Fused groups by first member (fusion.ts); each runs through `executor.executeGroup`. */
+  groups?: Map<string, FusedGroup>;
   now?: () => number;
 }
 
@@ -130,27 +142,71 @@ export class Scheduler {
     this.executed.add(node.id);
     const startedAt = this.now();
     if (this.observed) this.o.emit({ type: 'node.started', runId: this.o.runId, nodeId: node.id, atMs: startedAt - this.t0 });
+    const group = this.o.groups?.get(node.id);
+    if (group && this.o.executor.executeGroup) {
+      this.launchGroup(group, iteration, inputs, startedAt);
+      return;
+    }
     if (node.kind === 'router') {
       const t = inputs.in!;
       const responses = [Object.fromEntries(Array.from({ length: node.params.count }, (_, i) => [`out_${i}`, t]))];
       this.finishNode(node, iteration, { responses, queueMs: 0, computeMs: 0 }, startedAt, inputs);
       return;
     }
+    this.track(() => this.o.executor.execute(node, inputs, this.execContext()), (r) => this.finishNode(node, iteration, r, startedAt, inputs), (err) => this.failNode(node, err, inputs));
+  }
+
+  private execContext(): ExecContext {
+    return { signal: this.o.signal, canTransfer: (t) => isOwned(t) && this.refs.get(t.data) === 1, observed: this.observed };
+  }
+
+  /** Runs `work`, counting it in flight until it settles, then checks whether the run is over. */
+  private track<T>(work: () => Promise<T>, done: (r: T) => void, failed: (err: unknown) => void): void {
     this.inflight++;
-    const ctx: ExecContext = { signal: this.o.signal, canTransfer: (t) => isOwned(t) && this.refs.get(t.data) === 1, observed: this.observed };
-    let p: Promise<NodeRun>;
+    let p: Promise<T>;
     try {
-      p = this.o.executor.execute(node, inputs, ctx);
+      p = work();
     } catch (err) {
       p = Promise.reject(err);
     }
-    p.then(
-      (r) => this.finishNode(node, iteration, r, startedAt, inputs),
-      (err: unknown) => this.failNode(node, err, inputs),
-    ).finally(() => {
+    p.then(done, failed).finally(() => {
       this.inflight--;
       this.maybeFinish();
     });
+  }
+
+  /**
+   * A fused group: one request for all its members. Each member that ran is finished in order, its
+   * span rebuilt from the compute times measured in the worker (the first one's also holds the queue
+   * and the thread hops). A failure is the failing member's; the members after it are skipped.
+   */
+  private launchGroup(group: FusedGroup, iteration: number, inputs: Record<string, Tensor>, startedAt: number): void {
+    const { members } = group;
+    const model = members.find((m) => m.kind === 'model')!;
+    const onFailure = (err: unknown): void => {
+      // Nothing ran (the instance crashed, the run was cancelled, the model is unavailable): the model's failure.
+      if (model !== members[0]) {
+        this.executed.delete(members[0]!.id);
+        this.startMember(model, this.now());
+      }
+      this.failNode(model, err, inputs);
+    };
+    this.track(() => this.o.executor.executeGroup!(group, inputs, this.execContext()), (g) => {
+      const endedAt = this.now();
+      const spans = memberSpans(startedAt, endedAt, g.runs.map((r) => r.computeMs ?? 0));
+      g.runs.forEach((r, k) => {
+        if (k > 0) this.startMember(members[k]!, spans[k]!.start);
+        this.finishNode(members[k]!, iteration, k === 0 ? { ...r, queueMs: g.queueMs } : r, spans[k]!.start, k === 0 ? inputs : {}, spans[k]!.end);
+      });
+      if (g.failure === undefined) return;
+      if (g.runs.length > 0) this.startMember(members[g.runs.length]!, endedAt);
+      this.failNode(members[g.runs.length]!, g.failure, g.runs.length === 0 ? inputs : {});
+    }, onFailure);
+  }
+
+  private startMember(node: GraphNode, at: number): void {
+    this.executed.add(node.id);
+    if (this.observed) this.o.emit({ type: 'node.started', runId: this.o.runId, nodeId: node.id, atMs: at - this.t0 });
   }
 
   private release(inputs: Record<string, Tensor>): void {
@@ -160,16 +216,15 @@ export class Scheduler {
     }
   }
 
-  private finishNode(node: GraphNode, iteration: number, r: NodeRun, startedAt: number, inputs: Record<string, Tensor>): void {
+  private finishNode(node: GraphNode, iteration: number, r: NodeRun, startedAt: number, inputs: Record<string, Tensor>, endedAt = this.now()): void {
     this.release(inputs);
-    const endedAt = this.now();
     const timing: NodeTiming = {
       nodeId: node.id, queueMs: r.queueMs ?? 0, computeMs: r.computeMs ?? endedAt - startedAt,
       startMs: startedAt - this.t0, endMs: endedAt - this.t0, batchSize: r.batchSize, instance: r.instance,
     };
     if (node.kind !== 'input') this.timings.push(timing);
     const first = r.responses[0] ?? {};
-    if (this.observed) this.o.emit({ type: 'node.finished', runId: this.o.runId, nodeId: node.id, timing, outputs: summaries(first) });
+    if (this.observed) this.o.emit({ type: 'node.finished', runId: this.o.runId, nodeId: node.id, timing, outputs: r.summaries ?? summaries(first) });
     if (r.exit && node.kind === 'condition') this.onExit(node, r.exit.value);
     const multi = r.responses.length !== 1;
     if (multi) this.partials += r.responses.length;

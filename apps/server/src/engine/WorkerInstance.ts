@@ -1,10 +1,10 @@
 import { Worker } from 'node:worker_threads';
-import { EngineError } from './errors.ts';
+import { ChainError, EngineError } from './errors.ts';
 import type { FromWorker, LoadSpec, ToWorker } from './workerProtocol.ts';
 
 export type Loaded = Extract<FromWorker, { type: 'loaded' }>;
 type Result = Extract<FromWorker, { type: 'result' }>;
-type Request = Extract<ToWorker, { type: 'run' | 'op' }>;
+type Request = Extract<ToWorker, { type: 'run' | 'op' | 'chain' }>;
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 export type RequestBody = DistributiveOmit<Request, 'id'>;
 
@@ -51,7 +51,7 @@ export class WorkerInstance {
         if (!p) return;
         this.pending.delete(msg.id);
         if (msg.type === 'result') p.resolve(msg);
-        else p.reject(new EngineError('node-failed', msg.message));
+        else p.reject(msg.stage !== undefined ? new ChainError(msg.message, msg.stage, msg.stages ?? [], this.name) : new EngineError('node-failed', msg.message));
       });
       worker.on('error', (err) => this.died(worker, `crashed: ${err.message}`, settled ? undefined : reject));
       worker.on('exit', (code) => this.died(worker, `stopped unexpectedly (exit code ${code})`, settled ? undefined : reject));

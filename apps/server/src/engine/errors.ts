@@ -1,3 +1,5 @@
+import type { StageResult } from './workerProtocol.ts';
+
 /** Error codes a run can fail with (RunResult.error.code). */
 export type EngineErrorCode =
   | 'invalid-input' | 'invalid-graph' | 'model-unavailable' | 'instance-crashed' | 'timeout' | 'cancelled'
@@ -8,6 +10,13 @@ export class EngineError extends Error {
   constructor(readonly code: EngineErrorCode, message: string, readonly nodeId?: string) {
     super(message);
     this.name = 'EngineError';
+  }
+}
+
+/** A fused group (fusion.ts) failed at step `stage` on `instance`; `stages` are what the steps before it took. */
+export class ChainError extends EngineError {
+  constructor(message: string, readonly stage: number, readonly stages: StageResult[], readonly instance: string) {
+    super('node-failed', message);
   }
 }
 

@@ -1,9 +1,12 @@
 import type { ConditionNode, GraphNode, ModelNode, Tensor } from '@ensemble-studio/core';
 import { evaluateExpression, parseExpression } from '@ensemble-studio/core';
-import { EngineError } from './errors.ts';
+import { ChainError, EngineError } from './errors.ts';
+import type { FusedGroup } from './fusion.ts';
 import type { ModelRuntime } from './ModelRuntime.ts';
 import type { OpRunner } from './OpRunner.ts';
-import type { ExecContext, NodeExecutor, NodeRun } from './Scheduler.ts';
+import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './Scheduler.ts';
+import { restoreSummary } from './tensors.ts';
+import type { ChainStep, StageResult } from './workerProtocol.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
 
 type Ast = Extract<ReturnType<typeof parseExpression>, { ok: true }>['ast'];
@@ -32,7 +35,8 @@ export interface ExecutorDeps {
 
 /**
  * The engine's NodeExecutor: model nodes go to their model's scheduler (instances in workers),
- * op nodes to the OpRunner, condition nodes are evaluated here (cheap: reductions over small tensors).
+ * op nodes to the OpRunner, condition nodes are evaluated here (cheap: reductions over small tensors),
+ * fused groups (fusion.ts) to their model's worker as one request.
  */
 export function createExecutor(deps: ExecutorDeps): NodeExecutor {
   return {
@@ -53,7 +57,35 @@ export function createExecutor(deps: ExecutorDeps): NodeExecutor {
           throw new EngineError('invalid-graph', `node '${node.id}' of kind ${node.kind} cannot be executed`);
       }
     },
+    executeGroup: (group, inputs, ctx) => runGroup(deps, group, inputs, ctx),
   };
+}
+
+async function runGroup(deps: ExecutorDeps, group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun> {
+  const modelStep = group.members.findIndex((m) => m.kind === 'model');
+  const rt = await deps.runtimeFor(group.members[modelStep] as ModelNode);
+  const steps = group.members.map((m, k): ChainStep => {
+    const wiring = k === 0 ? Object.fromEntries(Object.keys(inputs).map((port) => [port, { feed: port }])) : group.inputs[k]!;
+    if (m.kind === 'op') return { kind: 'op', op: m.params.op, values: m.params.values, inputs: wiring };
+    return { kind: 'model', inputs: wiring };
+  });
+  const last = steps.length - 1;
+  try {
+    const r = await rt.runChain({ feeds: inputs, steps, modelStep, signal: ctx.signal, canTransfer: ctx.canTransfer, summarize: ctx.observed });
+    const runs = r.stages.map((s, k): NodeRun => ({
+      responses: [k === last ? r.outputs : {}], computeMs: s.computeNs / 1e6, instance: r.instance, summaries: plainSummaries(s),
+      ...(s.batchSize !== undefined ? { batchSize: s.batchSize } : {}),
+    }));
+    return { runs, queueMs: r.queueMs };
+  } catch (err) {
+    if (!(err instanceof ChainError)) throw err;
+    const runs = err.stages.map((s): NodeRun => ({ responses: [{}], computeMs: s.computeNs / 1e6, instance: err.instance, summaries: plainSummaries(s) }));
+    return { runs, failure: err, queueMs: 0 };
+  }
+}
+
+function plainSummaries(stage: StageResult): NodeRun['summaries'] {
+  return Object.fromEntries(Object.entries(stage.summaries).map(([port, s]) => [port, restoreSummary(s)]));
 }
 
 async function runModel(deps: ExecutorDeps, node: ModelNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {

@@ -93,9 +93,14 @@ const SUMMARIES = new WeakMap<Tensor, TensorSummary>();
 
 /** Remembers a summary computed elsewhere (a worker) for `t`; `summarizeTensor(t)` returns it. */
 export function rememberSummary<T extends Tensor>(t: T, summary: TensorSummary | undefined): T {
-  if (summary?.thumbnail && !Array.isArray(summary.thumbnail.data)) summary.thumbnail.data = Array.from(summary.thumbnail.data as ArrayLike<number>);
-  if (summary) SUMMARIES.set(t, summary);
+  if (summary) SUMMARIES.set(t, restoreSummary(summary));
   return t;
+}
+
+/** A summary as a worker sent it (thumbnail as a typed array, see worker.ts) made plain JSON again. */
+export function restoreSummary(summary: TensorSummary): TensorSummary {
+  if (summary.thumbnail && !Array.isArray(summary.thumbnail.data)) summary.thumbnail.data = Array.from(summary.thumbnail.data as ArrayLike<number>);
+  return summary;
 }
 const SUMMARY_FULL_LIMIT_BYTES = 4096;
 const PREVIEW = 16;

@@ -7,8 +7,9 @@ import * as ort from 'onnxruntime-node';
 import type { OpId, Tensor } from '@ensemble-studio/core';
 import { createOpContext } from './ops/opContext.ts';
 import { OPS, type OpContext } from './ops/registry.ts';
-import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData, summarizeTensor } from './tensors.ts';
-import type { FromWorker, LoadSpec, PortableTensor, ToWorker } from './workerProtocol.ts';
+import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from './tensors.ts';
+import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
+import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
@@ -26,6 +27,7 @@ function setNice(nice: number): void {
 
 let session: ort.InferenceSession | undefined;
 let opContext: OpContext | undefined;
+let repoDir = '';
 
 function send(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(msg, transfer);
@@ -56,18 +58,9 @@ function fromOrt(outputs: Record<string, ort.Tensor | Tensor>, transfer: ArrayBu
  * Sends a result; with `summarize`, each output is summarised here, off the main thread. Summaries of
  * large tensors take ~1 ms, on the run's critical path, so runs nobody watches skip them.
  */
-function sendResult(id: number, outputs: Record<string, PortableTensor>, computeNs: number, transfer: ArrayBuffer[], summarize: boolean): void {
-  if (!summarize) {
-    send({ type: 'result', id, outputs, computeNs, summaries: {} }, transfer);
-    return;
-  }
-  const summaries = Object.fromEntries(Object.entries(outputs).map(([name, t]) => [name, summarizeTensor(t)]));
-  // A typed array crosses threads as one memcpy; a 4,096-element JS array took ~0.7 ms to clone, most of it
-  // deserialising on the main thread. rememberSummary turns it back into an array there.
-  for (const summary of Object.values(summaries)) {
-    if (summary.thumbnail) summary.thumbnail.data = Float32Array.from(summary.thumbnail.data) as unknown as number[];
-  }
-  send({ type: 'result', id, outputs, computeNs, summaries }, transfer);
+function sendResult(id: number, outputs: Record<string, PortableTensor>, computeNs: number, transfer: ArrayBuffer[], summarize: boolean, stages?: StageResult[]): void {
+  const summaries = !summarize ? {} : stages ? stages[stages.length - 1]!.summaries : summarizeAll(outputs);
+  send({ type: 'result', id, outputs, computeNs, summaries, ...(stages ? { stages } : {}) }, transfer);
 }
 
 async function createSession(spec: Extract<LoadSpec, { kind: 'model' }>): Promise<{ s: ort.InferenceSession; provider: string; failures: string[] }> {
@@ -86,7 +79,10 @@ async function createSession(spec: Extract<LoadSpec, { kind: 'model' }>): Promis
 }
 
 async function load(spec: LoadSpec): Promise<void> {
-  if (spec.kind === 'model') setNice(spec.nice);
+  if (spec.kind === 'model') {
+    setNice(spec.nice);
+    repoDir = spec.repoDir;
+  }
   if (spec.kind === 'ops') {
     opContext = createOpContext(spec.repoDir);
     send({ type: 'loaded', provider: 'cpu', inputNames: [], outputNames: [], failures: [], loadMs: 0 });
@@ -130,6 +126,18 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
   sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
 }
 
+async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
+  try {
+    const r = await runChain(msg.steps, msg.feeds, msg.summarize, { session, toOrt, opContext: () => (opContext ??= createOpContext(repoDir)) });
+    const transfer: ArrayBuffer[] = [];
+    const computeNs = r.stages.reduce((n, s) => n + s.computeNs, 0);
+    sendResult(msg.id, fromOrt(r.outputs, transfer), computeNs, transfer, msg.summarize, r.stages);
+  } catch (err) {
+    if (!(err instanceof StageFailure)) throw err;
+    send({ type: 'error', id: msg.id, message: err.message, stage: err.stage, stages: err.stages });
+  }
+}
+
 port.on('message', (msg: ToWorker) => {
   if (msg.type === 'crash') process.exit(70);
   if (msg.type === 'load') {
@@ -139,6 +147,7 @@ port.on('message', (msg: ToWorker) => {
   const fail = (err: unknown): void => send({ type: 'error', id: msg.id, message: err instanceof Error ? err.message : String(err) });
   try {
     if (msg.type === 'run') run(msg).catch(fail);
+    else if (msg.type === 'chain') chain(msg).catch(fail);
     else runOp(msg);
   } catch (err) {
     fail(err);

@@ -16,8 +16,21 @@ export type LoadSpec =
       nice: number;
       /** Feeds for the warm-up run (empty = none). */
       warmup: Record<string, PortableTensor>[];
+      /** The repository, for ops fused into this model's requests (their dictionaries). */
+      repoDir: string;
     }
   | { kind: 'ops'; repoDir: string };
+
+/** Where a fused step's input comes from: a tensor sent with the request, or an output of an earlier step. */
+export type StepSource = { feed: string } | { step: number; port: string };
+
+/** One node of a fused group (see fusion.ts), run in the model's worker: built-in ops and the session itself. */
+export type ChainStep =
+  | { kind: 'op'; op: string; values: Record<string, number | string | boolean>; inputs: Record<string, StepSource> }
+  | { kind: 'model'; inputs: Record<string, StepSource> };
+
+/** What each step of a chain took, and its outputs summarised when the run is watched. */
+export interface StageResult { computeNs: number; summaries: Record<string, TensorSummary>; batchSize?: number }
 
 /** Main → worker. */
 export type ToWorker =
@@ -25,6 +38,8 @@ export type ToWorker =
   /** `summarize`: also send stats/thumbnails of the outputs (only runs someone watches need them). */
   | { type: 'run'; id: number; feeds: Record<string, PortableTensor>; summarize: boolean }
   | { type: 'op'; id: number; op: string; inputs: Record<string, PortableTensor>; values: Record<string, number | string | boolean>; summarize: boolean }
+  /** A fused group: the steps in order; the result carries the last step's outputs and every step's timing. */
+  | { type: 'chain'; id: number; feeds: Record<string, PortableTensor>; steps: ChainStep[]; summarize: boolean }
   /** Fault injection for tests and operators: the worker exits abruptly, like a native crash. */
   | { type: 'crash' };
 
@@ -43,5 +58,6 @@ export type FromWorker =
     }
   | { type: 'load-failed'; message: string }
   /** `summaries`: each output summarised in the worker (stats, preview, thumbnail) so the main thread doesn't; empty unless asked. */
-  | { type: 'result'; id: number; outputs: Record<string, PortableTensor>; computeNs: number; summaries: Record<string, TensorSummary> }
-  | { type: 'error'; id: number; message: string };
+  | { type: 'result'; id: number; outputs: Record<string, PortableTensor>; computeNs: number; summaries: Record<string, TensorSummary>; stages?: StageResult[] }
+  /** `stage`: the chain step that failed, and `stages` what the steps before it took. */
+  | { type: 'error'; id: number; message: string; stage?: number; stages?: StageResult[] };

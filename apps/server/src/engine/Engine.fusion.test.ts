@@ -1,0 +1,77 @@
+// Op fusion (fusion.ts) end to end: the OCR example with ops run in det's, rec's and cls's workers must
+// give what it gives with every op on its own, node by node, events and failures included.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
+import { decodeImage } from '../io/index.ts';
+import { Engine } from './Engine.ts';
+import { makeTestRepository } from './fixtures.ts';
+import { ocrGraph } from './graphs.ts';
+import { makeFixtures } from './ops/smokeSupport.ts';
+
+const repo = makeTestRepository(['det', 'rec', 'cls']);
+let fused: Engine;
+let separate: Engine;
+let image: Tensor;
+
+beforeAll(async () => {
+  image = decodeImage(readFileSync(makeFixtures().hello));
+  [fused, separate] = await Promise.all([Engine.create({ repository: repo }), Engine.create({ repository: repo, fuseOps: false })]);
+});
+afterAll(async () => { await Promise.all([fused.close(), separate.close()]); });
+
+async function run(engine: Engine, graph: GraphDoc) {
+  const events: ServerMessage[] = [];
+  const r = await engine.run({ graph, inputs: { image }, onEvent: (m) => events.push(m) });
+  return { r, events };
+}
+
+const instanceOf = (r: Awaited<ReturnType<typeof run>>['r'], node: string) => r.timings.find((t) => t.nodeId === node)?.instance;
+
+describe('op fusion', () => {
+  it('reads the same text with the ops in the model workers, with events and timings per node', async () => {
+    const [a, b] = [await run(fused, ocrGraph()), await run(separate, ocrGraph())];
+    expect(a.r.status).toBe('completed');
+    expect(a.r.outputs.texts!.data).toEqual(['HELLO 2026']);
+    expect(a.r.outputs).toEqual(b.r.outputs);
+    // Every op of a group ran in its model's worker; crop (it also reads the image) did not.
+    expect(instanceOf(a.r, 'preprocess')).toBe(instanceOf(a.r, 'det'));
+    expect(instanceOf(a.r, 'db')).toMatch(/^det_/);
+    expect(instanceOf(a.r, 'ctc')).toBe('rec_0');
+    expect(instanceOf(a.r, 'angle')).toBe('cls_0');
+    expect(instanceOf(b.r, 'db')).not.toMatch(/^det_/);
+    // Each node starts, then finishes, in dataflow order, with its own summaries (plain JSON thumbnails).
+    const order = (type: string) => a.events.flatMap((e) => (e.type === type && 'nodeId' in e ? [e.nodeId] : []));
+    for (const id of ['preprocess', 'det', 'db', 'crop', 'rec', 'ctc', 'cls', 'angle']) {
+      expect(order('node.started').indexOf(id)).toBeGreaterThanOrEqual(0);
+      expect(a.events.findIndex((e) => e.type === 'node.started' && e.nodeId === id)).toBeLessThan(a.events.findIndex((e) => e.type === 'node.finished' && e.nodeId === id));
+    }
+    expect(order('node.finished').slice(0, 4)).toEqual(['image', 'preprocess', 'det', 'db']);
+    const det = a.events.find((e) => e.type === 'node.finished' && e.nodeId === 'det');
+    expect(det?.type === 'node.finished' && Array.isArray(det.outputs['sigmoid_0.tmp_0']?.thumbnail?.data)).toBe(true);
+    const span = (id: string) => a.r.timings.find((t) => t.nodeId === id)!;
+    expect(span('preprocess').endMs).toBeLessThanOrEqual(span('det').startMs + 1e-6);
+    expect(span('det').endMs).toBeLessThanOrEqual(span('db').startMs + 1e-6);
+    expect(span('det').computeMs).toBeGreaterThan(span('db').computeMs);
+  });
+
+  it('blames a failing fused op on that op, keeps what ran before it, and skips the rest', async () => {
+    const graph = ocrGraph();
+    const ctc = graph.nodes.find((n) => n.id === 'ctc')!;
+    if (ctc.kind === 'op') ctc.params.values = { ...ctc.params.values, dictionary: 'rec/no_such_dictionary.txt' };
+    const { r, events } = await run(fused, graph);
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatchObject({ code: 'node-failed', nodeId: 'ctc', message: expect.stringContaining("node 'ctc'") });
+    expect(events.find((e) => e.type === 'node.finished' && e.nodeId === 'rec')).toBeDefined();
+    expect(events.find((e) => e.type === 'node.failed' && e.nodeId === 'ctc')).toBeDefined();
+    expect(r.timings.find((t) => t.nodeId === 'rec')?.instance).toBe('rec_0');
+  });
+
+  it('blames a crashed instance on the model of the group', async () => {
+    await fused.crashInstance('det', 0);
+    const { r, events } = await run(fused, ocrGraph());
+    expect(r.error).toMatchObject({ code: 'instance-crashed', nodeId: 'det' });
+    expect(events.find((e) => e.type === 'node.skipped' && e.nodeId === 'db')).toBeDefined();
+    await expect.poll(async () => (await run(fused, ocrGraph())).r.status, { timeout: 20000 }).toBe('completed');
+  });
+});
