@@ -8,6 +8,7 @@ import { makeTestRepository } from '../src/engine/fixtures.ts';
 import { branchesGraph, fanoutGraph, ocrGraph, singleModelGraph, vadGraph } from '../src/engine/graphs.ts';
 import { mulberry32, SYNTHETIC } from '../src/onnx/synthetic.ts';
 import { directBranches, directFanout, directOcr, directSessions } from './direct.ts';
+import { rawWorkerPair } from './rawWorkers.ts';
 
 const JSON_OUT = process.argv.includes('--json');
 const QUICK = process.argv.includes('--quick');
@@ -19,16 +20,24 @@ const percentile = (xs: number[], p: number) => { const s = [...xs].sort((a, b) 
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-/** Times `a` and `b` alternately (so drift hits both), returning the median of each. */
-async function paired(a: () => Promise<unknown>, b: () => Promise<unknown>, trials = TRIALS): Promise<[number, number]> {
-  await a(); await b();
-  const ta: number[] = [];
-  const tb: number[] = [];
+/** Times each of `fns` in turn, round after round (so drift hits them all), returning the median of each. */
+async function interleaved(fns: (() => Promise<unknown>)[], trials = TRIALS): Promise<number[]> {
+  for (const f of fns) await f();
+  const times = fns.map(() => [] as number[]);
   for (let i = 0; i < trials; i++) {
-    let t = now(); await a(); ta.push(now() - t);
-    t = now(); await b(); tb.push(now() - t);
+    for (const [k, f] of fns.entries()) {
+      const t = now();
+      await f();
+      times[k]!.push(now() - t);
+    }
   }
-  return [median(ta), median(tb)];
+  return times.map(median);
+}
+
+/** Times `a` and `b` alternately, returning the median of each. */
+async function paired(a: () => Promise<unknown>, b: () => Promise<unknown>, trials = TRIALS): Promise<[number, number]> {
+  const [ta, tb] = await interleaved([a, b], trials);
+  return [ta!, tb!];
 }
 
 /** A printed-text image rendered with ImageMagick (UINT8 HWC), or dark bars where it is missing. */
@@ -95,13 +104,25 @@ async function main(): Promise<void> {
   results.ocr_overhead_ratio = ocrEngine / ocrDirect;
 
   // Fan-out: two balanced branches (a router feeding two det nodes, det with two instances), one
-  // after the other (direct) vs the engine running them in parallel.
-  const detIn: Tensor = { datatype: 'FP32', shape: [1, 3, 160, 640], data: Float32Array.from({ length: 3 * 160 * 640 }, (_, i) => Math.sin(i * 0.01)) };
+  // after the other (direct) vs the engine running them in parallel, at 640×640 (the size the issue's
+  // worker measurements used) and at the OCR example's 160×640. The same two branches in two bare
+  // workers (no engine) give the ceiling this machine allows.
+  const detInput = (h: number, w: number): Tensor => ({ datatype: 'FP32', shape: [1, 3, h, w], data: Float32Array.from({ length: 3 * h * w }, (_, i) => Math.sin(i * 0.01)) });
   const detBranches = branchesGraph('det', { name: 'x', dims: [1, 3, -1, -1] }, { name: 'sigmoid_0.tmp_0', dims: [1, 1, -1, -1] }, 0);
-  const [seq, par] = await paired(() => directBranches(direct.det!, { x: detIn }), () => runOk(engine, detBranches, { x: detIn }));
-  results.fanout_sequential_ms = seq;
-  results.fanout_parallel_ms = par;
-  results.fanout_speedup = seq / par;
+  const det640 = detInput(640, 640);
+  const raw = await rawWorkerPair(repo.modelFile('det')!, { x: det640 });
+  const [seq, par, rawSeq, rawPar] = await interleaved([
+    () => directBranches(direct.det!, { x: det640 }), () => runOk(engine, detBranches, { x: det640 }), raw.sequential, raw.parallel,
+  ], QUICK ? 3 : 9);
+  await raw.close();
+  results.fanout_sequential_ms = seq!;
+  results.fanout_parallel_ms = par!;
+  results.fanout_speedup = seq! / par!;
+  results.fanout_raw_workers_speedup = rawSeq! / rawPar!;
+  results.fanout_engine_vs_raw_parallel = par! / rawPar!;
+  const det160 = detInput(160, 640);
+  const [seq160, par160] = await paired(() => directBranches(direct.det!, { x: det160 }), () => runOk(engine, detBranches, { x: det160 }));
+  results.fanout_det160_speedup = seq160 / par160;
   // Smaller branches: two synthetic heads of ~7 ms each, where a worker hop (0.6-1 ms here) weighs more.
   const feat: Tensor = { datatype: 'FP32', shape: [64, SYNTHETIC.F], data: Float32Array.from({ length: 64 * SYNTHETIC.F }, (_, i) => Math.sin(i)) };
   const headBranches = branchesGraph('head', { name: 'feat', dims: [SYNTHETIC.F] }, { name: 'logits', dims: [SYNTHETIC.C] }, 64);
