@@ -7,6 +7,7 @@ import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metr
 import { ModelRuntime } from './ModelRuntime.ts';
 import { instanceCount } from './modelSetup.ts';
 import { planFusion, type FusedGroup } from './fusion.ts';
+import { memoByGraph, type GraphMemo } from './graphIndex.ts';
 import { createExecutor } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
 import { Scheduler, type SchedulerResult } from './Scheduler.ts';
@@ -24,6 +25,7 @@ export class Engine {
   private loaded = new Map<string, ModelRuntime>();
   private unavailable = new Map<string, string>();
   private graphStats = new Map<string, GraphMetrics>();
+  private fusionPlans: GraphMemo<Map<string, FusedGroup>> = new WeakMap();
   private readonly ops: OpRunner;
   private activeRuns = 0;
   private runCounter = 0;
@@ -77,7 +79,7 @@ export class Engine {
       try { req.onEvent?.(m); } catch { /* a listener's failure must not break the run */ }
     };
     // Every run announces itself first, so a client can tie even an immediate failure to its request.
-    emit({ type: 'run.started', runId, graph: req.graph.name, nodes: req.graph.nodes.map((n) => n.id) });
+    if (req.onEvent) emit({ type: 'run.started', runId, graph: req.graph.name, nodes: req.graph.nodes.map((n) => n.id) });
     const fail = (code: string, message: string): RunResult => {
       emit({ type: 'run.failed', runId, error: { code, message } });
       return { runId, status: 'failed', outputs: {}, timings: [], error: { code, message } };
@@ -148,7 +150,8 @@ export class Engine {
   /** Ops that run in their model's worker (fusion.ts); none when `fuseOps` is off or the graph has no ops. */
   private fusion(graph: GraphDoc, byNode: Map<string, ModelRuntime>): Map<string, FusedGroup> | undefined {
     if (this.opts.fuseOps === false || !graph.nodes.some((n) => n.kind === 'op')) return undefined;
-    return planFusion(graph, (node) => byNode.get(node.id)?.fusable === true);
+    // Each model node's runtime is fixed for the engine's life (per model and settings), so the plan is too.
+    return memoByGraph(this.fusionPlans, graph, (g) => planFusion(g, (node) => byNode.get(node.id)?.fusable === true));
   }
 
   private emitEnd(runId: string, r: SchedulerResult, totalMs: number, emit: (m: ServerMessage) => void): void {

@@ -158,4 +158,12 @@ describe('Scheduler', () => {
     const dangling = graphOf([model('a')], [edge('a', 'x', 'zz', 'x')]);
     expect(() => new Scheduler({ runId: 'r', graph: dangling, inputs: {}, executor: fakeExecutor().executor, signal: new AbortController().signal, emit: () => {} })).toThrow(/does not exist/);
   });
+  it('runs without an omitted optional input, and the next run of the same graph waits for it again', async () => {
+    const g = graphOf([input('a'), input('b'), model('m'), output('o')], [edge('a', 'out', 'm', 'x'), edge('b', 'out', 'm', 'y'), edge('m', 'x', 'o', 'in')]);
+    const seen: string[][] = [];
+    const executor: NodeExecutor = { execute: async (_node, inputs) => { seen.push(Object.keys(inputs).sort()); return { responses: [{ x: t(1) }] }; } };
+    expect((await run(g, { a: t(1) }, executor).result).status).toBe('completed');
+    expect((await run(g, { a: t(1), b: t(2) }, executor).result).status).toBe('completed');
+    expect(seen).toEqual([['x'], ['x', 'y']]);
+  });
 });

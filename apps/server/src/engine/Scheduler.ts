@@ -2,7 +2,7 @@ import type { ConditionNode, GraphDoc, GraphNode, NodeTiming, ServerMessage, Ski
 import { abortError, EngineError, messageOf } from './errors.ts';
 import { exitDefaults } from './exitOutputs.ts';
 import { memberSpans, type FusedGroup } from './fusion.ts';
-import { indexGraph, type GraphIndex } from './graphIndex.ts';
+import { cachedIndex, type GraphIndex } from './graphIndex.ts';
 import { isOwned, summarizeTensor } from './tensors.ts';
 
 /** What executing one node produced: zero or more responses (decoupled), and whether a condition held. */
@@ -69,7 +69,7 @@ export interface SchedulerOptions {
  * gate exit starves the nodes behind it. Nodes that never ran are reported skipped with the reason.
  */
 export class Scheduler {
-  private readonly idx: GraphIndex;
+  private idx: GraphIndex;
   private readonly now: () => number;
   private readonly observed: boolean;
   private readonly t0: number;
@@ -87,7 +87,7 @@ export class Scheduler {
   private done!: (r: SchedulerResult) => void;
 
   constructor(private readonly o: SchedulerOptions) {
-    this.idx = indexGraph(o.graph);
+    this.idx = cachedIndex(o.graph);
     this.observed = o.observed ?? true;
     this.now = o.now ?? (() => performance.now());
     this.t0 = this.now();
@@ -96,8 +96,6 @@ export class Scheduler {
   /** Runs the graph to the end; never rejects. */
   run(): Promise<SchedulerResult> {
     const result = new Promise<SchedulerResult>((r) => { this.done = r; });
-    const onAbort = () => { this.stopped = true; };
-    this.o.signal.addEventListener('abort', onAbort, { once: true });
     this.dropOmittedOptionalInputs();
     for (const node of this.idx.nodes.values()) {
       if (node.kind === 'input') {
@@ -109,13 +107,15 @@ export class Scheduler {
       }
     }
     this.maybeFinish();
-    return result.finally(() => this.o.signal.removeEventListener('abort', onAbort));
+    return result;
   }
 
   /** An optional ensemble input the request leaves out is not forwarded: its consumers run without it (TRITON §2.5). */
   private dropOmittedOptionalInputs(): void {
     for (const node of this.idx.nodes.values()) {
       if (node.kind !== 'input' || this.o.inputs[node.params.name]) continue;
+      // The index is shared by every run of this graph: this run gets its own input ports.
+      if (this.idx === cachedIndex(this.o.graph)) this.idx = { ...this.idx, inPorts: new Map([...this.idx.inPorts].map(([id, ports]) => [id, new Set(ports)])) };
       for (const edges of this.idx.out.get(node.id)!.values()) for (const e of edges) this.idx.inPorts.get(e.target)!.delete(e.targetPort);
     }
   }
@@ -132,7 +132,7 @@ export class Scheduler {
     const got = byIter.get(iteration) ?? new Map<string, Tensor>();
     byIter.set(iteration, got);
     got.set(port, t);
-    if (got.size === this.idx.inPorts.get(nodeId)!.size && !this.stopped) {
+    if (got.size === this.idx.inPorts.get(nodeId)!.size && !this.stopped && !this.o.signal.aborted) {
       byIter.delete(iteration);
       this.launch(node, iteration, Object.fromEntries(got));
     }

@@ -92,6 +92,44 @@ describe('SequenceBatcher (direct)', () => {
     await expect(sb.infer(x(1), { id: 3, start: false, end: false })).rejects.toMatchObject({ code: 'sequence-unknown' });
   });
 
+  it('counts idle time from the last request, not from the first', async () => {
+    const { sb, clock, events } = setup();
+    const settle = () => new Promise((r) => setImmediate(r));
+    await sb.infer(x(1), { id: 4, start: true, end: false });
+    await settle();
+    clock.advance(0.6);
+    await sb.infer(x(1), { id: 4, start: false, end: false });
+    await settle();
+    clock.advance(0.6); // the timer armed after the first request fires, sees 0.6 ms idle, waits out the rest
+    expect(sb.list()).toHaveLength(1);
+    clock.advance(0.5);
+    expect(events).toContain('ended 4 idle');
+  });
+
+  it('never idles out a sequence while one of its requests is running', async () => {
+    const fake = fakeAccumulator();
+    const clock = manualClock();
+    let hold = false;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    const run: InstanceRunner = async (feeds, i) => { if (hold) await gate; return fake.run(feeds, i); };
+    const sb = new SequenceBatcher({ model: 'acc', config: directConfig(), instances: 1, instanceName: (i) => `acc_${i}`, run, schedule: clock.schedule, now: clock.now });
+    const settle = () => new Promise((r) => setImmediate(r));
+    await sb.infer(x(1), { id: 5, start: true, end: false });
+    await settle();
+    hold = true;
+    const slow = sb.infer(x(2), { id: 5, start: false, end: false });
+    clock.advance(5); // far past the 1 ms limit while the request runs
+    expect(sb.list()).toHaveLength(1);
+    release();
+    expect(y0(await slow)).toBe(3);
+    await settle();
+    clock.advance(0.5);
+    expect(sb.list()).toHaveLength(1);
+    clock.advance(1);
+    expect(sb.list()).toHaveLength(0);
+  });
+
   it('tells the client the state is gone when its instance failed', async () => {
     const { sb } = setup();
     await sb.infer(x(1), { id: 4, start: true, end: false });

@@ -41,6 +41,30 @@ export function indexGraph(graph: GraphDoc): GraphIndex {
   return { nodes, inPorts, out, next };
 }
 
+/** Per graph document, something derived from its nodes and edges (see `memoByGraph`). */
+export type GraphMemo<T> = WeakMap<GraphDoc, { nodes: GraphDoc['nodes']; edges: GraphDoc['edges']; n: number; e: number; value: T }>;
+
+/**
+ * `build(graph)`, remembered per graph document: a stream runs the same graph ~31 times a second.
+ * Rebuilt when the document's node or edge list is replaced or changes length; what it returns is
+ * shared by every run, so callers must not change it.
+ * @example const MEMO: GraphMemo<GraphIndex> = new WeakMap(); memoByGraph(MEMO, graph, indexGraph)
+ */
+export function memoByGraph<T>(memo: GraphMemo<T>, graph: GraphDoc, build: (graph: GraphDoc) => T): T {
+  const hit = memo.get(graph);
+  if (hit && hit.nodes === graph.nodes && hit.edges === graph.edges && hit.n === graph.nodes.length && hit.e === graph.edges.length) return hit.value;
+  const value = build(graph);
+  memo.set(graph, { nodes: graph.nodes, edges: graph.edges, n: graph.nodes.length, e: graph.edges.length, value });
+  return value;
+}
+
+const INDEXES: GraphMemo<GraphIndex> = new WeakMap();
+
+/** `indexGraph`, remembered per graph (copy `inPorts` before changing it, as the scheduler does for omitted inputs). */
+export function cachedIndex(graph: GraphDoc): GraphIndex {
+  return memoByGraph(INDEXES, graph, indexGraph);
+}
+
 function rejectCycles(name: string, nodes: Map<string, GraphNode>, next: Map<string, Set<string>>): void {
   const state = new Map<string, 1 | 2>();
   const visit = (id: string, path: string[]): void => {

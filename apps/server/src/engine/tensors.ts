@@ -43,10 +43,11 @@ export function concatBatch(parts: readonly Tensor[]): Tensor {
 }
 
 /**
- * Splits a tensor along dim 0 into pieces of `rows[i]` rows each (copies, so each piece owns its buffer).
+ * Splits a tensor along dim 0 into pieces of `rows[i]` rows each: copies, so each piece owns its
+ * buffer (and may be transferred), or with `'view'` views into `t`'s buffer (no allocation).
  * @example splitBatch(t /* [3,8] *\/, [1, 2]).map((p) => p.shape) // [[1,8],[2,8]]
  */
-export function splitBatch(t: Tensor, rows: readonly number[]): Tensor[] {
+export function splitBatch(t: Tensor, rows: readonly number[], mode: 'copy' | 'view' = 'copy'): Tensor[] {
   const total = rows.reduce((a, b) => a + b, 0);
   if (t.shape[0] !== total) throw new Error(`cannot split a batch of ${t.shape[0]} into ${total} rows`);
   const per = itemSize(t.shape);
@@ -54,7 +55,8 @@ export function splitBatch(t: Tensor, rows: readonly number[]): Tensor[] {
   let offset = 0;
   for (const r of rows) {
     const n = r * per;
-    const data = Array.isArray(t.data) ? t.data.slice(offset, offset + n) : (t.data as Float32Array).slice(offset, offset + n);
+    const data = Array.isArray(t.data) ? t.data.slice(offset, offset + n)
+      : mode === 'view' ? (t.data as Float32Array).subarray(offset, offset + n) : (t.data as Float32Array).slice(offset, offset + n);
     out.push({ datatype: t.datatype, shape: [r, ...t.shape.slice(1)], data });
     offset += n;
   }

@@ -25,6 +25,7 @@ export interface EngineOptions {
 }
 
 export interface RunRequest {
+  /** Not changed after it is passed in: the engine remembers its index and fusion plan per document (rebuilt when its node or edge list is replaced). */
   graph: GraphDoc;
   inputs: Record<string, Tensor>;
   runId?: string;
