@@ -8,7 +8,7 @@ import { ModelStats } from './Metrics.ts';
 import { instanceCount, providersFor, warmupFeeds, workerNice } from './modelSetup.ts';
 import { SequenceBatcher } from './SequenceBatcher.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
-import { concatBatch, copyData, isOwned, markOwned, ownsWholeBuffer, rememberSummary, splitBatch } from './tensors.ts';
+import { concatBatch, copyData, isOwned, markOwned, ownsWholeBuffer, receivedOutputs, splitBatch } from './tensors.ts';
 import type { ChainStep, PortableTensor, StageResult } from './workerProtocol.ts';
 
 export interface ModelRuntimeOptions {
@@ -149,8 +149,7 @@ export class ModelRuntime {
       const model = stages[req.modelStep];
       if (model) this.stats.execution(model.batchSize ?? 1, r.queueNs, model.computeNs);
       this.stats.success();
-      const outputs: Record<string, Tensor> = {};
-      for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.result.summaries[name]);
+      const outputs = receivedOutputs(r.result);
       return { outputs, stages, queueMs: r.queueNs / 1e6, instance: r.instance };
     } catch (err) {
       // An op of the group failing is not a failure of this model.
@@ -179,8 +178,7 @@ export class ModelRuntime {
   private async execute(feeds: Record<string, Tensor>, opts: { pin?: number; signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }) {
     const { portable, transfer } = portableFeeds(feeds, opts.canTransfer);
     const r = await this.pool.run({ type: 'run', feeds: portable, summarize: opts.summarize === true }, transfer, { signal: opts.signal, pin: opts.pin });
-    const outputs: Record<string, Tensor> = {};
-    for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.result.summaries[name]);
+    const outputs = receivedOutputs(r.result);
     this.stats.execution(firstDim(feeds), r.queueNs, r.result.computeNs);
     return { outputs, instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
   }

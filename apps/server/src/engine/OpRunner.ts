@@ -3,7 +3,7 @@ import { EngineError } from './errors.ts';
 import { InstancePool } from './InstancePool.ts';
 import { createOpContext } from './ops/opContext.ts';
 import { OPS, type OpContext } from './ops/registry.ts';
-import { copyData, markOwned, ownsWholeBuffer, rememberSummary } from './tensors.ts';
+import { copyData, ownsWholeBuffer, receivedOutputs } from './tensors.ts';
 import type { PortableTensor } from './workerProtocol.ts';
 
 /**
@@ -93,8 +93,7 @@ export class OpRunner {
       portable[name] = { datatype: t.datatype, shape: [...t.shape], data };
     }
     const r = await this.pool.run({ type: 'op', op, inputs: portable, values, summarize: opts.summarize === true }, transfer, { signal: opts.signal });
-    const outputs: Record<string, Tensor> = {};
-    for (const [name, t] of Object.entries(r.result.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.result.summaries[name]);
+    const outputs = receivedOutputs(r.result);
     const computeMs = r.result.computeNs / 1e6;
     this.costs.record(op, bytes, computeMs);
     return { outputs, computeMs, queueMs: r.queueNs / 1e6, instance: r.instance };

@@ -216,3 +216,14 @@ export function markOwned<T extends Tensor>(t: T): T {
 export function isOwned(t: Tensor): boolean {
   return !Array.isArray(t.data) && OWNED.has(t.data);
 }
+
+/**
+ * A worker's result outputs as this thread's tensors: owned (their buffers came by transfer, so they
+ * may move on) and with the summaries the worker made for them.
+ * @example const outputs = receivedOutputs(poolResult.result)
+ */
+export function receivedOutputs(r: { outputs: Record<string, Tensor>; summaries: Record<string, TensorSummary> }): Record<string, Tensor> {
+  const outputs: Record<string, Tensor> = {};
+  for (const [name, t] of Object.entries(r.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.summaries[name]);
+  return outputs;
+}
