@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel.ts';
 import { abortError, dequeueOnAbort, EngineError } from './errors.ts';
 
 /** Runs `fn` after `ms`; returns a cancel function. Injected so tests fire timers by hand. */
@@ -27,7 +28,7 @@ export interface BatcherOptions<I, R> {
   schedule?: Schedule;
 }
 
-interface Entry<I, R> { item: I; size: number; key: string; resolve: (r: R) => void; reject: (e: Error) => void; signal?: AbortSignal; onAbort?: () => void }
+interface Entry<I, R> { item: I; size: number; key: string; resolve: (r: R) => void; reject: (e: Error) => void; signal?: CancelSignal; onAbort?: () => void }
 
 /**
  * `dynamic_batching`, DataLoader-shaped: `enqueue(item)` resolves with that item's share of a
@@ -55,7 +56,7 @@ export class Batcher<I, R> {
   get pending(): number { return this.queue.length; }
 
   /** Queues one item; resolves with its result or rejects with its batch's error. */
-  enqueue(item: I, signal?: AbortSignal): Promise<R> {
+  enqueue(item: I, signal?: CancelSignal): Promise<R> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise<R>((resolve, reject) => {
       const entry: Entry<I, R> = { item, size: this.opts.sizeOf?.(item) ?? 1, key: this.opts.keyOf?.(item) ?? '', resolve, reject, signal };

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { listSupportedBackends } from 'onnxruntime-node';
 import { applySettings, type GraphDoc, type ModelNode, type ServerMessage } from '@ensemble-studio/core';
+import { Deadlines, RunCancel } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
 import { checkInputs } from './inputs.ts';
 import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metrics.ts';
@@ -14,6 +15,15 @@ import { Scheduler, type SchedulerResult } from './Scheduler.ts';
 import { toWire } from './tensors.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
 
+/** What a run of a graph needs from the engine, worked out on its first run. */
+interface Prepared {
+  byNode: Map<string, ModelRuntime>;
+  runtimes: ModelRuntime[];
+  /** A model of the graph that needs sequence flags. */
+  stateful: ModelRuntime | undefined;
+  groups: Map<string, FusedGroup> | undefined;
+}
+
 /**
  * Runs graphs with Triton's semantics on onnxruntime-node (PRODUCT §8). `create` loads and warms
  * every ONNX model of the repository (or, with `lazy`, each on first use); a model that fails to
@@ -25,8 +35,9 @@ export class Engine {
   private loaded = new Map<string, ModelRuntime>();
   private unavailable = new Map<string, string>();
   private graphStats = new Map<string, GraphMetrics>();
-  private fusionPlans: GraphMemo<Map<string, FusedGroup>> = new WeakMap();
+  private prepared: GraphMemo<Promise<Prepared>> = new WeakMap();
   private readonly ops: OpRunner;
+  private readonly deadlines = new Deadlines();
   private activeRuns = 0;
   private runCounter = 0;
   private closed = false;
@@ -107,51 +118,55 @@ export class Engine {
   private async execute(runId: string, req: RunRequest, emit: (m: ServerMessage) => void): Promise<RunResult> {
     const { graph } = req;
     checkInputs(graph, req.inputs);
-    const byNode = await this.prepare(graph, req);
-    const runtimes = [...new Set(byNode.values())];
-    const ac = new AbortController();
-    const onAbort = () => ac.abort(new EngineError('cancelled', 'the run was cancelled'));
+    const { byNode, runtimes, groups } = await this.prepare(graph, req);
+    const cancel = new RunCancel();
+    const onAbort = () => cancel.abort(new EngineError('cancelled', 'the run was cancelled'));
     if (req.signal?.aborted) onAbort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
     const timeoutMs = req.timeoutMs ?? this.opts.defaultTimeoutMs ?? 60_000;
-    const timer = timeoutMs > 0 ? setTimeout(() => ac.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`)), timeoutMs) : undefined;
+    const clearDeadline = timeoutMs > 0 ? this.deadlines.add(timeoutMs, () => cancel.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`))) : undefined;
     try {
       const executor = createExecutor({
-        runtimeFor: (node) => this.runtime(node.params.model, node.params.settings),
+        runtimeFor: (node) => byNode.get(node.id)!,
         ops: this.ops,
         sequence: req.sequence,
         onBound: (node, model, instance) => req.sequence && emit({ type: 'sequence.bound', streamId: String(req.sequence.id), sequenceId: req.sequence.id, model, instance, nodeId: node.id }),
       });
-      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: ac.signal, emit, observed: req.onEvent !== undefined, groups: this.fusion(graph, byNode) });
+      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: cancel, emit, observed: req.onEvent !== undefined, groups });
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
       const r = await scheduler.run();
       this.statsFor(graph.name).streamedResponses += r.partials;
-      if (ac.signal.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
+      if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
       if (req.onEvent) this.emitEnd(runId, r, performance.now() - t0, emit);
       return { runId, status: r.status, outputs: r.outputs, timings: r.timings, ...(r.exit ? { exit: r.exit } : {}), ...(r.error ? { error: r.error } : {}) };
     } finally {
-      clearTimeout(timer);
+      clearDeadline?.();
       req.signal?.removeEventListener('abort', onAbort);
     }
   }
 
-  /** Resolves every model node's runtime up front: a graph needing an unavailable model fails before it starts. */
-  private async prepare(graph: GraphDoc, req: RunRequest): Promise<Map<string, ModelRuntime>> {
-    const nodes = graph.nodes.filter((n): n is ModelNode => n.kind === 'model');
-    const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
-    const stateful = runtimes.find((rt) => rt.sequences);
-    if (stateful && !req.sequence) {
-      throw new EngineError('invalid-input', `graph '${graph.name}' contains the stateful model '${stateful.name}': send a sequence id with START/END flags`);
+  /**
+   * Resolves every model node's runtime up front: a graph needing an unavailable model fails before
+   * it starts. Each node's runtime is fixed for the engine's life, so this is done once per graph.
+   */
+  private async prepare(graph: GraphDoc, req: RunRequest): Promise<Prepared> {
+    const p = await memoByGraph(this.prepared, graph, async (g) => {
+      const nodes = g.nodes.filter((n): n is ModelNode => n.kind === 'model');
+      const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
+      const byNode = new Map(nodes.map((n, k) => [n.id, runtimes[k]!]));
+      return { byNode, runtimes: [...new Set(runtimes)], stateful: runtimes.find((rt) => rt.sequences), groups: this.fusion(g, byNode) };
+    });
+    if (p.stateful && !req.sequence) {
+      throw new EngineError('invalid-input', `graph '${graph.name}' contains the stateful model '${p.stateful.name}': send a sequence id with START/END flags`);
     }
-    return new Map(nodes.map((n, k) => [n.id, runtimes[k]!]));
+    return p;
   }
 
   /** Ops that run in their model's worker (fusion.ts); none when `fuseOps` is off or the graph has no ops. */
   private fusion(graph: GraphDoc, byNode: Map<string, ModelRuntime>): Map<string, FusedGroup> | undefined {
     if (this.opts.fuseOps === false || !graph.nodes.some((n) => n.kind === 'op')) return undefined;
-    // Each model node's runtime is fixed for the engine's life (per model and settings), so the plan is too.
-    return memoByGraph(this.fusionPlans, graph, (g) => planFusion(g, (node) => byNode.get(node.id)?.fusable === true));
+    return planFusion(graph, (node) => byNode.get(node.id)?.fusable === true);
   }
 
   private emitEnd(runId: string, r: SchedulerResult, totalMs: number, emit: (m: ServerMessage) => void): void {
@@ -221,6 +236,7 @@ export class Engine {
   /** Stops accepting runs, fails what is queued, terminates every worker. */
   async close(): Promise<void> {
     this.closed = true;
+    this.deadlines.clear();
     await Promise.all([this.ops.close(), ...[...this.loaded.values()].map((rt) => rt.close())]);
   }
 }

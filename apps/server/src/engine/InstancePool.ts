@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel.ts';
 import { abortError, dequeueOnAbort, EngineError, messageOf } from './errors.ts';
 import { WorkerInstance, type Loaded, type RequestBody } from './WorkerInstance.ts';
 import type { FromWorker, LoadSpec } from './workerProtocol.ts';
@@ -12,7 +13,7 @@ interface Job {
   transfer: ArrayBuffer[];
   /** Pinned instance (sequence batching), or undefined for any idle instance. */
   pin: number | undefined;
-  signal: AbortSignal | undefined;
+  signal: CancelSignal | undefined;
   enqueuedAt: bigint;
   resolve: (r: PoolResult) => void;
   reject: (e: Error) => void;
@@ -31,7 +32,7 @@ const PIPELINE_DEPTH = 2;
 
 /**
  * `instance_group { count }`: `count` worker threads each holding one session; at most one request
- * runs on an instance at a time (a second may wait in its worker, see PIPELINE_DEPTH), the rest queue (FIFO). Honours AbortSignal while queued (the job is
+ * runs on an instance at a time (a second may wait in its worker, see PIPELINE_DEPTH), the rest queue (FIFO). Honours its cancel signal while queued (the job is
  * dropped) and while running (the caller is released at once; the instance stays busy until onnxruntime
  * returns). A crashed worker fails its request with `instance-crashed` and is restarted.
  * @example const pool = new InstancePool({ name: 'det', count: 2, spec }); await pool.start(); await pool.run({ type: 'run', feeds }, []);
@@ -73,7 +74,7 @@ export class InstancePool {
   get queued(): number { return this.queue.length; }
 
   /** Runs one request on an idle instance (or on instance `pin`), queueing while all are busy. */
-  run(body: RequestBody, transfer: ArrayBuffer[], opts: { signal?: AbortSignal; pin?: number } = {}): Promise<PoolResult> {
+  run(body: RequestBody, transfer: ArrayBuffer[], opts: { signal?: CancelSignal; pin?: number } = {}): Promise<PoolResult> {
     if (this.closed) return Promise.reject(new EngineError('closed', 'the engine is shutting down'));
     if (opts.signal?.aborted) return Promise.reject(abortError(opts.signal));
     return new Promise<PoolResult>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
@@ -25,7 +26,7 @@ export interface ModelRuntimeOptions {
 
 export interface InferRequest {
   inputs: Record<string, Tensor>;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   sequence?: SequenceFlags;
   /** True when the caller is the last holder of `t`, so its buffer may move to the worker. */
   canTransfer?: (t: Tensor) => boolean;
@@ -36,7 +37,7 @@ export interface InferRequest {
 }
 
 /** A fused group (fusion.ts) to run on one instance; `modelStep` is the index of the session's step. */
-export interface ChainRequest { feeds: Record<string, Tensor>; steps: ChainStep[]; modelStep: number; signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }
+export interface ChainRequest { feeds: Record<string, Tensor>; steps: ChainStep[]; modelStep: number; signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }
 
 export interface ChainResult { outputs: Record<string, Tensor>; stages: StageResult[]; queueMs: number; instance: string }
 
@@ -175,7 +176,7 @@ export class ModelRuntime {
   }
 
   /** One execution on the pool: tensors go by transfer when the caller allows it, else as a fresh copy. */
-  private async execute(feeds: Record<string, Tensor>, opts: { pin?: number; signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }) {
+  private async execute(feeds: Record<string, Tensor>, opts: { pin?: number; signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }) {
     const { portable, transfer } = portableFeeds(feeds, opts.canTransfer);
     const r = await this.pool.run({ type: 'run', feeds: portable, summarize: opts.summarize === true }, transfer, { signal: opts.signal, pin: opts.pin });
     const outputs = receivedOutputs(r.result);

@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel.ts';
 import type { OpId, Tensor } from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
 import { InstancePool } from './InstancePool.ts';
@@ -70,7 +71,7 @@ export class OpRunner {
   }
 
   /** Runs op `op` on `inputs`; `canTransfer` says which input buffers may move to a worker. */
-  async run(op: OpId, inputs: Record<string, Tensor>, values: Record<string, number | string | boolean>, opts: { signal?: AbortSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }): Promise<OpResult> {
+  async run(op: OpId, inputs: Record<string, Tensor>, values: Record<string, number | string | boolean>, opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }): Promise<OpResult> {
     const impl = Object.hasOwn(OPS, op) ? OPS[op] : undefined;
     if (!impl) throw new EngineError('invalid-graph', `unknown op '${op}'`);
     const bytes = Object.values(inputs).reduce((n, t) => n + (Array.isArray(t.data) ? t.data.length * 16 : (t.data as Float32Array).byteLength), 0);

@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel.ts';
 import type { ConditionNode, GraphDoc, GraphNode, NodeTiming, ServerMessage, SkipReason, Tensor, TensorSummary } from '@ensemble-studio/core';
 import { abortError, EngineError, messageOf } from './errors.ts';
 import { exitDefaults } from './exitOutputs.ts';
@@ -22,7 +23,7 @@ export interface NodeRun {
 export interface GroupRun { runs: NodeRun[]; failure?: unknown; queueMs: number }
 
 export interface ExecContext {
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Whether `t`'s buffer may move to a worker (no one else will read it). */
   canTransfer(t: Tensor): boolean;
   /** Someone watches the run's events, so node outputs get summarised (stats, previews, thumbnails). */
@@ -53,7 +54,7 @@ export interface SchedulerOptions {
   graph: GraphDoc;
   inputs: Record<string, Tensor>;
   executor: NodeExecutor;
-  signal: AbortSignal;
+  signal: CancelSignal;
   emit: (m: ServerMessage) => void;
   /** False when nobody listens: node events (and the output summaries they carry) are not built. */
   observed?: boolean;

@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel.ts';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher, realSchedule, type Schedule } from './Batcher.ts';
 import { abortError, EngineError } from './errors.ts';
@@ -5,7 +6,7 @@ import { controlTensors, initialStates, stateNames, type SequenceFlags } from '.
 import { concatBatch, sameDims, splitBatch } from './tensors.ts';
 
 /** Runs feeds on one instance (the model runtime does threads and transfers). */
-export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, signal?: AbortSignal, summarize?: boolean) => Promise<{ outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number }>;
+export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, signal?: CancelSignal, summarize?: boolean) => Promise<{ outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number }>;
 
 export interface SequenceResult { outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number; batchSize: number }
 
@@ -93,7 +94,7 @@ export class SequenceBatcher {
   }
 
   /** Runs one request of a sequence; requests of one sequence run in order. `summarize`: see InferRequest. */
-  infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: AbortSignal, onBound?: (instance: string) => void, summarize = false): Promise<SequenceResult> {
+  infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: CancelSignal, onBound?: (instance: string) => void, summarize = false): Promise<SequenceResult> {
     if (flags.id === 0 || flags.id === '') {
       return Promise.reject(new EngineError('invalid-input', `requests to model '${this.o.model}' need a non-zero (or non-empty) sequence id`));
     }
@@ -199,7 +200,7 @@ export class SequenceBatcher {
     }, ms);
   }
 
-  private async step(b: Binding, inputs: Record<string, Tensor>, flags: SequenceFlags, signal: AbortSignal | undefined, summarize: boolean): Promise<SequenceResult> {
+  private async step(b: Binding, inputs: Record<string, Tensor>, flags: SequenceFlags, signal: CancelSignal | undefined, summarize: boolean): Promise<SequenceResult> {
     if (signal?.aborted) throw abortError(signal); // it waited in the backlog past its run's timeout
     const batcher = this.batchers[b.instance];
     // Batched rows lose a worker's summaries when split: a watched run summarises its (small) rows itself.
@@ -245,7 +246,7 @@ export class SequenceBatcher {
 }
 
 /** `p`, or the abort error as soon as `signal` aborts (a request waiting in the backlog). */
-function untilAborted<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+function untilAborted<T>(p: Promise<T>, signal: CancelSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(abortError(signal));
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(abortError(signal));

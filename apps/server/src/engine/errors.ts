@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel.ts';
 import type { StageResult } from './workerProtocol.ts';
 
 /** Error codes a run can fail with (RunResult.error.code). */
@@ -21,7 +22,7 @@ export class ChainError extends EngineError {
 }
 
 /** The error to reject with when `signal` aborted: its reason when that is an EngineError, else 'cancelled'. */
-export function abortError(signal: AbortSignal): EngineError {
+export function abortError(signal: CancelSignal): EngineError {
   const r: unknown = signal.reason;
   if (r instanceof EngineError) return r;
   return new EngineError('cancelled', r instanceof Error && r.name !== 'AbortError' ? r.message : 'the run was cancelled');
@@ -31,7 +32,7 @@ export function abortError(signal: AbortSignal): EngineError {
  * While `entry` waits in `queue`: when `signal` aborts, takes it out and rejects it with the abort
  * error. Returns the listener, to remove once the entry leaves the queue normally.
  */
-export function dequeueOnAbort<T>(queue: T[], entry: T, signal: AbortSignal, reject: (e: EngineError) => void): () => void {
+export function dequeueOnAbort<T>(queue: T[], entry: T, signal: CancelSignal, reject: (e: EngineError) => void): () => void {
   const onAbort = (): void => {
     const at = queue.indexOf(entry);
     if (at >= 0) queue.splice(at, 1);

@@ -27,7 +27,8 @@ export function conditionHolds(node: ConditionNode, inputs: Record<string, Tenso
 }
 
 export interface ExecutorDeps {
-  runtimeFor(node: ModelNode): Promise<ModelRuntime>;
+  /** The runtime of a model node (resolved before the run starts). */
+  runtimeFor(node: ModelNode): ModelRuntime;
   ops: OpRunner;
   sequence?: SequenceFlags;
   onBound?: (node: ModelNode, model: string, instance: string) => void;
@@ -63,7 +64,7 @@ export function createExecutor(deps: ExecutorDeps): NodeExecutor {
 
 async function runGroup(deps: ExecutorDeps, group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun> {
   const modelStep = group.members.findIndex((m) => m.kind === 'model');
-  const rt = await deps.runtimeFor(group.members[modelStep] as ModelNode);
+  const rt = deps.runtimeFor(group.members[modelStep] as ModelNode);
   const steps = group.members.map((m, k): ChainStep => {
     const wiring = k === 0 ? Object.fromEntries(Object.keys(inputs).map((port) => [port, { feed: port }])) : group.inputs[k]!;
     if (m.kind === 'op') return { kind: 'op', op: m.params.op, values: m.params.values, inputs: wiring };
@@ -89,7 +90,7 @@ function plainSummaries(stage: StageResult): NodeRun['summaries'] {
 }
 
 async function runModel(deps: ExecutorDeps, node: ModelNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
-  const rt = await deps.runtimeFor(node);
+  const rt = deps.runtimeFor(node);
   const { feeds, added } = addBatchDim(rt, inputs);
   const r = await rt.infer({
     inputs: feeds, signal: ctx.signal, sequence: deps.sequence, canTransfer: (t) => ctx.canTransfer(t), summarize: ctx.observed,
