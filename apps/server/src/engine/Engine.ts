@@ -9,7 +9,7 @@ import { ModelRuntime } from './ModelRuntime.ts';
 import { instanceCount } from './modelSetup.ts';
 import { planFusion, type FusedGroup } from './fusion.ts';
 import { memoByGraph, type GraphMemo } from './graphIndex.ts';
-import { createExecutor } from './nodeExecutor.ts';
+import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
 import { Scheduler, type SchedulerResult } from './Scheduler.ts';
 import { toWire } from './tensors.ts';
@@ -86,18 +86,12 @@ export class Engine {
   /** Runs a graph; never rejects for run errors (status 'failed' with a code and a message). */
   async run(req: RunRequest): Promise<RunResult> {
     const runId = req.runId ?? `run-${++this.runCounter}`;
-    const emit = (m: ServerMessage): void => {
-      try { req.onEvent?.(m); } catch { /* a listener's failure must not break the run */ }
-    };
+    const emit = req.onEvent ? guarded(req.onEvent) : ignore;
     // Every run announces itself first, so a client can tie even an immediate failure to its request.
     if (req.onEvent) emit({ type: 'run.started', runId, graph: req.graph.name, nodes: req.graph.nodes.map((n) => n.id) });
-    const fail = (code: string, message: string): RunResult => {
-      emit({ type: 'run.failed', runId, error: { code, message } });
-      return { runId, status: 'failed', outputs: {}, timings: [], error: { code, message } };
-    };
-    if (this.closed) return fail('closed', 'the engine is shutting down');
+    if (this.closed) return failed(runId, emit, 'closed', 'the engine is shutting down');
     const limit = this.opts.maxConcurrentRuns ?? 64;
-    if (this.activeRuns >= limit) return fail('limit', `the engine is already running ${limit} runs (maxConcurrentRuns); try again when one finishes`);
+    if (this.activeRuns >= limit) return failed(runId, emit, 'limit', `the engine is already running ${limit} runs (maxConcurrentRuns); try again when one finishes`);
     this.activeRuns++;
     const stats = this.statsFor(req.graph.name);
     const t0 = process.hrtime.bigint();
@@ -108,7 +102,7 @@ export class Engine {
       return result;
     } catch (err) {
       stats.requestFailure++;
-      return fail(err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
+      return failed(runId, emit, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
     } finally {
       stats.durationNs += Number(process.hrtime.bigint() - t0);
       this.activeRuns--;
@@ -120,18 +114,14 @@ export class Engine {
     checkInputs(graph, req.inputs);
     const { byNode, runtimes, groups } = await this.prepare(graph, req);
     const cancel = new RunCancel();
-    const onAbort = () => cancel.abort(new EngineError('cancelled', 'the run was cancelled'));
-    if (req.signal?.aborted) onAbort();
-    req.signal?.addEventListener('abort', onAbort, { once: true });
+    // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
+    const onAbort = req.signal ? () => cancel.abort(new EngineError('cancelled', 'the run was cancelled')) : undefined;
+    if (req.signal?.aborted) onAbort!();
+    else if (onAbort) req.signal!.addEventListener('abort', onAbort, { once: true });
     const timeoutMs = req.timeoutMs ?? this.opts.defaultTimeoutMs ?? 60_000;
     const clearDeadline = timeoutMs > 0 ? this.deadlines.add(timeoutMs, () => cancel.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`))) : undefined;
     try {
-      const executor = createExecutor({
-        runtimeFor: (node) => byNode.get(node.id)!,
-        ops: this.ops,
-        sequence: req.sequence,
-        onBound: (node, model, instance) => req.sequence && emit({ type: 'sequence.bound', streamId: String(req.sequence.id), sequenceId: req.sequence.id, model, instance, nodeId: node.id }),
-      });
+      const executor = createExecutor({ runtimes: byNode, ops: this.ops, sequence: req.sequence, onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined });
       const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: cancel, emit, observed: req.onEvent !== undefined, groups });
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
@@ -142,7 +132,7 @@ export class Engine {
       return { runId, status: r.status, outputs: r.outputs, timings: r.timings, ...(r.exit ? { exit: r.exit } : {}), ...(r.error ? { error: r.error } : {}) };
     } finally {
       clearDeadline?.();
-      req.signal?.removeEventListener('abort', onAbort);
+      if (onAbort) req.signal!.removeEventListener('abort', onAbort);
     }
   }
 
@@ -239,4 +229,23 @@ export class Engine {
     this.deadlines.clear();
     await Promise.all([this.ops.close(), ...[...this.loaded.values()].map((rt) => rt.close())]);
   }
+}
+
+const ignore = (): void => {};
+
+/** `listener`, whose failures cannot break the run. */
+function guarded(listener: (m: ServerMessage) => void): (m: ServerMessage) => void {
+  return (m) => {
+    try { listener(m); } catch { /* a listener's failure must not break the run */ }
+  };
+}
+
+function failed(runId: string, emit: (m: ServerMessage) => void, code: string, message: string): RunResult {
+  emit({ type: 'run.failed', runId, error: { code, message } });
+  return { runId, status: 'failed', outputs: {}, timings: [], error: { code, message } };
+}
+
+/** Tells the client which instance a new sequence was bound to. */
+function boundNotice(emit: (m: ServerMessage) => void, sequence: NonNullable<RunRequest['sequence']>): ExecutorDeps['onBound'] {
+  return (node, model, instance) => emit({ type: 'sequence.bound', streamId: String(sequence.id), sequenceId: sequence.id, model, instance, nodeId: node.id });
 }

@@ -86,12 +86,14 @@ export class Scheduler {
   private failure: { code: string; message: string; nodeId?: string } | undefined;
   private exit: ExitInfo | undefined;
   private done!: (r: SchedulerResult) => void;
+  private readonly ctx: ExecContext;
 
   constructor(private readonly o: SchedulerOptions) {
     this.idx = cachedIndex(o.graph);
     this.observed = o.observed ?? true;
     this.now = o.now ?? (() => performance.now());
     this.t0 = this.now();
+    this.ctx = { signal: o.signal, canTransfer: heldOnce(this.refs), observed: this.observed };
   }
 
   /** Runs the graph to the end; never rejects. */
@@ -128,12 +130,17 @@ export class Scheduler {
       this.executed.add(node.id);
       return;
     }
+    const ports = this.idx.inPorts.get(nodeId)!.size;
+    if (ports === 1) {
+      if (!this.stopped && !this.o.signal.aborted) this.launch(node, iteration, { [port]: t });
+      return;
+    }
     const byIter = this.pending.get(nodeId) ?? new Map<number, Map<string, Tensor>>();
     this.pending.set(nodeId, byIter);
     const got = byIter.get(iteration) ?? new Map<string, Tensor>();
     byIter.set(iteration, got);
     got.set(port, t);
-    if (got.size === this.idx.inPorts.get(nodeId)!.size && !this.stopped && !this.o.signal.aborted) {
+    if (got.size === ports && !this.stopped && !this.o.signal.aborted) {
       byIter.delete(iteration);
       this.launch(node, iteration, Object.fromEntries(got));
     }
@@ -154,11 +161,7 @@ export class Scheduler {
       this.finishNode(node, iteration, { responses, queueMs: 0, computeMs: 0 }, startedAt, inputs);
       return;
     }
-    this.track(() => this.o.executor.execute(node, inputs, this.execContext()), (r) => this.finishNode(node, iteration, r, startedAt, inputs), (err) => this.failNode(node, err, inputs));
-  }
-
-  private execContext(): ExecContext {
-    return { signal: this.o.signal, canTransfer: (t) => isOwned(t) && this.refs.get(t.data) === 1, observed: this.observed };
+    this.track(() => this.o.executor.execute(node, inputs, this.ctx), (r) => this.finishNode(node, iteration, r, startedAt, inputs), (err) => this.failNode(node, err, inputs));
   }
 
   /** Runs `work`, counting it in flight until it settles, then checks whether the run is over. */
@@ -192,7 +195,7 @@ export class Scheduler {
       }
       this.failNode(model, err, inputs);
     };
-    this.track(() => this.o.executor.executeGroup!(group, inputs, this.execContext()), (g) => {
+    this.track(() => this.o.executor.executeGroup!(group, inputs, this.ctx), (g) => {
       const endedAt = this.now();
       const spans = memberSpans(startedAt, endedAt, g.runs.map((r) => r.computeMs ?? 0));
       g.runs.forEach((r, k) => {
@@ -301,13 +304,18 @@ export class Scheduler {
       const outputs = this.exit.strategy === 'bls' ? exitDefaults(this.o.graph, this.idx, this.exit.conditionId) : {};
       return { ...base, status: 'exited_early', outputs };
     }
-    const missing = [...this.idx.nodes.values()].filter((n) => n.kind === 'output' && !this.outputs[n.params.name]);
+    const missing = this.idx.outputs.filter((n) => !this.outputs[n.params.name]);
     if (missing.length > 0) {
-      const names = missing.map((n) => (n.kind === 'output' ? n.params.name : n.id)).join(', ');
+      const names = missing.map((n) => n.params.name).join(', ');
       return { ...base, status: 'failed', outputs: {}, error: { code: 'output-missing', message: `in ensemble '${this.o.graph.name}', output ${names} was not produced: no more nodes can run` } };
     }
     return { ...base, status: 'completed', outputs: this.outputs };
   }
+}
+
+/** Whether a tensor may move to a worker: its buffer is the run's own and only one consumer holds it. */
+function heldOnce(refs: Map<object, number>): (t: Tensor) => boolean {
+  return (t) => isOwned(t) && refs.get(t.data) === 1;
 }
 
 function summaries(resp: Record<string, Tensor>) {

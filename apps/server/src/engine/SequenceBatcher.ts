@@ -79,7 +79,7 @@ export class SequenceBatcher {
           preferredSizes: sb.oldest.preferred_batch_size,
           maxQueueDelayMs: (sb.oldest.max_queue_delay_microseconds ?? 0) / 1000,
           capacity: 1,
-          keyOf: (it) => Object.entries(it.inputs).map(([k, t]) => `${k}:${t.datatype}${t.shape.slice(1).join('x')}`).join('|'),
+          keyOf: (it) => batchKey(it.inputs),
           dispatch: (items) => this.runBatch(i, items),
           schedule: this.schedule,
         }));
@@ -253,6 +253,18 @@ function untilAborted<T>(p: Promise<T>, signal: CancelSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/** Requests batch together when their inputs have the same names, dtypes and dims after the first. */
+function batchKey(inputs: Record<string, Tensor>): string {
+  let key = '';
+  for (const name in inputs) {
+    const t = inputs[name]!;
+    key += `${name}:${t.datatype}`;
+    for (let d = 1; d < t.shape.length; d++) key += `x${t.shape[d]}`;
+    key += '|';
+  }
+  return key;
 }
 
 function firstDim(inputs: Record<string, Tensor>): number {

@@ -1,4 +1,4 @@
-import type { GraphDoc, GraphEdge, GraphNode } from '@ensemble-studio/core';
+import type { GraphDoc, GraphEdge, GraphNode, OutputNode } from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
 
 /** Edges of a graph indexed for the scheduler: per node, incoming ports and outgoing edges per port. */
@@ -10,6 +10,8 @@ export interface GraphIndex {
   out: Map<string, Map<string, GraphEdge[]>>;
   /** node id → node ids directly downstream. */
   next: Map<string, Set<string>>;
+  /** The graph's output nodes. */
+  outputs: OutputNode[];
 }
 
 /**
@@ -38,7 +40,7 @@ export function indexGraph(graph: GraphDoc): GraphIndex {
     next.get(e.source)!.add(e.target);
   }
   rejectCycles(graph.name, nodes, next);
-  return { nodes, inPorts, out, next };
+  return { nodes, inPorts, out, next, outputs: graph.nodes.filter((n): n is OutputNode => n.kind === 'output') };
 }
 
 /** Per graph document, something derived from its nodes and edges (see `memoByGraph`). */

@@ -27,8 +27,8 @@ export function conditionHolds(node: ConditionNode, inputs: Record<string, Tenso
 }
 
 export interface ExecutorDeps {
-  /** The runtime of a model node (resolved before the run starts). */
-  runtimeFor(node: ModelNode): ModelRuntime;
+  /** Model node id → its runtime (resolved before the run starts). */
+  runtimes: Map<string, ModelRuntime>;
   ops: OpRunner;
   sequence?: SequenceFlags;
   onBound?: (node: ModelNode, model: string, instance: string) => void;
@@ -58,13 +58,15 @@ export function createExecutor(deps: ExecutorDeps): NodeExecutor {
           throw new EngineError('invalid-graph', `node '${node.id}' of kind ${node.kind} cannot be executed`);
       }
     },
-    executeGroup: (group, inputs, ctx) => runGroup(deps, group, inputs, ctx),
+    executeGroup(group, inputs, ctx) {
+      return runGroup(deps, group, inputs, ctx);
+    },
   };
 }
 
 async function runGroup(deps: ExecutorDeps, group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun> {
   const modelStep = group.members.findIndex((m) => m.kind === 'model');
-  const rt = deps.runtimeFor(group.members[modelStep] as ModelNode);
+  const rt = runtimeOf(deps, group.members[modelStep]!);
   const steps = group.members.map((m, k): ChainStep => {
     const wiring = k === 0 ? Object.fromEntries(Object.keys(inputs).map((port) => [port, { feed: port }])) : group.inputs[k]!;
     if (m.kind === 'op') return { kind: 'op', op: m.params.op, values: m.params.values, inputs: wiring };
@@ -90,14 +92,24 @@ function plainSummaries(stage: StageResult): NodeRun['summaries'] {
 }
 
 async function runModel(deps: ExecutorDeps, node: ModelNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
-  const rt = deps.runtimeFor(node);
+  const rt = runtimeOf(deps, node);
   const { feeds, added } = addBatchDim(rt, inputs);
   const r = await rt.infer({
-    inputs: feeds, signal: ctx.signal, sequence: deps.sequence, canTransfer: (t) => ctx.canTransfer(t), summarize: ctx.observed,
-    onBound: (instance) => deps.onBound?.(node, rt.name, instance),
+    inputs: feeds, signal: ctx.signal, sequence: deps.sequence, canTransfer: ctx.canTransfer, summarize: ctx.observed,
+    onBound: deps.onBound ? boundTo(deps.onBound, node, rt.name) : undefined,
   });
   const outputs = added ? removeBatchDim(r.outputs) : r.outputs;
   return { responses: [outputs], queueMs: r.queueMs, computeMs: r.computeMs, batchSize: r.batchSize, instance: r.instance };
+}
+
+function runtimeOf(deps: ExecutorDeps, node: GraphNode): ModelRuntime {
+  const rt = deps.runtimes.get(node.id);
+  if (!rt) throw new EngineError('invalid-graph', `model node '${node.id}' has no runtime`);
+  return rt;
+}
+
+function boundTo(onBound: NonNullable<ExecutorDeps['onBound']>, node: ModelNode, model: string): (instance: string) => void {
+  return (instance) => onBound(node, model, instance);
 }
 
 /**
