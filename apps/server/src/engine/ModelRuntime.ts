@@ -72,7 +72,7 @@ export class ModelRuntime {
     if (cfg.sequence_batching) {
       this.sequences = new SequenceBatcher({
         model: o.name, config: cfg, instances: this.pool.size, instanceName: (i) => `${o.name}_${i}`, readFile,
-        run: (feeds, instance, signal, summarize) => this.execute(feeds, { pin: instance, signal, canTransfer: () => false, summarize }),
+        run: (feeds, instance, signal, summarize, fresh) => this.execute(feeds, { pin: instance, signal, canTransfer: (t) => fresh?.has(t) === true, summarize }),
         onBound: o.onBound, onEnded: o.onEnded,
       });
       this.pool.onCrash((i, err) => this.sequences?.instanceFailed(i, err.message));

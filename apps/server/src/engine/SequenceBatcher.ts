@@ -6,7 +6,8 @@ import { controlTensors, initialStates, stateNames, type SequenceFlags } from '.
 import { concatBatch, sameDims, splitBatch } from './tensors.ts';
 
 /** Runs feeds on one instance (the model runtime does threads and transfers). */
-export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, signal?: CancelSignal, summarize?: boolean) => Promise<{ outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number }>;
+/** `fresh`: feeds built for this request alone (their buffers may move to the worker instead of being copied). */
+export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, signal?: CancelSignal, summarize?: boolean, fresh?: ReadonlySet<Tensor>) => Promise<{ outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number }>;
 
 export interface SequenceResult { outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number; batchSize: number }
 
@@ -205,8 +206,9 @@ export class SequenceBatcher {
     const batcher = this.batchers[b.instance];
     // Batched rows lose a worker's summaries when split: a watched run summarises its (small) rows itself.
     if (batcher) return batcher.enqueue({ b, inputs, flags }, signal);
-    const feeds = { ...inputs, ...b.state, ...controlTensors(this.o.config, [flags]) };
-    const r = await this.o.run(feeds, b.instance, signal, summarize);
+    const control = controlTensors(this.o.config, [flags]);
+    const feeds = { ...inputs, ...b.state, ...control };
+    const r = await this.o.run(feeds, b.instance, signal, summarize, new Set(Object.values(control)));
     this.keepState(b, r.outputs);
     return { ...r, batchSize: 1 };
   }
@@ -223,6 +225,9 @@ export class SequenceBatcher {
   private async runBatch(i: number, items: OldestItem[]): Promise<SequenceResult[]> {
     const rows = items.map((it) => firstDim(it.inputs));
     const feeds: Record<string, Tensor> = controlTensors(this.o.config, items.map((it) => it.flags));
+    // What this batch built (control tensors, concatenations) moves to the worker; a lone part is a
+    // request's own tensor or a view of an earlier batch's outputs, and is copied.
+    const fresh = new Set(Object.values(feeds));
     const names = new Set(items.flatMap((it) => [...Object.keys(it.inputs), ...Object.keys(it.b.state)]));
     for (const name of names) {
       const parts = items.map((it) => it.inputs[name] ?? it.b.state[name]);
@@ -232,8 +237,9 @@ export class SequenceBatcher {
         throw new EngineError('invalid-input', `cannot batch '${name}' of model '${this.o.model}': state shapes differ between sequences`);
       }
       feeds[name] = concatBatch(parts as Tensor[]);
+      if (parts.length > 1) fresh.add(feeds[name]);
     }
-    const r = await this.o.run(feeds, i, undefined, false);
+    const r = await this.o.run(feeds, i, undefined, false, fresh);
     // Views into the batch's outputs, not copies: at 64 streams that is 128 fewer buffers per batch for the GC.
     const split: Record<string, Tensor[]> = {};
     for (const [name, t] of Object.entries(r.outputs)) split[name] = splitBatch(t, rows, 'view');
