@@ -94,7 +94,7 @@ export class Engine {
     if (this.activeRuns >= limit) return failed(runId, emit, 'limit', `the engine is already running ${limit} runs (maxConcurrentRuns); try again when one finishes`);
     this.activeRuns++;
     const stats = this.statsFor(req.graph.name);
-    const t0 = process.hrtime.bigint();
+    const t0 = performance.now();
     try {
       const result = await this.execute(runId, req, emit);
       if (result.status === 'completed') stats.requestSuccess++;
@@ -104,7 +104,7 @@ export class Engine {
       stats.requestFailure++;
       return failed(runId, emit, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
     } finally {
-      stats.durationNs += Number(process.hrtime.bigint() - t0);
+      stats.durationNs += Math.round((performance.now() - t0) * 1e6);
       this.activeRuns--;
     }
   }

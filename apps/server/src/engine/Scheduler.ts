@@ -173,10 +173,18 @@ export class Scheduler {
     } catch (err) {
       p = Promise.reject(err);
     }
-    p.then(done, failed).finally(() => {
-      this.inflight--;
-      this.maybeFinish();
+    p.then((r) => {
+      done(r);
+      this.settled();
+    }, (err: unknown) => {
+      failed(err);
+      this.settled();
     });
+  }
+
+  private settled(): void {
+    this.inflight--;
+    this.maybeFinish();
   }
 
   /**

@@ -3,7 +3,7 @@ import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher, realSchedule, type Schedule } from './Batcher.ts';
 import { abortError, EngineError } from './errors.ts';
 import { controlTensors, initialStates, stateNames, type SequenceFlags } from './sequenceTensors.ts';
-import { concatBatch, sameDims, splitBatch } from './tensors.ts';
+import { concatBatch, sameItemDims, splitBatch } from './tensors.ts';
 
 /** Runs feeds on one instance (the model runtime does threads and transfers). */
 /** `fresh`: feeds built for this request alone (their buffers may move to the worker instead of being copied). */
@@ -233,7 +233,7 @@ export class SequenceBatcher {
       const parts = items.map((it) => it.inputs[name] ?? it.b.state[name]);
       if (parts.some((p) => !p)) throw new EngineError('invalid-input', `input '${name}' is missing from a request to '${this.o.model}'`);
       const first = parts[0]!;
-      if (!parts.every((p) => sameDims(p!.shape.slice(1), first.shape.slice(1)))) {
+      if (!parts.every((p) => sameItemDims(p!.shape, first.shape))) {
         throw new EngineError('invalid-input', `cannot batch '${name}' of model '${this.o.model}': state shapes differ between sequences`);
       }
       feeds[name] = concatBatch(parts as Tensor[]);

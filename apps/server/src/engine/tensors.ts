@@ -32,7 +32,7 @@ export function concatBatch(parts: readonly Tensor[]): Tensor {
   const data = allocData(first.datatype, elementCount(shape));
   let offset = 0;
   for (const t of parts) {
-    if (t.datatype !== first.datatype || !sameDims(t.shape.slice(1), first.shape.slice(1))) {
+    if (t.datatype !== first.datatype || !sameItemDims(t.shape, first.shape)) {
       throw new Error(`cannot batch [${t.shape.join(',')}] ${t.datatype} with [${first.shape.join(',')}] ${first.datatype}`);
     }
     if (Array.isArray(data)) for (let i = 0; i < t.data.length; i++) data[offset + i] = (t.data as string[])[i]!;
@@ -61,6 +61,13 @@ export function splitBatch(t: Tensor, rows: readonly number[], mode: 'copy' | 'v
     offset += n;
   }
   return out;
+}
+
+/** True when both shapes have the same rank and the same sizes after the first (batch) dim. */
+export function sameItemDims(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 1; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** True when both shapes have the same rank and sizes. */
