@@ -11,7 +11,8 @@ import { planFusion, type FusedGroup } from './fusion.ts';
 import { memoByGraph, type GraphMemo } from './graphIndex.ts';
 import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
-import { Scheduler, type SchedulerResult } from './Scheduler.ts';
+import { Scheduler } from './Scheduler.ts';
+import type { SchedulerResult } from './schedulerTypes.ts';
 import { toWire } from './tensors.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConditionNode, GraphDoc, GraphEdge, GraphNode, ServerMessage, Tensor } from '@ensemble-studio/core';
-import { Scheduler, type NodeExecutor, type NodeRun } from './Scheduler.ts';
+import { Scheduler } from './Scheduler.ts';
+import type { NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { EngineError } from './errors.ts';
 
 const pos = { x: 0, y: 0 };

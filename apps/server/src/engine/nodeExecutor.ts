@@ -4,7 +4,7 @@ import { ChainError, EngineError } from './errors.ts';
 import type { FusedGroup } from './fusion.ts';
 import type { ModelRuntime } from './ModelRuntime.ts';
 import type { OpRunner } from './OpRunner.ts';
-import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './Scheduler.ts';
+import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { restoreSummary } from './tensors.ts';
 import type { ChainStep, StageResult } from './workerProtocol.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';

@@ -1,0 +1,62 @@
+import type { ConditionNode, GraphDoc, GraphNode, NodeTiming, ServerMessage, Tensor, TensorSummary } from '@ensemble-studio/core';
+import type { CancelSignal } from './cancel.ts';
+import type { FusedGroup } from './fusion.ts';
+
+// The scheduler's contracts: what it hands a node executor, and what a run comes to.
+
+/** What executing one node produced: zero or more responses (decoupled), and whether a condition held. */
+export interface NodeRun {
+  responses: Record<string, Tensor>[];
+  /** Set by a condition whose expression held. */
+  exit?: { value: number | boolean };
+  queueMs?: number;
+  computeMs?: number;
+  batchSize?: number;
+  instance?: string;
+  /** Output summaries made where the outputs are (a fused member's outputs never reach this thread). */
+  summaries?: Record<string, TensorSummary>;
+}
+
+/** What a fused group did: a run per member that finished, in order, then the failure that stopped it, if any. */
+export interface GroupRun { runs: NodeRun[]; failure?: unknown; queueMs: number }
+
+export interface ExecContext {
+  signal: CancelSignal;
+  /** Whether `t`'s buffer may move to a worker (no one else will read it). */
+  canTransfer(t: Tensor): boolean;
+  /** Someone watches the run's events, so node outputs get summarised (stats, previews, thumbnails). */
+  observed: boolean;
+}
+
+/** Runs model, op and condition nodes (routers, inputs and outputs are the scheduler's own). */
+export interface NodeExecutor {
+  execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun>;
+  /** Runs a fused group (fusion.ts) as one request; rejects only when no member could run at all. */
+  executeGroup?(group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun>;
+}
+
+export interface ExitInfo { conditionId: string; expression: string; value: number | boolean; strategy: ConditionNode['params']['strategy']; message?: string }
+
+export interface SchedulerResult {
+  status: 'completed' | 'exited_early' | 'failed';
+  outputs: Record<string, Tensor>;
+  timings: NodeTiming[];
+  /** Responses of decoupled nodes beyond the one-per-request (each was a partial result). */
+  partials: number;
+  exit?: ExitInfo;
+  error?: { code: string; message: string; nodeId?: string };
+}
+
+export interface SchedulerOptions {
+  runId: string;
+  graph: GraphDoc;
+  inputs: Record<string, Tensor>;
+  executor: NodeExecutor;
+  signal: CancelSignal;
+  emit: (m: ServerMessage) => void;
+  /** False when nobody listens: node events (and the output summaries they carry) are not built. */
+  observed?: boolean;
+  /** Fused groups by first member (fusion.ts); each runs through `executor.executeGroup`. */
+  groups?: Map<string, FusedGroup>;
+  now?: () => number;
+}
