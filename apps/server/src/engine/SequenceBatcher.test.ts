@@ -8,6 +8,7 @@ import { makeTestRepository, syntheticConfigs } from './fixtures.ts';
 import { mulberry32, SYNTHETIC } from '../onnx/synthetic.ts';
 import type { Schedule } from './Batcher.ts';
 import { EngineError } from './errors.ts';
+import { controlTensors } from './sequenceTensors.ts';
 import { foldScalarInput } from '../examples/foldConstantInput.ts';
 import { modelSources } from '../examples/modelSources.ts';
 
@@ -197,6 +198,25 @@ describe('SequenceBatcher slots and backlog (TRITON §4.2, §4.3)', () => {
     sb.release(1, 'end');
     expect(y0(await sb.infer(x(4), { id: 4, start: true, end: false }))).toBe(4);
     expect(fake.calls).toHaveLength(3);
+  });
+});
+
+describe('SequenceBatcher (oldest)', () => {
+  it('moves to the worker only what a batch built itself: concatenations, not a lone request\'s tensors', async () => {
+    const moved: string[][] = [];
+    const run: InstanceRunner = async (feeds, instance, _signal, _summarize, fresh) => {
+      moved.push(Object.keys(feeds).filter((n) => fresh?.has(feeds[n]!)).sort());
+      const [a, s] = [feeds.x!.data as Float32Array, feeds.state_in!.data as Float32Array];
+      const y = a.map((v, i) => v + s[i]!);
+      return { outputs: { y: { datatype: 'FP32', shape: feeds.x!.shape, data: y }, state_out: { datatype: 'FP32', shape: feeds.x!.shape, data: y.slice() } }, instance: `acc_${instance}`, queueNs: 0, computeNs: 0 };
+    };
+    const sb = new SequenceBatcher({ model: 'acc', config: syntheticConfigs().accumulator!, instances: 1, instanceName: (i) => `acc_${i}`, run });
+    const controls = Object.keys(controlTensors(syntheticConfigs().accumulator!, [{ id: 1, start: true, end: false }]));
+    const first = await Promise.all([1, 2, 3].map((id) => sb.infer(x(id), { id, start: true, end: false })));
+    expect(first.map(y0)).toEqual([1, 2, 3]);
+    expect(moved[0]).toEqual(['state_in', 'x', ...controls].sort());
+    expect(y0(await sb.infer(x(10), { id: 2, start: false, end: true }))).toBe(12);
+    expect(moved[1]).toEqual([...controls].sort());
   });
 });
 
