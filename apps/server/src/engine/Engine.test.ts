@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ort from 'onnxruntime-node';
 import type { ServerMessage, Tensor } from '@ensemble-studio/core';
 import { Engine } from './Engine.ts';
+import { RunCancel } from './cancel.ts';
 import { makeTestRepository } from './fixtures.ts';
 import { fanoutGraph, ocrGraph, singleModelGraph, vadGraph } from './graphs.ts';
 import { mulberry32, SYNTHETIC } from '../onnx/synthetic.ts';
@@ -91,6 +92,11 @@ describe('Engine', () => {
     const r = await p;
     expect(r.error?.code).toBe('cancelled');
     expect(c.types().at(-1)).toBe('run.failed');
+    // The WebSocket client cancels through a RunCancel (no AbortController per run).
+    const cancel = new RunCancel();
+    const q = engine.run({ graph: fanoutGraph(), inputs: big, signal: cancel });
+    cancel.abort('cancelled by the client');
+    expect((await q).error?.code).toBe('cancelled');
   });
 
   it('refuses runs over maxConcurrentRuns', async () => {

@@ -1,3 +1,4 @@
+import type { CancelSignal } from './cancel.ts';
 import type { ConditionStrategy, GraphDoc, NodeTiming, ServerMessage, Tensor } from '@ensemble-studio/core';
 import type { Repository } from '../repo/types.ts';
 
@@ -29,7 +30,8 @@ export interface RunRequest {
   graph: GraphDoc;
   inputs: Record<string, Tensor>;
   runId?: string;
-  signal?: AbortSignal;
+  /** Cancels the run: an AbortSignal, or a RunCancel (lighter, for a stream's ~31 runs a second). */
+  signal?: CancelSignal;
   timeoutMs?: number;
   /** Sequence flags forwarded to every stateful model of the graph (TRITON §2.5). */
   sequence?: { id: number | string; start: boolean; end: boolean };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClientMessage, GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
 import { validateClientMessage } from '@ensemble-studio/core';
 import type { WebSocket } from 'ws';
+import { RunCancel } from '../engine/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { limitMessage } from '../http/limits.ts';
 import type { Studio } from '../http/Studio.ts';
@@ -24,7 +25,7 @@ export interface RunOptions { graph: GraphDoc; inputs: Record<string, Tensor>; r
  */
 export class RunClient {
   readonly sender: ClientSender;
-  private readonly runs = new Map<string, AbortController>();
+  private readonly runs = new Map<string, RunCancel>();
   private readonly streams: StreamManager;
   private pending: PendingBinary | undefined;
   private closed = false;
@@ -95,7 +96,7 @@ export class RunClient {
   private cancel(runId: string): void {
     const run = this.runs.get(runId);
     if (!run) return this.error('unknown-run', `no run "${runId.slice(0, 128)}" in flight on this connection`, runId);
-    run.abort();
+    run.abort('cancelled by the client');
   }
 
   /**
@@ -114,8 +115,8 @@ export class RunClient {
     let release: () => void;
     try { release = this.studio.acquireRun(); } catch (err) { this.error('limit', (err as Error).message, ref); throw err; }
     const runId = randomUUID();
-    const abort = new AbortController();
-    this.runs.set(runId, abort);
+    const cancel = new RunCancel();
+    this.runs.set(runId, cancel);
     let terminal: ServerMessage | undefined;
     const onEvent = (m: ServerMessage) => {
       if (TERMINAL.has(m.type)) terminal = m;
@@ -125,7 +126,7 @@ export class RunClient {
     };
     try {
       const result = await this.studio.engine.run({
-        graph: opts.graph, inputs: opts.inputs, runId, signal: abort.signal, onEvent,
+        graph: opts.graph, inputs: opts.inputs, runId, signal: cancel, onEvent,
         ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.sequence ? { sequence: opts.sequence } : {}),
       });
       this.sendFinal(runId, result, terminal);
@@ -160,7 +161,7 @@ export class RunClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const run of this.runs.values()) run.abort();
+    for (const run of this.runs.values()) run.abort('the connection closed');
     this.streams.closeAll('cancelled');
   }
 
