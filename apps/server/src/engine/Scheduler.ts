@@ -117,11 +117,9 @@ export class Scheduler {
       p = Promise.reject(err);
     }
     p.then((r) => {
-      done(r);
-      this.settled();
+      try { done(r); } finally { this.settled(); }
     }, (err: unknown) => {
-      failed(err);
-      this.settled();
+      try { failed(err); } finally { this.settled(); }
     });
   }
 
