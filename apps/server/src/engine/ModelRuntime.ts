@@ -1,8 +1,8 @@
-import type { CancelSignal } from './cancel.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher } from './Batcher.ts';
+import type { CancelSignal } from './cancel.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
 import { InstancePool } from './InstancePool.ts';
 import { ModelStats } from './Metrics.ts';
@@ -118,7 +118,7 @@ export class ModelRuntime {
 
   /** Runs one request through the model's scheduler. */
   async infer(req: InferRequest): Promise<InferResult> {
-    if (this.state !== 'ready') throw new EngineError('model-unavailable', `model '${this.o.name}' is not available: ${this.error ?? this.state}`);
+    this.assertReady();
     try {
       const r = await this.route(req);
       this.stats.success();
@@ -127,6 +127,10 @@ export class ModelRuntime {
       this.stats.failure();
       throw err;
     }
+  }
+
+  private assertReady(): void {
+    if (this.state !== 'ready') throw new EngineError('model-unavailable', `model '${this.o.name}' is not available: ${this.error ?? this.state}`);
   }
 
   private async route(req: InferRequest): Promise<InferResult> {
@@ -142,7 +146,7 @@ export class ModelRuntime {
 
   /** Runs a fused group on one instance: its ops and this model's session in one worker request. */
   async runChain(req: ChainRequest): Promise<ChainResult> {
-    if (this.state !== 'ready') throw new EngineError('model-unavailable', `model '${this.o.name}' is not available: ${this.error ?? this.state}`);
+    this.assertReady();
     const { portable, transfer } = portableFeeds(req.feeds, req.canTransfer);
     try {
       const r = await this.pool.run({ type: 'chain', feeds: portable, steps: req.steps, summarize: req.summarize === true }, transfer, { signal: req.signal });

@@ -1,9 +1,9 @@
-import type { CancelSignal } from './cancel.ts';
 import type { OpId, Tensor } from '@ensemble-studio/core';
+import type { CancelSignal } from './cancel.ts';
 import { EngineError } from './errors.ts';
 import { InstancePool } from './InstancePool.ts';
 import { createOpContext } from './ops/opContext.ts';
-import { OPS, type OpContext } from './ops/registry.ts';
+import { opImpl, type OpContext } from './ops/registry.ts';
 import { copyData, ownsWholeBuffer, receivedOutputs } from './tensors.ts';
 import type { PortableTensor } from './workerProtocol.ts';
 
@@ -72,7 +72,7 @@ export class OpRunner {
 
   /** Runs op `op` on `inputs`; `canTransfer` says which input buffers may move to a worker. */
   async run(op: OpId, inputs: Record<string, Tensor>, values: Record<string, number | string | boolean>, opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }): Promise<OpResult> {
-    const impl = Object.hasOwn(OPS, op) ? OPS[op] : undefined;
+    const impl = opImpl(op);
     if (!impl) throw new EngineError('invalid-graph', `unknown op '${op}'`);
     const bytes = Object.values(inputs).reduce((n, t) => n + (Array.isArray(t.data) ? t.data.length * 16 : (t.data as Float32Array).byteLength), 0);
     const predicted = this.costs.predict(op, bytes);

@@ -1,6 +1,6 @@
-import type { CancelSignal } from './cancel.ts';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher, realSchedule, type Schedule } from './Batcher.ts';
+import type { CancelSignal } from './cancel.ts';
 import { abortError, EngineError } from './errors.ts';
 import { controlTensors, initialStates, stateNames, type SequenceFlags } from './sequenceTensors.ts';
 import { concatBatch, sameItemDims, splitBatch } from './tensors.ts';

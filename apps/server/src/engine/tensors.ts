@@ -93,6 +93,8 @@ export function ownsWholeBuffer(data: TensorData): boolean {
  * small models (a VAD chunk's 576 samples). Final outputs always go out in full (`toWire`).
  */
 const SUMMARY_FULL_LIMIT = 512;
+/** BYTES tensors (texts) are few and short: up to this many strings go out in full. */
+const SUMMARY_FULL_LIMIT_STRINGS = 4096;
 
 /**
  * Summaries computed where a tensor was produced: a worker summarises its outputs before sending
@@ -106,17 +108,17 @@ export function rememberSummary<T extends Tensor>(t: T, summary: TensorSummary |
   return t;
 }
 
-/** A summary as a worker sent it (thumbnail as a typed array, see worker.ts) made plain JSON again. */
+/** A summary as a worker sent it (thumbnail as a typed array, see `summarizeAll` in workerChain.ts) made plain JSON again. */
 export function restoreSummary(summary: TensorSummary): TensorSummary {
   if (summary.thumbnail && !Array.isArray(summary.thumbnail.data)) summary.thumbnail.data = Array.from(summary.thumbnail.data as ArrayLike<number>);
   return summary;
 }
-const SUMMARY_FULL_LIMIT_BYTES = 4096;
+
 const PREVIEW = 16;
 const STATS_LIMIT = 1 << 18;
 
 /**
- * Stats and a preview of a tensor for events (full data when ≤ 4096 elements).
+ * Stats and a preview of a tensor for events (full data when ≤ 512 elements, ≤ 4096 strings).
  * @example summarizeTensor(t).mean
  */
 export function summarizeTensor(t: Tensor): TensorSummary {
@@ -126,7 +128,7 @@ export function summarizeTensor(t: Tensor): TensorSummary {
   const summary: TensorSummary = { datatype: t.datatype, shape: [...t.shape], preview: [] };
   if (Array.isArray(t.data)) {
     summary.preview = t.data.slice(0, PREVIEW);
-    if (n <= SUMMARY_FULL_LIMIT_BYTES) summary.data = [...t.data];
+    if (n <= SUMMARY_FULL_LIMIT_STRINGS) summary.data = [...t.data];
     return summary;
   }
   const small = n <= SUMMARY_FULL_LIMIT;

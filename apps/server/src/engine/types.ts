@@ -1,6 +1,6 @@
-import type { CancelSignal } from './cancel.ts';
 import type { ConditionStrategy, GraphDoc, NodeTiming, ServerMessage, Tensor } from '@ensemble-studio/core';
 import type { Repository } from '../repo/types.ts';
+import type { CancelSignal } from './cancel.ts';
 
 export type { EngineMetrics, GraphMetrics, ModelMetrics } from './Metrics.ts';
 

@@ -4,9 +4,9 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import type { OpId, Tensor } from '@ensemble-studio/core';
+import type { Tensor } from '@ensemble-studio/core';
 import { createOpContext } from './ops/opContext.ts';
-import { OPS, type OpContext } from './ops/registry.ts';
+import { opImpl, type OpContext } from './ops/registry.ts';
 import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from './tensors.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
 import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
@@ -117,7 +117,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
 }
 
 function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
-  const impl = Object.hasOwn(OPS, msg.op) ? OPS[msg.op as OpId] : undefined;
+  const impl = opImpl(msg.op);
   if (!impl || !opContext) throw new Error(`unknown op '${msg.op}'`);
   const t0 = process.hrtime.bigint();
   const outputs = impl.run(msg.inputs, msg.values, opContext);

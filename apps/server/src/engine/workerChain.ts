@@ -1,8 +1,8 @@
 // Runs a fused group (fusion.ts) inside a model's worker: its ops and its session, one after the
 // other, without handing a tensor back to the main thread in between.
 import type * as ort from 'onnxruntime-node';
-import type { OpId, Tensor, TensorSummary } from '@ensemble-studio/core';
-import { OPS, type OpContext } from './ops/registry.ts';
+import type { Tensor, TensorSummary } from '@ensemble-studio/core';
+import { opImpl, type OpContext } from './ops/registry.ts';
 import { fromOrtType, summarizeTensor } from './tensors.ts';
 import type { ChainStep, PortableTensor, StageResult, StepSource } from './workerProtocol.ts';
 
@@ -37,7 +37,7 @@ export async function runChain(steps: ChainStep[], feeds: Record<string, Portabl
         inputs[port] = t;
       }
       if (step.kind === 'op') {
-        const impl = Object.hasOwn(OPS, step.op) ? OPS[step.op as OpId] : undefined;
+        const impl = opImpl(step.op);
         if (!impl) throw new Error(`unknown op '${step.op}'`);
         outputs = impl.run(inputs, step.values, deps.opContext());
       } else {

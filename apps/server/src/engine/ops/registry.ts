@@ -34,3 +34,8 @@ export const OPS: Record<OpId, OpImpl> = {
   topk,
   audio_frame: audioFrame,
 };
+
+/** The op named `op`, or undefined for an unknown name (never an inherited property such as `constructor`). */
+export function opImpl(op: string): OpImpl | undefined {
+  return Object.hasOwn(OPS, op) ? OPS[op as OpId] : undefined;
+}
