@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { inputNodes } from '@ensemble-studio/core';
 import { useRunSocket } from '../run/RunSocketProvider.tsx';
 import type { Inputs } from '../run/runSocket.ts';
@@ -32,18 +32,12 @@ export function RunPanel() {
   const [values, setValues] = useState<Record<string, PreparedInput | undefined>>({});
   const [realtime, setRealtime] = useState(true);
   const recording = useEditor((s) => Object.values(s.run.streams).find((st) => !st.ended && st.source?.startsWith(MIC))?.streamId ?? null);
-  const streams = useEditor((s) => s.run.streams);
   const [micError, setMicError] = useState<string | null>(null);
   const inputs = inputNodes(graph);
   const batched = graph.maxBatchSize > 0;
   const audioNode = streaming ? inputs.find((n) => isStreamInput(n, streaming)) : undefined;
   const missing = inputs.filter((n) => !n.params.optional && !values[n.params.name]);
   const busy = status === 'starting' || status === 'running';
-  // A stream the server ended (failed, idle) stops sending too: the microphone is released.
-  useEffect(() => {
-    for (const [id, session] of liveSessions) if (streams[id]?.ended) session.cancel();
-  }, [streams]);
-
   const run = () => {
     if (!socket) return;
     const audio = inputs.find((n) => values[n.params.name]?.type === 'audio');
@@ -76,9 +70,18 @@ export function RunPanel() {
     socket?.cancel();
     store.getState().actions.notify('Cancelling…');
   };
+  // A session this tab feeds stops its own sending and ends the stream; any other is ended on the socket.
   const controls: SessionControls = {
-    end: (id) => (liveSessions.get(id)?.end() ?? socket?.endStream(id)),
-    cancel: (id) => (liveSessions.get(id)?.cancel() ?? socket?.cancelStream(id)),
+    end: (id) => {
+      const live = liveSessions.get(id);
+      if (live) live.end();
+      else socket?.endStream(id);
+    },
+    cancel: (id) => {
+      const live = liveSessions.get(id);
+      if (live) live.cancel();
+      else socket?.cancelStream(id);
+    },
   };
 
   return (

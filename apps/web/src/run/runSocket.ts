@@ -28,6 +28,8 @@ export interface RunSocket {
   endStream(streamId: string): void;
   /** Ends one stream now, whatever it still had to send, and marks it cancelled. */
   cancelStream(streamId: string): void;
+  /** Whether the stream has ended (END processed, cancelled, or ended by the server: failed, idle). */
+  streamEnded(streamId: string): boolean;
   close(): void;
 }
 
@@ -115,6 +117,10 @@ export function createRunSocket(store: EditorStore): RunSocket {
     },
     endStream(streamId) {
       send({ type: 'stream.end', streamId });
+    },
+    streamEnded(streamId) {
+      const st = store.getState().run.streams[streamId];
+      return !st || st.ended !== undefined;
     },
     cancelStream(streamId) {
       const st = store.getState().run.streams[streamId];

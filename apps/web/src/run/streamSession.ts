@@ -31,7 +31,8 @@ export function streamSamples(t: Target, samples: Float32Array, source: string, 
   void (async () => {
     await Promise.resolve(); // the caller has its Session before anything (onDone included) happens
     const chunks = [...windows(samples)];
-    for (let i = 0; i < chunks.length && !stopped; i++) {
+    // Stops when asked, or when the server ended the stream (failed, idle).
+    for (let i = 0; i < chunks.length && !stopped && !t.socket.streamEnded(streamId); i++) {
       sendWindow(t, streamId, chunks[i]!, i === chunks.length - 1);
       if (realtime) await sleep(32);
     }
@@ -60,6 +61,12 @@ export async function streamMicrophone(t: Target, onDone?: () => void): Promise<
   let streamId: string | null = null;
   let held: Float32Array | null = null;
   const windower = new Windower((w) => {
+    // The server ended the stream (failed, idle): release the microphone, whichever panel is open.
+    if (streamId && t.socket.streamEnded(streamId)) {
+      stop();
+      held = null;
+      return;
+    }
     if (held && streamId) sendWindow(t, streamId, held, false);
     held = w;
   });
