@@ -143,6 +143,15 @@ describe('compileGraph: conditions', () => {
     expect(r.files.find((f) => f.path === 'g/1/model.py')?.text).toMatch(/pb_utils\.InferenceRequest\(/);
   });
 
+  it('bls: one step output may feed two graph outputs (each is read from the same tensor)', () => {
+    const g = gateGraph('bls').output('Y2', 'FP32', [-1]).emit('head', 'OUTPUT0', 'Y2').doc();
+    const r = compileGraph(g, cat);
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(r.ok).toBe(true);
+    expect(compileGraph(gateGraph('gate').output('Y2', 'FP32', [-1]).emit('head', 'OUTPUT0', 'Y2').doc(), cat).diagnostics)
+      .toContainEqual(expect.objectContaining({ code: 'output-wired-twice', nodeId: 'head' }));
+  });
+
   it('flags a Triton too old for a decoupled gate', () => {
     expect(compileGraph(gateGraph('gate').doc(), cat, { tritonVersion: '23.05' }).diagnostics).toContainEqual(expect.objectContaining({ code: 'triton-too-old' }));
     expect(compileGraph(gateGraph('gate').doc(), cat, { tritonVersion: '24.05' }).diagnostics.some((d) => d.code === 'triton-too-old')).toBe(false);

@@ -37,13 +37,7 @@ export function ensembleConfig(plan: EnsemblePlan): { config: ModelConfig; diagn
       const t = plan.tensors.get(`${s.node.id}:${p.port}`);
       if (t !== undefined) output_map[p.name] = t;
     }
-    if (Object.keys(output_map).length === 0) {
-      diagnostics.push({
-        code: 'step-without-outputs', severity: 'error', nodeId: s.node.id,
-        message: `${s.node.id} has no used output; Triton needs every ensemble step to map at least one output`,
-        fix: `connect an output of ${s.node.id} or remove the node`,
-      });
-    }
+    // A step with no used output is validation's `step-without-outputs`.
     step.push({ model_name: s.modelName, model_version: -1, input_map, output_map });
   }
   const config: ModelConfig = {

@@ -95,13 +95,7 @@ function nameStepOutputs(info: GraphInfo, step: Step, tensors: Map<string, strin
       continue;
     }
     const outputNames = [...new Set(consumers.filter((c) => c.node.kind === 'output').map((c) => (c.node.kind === 'output' ? c.node.params.name : '')))];
-    if (outputNames.length > 1) {
-      diagnostics.push({
-        code: 'output-wired-twice', severity: 'error', nodeId: step.node.id, port: out.port,
-        message: `output '${out.port}' of ${step.node.id} feeds several ensemble outputs (${outputNames.join(', ')}); Triton maps a step output to one tensor`,
-        fix: `insert a copy router after ${step.node.id}.${out.port}`,
-      });
-    }
+    // A step output feeding two graph outputs is validation's `output-wired-twice` (ensembles only: BLS reads both from it).
     const name = outputNames[0] ?? uniqueName(`${tritonSafe(step.node.id)}__${tritonSafe(out.port)}`, used);
     used.add(name);
     tensors.set(`${step.node.id}:${out.port}`, name);
