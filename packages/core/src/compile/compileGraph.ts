@@ -40,9 +40,7 @@ export function compileGraph(graph: GraphDoc, catalogue: Catalogue, opts: Compil
     roles.push({ name: safe.name, role: 'Python BLS model (entry point): runs the whole graph' });
   } else {
     own.push(...plan.diagnostics);
-    const ens = ensembleConfig(plan);
-    own.push(...ens.diagnostics);
-    files.push({ path: `${safe.name}/config.pbtxt`, text: printPbtxt(ens.config) }, { path: `${safe.name}/1/.gitkeep`, text: '' });
+    files.push({ path: `${safe.name}/config.pbtxt`, text: printPbtxt(ensembleConfig(plan)) }, { path: `${safe.name}/1/.gitkeep`, text: '' });
     roles.push({ name: safe.name, role: 'ensemble (entry point)' });
   }
   for (const g of generated) {

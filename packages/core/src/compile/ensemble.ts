@@ -1,6 +1,5 @@
 import type { EnsembleStep, ModelConfig, ModelInput, ModelOutput } from '../pbtxt/modelConfig.ts';
 import { toConfigType } from '../tensor/dtype.ts';
-import type { Diagnostic } from '../validate/diagnostic.ts';
 import { tensorInto, type EnsemblePlan } from './plan.ts';
 
 /**
@@ -10,9 +9,8 @@ import { tensorInto, type EnsemblePlan } from './plan.ts';
  * step is decoupled (it overwrites `model_transaction_policy`), so the compiler does not set it.
  * @example ensembleConfig(planEnsemble(buildGraphInfo(graph, catalogue))).ensemble_scheduling?.step
  */
-export function ensembleConfig(plan: EnsemblePlan): { config: ModelConfig; diagnostics: Diagnostic[] } {
+export function ensembleConfig(plan: EnsemblePlan): ModelConfig {
   const { graph } = plan.info;
-  const diagnostics: Diagnostic[] = [];
   const input: ModelInput[] = [];
   const output: ModelOutput[] = [];
   for (const n of graph.nodes) {
@@ -48,5 +46,5 @@ export function ensembleConfig(plan: EnsemblePlan): { config: ModelConfig; diagn
     output,
     ensemble_scheduling: { step },
   };
-  return { config, diagnostics };
+  return config;
 }

@@ -48,7 +48,7 @@ export function blsModel(plan: EnsemblePlan): GeneratedModel {
     body.push(`    pb_utils.Tensor(${pyStr(o.params.name)}, ${t === null ? defaultExpr(ctx, o, undefined) : `np.asarray(${v(t)}, dtype=${numpyType(o.params.datatype)})`}),`);
   }
   body.push(']');
-  const { config: ens } = ensembleConfig(plan);
+  const ens = ensembleConfig(plan);
   const config: ModelConfig = {
     name: graph.name,
     backend: 'python',
