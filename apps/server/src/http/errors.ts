@@ -23,10 +23,6 @@ export function toApiError(err: unknown, maxBodyBytes: number): ApiError {
   }
   if (e.type === 'entity.parse.failed') return new ApiError(400, 'bad-json', `request body is not valid JSON: ${e.message ?? ''}`.trim());
   if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError(e.status, 'bad-request', e.message ?? 'bad request');
-  // Writes that the disk refuses (a save, an import): say so plainly; saves are atomic, so nothing old was lost.
-  const code = (err as { code?: unknown } | undefined)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new ApiError(507, 'storage-full', `the disk is full, so nothing was written (the previously saved files are intact): ${e.message ?? ''}`.trim());
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new ApiError(500, 'storage-denied', `the repository cannot be written (${String(code)}), so nothing was saved: ${e.message ?? ''}`.trim());
   return new ApiError(500, 'internal', err instanceof Error ? err.message : String(err));
 }
 
@@ -48,4 +44,18 @@ export function errorHandler(maxBodyBytes: number): ErrorRequestHandler {
     if (req.path.startsWith('/v2')) return void res.status(api.status).json({ error: api.message });
     sendApiError(res, api);
   };
+}
+
+/**
+ * A write to the repository the disk refused, said plainly (saves are atomic, so nothing old was
+ * lost); other errors are returned as they are. Only write routes use it: a read that fails with
+ * EACCES is not "nothing was saved".
+ * @example try { await saveGraph(repo, g); } catch (err) { throw storageError(err); }
+ */
+export function storageError(err: unknown): unknown {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new ApiError(507, 'storage-full', `the disk is full, so nothing was written (the previously saved files are intact): ${message}`);
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new ApiError(500, 'storage-denied', `the repository cannot be written (${String(code)}), so nothing was saved: ${message}`);
+  return err;
 }

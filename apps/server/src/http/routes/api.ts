@@ -5,7 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
 import { zipRepoFiles } from '../../repo/repoFiles.ts';
 import { isSafeName } from '../../repo/safeJoin.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, storageError } from '../errors.ts';
 import type { Studio } from '../Studio.ts';
 
 /** The graph of a JSON body: `{graph: name | GraphDoc}`. */
@@ -57,12 +57,13 @@ function writeRoutes(studio: Studio, router: Router): void {
     const migrated = migrate(doc);
     if (!migrated.ok) throw new ApiError(400, 'bad-graph', `graph document: ${migrated.error}`);
     if (migrated.graph.name !== name) throw new ApiError(400, 'name-mismatch', `graph is named "${migrated.graph.name}" but was saved as "${name}"`);
-    const result = await saveGraph(studio.repository, migrated.graph);
+    const result = await saveGraph(studio.repository, migrated.graph).catch((err: unknown) => { throw storageError(err); });
     res.json({ saved: name, configWritten: result.configWritten, diagnostics: result.diagnostics });
   });
   router.delete('/graphs/:name', async (req, res) => {
     const name = graphName(req);
-    if (!(await deleteGraph(studio.repository, name))) throw new ApiError(404, 'not-found', `no graph named "${name}"`);
+    const deleted = await deleteGraph(studio.repository, name).catch((err: unknown) => { throw storageError(err); });
+    if (!deleted) throw new ApiError(404, 'not-found', `no graph named "${name}"`);
     res.status(204).end();
   });
 }
