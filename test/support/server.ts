@@ -1,4 +1,4 @@
-// Starting studio servers for the fuzz and stress tests: in-process (fast, inspectable) or as the real CLI process.
+// Starting studio servers for the fuzz, stress and e2e tests: in-process (fast, inspectable) or as the real CLI process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,12 +41,12 @@ export interface StudioProcess {
 }
 
 /**
- * `tsx apps/server/src/cli/main.ts serve --port 0 --repo DIR` as a child process; resolves once it prints
+ * `node --import tsx apps/server/src/cli/main.ts serve --port 0 --repo DIR` as a child process; resolves once it prints
  * `listening on http://HOST:PORT`. The caller must kill it.
  */
 export async function spawnStudio(repo: string, extraArgs: string[] = [], timeoutMs = 120_000): Promise<StudioProcess> {
-  const tsx = join(ROOT, 'node_modules/.bin/tsx');
-  const child = spawn(tsx, ['apps/server/src/cli/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1', '--repo', repo, ...extraArgs], {
+  // One node process (no tsx CLI wrapper in between), so a signal sent to `child` reaches the server itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1', '--repo', repo, ...extraArgs], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' },
   });
   let out = '';

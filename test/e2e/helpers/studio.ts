@@ -1,11 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-export const ROOT = resolve(import.meta.dirname, '../../..');
-const EXAMPLES = join(ROOT, 'examples/model_repository');
+import { ROOT } from '../../support/mutate.ts';
+import { copyExamples, EXAMPLES_DIR, removeDir, spawnStudio } from '../../support/server.ts';
 
 /** Builds apps/web/dist once when it is missing (the server serves it). */
 function ensureWebBuild(): void {
@@ -17,42 +15,24 @@ function ensureWebBuild(): void {
 export interface Studio { url: string; repo: string; stop(): Promise<void> }
 
 /**
- * Starts the real studio server on a free port over a temporary copy of the example repository
- * (ONNX models included, so saves never touch the real one) and waits for `listening on URL`.
+ * Starts the real studio server (a child process) on a free port over a temporary copy of the
+ * example repository (ONNX models included, so saves never touch the real one).
  */
 export async function startStudio(): Promise<Studio> {
   ensureWebBuild();
-  if (!existsSync(join(EXAMPLES, 'det/1/model.onnx'))) throw new Error('example models missing: run `pnpm studio prepare-examples` first');
-  const repo = mkdtempSync(join(tmpdir(), 'studio-e2e-'));
-  cpSync(EXAMPLES, repo, { recursive: true });
-  // One node process (no npx/tsx wrapper in between), so stop() ends the server itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--repo', repo], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await waitForListening(child);
+  if (!existsSync(join(EXAMPLES_DIR, 'det/1/model.onnx'))) throw new Error('example models missing: run `pnpm studio prepare-examples` first');
+  const repo = copyExamples();
+  const p = await spawnStudio(repo);
   return {
-    url,
+    url: p.url.replace(/\/$/, ''),
     repo,
     async stop() {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-      rmSync(repo, { recursive: true, force: true });
+      p.child.kill('SIGTERM');
+      await Promise.race([p.exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+      removeDir(repo);
     },
   };
-}
-
-function waitForListening(child: ChildProcess): Promise<string> {
-  return new Promise((resolvePromise, reject) => {
-    let log = '';
-    const onData = (b: Buffer) => {
-      log += b.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m) resolvePromise(m[1]!.replace(/\/$/, ''));
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`studio server exited (${code}) before listening:\n${log}`)));
-  });
 }
 
 export interface BrowserSession { browser: Browser; page: Page; errors: string[] }
