@@ -1,10 +1,8 @@
-import type { Catalogue } from '@ensemble-studio/core';
+import type { CatalogueModel } from '@ensemble-studio/core';
 import type { StreamState } from '../../store/types.ts';
 import { useEditor } from '../../store/useEditor.ts';
 import type { SessionControls } from '../RunPanel.tsx';
 import { StreamChart } from './StreamChart.tsx';
-
-type CatalogueModel = Catalogue['models'][string];
 
 /** Implicit-state names of a model, e.g. ["state → stateN"], from its catalogue config. */
 const stateNames = (m: CatalogueModel | undefined): string[] => (m?.config.sequence_batching?.state ?? []).map((st) => `${st.input_name} → ${st.output_name}`);
