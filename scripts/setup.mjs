@@ -4,7 +4,7 @@
 //   node scripts/setup.mjs test    → the same plus the test tools (Chromium, python3-numpy, ImageMagick, espeak-ng), then all tests
 // Anything already present is left alone, so repeated runs cost a second.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,8 +87,10 @@ function ensureTestTools() {
 function pythonWithNumpy() {
   if (quiet('python3', ['-c', 'import numpy']) !== undefined) return process.env;
   if (quiet('/usr/bin/python3', ['-c', 'import numpy']) === undefined) fail('python3 with numpy is needed for the tests: apt-get install python3-numpy');
-  const dir = mkdtempSync(join(tmpdir(), 'studio-python-'));
-  symlinkSync('/usr/bin/python3', join(dir, 'python3'));
+  // One fixed directory, reused by every run (a fresh temp dir per run was never removed).
+  const dir = join(tmpdir(), 'ensemble-studio-python');
+  mkdirSync(dir, { recursive: true });
+  if (!existsSync(join(dir, 'python3'))) symlinkSync('/usr/bin/python3', join(dir, 'python3'));
   return { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}` };
 }
 

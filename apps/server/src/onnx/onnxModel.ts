@@ -63,9 +63,9 @@ function writeNode(w: ProtoWriter, n: OnnxNode, index: number): void {
 }
 
 /** One NodeProto, serialised (for editing an existing model's graph). */
-export function encodeNode(n: OnnxNode, index = 0): Uint8Array {
+export function encodeNode(n: OnnxNode): Uint8Array {
   const w = new ProtoWriter();
-  writeNode(w, n, index);
+  writeNode(w, n, 0);
   return w.finish();
 }
 

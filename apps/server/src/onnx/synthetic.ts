@@ -57,14 +57,13 @@ export function buildExtractor(): Uint8Array {
 /** The weights of the head's layers, in order (shared with tests computing the reference). */
 export function headWeights(seed: number = SYNTHETIC.SEED): { rows: number; cols: number; data: Float32Array }[] {
   const { F, HIDDEN, LAYERS, C } = SYNTHETIC;
-  const SEED = seed;
   const out: { rows: number; cols: number; data: Float32Array }[] = [];
   let rows: number = F;
   for (let l = 0; l < LAYERS; l++) {
-    out.push({ rows, cols: HIDDEN, data: syntheticWeights(rows, HIDDEN, SEED + 1 + l) });
+    out.push({ rows, cols: HIDDEN, data: syntheticWeights(rows, HIDDEN, seed + 1 + l) });
     rows = HIDDEN;
   }
-  out.push({ rows, cols: C, data: syntheticWeights(rows, C, SEED + 100) });
+  out.push({ rows, cols: C, data: syntheticWeights(rows, C, seed + 100) });
   return out;
 }
 
