@@ -72,7 +72,7 @@ export function ocrGraph(strategy: 'gate' | 'bls' | 'error' = 'gate'): GraphDoc 
     { id: 'det', kind: 'model', position: pos, params: { model: 'det' } },
     op('db', 'db_postprocess', { thresh: 0.3, box_thresh: 0.6, unclip_ratio: 1.5, min_size: 3, max_candidates: 1000 }),
     { id: 'has_text', kind: 'condition', position: pos, params: { expression: 'len(boxes) == 0', strategy, ports: ['boxes', 'image'], message: 'no text found', defaults: {} } },
-    op('crop', 'crop_resize', { height: 48, max_width: 320 }),
+    op('crop', 'crop_resize', { height: 48, min_width: 320, max_width: 3200 }),
     { id: 'fanout', kind: 'router', position: pos, params: { mode: 'copy', count: 2 } },
     { id: 'rec', kind: 'model', position: pos, params: { model: 'rec' } },
     { id: 'cls', kind: 'model', position: pos, params: { model: 'cls' } },

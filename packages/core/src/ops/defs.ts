@@ -56,7 +56,7 @@ export const OP_DEFS: Record<OpId, OpDef> = {
   crop_resize: {
     id: 'crop_resize',
     title: 'Crop & resize',
-    description: 'Crops each box from the image and resizes it to height × W (aspect kept, right-padded to the widest crop, W ≤ max_width), normalised to [-1, 1].',
+    description: 'Crops each box from the image (a crop 1.5× taller than wide is turned 90° counter-clockwise, as PaddleOCR reads vertical text) and resizes it to height × W, aspect kept, normalised to [-1, 1], right-padded to the widest crop (as PaddleOCR sizes a recognition batch: at least min_width, at most max_width).',
     inputs: [
       { name: 'image', datatype: 'UINT8', shape: [-1, -1, 3] },
       { name: 'boxes', datatype: 'FP32', shape: [-1, 4] },
@@ -64,7 +64,8 @@ export const OP_DEFS: Record<OpId, OpDef> = {
     outputs: [{ name: 'crops', datatype: 'FP32', shape: [-1, 3, 48, -1] }],
     params: [
       { name: 'height', label: 'Height', type: 'integer', default: 48, min: 8, max: 512 },
-      { name: 'max_width', label: 'Max width', type: 'integer', default: 320, min: 8, max: 4096 },
+      { name: 'min_width', label: 'Min width', type: 'integer', default: 320, min: 1, max: 8192 },
+      { name: 'max_width', label: 'Max width', type: 'integer', default: 3200, min: 8, max: 8192 },
     ],
   },
   ctc_decode: {

@@ -126,13 +126,16 @@ describe('TS ops and emitted numpy agree', () => {
     const cases = [
       { image, boxes: boxes(6) },
       { image, boxes: tensorFromJson('FP32', [3, 4], [0, 0, 50, 30, 10.5, 3.2, 11.1, 4, 49.9, 29.9, 50, 30]) },
+      // tall crops (turned upright), one exactly 1.5× taller than wide
+      { image, boxes: tensorFromJson('FP32', [3, 4], [3, 1, 9, 28, 20, 0, 30, 15, 40.2, 2.5, 44, 20]) },
       { image, boxes: tensorFromJson('FP32', [0, 4], []) },
       { image, boxes: tensorFromJson('FP32', [1, 3], [0, 0, 1]) },
     ];
     const d = agree('crop_resize', [
       { values: {}, cases },
       { values: { height: 8, max_width: 20 }, cases },
-      { values: { height: 32, max_width: 100 }, cases },
+      { values: { height: 32, min_width: 1, max_width: 100 }, cases },
+      { values: { height: 10, min_width: 3, max_width: 3200 }, cases },
     ]);
     expect(d).toBeLessThanOrEqual(1e-4);
   });

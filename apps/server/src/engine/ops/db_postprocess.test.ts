@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tensorFromJson } from '@ensemble-studio/core';
 import type { Tensor } from '@ensemble-studio/core';
+import { readingOrder } from './db_postprocess.ts';
 import { OPS } from './registry.ts';
 
 const ctx = { readText: () => '' };
@@ -50,10 +51,21 @@ describe('db_postprocess', () => {
     expect(run(l, info(4, 4, 1, 1), { box_thresh: 0.71, min_size: 1 }).shape).toEqual([0, 4]);
   });
 
-  it('uses 4-connectivity and orders components by top-left y, then x', () => {
+  it('uses 4-connectivity and puts the boxes in reading order (tops within 10 px are one line, read left to right)', () => {
     const m = map(['...#', '#.#.', '.#..']);
     const { boxes } = run(m, info(3, 4, 1, 1), { min_size: 1, unclip_ratio: 0 });
-    expect(boxes).toEqual([3, 0, 4, 1, 0, 1, 1, 2, 2, 1, 3, 2, 1, 2, 2, 3]);
+    expect(boxes).toEqual([0, 1, 1, 2, 1, 2, 2, 3, 2, 1, 3, 2, 3, 0, 4, 1]);
+    // The same map at 20× scale: the rows are 20 px apart, so each is a line of its own.
+    const scaled = run(m, info(60, 80, 0.05, 0.05), { min_size: 1, unclip_ratio: 0 }).boxes.filter((_, i) => i % 4 < 2).map(Math.round);
+    expect(scaled).toEqual([60, 0, 0, 20, 40, 20, 20, 40]);
+  });
+
+  it('reads as PaddleOCR sorted_boxes: top then left, a box moving before its line neighbours to its right', () => {
+    expect(readingOrder([10, 5], [200, 300])).toEqual([0, 1]);
+    expect(readingOrder([10, 30], [200, 100])).toEqual([0, 1]);
+    // Two lines of three words, tops jittering by a few pixels within each line.
+    expect(readingOrder([52, 50, 48, 103, 100, 99], [300, 10, 600, 10, 300, 600])).toEqual([1, 0, 2, 3, 4, 5]);
+    expect(readingOrder([], [])).toEqual([]);
   });
 
   it('considers only the first max_candidates components', () => {

@@ -66,15 +66,28 @@ describe('OCR ops with the real PP-OCRv4 models', () => {
     expect((await read(fx.twoLines)).texts).toEqual(['OPEN SOURCE', 'ENSEMBLE 42']);
   });
 
+  it('reads a long line whole: its crop keeps the aspect ratio instead of being squashed into 320 pixels', async () => {
+    const { texts, crops } = await read(fx.longLine);
+    expect(texts).toEqual(['Ensemble Studio compiles graphs into Triton model repositories 2026']);
+    expect(crops.shape[3]).toBeGreaterThan(900);
+  });
+
+  it('reads the phrases of one line left to right, though the right one is taller', async () => {
+    const { texts, boxes } = await read(fx.row);
+    expect(texts).toEqual(['nice sea', 'BIG TOP']);
+    const b = boxes.data as Float32Array;
+    expect(b[5]! < b[1]!).toBe(true);
+  });
+
   it('finds no boxes on a blank image, and crop_resize then yields an empty batch', async () => {
     const { image, boxes } = await detect(fx.blank);
     expect(boxes.shape).toEqual([0, 4]);
-    expect(OPS.crop_resize.run({ image, boxes }, {}, OCR_CTX).crops!.shape).toEqual([0, 3, 48, 1]);
+    expect(OPS.crop_resize.run({ image, boxes }, {}, OCR_CTX).crops!.shape).toEqual([0, 3, 48, 320]);
   });
 
   it('the cls model takes the 48×W crops and tells upright from upside-down text', async () => {
     const { crops } = await read(fx.twoLines);
-    expect(crops.shape).toEqual([2, 3, 48, 320]);
+    expect(crops.shape.slice(0, 3)).toEqual([2, 3, 48]);
     const upright = await runModel(cls, crops);
     const flipped = await runModel(cls, rotate180(crops));
     expect(upright.shape).toEqual([2, 2]);

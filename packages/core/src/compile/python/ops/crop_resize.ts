@@ -21,11 +21,17 @@ def run(inputs, model_dir):
         raise ValueError("crop_resize: input 'boxes' must be [N,4], got %s" % (list(boxes.shape),))
     if not np.all(np.isfinite(boxes)):
         raise ValueError("crop_resize: input 'boxes' holds a non-finite coordinate")
-    regions = [_region(*[float(v) for v in b], iw, ih) for b in boxes]
-    widths = [min(max(int(np.ceil(HEIGHT * rw / rh)), 1), MAX_WIDTH) for (_, _, rw, rh) in regions]
-    out = np.zeros((len(regions), 3, HEIGHT, max([1] + widths)), dtype=np.float32)
-    for i, (x, y, rw, rh) in enumerate(regions):
-        r = _resize(image[y:y + rh, x:x + rw], HEIGHT, widths[i]) / 127.5 - 1
+    crops = []
+    for b in boxes:
+        x, y, rw, rh = _region(*[float(v) for v in b], iw, ih)
+        crop = image[y:y + rh, x:x + rw]
+        crops.append(np.rot90(crop) if rh / rw >= 1.5 else crop)
+    ratios = [c.shape[1] / c.shape[0] for c in crops]
+    pad = min(max(MIN_WIDTH, int(np.floor(HEIGHT * max([0.0] + ratios)))), MAX_WIDTH)
+    widths = [min(max(int(np.ceil(HEIGHT * q)), 1), pad) for q in ratios]
+    out = np.zeros((len(crops), 3, HEIGHT, pad), dtype=np.float32)
+    for i, crop in enumerate(crops):
+        r = _resize(crop, HEIGHT, widths[i]) / 127.5 - 1
         out[i, :, :, :widths[i]] = r.transpose(2, 0, 1)
     return {"crops": out}
 `;

@@ -67,6 +67,17 @@ def _components(m, thresh):
 `;
 
 const RUN = `
+def _reading_order(boxes):
+    order = sorted(range(len(boxes)), key=lambda i: (boxes[i][1], boxes[i][0]))
+    for i in range(len(order) - 1):
+        for j in range(i, -1, -1):
+            p, q = order[j], order[j + 1]
+            if not (abs(boxes[q][1] - boxes[p][1]) < 10 and boxes[q][0] < boxes[p][0]):
+                break
+            order[j], order[j + 1] = q, p
+    return order
+
+
 def run(inputs, model_dir):
     prob = _input(inputs, "db_postprocess", "prob", np.float32, "FP32", 4)
     info = _input(inputs, "db_postprocess", "shape_info", np.float32, "FP32", 1)
@@ -92,9 +103,10 @@ def run(inputs, model_dir):
             min(max((c["max_y"] + 1 + d) / ratio_h, 0.0), src_h),
         ])
         scores.append(score)
+    order = _reading_order(boxes)
     return {
-        "boxes": np.array(boxes, dtype=np.float64).reshape(-1, 4).astype(np.float32),
-        "scores": np.array(scores, dtype=np.float64).astype(np.float32),
+        "boxes": np.array([boxes[i] for i in order], dtype=np.float64).reshape(-1, 4).astype(np.float32),
+        "scores": np.array([scores[i] for i in order], dtype=np.float64).astype(np.float32),
     }
 `;
 
