@@ -61,6 +61,12 @@ describe('run', () => {
     const results = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; chunk?: number; status?: string; outputs?: Record<string, { data: number[] }> }).filter((l) => l.type === 'result');
     expect(results.map((l) => [l.chunk, l.status])).toEqual([[0, 'completed'], [1, 'completed'], [2, 'completed']]);
     for (const l of results) expect(l.outputs?.speech_prob?.data[0]).toBeGreaterThanOrEqual(0);
+    // The same signal recorded at 44.1 kHz is resampled to the 16 kHz the graph's audio_frame op expects, and says so on stderr.
+    writeFileSync(join(cwd, 'b.wav'), wav(Array.from({ length: 3308 }, (_, i) => 0.3 * Math.sin((i * 16000) / 44100 / 10)), 44100));
+    const b = await runBin(['run', 'vad-stream', '--repo', examples, '--input', 'audio=b.wav', '--sequence'], { env: { INIT_CWD: cwd } });
+    expect(b.code).toBe(0);
+    expect(b.stderr.trim()).toBe("input 'audio': b.wav is 44100 Hz; resampled to 16000 Hz, the rate op 'frame' expects");
+    expect(b.stdout.trim().split('\n').filter((l) => l.includes('"type":"result"'))).toHaveLength(3);
   });
 });
 

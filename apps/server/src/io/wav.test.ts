@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWav, resampleLinear } from './wav.ts';
+import { decodeWav } from './wav.ts';
 
 interface WavSpec { format?: number; bits: number; channels?: number; rate?: number; extensible?: boolean; extra?: Uint8Array }
 
@@ -53,21 +53,5 @@ describe('decodeWav', () => {
     expect(() => decodeWav(wav({ format: 2, bits: 4 }, Uint8Array.of(0)))).toThrow(/decodeWav: unsupported encoding \(format 2, 4 bits\)/);
     const noData = wav({ bits: 8 }, new Uint8Array()).subarray(0, 36);
     expect(() => decodeWav(noData)).toThrow('decodeWav: no data chunk');
-  });
-});
-
-describe('resampleLinear', () => {
-  it('interpolates between neighbours at position i·from/to', () => {
-    expect(Array.from(resampleLinear(Float32Array.of(0, 1, 2, 3), 2, 1))).toEqual([0, 2]);
-    expect(Array.from(resampleLinear(Float32Array.of(0, 1), 1, 2))).toEqual([0, 0.5, 1, 1]);
-    expect(resampleLinear(new Float32Array(48000), 48000, 16000).length).toBe(16000);
-  });
-
-  it('returns a copy at the same rate and rejects bad rates', () => {
-    const s = Float32Array.of(1, 2);
-    const same = resampleLinear(s, 16000, 16000);
-    expect(Array.from(same)).toEqual([1, 2]);
-    expect(same).not.toBe(s);
-    expect(() => resampleLinear(s, 0, 16000)).toThrow(/resampleLinear: rates must be positive/);
   });
 });

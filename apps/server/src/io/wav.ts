@@ -66,23 +66,3 @@ export function decodeWav(bytes: Uint8Array): Wav {
   }
   return { sampleRate: format.sampleRate, samples };
 }
-
-/**
- * Linear-interpolation resampling: output sample i sits at input position i·from/to; the output
- * has floor(n·to/from) samples (at least 1 for non-empty input).
- * @example resampleLinear(Float32Array.of(0, 1, 2, 3), 2, 1) // Float32Array [0, 2]
- */
-export function resampleLinear(samples: Float32Array, from: number, to: number): Float32Array {
-  if (!(from > 0) || !(to > 0)) throw new Error(`resampleLinear: rates must be positive (got ${from} → ${to})`);
-  if (from === to) return samples.slice();
-  const n = samples.length === 0 ? 0 : Math.max(1, Math.floor((samples.length * to) / from));
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    const pos = (i * from) / to;
-    const i0 = Math.min(Math.floor(pos), samples.length - 1);
-    const i1 = Math.min(i0 + 1, samples.length - 1);
-    const f = pos - i0;
-    out[i] = (samples[i0] ?? 0) * (1 - f) + (samples[i1] ?? 0) * f;
-  }
-  return out;
-}

@@ -1,19 +1,17 @@
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { GraphDoc, InputNode, ServerMessage, Tensor } from '@ensemble-studio/core';
 import { fullShape, tensorToJson } from '@ensemble-studio/core';
 import { Engine } from '../../engine/index.ts';
-import { decodeWav, readInputFile } from '../../io/index.ts';
+import { decodeWav, readInputFile, resample } from '../../io/index.ts';
 import { loadRepository } from '../../repo/loadRepository.ts';
 import { parseCommandArgs, str, userPath } from '../args.ts';
 import { CliError, UsageError } from '../errors.ts';
 import type { CliIO } from '../io.ts';
 import { resolveTarget } from '../target.ts';
+import { sequenceChunks, streamFraming } from '../audioStream.ts';
 
 type RunResult = Awaited<ReturnType<Engine['run']>>;
-
-/** Silero-style streaming: 512 new samples per request with the previous 64 prepended. */
-export const CHUNK = 512;
-export const CONTEXT = 64;
 
 /** KServe v2 JSON form of output tensors (BYTES as strings). */
 export function outputsJson(outputs: Record<string, Tensor>): Record<string, { datatype: string; shape: number[]; data: (number | string | boolean)[] }> {
@@ -38,20 +36,6 @@ function parseInputs(specs: string[], graph: GraphDoc): Map<string, { node: Inpu
   return out;
 }
 
-/** Windows of CONTEXT + CHUNK samples over a signal (zero-padded), shaped like the graph input. */
-export function sequenceChunks(samples: Float32Array, node: InputNode, maxBatchSize: number): Tensor[] {
-  const shape = fullShape(node.params.dims, maxBatchSize).map((d) => (d < 0 ? 1 : d));
-  shape[shape.length - 1] = CONTEXT + CHUNK;
-  const chunks: Tensor[] = [];
-  for (let start = 0; start < Math.max(samples.length, 1); start += CHUNK) {
-    const data = new Float32Array(CONTEXT + CHUNK);
-    const from = Math.max(0, start - CONTEXT);
-    data.set(samples.subarray(from, Math.min(samples.length, start + CHUNK)), CONTEXT - (start - from));
-    chunks.push({ datatype: 'FP32', shape: [...shape], data });
-  }
-  return chunks;
-}
-
 async function runOnce(engine: Engine, graph: GraphDoc, inputs: Map<string, { node: InputNode; file: string }>, timeoutMs: number | undefined, io: CliIO): Promise<number> {
   const tensors: Record<string, Tensor> = {};
   for (const [name, { node, file }] of inputs) {
@@ -73,7 +57,17 @@ async function runSequence(engine: Engine, graph: GraphDoc, inputs: Map<string, 
   const [entry, ...rest] = [...inputs.values()];
   if (!entry || rest.length > 0) throw new UsageError('--sequence streams exactly one --input NAME=FILE.wav');
   const wav = decodeWav(await readFile(entry.file).catch((err: NodeJS.ErrnoException) => { throw new CliError(`cannot read ${entry.file}: ${err.code ?? err.message}`); }));
-  const chunks = sequenceChunks(wav.samples, entry.node, graph.maxBatchSize);
+  const framing = streamFraming(graph, entry.node);
+  let samples = wav.samples;
+  if (framing.rate !== undefined && framing.rate !== wav.sampleRate) {
+    try {
+      samples = resample(samples, wav.sampleRate, framing.rate);
+    } catch (err) {
+      throw new CliError(`input '${entry.node.params.name}': ${(err as Error).message}`);
+    }
+    io.err(`input '${entry.node.params.name}': ${basename(entry.file)} is ${wav.sampleRate} Hz; resampled to ${framing.rate} Hz, the rate op '${framing.by}' expects`);
+  }
+  const chunks = sequenceChunks(samples, entry.node, graph.maxBatchSize, framing);
   const id = Math.floor(Math.random() * 1e9) + 1;
   let failed = 0;
   for (const [i, t] of chunks.entries()) {

@@ -3,30 +3,38 @@
 import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodeWav } from '../../io/index.ts';
+import { decodeWav, resample } from '../../io/index.ts';
 import { OPS } from './registry.ts';
 import { makeFixtures, VAD_MODEL } from './smokeSupport.ts';
 
 let probs: number[] = [];
 let sampleRate = 0;
+let session: ort.InferenceSession;
+
+/** Speech probability per 512-sample chunk of a 16 kHz signal, chunk after chunk with the model's state. */
+async function vadProbs(samples: Float32Array): Promise<number[]> {
+  // The first chunk of a stream has no previous samples: its context is 64 zeros.
+  const chunk = new Float32Array(64 + samples.length);
+  chunk.set(samples, 64);
+  const { frames, sr } = OPS.audio_frame.run({ audio: { datatype: 'FP32', shape: [chunk.length], data: chunk } }, {}, { readText: () => '' });
+  let state: ort.Tensor = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
+  const srT = new ort.Tensor('int64', BigInt64Array.from(sr!.data as BigInt64Array), []);
+  const [f, width] = frames!.shape as [number, number];
+  const out: number[] = [];
+  for (let i = 0; i < f; i++) {
+    const input = new ort.Tensor('float32', (frames!.data as Float32Array).slice(i * width, (i + 1) * width), [1, width]);
+    const r = await session.run({ input, state, sr: srT });
+    out.push((r.output!.data as Float32Array)[0] ?? 0);
+    state = r.stateN!;
+  }
+  return out;
+}
 
 beforeAll(async () => {
   const wav = decodeWav(readFileSync(makeFixtures().speech));
   sampleRate = wav.sampleRate;
-  // The first chunk of a stream has no previous samples: its context is 64 zeros.
-  const chunk = new Float32Array(64 + wav.samples.length);
-  chunk.set(wav.samples, 64);
-  const { frames, sr } = OPS.audio_frame.run({ audio: { datatype: 'FP32', shape: [chunk.length], data: chunk } }, {}, { readText: () => '' });
-  const session = await ort.InferenceSession.create(VAD_MODEL);
-  let state: ort.Tensor = new ort.Tensor('float32', new Float32Array(2 * 128), [2, 1, 128]);
-  const srT = new ort.Tensor('int64', BigInt64Array.from(sr!.data as BigInt64Array), []);
-  const [f, width] = frames!.shape as [number, number];
-  for (let i = 0; i < f; i++) {
-    const input = new ort.Tensor('float32', (frames!.data as Float32Array).slice(i * width, (i + 1) * width), [1, width]);
-    const out = await session.run({ input, state, sr: srT });
-    probs.push((out.output!.data as Float32Array)[0] ?? 0);
-    state = out.stateN!;
-  }
+  session = await ort.InferenceSession.create(VAD_MODEL);
+  probs = await vadProbs(wav.samples);
 });
 
 describe('audio_frame with the real Silero VAD', () => {
@@ -44,5 +52,14 @@ describe('audio_frame with the real Silero VAD', () => {
     expect(Math.max(...lead)).toBeLessThan(0.3);
     expect(Math.max(...tail)).toBeLessThan(0.3);
     expect(middle.filter((p) => p > 0.5).length / middle.length).toBeGreaterThan(0.5);
+  });
+
+  it('hears the same speech in a 44.1 kHz stereo copy of the recording once it is resampled to 16 kHz', async () => {
+    const wav = decodeWav(readFileSync(makeFixtures().speech44k));
+    expect(wav.sampleRate).toBe(44100);
+    const again = await vadProbs(resample(wav.samples, 44100, 16000));
+    expect(Math.abs(again.length - probs.length)).toBeLessThanOrEqual(1);
+    const agree = probs.filter((p, i) => (p > 0.5) === ((again[i] ?? 0) > 0.5)).length / probs.length;
+    expect(agree).toBeGreaterThan(0.95);
   });
 });
