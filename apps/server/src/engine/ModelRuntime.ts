@@ -9,7 +9,7 @@ import { ModelStats } from './Metrics.ts';
 import { instanceCount, providersFor, warmupFeeds, workerNice } from './modelSetup.ts';
 import { SequenceBatcher } from './SequenceBatcher.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
-import { concatBatch, copyData, isOwned, markOwned, ownsWholeBuffer, receivedOutputs, splitBatch } from './tensors.ts';
+import { concatBatch, isOwned, markOwned, portableFeeds, receivedOutputs, splitBatch } from './tensors.ts';
 import type { ChainStep, PortableTensor, StageResult } from './workerProtocol.ts';
 
 export interface ModelRuntimeOptions {
@@ -200,21 +200,6 @@ export class ModelRuntime {
 
 function firstDim(inputs: Record<string, Tensor>): number {
   return Object.values(inputs)[0]?.shape[0] ?? 1;
-}
-
-function portableFeeds(feeds: Record<string, Tensor>, canTransfer: ((t: Tensor) => boolean) | undefined): { portable: Record<string, PortableTensor>; transfer: ArrayBuffer[] } {
-  const transfer: ArrayBuffer[] = [];
-  const portable: Record<string, PortableTensor> = {};
-  for (const [name, t] of Object.entries(feeds)) portable[name] = toPortable(t, canTransfer?.(t) === true, transfer);
-  return { portable, transfer };
-}
-
-/** A tensor for postMessage: its own buffer when it may move and spans it, else a copy; both go in `transfer`. */
-function toPortable(t: Tensor, mayMove: boolean, transfer: ArrayBuffer[]): PortableTensor {
-  if (Array.isArray(t.data)) return { datatype: t.datatype, shape: [...t.shape], data: t.data };
-  const data = mayMove && ownsWholeBuffer(t.data) && !transfer.includes((t.data as Float32Array).buffer as ArrayBuffer) ? t.data : copyData(t.data);
-  transfer.push((data as Float32Array).buffer as ArrayBuffer);
-  return { datatype: t.datatype, shape: [...t.shape], data };
 }
 
 function toPortableCopy(feeds: Record<string, Tensor>): Record<string, PortableTensor> {

@@ -4,8 +4,7 @@ import { EngineError } from './errors.ts';
 import { InstancePool } from './InstancePool.ts';
 import { createOpContext } from './ops/opContext.ts';
 import { opImpl, type OpContext } from './ops/registry.ts';
-import { copyData, ownsWholeBuffer, receivedOutputs } from './tensors.ts';
-import type { PortableTensor } from './workerProtocol.ts';
+import { portableFeeds, receivedOutputs } from './tensors.ts';
 
 /**
  * Inputs below this many bytes always run on the main thread. Larger ones go to the op workers
@@ -84,15 +83,7 @@ export class OpRunner {
       return { outputs, computeMs, queueMs: 0, instance: 'main' };
     }
     await this.start();
-    const transfer: ArrayBuffer[] = [];
-    const portable: Record<string, PortableTensor> = {};
-    for (const [name, t] of Object.entries(inputs)) {
-      if (Array.isArray(t.data)) { portable[name] = { datatype: t.datatype, shape: [...t.shape], data: t.data }; continue; }
-      const move = opts.canTransfer?.(t) === true && ownsWholeBuffer(t.data) && !transfer.includes((t.data as Float32Array).buffer as ArrayBuffer);
-      const data = move ? t.data : copyData(t.data);
-      transfer.push((data as Float32Array).buffer as ArrayBuffer);
-      portable[name] = { datatype: t.datatype, shape: [...t.shape], data };
-    }
+    const { portable, transfer } = portableFeeds(inputs, opts.canTransfer);
     const r = await this.pool.run({ type: 'op', op, inputs: portable, values, summarize: opts.summarize === true }, transfer, { signal: opts.signal });
     const outputs = receivedOutputs(r.result);
     const computeMs = r.result.computeNs / 1e6;

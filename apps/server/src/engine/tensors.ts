@@ -1,5 +1,6 @@
 import type { DataType, Tensor, TensorData, TensorSummary, WireTensor } from '@ensemble-studio/core';
 import { allocData, elementCount, tensorToJson } from '@ensemble-studio/core';
+import type { PortableTensor } from './workerProtocol.ts';
 
 /** onnxruntime's element type name for each protocol data type (BF16 is not supported by ORT). */
 export const ORT_TYPES: Partial<Record<DataType, string>> = {
@@ -235,4 +236,22 @@ export function receivedOutputs(r: { outputs: Record<string, Tensor>; summaries:
   const outputs: Record<string, Tensor> = {};
   for (const [name, t] of Object.entries(r.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.summaries[name]);
   return outputs;
+}
+
+/**
+ * Tensors for postMessage: each buffer moves when `canTransfer` allows it and the tensor spans it,
+ * else goes as a fresh copy; both kinds are listed in `transfer`.
+ */
+export function portableFeeds(feeds: Record<string, Tensor>, canTransfer: ((t: Tensor) => boolean) | undefined): { portable: Record<string, PortableTensor>; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
+  const portable: Record<string, PortableTensor> = {};
+  for (const [name, t] of Object.entries(feeds)) portable[name] = toPortable(t, canTransfer?.(t) === true, transfer);
+  return { portable, transfer };
+}
+
+function toPortable(t: Tensor, mayMove: boolean, transfer: ArrayBuffer[]): PortableTensor {
+  if (Array.isArray(t.data)) return { datatype: t.datatype, shape: [...t.shape], data: t.data };
+  const data = mayMove && ownsWholeBuffer(t.data) && !transfer.includes((t.data as Float32Array).buffer as ArrayBuffer) ? t.data : copyData(t.data);
+  transfer.push((data as Float32Array).buffer as ArrayBuffer);
+  return { datatype: t.datatype, shape: [...t.shape], data };
 }
