@@ -78,7 +78,7 @@ export function ocrGraph(strategy: 'gate' | 'bls' | 'error' = 'gate'): GraphDoc 
     { id: 'cls', kind: 'model', position: pos, params: { model: 'cls' } },
     op('ctc', 'ctc_decode', { dictionary: 'rec/ppocr_keys_v1.txt', space_char: true }),
     op('angle', 'topk', { k: 1 }),
-    out('boxes', 'FP32', [-1, 4]), out('texts', 'BYTES', [-1]), out('scores', 'FP32', [-1]), out('angles', 'INT64', [-1, 1]),
+    out('boxes', 'FP32', [-1, 4, 2]), out('texts', 'BYTES', [-1]), out('scores', 'FP32', [-1]), out('angles', 'INT64', [-1, 1]),
   ];
   const edges = [
     edge('image', 'out', 'preprocess', 'image'), edge('preprocess', 'tensor', 'det', 'x'), edge('det', 'sigmoid_0.tmp_0', 'db', 'prob'),

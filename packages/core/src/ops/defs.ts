@@ -36,13 +36,13 @@ export const OP_DEFS: Record<OpId, OpDef> = {
   db_postprocess: {
     id: 'db_postprocess',
     title: 'DB post-process',
-    description: 'Probability map → axis-aligned text boxes [N,4] (x1,y1,x2,y2 in image pixels) and scores, with unclip.',
+    description: 'Probability map → rotated text boxes [N,4,2] (corners top-left, top-right, bottom-right, bottom-left as x,y in image pixels) and scores, with unclip, as PaddleOCR’s DB post-process.',
     inputs: [
       { name: 'prob', datatype: 'FP32', shape: [1, 1, -1, -1] },
       { name: 'shape_info', datatype: 'FP32', shape: [4] },
     ],
     outputs: [
-      { name: 'boxes', datatype: 'FP32', shape: [-1, 4] },
+      { name: 'boxes', datatype: 'FP32', shape: [-1, 4, 2] },
       { name: 'scores', datatype: 'FP32', shape: [-1] },
     ],
     params: [
@@ -56,10 +56,10 @@ export const OP_DEFS: Record<OpId, OpDef> = {
   crop_resize: {
     id: 'crop_resize',
     title: 'Crop & resize',
-    description: 'Crops each box from the image (a crop 1.5× taller than wide is turned 90° counter-clockwise, as PaddleOCR reads vertical text) and resizes it to height × W, aspect kept, normalised to [-1, 1], right-padded to the widest crop (as PaddleOCR sizes a recognition batch: at least min_width, at most max_width).',
+    description: 'Warps each box (four corners, as db_postprocess gives them) straight out of the image (a crop 1.5× taller than wide is turned 90° counter-clockwise, as PaddleOCR reads vertical text) and resizes it to height × W, aspect kept, normalised to [-1, 1], right-padded to the widest crop (as PaddleOCR sizes a recognition batch: at least min_width, at most max_width).',
     inputs: [
       { name: 'image', datatype: 'UINT8', shape: [-1, -1, 3] },
-      { name: 'boxes', datatype: 'FP32', shape: [-1, 4] },
+      { name: 'boxes', datatype: 'FP32', shape: [-1, 4, 2] },
     ],
     outputs: [{ name: 'crops', datatype: 'FP32', shape: [-1, 3, 48, -1] }],
     params: [

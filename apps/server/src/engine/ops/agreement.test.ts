@@ -66,13 +66,20 @@ function agree(op: OpId, groups: Group[]): number {
   return maxDiff;
 }
 
-/** A [1,1,h,w] probability map: noise, plus bright rectangles when `blobs`. */
+/** A [1,1,h,w] probability map: noise, plus bright rectangles (half of them tilted) when `blobs`. */
 function probMap(h: number, w: number, blobs: number): Tensor {
-  const m = Array.from({ length: h * w }, () => rand() * (blobs > 0 ? 0.35 : 1));
+  const m = Array.from({ length: h * w }, () => rand() * (blobs > 0 ? 0.28 : 1));
   for (let b = 0; b < blobs; b++) {
-    const [y, x] = [Math.floor(rand() * h), Math.floor(rand() * w)];
-    const [bh, bw] = [1 + Math.floor(rand() * 8), 2 + Math.floor(rand() * 20)];
-    for (let yy = y; yy < Math.min(h, y + bh); yy++) for (let xx = x; xx < Math.min(w, x + bw); xx++) m[yy * w + xx] = 0.5 + rand() * 0.5;
+    const [cy, cx] = [rand() * h, rand() * w];
+    const [bh, bw] = [3 + rand() * 10, 6 + rand() * 24];
+    const angle = b % 2 === 0 ? 0 : (rand() - 0.5) * 1.2;
+    const [c, s] = [Math.cos(angle), Math.sin(angle)];
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const [dx, dy] = [x - cx, y - cy];
+        if (Math.abs(dx * c + dy * s) <= bw / 2 && Math.abs(dy * c - dx * s) <= bh / 2) m[y * w + x] = 0.5 + rand() * 0.5;
+      }
+    }
   }
   return tensorFromJson('FP32', [1, 1, h, w], m);
 }
@@ -111,25 +118,34 @@ describe('TS ops and emitted numpy agree', () => {
     ];
     // the cases are not trivially empty: the blob map yields many boxes, noise many components.
     expect(OPS.db_postprocess.run(cases[3]!, {}, { readText: () => '' }).boxes!.shape[0]).toBeGreaterThan(3);
-    expect(OPS.db_postprocess.run(cases[0]!, { min_size: 1, box_thresh: 0 }, { readText: () => '' }).boxes!.shape[0]).toBeGreaterThan(10);
+    expect(OPS.db_postprocess.run(cases[0]!, { thresh: 0.6, min_size: 1, box_thresh: 0 }, { readText: () => '' }).boxes!.shape[0]).toBeGreaterThan(10);
     const d = agree('db_postprocess', [
       { values: {}, cases },
       { values: { thresh: 0.5, box_thresh: 0.55, min_size: 1, unclip_ratio: 2, max_candidates: 50 }, cases },
       { values: { thresh: 0.3, box_thresh: 0, min_size: 1, max_candidates: 5 }, cases },
+      { values: { thresh: 0.6, box_thresh: 0, min_size: 1 }, cases },
     ]);
     expect(d).toBeLessThanOrEqual(1e-4);
   });
 
   it('crop_resize', () => {
     const image = img(30, 50);
-    const boxes = (n: number) => t('FP32', [n, 4], () => rand() * 70 - 10);
+    const quads = (n: number) => t('FP32', [n, 4, 2], () => rand() * 70 - 10);
+    /** A rectangle w×h centred at (cx, cy), turned by `deg`, corners in db_postprocess's order. */
+    const rotated = (cx: number, cy: number, w: number, h: number, deg: number) => {
+      const [c, s] = [Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180)];
+      return [[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]].flatMap(([x, y]) => [cx + x! * c - y! * s, cy + x! * s + y! * c]);
+    };
+    const boxes = (...bs: number[][]) => tensorFromJson('FP32', [bs.length, 4, 2], bs.flat());
     const cases = [
-      { image, boxes: boxes(6) },
-      { image, boxes: tensorFromJson('FP32', [3, 4], [0, 0, 50, 30, 10.5, 3.2, 11.1, 4, 49.9, 29.9, 50, 30]) },
+      { image, boxes: quads(6) },
+      { image, boxes: boxes([0, 0, 50, 0, 50, 30, 0, 30], [10.5, 3.2, 11.1, 3.2, 11.1, 4, 10.5, 4], [49.9, 29.9, 50, 29.9, 50, 30, 49.9, 30]) },
+      { image, boxes: boxes(rotated(25, 15, 40, 8, 10), rotated(20, 12, 30, 6, -25), rotated(30, 20, 12, 5, 170)) },
       // tall crops (turned upright), one exactly 1.5× taller than wide
-      { image, boxes: tensorFromJson('FP32', [3, 4], [3, 1, 9, 28, 20, 0, 30, 15, 40.2, 2.5, 44, 20]) },
-      { image, boxes: tensorFromJson('FP32', [0, 4], []) },
-      { image, boxes: tensorFromJson('FP32', [1, 3], [0, 0, 1]) },
+      { image, boxes: boxes([3, 1, 9, 1, 9, 28, 3, 28], [20, 0, 30, 0, 30, 15, 20, 15], rotated(40, 12, 4, 16, 5)) },
+      { image, boxes: tensorFromJson('FP32', [0, 4, 2], []) },
+      { image, boxes: tensorFromJson('FP32', [1, 4], [0, 0, 1, 1]) },
+      { image, boxes: tensorFromJson('FP32', [1, 3, 2], [0, 0, 1, 1, 2, 2]) },
     ];
     const d = agree('crop_resize', [
       { values: {}, cases },

@@ -1,9 +1,8 @@
-/** One 4-connected component of a binary map: its bounding box, pixel count and raster-first run. */
+/** One 4-connected component of a binary map: its bounding box, run ends and raster-first run. */
 export interface Component {
   minX: number; maxX: number; minY: number; maxY: number;
-  count: number;
-  /** Sum of the map values over the component's pixels, added sequentially in raster order. */
-  sum: number;
+  /** The two end pixels of each of its runs, flat as x, y pairs (its convex hull's candidates). */
+  ends: number[];
   /** Index of its first run in raster order (a unique tie-break). */
   first: number;
 }
@@ -78,12 +77,11 @@ export function components(map: Float32Array, h: number, w: number, thresh: numb
     const x1 = runs.x1[i] ?? 0;
     let c = byRoot.get(root);
     if (c === undefined) {
-      c = { minX: x0, maxX: x1, minY: y, maxY: y, count: 0, sum: 0, first: root };
+      c = { minX: x0, maxX: x1, minY: y, maxY: y, ends: [], first: root };
       byRoot.set(root, c);
     }
     c.minX = Math.min(c.minX, x0); c.maxX = Math.max(c.maxX, x1); c.maxY = y;
-    c.count += x1 - x0 + 1;
-    for (let x = x0; x <= x1; x++) c.sum += map[y * w + x] ?? 0;
+    c.ends.push(x0, y, x1, y);
   }
   return [...byRoot.values()].sort((a, b) => a.minY - b.minY || a.minX - b.minX || a.first - b.first);
 }

@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { tensorFromJson } from '@ensemble-studio/core';
 import type { Tensor } from '@ensemble-studio/core';
 import { OPS } from './registry.ts';
-import { boxRegion, cropWidths } from './crop_resize.ts';
+import { cropWidths, quadSize } from './crop_resize.ts';
 
 const ctx = { readText: () => '' };
+/** Axis-aligned [x1, y1, x2, y2] as four corners: top-left, top-right, bottom-right, bottom-left. */
+const corners = ([x1, y1, x2, y2]: number[]) => [x1!, y1!, x2!, y1!, x2!, y2!, x1!, y2!];
+/** Crops `boxes`, each either [x1, y1, x2, y2] (axis-aligned) or eight corner coordinates. */
 const run = (image: Tensor, boxes: number[][], values: Record<string, number | string | boolean> = {}) => {
-  const b = tensorFromJson('FP32', [boxes.length, 4], boxes.flat());
+  const b = tensorFromJson('FP32', [boxes.length, 4, 2], boxes.flatMap((q) => (q.length === 4 ? corners(q) : q)));
   const out = OPS.crop_resize.run({ image, boxes: b }, values, ctx).crops!;
   return { shape: out.shape, data: Array.from(out.data as Float32Array) };
 };
@@ -19,10 +22,27 @@ function image(h: number, w: number, f: (y: number, x: number) => number): Tenso
 }
 
 describe('crop_resize', () => {
-  it('snaps a float box outwards to whole pixels inside the image', () => {
-    expect(boxRegion(0.5, 1.2, 3.1, 4, 10, 10)).toEqual({ x: 0, y: 1, w: 4, h: 3 });
-    expect(boxRegion(-5, -5, 50, 50, 10, 8)).toEqual({ x: 0, y: 0, w: 10, h: 8 });
-    expect(boxRegion(9.5, 3, 9.5, 3, 10, 8)).toEqual({ x: 9, y: 3, w: 1, h: 1 });
+  it('sizes a crop as get_rotate_crop_image: the longer of each pair of opposite sides, truncated', () => {
+    expect(quadSize([[0, 0], [10.7, 0], [10.7, 3], [0, 3]])).toEqual({ w: 10, h: 3, tall: false });
+    expect(quadSize([[0, 0], [3, 4], [-1, 7], [-4, 3]])).toEqual({ w: 5, h: 5, tall: false });
+    expect(quadSize([[2, 2], [2, 2], [2, 2], [2, 2]])).toEqual({ w: 1, h: 1, tall: false });
+    expect(quadSize([[0, 0], [4, 0], [4, 6], [0, 6]]).tall).toBe(true);
+  });
+
+  it('warps a tilted box straight: a bar along the box reads as whole rows of the crop', () => {
+    const deg = 20;
+    const [c, s] = [Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180)];
+    // A bright bar 6 px thick through (30, 30) at 20°.
+    const img = image(60, 60, (y, x) => (Math.abs((y - 30) * c - (x - 30) * s) < 3 ? 255 : 0));
+    const quad = [[-20, -6], [20, -6], [20, 6], [-20, 6]].flatMap(([u, v]) => [30 + u! * c - v! * s, 30 + u! * s + v! * c]);
+    const { shape, data } = run(img, [quad], { height: 12, min_width: 1 });
+    expect(shape).toEqual([1, 3, 12, 40]);
+    const px = (y: number, x: number) => (data[y * 40 + x]! + 1) * 127.5;
+    for (const x of [2, 20, 37]) {
+      expect(px(6, x)).toBeGreaterThan(200);
+      expect(px(0, x)).toBeLessThan(50);
+      expect(px(11, x)).toBeLessThan(50);
+    }
   });
 
   it('crops at the box offset and keeps pixels as is when the crop is already `height` tall', () => {
@@ -43,7 +63,7 @@ describe('crop_resize', () => {
   });
 
   it('sizes the batch as PaddleOCR does: the widest aspect ratio, at least min_width, at most max_width', () => {
-    const r = (w: number, h: number) => ({ x: 0, y: 0, w, h });
+    const r = (w: number, h: number) => ({ w, h });
     // A long line keeps its aspect ratio (a 1000×40 line at height 48 is 1200 wide, not squashed into 320).
     expect(cropWidths([r(1000, 40), r(100, 40)], 48, 320, 3200)).toEqual({ pad: 1200, widths: [1200, 120] });
     // Narrow crops are padded to min_width; floor for the pad, ceil for a crop, as resize_norm_img.
@@ -75,10 +95,11 @@ describe('crop_resize', () => {
     expect(out.data).toEqual([]);
   });
 
-  it('rejects boxes that are not [N,4] or not finite', () => {
+  it('rejects boxes that are not [N,4,2] or not finite', () => {
     const img = image(4, 4, () => 0);
-    const b = tensorFromJson('FP32', [1, 3], [0, 0, 1]);
-    expect(() => OPS.crop_resize.run({ image: img, boxes: b }, {}, ctx)).toThrow(/crop_resize: input 'boxes' must be \[N,4\]/);
+    const b = tensorFromJson('FP32', [1, 3, 2], [0, 0, 1, 1, 2, 2]);
+    expect(() => OPS.crop_resize.run({ image: img, boxes: b }, {}, ctx)).toThrow(/crop_resize: input 'boxes' must be \[N,4,2\]/);
+    expect(() => OPS.crop_resize.run({ image: img, boxes: tensorFromJson('FP32', [1, 4], [0, 0, 1, 1]) }, {}, ctx)).toThrow(/crop_resize: input 'boxes'.*rank 3/);
     expect(() => run(img, [[0, 0, Number.NaN, 1]])).toThrow(/crop_resize: input 'boxes' holds a non-finite/);
   });
 });

@@ -1,44 +1,24 @@
 import type { Tensor } from '@ensemble-studio/core';
-import { resizeBilinear } from './bilinear.ts';
-import type { Region } from './bilinear.ts';
 import { dim, ensure, input, num, resolveValues } from './check.ts';
 import type { OpImpl } from './registry.ts';
 
-/**
- * The integer pixel region of a box (x1,y1,x2,y2 floats) inside a w×h image: floor the top-left,
- * ceil the bottom-right, clamp to the image, at least 1×1.
- * @example boxRegion(0.5, 1.2, 3.1, 4, 10, 10) // { x: 0, y: 1, w: 4, h: 3 }
- */
-export function boxRegion(x1: number, y1: number, x2: number, y2: number, w: number, h: number): Region {
-  const x = Math.min(Math.max(Math.floor(x1), 0), w - 1);
-  const y = Math.min(Math.max(Math.floor(y1), 0), h - 1);
-  const xe = Math.min(Math.max(Math.ceil(x2), x + 1), w);
-  const ye = Math.min(Math.max(Math.ceil(y2), y + 1), h);
-  return { x, y, w: xe - x, h: ye - y };
-}
+/** A box's four corners as x, y: top-left, top-right, bottom-right, bottom-left (db_postprocess's order). */
+export type Quad = [number, number][];
 
 /** A crop at least this much taller than wide is turned upright (PaddleOCR's `get_rotate_crop_image`). */
 const TALL = 1.5;
 
-/** The pixels of `r` turned 90° counter-clockwise (numpy's `rot90`): [r.w rows, r.h columns, 3]. */
-function rotatedRegion(src: Uint8Array, width: number, r: Region): Uint8Array {
-  const out = new Uint8Array(r.w * r.h * 3);
-  for (let i = 0; i < r.w; i++) {
-    for (let j = 0; j < r.h; j++) {
-      const from = ((r.y + j) * width + r.x + r.w - 1 - i) * 3;
-      out.set(src.subarray(from, from + 3), (i * r.h + j) * 3);
-    }
-  }
-  return out;
-}
+const dist = (p: [number, number], q: [number, number]) => Math.sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]));
 
 /**
- * The crop of `r` as the recogniser reads it: the region itself, or, when it is at least TALL times
- * taller than wide (vertical text, as PaddleOCR assumes), that region turned 90° counter-clockwise.
+ * The size a box is warped to before resizing, as PaddleOCR's `get_rotate_crop_image`: the longer of
+ * each pair of opposite sides, truncated to whole pixels (at least 1), and whether it is TALL.
+ * @example quadSize([[0, 0], [10.7, 0], [10.7, 3], [0, 3]]) // { w: 10, h: 3, tall: false }
  */
-function uprightCrop(src: Uint8Array, width: number, r: Region): { src: Uint8Array; width: number; region: Region } {
-  if (r.h / r.w < TALL) return { src, width, region: r };
-  return { src: rotatedRegion(src, width, r), width: r.h, region: { x: 0, y: 0, w: r.h, h: r.w } };
+export function quadSize(q: Quad): { w: number; h: number; tall: boolean } {
+  const w = Math.max(Math.trunc(Math.max(dist(q[0]!, q[1]!), dist(q[3]!, q[2]!))), 1);
+  const h = Math.max(Math.trunc(Math.max(dist(q[0]!, q[3]!), dist(q[1]!, q[2]!))), 1);
+  return { w, h, tall: h / w >= TALL };
 }
 
 /**
@@ -46,47 +26,92 @@ function uprightCrop(src: Uint8Array, width: number, r: Region): { src: Uint8Arr
  * (`TextRecognizer.resize_norm_img`): pad = floor(height · the widest aspect ratio), at least
  * `minWidth` (PaddleOCR's 320) and at most `maxWidth`; each crop keeps its aspect ratio,
  * ceil(height · w/h), up to the pad. Squashing a long line into a fixed width garbles it.
- * @example cropWidths([{ x: 0, y: 0, w: 100, h: 10 }, { x: 0, y: 0, w: 20, h: 10 }], 48, 320, 3200) // { pad: 480, widths: [480, 96] }
+ * @example cropWidths([{ w: 100, h: 10 }, { w: 20, h: 10 }], 48, 320, 3200) // { pad: 480, widths: [480, 96] }
  */
-export function cropWidths(regions: Region[], height: number, minWidth: number, maxWidth: number): { pad: number; widths: number[] } {
-  const ratios = regions.map((r) => r.w / r.h);
+export function cropWidths(sizes: { w: number; h: number }[], height: number, minWidth: number, maxWidth: number): { pad: number; widths: number[] } {
+  const ratios = sizes.map((r) => r.w / r.h);
   const pad = Math.min(Math.max(minWidth, Math.floor(height * Math.max(0, ...ratios))), maxWidth);
   return { pad, widths: ratios.map((q) => Math.min(Math.max(Math.ceil(height * q), 1), pad)) };
 }
 
+/** Half-pixel sample positions of a resize from `inN` to `outN` samples, clamped to [0, inN − 1]. */
+function positions(outN: number, inN: number): Float64Array {
+  const scale = inN / outN;
+  return Float64Array.from({ length: outN }, (_, o) => Math.min(Math.max((o + 0.5) * scale - 0.5, 0), inN - 1));
+}
+
 /**
- * Crops each box from a UINT8 [H,W,3] image, turns a tall crop upright (`uprightCrop`) and resizes
- * it (bilinear, half-pixel) to height × its `cropWidths` width, normalised x/127.5 − 1, right-padded with 0 to the batch's width →
- * FP32 [N,3,height,pad]. No boxes → FP32 [0,3,height,min(min_width, max_width)] (empty).
+ * One crop in one pass, as PaddleOCR's warp (`warpPerspective` of the quad to w×h, border replicated),
+ * its turn upright when tall (`rot90`) and the resize to outH × outW (half-pixel) would sample it:
+ * each output pixel's position in the w×h crop, (col, row), maps to the image through the quad
+ * (bilinear in its corners: exact for the rectangles db_postprocess gives, where the warp is affine)
+ * and is read bilinearly there, clamped to the image. Returns unrounded HWC values (float64).
+ */
+export function warpCrop(src: Uint8Array, iw: number, ih: number, q: Quad, outH: number, outW: number): Float64Array {
+  const { w, h, tall } = quadSize(q);
+  // Turned upright, the crop has w rows and h columns: its (r, c) is the crop's (row c, col w−1−r).
+  const ys = positions(outH, tall ? w : h);
+  const xs = positions(outW, tall ? h : w);
+  const [x0, y0] = q[0]!;
+  const [bx, by] = [q[1]![0] - x0, q[1]![1] - y0];
+  const [cx, cy] = [q[3]![0] - x0, q[3]![1] - y0];
+  const [dx, dy] = [x0 - q[1]![0] + q[2]![0] - q[3]![0], y0 - q[1]![1] + q[2]![1] - q[3]![1]];
+  const out = new Float64Array(outH * outW * 3);
+  for (let oy = 0; oy < outH; oy++) {
+    for (let ox = 0; ox < outW; ox++) {
+      const s = (tall ? w - 1 - ys[oy]! : xs[ox]!) / w;
+      const t = (tall ? xs[ox]! : ys[oy]!) / h;
+      const x = Math.min(Math.max(x0 + s * bx + t * cx + s * t * dx, 0), iw - 1);
+      const y = Math.min(Math.max(y0 + s * by + t * cy + s * t * dy, 0), ih - 1);
+      const [xi, yi] = [Math.floor(x), Math.floor(y)];
+      const [fx, fy] = [x - xi, y - yi];
+      const r0 = yi * iw;
+      const r1 = Math.min(yi + 1, ih - 1) * iw;
+      const c1 = Math.min(xi + 1, iw - 1);
+      const o = (oy * outW + ox) * 3;
+      for (let c = 0; c < 3; c++) {
+        const top = src[(r0 + xi) * 3 + c]! * (1 - fx) + src[(r0 + c1) * 3 + c]! * fx;
+        const bottom = src[(r1 + xi) * 3 + c]! * (1 - fx) + src[(r1 + c1) * 3 + c]! * fx;
+        out[o + c] = top * (1 - fy) + bottom * fy;
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Warps each box (FP32 [N,4,2], four corners) straight out of a UINT8 [H,W,3] image (`warpCrop`:
+ * a tall crop is turned 90° counter-clockwise) at height × its `cropWidths` width, normalised
+ * x/127.5 − 1, right-padded with 0 to the batch's width → FP32 [N,3,height,pad]. No boxes →
+ * FP32 [0,3,height,min(min_width, max_width)] (empty).
  */
 export const cropResize: OpImpl = {
   id: 'crop_resize',
   run(inputs, values) {
     const v = resolveValues('crop_resize', values);
     const image = input('crop_resize', inputs, 'image', 'UINT8', 3);
-    const boxes = input('crop_resize', inputs, 'boxes', 'FP32', 2);
+    const boxes = input('crop_resize', inputs, 'boxes', 'FP32', 3);
     const [ih, iw] = [dim(image, 0), dim(image, 1)];
     ensure(ih > 0 && iw > 0 && dim(image, 2) === 3, 'crop_resize', 'image', `must be [H,W,3] with H,W ≥ 1, got [${image.shape.join(',')}]`);
-    ensure(dim(boxes, 1) === 4, 'crop_resize', 'boxes', `must be [N,4], got [${boxes.shape.join(',')}]`);
+    ensure(dim(boxes, 1) === 4 && dim(boxes, 2) === 2, 'crop_resize', 'boxes', `must be [N,4,2] (four corners x, y), got [${boxes.shape.join(',')}]`);
     const b = boxes.data as Float32Array;
     ensure(b.every((x) => Number.isFinite(x)), 'crop_resize', 'boxes', 'holds a non-finite coordinate');
     const height = num(v, 'height');
-    const n = dim(boxes, 0);
-    const crops = Array.from({ length: n }, (_, i) =>
-      uprightCrop(image.data as Uint8Array, iw, boxRegion(b[i * 4] ?? 0, b[i * 4 + 1] ?? 0, b[i * 4 + 2] ?? 0, b[i * 4 + 3] ?? 0, iw, ih)));
-    const { pad, widths } = cropWidths(crops.map((c) => c.region), height, num(v, 'min_width'), num(v, 'max_width'));
-    const out = new Float32Array(n * 3 * height * pad);
-    crops.forEach((crop, i) => {
-      const tw = widths[i] ?? 1;
-      const px = resizeBilinear(crop.src, crop.width, crop.region, height, tw, 3);
+    const quads: Quad[] = Array.from({ length: dim(boxes, 0) }, (_, i) => [0, 1, 2, 3].map((k): [number, number] => [b[i * 8 + k * 2]!, b[i * 8 + k * 2 + 1]!]));
+    const sizes = quads.map((q) => { const s = quadSize(q); return s.tall ? { w: s.h, h: s.w } : s; });
+    const { pad, widths } = cropWidths(sizes, height, num(v, 'min_width'), num(v, 'max_width'));
+    const out = new Float32Array(quads.length * 3 * height * pad);
+    quads.forEach((q, i) => {
+      const tw = widths[i]!;
+      const px = warpCrop(image.data as Uint8Array, iw, ih, q, height, tw);
       for (let c = 0; c < 3; c++) {
         for (let y = 0; y < height; y++) {
           const row = ((i * 3 + c) * height + y) * pad;
-          for (let x = 0; x < tw; x++) out[row + x] = (px[(y * tw + x) * 3 + c] ?? 0) / 127.5 - 1;
+          for (let x = 0; x < tw; x++) out[row + x] = px[(y * tw + x) * 3 + c]! / 127.5 - 1;
         }
       }
     });
-    const batch: Tensor = { datatype: 'FP32', shape: [n, 3, height, pad], data: out };
+    const batch: Tensor = { datatype: 'FP32', shape: [quads.length, 3, height, pad], data: out };
     return { crops: batch };
   },
 };

@@ -1,17 +1,22 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { components } from './components.ts';
+import { convexHull, grow, meanInRect, minAreaRect, orderedCorners } from './rect.ts';
 import { dim, ensure, input, num, resolveValues } from './check.ts';
 import type { OpImpl } from './registry.ts';
 
 /**
- * DB post-process: prob [1,1,H',W'] → boxes FP32 [N,4] (x1,y1,x2,y2 in image pixels) + scores [N].
+ * DB post-process, as PaddleOCR's `DBPostProcess` (boxes mode): prob [1,1,H',W'] → boxes FP32 [N,4,2]
+ * (four corners x, y in image pixels: top-left, top-right, bottom-right, bottom-left) + scores [N].
  * 1. binary = prob > thresh; 4-connected components ordered by bbox top-left y, x, then raster order;
  *    the first `max_candidates` are considered.
- * 2. score = mean prob over the component's own pixels (not its whole bbox); dropped when
- *    score < box_thresh or the bbox's shorter side (in map pixels, edges inclusive) < min_size.
- * 3. the bbox [minX, maxX+1) × [minY, maxY+1) grows by d = area·unclip_ratio/perimeter on every side,
- *    is divided by shape_info's ratios and clipped to [0, src_w] × [0, src_h];
- * 4. the boxes are put in reading order (`readingOrder`).
+ * 2. each component's smallest rotated rectangle around its pixel centres (`minAreaRect`); dropped
+ *    when its shorter side < min_size;
+ * 3. score = mean prob over the pixels inside that rectangle (`meanInRect`); dropped when < box_thresh;
+ * 4. the rectangle grows by d = area·unclip_ratio/perimeter on every side (what pyclipper's round
+ *    offset and a second minAreaRect give for a rectangle); dropped when its shorter side < min_size + 2;
+ * 5. its corners (`orderedCorners`) are divided by shape_info's ratios and clipped to [0, src_w] ×
+ *    [0, src_h]; a box whose sides are under 4 image pixels is dropped (`filter_tag_det_res`);
+ * 6. the boxes are put in reading order (`readingOrder`) by their first corner.
  */
 /** Boxes whose tops are less than this many image pixels apart are on one line (PaddleOCR's constant). */
 const LINE_TOLERANCE = 10;
@@ -50,26 +55,28 @@ export const dbPostprocess: OpImpl = {
     const h = dim(prob, 2);
     const w = dim(prob, 3);
     const found = components(prob.data as Float32Array, h, w, num(v, 'thresh')).slice(0, num(v, 'max_candidates'));
-    const boxes: number[][] = [];
+    const boxes: [number, number][][] = [];
     const scores: number[] = [];
+    const minSize = num(v, 'min_size');
+    const clip = (x: number, hi: number) => Math.min(Math.max(x, 0), hi);
+    const side = (p: [number, number], q: [number, number]) => Math.trunc(Math.sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1])));
     for (const c of found) {
-      const score = c.sum / c.count;
-      const bw = c.maxX - c.minX + 1;
-      const bh = c.maxY - c.minY + 1;
-      if (score < num(v, 'box_thresh') || Math.min(bw, bh) < num(v, 'min_size')) continue;
-      const d = (bw * bh * num(v, 'unclip_ratio')) / (2 * (bw + bh));
-      const clip = (x: number, hi: number) => Math.min(Math.max(x, 0), hi);
-      boxes.push([
-        clip((c.minX - d) / rw, sw),
-        clip((c.minY - d) / rh, sh),
-        clip((c.maxX + 1 + d) / rw, sw),
-        clip((c.maxY + 1 + d) / rh, sh),
-      ]);
+      const rect = minAreaRect(convexHull(c.ends));
+      if (rect === undefined) continue;
+      const [rw0, rh0] = [rect.a1 - rect.a0, rect.b1 - rect.b0];
+      if (Math.min(rw0, rh0) < minSize) continue;
+      const score = meanInRect(prob.data as Float32Array, h, w, rect);
+      if (score < num(v, 'box_thresh')) continue;
+      const d = (rw0 * rh0 * num(v, 'unclip_ratio')) / (2 * (rw0 + rh0));
+      if (Math.min(rw0, rh0) + 2 * d < minSize + 2) continue;
+      const box = orderedCorners(grow(rect, d)).map(([x, y]): [number, number] => [clip(x / rw, sw), clip(y / rh, sh)]);
+      if (side(box[0]!, box[1]!) <= 3 || side(box[0]!, box[3]!) <= 3) continue;
+      boxes.push(box);
       scores.push(score);
     }
-    const order = readingOrder(boxes.map((b) => b[1]!), boxes.map((b) => b[0]!));
+    const order = readingOrder(boxes.map((b) => b[0]![1]), boxes.map((b) => b[0]![0]));
     const out: Record<string, Tensor> = {
-      boxes: { datatype: 'FP32', shape: [scores.length, 4], data: Float32Array.from(order.flatMap((i) => boxes[i]!)) },
+      boxes: { datatype: 'FP32', shape: [scores.length, 4, 2], data: Float32Array.from(order.flatMap((i) => boxes[i]!.flat())) },
       scores: { datatype: 'FP32', shape: [scores.length], data: Float32Array.from(order, (i) => scores[i]!) },
     };
     return out;

@@ -57,8 +57,10 @@ describe('OCR ops with the real PP-OCRv4 models', () => {
   it('reads a rendered text line', async () => {
     const { texts, boxes } = await read(fx.hello);
     expect(texts).toEqual(['HELLO 2026']);
-    const [x1, y1, x2, y2] = Array.from(boxes.data as Float32Array);
-    // The text is drawn from x = 20 with its baseline at y = 100 (56 pt): the box surrounds it.
+    const [x1, y1, , , x2, y2] = Array.from(boxes.data as Float32Array);
+    // The text is drawn from x = 20 with its baseline at y = 100 (56 pt): the box (top-left and
+    // bottom-right corners) surrounds it.
+    expect(boxes.shape).toEqual([1, 4, 2]);
     expect([x1! < 25, y1! < 62, x2! > 350, y2! > 100]).toEqual([true, true, true, true]);
   });
 
@@ -76,12 +78,20 @@ describe('OCR ops with the real PP-OCRv4 models', () => {
     const { texts, boxes } = await read(fx.row);
     expect(texts).toEqual(['nice sea', 'BIG TOP']);
     const b = boxes.data as Float32Array;
-    expect(b[5]! < b[1]!).toBe(true);
+    expect(b[9]! < b[1]!).toBe(true);
+  });
+
+  it('reads text turned 10°: the boxes follow the lines and the crops are warped straight', async () => {
+    const { texts, boxes } = await read(fx.skewed);
+    expect(texts).toEqual(['SKEWED TEXT LINE', 'reads straight 2026']);
+    const b = boxes.data as Float32Array;
+    // Turned clockwise, each line's top-right corner is lower than its top-left, by about tan 10°.
+    for (const i of [0, 1]) expect((b[i * 8 + 3]! - b[i * 8 + 1]!) / (b[i * 8 + 2]! - b[i * 8]!)).toBeCloseTo(Math.tan(Math.PI / 18), 1);
   });
 
   it('finds no boxes on a blank image, and crop_resize then yields an empty batch', async () => {
     const { image, boxes } = await detect(fx.blank);
-    expect(boxes.shape).toEqual([0, 4]);
+    expect(boxes.shape).toEqual([0, 4, 2]);
     expect(OPS.crop_resize.run({ image, boxes }, {}, OCR_CTX).crops!.shape).toEqual([0, 3, 48, 320]);
   });
 

