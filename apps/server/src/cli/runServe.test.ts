@@ -6,6 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { makeTestRepository } from '../repo/testRepository.ts';
 import { DEFAULT_REPO } from './main.ts';
 import { BIN, runBin } from './cliTestUtil.ts';
+import { makeFixtures } from '../engine/ops/smokeSupport.ts';
+
+interface SequenceLine {
+  type: string; chunk?: number; status?: string; outputs?: Record<string, { data: number[] }>;
+  speech_segments?: { start: number; end: number; start_s: number; end_s: number }[];
+}
 
 const repo = makeTestRepository();
 const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
@@ -58,15 +64,29 @@ describe('run', () => {
     const r = await runBin(['run', 'vad-stream', '--repo', examples, '--input', 'audio=a.wav', '--sequence'], { env: { INIT_CWD: cwd } });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const results = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; chunk?: number; status?: string; outputs?: Record<string, { data: number[] }> }).filter((l) => l.type === 'result');
+    const results = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as SequenceLine).filter((l) => l.type === 'result');
     expect(results.map((l) => [l.chunk, l.status])).toEqual([[0, 'completed'], [1, 'completed'], [2, 'completed']]);
     for (const l of results) expect(l.outputs?.speech_prob?.data[0]).toBeGreaterThanOrEqual(0);
+    // Only the last chunk's line carries the speech segments (75 ms of tone: too short to be speech).
+    expect(results.map((l) => l.speech_segments)).toEqual([undefined, undefined, []]);
     // The same signal recorded at 44.1 kHz is resampled to the 16 kHz the graph's audio_frame op expects, and says so on stderr.
     writeFileSync(join(cwd, 'b.wav'), wav(Array.from({ length: 3308 }, (_, i) => 0.3 * Math.sin((i * 16000) / 44100 / 10)), 44100));
     const b = await runBin(['run', 'vad-stream', '--repo', examples, '--input', 'audio=b.wav', '--sequence'], { env: { INIT_CWD: cwd } });
     expect(b.code).toBe(0);
     expect(b.stderr.trim()).toBe("input 'audio': b.wav is 44100 Hz; resampled to 16000 Hz, the rate op 'frame' expects");
     expect(b.stdout.trim().split('\n').filter((l) => l.includes('"type":"result"'))).toHaveLength(3);
+    // A spoken recording (1 s of silence on each side): its speech segments, as Silero's get_speech_timestamps gives them.
+    const speech = await runBin(['run', 'vad-stream', '--repo', examples, '--input', `audio=${makeFixtures().speech}`, '--sequence']);
+    expect(speech.code).toBe(0);
+    const last = JSON.parse(speech.stdout.trim().split('\n').at(-1)!) as SequenceLine;
+    expect(last.type).toBe('result');
+    const segs = last.speech_segments ?? [];
+    expect(segs.length).toBeGreaterThan(0);
+    expect(segs[0]!.start_s).toBeGreaterThan(0.8);
+    expect(segs[0]!.start_s).toBeLessThan(1.3);
+    expect(segs.at(-1)!.end_s).toBeGreaterThan(4.5);
+    expect(segs.at(-1)!.end_s).toBeLessThan(5.8);
+    for (const g of segs) expect(Math.abs(g.start / 16000 - g.start_s)).toBeLessThan(1e-3);
   });
 });
 

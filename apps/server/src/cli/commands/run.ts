@@ -10,6 +10,7 @@ import { CliError, UsageError } from '../errors.ts';
 import type { CliIO } from '../io.ts';
 import { resolveTarget } from '../target.ts';
 import { sequenceChunks, streamFraming } from '../audioStream.ts';
+import { speechSegments } from '../speechSegments.ts';
 
 type RunResult = Awaited<ReturnType<Engine['run']>>;
 
@@ -53,6 +54,18 @@ async function runOnce(engine: Engine, graph: GraphDoc, inputs: Map<string, { no
   return result.status === 'failed' ? 1 : 0;
 }
 
+/** The value of a run's only output when that is one FP32 number (a VAD's speech probability). */
+function oneValue(outputs: Record<string, Tensor>): number | undefined {
+  const ts = Object.values(outputs);
+  return ts.length === 1 && ts[0]!.datatype === 'FP32' && ts[0]!.data.length === 1 ? (ts[0]!.data as Float32Array)[0] : undefined;
+}
+
+/** Silero's speech timestamps over the chunks' probabilities, in samples and seconds. */
+function segmentsJson(probs: number[], rate: number, window: number, length: number) {
+  return speechSegments(probs, { sampleRate: rate, window, length })
+    .map((s) => ({ start: s.start, end: s.end, start_s: Math.round((s.start / rate) * 1000) / 1000, end_s: Math.round((s.end / rate) * 1000) / 1000 }));
+}
+
 async function runSequence(engine: Engine, graph: GraphDoc, inputs: Map<string, { node: InputNode; file: string }>, io: CliIO): Promise<number> {
   const [entry, ...rest] = [...inputs.values()];
   if (!entry || rest.length > 0) throw new UsageError('--sequence streams exactly one --input NAME=FILE.wav');
@@ -69,11 +82,16 @@ async function runSequence(engine: Engine, graph: GraphDoc, inputs: Map<string, 
   }
   const chunks = sequenceChunks(samples, entry.node, graph.maxBatchSize, framing);
   const id = Math.floor(Math.random() * 1e9) + 1;
+  const rate = framing.rate ?? wav.sampleRate;
+  const probs: number[] = [];
   let failed = 0;
   for (const [i, t] of chunks.entries()) {
     const sequence = { id, start: i === 0, end: i === chunks.length - 1 };
     const result = await engine.run({ graph, inputs: { [entry.node.params.name]: t }, sequence, onEvent: (m) => io.out(JSON.stringify(m)) });
-    io.out(resultLine(result, { chunk: i, sequenceId: id }));
+    const prob = oneValue(result.outputs);
+    if (prob !== undefined) probs.push(prob);
+    const last = i === chunks.length - 1 && probs.length === chunks.length;
+    io.out(resultLine(result, { chunk: i, sequenceId: id, ...(last ? { speech_segments: segmentsJson(probs, rate, framing.window, samples.length) } : {}) }));
     if (result.status === 'failed') { failed++; break; }
   }
   return failed > 0 ? 1 : 0;
@@ -81,7 +99,9 @@ async function runSequence(engine: Engine, graph: GraphDoc, inputs: Map<string, 
 
 /**
  * `run NAME|GRAPH.json --repo DIR --input NAME=FILE ... [--sequence] [--timeout MS]`: one JSON line
- * per engine event, then `{"type":"result",…}` (per chunk with --sequence). Exit 1 when a run fails.
+ * per engine event, then `{"type":"result",…}` (per chunk with --sequence; when every chunk's only
+ * output is one FP32 number, a speech probability, the last chunk's line also carries
+ * `speech_segments` as Silero's get_speech_timestamps finds them). Exit 1 when a run fails.
  * @example await runCommand(['vad-stream', '--input', 'audio=speech.wav', '--sequence'], io)
  */
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
