@@ -52,26 +52,39 @@ export function warpCrop(src: Uint8Array, iw: number, ih: number, q: Quad, outH:
   // Turned upright, the crop has w rows and h columns: its (r, c) is the crop's (row c, col w−1−r).
   const ys = positions(outH, tall ? w : h);
   const xs = positions(outW, tall ? h : w);
-  const [x0, y0] = q[0]!;
-  const [bx, by] = [q[1]![0] - x0, q[1]![1] - y0];
-  const [cx, cy] = [q[3]![0] - x0, q[3]![1] - y0];
-  const [dx, dy] = [x0 - q[1]![0] + q[2]![0] - q[3]![0], y0 - q[1]![1] + q[2]![1] - q[3]![1]];
+  // s (along the box's top edge) and t (down its left edge) of each output row and column.
+  const sRow = Float64Array.from(ys, (v) => (w - 1 - v) / w);
+  const sCol = Float64Array.from(xs, (v) => v / w);
+  const tRow = Float64Array.from(ys, (v) => v / h);
+  const tCol = Float64Array.from(xs, (v) => v / h);
+  const x0 = q[0]![0];
+  const y0 = q[0]![1];
+  const bx = q[1]![0] - x0;
+  const by = q[1]![1] - y0;
+  const cx = q[3]![0] - x0;
+  const cy = q[3]![1] - y0;
+  const dx = x0 - q[1]![0] + q[2]![0] - q[3]![0];
+  const dy = y0 - q[1]![1] + q[2]![1] - q[3]![1];
   const out = new Float64Array(outH * outW * 3);
   for (let oy = 0; oy < outH; oy++) {
     for (let ox = 0; ox < outW; ox++) {
-      const s = (tall ? w - 1 - ys[oy]! : xs[ox]!) / w;
-      const t = (tall ? xs[ox]! : ys[oy]!) / h;
+      const s = tall ? sRow[oy]! : sCol[ox]!;
+      const t = tall ? tCol[ox]! : tRow[oy]!;
       const x = Math.min(Math.max(x0 + s * bx + t * cx + s * t * dx, 0), iw - 1);
       const y = Math.min(Math.max(y0 + s * by + t * cy + s * t * dy, 0), ih - 1);
-      const [xi, yi] = [Math.floor(x), Math.floor(y)];
-      const [fx, fy] = [x - xi, y - yi];
-      const r0 = yi * iw;
-      const r1 = Math.min(yi + 1, ih - 1) * iw;
-      const c1 = Math.min(xi + 1, iw - 1);
+      const xi = Math.floor(x);
+      const yi = Math.floor(y);
+      const fx = x - xi;
+      const fy = y - yi;
+      const p00 = (yi * iw + xi) * 3;
+      const p01 = (yi * iw + Math.min(xi + 1, iw - 1)) * 3;
+      const row1 = Math.min(yi + 1, ih - 1) * iw;
+      const p10 = (row1 + xi) * 3;
+      const p11 = (row1 + Math.min(xi + 1, iw - 1)) * 3;
       const o = (oy * outW + ox) * 3;
       for (let c = 0; c < 3; c++) {
-        const top = src[(r0 + xi) * 3 + c]! * (1 - fx) + src[(r0 + c1) * 3 + c]! * fx;
-        const bottom = src[(r1 + xi) * 3 + c]! * (1 - fx) + src[(r1 + c1) * 3 + c]! * fx;
+        const top = src[p00 + c]! * (1 - fx) + src[p01 + c]! * fx;
+        const bottom = src[p10 + c]! * (1 - fx) + src[p11 + c]! * fx;
         out[o + c] = top * (1 - fy) + bottom * fy;
       }
     }
