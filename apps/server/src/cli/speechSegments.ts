@@ -53,8 +53,8 @@ export function speechSegments(probs: ArrayLike<number>, o: SegmentOptions): Spe
     if (next) {
       const gap = next.start - s.end;
       if (gap < 2 * pad) {
-        s.end += Math.trunc(Math.floor(gap / 2));
-        next.start = Math.trunc(Math.max(0, next.start - Math.floor(gap / 2)));
+        s.end += Math.floor(gap / 2);
+        next.start = Math.max(0, next.start - Math.floor(gap / 2));
       } else {
         s.end = Math.trunc(Math.min(o.length, s.end + pad));
         next.start = Math.trunc(Math.max(0, next.start - pad));
