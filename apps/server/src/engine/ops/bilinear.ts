@@ -2,23 +2,25 @@
 export interface Region { x: number; y: number; w: number; h: number }
 
 /**
- * Sampling positions of one axis for a bilinear resize from `inN` to `outN` samples, half-pixel
- * centres (align_corners = false, OpenCV/PIL style): s = (o + 0.5) · inN/outN − 0.5, clamped to
- * [0, inN − 1]; i0 = floor(s), i1 = min(i0 + 1, inN − 1), f = s − i0. The generated numpy code
- * (compile/python/ops/resize.ts) uses exactly this formula, so both agree bit for bit.
+ * Half-pixel sample positions of a resize from `inN` to `outN` samples (align_corners = false,
+ * OpenCV/PIL style): s = (o + 0.5) · inN/outN − 0.5, clamped to [0, inN − 1].
+ * @example samplePositions(2, 4) // [0.5, 2.5]
+ */
+export function samplePositions(outN: number, inN: number): Float64Array {
+  const scale = inN / outN;
+  return Float64Array.from({ length: outN }, (_, o) => Math.min(Math.max((o + 0.5) * scale - 0.5, 0), inN - 1));
+}
+
+/**
+ * Sampling positions of one axis for a bilinear resize (`samplePositions`) split into
+ * i0 = floor(s), i1 = min(i0 + 1, inN − 1), f = s − i0. The generated numpy code
+ * (compile/python/ops/common.ts) uses exactly this formula, so both agree bit for bit.
  */
 export function axisSamples(outN: number, inN: number): { i0: Int32Array; i1: Int32Array; f: Float64Array } {
-  const i0 = new Int32Array(outN);
-  const i1 = new Int32Array(outN);
-  const f = new Float64Array(outN);
-  const scale = inN / outN;
-  for (let o = 0; o < outN; o++) {
-    const s = Math.min(Math.max((o + 0.5) * scale - 0.5, 0), inN - 1);
-    const lo = Math.floor(s);
-    i0[o] = lo;
-    i1[o] = Math.min(lo + 1, inN - 1);
-    f[o] = s - lo;
-  }
+  const s = samplePositions(outN, inN);
+  const i0 = Int32Array.from(s, Math.floor);
+  const i1 = Int32Array.from(i0, (lo) => Math.min(lo + 1, inN - 1));
+  const f = Float64Array.from(s, (v, o) => v - i0[o]!);
   return { i0, i1, f };
 }
 

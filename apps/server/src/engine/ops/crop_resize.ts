@@ -1,14 +1,14 @@
 import type { Tensor } from '@ensemble-studio/core';
+import { samplePositions } from './bilinear.ts';
 import { dim, ensure, input, num, resolveValues } from './check.ts';
 import type { OpImpl } from './registry.ts';
+import { distance as dist } from './rect.ts';
 
 /** A box's four corners as x, y: top-left, top-right, bottom-right, bottom-left (db_postprocess's order). */
 export type Quad = [number, number][];
 
 /** A crop at least this much taller than wide is turned upright (PaddleOCR's `get_rotate_crop_image`). */
 const TALL = 1.5;
-
-const dist = (p: [number, number], q: [number, number]) => Math.sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]));
 
 /**
  * The size a box is warped to before resizing, as PaddleOCR's `get_rotate_crop_image`: the longer of
@@ -34,12 +34,6 @@ export function cropWidths(sizes: { w: number; h: number }[], height: number, mi
   return { pad, widths: ratios.map((q) => Math.min(Math.max(Math.ceil(height * q), 1), pad)) };
 }
 
-/** Half-pixel sample positions of a resize from `inN` to `outN` samples, clamped to [0, inN − 1]. */
-function positions(outN: number, inN: number): Float64Array {
-  const scale = inN / outN;
-  return Float64Array.from({ length: outN }, (_, o) => Math.min(Math.max((o + 0.5) * scale - 0.5, 0), inN - 1));
-}
-
 /**
  * One crop in one pass, as PaddleOCR's warp (`warpPerspective` of the quad to w×h, border replicated),
  * its turn upright when tall (`rot90`) and the resize to outH × outW (half-pixel) would sample it:
@@ -50,8 +44,8 @@ function positions(outN: number, inN: number): Float64Array {
 export function warpCrop(src: Uint8Array, iw: number, ih: number, q: Quad, outH: number, outW: number): Float64Array {
   const { w, h, tall } = quadSize(q);
   // Turned upright, the crop has w rows and h columns: its (r, c) is the crop's (row c, col w−1−r).
-  const ys = positions(outH, tall ? w : h);
-  const xs = positions(outW, tall ? h : w);
+  const ys = samplePositions(outH, tall ? w : h);
+  const xs = samplePositions(outW, tall ? h : w);
   // s (along the box's top edge) and t (down its left edge) of each output row and column.
   const sRow = Float64Array.from(ys, (v) => (w - 1 - v) / w);
   const sCol = Float64Array.from(xs, (v) => v / w);

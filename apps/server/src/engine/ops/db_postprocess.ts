@@ -1,6 +1,6 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { components } from './components.ts';
-import { convexHull, grow, meanInRect, minAreaRect, orderedCorners } from './rect.ts';
+import { convexHull, distance, grow, meanInRect, minAreaRect, orderedCorners } from './rect.ts';
 import { dim, ensure, input, num, resolveValues } from './check.ts';
 import type { OpImpl } from './registry.ts';
 
@@ -59,7 +59,6 @@ export const dbPostprocess: OpImpl = {
     const scores: number[] = [];
     const minSize = num(v, 'min_size');
     const clip = (x: number, hi: number) => Math.min(Math.max(x, 0), hi);
-    const side = (p: [number, number], q: [number, number]) => Math.trunc(Math.sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1])));
     for (const c of found) {
       const rect = minAreaRect(convexHull(c.ends));
       if (rect === undefined) continue;
@@ -70,7 +69,7 @@ export const dbPostprocess: OpImpl = {
       const d = (rw0 * rh0 * num(v, 'unclip_ratio')) / (2 * (rw0 + rh0));
       if (Math.min(rw0, rh0) + 2 * d < minSize + 2) continue;
       const box = orderedCorners(grow(rect, d)).map(([x, y]): [number, number] => [clip(x / rw, sw), clip(y / rh, sh)]);
-      if (side(box[0]!, box[1]!) <= 3 || side(box[0]!, box[3]!) <= 3) continue;
+      if (Math.trunc(distance(box[0]!, box[1]!)) <= 3 || Math.trunc(distance(box[0]!, box[3]!)) <= 3) continue;
       boxes.push(box);
       scores.push(score);
     }

@@ -72,14 +72,24 @@ export function grow(r: Rect, d: number): Rect {
   return { ...r, a0: r.a0 - d, a1: r.a1 + d, b0: r.b0 - d, b1: r.b1 + d };
 }
 
+/** Euclidean distance between two points (sqrt of the sum of squares, no `hypot`: numpy computes the same double). */
+export function distance(p: [number, number], q: [number, number]): number {
+  return Math.sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]));
+}
+
+/** The corners of `r` in its own order: (a0,b0), (a1,b0), (a1,b1), (a0,b1). */
+function corners(r: Rect): [number, number][] {
+  const at = (a: number, b: number): [number, number] => [r.ox + a * r.ux - b * r.uy, r.oy + a * r.uy + b * r.ux];
+  return [at(r.a0, r.b0), at(r.a1, r.b0), at(r.a1, r.b1), at(r.a0, r.b1)];
+}
+
 /**
  * The corners of `r` in PaddleOCR's `get_mini_boxes` order: of the two leftmost corners, the upper
  * is first and the lower last; of the two rightmost, the upper is second and the lower third
  * (top-left, top-right, bottom-right, bottom-left for a rectangle tilted less than 45°).
  */
 export function orderedCorners(r: Rect): [number, number][] {
-  const at = (a: number, b: number): [number, number] => [r.ox + a * r.ux - b * r.uy, r.oy + a * r.uy + b * r.ux];
-  const p = [at(r.a0, r.b0), at(r.a1, r.b0), at(r.a1, r.b1), at(r.a0, r.b1)].sort((s, t) => s[0] - t[0]);
+  const p = corners(r).sort((s, t) => s[0] - t[0]);
   const [i1, i4] = p[1]![1] > p[0]![1] ? [0, 1] : [1, 0];
   const [i2, i3] = p[3]![1] > p[2]![1] ? [2, 3] : [3, 2];
   return [p[i1]!, p[i2]!, p[i3]!, p[i4]!];
@@ -93,12 +103,12 @@ const EDGE = 1e-6;
  * in raster order — PaddleOCR's `box_score_fast`, which fills the box polygon; 0 when none does.
  */
 export function meanInRect(map: Float32Array, h: number, w: number, r: Rect): number {
-  const corners = [[r.a0, r.b0], [r.a1, r.b0], [r.a1, r.b1], [r.a0, r.b1]].map(([a, b]) => [r.ox + a! * r.ux - b! * r.uy, r.oy + a! * r.uy + b! * r.ux]);
+  const cs = corners(r);
   const clamp = (v: number, hi: number) => Math.min(Math.max(v, 0), hi);
-  const x0 = clamp(Math.floor(Math.min(...corners.map((c) => c[0]!))), w - 1);
-  const x1 = clamp(Math.ceil(Math.max(...corners.map((c) => c[0]!))), w - 1);
-  const y0 = clamp(Math.floor(Math.min(...corners.map((c) => c[1]!))), h - 1);
-  const y1 = clamp(Math.ceil(Math.max(...corners.map((c) => c[1]!))), h - 1);
+  const x0 = clamp(Math.floor(Math.min(...cs.map((c) => c[0]))), w - 1);
+  const x1 = clamp(Math.ceil(Math.max(...cs.map((c) => c[0]))), w - 1);
+  const y0 = clamp(Math.floor(Math.min(...cs.map((c) => c[1]))), h - 1);
+  const y1 = clamp(Math.ceil(Math.max(...cs.map((c) => c[1]))), h - 1);
   let sum = 0;
   let count = 0;
   for (let y = y0; y <= y1; y++) {

@@ -40,15 +40,23 @@ def _input(inputs, op, port, dtype, dtype_name, ndim):
     return a
 `;
 
+/** `_positions(out_n, in_n)`: half-pixel sample positions, clamped; the engine's `samplePositions` (ops/bilinear.ts). */
+export const PY_POSITIONS = `
+def _positions(out_n, in_n):
+    s = (np.arange(out_n, dtype=np.float64) + 0.5) * (in_n / out_n) - 0.5
+    return np.minimum(np.maximum(s, 0.0), float(in_n - 1))
+`;
+
 /**
  * numpy bilinear resize, half-pixel centres (align_corners = false), identical to the engine's
  * apps/server/src/engine/ops/bilinear.ts: s = (o + 0.5)·in/out − 0.5 clamped to [0, in − 1],
  * i0 = floor(s), i1 = min(i0 + 1, in − 1), f = s − i0; rows then columns, float64, unrounded.
  */
-export const PY_RESIZE = `
+export const PY_RESIZE = `${PY_POSITIONS.trimEnd()}
+
+
 def _axis(out_n, in_n):
-    s = (np.arange(out_n, dtype=np.float64) + 0.5) * (in_n / out_n) - 0.5
-    s = np.minimum(np.maximum(s, 0.0), float(in_n - 1))
+    s = _positions(out_n, in_n)
     i0 = np.floor(s).astype(np.int64)
     i1 = np.minimum(i0 + 1, in_n - 1)
     return i0, i1, s - i0

@@ -1,5 +1,5 @@
 import type { OpPython } from './index.ts';
-import { module, paramLines, PY_INPUT } from './common.ts';
+import { module, paramLines, PY_INPUT, PY_POSITIONS } from './common.ts';
 import type { OpValues } from './common.ts';
 
 const RUN = `
@@ -11,11 +11,6 @@ def _quad_size(q):
     w = max(int(max(_dist(q[0], q[1]), _dist(q[3], q[2]))), 1)
     h = max(int(max(_dist(q[0], q[3]), _dist(q[1], q[2]))), 1)
     return w, h, h / w >= 1.5
-
-
-def _positions(out_n, in_n):
-    s = (np.arange(out_n, dtype=np.float64) + 0.5) * (in_n / out_n) - 0.5
-    return np.minimum(np.maximum(s, 0.0), float(in_n - 1))
 
 
 def _warp(img, q, out_h, out_w):
@@ -64,5 +59,5 @@ def run(inputs, model_dir):
 
 /** numpy for `crop_resize` (see apps/server/src/engine/ops/crop_resize.ts). */
 export function emitCropResize(values: OpValues): OpPython {
-  return { code: module('crop_resize', paramLines('crop_resize', values), PY_INPUT, RUN), files: [] };
+  return { code: module('crop_resize', paramLines('crop_resize', values), PY_INPUT, PY_POSITIONS, RUN), files: [] };
 }

@@ -107,6 +107,10 @@ def _min_area_rect(hull):
     return best
 
 
+def _dist(p, q):
+    return float(np.sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1])))
+
+
 def _corner(r, a, b):
     return (r[0] + a * r[2] - b * r[3], r[1] + a * r[3] + b * r[2])
 
@@ -176,11 +180,7 @@ def run(inputs, model_dir):
             continue
         grown = rect[:4] + [rect[4] - d, rect[5] + d, rect[6] - d, rect[7] + d]
         box = [(min(max(x / ratio_w, 0.0), src_w), min(max(y / ratio_h, 0.0), src_h)) for x, y in _ordered_corners(grown)]
-
-        def side(p, q):
-            return int(float(np.sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]))))
-
-        if side(box[0], box[1]) <= 3 or side(box[0], box[3]) <= 3:
+        if int(_dist(box[0], box[1])) <= 3 or int(_dist(box[0], box[3])) <= 3:
             continue
         boxes.append(box)
         scores.append(score)
