@@ -19,9 +19,10 @@ describe('decodeImage / encodePng', () => {
     expect(Array.from(back.data as Uint8Array)).toEqual(Array.from(t.data as Uint8Array));
   });
 
-  it('drops alpha and expands gray to three channels', () => {
-    const rgba = [10, 20, 30, 0, 40, 50, 60, 128];
-    expect(Array.from(decodeImage(png(2, 1, rgba, 6)).data as Uint8Array)).toEqual([10, 20, 30, 40, 50, 60]);
+  it('composites alpha over white and expands gray to three channels', () => {
+    const rgba = [10, 20, 30, 0, 40, 50, 60, 128, 70, 80, 90, 255];
+    // 40·128/255 + 255·127/255 = 147.08…, 50 → 152.1…, 60 → 157.1…
+    expect(Array.from(decodeImage(png(3, 1, rgba, 6)).data as Uint8Array)).toEqual([255, 255, 255, 147, 152, 157, 70, 80, 90]);
     const gray = png(2, 1, [7, 7, 7, 255, 200, 200, 200, 255], 0);
     expect(Array.from(decodeImage(gray).data as Uint8Array)).toEqual([7, 7, 7, 200, 200, 200]);
   });

@@ -8,20 +8,25 @@ function startsWith(bytes: Uint8Array, magic: number[]): boolean {
   return bytes.length >= magic.length && magic.every((b, i) => bytes[i] === b);
 }
 
-/** Drops the alpha channel of RGBA pixels → UINT8 [h, w, 3]. */
+/**
+ * RGBA pixels composited over white → UINT8 [h, w, 3], as the image shows on a page (and as PaddleOCR's
+ * `alpha_to_color` does: v·a + 255·(1 − a), truncated): a transparent PNG's text stays readable.
+ */
 function rgbaToRgb(rgba: Uint8Array, width: number, height: number): Tensor {
   const out = new Uint8Array(width * height * 3);
   for (let p = 0, q = 0; q < out.length; p += 4, q += 3) {
-    out[q] = rgba[p] ?? 0;
-    out[q + 1] = rgba[p + 1] ?? 0;
-    out[q + 2] = rgba[p + 2] ?? 0;
+    const a = rgba[p + 3] ?? 255;
+    for (let c = 0; c < 3; c++) {
+      const v = rgba[p + c] ?? 0;
+      out[q + c] = a === 255 ? v : Math.trunc((v * a + 255 * (255 - a)) / 255);
+    }
   }
   return { datatype: 'UINT8', shape: [height, width, 3], data: out };
 }
 
 /**
  * Decodes a PNG (any bit depth, gray/palette/alpha) or a JPEG into UINT8 [H, W, 3] RGB: alpha is
- * dropped (not composited), gray is expanded, 16-bit PNG is scaled to 8 bits.
+ * composited over white, gray is expanded, 16-bit PNG is scaled to 8 bits.
  * @throws Error `decodeImage: …` for empty, unknown or corrupt data.
  * @example decodeImage(readFileSync('photo.jpg')).shape // [480, 640, 3]
  */

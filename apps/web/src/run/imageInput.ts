@@ -14,7 +14,7 @@ export function imageLayout(datatype: DataType, dims: readonly number[]): ImageL
   return null;
 }
 
-/** Draws an image file onto a canvas (resized when the layout fixes a size) and returns its pixels. */
+/** Draws an image file onto a white canvas (resized when the layout fixes a size) and returns its pixels. */
 async function pixels(file: Blob, l: ImageLayout): Promise<ImageData> {
   const bmp = await createImageBitmap(file);
   const w = l.width > 0 ? l.width : bmp.width;
@@ -22,6 +22,9 @@ async function pixels(file: Blob, l: ImageLayout): Promise<ImageData> {
   const canvas = new OffscreenCanvas(w, h);
   const ctx = canvas.getContext('2d');
   if (!ctx) throw new Error('this browser cannot decode images (no 2D canvas)');
+  // Transparent pixels over white, as the image shows on a page (and as the server's decoder does).
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, w, h);
   ctx.drawImage(bmp, 0, 0, w, h);
   bmp.close();
   return ctx.getImageData(0, 0, w, h);
