@@ -68,11 +68,11 @@ export function ocrGraph(strategy: 'gate' | 'bls' | 'error' = 'gate'): GraphDoc 
   const out = (id: string, datatype: 'FP32' | 'BYTES' | 'INT64', dims: number[]): GraphNode => ({ id, kind: 'output', position: pos, params: { name: id, datatype, dims } });
   const nodes: GraphNode[] = [
     { id: 'image', kind: 'input', position: pos, params: { name: 'image', datatype: 'UINT8', dims: [-1, -1, 3] } },
-    op('preprocess', 'image_preprocess', { max_side: 960, multiple: 32, normalize: 'imagenet' }),
+    op('preprocess', 'image_preprocess', { max_side: 960, multiple: 32, normalize: 'imagenet', channels: 'bgr' }),
     { id: 'det', kind: 'model', position: pos, params: { model: 'det' } },
     op('db', 'db_postprocess', { thresh: 0.3, box_thresh: 0.6, unclip_ratio: 1.5, min_size: 3, max_candidates: 1000 }),
     { id: 'has_text', kind: 'condition', position: pos, params: { expression: 'len(boxes) == 0', strategy, ports: ['boxes', 'image'], message: 'no text found', defaults: {} } },
-    op('crop', 'crop_resize', { height: 48, min_width: 320, max_width: 3200 }),
+    op('crop', 'crop_resize', { height: 48, min_width: 320, max_width: 3200, channels: 'bgr' }),
     { id: 'fanout', kind: 'router', position: pos, params: { mode: 'copy', count: 2 } },
     { id: 'rec', kind: 'model', position: pos, params: { model: 'rec' } },
     { id: 'cls', kind: 'model', position: pos, params: { model: 'cls' } },

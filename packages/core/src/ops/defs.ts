@@ -16,11 +16,20 @@ export interface OpDef {
   params: ParamSpec[];
 }
 
+/**
+ * The channel order the model reads: PaddleOCR's models were trained on OpenCV's BGR images (and
+ * PaddleOCR normalises channel 0, blue, with ImageNet's first mean), while images arrive as RGB.
+ */
+const CHANNELS: ParamSpec = {
+  name: 'channels', label: 'Channel order', type: 'enum', default: 'bgr', options: ['bgr', 'rgb'],
+  help: 'The order the model was trained on: bgr for PaddleOCR (OpenCV), rgb for most others.',
+};
+
 export const OP_DEFS: Record<OpId, OpDef> = {
   image_preprocess: {
     id: 'image_preprocess',
     title: 'Image preprocess',
-    description: 'UINT8 HWC image → normalised FP32 NCHW, resized so each side is a multiple of 32 and the longer side ≤ max_side.',
+    description: 'UINT8 HWC image (RGB) → normalised FP32 NCHW in the model’s channel order, resized so each side is a multiple of 32 and the longer side ≤ max_side.',
     inputs: [{ name: 'image', datatype: 'UINT8', shape: [-1, -1, 3] }],
     outputs: [
       { name: 'tensor', datatype: 'FP32', shape: [1, 3, -1, -1] },
@@ -31,6 +40,7 @@ export const OP_DEFS: Record<OpId, OpDef> = {
       { name: 'max_side', label: 'Max side', type: 'integer', default: 960, min: 32, max: 4096 },
       { name: 'multiple', label: 'Multiple of', type: 'integer', default: 32, min: 1, max: 256 },
       { name: 'normalize', label: 'Normalisation', type: 'enum', default: 'imagenet', options: ['imagenet', 'half', 'unit'] },
+      CHANNELS,
     ],
   },
   db_postprocess: {
@@ -56,7 +66,7 @@ export const OP_DEFS: Record<OpId, OpDef> = {
   crop_resize: {
     id: 'crop_resize',
     title: 'Crop & resize',
-    description: 'Warps each box (four corners, as db_postprocess gives them) straight out of the image (a crop 1.5× taller than wide is turned 90° counter-clockwise, as PaddleOCR reads vertical text) and resizes it to height × W, aspect kept, normalised to [-1, 1], right-padded to the widest crop (as PaddleOCR sizes a recognition batch: at least min_width, at most max_width).',
+    description: 'Warps each box (four corners, as db_postprocess gives them) straight out of the image (a crop 1.5× taller than wide is turned 90° counter-clockwise, as PaddleOCR reads vertical text) and resizes it to height × W, aspect kept, normalised to [-1, 1] in the model’s channel order, right-padded to the widest crop (as PaddleOCR sizes a recognition batch: at least min_width, at most max_width).',
     inputs: [
       { name: 'image', datatype: 'UINT8', shape: [-1, -1, 3] },
       { name: 'boxes', datatype: 'FP32', shape: [-1, 4, 2] },
@@ -66,6 +76,7 @@ export const OP_DEFS: Record<OpId, OpDef> = {
       { name: 'height', label: 'Height', type: 'integer', default: 48, min: 8, max: 512 },
       { name: 'min_width', label: 'Min width', type: 'integer', default: 320, min: 1, max: 8192 },
       { name: 'max_width', label: 'Max width', type: 'integer', default: 3200, min: 8, max: 8192 },
+      CHANNELS,
     ],
   },
   ctc_decode: {

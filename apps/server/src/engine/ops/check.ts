@@ -34,6 +34,17 @@ export function num(values: OpValues, name: string): number {
   return v;
 }
 
+/** For each output plane, the RGB source channel it reads. */
+export type ChannelOrder = readonly [number, number, number];
+
+/**
+ * The `channels` param (RGB images in; planes out in the model's order).
+ * @example channelOrder(resolveValues('crop_resize', {})) // [2, 1, 0] (bgr)
+ */
+export function channelOrder(values: OpValues): ChannelOrder {
+  return values.channels === 'rgb' ? [0, 1, 2] : [2, 1, 0];
+}
+
 /**
  * Returns input `port`, checking its dtype and rank.
  * @throws Error like `crop_resize: input 'boxes' must be FP32 of rank 2, got INT64 [3]`.

@@ -1,4 +1,4 @@
-/** One 4-connected component of a binary map: its bounding box, run ends and raster-first run. */
+/** One 8-connected component of a binary map: its bounding box, run ends and raster-first run. */
 export interface Component {
   minX: number; maxX: number; minY: number; maxY: number;
   /** The two end pixels of each of its runs, flat as x, y pairs (its convex hull's candidates). */
@@ -33,7 +33,10 @@ function find(parent: Int32Array, i: number): number {
   return r;
 }
 
-/** Links runs of consecutive rows whose column ranges overlap; the smaller run index becomes the root. */
+/**
+ * Links runs of consecutive rows that touch, corners included (8-connected, as OpenCV's contours
+ * follow a region: column ranges overlapping or one column apart); the smaller run index becomes the root.
+ */
 function linkRows(runs: Runs, parent: Int32Array): void {
   let prev = 0; // first run of the previous row
   let cur = 0;  // first run of the current row
@@ -46,7 +49,7 @@ function linkRows(runs: Runs, parent: Int32Array): void {
       let a = prev;
       let b = cur;
       while (a < cur && b < end) {
-        if ((runs.x0[a] ?? 0) <= (runs.x1[b] ?? 0) && (runs.x0[b] ?? 0) <= (runs.x1[a] ?? 0)) {
+        if ((runs.x0[a] ?? 0) <= (runs.x1[b] ?? 0) + 1 && (runs.x0[b] ?? 0) <= (runs.x1[a] ?? 0) + 1) {
           const ra = find(parent, a);
           const rb = find(parent, b);
           if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
@@ -60,7 +63,7 @@ function linkRows(runs: Runs, parent: Int32Array): void {
 }
 
 /**
- * 4-connected components of `map > thresh` (map is [h, w] row-major), ordered by bounding-box
+ * 8-connected components of `map > thresh` (map is [h, w] row-major), ordered by bounding-box
  * top-left y, then x, then first pixel in raster order. Run-based union-find; the generated numpy
  * code (compile/python/ops/db_postprocess.ts) does the same.
  * @example components(Float32Array.of(1, 0, 1), 1, 3, 0.5).length === 2

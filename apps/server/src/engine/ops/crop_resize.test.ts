@@ -53,6 +53,15 @@ describe('crop_resize', () => {
     expect(row).toEqual(Array.from({ length: 12 }, (_, k) => (k + 3) * 15));
   });
 
+  it('writes the planes blue first by default (PaddleOCR reads BGR) and red first with channels rgb', () => {
+    const img = tensorFromJson('UINT8', [8, 8, 3], new Array(64).fill([255, 0, 51]).flat());
+    const plane = (data: number[], c: number) => Math.round((data[c * 64]! + 1) * 127.5);
+    const bgr = run(img, [[0, 0, 8, 8]], { height: 8, min_width: 1 }).data;
+    expect([0, 1, 2].map((c) => plane(bgr, c))).toEqual([51, 0, 255]);
+    const rgb = run(img, [[0, 0, 8, 8]], { height: 8, min_width: 1, channels: 'rgb' }).data;
+    expect([0, 1, 2].map((c) => plane(rgb, c))).toEqual([255, 0, 51]);
+  });
+
   it('keeps the aspect ratio, normalises to [-1, 1] and right-pads with zeros', () => {
     const img = image(8, 32, (_y, x) => (x < 16 ? 255 : 0));
     const { shape, data } = run(img, [[0, 0, 16, 8], [16, 0, 28, 8]], { height: 16, min_width: 1 });

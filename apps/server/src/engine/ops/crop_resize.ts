@@ -1,6 +1,6 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { samplePositions } from './bilinear.ts';
-import { dim, ensure, input, num, resolveValues } from './check.ts';
+import { channelOrder, dim, ensure, input, num, resolveValues } from './check.ts';
 import type { OpImpl } from './registry.ts';
 import { distance as dist } from './rect.ts';
 
@@ -87,9 +87,9 @@ export function warpCrop(src: Uint8Array, iw: number, ih: number, q: Quad, outH:
 }
 
 /**
- * Warps each box (FP32 [N,4,2], four corners) straight out of a UINT8 [H,W,3] image (`warpCrop`:
+ * Warps each box (FP32 [N,4,2], four corners) straight out of a UINT8 [H,W,3] RGB image (`warpCrop`:
  * a tall crop is turned 90° counter-clockwise) at height × its `cropWidths` width, normalised
- * x/127.5 − 1, right-padded with 0 to the batch's width → FP32 [N,3,height,pad]. No boxes →
+ * x/127.5 − 1, planes in the `channels` order, right-padded with 0 to the batch's width → FP32 [N,3,height,pad]. No boxes →
  * FP32 [0,3,height,min(min_width, max_width)] (empty).
  */
 export const cropResize: OpImpl = {
@@ -107,14 +107,16 @@ export const cropResize: OpImpl = {
     const quads: Quad[] = Array.from({ length: dim(boxes, 0) }, (_, i) => [0, 1, 2, 3].map((k): [number, number] => [b[i * 8 + k * 2]!, b[i * 8 + k * 2 + 1]!]));
     const sizes = quads.map((q) => { const s = quadSize(q); return s.tall ? { w: s.h, h: s.w } : s; });
     const { pad, widths } = cropWidths(sizes, height, num(v, 'min_width'), num(v, 'max_width'));
+    const order = channelOrder(v);
     const out = new Float32Array(quads.length * 3 * height * pad);
     quads.forEach((q, i) => {
       const tw = widths[i]!;
       const px = warpCrop(image.data as Uint8Array, iw, ih, q, height, tw);
       for (let c = 0; c < 3; c++) {
+        const from = order[c]!;
         for (let y = 0; y < height; y++) {
           const row = ((i * 3 + c) * height + y) * pad;
-          for (let x = 0; x < tw; x++) out[row + x] = px[(y * tw + x) * 3 + c]! / 127.5 - 1;
+          for (let x = 0; x < tw; x++) out[row + x] = px[(y * tw + x) * 3 + from]! / 127.5 - 1;
         }
       }
     });

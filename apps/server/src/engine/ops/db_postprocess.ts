@@ -7,7 +7,7 @@ import type { OpImpl } from './registry.ts';
 /**
  * DB post-process, as PaddleOCR's `DBPostProcess` (boxes mode): prob [1,1,H',W'] → boxes FP32 [N,4,2]
  * (four corners x, y in image pixels: top-left, top-right, bottom-right, bottom-left) + scores [N].
- * 1. binary = prob > thresh; 4-connected components ordered by bbox top-left y, x, then raster order;
+ * 1. binary = prob > thresh; 8-connected components ordered by bbox top-left y, x, then raster order;
  *    the first `max_candidates` are considered.
  * 2. each component's smallest rotated rectangle around its pixel centres (`minAreaRect`); dropped
  *    when its shorter side < min_size;

@@ -16,12 +16,22 @@ describe('image_preprocess', () => {
     expect(targetSide(1010, 1, 32, 1010)).toBe(992);
   });
 
-  it('keeps a 2×2 image as is with multiple 1 and lays it out CHW', () => {
+  it('keeps a 2×2 image as is with multiple 1 and lays it out CHW, blue plane first by default', () => {
     const img = tensorFromJson('UINT8', [2, 2, 3], [0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32]);
     const { tensor, shape_info } = run(img, { multiple: 1, normalize: 'unit' });
     expect(tensor?.shape).toEqual([1, 3, 2, 2]);
-    expect(f32(tensor!).map((x) => Math.round(x * 255))).toEqual([0, 10, 20, 30, 1, 11, 21, 31, 2, 12, 22, 32]);
+    expect(f32(tensor!).map((x) => Math.round(x * 255))).toEqual([2, 12, 22, 32, 1, 11, 21, 31, 0, 10, 20, 30]);
     expect(f32(shape_info!)).toEqual([2, 2, 1, 1]);
+    const rgb = run(img, { multiple: 1, normalize: 'unit', channels: 'rgb' }).tensor!;
+    expect(f32(rgb).map((x) => Math.round(x * 255))).toEqual([0, 10, 20, 30, 1, 11, 21, 31, 2, 12, 22, 32]);
+  });
+
+  it('orders the planes the same way when it resizes', () => {
+    const img = tensorFromJson('UINT8', [1, 1, 3], [10, 20, 30]);
+    const bgr = f32(run(img, { multiple: 2, normalize: 'unit' }).tensor!).map((x) => Math.round(x * 255));
+    expect(bgr).toEqual([30, 30, 30, 30, 20, 20, 20, 20, 10, 10, 10, 10]);
+    const rgb = f32(run(img, { multiple: 2, normalize: 'unit', channels: 'rgb' }).tensor!).map((x) => Math.round(x * 255));
+    expect(rgb).toEqual([10, 10, 10, 10, 20, 20, 20, 20, 30, 30, 30, 30]);
   });
 
   it('upsamples with half-pixel bilinear sampling', () => {
@@ -42,12 +52,15 @@ describe('image_preprocess', () => {
     expect(f32(shape_info!)).toEqual([64, 128, 0.5, 0.5]);
   });
 
-  it('normalises with the ImageNet mean and std per channel', () => {
+  it('normalises each plane with the ImageNet mean and std in plane order (PaddleOCR: plane 0 is blue)', () => {
     const img = tensorFromJson('UINT8', [1, 1, 3], [255, 0, 128]);
-    const out = f32(run(img, { multiple: 1 }).tensor!);
-    expect(out[0]).toBeCloseTo((1 - 0.485) / 0.229, 5);
-    expect(out[1]).toBeCloseTo((0 - 0.456) / 0.224, 5);
-    expect(out[2]).toBeCloseTo((128 / 255 - 0.406) / 0.225, 5);
+    const bgr = f32(run(img, { multiple: 1 }).tensor!);
+    expect(bgr[0]).toBeCloseTo((128 / 255 - 0.485) / 0.229, 5);
+    expect(bgr[1]).toBeCloseTo((0 - 0.456) / 0.224, 5);
+    expect(bgr[2]).toBeCloseTo((1 - 0.406) / 0.225, 5);
+    const rgb = f32(run(img, { multiple: 1, channels: 'rgb' }).tensor!);
+    expect(rgb[0]).toBeCloseTo((1 - 0.485) / 0.229, 5);
+    expect(rgb[2]).toBeCloseTo((128 / 255 - 0.406) / 0.225, 5);
   });
 
   it('rejects a wrong dtype, channel count or param with the op and port named', () => {
@@ -57,5 +70,6 @@ describe('image_preprocess', () => {
     expect(() => run(gray, {})).toThrow(/image_preprocess: input 'image' must be \[H,W,3\]/);
     const img = tensorFromJson('UINT8', [1, 1, 3], [0, 0, 0]);
     expect(() => run(img, { normalize: 'zscore' })).toThrow(/image_preprocess: param normalize/);
+    expect(() => run(img, { channels: 'bgra' })).toThrow(/image_preprocess: param channels/);
   });
 });

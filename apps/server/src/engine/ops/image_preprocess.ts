@@ -1,6 +1,6 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { resizeBilinear } from './bilinear.ts';
-import { dim, ensure, input, num, resolveValues } from './check.ts';
+import { channelOrder, type ChannelOrder, dim, ensure, input, num, resolveValues } from './check.ts';
 import type { OpImpl } from './registry.ts';
 
 const MEAN = [0.485, 0.456, 0.406] as const;
@@ -25,13 +25,14 @@ function normalise(mode: string, v: number, c: number): number {
   return v / 255;
 }
 
-/** HWC float64 values → normalised FP32 CHW planes. */
-function normaliseResized(resized: Float64Array, mode: string): Float32Array {
+/** HWC float64 values (RGB) → normalised FP32 CHW planes, plane c read from source channel `order[c]`. */
+function normaliseResized(resized: Float64Array, mode: string, order: ChannelOrder): Float32Array {
   const plane = resized.length / 3;
   const out = new Float32Array(resized.length);
   for (let c = 0; c < 3; c++) {
     const base = c * plane;
-    for (let p = 0; p < plane; p++) out[base + p] = normalise(mode, resized[p * 3 + c]!, c);
+    const from = order[c]!;
+    for (let p = 0; p < plane; p++) out[base + p] = normalise(mode, resized[p * 3 + from]!, c);
   }
   return out;
 }
@@ -41,21 +42,24 @@ function normaliseResized(resized: Float64Array, mode: string): Float32Array {
  * sample falls on a pixel centre), so each byte maps through a 256-entry table per channel, the same
  * numbers `normaliseResized` would compute, ~10× faster (a 640×160 image: ~6 ms → ~0.8 ms, so it runs inline).
  */
-function normaliseBytes(src: Uint8Array, mode: string): Float32Array {
+function normaliseBytes(src: Uint8Array, mode: string, order: ChannelOrder): Float32Array {
   const plane = src.length / 3;
   const out = new Float32Array(src.length);
   const [t0, t1, t2] = [0, 1, 2].map((c) => Float32Array.from({ length: 256 }, (_, b) => normalise(mode, b, c))) as [Float32Array, Float32Array, Float32Array];
+  const [f0, f1, f2] = order;
   // One pass over the pixels in memory order (three planes written together): ~2× faster than a pass per channel.
   for (let p = 0, i = 0; p < plane; p++, i += 3) {
-    out[p] = t0[src[i]!]!;
-    out[plane + p] = t1[src[i + 1]!]!;
-    out[2 * plane + p] = t2[src[i + 2]!]!;
+    out[p] = t0[src[i + f0]!]!;
+    out[plane + p] = t1[src[i + f1]!]!;
+    out[2 * plane + p] = t2[src[i + f2]!]!;
   }
   return out;
 }
 
 /**
- * UINT8 [H,W,3] → FP32 [1,3,H',W'] (bilinear, half-pixel) + shape_info [H, W, H'/H, W'/W].
+ * UINT8 [H,W,3] (RGB) → FP32 [1,3,H',W'] (bilinear, half-pixel) in the `channels` order, normalised
+ * per plane (imagenet: plane 0 takes the first mean, whichever channel it holds, as PaddleOCR does)
+ * + shape_info [H, W, H'/H, W'/W].
  * scale = min(1, max_side / max(H, W)); each side via `targetSide`.
  */
 export const imagePreprocess: OpImpl = {
@@ -71,9 +75,10 @@ export const imagePreprocess: OpImpl = {
     const outH = targetSide(h, scale, multiple, maxSide);
     const outW = targetSide(w, scale, multiple, maxSide);
     const mode = String(v.normalize);
+    const order = channelOrder(v);
     const out = outH === h && outW === w
-      ? normaliseBytes(image.data as Uint8Array, mode)
-      : normaliseResized(resizeBilinear(image.data as Uint8Array, w, { x: 0, y: 0, w, h }, outH, outW, 3), mode);
+      ? normaliseBytes(image.data as Uint8Array, mode, order)
+      : normaliseResized(resizeBilinear(image.data as Uint8Array, w, { x: 0, y: 0, w, h }, outH, outW, 3), mode, order);
     const tensor: Tensor = { datatype: 'FP32', shape: [1, 3, outH, outW], data: out };
     const shapeInfo: Tensor = { datatype: 'FP32', shape: [4], data: Float32Array.of(h, w, outH / h, outW / w) };
     return { tensor, shape_info: shapeInfo };

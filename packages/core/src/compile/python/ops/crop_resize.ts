@@ -45,6 +45,8 @@ def run(inputs, model_dir):
         raise ValueError("crop_resize: input 'boxes' must be [N,4,2] (four corners x, y), got %s" % (list(boxes.shape),))
     if not np.all(np.isfinite(boxes)):
         raise ValueError("crop_resize: input 'boxes' holds a non-finite coordinate")
+    if CHANNELS == "bgr":
+        image = image[..., ::-1]
     quads = [[(float(p[0]), float(p[1])) for p in b] for b in boxes]
     sizes = [_quad_size(q) for q in quads]
     ratios = [(h / w) if tall else (w / h) for w, h, tall in sizes]

@@ -2,7 +2,7 @@ import type { OpPython } from './index.ts';
 import { module, paramLines, PY_INPUT } from './common.ts';
 import type { OpValues } from './common.ts';
 
-/** Run-based 4-connected labelling, identical in order and run ends to engine/ops/components.ts. */
+/** Run-based 8-connected labelling (as OpenCV's contours), identical in order and run ends to engine/ops/components.ts. */
 const COMPONENTS = `
 def _runs(binary):
     h, w = binary.shape
@@ -34,7 +34,7 @@ def _link(ys, x0, x1, parent):
         if prev < cur and ys[prev] == y - 1:
             a, b = prev, cur
             while a < cur and b < end:
-                if x0[a] <= x1[b] and x0[b] <= x1[a]:
+                if x0[a] <= x1[b] + 1 and x0[b] <= x1[a] + 1:
                     ra, rb = _find(parent, a), _find(parent, b)
                     if ra != rb:
                         parent[max(ra, rb)] = min(ra, rb)

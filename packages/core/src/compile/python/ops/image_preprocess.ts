@@ -18,6 +18,8 @@ def run(inputs, model_dir):
     h, w = int(image.shape[0]), int(image.shape[1])
     if h < 1 or w < 1 or image.shape[2] != 3:
         raise ValueError("image_preprocess: input 'image' must be [H,W,3] with H,W >= 1, got %s" % (list(image.shape),))
+    if CHANNELS == "bgr":
+        image = image[..., ::-1]
     scale = min(1.0, MAX_SIDE / max(h, w))
     out_h, out_w = _side(h, scale), _side(w, scale)
     r = _resize(image, out_h, out_w)
