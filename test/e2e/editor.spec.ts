@@ -34,6 +34,15 @@ describe('editor', () => {
     expect(await errorCount(page)).toBe(0);
   });
 
+  it('shows an op\'s params in the inspector with their help (crop reads BGR, as PaddleOCR\'s models were trained)', async () => {
+    await flowNode(page, 'crop').click();
+    const channels = page.locator('.inspector-body select[name="param-channels"]');
+    expect(await channels.inputValue()).toBe('bgr');
+    const field = page.locator('.inspector-body .field', { has: page.locator('select[name="param-channels"]') });
+    expect(await field.locator('.field-hint').innerText()).toMatch(/bgr for PaddleOCR/);
+    await page.locator('.react-flow__pane').click({ position: { x: 20, y: 20 } });
+  });
+
   it('starts a new graph and drags a model from the palette onto the canvas', async () => {
     await page.getByRole('button', { name: 'New', exact: true }).click();
     await expect.poll(() => page.locator('.react-flow__node').count()).toBe(0);
