@@ -1,6 +1,7 @@
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import type { Tensor } from '@ensemble-studio/core';
+import { jpegOrientation, orient } from './orientation.ts';
 
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -26,7 +27,8 @@ function rgbaToRgb(rgba: Uint8Array, width: number, height: number): Tensor {
 
 /**
  * Decodes a PNG (any bit depth, gray/palette/alpha) or a JPEG into UINT8 [H, W, 3] RGB: alpha is
- * composited over white, gray is expanded, 16-bit PNG is scaled to 8 bits.
+ * composited over white, gray is expanded, 16-bit PNG is scaled to 8 bits, and a JPEG is turned as its
+ * EXIF orientation says (as browsers and OpenCV show it).
  * @throws Error `decodeImage: …` for empty, unknown or corrupt data.
  * @example decodeImage(readFileSync('photo.jpg')).shape // [480, 640, 3]
  */
@@ -48,7 +50,7 @@ export function decodeImage(bytes: Uint8Array): Tensor {
     } catch (e) {
       throw new Error(`decodeImage: invalid JPEG: ${(e as Error).message}`);
     }
-    return rgbaToRgb(img.data, img.width, img.height);
+    return orient(rgbaToRgb(img.data, img.width, img.height), jpegOrientation(bytes));
   }
   const head = Array.from(bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
   throw new Error(`decodeImage: not a PNG or JPEG (starts with ${head})`);

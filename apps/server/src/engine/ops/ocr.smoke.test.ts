@@ -1,11 +1,13 @@
 // The OCR ops against the real PP-OCRv4 models: preprocess → det → db_postprocess → crop_resize →
 // rec → ctc_decode on rendered text, plus the cls model on the same 48×W crops.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { decodeImage } from '../../io/index.ts';
+import { withExifOrientation } from '../../io/exifTestUtil.ts';
 import { OPS } from './registry.ts';
 import { makeFixtures, OCR_ASSETS, OCR_CTX, runModel } from './smokeSupport.ts';
 import type { Fixtures } from './smokeSupport.ts';
@@ -22,15 +24,15 @@ beforeAll(async () => {
   cls = await ort.InferenceSession.create(join(OCR_ASSETS, 'ch_ppocr_mobile_v2.0_cls_infer.onnx'));
 });
 
-async function detect(path: string): Promise<{ image: Tensor; boxes: Tensor }> {
-  const image = decodeImage(readFileSync(path));
+async function detect(path: string | Uint8Array): Promise<{ image: Tensor; boxes: Tensor }> {
+  const image = decodeImage(typeof path === 'string' ? readFileSync(path) : path);
   const pre = OPS.image_preprocess.run({ image }, {}, OCR_CTX);
   const prob = await runModel(det, pre.tensor!);
   const { boxes } = OPS.db_postprocess.run({ prob, shape_info: pre.shape_info! }, {}, OCR_CTX);
   return { image, boxes: boxes! };
 }
 
-async function read(path: string): Promise<{ texts: string[]; crops: Tensor; boxes: Tensor }> {
+async function read(path: string | Uint8Array): Promise<{ texts: string[]; crops: Tensor; boxes: Tensor }> {
   const { image, boxes } = await detect(path);
   const crops = OPS.crop_resize.run({ image, boxes }, {}, OCR_CTX).crops!;
   const probs = await runModel(rec, crops);
@@ -62,6 +64,11 @@ describe('OCR ops with the real PP-OCRv4 models', () => {
     // bottom-right corners) surrounds it.
     expect(boxes.shape).toEqual([1, 4, 2]);
     expect([x1! < 25, y1! < 62, x2! > 350, y2! > 100]).toEqual([true, true, true, true]);
+  });
+
+  it('reads a JPEG stored sideways with an EXIF orientation tag, as a phone saves an upright photo', async () => {
+    const stored = new Uint8Array(execFileSync('convert', [fx.hello, '-rotate', '-90', '-quality', '95', 'jpg:-']));
+    expect((await read(withExifOrientation(stored, 6, false))).texts).toEqual(['HELLO 2026']);
   });
 
   it('reads two lines top to bottom', async () => {
