@@ -35,7 +35,7 @@ export interface NodeTiming { nodeId: string; queueMs: number; computeMs: number
 
 /** Client → server. */
 export type ClientMessage =
-  | { type: 'run.start'; requestId: string; graph: string | GraphDoc; inputs: Record<string, WireTensor>; timeoutMs?: number }
+  | { type: 'run.start'; requestId: string; graph: string | GraphDoc; inputs: Record<string, WireTensor>; timeoutMs?: number; exported?: boolean }
   | { type: 'run.cancel'; runId: string }
   | { type: 'stream.open'; streamId: string; graph: string | GraphDoc; sequenceId?: number | string }
   | { type: 'stream.append'; streamId: string; inputs: Record<string, WireTensor>; end?: boolean }
@@ -49,7 +49,9 @@ export type ServerMessage =
   | { type: 'node.started'; runId: string; nodeId: string; atMs: number; instance?: string; batchSize?: number }
   | { type: 'node.finished'; runId: string; nodeId: string; timing: NodeTiming; outputs: Record<string, TensorSummary> }
   | { type: 'node.skipped'; runId: string; nodeId: string; reason: SkipReason }
-  | { type: 'node.failed'; runId: string; nodeId: string; message: string }
+  | { type: 'node.failed'; runId: string; nodeId: string; message: string; traceback?: string }
+  /** A line a model wrote (`print`, stderr, `pb_utils.Logger`) while this run used it; `nodeId` is absent when it cannot be told which node asked. */
+  | { type: 'run.log'; runId: string; nodeId?: string; model: string; instance: string; level: 'info' | 'warn' | 'error' | 'verbose'; message: string }
   | { type: 'run.partial'; runId: string; nodeId: string; index: number; outputs: Record<string, TensorSummary>; chunk?: number }
   | { type: 'run.exited_early'; runId: string; conditionId: string; expression: string; value: number | boolean; strategy: 'gate' | 'bls' | 'error'; message?: string; outputs: Record<string, WireTensor> }
   | { type: 'run.completed'; runId: string; outputs: Record<string, WireTensor>; timings: NodeTiming[]; totalMs: number }

@@ -66,7 +66,8 @@ function checkFields(m: Obj, limits: MessageLimits): string | undefined {
   switch (m.type as (typeof CLIENT_TYPES)[number]) {
     case 'run.start':
       return nonEmpty('requestId', m.requestId) ?? checkGraphRef(m.graph) ?? checkInputs(m.inputs, limits)
-        ?? (m.timeoutMs === undefined || (typeof m.timeoutMs === 'number' && m.timeoutMs > 0) ? undefined : 'timeoutMs must be a positive number');
+        ?? (m.timeoutMs === undefined || (typeof m.timeoutMs === 'number' && m.timeoutMs > 0) ? undefined : 'timeoutMs must be a positive number')
+        ?? (m.exported === undefined || typeof m.exported === 'boolean' ? undefined : 'exported must be a boolean');
     case 'run.cancel':
       return nonEmpty('runId', m.runId);
     case 'stream.open':
