@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
+// Every project removes the scratch directories its test files made; the run checks nothing else was left behind.
+const setupFiles = ['test/support/removeTempDirsSetup.ts'];
+
 export default defineConfig({
   test: {
+    globalSetup: ['test/support/tempRunDir.ts'],
     projects: [
       {
         test: {
@@ -9,6 +13,7 @@ export default defineConfig({
           include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/src/**/*.test.tsx', 'test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          setupFiles,
         },
       },
       {
@@ -18,6 +23,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          setupFiles,
         },
       },
       {
@@ -27,6 +33,7 @@ export default defineConfig({
           testTimeout: 900_000,
           hookTimeout: 300_000,
           fileParallelism: false,
+          setupFiles,
         },
       },
     ],

@@ -1,0 +1,60 @@
+// vitest globalSetup: every run gets its own temporary directory (TMPDIR, inherited by the test workers, the servers
+// and python3 processes they start), and the run fails when a test left anything in it.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const RUN_PREFIX = 'studio-test-run-';
+
+/**
+ * What tools keep in the temp directory on purpose and reuse across runs: tsx's compile cache (`tsx-<uid>`), the
+ * python3 shim of scripts/setup.mjs, node's compile cache, the V8/Chromium crash-report stubs Chromium may leave.
+ */
+const TOOL_CACHES = [/^tsx-\d+$/, /^ensemble-studio-python$/, /^node-compile-cache$/];
+
+/** Runs whose vitest process died (killed, crashed) never reached their teardown: their directories go now. */
+function removeDirsOfDeadRuns(parent: string): void {
+  for (const name of readdirSync(parent)) {
+    const pid = Number(new RegExp(`^${RUN_PREFIX}(\\d+)-`).exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    rmSync(join(parent, name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Entries of `dir` that are not a tool's own cache. */
+export function leftoversIn(dir: string): string[] {
+  return readdirSync(dir).filter((name) => !TOOL_CACHES.some((re) => re.test(name))).sort();
+}
+
+/**
+ * Points TMPDIR (so `os.tmpdir()` here, in workers and in child processes) at a fresh `<tmpdir>/studio-test-run-<pid>-X`;
+ * the returned teardown restores it, removes the directory, and throws naming what the tests left in it.
+ */
+export default function setup(): () => void {
+  const outer = process.env.TMPDIR;
+  const parent = tmpdir();
+  removeDirsOfDeadRuns(parent);
+  const runDir = mkdtempSync(join(parent, `${RUN_PREFIX}${process.pid}-`));
+  process.env.TMPDIR = runDir;
+  return () => {
+    if (outer === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = outer;
+    const left = leftoversIn(runDir);
+    rmSync(runDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
+    if (left.length > 0) {
+      // vitest only logs a teardown error; the exit code is what fails CI.
+      process.exitCode = 1;
+      throw new Error(`tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temp directory ${runDir} ` +
+        `(removed now; use tempDir() from test/support/tempDir.ts or apps/server/src/testSupport/tempDir.ts): ${left.join(', ')}`);
+    }
+  };
+}
