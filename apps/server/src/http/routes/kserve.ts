@@ -11,10 +11,17 @@ const M = '/v2/models/:model{/versions/:version}';
 /** What a KServe client sees of one model or saved graph. */
 export interface ServedModel { name: string; versions: number[]; platform: string; signature: GraphSignature; ready: boolean; error?: string; graph?: GraphDoc }
 
-/** Finds a model or saved graph by name (and version, when given). Throws Triton-like 404s. */
+/** Finds the model or saved graph an HTTP request's path names. Throws Triton-like 404s. */
 export function servedModel(studio: Studio, req: Request): ServedModel {
-  const name = String(req.params.model);
-  const version = req.params.version === undefined ? undefined : Number(req.params.version);
+  return findServedModel(studio, String(req.params.model), req.params.version === undefined ? undefined : String(req.params.version));
+}
+
+/**
+ * Finds a model or saved graph by name (and version, when given), for any protocol. Throws Triton-like 404s.
+ * @example findServedModel(studio, 'ocr', undefined).signature.inputs
+ */
+export function findServedModel(studio: Studio, name: string, versionText: string | undefined): ServedModel {
+  const version = versionText === undefined ? undefined : Number(versionText);
   const graph = studio.repository.graphs[name];
   const model = studio.catalogue.models[name];
   let served: ServedModel;
@@ -35,13 +42,13 @@ export function servedModel(studio: Studio, req: Request): ServedModel {
     throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' is not found`);
   }
   if (version !== undefined && !served.versions.includes(version)) {
-    throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' version ${req.params.version} is not found`);
+    throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' version ${versionText} is not found`);
   }
   return served;
 }
 
 /** The JSON ModelConfig of a model, or of a saved graph's compiled ensemble. */
-function modelConfig(studio: Studio, served: ServedModel): ModelConfig {
+export function modelConfig(studio: Studio, served: ServedModel): ModelConfig {
   const cat = studio.catalogue.models[served.name];
   if (cat && !served.graph) return cat.config;
   const graph = served.graph!;
