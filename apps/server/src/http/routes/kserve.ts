@@ -69,13 +69,19 @@ function healthRoutes(studio: Studio, router: Router): void {
   router.get('/v2', (_req, res) => {
     res.json({ name: 'ensemble-studio', version: studio.version, extensions: ['model_configuration', 'sequence', 'binary_tensor_data', 'generate', 'parameters'] });
   });
-  router.post('/v2/repository/index', (_req, res) => {
-    const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs)]);
-    res.json([...names].sort().map((name) => {
-      const m = studio.catalogue.models[name];
-      const ready = studio.repository.graphs[name] !== undefined || (m !== undefined && !m.error);
-      return { name, version: String(m?.versions.at(-1) ?? 1), state: ready ? 'READY' : 'UNAVAILABLE', ...(m?.error ? { reason: m.error } : {}) };
-    }));
+  router.post('/v2/repository/index', (_req, res) => void res.json(repositoryIndex(studio)));
+}
+
+/**
+ * Every model and saved graph with its state, as Triton's repository index lists them (HTTP and gRPC).
+ * @example repositoryIndex(studio).filter((m) => m.state === 'READY')
+ */
+export function repositoryIndex(studio: Studio): { name: string; version: string; state: 'READY' | 'UNAVAILABLE'; reason?: string }[] {
+  const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs)]);
+  return [...names].sort().map((name) => {
+    const m = studio.catalogue.models[name];
+    const ready = studio.repository.graphs[name] !== undefined || (m !== undefined && !m.error);
+    return { name, version: String(m?.versions.at(-1) ?? 1), state: ready ? 'READY' : 'UNAVAILABLE', ...(m?.error ? { reason: m.error } : {}) };
   });
 }
 
