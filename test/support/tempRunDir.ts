@@ -30,6 +30,11 @@ function isAlive(pid: number): boolean {
   }
 }
 
+function restore(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
+
 /** Entries of `dir` that are not a tool's own cache. */
 export function leftoversIn(dir: string): string[] {
   return readdirSync(dir).filter((name) => !TOOL_CACHES.some((re) => re.test(name))).sort();
@@ -37,17 +42,21 @@ export function leftoversIn(dir: string): string[] {
 
 /**
  * Points TMPDIR (so `os.tmpdir()` here, in workers and in child processes) at a fresh `<tmpdir>/studio-test-run-<pid>-X`;
- * the returned teardown restores it, removes the directory, and throws naming what the tests left in it.
+ * the returned teardown restores the environment, removes the directory, and throws naming what the tests left in it.
  */
 export default function setup(): () => void {
   const outer = process.env.TMPDIR;
+  const outerTelemetry = process.env.ORT_DISABLE_TELEMETRY;
   const parent = tmpdir();
   removeDirsOfDeadRuns(parent);
   const runDir = mkdtempSync(join(parent, `${RUN_PREFIX}${process.pid}-`));
   process.env.TMPDIR = runDir;
+  // Tests that create onnxruntime sessions in their own process are not the studio, whose entry points turn the
+  // runtime's telemetry off (it leaves mat-debug-<pid>.log and .ses in the temp directory); do the same for them.
+  process.env.ORT_DISABLE_TELEMETRY ??= '1';
   return () => {
-    if (outer === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = outer;
+    restore('TMPDIR', outer);
+    restore('ORT_DISABLE_TELEMETRY', outerTelemetry);
     const left = leftoversIn(runDir);
     rmSync(runDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
     if (left.length > 0) {

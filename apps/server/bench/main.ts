@@ -3,12 +3,14 @@
 import { execFileSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { GraphDoc, Tensor } from '@ensemble-studio/core';
+import { disableOnnxRuntimeTelemetry } from '../src/cli/onnxTelemetry.ts';
 import { Engine } from '../src/engine/index.ts';
 import { makeTestRepository } from '../src/engine/fixtures.ts';
 import { branchesGraph, fanoutGraph, ocrGraph, singleModelGraph } from '../src/engine/graphs.ts';
 import { SYNTHETIC } from '../src/onnx/synthetic.ts';
 import { directBranches, directFanout, directOcr, directSessions } from './direct.ts';
 import { rawWorkerPair } from './rawWorkers.ts';
+import { benchScratchDir } from './scratchDir.ts';
 import { vadClosedLoop, vadDirectBatched, vadLevel } from './vad.ts';
 
 const JSON_OUT = process.argv.includes('--json');
@@ -59,8 +61,9 @@ async function runOk(engine: Engine, graph: GraphDoc, inputs: Record<string, Ten
 }
 
 async function main(): Promise<void> {
+  disableOnnxRuntimeTelemetry();
   // det gets a second instance for the fan-out branches (one OCR run uses one at a time).
-  const repo = makeTestRepository(['extractor', 'head', 'accumulator', 'det', 'rec', 'cls', 'vad'], { det: { instance_group: [{ count: 2, kind: 'KIND_CPU' }] } });
+  const repo = makeTestRepository(['extractor', 'head', 'accumulator', 'det', 'rec', 'cls', 'vad'], { det: { instance_group: [{ count: 2, kind: 'KIND_CPU' }] } }, benchScratchDir('engine-repo-'));
   // Up to 300 VAD streams each keep a run in flight: raise the default limit of 64 concurrent runs.
   const engine = await Engine.create({ repository: repo, maxConcurrentRuns: 1024 });
   const direct = await directSessions(repo, ['det', 'rec', 'cls', 'extractor', 'head', 'vad']);

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { disableOnnxRuntimeTelemetry } from './cli/onnxTelemetry.ts';
 import { Engine } from './engine/index.ts';
 import { isLoopbackHost } from './http/auth.ts';
 import { createApp } from './http/createApp.ts';
@@ -106,6 +107,7 @@ export function closeOnSignals(close: () => Promise<void>, log: (line: string) =
 }
 
 async function mainFromEnv(): Promise<void> {
+  disableOnnxRuntimeTelemetry();
   const env = process.env;
   try {
     const s = await startServer({

@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { CliError, USAGE, UsageError } from './errors.ts';
 import type { CliIO } from './io.ts';
+import { disableOnnxRuntimeTelemetry } from './onnxTelemetry.ts';
 
 /** The bundled examples: `--repo` when not given. */
 export const DEFAULT_REPO = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../../../../examples/model_repository');
@@ -56,6 +57,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 }
 
 async function main(): Promise<void> {
+  disableOnnxRuntimeTelemetry();
   const io: CliIO = {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),

@@ -1,7 +1,6 @@
 // Repositories built in code for engine tests and the bench: the synthetic models and the real npm
 // models (det/rec/cls/vad) in a temporary directory, with their configs as JSON (no pbtxt needed).
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalogue, CatalogueModel, GraphDoc, ModelConfig } from '@ensemble-studio/core';
 import { fromConfigType } from '@ensemble-studio/core';
@@ -9,6 +8,7 @@ import { modelSources } from '../examples/modelSources.ts';
 import { servedSileroVad } from '../examples/prepare.ts';
 import { buildSyntheticModels, SYNTHETIC } from '../onnx/synthetic.ts';
 import type { Repository } from '../repo/types.ts';
+import { tempDir } from '../testSupport/tempDir.ts';
 
 /** A catalogue entry from a config (dims as in config.pbtxt; the file is `<dir>/<name>/1/model.onnx`). */
 export function catalogueModel(name: string, config: ModelConfig): CatalogueModel {
@@ -70,12 +70,12 @@ export function realConfigs(): Record<string, ModelConfig> {
 }
 
 /**
- * Writes the chosen models into a fresh temporary repository directory and returns its Repository.
- * `overrides` replace (shallowly) a model's config, e.g. `{ head: { instance_group: [{ count: 1 }] } }`.
+ * Writes the chosen models into `dir` (by default a `tempDir('engine-repo-')`, removed when the test or file that
+ * made it finishes) and returns its Repository. The npm models are symlinked, not copied (~28 MB): nothing here
+ * writes to a model file. `overrides` replace (shallowly) a model's config, e.g. `{ head: { instance_group: [{ count: 1 }] } }`.
  * @example const repo = makeTestRepository(['head', 'vad']);
  */
-export function makeTestRepository(models: string[], overrides: Record<string, Partial<ModelConfig>> = {}): Repository {
-  const dir = mkdtempSync(join(tmpdir(), 'engine-repo-'));
+export function makeTestRepository(models: string[], overrides: Record<string, Partial<ModelConfig>> = {}, dir = tempDir('engine-repo-')): Repository {
   const synthetic = buildSyntheticModels();
   const sources = modelSources();
   const all = { ...syntheticConfigs(), ...realConfigs() };
@@ -88,8 +88,9 @@ export function makeTestRepository(models: string[], overrides: Record<string, P
     const file = join(dir, name, '1', 'model.onnx');
     if (synthetic[name]) writeFileSync(file, synthetic[name]);
     else if (name === 'vad') writeFileSync(file, servedSileroVad(readFileSync(sources.vad)));
-    else copyFileSync(sources[name as 'det' | 'rec' | 'cls'], file);
+    else symlinkSync(sources[name as 'det' | 'rec' | 'cls'], file);
   }
+  // Copied (26 KB): ops read repository files through safeJoin, which refuses a symlink out of the repository.
   if (models.includes('rec')) copyFileSync(sources.dictionary, join(dir, 'rec', 'ppocr_keys_v1.txt'));
   return repositoryOf(dir, configs);
 }
