@@ -4,8 +4,9 @@ import type { GraphDoc, GraphEdge, GraphNode } from '../graph/types.ts';
 import type { EnsembleStep } from '../pbtxt/modelConfig.ts';
 import { migrate } from '../schema/migrate.ts';
 import type { Diagnostic } from '../validate/diagnostic.ts';
-import { layoutGraph } from './layout.ts';
+import { IMPORT_VIEW, layoutGraph } from './layout.ts';
 import { stepNode } from './stepNode.ts';
+import { catalogueModel } from '../catalogue/types.ts';
 
 export interface ImportResult { graph: GraphDoc; diagnostics: Diagnostic[] }
 export interface ImportOptions {
@@ -54,7 +55,7 @@ function fromSidecar(name: string, sidecar: unknown): ImportResult {
 }
 
 function addStep(b: Rebuild, ensemble: string, catalogue: Catalogue, step: EnsembleStep, index: number): { step: EnsembleStep; built: NonNullable<ReturnType<typeof stepNode>> } {
-  const model = catalogue.models[step.model_name];
+  const model = catalogueModel(catalogue, step.model_name);
   const base = model?.generated && step.model_name.startsWith(`${ensemble}_`) ? step.model_name.slice(ensemble.length + 1) : step.model_name;
   const id = b.uniqueId(base || `step_${index}`);
   if (!model) {
@@ -77,11 +78,11 @@ function addStep(b: Rebuild, ensemble: string, catalogue: Catalogue, step: Ensem
  * @example const { graph, diagnostics } = graphFromEnsemble('ensemble_model', catalogue)
  */
 export function graphFromEnsemble(ensembleName: string, catalogue: Catalogue, opts: ImportOptions = {}): ImportResult {
-  const ens = catalogue.models[ensembleName];
+  const ens = catalogueModel(catalogue, ensembleName);
   if (!ens) return { graph: newGraph(ensembleName), diagnostics: [{ code: 'unknown-ensemble', severity: 'error', message: `no model named '${ensembleName}' in the repository`, fix: 'check the name' }] };
   const steps = ens.config.ensemble_scheduling?.step ?? [];
   const isBls = (m?: { generated?: { kind: string } }) => m?.generated?.kind === 'bls';
-  if (isBls(ens) || steps.some((s) => isBls(catalogue.models[s.model_name]))) return fromSidecar(ensembleName, opts.sidecar);
+  if (isBls(ens) || steps.some((s) => isBls(catalogueModel(catalogue, s.model_name)))) return fromSidecar(ensembleName, opts.sidecar);
   if (ens.platform !== 'ensemble') {
     return { graph: newGraph(ensembleName), diagnostics: [{ code: 'not-an-ensemble', severity: 'error', message: `'${ensembleName}' is not an ensemble (platform '${ens.platform || ens.backend}')`, fix: 'open an ensemble, or build a graph around this model' }] };
   }
@@ -105,5 +106,5 @@ export function graphFromEnsemble(ensembleName: string, catalogue: Catalogue, op
     b.consume(t.name, { node: id, port: 'in' }, `output '${t.name}'`);
   }
   const graph: GraphDoc = { ...newGraph(ensembleName), maxBatchSize: Math.max(0, ens.maxBatchSize), nodes: b.nodes, edges: b.edges };
-  return { graph: layoutGraph(graph), diagnostics: b.diagnostics };
+  return { graph: layoutGraph(graph, { view: IMPORT_VIEW }), diagnostics: b.diagnostics };
 }

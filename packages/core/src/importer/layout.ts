@@ -1,53 +1,169 @@
-import type { GraphDoc } from '../graph/types.ts';
+import type { GraphDoc, XY } from '../graph/types.ts';
 
-/** Column and row pitch of the auto-layout, in canvas pixels. */
-export const LAYOUT_COLUMN_PX = 260;
-export const LAYOUT_ROW_PX = 140;
+/** A node's box on the canvas, in canvas pixels. */
+export interface LayoutSize { width: number; height: number }
 
-/** Column of every node: the longest path from a source; output nodes share the last column. */
-function columns(graph: Pick<GraphDoc, 'nodes' | 'edges'>): Map<string, number> {
+export interface LayoutOptions {
+  /** Sizes the editor measured; a node without one gets an estimate from how many ports it wires. */
+  sizes?: Readonly<Record<string, LayoutSize>>;
+  /**
+   * The view (canvas pixels on screen) the graph should fill. Given, a graph too wide for it is wrapped into bands
+   * of columns stacked top to bottom (as text wraps): as few bands as show it largest, up to its natural size.
+   * Absent: one band, left to right.
+   */
+  view?: LayoutSize;
+}
+
+/** Width the layout assumes for a node it has no measured size for (the editor's node width). */
+export const LAYOUT_NODE_WIDTH = 184;
+/** Space between columns (room for an edge's dtype/shape label), between nodes of a column, between bands. */
+export const LAYOUT_GAP = { column: 120, row: 28, band: 90 } as const;
+/** Column pitch when every node has the default width. */
+export const LAYOUT_COLUMN_PX = LAYOUT_NODE_WIDTH + LAYOUT_GAP.column;
+/** The view the importer lays graphs out for: the editor's canvas on a 1440×900 screen with its panels open. */
+export const IMPORT_VIEW: LayoutSize = { width: 900, height: 700 };
+
+type Graph = Pick<GraphDoc, 'nodes' | 'edges'>;
+
+interface Wiring { preds: Map<string, string[]>; succs: Map<string, string[]>; ports: Map<string, number> }
+
+function wiring(graph: Graph): Wiring {
   const ids = new Set(graph.nodes.map((n) => n.id));
+  const preds = new Map<string, string[]>(graph.nodes.map((n) => [n.id, []]));
   const succs = new Map<string, string[]>(graph.nodes.map((n) => [n.id, []]));
-  const indegree = new Map<string, number>(graph.nodes.map((n) => [n.id, 0]));
+  const inPorts = new Map<string, Set<string>>();
+  const outPorts = new Map<string, Set<string>>();
+  const add = (m: Map<string, Set<string>>, id: string, port: string) => (m.get(id) ?? m.set(id, new Set()).get(id)!).add(port);
   for (const e of graph.edges) {
     if (!ids.has(e.source) || !ids.has(e.target)) continue;
     succs.get(e.source)!.push(e.target);
-    indegree.set(e.target, indegree.get(e.target)! + 1);
+    preds.get(e.target)!.push(e.source);
+    add(outPorts, e.source, e.sourcePort);
+    add(inPorts, e.target, e.targetPort);
   }
-  // Kahn's order (iterative, so long chains cannot exhaust the stack); nodes on a cycle never reach
-  // indegree 0 and are placed after their known predecessors below.
+  const ports = new Map(graph.nodes.map((n) => [n.id, Math.max(1, inPorts.get(n.id)?.size ?? 0, outPorts.get(n.id)?.size ?? 0)]));
+  return { preds, succs, ports };
+}
+
+/** Column of every node: the longest path from a source (iterative Kahn, so long chains cannot exhaust the stack). */
+function columns(graph: Graph, w: Wiring): Map<string, number> {
+  const indegree = new Map<string, number>(graph.nodes.map((n) => [n.id, w.preds.get(n.id)!.length]));
   const col = new Map<string, number>();
   const ready = graph.nodes.filter((n) => indegree.get(n.id) === 0).map((n) => n.id);
   for (const id of ready) col.set(id, 0);
   for (let i = 0; i < ready.length; i++) {
     const id = ready[i]!;
-    for (const t of succs.get(id)!) {
+    for (const t of w.succs.get(id)!) {
       col.set(t, Math.max(col.get(t) ?? 0, col.get(id)! + 1));
       const left = indegree.get(t)! - 1;
       indegree.set(t, left);
       if (left === 0) ready.push(t);
     }
   }
+  // Nodes on a cycle never reach indegree 0: they go after their known predecessors.
   for (const n of graph.nodes) if (!col.has(n.id)) col.set(n.id, 0);
-  let last = 0;
-  for (const n of graph.nodes) if (n.kind !== 'output') last = Math.max(last, col.get(n.id)! + 1);
-  for (const n of graph.nodes) if (n.kind === 'output') col.set(n.id, Math.max(last, col.get(n.id)!));
   return col;
 }
 
+/** Nodes of each column, ordered so edges cross less: each by the mean position of its predecessors (one sweep). */
+function orderColumns(graph: Graph, col: Map<string, number>, w: Wiring): string[][] {
+  let count = 1;
+  for (const c of col.values()) count = Math.max(count, c + 1);
+  const cols: string[][] = Array.from({ length: count }, () => []);
+  for (const n of graph.nodes) cols[col.get(n.id)!]!.push(n.id);
+  const rank = new Map<string, number>();
+  cols[0]!.forEach((id, i) => rank.set(id, i));
+  for (let c = 1; c < count; c++) {
+    const key = new Map<string, number>();
+    cols[c]!.forEach((id, i) => {
+      const ps = w.preds.get(id)!.filter((p) => rank.has(p));
+      key.set(id, ps.length ? ps.reduce((a, p) => a + rank.get(p)!, 0) / ps.length : i);
+    });
+    cols[c]!.sort((a, b) => key.get(a)! - key.get(b)!);
+    cols[c]!.forEach((id, i) => rank.set(id, i));
+  }
+  return cols;
+}
+
+const stackHeight = (ids: string[], size: (id: string) => LayoutSize) =>
+  ids.reduce((h, id) => h + size(id).height, 0) + Math.max(0, ids.length - 1) * LAYOUT_GAP.row;
+
+/** Columns per band that shows the graph largest in the view, never above natural size (ties: fewer bands). */
+function columnsPerBand(widths: number[], heights: number[], view: LayoutSize): number {
+  const n = widths.length;
+  let best = n;
+  let bestScale = 0;
+  // Every split up to 64 columns per band, then coarser steps: a 50,000-column chain stays linear-ish.
+  const candidates = new Set<number>();
+  for (let k = 1; k <= Math.min(n, 64); k++) candidates.add(k);
+  for (let k = 64; k < n; k = Math.ceil(k * 1.25)) candidates.add(k);
+  candidates.add(n);
+  for (const k of candidates) {
+    let width = 0;
+    let height = 0;
+    for (let start = 0; start < n; start += k) {
+      let bw = 0;
+      let bh = 0;
+      for (let c = start; c < Math.min(n, start + k); c++) {
+        bw += widths[c]! + (c > start ? LAYOUT_GAP.column : 0);
+        bh = Math.max(bh, heights[c]!);
+      }
+      width = Math.max(width, bw);
+      height += bh + (start > 0 ? LAYOUT_GAP.band : 0);
+    }
+    const scale = Math.min(view.width / width, view.height / height, 1);
+    if (scale > bestScale * 1.01 || (scale >= bestScale * 0.99 && k > best)) {
+      best = k;
+      bestScale = scale;
+    }
+  }
+  return best;
+}
+
 /**
- * Layered left→right layout: each node's column is its longest path from the graph's sources
- * (260 px apart), rows in document order within a column (140 px apart). Pure; returns a new doc.
- * @example layoutGraph(graph).nodes.map((n) => n.position)
+ * Top-left positions of a layered left→right layout: each node's column is its longest path from the graph's
+ * sources; within a column nodes follow their predecessors' order and sit level with them where there is room.
+ * With `view`, long graphs wrap into bands. Pure.
+ * @example layoutPositions(graph, { sizes: measured, view: { width: 900, height: 700 } }).det // { x: 304, y: 0 }
  */
-export function layoutGraph<G extends Pick<GraphDoc, 'nodes' | 'edges'>>(graph: G): G {
-  const col = columns(graph);
-  const rows = new Map<number, number>();
-  const nodes = graph.nodes.map((n) => {
-    const c = col.get(n.id) ?? 0;
-    const r = rows.get(c) ?? 0;
-    rows.set(c, r + 1);
-    return { ...n, position: { x: c * LAYOUT_COLUMN_PX, y: r * LAYOUT_ROW_PX } };
-  });
-  return { ...graph, nodes };
+export function layoutPositions(graph: Graph, opts: LayoutOptions = {}): Record<string, XY> {
+  const w = wiring(graph);
+  const size = (id: string): LayoutSize => opts.sizes?.[id] ?? { width: LAYOUT_NODE_WIDTH, height: 52 + 18 * w.ports.get(id)! };
+  const cols = orderColumns(graph, columns(graph, w), w);
+  const widths = cols.map((ids) => ids.reduce((m, id) => Math.max(m, size(id).width), 0));
+  const heights = cols.map((ids) => stackHeight(ids, size));
+  const perBand = opts.view && opts.view.width > 0 && opts.view.height > 0 && cols.length > 1 ? columnsPerBand(widths, heights, opts.view) : cols.length;
+  const out: Record<string, XY> = {};
+  const band = new Map<string, number>();
+  let top = 0;
+  for (let start = 0; start < cols.length; start += perBand) {
+    let x = 0;
+    let bottom = top;
+    for (let c = start; c < Math.min(cols.length, start + perBand); c++) {
+      let next = top;
+      for (const id of cols[c]!) {
+        const h = size(id).height;
+        // Level with the predecessors in this band (their mean centre), never above the node before it.
+        const ps = w.preds.get(id)!.filter((p) => band.get(p) === start && out[p]);
+        const want = ps.length ? ps.reduce((a, p) => a + out[p]!.y + size(p).height / 2, 0) / ps.length - h / 2 : top;
+        const y = Math.max(next, Math.round(want));
+        out[id] = { x, y };
+        band.set(id, start);
+        next = y + h + LAYOUT_GAP.row;
+        bottom = Math.max(bottom, y + h);
+      }
+      x += widths[c]! + LAYOUT_GAP.column;
+    }
+    top = bottom + LAYOUT_GAP.band;
+  }
+  return out;
+}
+
+/**
+ * The graph with every node at its `layoutPositions` place. Pure; returns a new doc, edges untouched.
+ * @example layoutGraph(graph, { view: IMPORT_VIEW }).nodes.map((n) => n.position)
+ */
+export function layoutGraph<G extends Graph>(graph: G, opts: LayoutOptions = {}): G {
+  const at = layoutPositions(graph, opts);
+  return { ...graph, nodes: graph.nodes.map((n) => ({ ...n, position: at[n.id] ?? n.position })) };
 }
