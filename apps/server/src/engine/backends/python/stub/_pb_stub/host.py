@@ -1,0 +1,147 @@
+"""ModelHost: runs the user's TritonPythonModel (auto_complete_config, initialize, execute, finalize)."""
+
+import asyncio
+import json
+
+from .config import ModelConfig, using_decoupled_model_transaction_policy
+from .errors import TritonError, TritonModelException
+from .loader import describe, failure, load_model_class, user_traceback
+from .request import InferenceRequest
+from .response import TRITONSERVER_RESPONSE_COMPLETE_FINAL, InferenceResponse, deliver
+from .runtime import RUNTIME, RequestState
+from .tensor import Tensor
+
+
+class ModelHost:
+    """Called on the model thread, one message at a time."""
+
+    def __init__(self):
+        self.model = None
+        self.model_file = ""
+
+    def _await(self, value):
+        if asyncio.iscoroutine(value):
+            return asyncio.run_coroutine_threadsafe(value, RUNTIME.event_loop()).result()
+        return value
+
+    def auto_complete(self, header):
+        try:
+            cls = load_model_class(header["model_file"])
+            config = ModelConfig(header.get("config") or {})
+            name = config.as_dict().get("name", "")
+            complete = getattr(cls, "auto_complete_config", None)
+            if complete is not None:
+                result = complete(config)
+                if not isinstance(result, ModelConfig):
+                    raise TritonModelException(
+                        f"auto_complete_config of model '{name}' must return a pb_utils.ModelConfig, "
+                        f"returned {type(result).__name__}")
+                config = result
+            RUNTIME.send({"type": "auto_completed", "config": config.as_dict()})
+        except Exception as exc:
+            RUNTIME.send({"type": "failed", **failure(exc, "auto_complete_config failed: ")})
+
+    def init(self, header):
+        args = {k: str(v) for k, v in (header.get("args") or {}).items()}
+        self.model_file = header.get("model_file", "")
+        try:
+            config = json.loads(args.get("model_config") or "{}")
+            RUNTIME.model_name = args.get("model_name") or config.get("name", "")
+            RUNTIME.instance_name = args.get("model_instance_name") or RUNTIME.model_name
+            RUNTIME.decoupled = using_decoupled_model_transaction_policy(config)
+            self.model = load_model_class(self.model_file)()
+            initialize = getattr(self.model, "initialize", None)
+            if initialize is not None:
+                self._await(initialize(args))
+            RUNTIME.initialized = True
+            RUNTIME.send({"type": "ready"})
+        except Exception as exc:
+            RUNTIME.send({"type": "failed", **failure(exc, f"Failed to initialize model '{RUNTIME.model_name}': ")})
+
+    def finalize(self):
+        RUNTIME.finalizing = True
+        try:
+            finalize = getattr(self.model, "finalize", None)
+            if finalize is not None:
+                self._await(finalize())
+            RUNTIME.send({"type": "finalized"})
+        except Exception as exc:
+            RUNTIME.send({"type": "failed", **failure(exc, f"finalize of model '{RUNTIME.model_name}' failed: ")})
+
+    def execute(self, header, blob):
+        execute_id = header.get("id")
+        prefix = f"Failed to process the request(s) for model '{RUNTIME.instance_name}', message: "
+        states, requests, error = [], [], None
+        try:
+            for index, described in enumerate(header.get("requests") or []):
+                state = RequestState(execute_id, index, described.get("requested_output_names") or [])
+                inputs = [Tensor._from_wire(t, blob) for t in described.get("inputs") or []]
+                requests.append(InferenceRequest._incoming(described, inputs, state))
+                states.append(state)
+            RUNTIME.open_execute(execute_id, states)
+            if self.model is None:
+                raise TritonModelException("the model is not initialized")
+            execute = getattr(self.model, "execute", None)
+            if execute is None:
+                raise TritonModelException(f"Python model {self.model_file} does not implement an `execute` method")
+            result = execute(requests)
+            if asyncio.iscoroutine(result):
+                future = asyncio.run_coroutine_threadsafe(result, RUNTIME.event_loop())
+                if RUNTIME.decoupled:
+                    # A decoupled coroutine runs on in the background, so the next execute can start meanwhile.
+                    future.add_done_callback(lambda f: _background_done(f, states, prefix))
+                    result = None
+                else:
+                    result = future.result()
+            _send_returned(requests, states, result)
+        except Exception as exc:
+            error = failure(exc, prefix)
+            for state in states:
+                with state.lock:
+                    state.closed = True
+        RUNTIME.send({"type": "executed", "id": execute_id, "error": error})
+        RUNTIME.close_execute_if_done(execute_id)
+
+
+def _send_returned(requests, states, result):
+    """Checks what execute returned as Triton does, then sends each response as final."""
+    name = RUNTIME.model_name
+    if result is None:
+        if not RUNTIME.decoupled:
+            silent = [s.index for s in states if not s.closed and not s.sender_taken]
+            if silent:
+                raise TritonModelException(
+                    f"execute of non-decoupled model '{name}' returned None and sent no response for request(s) "
+                    f"{silent}; return a list with one InferenceResponse per request")
+        return
+    if RUNTIME.decoupled:
+        raise TritonModelException(f"Python model '{name}' is decoupled: its execute must return None and send "
+                                   "responses through each request's response sender")
+    if not isinstance(result, list):
+        raise TritonModelException(f"execute must return a list of InferenceResponse, found type '{type(result)}'")
+    if len(result) != len(requests):
+        raise TritonModelException(
+            f"execute returned {len(result)} InferenceResponse object(s) for {len(requests)} InferenceRequest "
+            "object(s); it must return exactly one per request")
+    for response in result:
+        if response is not None and not isinstance(response, InferenceResponse):
+            raise TritonModelException(
+                f"execute must return InferenceResponse objects, found type '{type(response)}' in its list")
+    for state, response in zip(states, result):
+        if response is not None:
+            deliver(state, response, TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+
+
+def _background_done(future, states, prefix):
+    exc = future.exception()
+    if exc is None:
+        return
+    message = prefix + describe(exc)
+    RUNTIME.send({"type": "log", "level": "error", "message": f"{message}\n{user_traceback(exc)}",
+                  "file": "", "line": 0})
+    for state in states:
+        if not state.closed:
+            try:
+                deliver(state, InferenceResponse(error=TritonError(message)), TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+            except TritonModelException:
+                pass  # closed meanwhile by the model's own final response

@@ -1,0 +1,130 @@
+"""pb_utils.InferenceRequest: the requests `execute` receives, and BLS requests a model builds."""
+
+import asyncio
+import threading
+
+from .bls import BlsCalls
+from .errors import TritonModelException
+from .response import InferenceResponseSender, check_tensors, parameters_json
+from .runtime import RUNTIME
+
+TRITONSERVER_REQUEST_FLAG_SEQUENCE_START = 1
+TRITONSERVER_REQUEST_FLAG_SEQUENCE_END = 2
+TRITONSERVER_REQUEST_RELEASE_ALL = 1
+TRITONSERVER_REQUEST_RELEASE_RESCHEDULE = 2
+
+_bls_lock = threading.Lock()
+
+
+def _bls():
+    with _bls_lock:
+        if RUNTIME.bls is None:
+            RUNTIME.bls = BlsCalls(RUNTIME.send)
+        return RUNTIME.bls
+
+
+class InferenceRequest:
+    """`InferenceRequest(model_name=, inputs=, requested_output_names=, request_id="", correlation_id=0,
+    model_version=-1, flags=0, timeout=0, preferred_memory=None, trace=None, parameters=None)`."""
+
+    def __init__(self, request_id="", correlation_id=0, inputs=None, requested_output_names=None,
+                 model_name=None, model_version=-1, flags=0, timeout=0, preferred_memory=None,
+                 trace=None, parameters=None):
+        for arg, value in (("inputs", inputs), ("requested_output_names", requested_output_names),
+                           ("model_name", model_name)):
+            if value is None:
+                raise TypeError(f"InferenceRequest needs '{arg}'")
+        if isinstance(correlation_id, bool) or not isinstance(correlation_id, (int, str)):
+            raise TritonModelException(
+                f"InferenceRequest correlation_id must be an int or a str, got {type(correlation_id).__name__}")
+        self._request_id = str(request_id)
+        self._correlation_id = correlation_id
+        self._inputs = check_tensors(inputs, "InferenceRequest inputs")
+        self._requested = [str(n) for n in requested_output_names]
+        self._model_name = str(model_name)
+        self._model_version = int(model_version)
+        self._flags = int(flags)
+        self._timeout = int(timeout)
+        self._parameters = parameters_json(parameters, "InferenceRequest")
+        self._state = None  # set for requests that came from Node
+
+    @classmethod
+    def _incoming(cls, described, inputs, state):
+        request = cls(request_id=described.get("request_id", ""),
+                      correlation_id=described.get("correlation_id", 0), inputs=inputs,
+                      requested_output_names=described.get("requested_output_names", []),
+                      model_name=RUNTIME.model_name, flags=described.get("flags", 0),
+                      timeout=described.get("timeout", 0))
+        request._parameters = described.get("parameters") or "{}"  # as the client sent it, not re-validated
+        request._state = state
+        return request
+
+    def inputs(self):
+        return self._inputs
+
+    def request_id(self):
+        return self._request_id
+
+    def correlation_id(self):
+        return self._correlation_id
+
+    def flags(self):
+        return self._flags
+
+    def set_flags(self, flags):
+        self._flags = int(flags)
+
+    def timeout(self):
+        return self._timeout
+
+    def parameters(self):
+        return self._parameters
+
+    def requested_output_names(self):
+        return list(self._requested)
+
+    def model_name(self):
+        return self._model_name
+
+    def trace(self):
+        return None
+
+    def is_cancelled(self):
+        return self._state is not None and self._state.cancelled
+
+    def get_response_sender(self):
+        if self._state is None:
+            raise TritonModelException("Only a request passed to execute() has a response sender")
+        self._state.sender_taken = True
+        return InferenceResponseSender(self._state)
+
+    def set_release_flags(self, flags):
+        if flags != TRITONSERVER_REQUEST_RELEASE_ALL:
+            raise TritonModelException(
+                "set_release_flags: request rescheduling (TRITONSERVER_REQUEST_RELEASE_RESCHEDULE, for iterative "
+                "sequence batching) is not supported by the studio")
+
+    def _start_bls(self, decoupled):
+        if not RUNTIME.initialized or RUNTIME.finalizing:
+            raise TritonModelException(
+                "BLS requests can only be made while executing: not in initialize, finalize or auto_complete_config")
+        header = {"model_name": self._model_name, "model_version": self._model_version,
+                  "requested_output_names": self._requested, "correlation_id": self._correlation_id,
+                  "request_id": self._request_id, "flags": self._flags, "timeout": self._timeout,
+                  "parameters": self._parameters}
+        return _bls().start(header, {"inputs": [t._to_wire() for t in self._inputs]}, bool(decoupled))
+
+    def exec(self, decoupled=False):
+        """Runs the request on another model and waits: an InferenceResponse, or an iterator when decoupled.
+        A failed call comes back as a response whose has_error() is true, never as an exception."""
+        waiter = self._start_bls(decoupled)
+        return waiter if decoupled else waiter.result()
+
+    def async_exec(self, decoupled=False):
+        """As exec, as an awaitable (call it inside `async def execute`)."""
+        loop = asyncio.get_running_loop()
+        waiter = self._start_bls(decoupled)
+        return asyncio.wrap_future(waiter.first if decoupled else waiter, loop=loop)
+
+    def __repr__(self):
+        return f"InferenceRequest(model_name={self._model_name!r}, inputs={self._inputs!r})"

@@ -1,0 +1,93 @@
+"""pb_utils.Tensor: a named numpy array, CPU only, as python_backend's Tensor."""
+
+import numpy as np
+
+from .dtypes import NUMPY_OF_DATATYPE, TRITON_TYPE_CODE, deserialize_bytes, require_datatype, serialize_bytes
+from .errors import TritonModelException
+
+
+class Tensor:
+    """`Tensor(name, array)`: an input or output tensor; `as_numpy()` gives the array back."""
+
+    def __init__(self, name, numpy_array):
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor name must be a str, got {type(name).__name__}")
+        if name == "":
+            raise TritonModelException("Tensor name cannot be an empty string.")
+        array = numpy_array if isinstance(numpy_array, np.ndarray) else np.asarray(numpy_array)
+        self._datatype = require_datatype(array.dtype, f"Tensor '{name}'")
+        if not array.flags.c_contiguous:
+            array = np.ascontiguousarray(array)
+        self._name = name
+        self._array = array
+
+    @classmethod
+    def _from_wire(cls, described, blob):
+        """An input tensor whose array is a view of the frame's (writable) blob."""
+        name, datatype = described["name"], described["datatype"]
+        shape = tuple(int(d) for d in described["shape"])
+        offset, nbytes = int(described["offset"]), int(described["nbytes"])
+        if datatype not in NUMPY_OF_DATATYPE:
+            raise TritonModelException(f"tensor '{name}': unknown datatype {datatype!r}")
+        if offset + nbytes > len(blob):
+            raise TritonModelException(f"tensor '{name}': bytes {offset}..{offset + nbytes} lie past the frame's end")
+        count = int(np.prod(shape, dtype=np.int64))
+        if datatype == "BYTES":
+            where = f"tensor '{name}'"
+            array = deserialize_bytes(memoryview(blob)[offset:offset + nbytes], count, where).reshape(shape)
+        else:
+            dtype = NUMPY_OF_DATATYPE[datatype]
+            if count * dtype.itemsize != nbytes:
+                raise TritonModelException(
+                    f"tensor '{name}': {nbytes} bytes do not fit shape {list(shape)} of {datatype}")
+            array = np.frombuffer(blob, dtype=dtype, count=count, offset=offset).reshape(shape)
+        tensor = cls.__new__(cls)
+        tensor._name, tensor._datatype, tensor._array = name, datatype, array
+        return tensor
+
+    def _to_wire(self):
+        """(name, datatype, shape, buffer) for a frame: raw little-endian bytes, BYTES serialised."""
+        array = self._array
+        if self._datatype == "BYTES":
+            return self._name, "BYTES", array.shape, serialize_bytes(array)
+        if not array.dtype.isnative:
+            array = array.astype(array.dtype.newbyteorder("="))
+        return self._name, self._datatype, array.shape, array.reshape(-1).view(np.uint8)
+
+    def name(self):
+        return self._name
+
+    def as_numpy(self):
+        return self._array
+
+    def triton_dtype(self):
+        return TRITON_TYPE_CODE[self._datatype]
+
+    def shape(self):
+        return list(self._array.shape)
+
+    def is_cpu(self):
+        return True
+
+    def to_dlpack(self):
+        if self._datatype == "BYTES":
+            raise TritonModelException(f"Tensor '{self._name}': BYTES tensors have no DLPack form")
+        return self._array.__dlpack__()
+
+    def __dlpack__(self, stream=None):
+        return self.to_dlpack()
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+    @staticmethod
+    def from_dlpack(name, tensor):
+        """A Tensor from an object with __dlpack__ (a CPU array of another library)."""
+        if not hasattr(tensor, "__dlpack__"):
+            raise TritonModelException(
+                f"Tensor.from_dlpack('{name}'): pass an object with __dlpack__ and __dlpack_device__; "
+                "bare PyCapsules are not supported by the studio")
+        return Tensor(name, np.from_dlpack(tensor))
+
+    def __repr__(self):
+        return f"Tensor({self._name!r}, {self._datatype}, shape={list(self._array.shape)})"
