@@ -1,9 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { INLINE_BUDGET_MS, OP_WORKER_MIN_BYTES, OpCostModel, OpRunner } from './OpRunner.ts';
+import { tempDir } from '../testSupport/tempDir.ts';
 
 describe('OpCostModel', () => {
   it('predicts from the median rate of the last runs, so one slow run does not move an op', () => {
@@ -17,7 +15,7 @@ describe('OpCostModel', () => {
 });
 
 describe('OpRunner placement', () => {
-  const runner = new OpRunner(mkdtempSync(join(tmpdir(), 'ops-')), 1);
+  const runner = new OpRunner(tempDir('ops-'), 1);
   afterAll(() => runner.close());
   const scores = (n: number): Tensor => ({ datatype: 'FP32', shape: [1, n], data: Float32Array.from({ length: n }, (_, i) => Math.sin(i)) });
   const big = OP_WORKER_MIN_BYTES / 4 + 16;

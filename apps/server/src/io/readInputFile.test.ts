@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tensorFromJson } from '@ensemble-studio/core';
 import { encodePng } from './image.ts';
 import { readInputFile } from './readInputFile.ts';
+import { tempDir } from '../testSupport/tempDir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'read-input-'));
+const dir = tempDir('read-input-');
 const file = (name: string, bytes: Uint8Array | string) => {
   const p = join(dir, name);
   writeFileSync(p, bytes);

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { RepoFile } from '@ensemble-studio/core';
 import { writeRepoFiles, zipRepoFiles } from './repoFiles.ts';
 import { makeTestRepository } from './testRepository.ts';
+import { tempDir } from '../testSupport/tempDir.ts';
 
 const src = makeTestRepository();
 const files: RepoFile[] = [
@@ -17,7 +17,7 @@ const files: RepoFile[] = [
 
 describe('writeRepoFiles', () => {
   it('writes text files, copies model files and creates directories', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'out-'));
+    const out = tempDir('out-');
     await writeRepoFiles(out, files, src);
     expect(readFileSync(join(out, 'pipe', 'config.pbtxt'), 'utf8')).toBe('name: "pipe"\n');
     expect(readFileSync(join(out, 'head', '1', 'model.onnx')).equals(readFileSync(join(src, 'head', '1', 'model.onnx')))).toBe(true);
@@ -25,7 +25,7 @@ describe('writeRepoFiles', () => {
   });
 
   it('refuses paths that leave the output or the source repository', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'out-'));
+    const out = tempDir('out-');
     await expect(writeRepoFiles(out, [{ path: '../x', text: '' }], src)).rejects.toThrow(/\.\./);
     await expect(writeRepoFiles(out, [{ path: 'x', copyFrom: '/etc/passwd' }], src)).rejects.toThrow(/absolute/);
   });

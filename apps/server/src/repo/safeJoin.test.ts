@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PathError, isSafeName, safeJoin } from './safeJoin.ts';
+import { tempDir } from '../testSupport/tempDir.ts';
 
-const root = mkdtempSync(join(tmpdir(), 'safejoin-'));
-const outside = mkdtempSync(join(tmpdir(), 'outside-'));
+const root = tempDir('safejoin-');
+const outside = tempDir('outside-');
 mkdirSync(join(root, 'ocr', '1'), { recursive: true });
 writeFileSync(join(outside, 'secret.txt'), 'secret');
 symlinkSync(outside, join(root, 'escape'));

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildAccumulator, buildExtractor, buildHead } from '../onnx/synthetic.ts';
+import { tempDir } from '../testSupport/tempDir.ts';
 
 /**
  * A small repository on disk for tests (real ONNX models, no npm downloads):
@@ -11,10 +11,11 @@ import { buildAccumulator, buildExtractor, buildHead } from '../onnx/synthetic.t
  * - `bad`: a config with a syntax error; `ghost`: an ONNX config whose model file is missing;
  * - `acc`: a stateful (sequence-batched, implicit state) accumulator: y = x + previous y, x/y [8];
  * - version dirs starting with 0 are ignored.
+ * It is a `tempDir`: removed when the test (or, made outside a test, the file) that made it finishes.
  * @example const dir = makeTestRepository(); const repo = await loadRepository(dir)
  */
 export function makeTestRepository(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'studio-repo-'));
+  const dir = tempDir('studio-repo-');
   const file = (p: string, data: string | Uint8Array) => {
     mkdirSync(join(dir, p, '..'), { recursive: true });
     writeFileSync(join(dir, p), data);
