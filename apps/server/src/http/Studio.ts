@@ -1,5 +1,5 @@
 import type { Catalogue, GraphDoc } from '@ensemble-studio/core';
-import { migrate, singleModelGraph } from '@ensemble-studio/core';
+import { catalogueModel, migrate, ownValue, singleModelGraph } from '@ensemble-studio/core';
 import type { Engine } from '../engine/index.ts';
 import { loadRepository } from '../repo/loadRepository.ts';
 import type { Repository } from '../repo/types.ts';
@@ -83,9 +83,9 @@ export class Studio {
    */
   resolveGraph(ref: unknown): GraphDoc {
     if (typeof ref === 'string') {
-      const saved = this.repository.graphs[ref];
+      const saved = ownValue(this.repository.graphs, ref);
       if (saved) return saved;
-      const model = this.catalogue.models[ref];
+      const model = catalogueModel(this.catalogue, ref);
       if (model && model.platform !== 'ensemble') {
         if (model.error) throw new ApiError(503, 'unavailable', `model "${ref}" is not available: ${model.error}`);
         return singleModelGraph(model);

@@ -1,5 +1,5 @@
 import type { DataType, Tensor } from '@ensemble-studio/core';
-import { allocData, dtypeSize, elementCount, isDataType, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
+import { allocData, dtypeSize, elementCount, isDataType, keyedRecord, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
 import { ApiError } from './errors.ts';
 
 /** A parsed KServe v2 infer request. */
@@ -113,10 +113,10 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   if (!Array.isArray(body.inputs)) throw bad('infer request needs an "inputs" array');
   const parameters = isObj(body.parameters) ? body.parameters : {};
   const cursor = { off: 0 };
-  const inputs: Record<string, Tensor> = {};
+  const inputs = keyedRecord<Tensor>();
   for (const raw of body.inputs) {
     const [name, t] = parseInput(raw, opts, cursor);
-    if (inputs[name]) throw bad(`input '${name}' appears twice`);
+    if (Object.hasOwn(inputs, name)) throw bad(`input '${name}' appears twice`);
     inputs[name] = t;
   }
   const binaryOutput = parameters.binary_data_output === true;

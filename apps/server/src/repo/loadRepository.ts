@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Catalogue, CatalogueModel, Diagnostic, GraphDoc, ModelConfig } from '@ensemble-studio/core';
-import { catalogueModelFromConfig, graphFromEnsemble, migrate, normalizeConfig, parsePbtxtLenient } from '@ensemble-studio/core';
+import { catalogueModel, catalogueModelFromConfig, graphFromEnsemble, keyedRecord, migrate, normalizeConfig, parsePbtxtLenient } from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
 import { configFromOnnx, readOnnxSignature } from './onnxSignature.ts';
 
@@ -107,11 +107,11 @@ async function loadStudioGraph(m: ModelDir): Promise<GraphDoc> {
 }
 
 async function loadGraphs(dirs: ModelDir[], catalogue: Catalogue, problems: Diagnostic[]): Promise<Record<string, GraphDoc>> {
-  const graphs: Record<string, GraphDoc> = {};
+  const graphs = keyedRecord<GraphDoc>();
   for (const m of dirs) {
     try {
       if (m.hasStudio) graphs[m.name] = await loadStudioGraph(m);
-      else if (catalogue.models[m.name]?.platform === 'ensemble' && !catalogue.models[m.name]?.error) {
+      else if (catalogueModel(catalogue, m.name)?.platform === 'ensemble' && !catalogueModel(catalogue, m.name)?.error) {
         const imported = graphFromEnsemble(m.name, catalogue);
         graphs[m.name] = imported.graph;
         problems.push(...imported.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ ...d, message: `${m.name}: ${d.message}` })));
@@ -136,7 +136,7 @@ export async function loadRepository(dir: string): Promise<Repository> {
   const entries = await readdir(root, { withFileTypes: true });
   const names = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
   const dirs = await Promise.all(names.map((n) => scanModelDir(root, n)));
-  const catalogue: Catalogue = { models: {} };
+  const catalogue: Catalogue = { models: keyedRecord<CatalogueModel>() };
   const problems: Diagnostic[] = [];
   for (const m of dirs) {
     if (!m.hasConfig && m.hasStudio) continue; // a draft graph that never compiled: a graph, not a model
@@ -151,7 +151,7 @@ export async function loadRepository(dir: string): Promise<Repository> {
 
 /** Absolute path of a model's file for a version (default: latest). */
 function modelFile(root: string, catalogue: Catalogue, model: string, version?: number): string | undefined {
-  const m = catalogue.models[model];
+  const m = catalogueModel(catalogue, model);
   if (!m || m.platform === 'ensemble') return undefined;
   const v = version ?? m.versions.at(-1);
   if (v === undefined || !m.versions.includes(v)) return undefined;

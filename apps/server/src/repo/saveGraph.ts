@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Diagnostic, GraphDoc } from '@ensemble-studio/core';
-import { catalogueModelFromConfig, compileGraph, normalizeConfig, parsePbtxt } from '@ensemble-studio/core';
+import { catalogueModel, catalogueModelFromConfig, compileGraph, normalizeConfig, ownValue, parsePbtxt } from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
 import { writeFileAtomic } from './atomicWrite.ts';
 import { PathError, isSafeName, safeJoin } from './safeJoin.ts';
@@ -21,8 +21,8 @@ export interface SaveResult {
 /** Graph names are single safe path segments that do not shadow a plain model. */
 function checkName(repo: Repository, name: string): void {
   if (!isSafeName(name)) throw new PathError(`graph name "${String(name)}" is not a valid model name`);
-  const existing = repo.catalogue.models[name];
-  if (existing && existing.platform !== 'ensemble' && !repo.graphs[name]) {
+  const existing = catalogueModel(repo.catalogue, name);
+  if (existing && existing.platform !== 'ensemble' && !ownValue(repo.graphs, name)) {
     throw new GraphNameError(`"${name}" is a ${existing.platform || existing.backend} model of the repository, not a graph`);
   }
 }
@@ -61,13 +61,14 @@ export async function saveGraph(repo: Repository, graph: GraphDoc): Promise<Save
  * @example await deleteGraph(repo, 'ocr')
  */
 export async function deleteGraph(repo: Repository, name: string): Promise<boolean> {
-  if (!isSafeName(name) || !repo.graphs[name]) return false;
+  if (!isSafeName(name) || !ownValue(repo.graphs, name)) return false;
   const dir = safeJoin(repo.dir, name);
   await rm(join(dir, 'studio.json'), { force: true });
-  if (repo.catalogue.models[name]?.platform === 'ensemble') await rm(join(dir, 'config.pbtxt'), { force: true });
+  const ensemble = catalogueModel(repo.catalogue, name)?.platform === 'ensemble';
+  if (ensemble) await rm(join(dir, 'config.pbtxt'), { force: true });
   for (const d of [join(dir, '1'), dir]) await removeIfEmpty(d);
   delete repo.graphs[name];
-  if (repo.catalogue.models[name]?.platform === 'ensemble') delete repo.catalogue.models[name];
+  if (ensemble) delete repo.catalogue.models[name];
   return true;
 }
 

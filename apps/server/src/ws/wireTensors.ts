@@ -1,5 +1,5 @@
 import type { Tensor, WireTensor } from '@ensemble-studio/core';
-import { tensorFromJson, tensorToJson } from '@ensemble-studio/core';
+import { keyedRecord, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
 import { tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
 
 /** Tensors with more elements than this travel as binary frames (BYTES always as JSON). */
@@ -12,7 +12,7 @@ export const BINARY_THRESHOLD = 4096;
  * @example decodeWireTensors({ x: { datatype: 'FP32', shape: [2], data: [1, 2] } }, [])
  */
 export function decodeWireTensors(inputs: Record<string, WireTensor>, frames: readonly Uint8Array[]): Record<string, Tensor> {
-  const out: Record<string, Tensor> = {};
+  const out = keyedRecord<Tensor>();
   for (const [name, w] of Object.entries(inputs)) {
     if (w.binary !== undefined) {
       const frame = frames[w.binary];

@@ -30,7 +30,34 @@ export interface CatalogueModel {
 }
 
 export interface Catalogue {
+  /** Keyed by model name, which is user text: read it through `catalogueModel`, never by indexing. */
   models: Record<string, CatalogueModel>;
+}
+
+/**
+ * The catalogue's model of that name, or undefined. Names come from users, so `constructor` or
+ * `__proto__` must find nothing rather than a property every object inherits.
+ * @example catalogueModel(catalogue, 'det')?.inputs
+ */
+export function catalogueModel(catalogue: Catalogue, name: string): CatalogueModel | undefined {
+  return ownValue(catalogue.models, name);
+}
+
+/**
+ * The own property `key` of a record keyed by user text, or undefined (never an inherited one).
+ * @example ownValue(repo.graphs, 'toString') === undefined
+ */
+export function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
+ * An empty record for user-chosen keys: no prototype, so no name is ever inherited, and storing
+ * `__proto__` stores a key instead of replacing the prototype.
+ * @example const models = keyedRecord<CatalogueModel>(); models['__proto__'] = m
+ */
+export function keyedRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
 
 /** Full shape of a port as Triton sees it: `[-1, ...dims]` when max_batch_size > 0. */

@@ -15,6 +15,7 @@ import { opModel } from './python/opModel.ts';
 import { routerModel } from './python/router.ts';
 import { exportReadme, minimumTriton, type ExportStrategy, type ReadmeModel } from './readme.ts';
 import type { CompileResult, RepoFile } from './types.ts';
+import { catalogueModel } from '../catalogue/types.ts';
 
 export interface CompileOptions {
   /** The Triton release the repository is for, e.g. `24.05`; checked against what the export needs. */
@@ -119,7 +120,7 @@ function composingModels(graph: GraphDoc, catalogue: Catalogue, diagnostics: Dia
   diagnostics.push(...conflicts);
   const out: Composing = { files: [], roles: [], decoupled: false, stateful: false };
   for (const [name, node] of byModel) {
-    const model = catalogue.models[name];
+    const model = catalogueModel(catalogue, name);
     if (!model || !isValidTritonName(name)) continue;
     const config = applySettings(model, node.params.settings);
     out.files.push({ path: `${name}/config.pbtxt`, text: printPbtxt(config) }, ...composingModelFiles(model, config));
@@ -141,7 +142,8 @@ function nameCollisions(graph: GraphDoc, catalogue: Catalogue, generated: Genera
   }
   for (const g of generated) {
     if (g.name === graph.name) continue;
-    const clash = seen.get(g.name) ?? (catalogue.models[g.name] && !catalogue.models[g.name]?.generated ? `repository model '${g.name}'` : undefined);
+    const existing = catalogueModel(catalogue, g.name);
+    const clash = seen.get(g.name) ?? (existing && !existing.generated ? `repository model '${g.name}'` : undefined);
     if (clash) out.push({ code: 'name-collision', severity: 'error', message: `generated model '${g.name}' collides with ${clash}`, fix: 'rename the node or the graph' });
     seen.set(g.name, `generated model '${g.name}'`);
   }

@@ -3,6 +3,7 @@ import { fullShape } from '../catalogue/types.ts';
 import type { GraphDoc, GraphNode, NodeKind } from '../graph/types.ts';
 import { opDef } from '../ops/defs.ts';
 import type { ParamSpec, PortSpec } from './params.ts';
+import { catalogueModel } from '../catalogue/types.ts';
 
 /** A node kind as data: what the palette shows and what every package reads (PRODUCT §3). */
 export interface KindDef {
@@ -64,7 +65,7 @@ export function nodePorts(graph: Pick<GraphDoc, 'maxBatchSize'>, node: GraphNode
     case 'output':
       return { inputs: [{ name: 'in', datatype: node.params.datatype, shape: fullShape(node.params.dims, graph.maxBatchSize) }], outputs: [] };
     case 'model': {
-      const m = catalogue.models[node.params.model];
+      const m = catalogueModel(catalogue, node.params.model);
       if (!m) return { inputs: [], outputs: [] };
       const mbs = node.params.settings?.max_batch_size ?? m.maxBatchSize;
       const port = (t: (typeof m.inputs)[number]): PortSpec => ({ name: t.name, datatype: t.datatype, shape: fullShape(t.dims, mbs), optional: t.optional });

@@ -4,6 +4,7 @@
  */
 import type { InstanceGroup, ModelConfig } from './modelConfig.ts';
 import { asRecord, isEnsemble } from './rules/util.ts';
+import { ownValue } from '../catalogue/types.ts';
 
 export interface NormalizeOptions {
   /** The model's directory name (used when `name` is omitted). */
@@ -59,15 +60,15 @@ function versionFiles(files: readonly string[]): string[] {
 function completeBackend(config: ModelConfig, dirName: string, files: readonly string[]): void {
   if (isEnsemble(config)) return;
   if (config.platform && !config.backend) {
-    const b = PLATFORM_BACKEND[config.platform];
+    const b = ownValue(PLATFORM_BACKEND, config.platform);
     if (b) config.backend = b;
   } else if (config.backend && !config.platform) {
     const wanted = Object.values(FILE_KINDS).filter(([p, b]) => b === config.backend && p);
-    const fromFile = versionFiles(files).map((f) => FILE_KINDS[f]).find((k) => k && k[1] === config.backend);
+    const fromFile = versionFiles(files).map((f) => ownValue(FILE_KINDS, f)).find((k) => k && k[1] === config.backend);
     const platform = fromFile?.[0] || (config.backend === 'tensorflow' ? undefined : wanted[0]?.[0]);
     if (platform) config.platform = platform;
   } else if (!config.platform && !config.backend) {
-    const kind = versionFiles(files).map((f) => FILE_KINDS[f]).find((k) => k !== undefined);
+    const kind = versionFiles(files).map((f) => ownValue(FILE_KINDS, f)).find((k) => k !== undefined);
     const suffix = /\.([A-Za-z0-9_]+)$/.exec(dirName)?.[1];
     if (kind) {
       if (kind[0]) config.platform = kind[0];

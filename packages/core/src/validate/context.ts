@@ -4,6 +4,7 @@ import { nodePorts, type NodePorts } from '../kinds/registry.ts';
 import type { SequenceBatching, DynamicBatching, InstanceGroup } from '../pbtxt/modelConfig.ts';
 import type { Diagnostic } from './diagnostic.ts';
 import { propagateTypes, type PortType } from './propagate.ts';
+import { catalogueModel } from '../catalogue/types.ts';
 
 /** What every rule reads, computed once per validation. */
 export interface RuleContext {
@@ -41,7 +42,7 @@ export interface EffectiveModel {
 
 /** @example effectiveModel(node, catalogue)?.maxBatchSize */
 export function effectiveModel(node: ModelNode, catalogue: Catalogue): EffectiveModel | undefined {
-  const model = catalogue.models[node.params.model];
+  const model = catalogueModel(catalogue, node.params.model);
   if (!model) return undefined;
   const s = node.params.settings ?? {};
   const pick = <T>(v: T | null | undefined, fallback: T | undefined): T | undefined => (v === null ? undefined : v ?? fallback);

@@ -1,6 +1,6 @@
 import express, { Router, type Request } from 'express';
 import type { GraphDoc } from '@ensemble-studio/core';
-import { PROTOCOL_VERSION, compileGraph, compileNodePreview, hasErrors, migrate, validateGraph } from '@ensemble-studio/core';
+import { PROTOCOL_VERSION, compileGraph, compileNodePreview, hasErrors, migrate, ownValue, validateGraph } from '@ensemble-studio/core';
 import { isAbsolute, resolve } from 'node:path';
 import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
 import { zipRepoFiles } from '../../repo/repoFiles.ts';
@@ -42,7 +42,7 @@ function readRoutes(studio: Studio, router: Router): void {
     res.json({ graphs: graphs.sort((a, b) => a.name.localeCompare(b.name)) });
   });
   router.get('/graphs/:name', (req, res) => {
-    const g = studio.repository.graphs[graphName(req)];
+    const g = ownValue(studio.repository.graphs, graphName(req));
     if (!g) throw new ApiError(404, 'not-found', `no graph named "${req.params.name}"`);
     res.json(g);
   });

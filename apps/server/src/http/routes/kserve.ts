@@ -1,6 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { GraphDoc, ModelConfig } from '@ensemble-studio/core';
-import { compileGraph, fullShape, parsePbtxt } from '@ensemble-studio/core';
+import { catalogueModel, compileGraph, fullShape, ownValue, parsePbtxt } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphSignature, type GraphSignature } from '../graphSignature.ts';
 import type { Studio } from '../Studio.ts';
@@ -22,12 +22,12 @@ export function servedModel(studio: Studio, req: Request): ServedModel {
  */
 export function findServedModel(studio: Studio, name: string, versionText: string | undefined): ServedModel {
   const version = versionText === undefined ? undefined : Number(versionText);
-  const graph = studio.repository.graphs[name];
-  const model = studio.catalogue.models[name];
+  const graph = ownValue(studio.repository.graphs, name);
+  const model = catalogueModel(studio.catalogue, name);
   let served: ServedModel;
   // Ready as Triton means it: loaded. A model whose config parsed but whose session failed is not ready.
   const engineModels = studio.engine.health().models;
-  const loaded = (m: string) => studio.catalogue.models[m]?.error === undefined && engineModels[m]?.state !== 'unavailable';
+  const loaded = (m: string) => catalogueModel(studio.catalogue, m)?.error === undefined && ownValue(engineModels, m)?.state !== 'unavailable';
   if (graph) {
     const ready = graph.nodes.every((n) => n.kind !== 'model' || loaded(n.params.model));
     served = { name, versions: [1], platform: 'ensemble', signature: graphSignature(graph), ready, graph };
@@ -49,7 +49,7 @@ export function findServedModel(studio: Studio, name: string, versionText: strin
 
 /** The JSON ModelConfig of a model, or of a saved graph's compiled ensemble. */
 export function modelConfig(studio: Studio, served: ServedModel): ModelConfig {
-  const cat = studio.catalogue.models[served.name];
+  const cat = catalogueModel(studio.catalogue, served.name);
   if (cat && !served.graph) return cat.config;
   const graph = served.graph!;
   const compiled = compileGraph(graph, studio.catalogue);
@@ -79,8 +79,8 @@ function healthRoutes(studio: Studio, router: Router): void {
 export function repositoryIndex(studio: Studio): { name: string; version: string; state: 'READY' | 'UNAVAILABLE'; reason?: string }[] {
   const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs)]);
   return [...names].sort().map((name) => {
-    const m = studio.catalogue.models[name];
-    const ready = studio.repository.graphs[name] !== undefined || (m !== undefined && !m.error);
+    const m = catalogueModel(studio.catalogue, name);
+    const ready = ownValue(studio.repository.graphs, name) !== undefined || (m !== undefined && !m.error);
     return { name, version: String(m?.versions.at(-1) ?? 1), state: ready ? 'READY' : 'UNAVAILABLE', ...(m?.error ? { reason: m.error } : {}) };
   });
 }

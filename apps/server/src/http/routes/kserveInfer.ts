@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
-import { tensorFromJson } from '@ensemble-studio/core';
+import { catalogueModel, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphIsDecoupled, graphIsStateful } from '../graphSignature.ts';
 import { flattenData, outputJson, parseInferRequest, tensorToBytes, type InferRequest } from '../kserveTensors.ts';
@@ -53,7 +53,7 @@ export function checkInputs(served: ServedModel, inputs: Record<string, Tensor>)
     if (!shapeMatches(spec.shape, t.shape)) throw bad(`unexpected shape for input '${name}' for model '${served.name}'. Expected [${spec.shape.join(',')}], got [${t.shape.join(',')}]`);
   }
   const required = served.signature.inputs.filter((s) => !s.optional);
-  const missing = required.filter((s) => !inputs[s.name]);
+  const missing = required.filter((s) => !Object.hasOwn(inputs, s.name));
   if (missing.length > 0) throw bad(`expected ${required.length} inputs but got ${Object.keys(inputs).length} inputs for model '${served.name}'`);
 }
 
@@ -139,9 +139,9 @@ function nestedShape(v: unknown): number[] {
 
 /** Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3). */
 export function generateInputs(served: ServedModel, body: Record<string, unknown>, batched: boolean): Record<string, Tensor> {
-  const inputs: Record<string, Tensor> = {};
+  const inputs = keyedRecord<Tensor>();
   for (const spec of served.signature.inputs) {
-    if (!(spec.name in body)) continue;
+    if (!Object.hasOwn(body, spec.name)) continue;
     const value = body[spec.name];
     let shape = nestedShape(value);
     if (batched && shape.length === spec.shape.length - 1) shape = [1, ...shape];
@@ -175,7 +175,7 @@ function parseGenerate(studio: Studio, served: ServedModel, req: Request): { id?
     return { ...(id === undefined ? {} : { id }), params: p.parameters, inputs: p.inputs };
   }
   const params = typeof body.parameters === 'object' && body.parameters !== null ? body.parameters as Record<string, unknown> : {};
-  const batched = (served.signature.inputs[0]?.shape[0] ?? 0) === -1 && (served.graph?.maxBatchSize ?? studio.catalogue.models[served.name]?.maxBatchSize ?? 0) > 0;
+  const batched = (served.signature.inputs[0]?.shape[0] ?? 0) === -1 && (served.graph?.maxBatchSize ?? catalogueModel(studio.catalogue, served.name)?.maxBatchSize ?? 0) > 0;
   return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(served, body, batched) };
 }
 

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Studio } from '../Studio.ts';
+import { catalogueModel } from '@ensemble-studio/core';
 
 /** One model's counters, in Triton's units (microseconds, counts). */
 export interface ModelCounters {
@@ -74,7 +75,7 @@ export function metricsRouter(studio: Studio): Router {
 /** Adapts `engine.metrics()` to Triton's per-model counters (models, then graphs as ensembles). */
 export function engineCounters(studio: Studio): ModelCounters[] {
   const m = studio.engine.metrics();
-  const version = (name: string) => String(studio.catalogue.models[name]?.versions.at(-1) ?? 1);
+  const version = (name: string) => String(catalogueModel(studio.catalogue, name)?.versions.at(-1) ?? 1);
   const models: ModelCounters[] = Object.entries(m.models).map(([model, c]) => ({
     model, version: version(model), success: c.requestSuccess, failure: c.requestFailure, inferenceCount: c.inferenceCount,
     execCount: c.execCount, requestDurationUs: Math.round((c.queueNs + c.computeNs) / 1000), queueDurationUs: Math.round(c.queueNs / 1000),

@@ -1,4 +1,4 @@
-import { fullShape } from '../../catalogue/types.ts';
+import { fullShape, catalogueModel } from '../../catalogue/types.ts';
 import type { ConditionNode, GraphNode, OutputNode } from '../../graph/types.ts';
 import type { ModelConfig } from '../../pbtxt/modelConfig.ts';
 import { numpyType } from '../../tensor/dtype.ts';
@@ -101,7 +101,7 @@ function stepLines(ctx: Ctx, step: Step): string[] {
   const header = `# ${n.kind} ${tritonSafe(n.id)}`;
   switch (n.kind) {
     case 'model': {
-      const m = ctx.plan.info.catalogue.models[n.params.model];
+      const m = catalogueModel(ctx.plan.info.catalogue, n.params.model);
       const cfg = m ? applySettings(m, n.params.settings) : undefined;
       const sequence = cfg?.sequence_batching !== undefined;
       const decoupled = cfg?.model_transaction_policy?.decoupled === true;

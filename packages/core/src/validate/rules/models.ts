@@ -2,11 +2,12 @@ import type { ModelNode } from '../../graph/types.ts';
 import type { Diagnostic } from '../diagnostic.ts';
 import { effectiveModel, modelNodes, show, type EffectiveModel, type Rule } from '../context.ts';
 import { formatShape } from '../propagate.ts';
+import { catalogueModel } from '../../catalogue/types.ts';
 
 export const unknownModels: Rule = ({ graph, catalogue }) => {
   const out: Diagnostic[] = [];
   for (const n of modelNodes(graph)) {
-    const m = catalogue.models[n.params.model];
+    const m = catalogueModel(catalogue, n.params.model);
     if (!m) {
       out.push({ code: 'unknown-model', severity: 'error', nodeId: n.id, message: `model '${n.params.model}' of ${show(n)} is not in the repository`, fix: `add '${n.params.model}' to the repository or pick another model` });
     } else if (m.error) {

@@ -4,12 +4,13 @@ import { opDef } from '../../ops/defs.ts';
 import type { Diagnostic } from '../diagnostic.ts';
 import { show, type Rule, type RuleContext } from '../context.ts';
 import { tritonNameProblem } from '../names.ts';
+import { catalogueModel } from '../../catalogue/types.ts';
 
 const STEP_KINDS = new Set(['model', 'op', 'router', 'condition']);
 
 /** Whether a node's ports are known (an unknown model/op has none: its own rule reports it). */
 const portsKnown = (ctx: RuleContext, n: GraphNode): boolean =>
-  !(n.kind === 'model' && !ctx.catalogue.models[n.params.model]) && !(n.kind === 'op' && !opDef(n.params.op));
+  !(n.kind === 'model' && !catalogueModel(ctx.catalogue, n.params.model)) && !(n.kind === 'op' && !opDef(n.params.op));
 
 export const emptyGraph: Rule = ({ graph }) => {
   if (graph.nodes.some((n) => STEP_KINDS.has(n.kind))) return [];
@@ -117,7 +118,7 @@ const isBlsGraph = (ctx: RuleContext): boolean => ctx.graph.nodes.some((n) => n.
 function brokenAncestor(ctx: RuleContext, ids: Set<string>): string | undefined {
   for (const n of ctx.graph.nodes) {
     if (!ids.has(n.id)) continue;
-    if (n.kind === 'model' && !ctx.catalogue.models[n.params.model]) return `depends on ${show(n)}, whose model is unknown`;
+    if (n.kind === 'model' && !catalogueModel(ctx.catalogue, n.params.model)) return `depends on ${show(n)}, whose model is unknown`;
     const p = ctx.ports.get(n.id)!.inputs.find((i) => !i.optional && edgesInto(ctx.graph, n.id, i.name).length === 0);
     if (p) return `depends on ${show(n)}, whose input '${p.name}' is not connected`;
   }
