@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +6,7 @@ import { parsePbtxt } from '@ensemble-studio/core';
 import { loadRepository } from '../repo/loadRepository.ts';
 import { makeTestRepository } from '../repo/testRepository.ts';
 import { runBin } from './cliTestUtil.ts';
+import { tempDir } from '../testSupport/tempDir.ts';
 
 const repo = makeTestRepository();
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at /);
@@ -40,7 +40,7 @@ describe('validate', () => {
 
   it('validates one graph by name (exit 0) and a GRAPH.json relative to INIT_CWD', async () => {
     expect((await runBin(['validate', 'pipe', '--repo', repo])).code).toBe(0);
-    const cwd = mkdtempSync(join(tmpdir(), 'cli-'));
+    const cwd = tempDir('cli-');
     const graph = (await loadRepository(repo)).graphs.pipe!;
     writeFileSync(join(cwd, 'g.json'), JSON.stringify({ ...graph, edges: [] }));
     const r = await runBin(['validate', 'g.json', '--repo', repo], { env: { INIT_CWD: cwd } });
@@ -49,7 +49,7 @@ describe('validate', () => {
   });
 
   it('reports unreadable and malformed graph files in one line (exit 1)', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'cli-'));
+    const cwd = tempDir('cli-');
     writeFileSync(join(cwd, 'broken.json'), '{ nope');
     for (const [file, msg] of [['missing.json', /cannot read missing\.json: ENOENT/], ['broken.json', /broken\.json is not JSON/]] as const) {
       const r = await runBin(['validate', file, '--repo', repo], { env: { INIT_CWD: cwd } });
@@ -62,7 +62,7 @@ describe('validate', () => {
 
 describe('compile', () => {
   it('writes the deployable repository and a zip', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'cli-'));
+    const cwd = tempDir('cli-');
     const r = await runBin(['compile', 'pipe', '--repo', repo, '--out', 'out', '--zip', 'pipe.zip'], { env: { INIT_CWD: cwd } });
     expect(r.code).toBe(0);
     const config = parsePbtxt(readFileSync(join(cwd, 'out', 'pipe', 'config.pbtxt'), 'utf8'));
@@ -72,7 +72,7 @@ describe('compile', () => {
   });
 
   it('exits 1 with diagnostics when the graph does not compile', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'cli-'));
+    const cwd = tempDir('cli-');
     const graph = (await loadRepository(repo)).graphs.pipe!;
     writeFileSync(join(cwd, 'g.json'), JSON.stringify({ ...graph, edges: [] }));
     const r = await runBin(['compile', 'g.json', '--repo', repo, '--out', 'out'], { env: { INIT_CWD: cwd } });
@@ -84,7 +84,7 @@ describe('compile', () => {
 
 describe('import', () => {
   it('writes a studio repository: models copied, configs re-printed with unknown fields, studio.json per ensemble', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'cli-')), 'studio');
+    const out = join(tempDir('cli-'), 'studio');
     const r = await runBin(['import', repo, '--out', out]);
     expect(r.code).toBe(1); // the source has a broken config and a missing model file
     expect(r.stdout).toMatch(/imported 6 model\(s\) and 1 graph\(s\)/);

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTestRepository } from '../repo/testRepository.ts';
 import { DEFAULT_REPO } from './main.ts';
 import { BIN, runBin } from './cliTestUtil.ts';
 import { makeFixtures } from '../engine/ops/smokeSupport.ts';
+import { tempDir } from '../testSupport/tempDir.ts';
 
 interface SequenceLine {
   type: string; chunk?: number; status?: string; outputs?: Record<string, { data: number[] }>;
@@ -29,7 +29,7 @@ function wav(samples: number[], rate = 16000): Buffer {
 
 describe('run', () => {
   it('prints one JSON line per engine event and a final result with KServe JSON tensors', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'run-'));
+    const cwd = tempDir('run-');
     writeFileSync(join(cwd, 'x.json'), JSON.stringify([x64]));
     const r = await runBin(['run', 'pipe', '--repo', repo, '--input', 'x=x.json'], { env: { INIT_CWD: cwd } });
     expect(r.code).toBe(0);
@@ -43,7 +43,7 @@ describe('run', () => {
   });
 
   it('exits 1 with the reason when the run fails, and names unreadable input files', async () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'run-'));
+    const cwd = tempDir('run-');
     writeFileSync(join(cwd, 'x.json'), JSON.stringify([x64.slice(1)]));
     const failed = await runBin(['run', 'pipe', '--repo', repo, '--input', 'x=x.json'], { env: { INIT_CWD: cwd } });
     expect(failed.code).toBe(1);
@@ -54,12 +54,12 @@ describe('run', () => {
   });
 
   it('--sequence streams a WAV through a stateful graph in 512-sample chunks (after prepare-examples)', async () => {
-    const examples = join(mkdtempSync(join(tmpdir(), 'examples-')), 'model_repository');
+    const examples = join(tempDir('examples-'), 'model_repository');
     cpSync(DEFAULT_REPO, examples, { recursive: true, dereference: true });
     const prep = await runBin(['prepare-examples', '--repo', examples]);
     expect(prep.code).toBe(0);
     expect(prep.stdout).toMatch(/vad\/1\/model\.onnx/);
-    const cwd = mkdtempSync(join(tmpdir(), 'run-'));
+    const cwd = tempDir('run-');
     writeFileSync(join(cwd, 'a.wav'), wav(Array.from({ length: 1200 }, (_, i) => 0.3 * Math.sin(i / 10))));
     const r = await runBin(['run', 'vad-stream', '--repo', examples, '--input', 'audio=a.wav', '--sequence'], { env: { INIT_CWD: cwd } });
     expect(r.stderr).toBe('');

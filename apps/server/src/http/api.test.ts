@@ -1,20 +1,20 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDoc } from '@ensemble-studio/core';
 import { makeTestRepository } from '../repo/testRepository.ts';
 import { call, startTestServer } from './testServer.ts';
+import { tempDir } from '../testSupport/tempDir.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 let web: string;
 beforeAll(async () => {
-  web = mkdtempSync(join(tmpdir(), 'web-'));
+  web = tempDir('web-');
   writeFileSync(join(web, 'index.html'), '<!doctype html><title>studio</title>');
   mkdirSync(join(web, 'assets'));
   writeFileSync(join(web, 'assets', 'app.js'), 'console.log(1)');
-  s = await startTestServer({ webDist: web, limits: { maxBodyBytes: 200_000 } });
+  s = await startTestServer({ webDist: web, limits: { maxBodyBytes: 200_000 }, importRoots: [tmpdir()] });
 });
 afterAll(async () => s?.close());
 

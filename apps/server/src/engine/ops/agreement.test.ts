@@ -1,13 +1,13 @@
 // The engine's TypeScript ops and the numpy the compiler emits must compute the same thing: every
 // case below runs through both (python3 + numpy) and the outputs are compared.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { emitOpPython, tensorFromJson } from '@ensemble-studio/core';
 import type { DataType, OpId, Tensor } from '@ensemble-studio/core';
 import { OPS } from './registry.ts';
 import { runPython } from './pythonHarness.ts';
+import { tempDir } from '../../testSupport/tempDir.ts';
 
 type Values = Record<string, number | string | boolean>;
 interface Group { values: Values; cases: Record<string, Tensor>[]; files?: Record<string, string> }
@@ -33,7 +33,7 @@ const dictionaryTarget = (d: string) => emitOpPython('ctc_decode', { dictionary:
 /** Runs every group of `op` through TS and Python; returns the max abs diff over float outputs. */
 function agree(op: OpId, groups: Group[]): number {
   const dirs = groups.map((g) => {
-    const dir = mkdtempSync(join(tmpdir(), 'op-agree-'));
+    const dir = tempDir('op-agree-');
     for (const [to, text] of Object.entries(g.files ?? {})) writeFileSync(join(dir, to), text);
     return dir;
   });

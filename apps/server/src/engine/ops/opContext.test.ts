@@ -1,14 +1,14 @@
-import { mkdtempSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createOpContext } from './opContext.ts';
+import { tempDir } from '../../testSupport/tempDir.ts';
 
 describe('createOpContext', () => {
-  const repo = mkdtempSync(join(tmpdir(), 'opctx-'));
+  const repo = tempDir('opctx-');
   mkdirSync(join(repo, 'rec'));
   writeFileSync(join(repo, 'rec', 'dict.txt'), 'a\nb\n');
-  const outside = mkdtempSync(join(tmpdir(), 'opctx-out-'));
+  const outside = tempDir('opctx-out-');
   writeFileSync(join(outside, 'secret.txt'), 'secret');
   symlinkSync(join(outside, 'secret.txt'), join(repo, 'rec', 'link.txt'));
 
