@@ -26,6 +26,8 @@ export interface ServeConfig {
   webDist?: string;
   limits?: Partial<Limits>;
   intraOpThreads?: number;
+  /** Directories `/api/import` may open repositories under (none: import is refused). */
+  importRoots?: string[];
 }
 
 export interface RunningServer {
@@ -67,7 +69,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   checkListenConfig(config.host, config.token);
   const repository = await loadRepository(config.repo);
   const engine = await createEngine(repository, config);
-  const studio = new Studio({ repository, engine, token: config.token, limits: config.limits, createEngine: (r) => createEngine(r, config) });
+  const studio = new Studio({ repository, engine, token: config.token, limits: config.limits, createEngine: (r) => createEngine(r, config), ...(config.importRoots ? { importRoots: config.importRoots } : {}) });
   const app = createApp({ studio, webDist: config.webDist ?? DEFAULT_WEB_DIST });
   const server = createServer(app);
   const socket = attachRunSocket(server, studio);

@@ -1,7 +1,9 @@
 import type { Catalogue, GraphDoc } from '@ensemble-studio/core';
 import { catalogueModel, migrate, ownValue, singleModelGraph } from '@ensemble-studio/core';
+import { realpath, stat } from 'node:fs/promises';
 import type { Engine } from '../engine/index.ts';
 import { loadRepository } from '../repo/loadRepository.ts';
+import { isInside } from '../repo/safeJoin.ts';
 import type { Repository } from '../repo/types.ts';
 import { ApiError } from './errors.ts';
 import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
@@ -17,6 +19,11 @@ export interface StudioOptions {
   token?: string;
   /** Builds an engine for another repository (`/api/import`); without it import is refused. */
   createEngine?: (repository: Repository) => Promise<StudioEngine>;
+  /**
+   * Directories under which `/api/import` may open a repository (resolved through symlinks); none by
+   * default, so a client cannot make the server read, or later write, a directory nobody allowed.
+   */
+  importRoots?: readonly string[];
   version?: string;
 }
 
@@ -31,6 +38,8 @@ export class Studio {
   readonly token: string | undefined;
   readonly version: string;
   private readonly createEngine: StudioOptions['createEngine'];
+  private readonly importRoots: readonly string[];
+  private importing = false;
   private activeRuns = 0;
   private openStreams = 0;
 
@@ -41,6 +50,7 @@ export class Studio {
     this.token = opts.token;
     this.version = opts.version ?? '0.1.0';
     this.createEngine = opts.createEngine;
+    this.importRoots = opts.importRoots ?? [];
   }
 
   get catalogue(): Catalogue {
@@ -103,17 +113,45 @@ export class Studio {
    */
   async openRepository(dir: string): Promise<Repository> {
     if (!this.createEngine) throw new ApiError(501, 'unsupported', 'this server cannot open another repository');
-    let repo: Repository;
+    // One at a time: each import loads a whole repository and its engine.
+    if (this.importing) throw new ApiError(409, 'busy', 'another repository is being opened; try again when it is done');
+    this.importing = true;
     try {
-      repo = await loadRepository(dir);
-    } catch (err) {
-      throw new ApiError(400, 'bad-repository', `cannot open repository "${dir}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      const real = await this.allowedRepositoryDir(dir);
+      let repo: Repository;
+      try {
+        repo = await loadRepository(real);
+      } catch (err) {
+        throw new ApiError(400, 'bad-repository', `cannot open repository "${dir.slice(0, 256)}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+      const engine = await this.createEngine(repo);
+      const old = this.engine;
+      this.repository = repo;
+      this.engine = engine;
+      void old.close().catch(() => undefined);
+      return repo;
+    } finally {
+      this.importing = false;
     }
-    const engine = await this.createEngine(repo);
-    const old = this.engine;
-    this.repository = repo;
-    this.engine = engine;
-    void old.close().catch(() => undefined);
-    return repo;
+  }
+
+  /** The real path of `dir` when it is a directory inside one of the import roots; ApiError otherwise. */
+  private async allowedRepositoryDir(dir: string): Promise<string> {
+    const shown = dir.slice(0, 256);
+    if (this.importRoots.length === 0) {
+      throw new ApiError(403, 'import-not-allowed', 'this server opens no other repository: start it with --import-root DIR to allow repositories under DIR');
+    }
+    let real: string;
+    try {
+      real = await realpath(dir);
+      if (!(await stat(real)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    } catch (err) {
+      throw new ApiError(400, 'bad-repository', `cannot open repository "${shown}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+    const roots = await Promise.all(this.importRoots.map((r) => realpath(r).catch(() => undefined)));
+    if (!roots.some((r) => r !== undefined && isInside(r, real))) {
+      throw new ApiError(403, 'import-not-allowed', `"${shown}" is not under an allowed import root (${this.importRoots.join(', ')})`);
+    }
+    return real;
   }
 }

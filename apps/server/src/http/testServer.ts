@@ -6,9 +6,9 @@ import { makeTestRepository } from '../repo/testRepository.ts';
  * A real server (engine included) on an ephemeral port over a fresh test repository.
  * @example const s = await startTestServer(); await fetch(`${s.url}/api/health`); await s.close()
  */
-export async function startTestServer(opts: { limits?: Partial<Limits>; token?: string; webDist?: string; repo?: string } = {}): Promise<RunningServer & { repo: string }> {
+export async function startTestServer(opts: { limits?: Partial<Limits>; token?: string; webDist?: string; repo?: string; importRoots?: string[] } = {}): Promise<RunningServer & { repo: string }> {
   const repo = opts.repo ?? makeTestRepository();
-  const s = await startServer({ repo, port: 0, host: '127.0.0.1', webDist: opts.webDist ?? '/nonexistent', ...(opts.token ? { token: opts.token } : {}), ...(opts.limits ? { limits: opts.limits } : {}) });
+  const s = await startServer({ repo, port: 0, host: '127.0.0.1', webDist: opts.webDist ?? '/nonexistent', ...(opts.token ? { token: opts.token } : {}), ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.importRoots ? { importRoots: opts.importRoots } : {}) });
   return { ...s, repo };
 }
 

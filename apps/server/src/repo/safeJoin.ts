@@ -12,7 +12,11 @@ export class PathError extends Error {
 
 const ENCODED = /%(2f|5c|2e|00)/i;
 
-function inside(root: string, candidate: string): boolean {
+/**
+ * True when the absolute path `candidate` is `root` or lies below it (lexically: resolve symlinks first).
+ * @example isInside('/srv/repos', '/srv/repos/a') === true; isInside('/srv/repos', '/srv/reposX') === false
+ */
+export function isInside(root: string, candidate: string): boolean {
   const rel = relativePath(root, candidate);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
@@ -50,9 +54,9 @@ export function safeJoin(repoDir: string, relative: string): string {
   if (relative.split('/').some((s) => s === '..')) throw new PathError(`path "${relative}" contains ".."`);
   const root = resolve(repoDir);
   const joined = resolve(root, relative);
-  if (!inside(root, joined)) throw new PathError(`path "${relative}" leaves the repository`);
+  if (!isInside(root, joined)) throw new PathError(`path "${relative}" leaves the repository`);
   const realRoot = realpathOfExisting(root);
-  if (!inside(realRoot, realpathOfExisting(joined))) {
+  if (!isInside(realRoot, realpathOfExisting(joined))) {
     throw new PathError(`path "${relative}" resolves through a symlink outside the repository`);
   }
   return joined.endsWith(sep) ? joined.slice(0, -1) : joined;
