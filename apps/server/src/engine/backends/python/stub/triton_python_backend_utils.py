@@ -30,6 +30,11 @@ from _pb_stub.tensor import Tensor
 
 TRITON_STRING_TO_NUMPY = dict(CONFIG_TYPE_TO_NUMPY)
 
+# Tracebacks and reprs name the module users import, not where the classes happen to live.
+for _public in (InferenceRequest, InferenceResponse, InferenceResponseSender, Logger, ModelConfig, ResponseIterator,
+                Tensor, TritonError, TritonModelException):
+    _public.__module__ = __name__
+
 __all__ = [
     "InferenceRequest", "InferenceResponse", "InferenceResponseSender", "Logger", "ModelConfig",
     "ResponseIterator", "Tensor", "TritonError", "TritonModelException",

@@ -26,27 +26,32 @@ DTYPES = {"BOOL": np.bool_, "UINT8": np.uint8, "UINT16": np.uint16, "UINT32": np
 NAME_OF = {np.dtype(v): k for k, v in DTYPES.items()}
 
 
+def describe(items, parts, size):
+    """Tensor descriptions for a header, appending each tensor's bytes (and padding to 8) to `parts`."""
+    described = []
+    for name, array in items:
+        array = np.asarray(array)
+        if array.dtype == object:
+            data = memoryview(b"".join(struct.pack("<I", len(e)) + e for e in array.reshape(-1)))
+            datatype = "BYTES"
+        else:
+            data = memoryview(np.ascontiguousarray(array)).cast("B")
+            datatype = NAME_OF[array.dtype]
+        described.append({"name": name, "datatype": datatype, "shape": list(array.shape),
+                          "offset": size, "nbytes": data.nbytes})
+        pad = -data.nbytes % 8
+        parts += [data, bytes(pad)]
+        size += data.nbytes + pad
+    return described, size
+
+
 def encode(header, tensors=None):
-    """One frame: tensors maps header keys to lists of (name, numpy array); BYTES as object arrays."""
-    blob = bytearray()
-    header = dict(header)
+    """One frame as a list of buffers: tensors maps header keys to lists of (name, numpy array)."""
+    header, parts, size = dict(header), [], 0
     for key, items in (tensors or {}).items():
-        described = []
-        for name, array in items:
-            array = np.asarray(array)
-            if array.dtype == object:
-                data = b"".join(struct.pack("<I", len(e)) + e for e in array.reshape(-1))
-                datatype = "BYTES"
-            else:
-                data = np.ascontiguousarray(array).tobytes()
-                datatype = NAME_OF[array.dtype]
-            described.append({"name": name, "datatype": datatype, "shape": list(array.shape),
-                              "offset": len(blob), "nbytes": len(data)})
-            blob += data
-            blob += bytes(-len(blob) % 8)
-        header[key] = described
+        header[key], size = describe(items, parts, size)
     body = json.dumps(header).encode()
-    return struct.pack("<II", len(body), len(blob)) + body + bytes(blob)
+    return [struct.pack("<II", len(body), size), body, *parts]
 
 
 def decode_tensors(described, blob):
@@ -72,6 +77,7 @@ def decode_tensors(described, blob):
 class Frame:
     def __init__(self, header, blob):
         self.header, self.blob = header, blob
+        self.arrived = time.monotonic()  # CLOCK_MONOTONIC: comparable with the stub process's clock
 
     def __getitem__(self, key):
         return self.header[key]
@@ -87,12 +93,13 @@ class Frame:
 
 
 def _read_exact(f, n):
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = f.read(n - len(buf))
-        if not chunk:
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = f.readinto(view[got:])
+        if not k:
             return None
-        buf += chunk
+        got += k
     return buf
 
 
@@ -129,8 +136,7 @@ class StubPeer:
                                      close_fds=False)
         os.close(to_stub_r)
         os.close(from_stub_w)
-        self._out = os.fdopen(self._to_stub, "wb", buffering=0)
-        self._in = os.fdopen(self._from_stub, "rb", buffering=1 << 20)
+        self._in = os.fdopen(self._from_stub, "rb", buffering=0)
         self.frames = queue.Queue()
         self.logs = []
         self.stdout, self.stderr = [], []
@@ -160,7 +166,16 @@ class StubPeer:
             sink.append(chunk)
 
     def send(self, header, tensors=None):
-        self._out.write(encode(header, tensors))
+        self._write(encode(header, tensors))
+
+    def _write(self, buffers):
+        views = [memoryview(b).cast("B") for b in buffers if len(b)]
+        while views:
+            n = os.writev(self._to_stub, views)
+            while views and n >= len(views[0]):
+                n -= len(views.pop(0))
+            if n:
+                views[0] = views[0][n:]
 
     def next(self, timeout=20):
         """The next frame that is not a log line (None once the stub closed fd 4)."""
@@ -185,20 +200,14 @@ class StubPeer:
 
     def execute(self, eid, requests):
         """Sends an execute; requests are dicts with 'inputs': [(name, array)] plus any request fields."""
-        tensors, described = {}, []
+        parts, size, described = [], 0, []
         for i, r in enumerate(requests):
             r = dict(r)
-            tensors[f"_in{i}"] = r.pop("inputs", [])
+            inputs, size = describe(r.pop("inputs", []), parts, size)
             described.append({"requested_output_names": [], "correlation_id": 0, "request_id": str(i),
-                              "flags": 0, "parameters": "{}", "timeout": 0, **r})
-        frame = bytearray(encode({"type": "execute", "id": eid, "requests": described}, tensors))
-        # The peer's encoder names each request's tensors under its own key; move them into the requests.
-        hlen, blen = struct.unpack_from("<II", frame)
-        header = json.loads(frame[8:8 + hlen])
-        for i, r in enumerate(header["requests"]):
-            r["inputs"] = header.pop(f"_in{i}")
-        body = json.dumps(header).encode()
-        self._out.write(struct.pack("<II", len(body), blen) + body + frame[8 + hlen:])
+                              "flags": 0, "parameters": "{}", "timeout": 0, **r, "inputs": inputs})
+        body = json.dumps({"type": "execute", "id": eid, "requests": described}).encode()
+        self._write([struct.pack("<II", len(body), size), body, *parts])
 
     def collect(self, eid, count, timeout=20):
         """Frames of execute `eid` until `executed` has come and `count` requests had a final response."""
@@ -226,7 +235,7 @@ class StubPeer:
     def close(self):
         """Closes fd 3 (the stub exits at end of input), waits, removes the model directory."""
         try:
-            self._out.close()
+            os.close(self._to_stub)
         except OSError:
             pass
         try:
