@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { listSupportedBackends } from 'onnxruntime-node';
-import { applySettings, type GraphDoc, type ModelNode, type ServerMessage } from '@ensemble-studio/core';
+import { applySettings, catalogueModel, type GraphDoc, type ModelNode, type ServerMessage, type Tensor } from '@ensemble-studio/core';
+import { answerBls, type BlsDeps } from './bls.ts';
 import { Deadlines, RunCancel } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
 import { checkInputs } from './inputs.ts';
@@ -22,6 +23,8 @@ interface Prepared {
   runtimes: ModelRuntime[];
   /** A model of the graph that needs sequence flags. */
   stateful: ModelRuntime | undefined;
+  /** Whether Triton would make the graph's ensemble decoupled (a decoupled model or a gate). */
+  decoupled: boolean;
   groups: Map<string, FusedGroup> | undefined;
 }
 
@@ -37,6 +40,7 @@ export class Engine {
   private unavailable = new Map<string, string>();
   private graphStats = new Map<string, GraphMetrics>();
   private prepared: GraphMemo<Promise<Prepared>> = new WeakMap();
+  private readonly blsDeps: BlsDeps;
   private readonly ops: OpRunner;
   private readonly deadlines = new Deadlines();
   private activeRuns = 0;
@@ -45,6 +49,7 @@ export class Engine {
 
   private constructor(private readonly opts: EngineOptions) {
     this.ops = new OpRunner(opts.repository.dir, opts.opWorkers ?? 2);
+    this.blsDeps = { repository: opts.repository, run: (req) => this.run(req), instancesOf: (m) => this.loaded.get(m)?.pool.size, modelGraphs: new Map() };
   }
 
   /** Creates an engine; resolves once every model has loaded (or failed) unless `lazy`. Never throws for one bad model. */
@@ -66,18 +71,25 @@ export class Engine {
   }
 
   private async loadRuntime(key: string, model: string, settings: ModelNode['params']['settings']): Promise<ModelRuntime> {
-    const m = this.opts.repository.catalogue.models[model];
+    const m = catalogueModel(this.opts.repository.catalogue, model);
     const path = this.opts.repository.modelFile(model);
-    const isOnnx = m && (m.platform === 'onnxruntime_onnx' || m.backend === 'onnxruntime');
+    const backend = !m ? undefined : m.platform === 'onnxruntime_onnx' || m.backend === 'onnxruntime' ? 'onnx' : m.backend === 'python' ? 'python' : undefined;
     const why = !m ? `model '${model}' is not in the repository`
       : m.error ? `model '${model}' failed to load: ${m.error}`
-        : !isOnnx ? `model '${model}' is not an ONNX model (${m.platform || m.backend}); the studio runs onnxruntime models, plus routers, conditions and ops as node kinds`
+        : !backend ? `model '${model}' uses ${m.platform || m.backend || 'no backend'}; the studio runs onnxruntime and python models, plus routers, conditions and ops as node kinds`
           : !path || !existsSync(path) ? `model '${model}' has no model file in the repository` : undefined;
     if (why) {
       this.unavailable.set(key, why);
       throw new EngineError('model-unavailable', why);
     }
-    const rt = new ModelRuntime({ name: model, config: applySettings(m!, settings), path: path!, repoDir: this.opts.repository.dir, intraOpThreads: this.opts.intraOpThreads ?? 1, gpu: this.opts.gpu ?? 'auto' });
+    const log = this.opts.onModelLog;
+    const rt = new ModelRuntime({
+      name: model, config: applySettings(m!, settings), path: path!, backend: backend!, repoDir: this.opts.repository.dir, intraOpThreads: this.opts.intraOpThreads ?? 1, gpu: this.opts.gpu ?? 'auto',
+      python: {
+        interpreter: this.opts.python ?? process.env.STUDIO_PYTHON ?? 'python3', version: m!.versions.at(-1) ?? 1,
+        bls: (call, sink) => answerBls(this.blsDeps, call, sink), ...(log ? { log: (instance: string, level: string, message: string) => log(model, instance, level, message) } : {}),
+      },
+    });
     this.loaded.set(key, rt);
     await rt.load();
     if (rt.state !== 'ready') throw new EngineError('model-unavailable', `model '${model}' is unavailable: ${rt.error}`);
@@ -113,7 +125,7 @@ export class Engine {
   private async execute(runId: string, req: RunRequest, emit: (m: ServerMessage) => void): Promise<RunResult> {
     const { graph } = req;
     checkInputs(graph, req.inputs);
-    const { byNode, runtimes, groups } = await this.prepare(graph, req);
+    const { byNode, runtimes, groups, decoupled } = await this.prepare(graph, req);
     const cancel = new RunCancel();
     // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
     const onAbort = req.signal ? () => cancel.abort(new EngineError('cancelled', 'the run was cancelled')) : undefined;
@@ -123,13 +135,18 @@ export class Engine {
     const clearDeadline = timeoutMs > 0 ? this.deadlines.add(timeoutMs, () => cancel.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`))) : undefined;
     try {
       const executor = createExecutor({ runtimes: byNode, ops: this.ops, sequence: req.sequence, onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined });
-      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: cancel, emit, observed: req.onEvent !== undefined, groups });
+      const onResponse = req.onResponse && decoupled ? req.onResponse : undefined;
+      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: cancel, emit, observed: req.onEvent !== undefined, groups, ...(onResponse ? { onResponse: (o: Record<string, Tensor>) => onResponse(o, false) } : {}) });
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
       const r = await scheduler.run();
       this.statsFor(graph.name).streamedResponses += r.partials;
       if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
       if (req.onEvent) this.emitEnd(runId, r, performance.now() - t0, emit);
+      if (req.onResponse && r.status !== 'failed') {
+        if (decoupled) req.onResponse({}, true);
+        else if (r.status === 'completed') req.onResponse(r.outputs, true);
+      }
       return { runId, status: r.status, outputs: r.outputs, timings: r.timings, ...(r.exit ? { exit: r.exit } : {}), ...(r.error ? { error: r.error } : {}) };
     } finally {
       clearDeadline?.();
@@ -146,7 +163,8 @@ export class Engine {
       const nodes = g.nodes.filter((n): n is ModelNode => n.kind === 'model');
       const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
       const byNode = new Map(nodes.map((n, k) => [n.id, runtimes[k]!]));
-      return { byNode, runtimes: [...new Set(runtimes)], stateful: runtimes.find((rt) => rt.sequences), groups: this.fusion(g, byNode) };
+      const decoupled = runtimes.some((rt) => rt.decoupled) || g.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'gate');
+      return { byNode, runtimes: [...new Set(runtimes)], stateful: runtimes.find((rt) => rt.sequences), groups: this.fusion(g, byNode), decoupled };
     });
     if (p.stateful && !req.sequence) {
       throw new EngineError('invalid-input', `graph '${graph.name}' contains the stateful model '${p.stateful.name}': send a sequence id with START/END flags`);
@@ -183,10 +201,10 @@ export class Engine {
       models[key] = { state: rt.state, instances: rt.pool.size, ...(rt.error ? { error: rt.error } : {}), coldStartMs: rt.coldStartMs, firstRunMs: rt.firstRunMs };
       if (rt.state === 'ready') inUse[key] = rt.provider;
       notices.push(...rt.notices);
-      for (const f of rt.pool.instances[0]?.loaded?.failures ?? []) failed.add(f.split(':')[0]!);
+      for (const f of rt.failures) failed.add(f.split(':')[0]!);
     }
     for (const [key, why] of this.unavailable) {
-      const m = this.opts.repository.catalogue.models[key];
+      const m = catalogueModel(this.opts.repository.catalogue, key);
       models[key] = { state: 'unavailable', instances: m ? instanceCount(m.config) : 0, error: why };
     }
     const available = listSupportedBackends().filter((b) => b.bundled && !failed.has(b.name)).map((b) => b.name);

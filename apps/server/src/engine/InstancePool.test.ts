@@ -1,15 +1,16 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { workerInstances, type RequestBody, type WorkerResult } from './backends/onnx/WorkerInstance.ts';
 import { InstancePool } from './InstancePool.ts';
 import { makeTestRepository } from './fixtures.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
-import type { PortableTensor } from './workerProtocol.ts';
+import type { PortableTensor } from './backends/onnx/workerProtocol.ts';
 
 const repo = makeTestRepository(['head', 'accumulator']);
-const pools: InstancePool[] = [];
+const pools: InstancePool<RequestBody, WorkerResult>[] = [];
 
-function headPool(count: number, pipelineDepth = 1, nice = 0): InstancePool {
-  const pool = new InstancePool({ name: 'head', count, pipelineDepth, spec: { kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, nice, warmup: [], repoDir: repo.dir } });
+function headPool(count: number, pipelineDepth = 1, nice = 0): InstancePool<RequestBody, WorkerResult> {
+  const pool = new InstancePool({ name: 'head', count, pipelineDepth, create: workerInstances({ kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, nice, warmup: [], repoDir: repo.dir }) });
   pools.push(pool);
   return pool;
 }
@@ -101,7 +102,7 @@ describe('InstancePool', () => {
   });
 
   it('reports a model that cannot load', async () => {
-    const pool = new InstancePool({ name: 'broken', count: 1, spec: { kind: 'model', model: 'broken', path: '/nonexistent/model.onnx', providers: ['cpu'], intraOpThreads: 1, nice: 0, warmup: [], repoDir: '/nonexistent' } });
+    const pool = new InstancePool({ name: 'broken', count: 1, create: workerInstances({ kind: 'model', model: 'broken', path: '/nonexistent/model.onnx', providers: ['cpu'], intraOpThreads: 1, nice: 0, warmup: [], repoDir: '/nonexistent' }) });
     pools.push(pool);
     await expect(pool.start()).rejects.toMatchObject({ code: 'model-unavailable' });
   });

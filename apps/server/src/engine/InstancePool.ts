@@ -1,27 +1,24 @@
 import type { CancelSignal } from './cancel.ts';
 import { abortError, dequeueOnAbort, EngineError, messageOf } from './errors.ts';
-import { WorkerInstance, type Loaded, type RequestBody } from './WorkerInstance.ts';
-import type { FromWorker, LoadSpec } from './workerProtocol.ts';
-
-type Result = Extract<FromWorker, { type: 'result' }>;
+import type { BackendInstance, InstanceFactory, LoadInfo } from './backends/types.ts';
 
 /** What one pooled request returns. */
-export interface PoolResult { result: Result; instance: string; instanceIndex: number; queueNs: number }
+export interface PoolResult<Result> { result: Result; instance: string; instanceIndex: number; queueNs: number }
 
-interface Job {
-  body: RequestBody;
+interface Job<Body, Result> {
+  body: Body;
   transfer: ArrayBuffer[];
   /** Pinned instance (sequence batching), or undefined for any idle instance. */
   pin: number | undefined;
   signal: CancelSignal | undefined;
   enqueuedAt: bigint;
-  resolve: (r: PoolResult) => void;
+  resolve: (r: PoolResult<Result>) => void;
   reject: (e: Error) => void;
   onAbort?: () => void;
 }
 
-/** Options of a pool: `count` workers, each loading `spec`. */
-export interface InstancePoolOptions { name: string; count: number; spec: LoadSpec; restartDelayMs?: number; pipelineDepth?: number }
+/** Options of a pool: `count` instances named `<name>_<i>`, each made by `create`. */
+export interface InstancePoolOptions<Body, Result> { name: string; count: number; create: InstanceFactory<Body, Result>; restartDelayMs?: number; pipelineDepth?: number }
 
 /**
  * Requests handed to one worker ahead of time. The worker still runs them one at a time, but the next
@@ -31,33 +28,34 @@ export interface InstancePoolOptions { name: string; count: number; spec: LoadSp
 const PIPELINE_DEPTH = 2;
 
 /**
- * `instance_group { count }`: `count` worker threads each holding one session; at most one request
+ * `instance_group { count }`: `count` instances of one backend (worker threads each holding a session, or
+ * python3 processes); at most one request
  * runs on an instance at a time (a second may wait in its worker, see PIPELINE_DEPTH), the rest queue (FIFO). Honours its cancel signal while queued (the job is
  * dropped) and while running (the caller is released at once; the instance stays busy until onnxruntime
  * returns). A crashed worker fails its request with `instance-crashed` and is restarted.
- * @example const pool = new InstancePool({ name: 'det', count: 2, spec }); await pool.start(); await pool.run({ type: 'run', feeds }, []);
+ * @example const pool = new InstancePool({ name: 'det', count: 2, create: workerInstances(spec) }); await pool.start(); await pool.run({ type: 'run', feeds }, []);
  */
-export class InstancePool {
-  readonly instances: WorkerInstance[] = [];
+export class InstancePool<Body, Result> {
+  readonly instances: BackendInstance<Body, Result>[] = [];
   /** Requests handed to each worker and not yet answered. */
   private inflight: number[] = [];
-  private queue: Job[] = [];
+  private queue: Job<Body, Result>[] = [];
   private idleWaiters: (() => void)[] = [];
   private closed = false;
   private crashListeners: ((index: number, err: EngineError) => void)[] = [];
   restarts = 0;
 
-  constructor(private readonly opts: InstancePoolOptions) {
+  constructor(private readonly opts: InstancePoolOptions<Body, Result>) {
     for (let i = 0; i < opts.count; i++) {
-      this.instances.push(new WorkerInstance(`${opts.name}_${i}`, opts.spec, (inst, err) => this.crashed(inst, err)));
+      this.instances.push(opts.create(`${opts.name}_${i}`, (inst, err) => this.crashed(inst, err)));
       this.inflight.push(0);
     }
   }
 
   /** Loads every instance; resolves with the first instance's load info, rejects when none loaded. */
-  async start(): Promise<Loaded> {
+  async start(): Promise<LoadInfo> {
     const results = await Promise.allSettled(this.instances.map((i) => i.start()));
-    const ok = results.find((r): r is PromiseFulfilledResult<Loaded> => r.status === 'fulfilled');
+    const ok = results.find((r): r is PromiseFulfilledResult<LoadInfo> => r.status === 'fulfilled');
     if (!ok) throw new EngineError('model-unavailable', messageOf((results[0] as PromiseRejectedResult | undefined)?.reason ?? 'no instances'));
     this.pump();
     return ok.value;
@@ -74,11 +72,11 @@ export class InstancePool {
   get queued(): number { return this.queue.length; }
 
   /** Runs one request on an idle instance (or on instance `pin`), queueing while all are busy. */
-  run(body: RequestBody, transfer: ArrayBuffer[], opts: { signal?: CancelSignal; pin?: number } = {}): Promise<PoolResult> {
+  run(body: Body, transfer: ArrayBuffer[], opts: { signal?: CancelSignal; pin?: number } = {}): Promise<PoolResult<Result>> {
     if (this.closed) return Promise.reject(new EngineError('closed', 'the engine is shutting down'));
     if (opts.signal?.aborted) return Promise.reject(abortError(opts.signal));
-    return new Promise<PoolResult>((resolve, reject) => {
-      const job: Job = { body, transfer, pin: opts.pin, signal: opts.signal, enqueuedAt: process.hrtime.bigint(), resolve, reject };
+    return new Promise<PoolResult<Result>>((resolve, reject) => {
+      const job: Job<Body, Result> = { body, transfer, pin: opts.pin, signal: opts.signal, enqueuedAt: process.hrtime.bigint(), resolve, reject };
       if (opts.signal) job.onAbort = dequeueOnAbort(this.queue, job, opts.signal, reject);
       this.queue.push(job);
       this.pump();
@@ -104,7 +102,7 @@ export class InstancePool {
     if (this.queue.length === 0 && this.inflight.every((n) => n === 0)) for (const w of this.idleWaiters.splice(0)) w();
   }
 
-  private dispatch(i: number, job: Job): void {
+  private dispatch(i: number, job: Job<Body, Result>): void {
     this.inflight[i]!++;
     const inst = this.instances[i]!;
     const queueNs = Number(process.hrtime.bigint() - job.enqueuedAt);
@@ -118,7 +116,7 @@ export class InstancePool {
     });
   }
 
-  private crashed(inst: WorkerInstance, err: EngineError): void {
+  private crashed(inst: BackendInstance<Body, Result>, err: EngineError): void {
     const index = this.instances.indexOf(inst);
     for (const l of this.crashListeners) l(index, err);
     if (this.closed) return;

@@ -2,20 +2,27 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher } from './Batcher.ts';
+import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
+import { OnnxBackend } from './backends/onnx/OnnxBackend.ts';
+import type { ChainStep, PortableTensor, StageResult } from './backends/onnx/workerProtocol.ts';
+import { PythonBackend } from './backends/python/PythonBackend.ts';
+import type { BlsHandler, LogLevel } from './backends/python/pythonTypes.ts';
 import type { CancelSignal } from './cancel.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
-import { InstancePool } from './InstancePool.ts';
 import { ModelStats } from './Metrics.ts';
 import { instanceCount, providersFor, warmupFeeds, workerNice } from './modelSetup.ts';
 import { SequenceBatcher } from './SequenceBatcher.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
-import { concatBatch, isOwned, markOwned, portableFeeds, receivedOutputs, splitBatch } from './tensors.ts';
-import type { ChainStep, PortableTensor, StageResult } from './workerProtocol.ts';
+import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
 
 export interface ModelRuntimeOptions {
   name: string;
   config: ModelConfig;
+  /** The model file: model.onnx, or model.py for the Python backend. */
   path: string;
+  backend: 'onnx' | 'python';
+  /** Python backend: the interpreter, BLS calls, and the server log of every line a model writes. */
+  python?: { interpreter: string; bls: BlsHandler; version: number; log?: (instance: string, level: LogLevel, message: string) => void };
   /** The repository (ops fused into this model's requests read their files from it). */
   repoDir: string;
   intraOpThreads: number;
@@ -34,6 +41,10 @@ export interface InferRequest {
   onBound?: (instance: string) => void;
   /** Summarise the outputs in the worker (for a run someone watches; costs ~1 ms on large outputs). */
   summarize?: boolean;
+  /** A decoupled model's responses, each as it arrives (else they come back in `InferResult.responses`). */
+  respond?: (outputs: Record<string, Tensor>) => void;
+  /** Lines the model logs while it runs this request. */
+  onLog?: BackendCall['onLog'];
 }
 
 /** A fused group (fusion.ts) to run on one instance; `modelStep` is the index of the session's step. */
@@ -41,58 +52,66 @@ export interface ChainRequest { feeds: Record<string, Tensor>; steps: ChainStep[
 
 export interface ChainResult { outputs: Record<string, Tensor>; stages: StageResult[]; queueMs: number; instance: string }
 
-export interface InferResult { outputs: Record<string, Tensor>; queueMs: number; computeMs: number; batchSize: number; instance: string }
+export interface InferResult { outputs: Record<string, Tensor>; responses?: Record<string, Tensor>[]; queueMs: number; computeMs: number; batchSize: number; instance: string }
 
 interface BatchItem { req: InferRequest }
 
+/** A batch item's result: a Python batch can fail one request alone. */
+type ItemResult = InferResult | Error;
+
 /**
- * One model as Triton schedules it: an instance pool of worker sessions, fed directly, through the
- * dynamic batcher (`dynamic_batching` with max_batch_size > 0) or through the sequence batcher.
+ * One model as Triton schedules it: its backend's instance pool (worker sessions or python3 processes),
+ * fed directly, through the dynamic batcher (`dynamic_batching` with max_batch_size > 0) or through the
+ * sequence batcher.
  */
 export class ModelRuntime {
   state: 'loading' | 'ready' | 'unavailable' = 'loading';
   error: string | undefined;
   provider = 'cpu';
+  /** Execution providers that were tried and failed, with the reason. */
+  failures: string[] = [];
   notices: string[] = [];
   coldStartMs: number | undefined;
   firstRunMs: number | undefined;
   readonly stats = new ModelStats();
-  readonly pool: InstancePool;
+  readonly backend: ModelBackend;
   readonly sequences: SequenceBatcher | undefined;
-  private readonly batcher: Batcher<BatchItem, InferResult> | undefined;
+  private readonly batcher: Batcher<BatchItem, ItemResult> | undefined;
 
   constructor(private readonly o: ModelRuntimeOptions) {
     const cfg = o.config;
     const readFile = (f: string) => readFileSync(join(dirname(dirname(o.path)), 'initial_state', f));
-    this.pool = new InstancePool({
-      name: o.name, count: Math.max(1, instanceCount(cfg)),
-      spec: { kind: 'model', model: o.name, path: o.path, providers: providersFor(cfg, o.gpu), intraOpThreads: o.intraOpThreads, nice: workerNice(cfg), warmup: warmupFeeds(cfg, readFile).map(toPortableCopy), repoDir: o.repoDir },
-    });
+    this.backend = createBackend(o, readFile);
+    this.notices.push(...this.backend.notices);
     const mbs = cfg.max_batch_size ?? 0;
     if (cfg.sequence_batching) {
       this.sequences = new SequenceBatcher({
         model: o.name, config: cfg, instances: this.pool.size, instanceName: (i) => `${o.name}_${i}`, readFile,
-        run: (feeds, instance, signal, summarize, fresh) => this.execute(feeds, { pin: instance, signal, canTransfer: (t) => fresh?.has(t) === true, summarize }),
+        batchesRows: this.backend.concatenates,
+        run: (feeds, instance, signal, summarize, fresh, flags, extra) => this.execute({ inputs: feeds, pin: instance, signal, canTransfer: (t) => fresh?.has(t) === true, summarize, ...(flags ? { sequence: flags } : {}), ...(extra as Pick<BackendCall, 'respond' | 'onLog'>) }),
         onBound: o.onBound, onEnded: o.onEnded,
       });
       this.pool.onCrash((i, err) => this.sequences?.instanceFailed(i, err.message));
     } else if (cfg.dynamic_batching && mbs > 0) {
-      this.batcher = new Batcher<BatchItem, InferResult>({
+      this.batcher = new Batcher<BatchItem, ItemResult>({
         maxBatchSize: mbs,
         preferredSizes: cfg.dynamic_batching.preferred_batch_size,
         maxQueueDelayMs: (cfg.dynamic_batching.max_queue_delay_microseconds ?? 0) / 1000,
         capacity: this.pool.size,
         sizeOf: (it) => Object.values(it.req.inputs)[0]?.shape[0] ?? 1,
         keyOf: (it) => Object.entries(it.req.inputs).map(([k, t]) => `${k}:${t.datatype}[${t.shape.slice(1).join(',')}]`).sort().join('|'),
-        dispatch: (items) => this.runBatch(items),
+        dispatch: (items) => (this.backend.concatenates ? this.runBatch(items) : this.runList(items)),
       });
     }
   }
 
   get name(): string { return this.o.name; }
+  get pool(): ModelBackend['pool'] { return this.backend.pool; }
+  /** True when the model sends any number of responses per request (`model_transaction_policy.decoupled`). */
+  get decoupled(): boolean { return this.o.config.model_transaction_policy?.decoupled === true; }
 
   /** Whether each request runs alone, as sent (no batcher, no sequences, no batch dim to add), so ops can share its requests. */
-  get fusable(): boolean { return !this.sequences && !this.batcher && (this.o.config.max_batch_size ?? 0) <= 0; }
+  get fusable(): boolean { return this.backend.fusable && !this.sequences && !this.batcher && (this.o.config.max_batch_size ?? 0) <= 0; }
   get config(): ModelConfig { return this.o.config; }
 
   /** Creates the sessions and warms them up; never throws (a failure makes the model 'unavailable'). */
@@ -101,6 +120,7 @@ export class ModelRuntime {
     try {
       const loaded = await this.pool.start();
       this.provider = loaded.provider;
+      this.failures = loaded.failures;
       this.coldStartMs = performance.now() - t0;
       this.firstRunMs = loaded.warmupMs;
       if (loaded.failures.length > 0) {
@@ -136,26 +156,28 @@ export class ModelRuntime {
   private async route(req: InferRequest): Promise<InferResult> {
     if (this.sequences) {
       if (!req.sequence) throw new EngineError('invalid-input', `model '${this.o.name}' is stateful (sequence batching): send a sequence id with START/END flags`);
-      const r = await this.sequences.infer(req.inputs, req.sequence, req.signal, req.onBound, req.summarize);
-      return { outputs: r.outputs, queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: r.batchSize, instance: r.instance };
+      const r = await this.sequences.infer(req.inputs, req.sequence, req.signal, req.onBound, req.summarize, passThrough(req));
+      return { outputs: r.outputs, ...(r.responses ? { responses: r.responses } : {}), queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: r.batchSize, instance: r.instance };
     }
-    if (this.batcher) return this.batcher.enqueue({ req }, req.signal);
-    const r = await this.execute(req.inputs, { signal: req.signal, canTransfer: req.canTransfer, summarize: req.summarize });
-    return { outputs: r.outputs, queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: firstDim(req.inputs), instance: r.instance };
+    if (this.batcher) {
+      const r = await this.batcher.enqueue({ req }, req.signal);
+      if (r instanceof Error) throw r;
+      return r;
+    }
+    const r = await this.execute({ inputs: req.inputs, signal: req.signal, canTransfer: req.canTransfer, summarize: req.summarize, ...passThrough(req) });
+    return { outputs: r.outputs, ...(r.responses ? { responses: r.responses } : {}), queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: firstDim(req.inputs), instance: r.instance };
   }
 
   /** Runs a fused group on one instance: its ops and this model's session in one worker request. */
   async runChain(req: ChainRequest): Promise<ChainResult> {
     this.assertReady();
-    const { portable, transfer } = portableFeeds(req.feeds, req.canTransfer);
+    if (!(this.backend instanceof OnnxBackend)) throw new EngineError('invalid-graph', `model '${this.o.name}' cannot run fused ops (only ONNX models can)`);
     try {
-      const r = await this.pool.run({ type: 'chain', feeds: portable, steps: req.steps, summarize: req.summarize === true }, transfer, { signal: req.signal });
-      const stages = r.result.stages ?? [];
-      const model = stages[req.modelStep];
+      const r = await this.backend.runChain(req.feeds, req.steps, req);
+      const model = r.stages[req.modelStep];
       if (model) this.stats.execution(model.batchSize ?? 1, r.queueNs, model.computeNs);
       this.stats.success();
-      const outputs = receivedOutputs(r.result);
-      return { outputs, stages, queueMs: r.queueNs / 1e6, instance: r.instance };
+      return { outputs: r.outputs, stages: r.stages, queueMs: r.queueNs / 1e6, instance: r.instance };
     } catch (err) {
       // An op of the group failing is not a failure of this model.
       if (!(err instanceof ChainError) || err.stage === req.modelStep) this.stats.failure();
@@ -170,7 +192,7 @@ export class ModelRuntime {
     const feeds = Object.fromEntries(names.map((n) => [n, concatBatch(items.map((it) => it.req.inputs[n]!))]));
     const single = items.length === 1 ? items[0]!.req.canTransfer : undefined;
     const summarize = items.length === 1 && items[0]!.req.summarize;
-    const r = await this.execute(feeds, { canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1), summarize });
+    const r = await this.execute({ inputs: feeds, canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1), summarize });
     const split = Object.entries(r.outputs).map(([n, t]) => [n, splitBatch(t, rows)] as const);
     const batchSize = rows.reduce((a, b) => a + b, 0);
     return items.map((_, k) => ({
@@ -179,13 +201,19 @@ export class ModelRuntime {
     }));
   }
 
-  /** One execution on the pool: tensors go by transfer when the caller allows it, else as a fresh copy. */
-  private async execute(feeds: Record<string, Tensor>, opts: { pin?: number; signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }) {
-    const { portable, transfer } = portableFeeds(feeds, opts.canTransfer);
-    const r = await this.pool.run({ type: 'run', feeds: portable, summarize: opts.summarize === true }, transfer, { signal: opts.signal, pin: opts.pin });
-    const outputs = receivedOutputs(r.result);
-    this.stats.execution(firstDim(feeds), r.queueNs, r.result.computeNs);
-    return { outputs, instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
+  /** A dynamic batch on a backend that takes a list of requests (Python): one execution, each request its own result. */
+  private async runList(items: BatchItem[]): Promise<ItemResult[]> {
+    const replies = await this.backend.callMany(items.map((it) => ({ inputs: it.req.inputs, summarize: items.length === 1 && it.req.summarize, ...passThrough(it.req) })));
+    const ok = replies.find((r): r is BackendReply => !(r instanceof Error));
+    if (ok) this.stats.execution(items.reduce((a, it) => a + firstDim(it.req.inputs), 0), ok.queueNs, ok.computeNs);
+    return replies.map((r) => (r instanceof Error ? r : { outputs: r.outputs, ...(r.responses ? { responses: r.responses } : {}), queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: items.length, instance: r.instance }));
+  }
+
+  /** One execution on the backend. */
+  private async execute(call: BackendCall): Promise<BackendReply> {
+    const r = await this.backend.call(call);
+    this.stats.execution(firstDim(call.inputs), r.queueNs, r.computeNs);
+    return r;
   }
 
   /** Frees a sequence (cancelled run). */
@@ -200,6 +228,27 @@ export class ModelRuntime {
 
 function firstDim(inputs: Record<string, Tensor>): number {
   return Object.values(inputs)[0]?.shape[0] ?? 1;
+}
+
+/** What a request passes through to its backend untouched: the decoupled sink and the log listener. */
+function passThrough(req: InferRequest): Pick<BackendCall, 'respond' | 'onLog'> {
+  return { ...(req.respond ? { respond: req.respond } : {}), ...(req.onLog ? { onLog: req.onLog } : {}) };
+}
+
+function createBackend(o: ModelRuntimeOptions, readFile: (f: string) => Uint8Array): ModelBackend {
+  const cfg = o.config;
+  const count = Math.max(1, instanceCount(cfg));
+  if (o.backend === 'python') {
+    const py = o.python;
+    if (!py) throw new EngineError('model-unavailable', `model '${o.name}' is a Python model but the engine has no Python set-up`);
+    return new PythonBackend(o.name, count, {
+      model: o.name, modelFile: o.path, modelDir: dirname(dirname(o.path)), version: py.version, configJson: JSON.stringify(cfg),
+      python: py.interpreter, bls: py.bls, ...(py.log ? { log: py.log } : {}),
+    }, cfg);
+  }
+  return new OnnxBackend(o.name, count, {
+    kind: 'model', model: o.name, path: o.path, providers: providersFor(cfg, o.gpu), intraOpThreads: o.intraOpThreads, nice: workerNice(cfg), warmup: warmupFeeds(cfg, readFile).map(toPortableCopy), repoDir: o.repoDir,
+  });
 }
 
 function toPortableCopy(feeds: Record<string, Tensor>): Record<string, PortableTensor> {

@@ -1,6 +1,7 @@
 import type { OpId, Tensor } from '@ensemble-studio/core';
 import type { CancelSignal } from './cancel.ts';
 import { EngineError } from './errors.ts';
+import { workerInstances, type RequestBody, type WorkerResult } from './backends/onnx/WorkerInstance.ts';
 import { InstancePool } from './InstancePool.ts';
 import { createOpContext } from './ops/opContext.ts';
 import { opImpl, type OpContext } from './ops/registry.ts';
@@ -53,13 +54,13 @@ export interface OpResult { outputs: Record<string, Tensor>; computeMs: number; 
 
 /** Runs built-in ops: small or quick ones on the main thread, the rest in a pool of op worker threads. */
 export class OpRunner {
-  private readonly pool: InstancePool;
+  private readonly pool: InstancePool<RequestBody, WorkerResult>;
   private started: Promise<unknown> | undefined;
   private readonly ctx: OpContext;
   readonly costs = new OpCostModel();
 
   constructor(repoDir: string, workers: number) {
-    this.pool = new InstancePool({ name: 'ops', count: workers, spec: { kind: 'ops', repoDir } });
+    this.pool = new InstancePool({ name: 'ops', count: workers, create: workerInstances({ kind: 'ops', repoDir }) });
     this.ctx = createOpContext(repoDir);
   }
 

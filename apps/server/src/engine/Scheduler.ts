@@ -1,5 +1,5 @@
 import type { ConditionNode, GraphNode, NodeTiming, SkipReason, Tensor } from '@ensemble-studio/core';
-import { abortError, EngineError, messageOf } from './errors.ts';
+import { abortError, EngineError, messageOf, ModelError } from './errors.ts';
 import { exitDefaults } from './exitOutputs.ts';
 import { memberSpans, type FusedGroup } from './fusion.ts';
 import { cachedIndex, type GraphIndex } from './graphIndex.ts';
@@ -22,6 +22,8 @@ export class Scheduler {
   private executed = new Set<string>();
   private counters = new Map<string, number>();
   private outputs: Record<string, Tensor> = {};
+  /** Outputs of iterations not yet complete, when responses are streamed (`onResponse`). */
+  private responseIters = new Map<number, Record<string, Tensor>>();
   private timings: NodeTiming[] = [];
   private inflight = 0;
   private partials = 0;
@@ -36,7 +38,11 @@ export class Scheduler {
     this.observed = o.observed ?? true;
     this.now = o.now ?? (() => performance.now());
     this.t0 = this.now();
-    this.ctx = { signal: o.signal, canTransfer: heldOnce(this.refs), observed: this.observed };
+    this.ctx = {
+      signal: o.signal, canTransfer: heldOnce(this.refs), observed: this.observed,
+      respond: (node, outputs) => this.streamed(node, outputs),
+      log: (node, l) => { if (this.observed) this.o.emit({ type: 'run.log', runId: this.o.runId, nodeId: node.id, ...l }); },
+    };
   }
 
   /** Runs the graph to the end; never rejects. */
@@ -71,6 +77,7 @@ export class Scheduler {
     if (node.kind === 'output') {
       this.outputs[node.params.name] = t;
       this.executed.add(node.id);
+      if (this.o.onResponse) this.collectResponse(iteration, node.params.name, t);
       return;
     }
     const ports = this.idx.inPorts.get(nodeId)!.size;
@@ -188,6 +195,30 @@ export class Scheduler {
     });
   }
 
+  /** A decoupled node's response arriving while it still runs: published at once as a new iteration. */
+  private streamed(node: GraphNode, resp: Record<string, Tensor>): void {
+    if (this.stopped || this.o.signal.aborted) return;
+    const k = this.nextIteration(node.id);
+    this.partials++;
+    if (this.observed) this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
+    this.publish(node.id, k, resp);
+  }
+
+  private collectResponse(iteration: number, name: string, t: Tensor): void {
+    const got = this.responseIters.get(iteration) ?? {};
+    got[name] = t;
+    if (Object.keys(got).length < this.idx.outputs.length) return void this.responseIters.set(iteration, got);
+    this.responseIters.delete(iteration);
+    this.o.onResponse!(got);
+  }
+
+  /** Iterations that reached only some outputs are still responses (a decoupled model may send partial ones). */
+  private flushResponses(): void {
+    const left = [...this.responseIters.entries()].sort((a, b) => a[0] - b[0]);
+    this.responseIters.clear();
+    for (const [, got] of left) this.o.onResponse!(got);
+  }
+
   private nextIteration(nodeId: string): number {
     const c = this.counters.get(nodeId) ?? 0;
     this.counters.set(nodeId, c + 1);
@@ -221,7 +252,8 @@ export class Scheduler {
     this.release(inputs);
     const aborted = this.o.signal.aborted;
     const message = aborted ? abortError(this.o.signal).message : messageOf(err);
-    this.o.emit({ type: 'node.failed', runId: this.o.runId, nodeId: node.id, message });
+    const traceback = err instanceof ModelError ? err.traceback : undefined;
+    this.o.emit({ type: 'node.failed', runId: this.o.runId, nodeId: node.id, message, ...(traceback ? { traceback } : {}) });
     this.stopped = true;
     if (aborted || this.failure) return;
     const code = err instanceof EngineError && err.code !== 'node-failed' ? err.code : 'node-failed';
@@ -239,7 +271,9 @@ export class Scheduler {
     if (this.inflight > 0) return;
     const reason = this.skipReason();
     if (reason) for (const id of this.idx.nodes.keys()) if (!this.executed.has(id)) this.o.emit({ type: 'node.skipped', runId: this.o.runId, nodeId: id, reason });
-    this.done(this.result());
+    const result = this.result();
+    if (this.o.onResponse && result.status !== 'failed') this.flushResponses();
+    this.done(result);
   }
 
   private result(): SchedulerResult {

@@ -226,7 +226,7 @@ describe('sequence batching on real models', () => {
   afterAll(async () => { await Promise.all(runtimes.map((r) => r.close())); });
 
   async function runtime(name: string, config: ModelConfig): Promise<ModelRuntime> {
-    const rt = new ModelRuntime({ name, config, path: repo.modelFile(name)!, repoDir: repo.dir, intraOpThreads: 1, gpu: 'off' });
+    const rt = new ModelRuntime({ name, config, path: repo.modelFile(name)!, backend: 'onnx', repoDir: repo.dir, intraOpThreads: 1, gpu: 'off' });
     runtimes.push(rt);
     await rt.load();
     expect(rt.state).toBe('ready');

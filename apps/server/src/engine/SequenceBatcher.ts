@@ -7,9 +7,10 @@ import { concatBatch, sameItemDims, splitBatch } from './tensors.ts';
 
 /** Runs feeds on one instance (the model runtime does threads and transfers). */
 /** `fresh`: feeds built for this request alone (their buffers may move to the worker instead of being copied). */
-export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, signal?: CancelSignal, summarize?: boolean, fresh?: ReadonlySet<Tensor>) => Promise<{ outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number }>;
+/** `flags`: the request's sequence (a backend that hands requests to user code passes on its id and START/END); `extra`: passed to the backend untouched. */
+export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, signal?: CancelSignal, summarize?: boolean, fresh?: ReadonlySet<Tensor>, flags?: SequenceFlags, extra?: object) => Promise<{ outputs: Record<string, Tensor>; responses?: Record<string, Tensor>[]; instance: string; queueNs: number; computeNs: number }>;
 
-export interface SequenceResult { outputs: Record<string, Tensor>; instance: string; queueNs: number; computeNs: number; batchSize: number }
+export interface SequenceResult { outputs: Record<string, Tensor>; responses?: Record<string, Tensor>[]; instance: string; queueNs: number; computeNs: number; batchSize: number }
 
 /** Which instance holds a sequence (observable through `Engine.sequences()`); `instance` is -1 while it waits in the backlog. */
 export interface Binding {
@@ -32,6 +33,8 @@ export interface SequenceBatcherOptions {
   instances: number;
   instanceName: (i: number) => string;
   run: InstanceRunner;
+  /** False when the backend takes a list of requests, not rows of one tensor: `oldest` then runs each request on its sequence's instance. */
+  batchesRows?: boolean;
   readFile?: (name: string) => Uint8Array;
   schedule?: Schedule;
   now?: () => number;
@@ -72,7 +75,7 @@ export class SequenceBatcher {
     this.schedule = o.schedule ?? realSchedule;
     this.now = o.now ?? Date.now;
     this.slots = sb.oldest ? (sb.oldest.max_candidate_sequences || Infinity) : Math.max(1, o.config.max_batch_size ?? 0);
-    if (sb.oldest) {
+    if (sb.oldest && o.batchesRows !== false) {
       const mbs = Math.max(1, o.config.max_batch_size ?? 0);
       for (let i = 0; i < o.instances; i++) {
         this.batchers.push(new Batcher<OldestItem, SequenceResult>({
@@ -95,7 +98,7 @@ export class SequenceBatcher {
   }
 
   /** Runs one request of a sequence; requests of one sequence run in order. `summarize`: see InferRequest. */
-  infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: CancelSignal, onBound?: (instance: string) => void, summarize = false): Promise<SequenceResult> {
+  infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: CancelSignal, onBound?: (instance: string) => void, summarize = false, extra?: object): Promise<SequenceResult> {
     if (flags.id === 0 || flags.id === '') {
       return Promise.reject(new EngineError('invalid-input', `requests to model '${this.o.model}' need a non-zero (or non-empty) sequence id`));
     }
@@ -112,7 +115,7 @@ export class SequenceBatcher {
     }
     const binding = b;
     binding.pending++;
-    const step = binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize));
+    const step = binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize, extra));
     binding.chain = step.then(() => this.after(key, binding, flags), () => this.after(key, binding, flags));
     return binding.instance < 0 && signal ? untilAborted(step, signal) : step;
   }
@@ -201,14 +204,14 @@ export class SequenceBatcher {
     }, ms);
   }
 
-  private async step(b: Binding, inputs: Record<string, Tensor>, flags: SequenceFlags, signal: CancelSignal | undefined, summarize: boolean): Promise<SequenceResult> {
+  private async step(b: Binding, inputs: Record<string, Tensor>, flags: SequenceFlags, signal: CancelSignal | undefined, summarize: boolean, extra?: object): Promise<SequenceResult> {
     if (signal?.aborted) throw abortError(signal); // it waited in the backlog past its run's timeout
     const batcher = this.batchers[b.instance];
     // Batched rows lose a worker's summaries when split: a watched run summarises its (small) rows itself.
     if (batcher) return batcher.enqueue({ b, inputs, flags }, signal);
     const control = controlTensors(this.o.config, [flags]);
     const feeds = { ...inputs, ...b.state, ...control };
-    const r = await this.o.run(feeds, b.instance, signal, summarize, new Set(Object.values(control)));
+    const r = await this.o.run(feeds, b.instance, signal, summarize, new Set(Object.values(control)), flags, extra);
     this.keepState(b, r.outputs);
     return { ...r, batchSize: 1 };
   }

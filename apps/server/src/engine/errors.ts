@@ -1,5 +1,5 @@
 import type { CancelSignal } from './cancel.ts';
-import type { StageResult } from './workerProtocol.ts';
+import type { StageResult } from './backends/onnx/workerProtocol.ts';
 
 /** Error codes a run can fail with (RunResult.error.code). */
 export type EngineErrorCode =
@@ -11,6 +11,13 @@ export class EngineError extends Error {
   constructor(readonly code: EngineErrorCode, message: string, readonly nodeId?: string) {
     super(message);
     this.name = 'EngineError';
+  }
+}
+
+/** A model's own code failed (a Python exception or error response); `traceback` names its file:line frames. */
+export class ModelError extends EngineError {
+  constructor(message: string, readonly traceback?: string) {
+    super('node-failed', message);
   }
 }
 

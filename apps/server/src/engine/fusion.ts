@@ -1,5 +1,5 @@
 import type { GraphDoc, GraphEdge, GraphNode, ModelNode } from '@ensemble-studio/core';
-import type { StepSource } from './workerProtocol.ts';
+import type { StepSource } from './backends/onnx/workerProtocol.ts';
 
 /**
  * Nodes that run as one request in the model's worker, in order. `inputs[k]` (k ≥ 1) says where each

@@ -6,8 +6,9 @@ import type { ModelRuntime } from './ModelRuntime.ts';
 import type { OpRunner } from './OpRunner.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { restoreSummary } from './tensors.ts';
-import type { ChainStep, StageResult } from './workerProtocol.ts';
+import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
+import type { LogLevel } from './backends/python/pythonTypes.ts';
 
 type Ast = Extract<ReturnType<typeof parseExpression>, { ok: true }>['ast'];
 const parsed = new Map<string, Ast>();
@@ -94,12 +95,17 @@ function plainSummaries(stage: StageResult): NodeRun['summaries'] {
 async function runModel(deps: ExecutorDeps, node: ModelNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
   const rt = runtimeOf(deps, node);
   const { feeds, added } = addBatchDim(rt, inputs);
+  const strip = (o: Record<string, Tensor>) => (added ? removeBatchDim(o) : o);
+  const decoupled = rt.decoupled;
   const r = await rt.infer({
     inputs: feeds, signal: ctx.signal, sequence: deps.sequence, canTransfer: ctx.canTransfer, summarize: ctx.observed,
     onBound: deps.onBound ? boundTo(deps.onBound, node, rt.name) : undefined,
+    ...(decoupled ? { respond: (o: Record<string, Tensor>) => ctx.respond(node, strip(o)) } : {}),
+    ...(ctx.observed ? { onLog: (level: LogLevel, message: string, instance: string) => ctx.log(node, { model: rt.name, instance, level, message }) } : {}),
   });
-  const outputs = added ? removeBatchDim(r.outputs) : r.outputs;
-  return { responses: [outputs], queueMs: r.queueMs, computeMs: r.computeMs, batchSize: r.batchSize, instance: r.instance };
+  // A decoupled model's responses already flowed downstream one by one.
+  if (decoupled) return { responses: (r.responses ?? []).map(strip), queueMs: r.queueMs, computeMs: r.computeMs, batchSize: r.batchSize, instance: r.instance };
+  return { responses: [strip(r.outputs)], queueMs: r.queueMs, computeMs: r.computeMs, batchSize: r.batchSize, instance: r.instance };
 }
 
 function runtimeOf(deps: ExecutorDeps, node: GraphNode): ModelRuntime {

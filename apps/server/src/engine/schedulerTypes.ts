@@ -26,6 +26,10 @@ export interface ExecContext {
   canTransfer(t: Tensor): boolean;
   /** Someone watches the run's events, so node outputs get summarised (stats, previews, thumbnails). */
   observed: boolean;
+  /** A decoupled node's response, as it arrives: it flows downstream at once as its own iteration. */
+  respond(node: GraphNode, outputs: Record<string, Tensor>): void;
+  /** A line a node's model logged while running for this run. */
+  log(node: GraphNode, line: { model: string; instance: string; level: 'info' | 'warn' | 'error' | 'verbose'; message: string }): void;
 }
 
 /** Runs model, op and condition nodes (routers, inputs and outputs are the scheduler's own). */
@@ -58,5 +62,7 @@ export interface SchedulerOptions {
   observed?: boolean;
   /** Fused groups by first member (fusion.ts); each runs through `executor.executeGroup`. */
   groups?: Map<string, FusedGroup>;
+  /** Each complete iteration of the graph's outputs, as it is produced (a decoupled graph's responses). */
+  onResponse?: (outputs: Record<string, Tensor>) => void;
   now?: () => number;
 }

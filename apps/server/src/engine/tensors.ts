@@ -1,6 +1,6 @@
 import type { DataType, Tensor, TensorData, TensorSummary, WireTensor } from '@ensemble-studio/core';
 import { allocData, elementCount, tensorToJson } from '@ensemble-studio/core';
-import type { PortableTensor } from './workerProtocol.ts';
+import type { PortableTensor } from './backends/onnx/workerProtocol.ts';
 
 /** onnxruntime's element type name for each protocol data type (BF16 is not supported by ORT). */
 export const ORT_TYPES: Partial<Record<DataType, string>> = {

@@ -23,6 +23,10 @@ export interface EngineOptions {
    * request (fusion.ts; default true). Saves a thread round trip per op; node events and timings stay per node.
    */
   fuseOps?: boolean;
+  /** The python3 that runs Python-backend models (default: STUDIO_PYTHON, else `python3` on PATH). */
+  python?: string;
+  /** The server log of every line a Python model writes (print, stderr, pb_utils.Logger). */
+  onModelLog?: (model: string, instance: string, level: string, message: string) => void;
 }
 
 export interface RunRequest {
@@ -35,8 +39,16 @@ export interface RunRequest {
   timeoutMs?: number;
   /** Sequence flags forwarded to every stateful model of the graph (TRITON §2.5). */
   sequence?: { id: number | string; start: boolean; end: boolean };
-  /** run.started, node.*, run.partial, run.exited_early, run.completed/failed, sequence.bound, notice. */
+  /** run.started, node.*, run.partial, run.log, run.exited_early, run.completed/failed, sequence.bound, notice. */
   onEvent?: (message: ServerMessage) => void;
+  /**
+   * Each response the graph sends, as Triton would send it to a client. A decoupled graph (a decoupled
+   * model or a `gate`): each complete iteration of its outputs as soon as it is produced (`final`
+   * false), then once `({}, true)` when the run ends without failing (an early exit through a gate
+   * sends only that). A graph that is not decoupled: once, `(outputs, true)`, when it completes. Nothing
+   * is called for a failed run (its RunResult says why).
+   */
+  onResponse?: (outputs: Record<string, Tensor>, final: boolean) => void;
 }
 
 export interface RunResult {

@@ -1,9 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import { ChainError, EngineError } from './errors.ts';
+import { ChainError, EngineError } from '../../errors.ts';
+import type { BackendInstance, InstanceFactory } from '../types.ts';
 import type { FromWorker, LoadSpec, ToWorker } from './workerProtocol.ts';
 
 export type Loaded = Extract<FromWorker, { type: 'loaded' }>;
-type Result = Extract<FromWorker, { type: 'result' }>;
+export type WorkerResult = Extract<FromWorker, { type: 'result' }>;
+type Result = WorkerResult;
 type Request = Extract<ToWorker, { type: 'run' | 'op' | 'chain' }>;
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 export type RequestBody = DistributiveOmit<Request, 'id'>;
@@ -16,7 +18,7 @@ const ENTRY = new URL('./worker.ts', import.meta.url).href;
  * when the thread dies unexpectedly every in-flight request fails with `instance-crashed` and
  * `onCrash` fires so the owner can restart it.
  */
-export class WorkerInstance {
+export class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   private worker: Worker | undefined;
   private nextId = 1;
   private pending = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
@@ -24,7 +26,7 @@ export class WorkerInstance {
   state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';
   loaded: Loaded | undefined;
 
-  constructor(readonly name: string, private readonly spec: LoadSpec, private readonly onCrash: (inst: WorkerInstance, err: EngineError) => void) {}
+  constructor(readonly name: string, private readonly spec: LoadSpec, private readonly onCrash: (inst: BackendInstance<RequestBody, WorkerResult>, err: EngineError) => void) {}
 
   /** Starts the thread and loads the session (or ops); resolves with what loaded. */
   start(): Promise<Loaded> {
@@ -93,4 +95,12 @@ export class WorkerInstance {
     if (w && this.state !== 'dead') await w.terminate();
     this.state = 'closed';
   }
+}
+
+/**
+ * The ONNX backend's instances: worker threads each loading `spec` (an onnxruntime session, or the ops).
+ * @example new InstancePool({ name: 'det', count: 2, create: workerInstances(spec) })
+ */
+export function workerInstances(spec: LoadSpec): InstanceFactory<RequestBody, WorkerResult> {
+  return (name, onCrash) => new WorkerInstance(name, spec, onCrash);
 }

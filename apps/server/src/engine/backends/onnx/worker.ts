@@ -5,9 +5,9 @@ import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
-import { createOpContext } from './ops/opContext.ts';
-import { opImpl, type OpContext } from './ops/registry.ts';
-import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from './tensors.ts';
+import { createOpContext } from '../../ops/opContext.ts';
+import { opImpl, type OpContext } from '../../ops/registry.ts';
+import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from '../../tensors.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
 import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 

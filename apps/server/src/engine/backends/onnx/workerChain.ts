@@ -2,8 +2,8 @@
 // other, without handing a tensor back to the main thread in between.
 import type * as ort from 'onnxruntime-node';
 import type { Tensor, TensorSummary } from '@ensemble-studio/core';
-import { opImpl, type OpContext } from './ops/registry.ts';
-import { fromOrtType, summarizeTensor } from './tensors.ts';
+import { opImpl, type OpContext } from '../../ops/registry.ts';
+import { fromOrtType, summarizeTensor } from '../../tensors.ts';
 import type { ChainStep, PortableTensor, StageResult, StepSource } from './workerProtocol.ts';
 
 /** A chain step failed: `stage` is its index, `stages` what the steps before it took. */

@@ -1,0 +1,39 @@
+import type { Tensor } from '@ensemble-studio/core';
+import type { CancelSignal } from '../../cancel.ts';
+import { InstancePool } from '../../InstancePool.ts';
+import { portableFeeds, receivedOutputs } from '../../tensors.ts';
+import type { BackendCall, BackendReply, ModelBackend } from '../modelBackend.ts';
+import { workerInstances, type RequestBody, type WorkerResult } from './WorkerInstance.ts';
+import type { ChainStep, LoadSpec } from './workerProtocol.ts';
+
+/**
+ * The ONNX backend: one onnxruntime session per worker thread. Tensors go to the worker by transfer when
+ * the caller allows it, else as a fresh copy; fused ops (fusion.ts) run in the same worker request.
+ */
+export class OnnxBackend implements ModelBackend {
+  readonly pool: InstancePool<RequestBody, WorkerResult>;
+  readonly concatenates = true;
+  readonly fusable = true;
+  readonly notices: string[] = [];
+
+  constructor(name: string, count: number, spec: Extract<LoadSpec, { kind: 'model' }>) {
+    this.pool = new InstancePool({ name, count, create: workerInstances(spec) });
+  }
+
+  async call(c: BackendCall): Promise<BackendReply> {
+    const { portable, transfer } = portableFeeds(c.inputs, c.canTransfer);
+    const r = await this.pool.run({ type: 'run', feeds: portable, summarize: c.summarize === true }, transfer, { signal: c.signal, pin: c.pin });
+    return { outputs: receivedOutputs(r.result), instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
+  }
+
+  callMany(): Promise<(BackendReply | Error)[]> {
+    return Promise.reject(new Error('the ONNX backend concatenates a batch into one call'));
+  }
+
+  /** Runs a fused group on one instance: its ops and the session in one worker request. */
+  async runChain(feeds: Record<string, Tensor>, steps: ChainStep[], opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }) {
+    const { portable, transfer } = portableFeeds(feeds, opts.canTransfer);
+    const r = await this.pool.run({ type: 'chain', feeds: portable, steps, summarize: opts.summarize === true }, transfer, { signal: opts.signal });
+    return { outputs: receivedOutputs(r.result), stages: r.result.stages ?? [], queueNs: r.queueNs, instance: r.instance };
+  }
+}

@@ -1,0 +1,315 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Readable, Writable } from 'node:stream';
+import type { Tensor } from '@ensemble-studio/core';
+import { EngineError, ModelError } from '../../errors.ts';
+import type { BackendInstance, LoadInfo } from '../types.ts';
+import { FrameReader, frameTensors, FrameWriter, type Frame } from './frames.ts';
+import { LogLines } from './logLines.ts';
+import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult } from './pythonTypes.ts';
+
+const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
+
+/** How to start one instance's python3 process. */
+export interface PythonSpec {
+  model: string;
+  /** Absolute path of the model's `model.py`. */
+  modelFile: string;
+  /** The model's directory (Triton's `model_repository` argument). */
+  modelDir: string;
+  version: number;
+  /** The model's config as JSON (what `initialize` gets as `args['model_config']`). */
+  configJson: string;
+  python: string;
+  bls: BlsHandler;
+  /** Server log of every line the process writes (with no request to tie it to, too). */
+  log?: (instance: string, level: LogLevel, message: string) => void;
+  /** After a cancelled execute, how long to wait for `execute` to return before the process is killed and restarted. */
+  stuckKillMs?: number;
+}
+
+interface Pending {
+  body: PyExecute;
+  results: (PyRequestResult | undefined)[];
+  responses: Record<string, Tensor>[][];
+  streamed: number[];
+  executed: boolean;
+  startedAt: bigint;
+  resolve: (r: PyExecuteResult) => void;
+  reject: (e: Error) => void;
+  onAbort?: () => void;
+  killTimer?: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * One Python-backend model instance: a python3 process running our stub, which loads the user's
+ * model.py (as Triton's stub process does). Frames go over fds 3/4; stdout and stderr are the model's log.
+ */
+export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResult> {
+  state: BackendInstance<PyExecute, PyExecuteResult>['state'] = 'loading';
+  private proc: ChildProcess | undefined;
+  private toPy: Writable | undefined;
+  private nextId = 1;
+  private pending = new Map<number, Pending>();
+  private loading: { resolve: (r: LoadInfo) => void; reject: (e: Error) => void; stderr: string[] } | undefined;
+  private closing: (() => void) | undefined;
+  private readonly lines: LogLines;
+
+  constructor(readonly name: string, private readonly spec: PythonSpec, private readonly onCrash: (inst: PythonInstance, err: EngineError) => void) {
+    this.lines = new LogLines((level, message) => this.logged(level, message));
+  }
+
+  start(): Promise<LoadInfo> {
+    this.state = 'loading';
+    const t0 = performance.now();
+    const env = { ...process.env, PYTHONPATH: [STUB_DIR, dirname(this.spec.modelFile), process.env.PYTHONPATH].filter(Boolean).join(':'), PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' };
+    const proc = spawn(this.spec.python, ['-u', join(STUB_DIR, 'stub.py')], { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env, cwd: dirname(this.spec.modelFile) });
+    this.proc = proc;
+    this.toPy = proc.stdio[3] as Writable;
+    this.toPy.on('error', () => { /* the exit handler reports a dead process */ });
+    const reader = new FrameReader();
+    (proc.stdio[4] as Readable).on('data', (chunk: Buffer) => {
+      try {
+        for (const f of reader.push(chunk)) this.onFrame(f);
+      } catch (err) {
+        this.died(proc, `sent a malformed frame (${(err as Error).message})`);
+        proc.kill('SIGKILL');
+      }
+    });
+    proc.stdout!.on('data', (c: Buffer) => this.lines.push('info', c));
+    proc.stderr!.on('data', (c: Buffer) => this.lines.push('error', c));
+    return new Promise<LoadInfo>((resolve, reject) => {
+      this.loading = { resolve: (r) => resolve({ ...r, warmupMs: performance.now() - t0 }), reject, stderr: [] };
+      proc.on('error', (err) => this.died(proc, spawnProblem(this.spec.python, err)));
+      proc.on('exit', (code, signal) => this.died(proc, `exited (${signal ?? `code ${code}`})`));
+      this.send({ type: 'init', model_file: this.spec.modelFile, args: this.initArgs() });
+    });
+  }
+
+  private initArgs(): Record<string, string> {
+    const index = this.name.slice(this.name.lastIndexOf('_') + 1);
+    return {
+      model_config: this.spec.configJson, model_instance_kind: 'CPU', model_instance_name: `${this.spec.model}_0_${index}`,
+      model_instance_device_id: '0', model_repository: this.spec.modelDir, model_version: String(this.spec.version), model_name: this.spec.model,
+    };
+  }
+
+  request(body: PyExecute, _transfer: ArrayBuffer[]): Promise<PyExecuteResult> {
+    if (this.state !== 'ready') return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
+    const id = this.nextId++;
+    return new Promise<PyExecuteResult>((resolve, reject) => {
+      const n = body.requests.length;
+      const p: Pending = { body, results: new Array(n).fill(undefined), responses: body.requests.map(() => []), streamed: new Array(n).fill(0), executed: false, startedAt: process.hrtime.bigint(), resolve, reject };
+      this.pending.set(id, p);
+      if (body.signal) {
+        p.onAbort = () => this.cancelled(id, p);
+        body.signal.addEventListener('abort', p.onAbort, { once: true });
+      }
+      const w = new FrameWriter();
+      const requests = body.requests.map((r) => ({
+        inputs: w.tensors(Object.entries(r.inputs)),
+        requested_output_names: r.requestedOutputs ?? [], correlation_id: r.correlationId ?? 0, request_id: r.requestId ?? '',
+        flags: r.flags ?? 0, parameters: JSON.stringify(r.parameters ?? {}), timeout: 0,
+      }));
+      this.write(w.finish({ type: 'execute', id, requests }));
+    });
+  }
+
+  /** The run gave up on this execute: tell `execute` (is_cancelled), and kill the process if it never returns. */
+  private cancelled(id: number, p: Pending): void {
+    this.send({ type: 'cancel', id });
+    p.killTimer = setTimeout(() => {
+      if (!this.pending.has(id) || !this.proc) return;
+      this.died(this.proc, `did not return from execute within ${this.spec.stuckKillMs ?? 2000} ms after its request was cancelled, so it was stopped`);
+      this.proc.kill('SIGKILL');
+    }, this.spec.stuckKillMs ?? 2000);
+    p.killTimer.unref?.();
+  }
+
+  private onFrame(f: Frame): void {
+    const h = f.header;
+    switch (h.type) {
+      case 'ready': return this.loaded();
+      case 'failed': return this.failed(h);
+      case 'finalized': return this.closing?.();
+      case 'log': return this.lines.line(h.level as LogLevel, String(h.message));
+      case 'response': return this.onResponse(f);
+      case 'executed': return this.onExecuted(h);
+      case 'bls': return this.onBls(f);
+    }
+  }
+
+  private loaded(): void {
+    const l = this.loading;
+    this.loading = undefined;
+    this.state = 'ready';
+    l?.resolve({ provider: 'python', failures: [] });
+  }
+
+  private failed(h: Record<string, unknown>): void {
+    const message = withTraceback(String(h.message), h.traceback);
+    const l = this.loading;
+    if (!l) return this.closing?.();
+    this.loading = undefined;
+    this.state = 'dead';
+    this.proc?.kill('SIGKILL');
+    l.reject(new EngineError('model-unavailable', `model '${this.spec.model}' failed to initialize: ${message}`));
+  }
+
+  private onResponse(f: Frame): void {
+    const h = f.header;
+    const p = this.pending.get(Number(h.id));
+    const k = Number(h.request);
+    if (!p || !(k >= 0 && k < p.results.length) || p.results[k]) return;
+    const err = h.error as { message?: string } | null;
+    if (err) {
+      p.results[k] = { ok: false, error: new ModelError(String(err.message ?? 'the model returned an error')) };
+    } else if (h.outputs) {
+      const outputs = frameTensors(f, 'outputs');
+      const sink = p.body.requests[k]!.onResponse;
+      try {
+        if (sink) { p.streamed[k]!++; sink(outputs); } else p.responses[k]!.push(outputs);
+      } catch (e) {
+        p.results[k] = { ok: false, error: e as Error };
+      }
+    }
+    if (h.final === true && !p.results[k]) p.results[k] = { ok: true, responses: p.responses[k]!, streamed: p.streamed[k]! };
+    this.maybeDone(Number(h.id), p);
+  }
+
+  private onExecuted(h: Record<string, unknown>): void {
+    const id = Number(h.id);
+    const p = this.pending.get(id);
+    if (!p) return;
+    p.executed = true;
+    const err = h.error as { message?: string; traceback?: string } | null;
+    if (err) {
+      const error = new ModelError(String(err.message), typeof err.traceback === 'string' ? err.traceback : undefined);
+      p.results = p.results.map((r) => r ?? { ok: false, error });
+    }
+    this.maybeDone(id, p);
+  }
+
+  private maybeDone(id: number, p: Pending): void {
+    if (!p.executed || p.results.some((r) => r === undefined)) return;
+    this.settle(id, p);
+    p.resolve({ results: p.results as PyRequestResult[], computeNs: Number(process.hrtime.bigint() - p.startedAt) });
+  }
+
+  private settle(id: number, p: Pending): void {
+    this.pending.delete(id);
+    if (p.killTimer) clearTimeout(p.killTimer);
+    if (p.onAbort) p.body.signal?.removeEventListener('abort', p.onAbort);
+  }
+
+  private onBls(f: Frame): void {
+    const h = f.header;
+    const call = h.call;
+    let ended = false;
+    const reply = (outputs: Record<string, Tensor>, error: string | undefined, final: boolean) => {
+      if (ended || this.state !== 'ready') return;
+      ended = final;
+      const w = new FrameWriter();
+      const described = w.tensors(Object.entries(outputs));
+      this.write(w.finish({ type: 'bls_response', call, outputs: described, error: error === undefined ? null : { message: error }, final }));
+    };
+    try {
+      this.spec.bls({
+        model: String(h.model_name), version: Number(h.model_version ?? -1), inputs: frameTensors(f, 'inputs'),
+        requestedOutputs: Array.isArray(h.requested_output_names) ? h.requested_output_names.map(String) : [],
+        correlationId: (h.correlation_id as number | string) ?? 0, flags: Number(h.flags ?? 0), timeoutUs: Number(h.timeout ?? 0),
+        parameters: parseParams(h.parameters), decoupled: h.decoupled === true, caller: { model: this.spec.model, instance: this.name },
+      }, { response: (o) => reply(o, undefined, false), end: (e) => reply({}, e, true) });
+    } catch (err) {
+      reply({}, (err as Error).message, true);
+    }
+  }
+
+  private logged(level: LogLevel, message: string): void {
+    this.spec.log?.(this.name, level, message);
+    if (this.loading && level !== 'verbose') this.loading.stderr.push(message);
+    const seen = new Set<unknown>();
+    for (const p of this.pending.values()) {
+      for (const r of p.body.requests) {
+        if (r.onLog && !seen.has(r.onLog)) { seen.add(r.onLog); r.onLog(level, message); }
+      }
+    }
+  }
+
+  private send(header: Record<string, unknown>): void {
+    this.write(new FrameWriter().finish(header));
+  }
+
+  private write(buffers: Buffer[]): void {
+    const w = this.toPy;
+    if (!w || w.destroyed) return;
+    for (const b of buffers) w.write(b);
+  }
+
+  private died(proc: ChildProcess, why: string): void {
+    if (this.proc !== proc || this.state === 'dead' || this.state === 'closed') return;
+    this.lines.flush();
+    const closing = this.closing !== undefined;
+    this.state = closing ? 'closed' : 'dead';
+    this.closing?.();
+    if (this.loading) {
+      const l = this.loading;
+      this.loading = undefined;
+      l.reject(new EngineError('model-unavailable', loadProblem(this.spec.python, why, l.stderr)));
+      return;
+    }
+    const err = new EngineError('instance-crashed', `model instance ${this.name} (python) ${why}; its in-flight requests failed and it is being restarted`);
+    for (const [id, p] of this.pending) { this.settle(id, p); p.reject(closing ? new EngineError('closed', 'the engine is shutting down') : err); }
+    if (!closing) this.onCrash(this, err);
+  }
+
+  crash(): void {
+    this.proc?.kill('SIGKILL');
+  }
+
+  /** Runs `finalize()` (up to 5 s), then ends the process. */
+  async close(): Promise<void> {
+    const proc = this.proc;
+    if (!proc || this.state === 'dead' || this.state === 'closed') { this.state = 'closed'; return; }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      this.closing = () => { clearTimeout(timer); resolve(); };
+      proc.once('exit', () => this.closing?.());
+      if (this.state === 'ready') this.send({ type: 'finalize' });
+      else proc.kill('SIGKILL');
+    });
+    this.state = 'closed';
+    proc.kill('SIGKILL');
+  }
+}
+
+function parseParams(v: unknown): Record<string, unknown> {
+  if (typeof v !== 'string' || v === '') return {};
+  try {
+    const o = JSON.parse(v) as unknown;
+    return o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function withTraceback(message: string, traceback: unknown): string {
+  return typeof traceback === 'string' && traceback.trim() ? `${message}\n${traceback.trimEnd()}` : message;
+}
+
+function spawnProblem(python: string, err: Error & { code?: string }): string {
+  return err.code === 'ENOENT'
+    ? `could not start: no python interpreter '${python}' (install python3 with numpy, e.g. apt-get install python3 python3-numpy, or name one with --python PATH or STUDIO_PYTHON)`
+    : `could not start '${python}': ${err.message}`;
+}
+
+/** Why loading failed, in words a user can act on (a missing numpy is the common case). */
+function loadProblem(python: string, why: string, stderr: string[]): string {
+  const text = stderr.join('\n');
+  if (/No module named 'numpy'/.test(text)) {
+    return `the python interpreter '${python}' has no numpy, which Triton's python backend needs: install it (Debian: apt-get install python3-numpy; else pip install numpy) or name another interpreter with --python PATH or STUDIO_PYTHON`;
+  }
+  const tail = stderr.slice(-12).join('\n').trim();
+  return `the python process ${why} while loading${tail ? `:\n${tail}` : ''}`;
+}
