@@ -41,3 +41,14 @@ export function required(values: ParsedArgs['values'], name: string): string {
   if (v === undefined || v === '') throw new UsageError(`missing --${name}`);
   return v;
 }
+
+/**
+ * A `--port`-style value: 0–65535 (0 picks a free port), or `null` for `off` when `allowOff`.
+ * @example portValue('8001', 'grpc-port', true) // 8001
+ */
+export function portValue(text: string, flag: string, allowOff = false): number | null {
+  if (allowOff && text === 'off') return null;
+  const port = Number(text);
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--${flag} expects 0–65535${allowOff ? ' or off' : ''}, got "${text}"`);
+  return port;
+}

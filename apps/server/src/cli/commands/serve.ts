@@ -1,29 +1,38 @@
 import { DEFAULT_WEB_DIST, closeOnSignals, startServer } from '../../main.ts';
-import { parseCommandArgs, str, userPath } from '../args.ts';
-import { UsageError } from '../errors.ts';
+import { startGrpcServer, type GrpcServer } from '../../grpc/server.ts';
+import { parseCommandArgs, portValue, str, userPath } from '../args.ts';
 import type { CliIO } from '../io.ts';
 
 /**
- * `serve --repo DIR --port N --host H [--token T]`: prints `listening on http://HOST:PORT` and runs
- * until SIGTERM/SIGINT. Resolves only when the server has stopped.
+ * `serve --repo DIR --port N --grpc-port N|0|off --host H [--token T]`: prints
+ * `listening on http://HOST:PORT` and `grpc listening on HOST:PORT` (KServe v2 gRPC, default 8001
+ * as Triton's) and runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
  */
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(argv, {
-    repo: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, web: { type: 'string' },
+    repo: { type: 'string' }, port: { type: 'string' }, 'grpc-port': { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, web: { type: 'string' },
   }, 0);
-  const portText = str(values, 'port', process.env.PORT ?? '8080')!;
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port expects 0–65535, got "${portText}"`);
+  const port = portValue(str(values, 'port', process.env.PORT ?? '8080')!, 'port')!;
+  const grpcPort = portValue(str(values, 'grpc-port', process.env.GRPC_PORT ?? '8001')!, 'grpc-port', true);
   const token = str(values, 'token', process.env.STUDIO_TOKEN);
   const web = str(values, 'web');
+  const host = str(values, 'host', '127.0.0.1')!;
   const server = await startServer({
-    repo: userPath(str(values, 'repo', io.defaultRepo)!), port, host: str(values, 'host', '127.0.0.1')!,
+    repo: userPath(str(values, 'repo', io.defaultRepo)!), port, host,
     ...(token ? { token } : {}), webDist: web ? userPath(web) : DEFAULT_WEB_DIST,
   });
+  let grpc: GrpcServer | undefined;
+  try {
+    if (grpcPort !== null) grpc = await startGrpcServer(server.studio, host, grpcPort);
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
   io.out(`listening on ${server.url}`);
+  if (grpc) io.out(`grpc listening on ${grpc.address}`);
   for (const p of server.studio.repository.problems) io.err(`warning: ${p.message}`);
   await new Promise<void>((resolve) => {
-    closeOnSignals(async () => { await server.close(); resolve(); }, io.err);
+    closeOnSignals(async () => { await grpc?.close(); await server.close(); resolve(); }, io.err);
   });
   return 0;
 }

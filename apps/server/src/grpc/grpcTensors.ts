@@ -1,0 +1,123 @@
+import type { DataType, Tensor } from '@ensemble-studio/core';
+import { allocData, elementCount, isDataType } from '@ensemble-studio/core';
+import { ApiError } from '../http/errors.ts';
+import { tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
+import { plainParameters, type WireParameter } from './params.ts';
+
+/** `InferTensorContents`: typed lists, one per family of datatypes. */
+export interface WireContents {
+  bool_contents?: boolean[]; int_contents?: number[]; int64_contents?: (string | number)[]; uint_contents?: number[];
+  uint64_contents?: (string | number)[]; fp32_contents?: number[]; fp64_contents?: number[]; bytes_contents?: Uint8Array[];
+}
+
+/** One input of a `ModelInferRequest` as proto-loader decodes it (64-bit integers as strings). */
+export interface WireInput { name: string; datatype: string; shape: (string | number)[]; parameters?: Record<string, WireParameter>; contents?: WireContents | null }
+
+/** A `ModelInferRequest`. */
+export interface WireInferRequest {
+  model_name: string; model_version: string; id: string;
+  parameters?: Record<string, WireParameter>;
+  inputs: WireInput[];
+  outputs?: { name: string; parameters?: Record<string, WireParameter> }[];
+  raw_input_contents?: Uint8Array[];
+}
+
+/** A `ModelInferResponse`: outputs described, their bytes in `raw_output_contents` in the same order. */
+export interface WireInferResponse {
+  model_name: string; model_version: string; id: string;
+  parameters: Record<string, WireParameter>;
+  outputs: { name: string; datatype: string; shape: number[] }[];
+  raw_output_contents: Uint8Array[];
+}
+
+const bad = (m: string) => new ApiError(400, 'bad-request', m);
+
+/** The typed list each datatype travels in (FP16 and BF16 have none: raw bytes only). */
+const CONTENTS_FIELD: Partial<Record<DataType, keyof WireContents>> = {
+  BOOL: 'bool_contents', INT8: 'int_contents', INT16: 'int_contents', INT32: 'int_contents', INT64: 'int64_contents',
+  UINT8: 'uint_contents', UINT16: 'uint_contents', UINT32: 'uint_contents', UINT64: 'uint64_contents',
+  FP32: 'fp32_contents', FP64: 'fp64_contents', BYTES: 'bytes_contents',
+};
+
+function filledFields(c: WireContents | null | undefined): (keyof WireContents)[] {
+  if (!c) return [];
+  return (Object.keys(c) as (keyof WireContents)[]).filter((k) => Array.isArray(c[k]) && (c[k] as unknown[]).length > 0);
+}
+
+function tensorFromContents(input: WireInput, datatype: DataType, shape: number[], model: string): Tensor {
+  const field = CONTENTS_FIELD[datatype];
+  if (!field) throw bad(`input '${input.name}' of model '${model}': ${datatype} data must be sent in raw_input_contents`);
+  const others = filledFields(input.contents).filter((f) => f !== field);
+  if (others.length > 0) throw bad(`input '${input.name}' of model '${model}' is ${datatype}, so its data belongs in contents.${field}, not contents.${others[0]}`);
+  const values = (input.contents?.[field] ?? []) as unknown[];
+  const n = elementCount(shape);
+  if (values.length !== n) throw bad(`input '${input.name}' of model '${model}' has ${values.length} elements in contents.${field} but shape [${shape.join(',')}] needs ${n}`);
+  const data = allocData(datatype, n);
+  if (Array.isArray(data)) {
+    for (let i = 0; i < n; i++) data[i] = Buffer.from(values[i] as Uint8Array).toString('utf8');
+  } else if (data instanceof BigInt64Array || data instanceof BigUint64Array) {
+    for (let i = 0; i < n; i++) data[i] = BigInt(values[i] as string);
+  } else {
+    for (let i = 0; i < n; i++) data[i] = Number(values[i]);
+  }
+  return { datatype, shape, data };
+}
+
+function shapeOf(input: WireInput, model: string): number[] {
+  const shape = input.shape.map(Number);
+  if (!shape.every((d) => Number.isSafeInteger(d) && d >= 0)) throw bad(`input '${input.name}' of model '${model}' has shape [${input.shape.join(',')}]: dimensions must be non-negative integers`);
+  return shape;
+}
+
+/**
+ * The tensors of a `ModelInferRequest`: from `raw_input_contents` (one buffer per input, in order)
+ * or from each input's typed `contents`, never both.
+ * @throws ApiError 400 naming the input and the problem (datatype, element count, sizes, limit).
+ */
+export function requestInputs(req: WireInferRequest, maxTensorElements: number): Record<string, Tensor> {
+  const model = req.model_name;
+  const raw = req.raw_input_contents ?? [];
+  if (raw.length > 0 && raw.length !== req.inputs.length) {
+    throw bad(`model '${model}': raw_input_contents has ${raw.length} entries but the request has ${req.inputs.length} inputs (one each, in order)`);
+  }
+  const inputs: Record<string, Tensor> = {};
+  req.inputs.forEach((input, i) => {
+    if (!isDataType(input.datatype)) throw bad(`input '${input.name}' of model '${model}' has unknown datatype '${input.datatype}'`);
+    const shape = shapeOf(input, model);
+    const n = elementCount(shape);
+    if (n > maxTensorElements) throw new ApiError(400, 'limit', `input '${input.name}' has ${n} elements, over the limit maxTensorElements=${maxTensorElements}`);
+    if (inputs[input.name]) throw bad(`input '${input.name}' of model '${model}' appears twice`);
+    if (raw.length > 0) {
+      if (filledFields(input.contents).length > 0) throw bad(`input '${input.name}' of model '${model}' has both contents and raw_input_contents; send one`);
+      inputs[input.name] = tensorFromBytes(input.datatype, shape, raw[i]!, input.name);
+    } else {
+      inputs[input.name] = tensorFromContents(input, input.datatype, shape, model);
+    }
+  });
+  return inputs;
+}
+
+/** The request's parameters as plain values (sequence_id, sequence_start, …). */
+export function requestParameters(req: WireInferRequest): Record<string, unknown> {
+  return plainParameters(req.parameters);
+}
+
+/**
+ * A response carrying `outputs` (the requested ones, in the order asked; all of them when none were
+ * asked for), every tensor as raw little-endian bytes as Triton's server sends them.
+ * @param strict throw when a requested output is missing (a streamed response may carry a subset).
+ */
+export function inferResponse(base: { model_name: string; model_version: string; id: string }, outputs: Record<string, Tensor>, requested: readonly string[], strict: boolean): WireInferResponse {
+  const names = requested.length > 0 ? requested : Object.keys(outputs);
+  const res: WireInferResponse = { ...base, parameters: {}, outputs: [], raw_output_contents: [] };
+  for (const name of names) {
+    const t = outputs[name];
+    if (!t) {
+      if (strict) throw bad(`unexpected inference output '${name}' for model '${base.model_name}'`);
+      continue;
+    }
+    res.outputs.push({ name, datatype: t.datatype, shape: [...t.shape] });
+    res.raw_output_contents.push(tensorToBytes(t));
+  }
+  return res;
+}

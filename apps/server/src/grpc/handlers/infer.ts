@@ -1,0 +1,77 @@
+import type { GraphDoc, Tensor } from '@ensemble-studio/core';
+import { status } from '@grpc/grpc-js';
+import type { RunRequest, RunResult } from '../../engine/types.ts';
+import { ApiError } from '../../http/errors.ts';
+import { graphIsDecoupled, graphIsStateful } from '../../http/graphSignature.ts';
+import { findServedModel, type ServedModel } from '../../http/routes/kserve.ts';
+import { checkInputs, runError, sequenceOf } from '../../http/routes/kserveInfer.ts';
+import type { Studio } from '../../http/Studio.ts';
+import { inferResponse, requestInputs, requestParameters, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
+import { grpcStatus } from '../status.ts';
+
+/** Called once per response a graph sends, as it is produced (the last one with `final`). */
+export type ResponseListener = (outputs: Record<string, Tensor>, final: boolean) => void;
+
+/** A checked `ModelInferRequest`, ready to run. */
+export interface PreparedInfer {
+  served: ServedModel;
+  graph: GraphDoc;
+  inputs: Record<string, Tensor>;
+  sequence: RunRequest['sequence'];
+  params: Record<string, unknown>;
+  decoupled: boolean;
+  /** Output names asked for, in order (empty: all). */
+  requested: string[];
+  /** What every response of this request repeats: the model, its version, the request's id. */
+  base: { model_name: string; model_version: string; id: string };
+}
+
+/**
+ * Finds the model, decodes and checks the tensors and the sequence parameters of one request, with
+ * the same checks and messages as the HTTP endpoint.
+ * @throws ApiError (404 unknown model, 503 not ready, 400 bad tensors or sequence parameters)
+ */
+export function prepareInfer(studio: Studio, req: WireInferRequest): PreparedInfer {
+  if (req.model_name === '') throw new ApiError(400, 'bad-request', 'ModelInferRequest.model_name is empty');
+  const served = findServedModel(studio, req.model_name, req.model_version === '' ? undefined : req.model_version);
+  if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
+  const graph = served.graph ?? studio.resolveGraph(served.name);
+  const inputs = requestInputs(req, studio.limits.maxTensorElements);
+  checkInputs(served, inputs);
+  const params = requestParameters(req);
+  const sequence = sequenceOf(served, params, graphIsStateful(graph, studio.catalogue));
+  return {
+    served, graph, inputs, sequence, params, decoupled: graphIsDecoupled(graph, studio.catalogue),
+    requested: (req.outputs ?? []).map((o) => o.name),
+    base: { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), id: req.id },
+  };
+}
+
+/**
+ * Runs a prepared request on the engine under the studio's run limit; `onResponse` hears each
+ * response as the graph produces it. `signal` cancels the run (the client went away).
+ */
+export async function runPrepared(studio: Studio, p: PreparedInfer, signal: AbortSignal, onResponse?: ResponseListener): Promise<RunResult> {
+  const release = studio.acquireRun();
+  const request: RunRequest & { onResponse?: ResponseListener } = {
+    graph: p.graph, inputs: p.inputs, signal, ...(p.sequence ? { sequence: p.sequence } : {}), ...(onResponse ? { onResponse } : {}),
+  };
+  try {
+    return await studio.engine.run(request);
+  } finally {
+    release();
+  }
+}
+
+/**
+ * `ModelInfer`: one request, one response with every requested output as raw bytes. A decoupled
+ * model or ensemble is refused as Triton refuses it (its responses need `ModelStreamInfer`).
+ */
+export async function modelInfer(studio: Studio, req: WireInferRequest, signal: AbortSignal): Promise<WireInferResponse> {
+  const p = prepareInfer(studio, req);
+  if (p.decoupled) throw grpcStatus(status.UNIMPLEMENTED, `ModelInfer RPC doesn't support models with decoupled transaction policy (model '${p.served.name}'; use ModelStreamInfer)`);
+  const result = await runPrepared(studio, p, signal);
+  const err = runError(result);
+  if (err) throw err;
+  return inferResponse(p.base, result.outputs, p.requested, true);
+}

@@ -1,0 +1,92 @@
+import type { Tensor } from '@ensemble-studio/core';
+import type { ServerDuplexStream } from '@grpc/grpc-js';
+import { runError } from '../../http/routes/kserveInfer.ts';
+import type { Studio } from '../../http/Studio.ts';
+import { inferResponse, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
+import { wireParameter } from '../params.ts';
+import { grpcError } from '../status.ts';
+import { prepareInfer, runPrepared, type PreparedInfer } from './infer.ts';
+
+/** One message of the stream: a response, or one request's error (the stream stays open). */
+interface StreamMessage { error_message: string; infer_response: WireInferResponse | null }
+
+type Base = PreparedInfer['base'];
+const emptyResponse = (base: Base): WireInferResponse => ({ ...base, parameters: {}, outputs: [], raw_output_contents: [] });
+
+/**
+ * `ModelStreamInfer`: every request on the stream runs as it arrives and every response of it is
+ * written as the graph produces it, with `triton_final_response` on each (true on the last). A
+ * request's error is written as `error_message` and the stream goes on. A gate that stops sends no
+ * response; `triton_enable_empty_final_response` asks for one empty final response then. Requests
+ * of one sequence run in the order they came; the client going away cancels every run in flight.
+ */
+export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireInferRequest, StreamMessage>): void {
+  const aborts = new Set<AbortController>();
+  const sequenceTails = new Map<string, Promise<void>>();
+  let pending = 0;
+  let ended = false;
+  let cancelled = false;
+  const write = (m: StreamMessage) => { if (!cancelled) call.write(m); };
+  const finishIfDone = () => { if (ended && pending === 0 && !cancelled) call.end(); };
+
+  const handle = async (req: WireInferRequest, p: PreparedInfer): Promise<void> => {
+    const abort = new AbortController();
+    aborts.add(abort);
+    let finalSent = false;
+    let responses = 0;
+    const onResponse = (outputs: Record<string, Tensor>, final: boolean) => {
+      responses++;
+      finalSent ||= final;
+      const r = inferResponse(p.base, outputs, p.requested, false);
+      r.parameters.triton_final_response = wireParameter(final);
+      write({ error_message: '', infer_response: r });
+    };
+    try {
+      const result = await runPrepared(studio, p, abort.signal, onResponse);
+      const err = runError(result);
+      if (err) throw err;
+      // An engine that reports no responses as they happen still hands back the final outputs.
+      if (responses === 0 && result.status === 'completed' && Object.keys(result.outputs).length > 0) onResponse(result.outputs, true);
+      if (!finalSent && p.params.triton_enable_empty_final_response === true) {
+        const r = emptyResponse(p.base);
+        r.parameters.triton_final_response = wireParameter(true);
+        write({ error_message: '', infer_response: r });
+      }
+    } catch (err) {
+      writeError(req, err);
+    } finally {
+      aborts.delete(abort);
+    }
+  };
+
+  const writeError = (req: WireInferRequest, err: unknown) => {
+    const r = emptyResponse({ model_name: req.model_name, model_version: req.model_version, id: req.id });
+    r.parameters.triton_final_response = wireParameter(true);
+    write({ error_message: grpcError(err).details ?? String(err), infer_response: r });
+  };
+
+  call.on('data', (req: WireInferRequest) => {
+    pending++;
+    let run: Promise<void>;
+    try {
+      const p = prepareInfer(studio, req);
+      const key = p.sequence ? `${p.served.name}\u0000${typeof p.sequence.id}:${p.sequence.id}` : undefined;
+      const tail = key ? sequenceTails.get(key) : undefined;
+      run = tail ? tail.then(() => handle(req, p)) : handle(req, p);
+      if (key) {
+        sequenceTails.set(key, run);
+        void run.then(() => { if (sequenceTails.get(key) === run) sequenceTails.delete(key); });
+      }
+    } catch (err) {
+      writeError(req, err);
+      run = Promise.resolve();
+    }
+    void run.finally(() => { pending--; finishIfDone(); });
+  });
+  call.on('end', () => { ended = true; finishIfDone(); });
+  call.on('cancelled', () => {
+    cancelled = true;
+    for (const a of aborts) a.abort(new Error('the gRPC client cancelled the stream'));
+  });
+  call.on('error', () => undefined);
+}

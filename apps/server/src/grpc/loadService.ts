@@ -1,0 +1,29 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
+import { loadSync, type Options } from '@grpc/proto-loader';
+
+/** The folder holding `grpc_service.proto` and `model_config.proto`. */
+export const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), 'proto');
+
+/**
+ * How messages become JS objects: proto field names as written (the studio's JSON config uses
+ * them too); 64-bit integers as strings, so a sequence id above 2^53 is seen whole and refused
+ * rather than silently rounded; enums by name; `oneofs` names which parameter choice is set.
+ */
+export const PROTO_OPTIONS: Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [PROTO_DIR] };
+
+let cached: { service: ServiceDefinition; client: ServiceClientConstructor } | undefined;
+
+/**
+ * `inference.GRPCInferenceService` loaded from the studio's own .proto files: its service
+ * definition (for a server) and client constructor (for tests and tools). Loaded once.
+ * @example server.addService(inferenceService().service, handlers)
+ */
+export function inferenceService(): { service: ServiceDefinition; client: ServiceClientConstructor } {
+  if (cached) return cached;
+  const def = loadSync(join(PROTO_DIR, 'grpc_service.proto'), PROTO_OPTIONS);
+  const pkg = (loadPackageDefinition(def).inference as GrpcObject).GRPCInferenceService as ServiceClientConstructor;
+  cached = { service: pkg.service, client: pkg };
+  return cached;
+}

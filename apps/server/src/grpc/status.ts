@@ -1,0 +1,30 @@
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { toApiError } from '../http/errors.ts';
+
+/** The gRPC status Triton answers for each HTTP status the shared KServe code throws. */
+function codeFor(httpStatus: number): status {
+  switch (httpStatus) {
+    case 400: case 413: return status.INVALID_ARGUMENT;
+    case 401: return status.UNAUTHENTICATED;
+    case 403: return status.PERMISSION_DENIED;
+    case 404: return status.NOT_FOUND;
+    case 409: return status.ALREADY_EXISTS;
+    case 501: return status.UNIMPLEMENTED;
+    case 503: return status.UNAVAILABLE;
+    default: return httpStatus < 500 ? status.INVALID_ARGUMENT : status.INTERNAL;
+  }
+}
+
+/**
+ * Any thrown value as a gRPC error (status code + message), never a stack trace.
+ * @example callback(grpcError(err))
+ */
+export function grpcError(err: unknown): Partial<ServiceError> {
+  const api = toApiError(err, 0);
+  return { code: codeFor(api.status), details: api.message, metadata: new Metadata() };
+}
+
+/** A gRPC error with an explicit code. */
+export function grpcStatus(code: status, details: string): Partial<ServiceError> {
+  return { code, details, metadata: new Metadata() };
+}
