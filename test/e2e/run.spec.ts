@@ -1,17 +1,17 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { writeWav } from './helpers/media.ts';
 import { flowNode, openStudio, startStudio, type BrowserSession, type Studio } from './helpers/studio.ts';
+import { tempDir } from '../support/tempDir.ts';
 
 // Runs in the browser against the real engine: OCR on generated images, VAD on a generated WAV.
 
 let studio: Studio;
 let s: BrowserSession;
 let page: Page;
-const dir = mkdtempSync(join(tmpdir(), 'studio-run-'));
+const dir = tempDir('studio-run-');
 
 /** A PNG drawn by Chromium's canvas: dark text on white, or blank. */
 async function makePng(p: Page, file: string, text: string | null): Promise<string> {

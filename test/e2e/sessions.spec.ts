@@ -1,10 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
 import { writeWav } from './helpers/media.ts';
 import { flowNode, openStudio, startStudio, type BrowserSession, type Studio } from './helpers/studio.ts';
+import { tempDir } from '../support/tempDir.ts';
 
 // Sequence sessions in the browser against the real engine: two WAV streams side by side on the
 // two-instance `vad` model, and a microphone (Chromium's fake capture device playing a WAV).
@@ -12,7 +11,7 @@ import { flowNode, openStudio, startStudio, type BrowserSession, type Studio } f
 let studio: Studio;
 let s: BrowserSession;
 let page: Page;
-const dir = mkdtempSync(join(tmpdir(), 'studio-sessions-'));
+const dir = tempDir('studio-sessions-');
 const wav = writeWav(join(dir, 'speech.wav'), 6);
 
 async function openVad(p: Page): Promise<void> {

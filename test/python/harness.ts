@@ -1,12 +1,12 @@
 // Node side of the Python harness: writes compiled files to disk and runs generated models with
 // test/python/run_model.py (which uses the stand-in triton_python_backend_utils.py).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RepoFile } from '../../packages/core/src/compile/types.ts';
 import type { ModelConfig } from '../../packages/core/src/pbtxt/modelConfig.ts';
+import { tempDir } from '../support/tempDir.ts';
 
 export const HARNESS_DIR = dirname(fileURLToPath(import.meta.url));
 
@@ -18,9 +18,9 @@ export function requirePythonNumpy(): void {
   }
 }
 
-/** Writes the text files of a compiled repository into a fresh temp dir; returns the dir. */
+/** Writes the text files of a compiled repository into a fresh `tempDir` (removed when the test finishes); returns the dir. */
 export function writeRepo(files: RepoFile[], extra: Record<string, string> = {}): string {
-  const root = mkdtempSync(join(tmpdir(), 'studio-repo-'));
+  const root = tempDir('studio-repo-');
   for (const f of files) {
     if (f.text === undefined) continue;
     mkdirSync(dirname(join(root, f.path)), { recursive: true });

@@ -1,12 +1,12 @@
 // Starting studio servers for the fuzz, stress and e2e tests: in-process (fast, inspectable) or as the real CLI process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { startServer, type RunningServer } from '../../apps/server/src/main.ts';
 import type { Limits } from '../../apps/server/src/http/limits.ts';
 import { makeTestRepository } from '../../apps/server/src/repo/testRepository.ts';
 import { EXAMPLES_DIR, ROOT } from './mutate.ts';
+import { removeTempDir, tempDir } from './tempDir.ts';
 
 export { makeTestRepository, EXAMPLES_DIR };
 
@@ -21,15 +21,32 @@ export async function startStudio(opts: { repo?: string; limits?: Partial<Limits
   });
 }
 
-/** A private copy of the bundled examples (ONNX files included) that a test may corrupt. */
-export function copyExamples(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'studio-examples-'));
-  cpSync(EXAMPLES_DIR, dir, { recursive: true });
+/**
+ * A private copy of the bundled examples that a test may change, in a `tempDir` (removed when the test, or the file,
+ * that made it finishes). ONNX files are copied too (a test may corrupt one) unless `linkModels`: then they are
+ * symlinks to the examples' own (44 MB less to copy), for tests that never write a model file — writing through a
+ * link would change the examples themselves.
+ */
+export function copyExamples(opts: { linkModels?: boolean } = {}): string {
+  const dir = tempDir('studio-examples-');
+  const models: string[] = [];
+  const copyOrCollect = (src: string) => {
+    if (opts.linkModels !== true || !src.endsWith('.onnx') || !statSync(src).isFile()) return true;
+    models.push(src);
+    return false;
+  };
+  cpSync(EXAMPLES_DIR, dir, { recursive: true, filter: copyOrCollect });
+  for (const src of models) {
+    const dest = join(dir, relative(EXAMPLES_DIR, src));
+    mkdirSync(dirname(dest), { recursive: true });
+    symlinkSync(src, dest);
+  }
   return dir;
 }
 
+/** Removes a directory from `copyExamples` or `tempDir` now (after the server using it has stopped). */
 export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  removeTempDir(dir);
 }
 
 export interface StudioProcess {

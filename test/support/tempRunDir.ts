@@ -3,14 +3,9 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AUDIO_RUNTIME_DIR, leftoversIn } from '../../apps/server/src/testSupport/leftovers.ts';
 
 const RUN_PREFIX = 'studio-test-run-';
-
-/**
- * What tools keep in the temp directory on purpose and reuse across runs: tsx's compile cache (`tsx-<uid>`), the
- * python3 shim of scripts/setup.mjs, node's compile cache, the V8/Chromium crash-report stubs Chromium may leave.
- */
-const TOOL_CACHES = [/^tsx-\d+$/, /^ensemble-studio-python$/, /^node-compile-cache$/];
 
 /** Runs whose vitest process died (killed, crashed) never reached their teardown: their directories go now. */
 function removeDirsOfDeadRuns(parent: string): void {
@@ -35,11 +30,6 @@ function restore(name: string, value: string | undefined): void {
   else process.env[name] = value;
 }
 
-/** Entries of `dir` that are not a tool's own cache. */
-export function leftoversIn(dir: string): string[] {
-  return readdirSync(dir).filter((name) => !TOOL_CACHES.some((re) => re.test(name))).sort();
-}
-
 /**
  * Points TMPDIR (so `os.tmpdir()` here, in workers and in child processes) at a fresh `<tmpdir>/studio-test-run-<pid>-X`;
  * the returned teardown restores the environment, removes the directory, and throws naming what the tests left in it.
@@ -47,6 +37,7 @@ export function leftoversIn(dir: string): string[] {
 export default function setup(): () => void {
   const outer = process.env.TMPDIR;
   const outerTelemetry = process.env.ORT_DISABLE_TELEMETRY;
+  const outerPulse = process.env.PULSE_RUNTIME_PATH;
   const parent = tmpdir();
   removeDirsOfDeadRuns(parent);
   const runDir = mkdtempSync(join(parent, `${RUN_PREFIX}${process.pid}-`));
@@ -54,9 +45,13 @@ export default function setup(): () => void {
   // Tests that create onnxruntime sessions in their own process are not the studio, whose entry points turn the
   // runtime's telemetry off (it leaves mat-debug-<pid>.log and .ses in the temp directory); do the same for them.
   process.env.ORT_DISABLE_TELEMETRY ??= '1';
+  // Without a session's XDG_RUNTIME_DIR, PulseAudio (loaded by Chromium and espeak-ng) makes a pulse-* dir in TMPDIR
+  // that nothing removes; give it one the run removes.
+  if (!process.env.XDG_RUNTIME_DIR) process.env.PULSE_RUNTIME_PATH ??= join(runDir, AUDIO_RUNTIME_DIR);
   return () => {
     restore('TMPDIR', outer);
     restore('ORT_DISABLE_TELEMETRY', outerTelemetry);
+    restore('PULSE_RUNTIME_PATH', outerPulse);
     const left = leftoversIn(runDir);
     rmSync(runDir, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 });
     if (left.length > 0) {

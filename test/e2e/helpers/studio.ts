@@ -21,7 +21,7 @@ export interface Studio { url: string; repo: string; stop(): Promise<void> }
 export async function startStudio(): Promise<Studio> {
   ensureWebBuild();
   if (!existsSync(join(EXAMPLES_DIR, 'det/1/model.onnx'))) throw new Error('example models missing: run `pnpm studio prepare-examples` first');
-  const repo = copyExamples();
+  const repo = copyExamples({ linkModels: true }); // no spec writes a model file
   const p = await spawnStudio(repo);
   return {
     url: p.url.replace(/\/$/, ''),
