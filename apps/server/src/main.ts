@@ -28,6 +28,8 @@ export interface ServeConfig {
   intraOpThreads?: number;
   /** Directories `/api/import` may open repositories under (none: import is refused). */
   importRoots?: string[];
+  /** The server log of Python models' lines (print, stderr, Logger), one line each. */
+  modelLog?: (line: string) => void;
 }
 
 export interface RunningServer {
@@ -57,7 +59,8 @@ export function checkListenConfig(host: string, token: string | undefined): void
 }
 
 async function createEngine(repository: Repository, config: ServeConfig) {
-  return Engine.create({ repository, ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}), ...(config.limits?.maxConcurrentRuns ? { maxConcurrentRuns: config.limits.maxConcurrentRuns } : {}) });
+  const log = config.modelLog;
+  return Engine.create({ repository, ...(log ? { onModelLog: (_m: string, instance: string, level: string, message: string) => log(`[${instance}] ${level === 'info' ? '' : `${level}: `}${message}`) } : {}), ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}), ...(config.limits?.maxConcurrentRuns ? { maxConcurrentRuns: config.limits.maxConcurrentRuns } : {}) });
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Catalogue, CatalogueModel, Diagnostic, GraphDoc, ModelConfig } fro
 import { catalogueModel, catalogueModelFromConfig, graphFromEnsemble, keyedRecord, migrate, normalizeConfig, parsePbtxtLenient } from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
 import { configFromOnnx, readOnnxSignature } from './onnxSignature.ts';
+import { autoCompletePython, definesAutoComplete, pythonInterpreter } from '../engine/backends/python/autoComplete.ts';
 
 /** What one model directory holds on disk. */
 interface ModelDir { name: string; dir: string; versions: number[]; files: string[]; hasConfig: boolean; hasStudio: boolean }
@@ -49,7 +50,9 @@ async function readModelConfig(m: ModelDir): Promise<ModelConfig> {
   if (latest !== undefined && m.files.includes('model.onnx')) {
     return configFromOnnx(m.name, await readOnnxSignature(onnxPath(join(m.dir, String(latest), 'model.onnx'))));
   }
-  throw new Error('no config.pbtxt and no model.onnx to derive one from');
+  // A Python model may leave its config to `auto_complete_config` (Triton's auto-complete).
+  if (latest !== undefined && m.files.includes('model.py')) return { name: m.name, backend: 'python' };
+  throw new Error('no config.pbtxt, and no model.onnx or model.py to derive one from');
 }
 
 /** ONNX models may be a file or a directory `model.onnx/` holding `model.onnx`. */
@@ -60,6 +63,10 @@ function onnxPath(p: string): string {
 /** Fills inputs/outputs of an ONNX config that declares none, as Triton's auto-complete does. */
 async function autoComplete(m: ModelDir, config: ModelConfig): Promise<ModelConfig> {
   const latest = m.versions.at(-1);
+  if (config.backend === 'python' && latest !== undefined) {
+    const file = join(m.dir, String(latest), config.default_model_filename ?? 'model.py');
+    return definesAutoComplete(file) ? autoCompletePython(pythonInterpreter(), file, config) : config;
+  }
   const file = config.default_model_filename ?? 'model.onnx';
   const onnx = config.platform === 'onnxruntime_onnx' || config.backend === 'onnxruntime';
   if (!onnx || latest === undefined || !m.files.includes(file)) return config;
