@@ -103,6 +103,50 @@ class TritonPythonModel:
         return [pb_utils.InferenceResponse([pb_utils.Tensor("N", np.full((1, 1), n, dtype=np.int32))]) for _ in requests]
 `;
 
+const STUCK = `
+import time
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        x = pb_utils.get_input_tensor_by_name(requests[0], "X").as_numpy()
+        while x[0] < 0:
+            time.sleep(0.01)
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", x)])]
+`;
+
+const LOUD = `
+import sys
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        for i in range(50000):
+            print("line", i, "x" * 100)
+        sys.stdout.write("y" * 3_000_000 + "\\n")
+        pb_utils.Logger.log_warn("done printing")
+        x = pb_utils.get_input_tensor_by_name(requests[0], "X").as_numpy()
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", x)])]
+`;
+
+const TWO_RESPONSES = `
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        x = pb_utils.get_input_tensor_by_name(requests[0], "X").as_numpy()
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", x)]) for _ in range(len(requests) + 1)]
+`;
+
+const WRONG_DTYPE = `
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([1], dtype=np.int64))]) for _ in requests]
+`;
+
 const tensor = (name: string, type: string, dims: string) => `{ name: "${name}" data_type: ${type} dims: [ ${dims} ] }`;
 
 const MODELS: Record<string, { py: string; config: string }> = {
@@ -112,10 +156,17 @@ const MODELS: Record<string, { py: string; config: string }> = {
   raiser: { py: RAISER, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '2')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '2')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
   crasher: { py: CRASHER, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
   batch: { py: BATCH, config: `backend: "python"\nmax_batch_size: 8\ndynamic_batching { max_queue_delay_microseconds: 50000 }\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('N', 'TYPE_INT32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
+  stuck: { py: STUCK, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
+  loud: { py: LOUD, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
+  two_responses: { py: TWO_RESPONSES, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
+  wrong_dtype: { py: WRONG_DTYPE, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
 };
 
+/** The well-behaved models (the hostile ones are written only where a test asks for them). */
+export const WELL_BEHAVED = ['add_sub', 'repeat', 'bls', 'raiser', 'crasher', 'batch'];
+
 /** Writes the named test models (`<dir>/<name>/config.pbtxt`, `<dir>/<name>/1/model.py`). */
-export function writePythonModels(dir: string, names: string[] = Object.keys(MODELS)): void {
+export function writePythonModels(dir: string, names: string[] = WELL_BEHAVED): void {
   for (const name of names) {
     const m = MODELS[name]!;
     mkdirSync(join(dir, name, '1'), { recursive: true });

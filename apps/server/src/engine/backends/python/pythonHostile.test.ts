@@ -1,0 +1,89 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerMessage, Tensor } from '@ensemble-studio/core';
+import { singleModelGraph } from '@ensemble-studio/core';
+import { loadRepository } from '../../../repo/loadRepository.ts';
+import type { Repository } from '../../../repo/types.ts';
+import { tempDir } from '../../../testSupport/tempDir.ts';
+import { Engine } from '../../Engine.ts';
+import { writePythonModels } from './pythonModels.testSupport.ts';
+
+// Model files that misbehave: each gets a clear error, and the server, other runs and other models carry on.
+
+let repo: Repository;
+let engine: Engine;
+const f32 = (...v: number[]): Tensor => ({ datatype: 'FP32', shape: [v.length], data: Float32Array.from(v) });
+const run = (model: string, x: number, extra: Partial<Parameters<Engine['run']>[0]> = {}) =>
+  engine.run({ graph: singleModelGraph(repo.catalogue.models[model]!), inputs: { X: f32(x) }, ...extra });
+
+beforeAll(async () => {
+  const dir = tempDir('py-hostile-');
+  writePythonModels(dir, ['stuck', 'loud', 'two_responses', 'wrong_dtype', 'crasher']);
+  repo = await loadRepository(dir);
+  engine = await Engine.create({ repository: repo });
+});
+afterAll(async () => { await engine?.close(); });
+
+describe('hostile model.py files', () => {
+  it('a model that never returns: the run times out, the process is replaced, the next request runs', async () => {
+    const other = run('crasher', 5);
+    const r = await run('stuck', -1, { timeoutMs: 300 });
+    expect(r.error?.code).toBe('timeout');
+    expect((await other).status).toBe('completed');
+    await expect.poll(async () => (await run('stuck', 1, { timeoutMs: 2000 })).status, { timeout: 15_000, interval: 200 }).toBe('completed');
+  });
+
+  it('a model that prints megabytes: the run completes, its log is cut to whole, bounded lines', async () => {
+    const events: ServerMessage[] = [];
+    const r = await run('loud', 2, { onEvent: (m) => events.push(m) });
+    expect(r.status).toBe('completed');
+    const logs = events.filter((e): e is Extract<ServerMessage, { type: 'run.log' }> => e.type === 'run.log');
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs.length).toBeLessThan(2000); // of 50 001 lines: 200 a second pass
+    expect(Math.max(...logs.map((l) => l.message.length))).toBeLessThan(5000);
+    expect(logs.some((l) => /log lines dropped/.test(l.message)) || logs.some((l) => l.message === 'done printing')).toBe(true);
+  });
+
+  it('a model that returns more responses than requests fails with a message saying so', async () => {
+    const r = await run('two_responses', 1);
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toMatch(/2 responses? .*1 request|expected 1 .*got 2|returned 2/i);
+  });
+
+  it('a model that returns the wrong data type fails naming the output and both types', async () => {
+    const r = await run('wrong_dtype', 1);
+    expect(r.status).toBe('failed');
+    expect(r.error?.message).toMatch(/output 'Y' as INT64, but its config declares it FP32/);
+  });
+});
+
+describe('python interpreter problems', () => {
+  it('makes the model unavailable, saying what to install, when python has no numpy; ONNX-free engines still start', async () => {
+    const dir = tempDir('py-nonumpy-');
+    writePythonModels(dir, ['add_sub']);
+    const fake = join(dir, 'python-without-numpy');
+    // `-S` skips site-packages, where numpy lives: an interpreter as a user without numpy would have.
+    writeFileSync(fake, `#!/bin/sh\nexec ${process.env.STUDIO_PYTHON || 'python3'} -S "$@"\n`);
+    chmodSync(fake, 0o755);
+    const e = await Engine.create({ repository: await loadRepository(dir), python: fake });
+    try {
+      const h = e.health().models.add_sub!;
+      expect(h.state).toBe('unavailable');
+      expect(h.error).toMatch(/has no numpy.*apt-get install python3-numpy/);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it('names the missing interpreter and how to choose another', async () => {
+    const dir = tempDir('py-nopython-');
+    writePythonModels(dir, ['add_sub']);
+    const e = await Engine.create({ repository: await loadRepository(dir), python: '/nonexistent/python3' });
+    try {
+      expect(e.health().models.add_sub!.error).toMatch(/no python interpreter '\/nonexistent\/python3'.*--python PATH or STUDIO_PYTHON/);
+    } finally {
+      await e.close();
+    }
+  });
+});
