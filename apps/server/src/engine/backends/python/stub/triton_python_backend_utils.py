@@ -17,12 +17,16 @@ from _pb_stub.dtypes import deserialize_bytes as _deserialize_bytes
 from _pb_stub.dtypes import serialize_bytes as _serialize_bytes
 from _pb_stub.errors import TritonError, TritonModelException
 from _pb_stub.logger import Logger
+from _pb_stub.metrics import Metric, MetricFamily, MetricKind
 from _pb_stub.request import (
     TRITONSERVER_REQUEST_FLAG_SEQUENCE_END,
     TRITONSERVER_REQUEST_FLAG_SEQUENCE_START,
     TRITONSERVER_REQUEST_RELEASE_ALL,
     TRITONSERVER_REQUEST_RELEASE_RESCHEDULE,
+    TRITONSERVER_MEMORY_CPU,
+    TRITONSERVER_MEMORY_GPU,
     InferenceRequest,
+    PreferredMemory,
 )
 from _pb_stub.bls import ResponseIterator
 from _pb_stub.response import TRITONSERVER_RESPONSE_COMPLETE_FINAL, InferenceResponse, InferenceResponseSender
@@ -31,13 +35,14 @@ from _pb_stub.tensor import Tensor
 TRITON_STRING_TO_NUMPY = dict(CONFIG_TYPE_TO_NUMPY)
 
 # Tracebacks and reprs name the module users import, not where the classes happen to live.
-for _public in (InferenceRequest, InferenceResponse, InferenceResponseSender, Logger, ModelConfig, ResponseIterator,
-                Tensor, TritonError, TritonModelException):
+for _public in (InferenceRequest, InferenceResponse, InferenceResponseSender, Logger, Metric, MetricFamily, ModelConfig,
+                PreferredMemory, ResponseIterator, Tensor, TritonError, TritonModelException):
     _public.__module__ = __name__
 
 __all__ = [
-    "InferenceRequest", "InferenceResponse", "InferenceResponseSender", "Logger", "ModelConfig",
-    "ResponseIterator", "Tensor", "TritonError", "TritonModelException",
+    "InferenceRequest", "InferenceResponse", "InferenceResponseSender", "Logger", "Metric", "MetricFamily",
+    "MetricKind", "ModelConfig", "PreferredMemory", "ResponseIterator", "Tensor", "TritonError",
+    "TritonModelException", "TRITONSERVER_MEMORY_CPU", "TRITONSERVER_MEMORY_GPU",
     "TRITONSERVER_REQUEST_FLAG_SEQUENCE_END", "TRITONSERVER_REQUEST_FLAG_SEQUENCE_START",
     "TRITONSERVER_REQUEST_RELEASE_ALL", "TRITONSERVER_REQUEST_RELEASE_RESCHEDULE",
     "TRITONSERVER_RESPONSE_COMPLETE_FINAL", "TRITON_STRING_TO_NUMPY", "deserialize_bytes_tensor",

@@ -29,6 +29,7 @@ class Runtime:
         self.initialized = False
         self.finalizing = False
         self._open = {}  # execute id -> [RequestState]
+        self._early_cancels = []  # cancels that overtook their execute (still queued for the model thread)
         self._lock = threading.Lock()
         self._loop = None
         self.bls = None
@@ -41,6 +42,10 @@ class Runtime:
     def open_execute(self, execute_id, states):
         with self._lock:
             self._open[execute_id] = states
+            if execute_id in self._early_cancels:
+                self._early_cancels.remove(execute_id)
+                for state in states:
+                    state.cancelled = True
 
     def close_execute_if_done(self, execute_id):
         """Forgets an execute once every request is final (a cancel for it is then moot)."""
@@ -51,7 +56,11 @@ class Runtime:
 
     def cancel(self, execute_id):
         with self._lock:
-            states = self._open.get(execute_id, [])
+            states = self._open.get(execute_id)
+            if states is None:
+                # Not started yet, or already over: remember a bounded number in case it is still queued.
+                self._early_cancels = self._early_cancels[-255:] + [execute_id]
+                return
         for state in states:
             state.cancelled = True
 

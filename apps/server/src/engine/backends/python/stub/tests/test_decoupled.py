@@ -144,6 +144,27 @@ class CancelTest(unittest.TestCase):
         self.assertEqual([r["error"]["message"] for r in responses], ["cancelled", "cancelled"])
 
 
+class EarlyCancelTest(unittest.TestCase):
+    def test_a_cancel_that_overtakes_its_queued_execute_still_counts(self):
+        peer = StubPeer("""
+            import time
+            import triton_python_backend_utils as pb_utils
+
+            class TritonPythonModel:
+                def execute(self, requests):
+                    time.sleep(0.3)
+                    return [pb_utils.InferenceResponse(error=pb_utils.TritonError(str(r.is_cancelled()))) for r in requests]
+        """)
+        self.addCleanup(peer.close)
+        self.assertEqual(peer.init()["type"], "ready")
+        peer.execute(1, [{"inputs": []}])
+        peer.execute(2, [{"inputs": []}])  # waits behind execute 1 on the model thread
+        peer.send({"type": "cancel", "id": 2})
+        first, _ = peer.collect(1, 1)
+        second, _ = peer.collect(2, 1)
+        self.assertEqual([first[0]["error"]["message"], second[0]["error"]["message"]], ["False", "True"])
+
+
 class NonDecoupledSenderTest(unittest.TestCase):
     def test_sender_rules_of_a_default_model(self):
         peer = StubPeer("""
