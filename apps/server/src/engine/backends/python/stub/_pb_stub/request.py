@@ -52,7 +52,8 @@ class InferenceRequest:
         self._correlation_id = correlation_id
         self._inputs = check_tensors(inputs, "InferenceRequest inputs")
         self._requested = [str(n) for n in requested_output_names]
-        self._model_name = str(model_name)
+        # Triton's binding takes bytes as well (a name read from a BYTES tensor is bytes).
+        self._model_name = model_name.decode("utf-8") if isinstance(model_name, (bytes, bytearray)) else str(model_name)
         self._model_version = int(model_version)
         self._flags = int(flags)
         self._timeout = int(timeout)
