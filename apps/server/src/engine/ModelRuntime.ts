@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
+import { fromConfigType } from '@ensemble-studio/core';
 import { Batcher } from './Batcher.ts';
 import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
 import { OnnxBackend } from './backends/onnx/OnnxBackend.ts';
@@ -139,6 +140,7 @@ export class ModelRuntime {
   /** Runs one request through the model's scheduler. */
   async infer(req: InferRequest): Promise<InferResult> {
     this.assertReady();
+    this.checkInputTypes(req.inputs);
     try {
       const r = await this.route(req);
       this.stats.success();
@@ -146,6 +148,17 @@ export class ModelRuntime {
     } catch (err) {
       this.stats.failure();
       throw err;
+    }
+  }
+
+  /** An input whose data type is not the config's is refused as Triton refuses it (a producer upstream sent the wrong type). */
+  private checkInputTypes(inputs: Record<string, Tensor>): void {
+    for (const input of this.o.config.input ?? []) {
+      const t = inputs[input.name];
+      const want = fromConfigType(input.data_type);
+      if (t && want && t.datatype !== want) {
+        throw new EngineError('invalid-input', `inference input '${input.name}' data-type is '${t.datatype}', but model '${this.o.name}' expects '${want}'`);
+      }
     }
   }
 

@@ -27,6 +27,8 @@ export class Scheduler {
   private timings: NodeTiming[] = [];
   private inflight = 0;
   private partials = 0;
+  /** Nodes that finished having sent no response (a decoupled model's choice). */
+  private silentNodes = 0;
   private stopped = false;
   private failure: { code: string; message: string; nodeId?: string } | undefined;
   private exit: ExitInfo | undefined;
@@ -186,6 +188,7 @@ export class Scheduler {
     const first = r.responses[0] ?? {};
     if (this.observed) this.o.emit({ type: 'node.finished', runId: this.o.runId, nodeId: node.id, timing, outputs: r.summaries ?? summaries(first) });
     if (r.exit && node.kind === 'condition') this.onExit(node, r.exit.value);
+    if (r.responses.length === 0 && !r.exit && !this.counters.has(node.id)) this.silentNodes++;
     const multi = r.responses.length !== 1;
     if (multi) this.partials += r.responses.length;
     r.responses.forEach((resp, k) => {
@@ -288,6 +291,8 @@ export class Scheduler {
       return { ...base, status: 'exited_early', outputs };
     }
     const missing = this.idx.outputs.filter((n) => !this.outputs[n.params.name]);
+    // A decoupled model may answer a request with no response at all (only the final flag): nothing more to send.
+    if (missing.length > 0 && this.silentNodes > 0) return { ...base, status: 'completed', outputs: this.outputs };
     if (missing.length > 0) {
       const names = missing.map((n) => n.params.name).join(', ');
       return { ...base, status: 'failed', outputs: {}, error: { code: 'output-missing', message: `in ensemble '${this.o.graph.name}', output ${names} was not produced: no more nodes can run` } };

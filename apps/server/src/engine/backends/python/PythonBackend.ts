@@ -1,5 +1,4 @@
-import type { ModelConfig, Tensor } from '@ensemble-studio/core';
-import { fromConfigType } from '@ensemble-studio/core';
+import type { ModelConfig } from '@ensemble-studio/core';
 import { EngineError } from '../../errors.ts';
 import { InstancePool } from '../../InstancePool.ts';
 import type { BackendCall, BackendReply, ModelBackend } from '../modelBackend.ts';
@@ -19,12 +18,10 @@ export class PythonBackend implements ModelBackend {
   readonly concatenates = false;
   readonly fusable = false;
   readonly notices: string[] = [];
-  private readonly outputTypes: Map<string, string>;
 
   constructor(name: string, count: number, spec: PythonSpec, private readonly config: ModelConfig) {
     // One request per process at a time: a second one queued behind an execute that waits on a BLS call could deadlock it.
     this.pool = new InstancePool({ name, count, pipelineDepth: 1, create: (inst, onCrash) => new PythonInstance(inst, spec, onCrash) });
-    this.outputTypes = new Map((config.output ?? []).map((o) => [o.name, fromConfigType(o.data_type) ?? o.data_type]));
     const env = config.parameters?.EXECUTION_ENV_PATH;
     if (env) {
       const path = typeof env === 'object' && env !== null && 'string_value' in env ? String((env as { string_value: unknown }).string_value) : String(env);
@@ -49,7 +46,7 @@ export class PythonBackend implements ModelBackend {
     const requests = cs.map((c): PyRequest => ({
       inputs: c.inputs,
       ...(c.sequence ? { correlationId: c.sequence.id, flags: (c.sequence.start ? FLAG_START : 0) | (c.sequence.end ? FLAG_END : 0) } : {}),
-      ...(c.respond ? { onResponse: (o: Record<string, Tensor>) => c.respond!(this.checked(o)) } : {}),
+      ...(c.respond ? { onResponse: c.respond } : {}),
       ...(c.onLog ? { onLog: (level, message) => c.onLog!(level, message, instance) } : {}),
     }));
     const signal = cs.length === 1 ? first.signal : undefined;
@@ -58,26 +55,12 @@ export class PythonBackend implements ModelBackend {
     instance = r.instance;
     return r.result.results.map((res): BackendReply | Error => {
       if (!res.ok) return res.error;
-      try {
-        const responses = res.responses.map((o) => this.checked(o));
-        const base = { instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
-        if (this.decoupled) return { ...base, outputs: responses.at(-1) ?? {}, responses };
-        if (responses.length !== 1) return new EngineError('node-failed', `model '${this.config.name}' sent ${responses.length} responses for one request`);
-        return { ...base, outputs: responses[0]! };
-      } catch (err) {
-        return err as Error;
-      }
+      const responses = res.responses;
+      const base = { instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
+      if (this.decoupled) return { ...base, outputs: responses.at(-1) ?? {}, responses };
+      if (responses.length !== 1) return new EngineError('node-failed', `model '${this.config.name}' sent ${responses.length} responses for one request`);
+      return { ...base, outputs: responses[0]! };
     });
   }
 
-  /** Outputs whose data type differs from the config are refused, naming both (Triton would fail the request). */
-  private checked(outputs: Record<string, Tensor>): Record<string, Tensor> {
-    for (const [name, t] of Object.entries(outputs)) {
-      const want = this.outputTypes.get(name);
-      if (want && want !== t.datatype) {
-        throw new EngineError('node-failed', `model '${this.config.name}' returned output '${name}' as ${t.datatype}, but its config declares it ${want}`);
-      }
-    }
-    return outputs;
-  }
 }

@@ -42,7 +42,10 @@ export class LogLines {
       this.inWindow = 0;
       this.dropped = 0;
     }
-    if (this.inWindow >= MAX_LINES_PER_SECOND) { this.dropped++; return; }
+    if (this.inWindow >= MAX_LINES_PER_SECOND) {
+      if (this.dropped++ === 0) this.out('warn', `(the model writes more than ${MAX_LINES_PER_SECOND} log lines a second: the rest of this second's lines are dropped)`);
+      return;
+    }
     this.inWindow++;
     const text = message.endsWith('\r') ? message.slice(0, -1) : message;
     this.out(level, text.length > MAX_LINE ? `${text.slice(0, MAX_LINE)}… (${text.length - MAX_LINE} more characters)` : text);

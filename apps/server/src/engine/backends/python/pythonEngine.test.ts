@@ -42,6 +42,11 @@ describe('Python backend in the engine', () => {
     expect(r.status).toBe('completed');
     expect(responses.map((o) => [...(o.OUT!.data as Int32Array)])).toEqual([[4], [5], [6]]);
     expect(events.filter((e) => e.type === 'run.partial')).toHaveLength(3);
+    // No response at all (only the final flag) is a complete answer of a decoupled model.
+    const none: boolean[] = [];
+    const empty = await engine.run({ graph: graphOf('repeat'), inputs: { IN: { datatype: 'INT32', shape: [0], data: new Int32Array(0) } }, onResponse: (_o, final) => none.push(final) });
+    expect(empty.status).toBe('completed');
+    expect(none).toEqual([true]);
   });
 
   it('answers BLS calls: exec() into another model, a decoupled stream, and an unknown model as a response error', async () => {

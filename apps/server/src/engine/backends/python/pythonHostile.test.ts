@@ -1,8 +1,8 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerMessage, Tensor } from '@ensemble-studio/core';
-import { singleModelGraph } from '@ensemble-studio/core';
+import type { GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
+import { GRAPH_VERSION, singleModelGraph } from '@ensemble-studio/core';
 import { loadRepository } from '../../../repo/loadRepository.ts';
 import type { Repository } from '../../../repo/types.ts';
 import { tempDir } from '../../../testSupport/tempDir.ts';
@@ -51,10 +51,27 @@ describe('hostile model.py files', () => {
     expect(r.error?.message).toMatch(/2 responses? .*1 request|expected 1 .*got 2|returned 2/i);
   });
 
-  it('a model that returns the wrong data type fails naming the output and both types', async () => {
-    const r = await run('wrong_dtype', 1);
+  it('a model that returns the wrong data type: passed on as sent (as Triton does), refused by the model it feeds', async () => {
+    const alone = await run('wrong_dtype', 1);
+    expect(alone.outputs.Y?.datatype).toBe('INT64');
+    const at = { x: 0, y: 0 };
+    const graph: GraphDoc = {
+      version: GRAPH_VERSION, name: 'chain', maxBatchSize: 0,
+      nodes: [
+        { id: 'x', kind: 'input', position: at, params: { name: 'X', datatype: 'FP32', dims: [1] } },
+        { id: 'a', kind: 'model', position: at, params: { model: 'wrong_dtype' } },
+        { id: 'b', kind: 'model', position: at, params: { model: 'crasher' } },
+        { id: 'y', kind: 'output', position: at, params: { name: 'Y', datatype: 'FP32', dims: [1] } },
+      ],
+      edges: [
+        { id: 'e1', source: 'x', sourcePort: 'out', target: 'a', targetPort: 'X' },
+        { id: 'e2', source: 'a', sourcePort: 'Y', target: 'b', targetPort: 'X' },
+        { id: 'e3', source: 'b', sourcePort: 'Y', target: 'y', targetPort: 'in' },
+      ],
+    };
+    const r = await engine.run({ graph, inputs: { X: f32(1) } });
     expect(r.status).toBe('failed');
-    expect(r.error?.message).toMatch(/output 'Y' as INT64, but its config declares it FP32/);
+    expect(r.error?.message).toMatch(/node 'b'.*inference input 'X' data-type is 'INT64', but model 'crasher' expects 'FP32'/);
   });
 });
 
