@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { disableOnnxRuntimeTelemetry } from '../src/cli/onnxTelemetry.ts';
 import { Engine } from '../src/engine/index.ts';
-import { makeTestRepository } from '../src/engine/fixtures.ts';
+import { writeEngineRepository } from '../src/engine/fixtureRepository.ts';
 import { branchesGraph, fanoutGraph, ocrGraph, singleModelGraph } from '../src/engine/graphs.ts';
 import { SYNTHETIC } from '../src/onnx/synthetic.ts';
 import { directBranches, directFanout, directOcr, directSessions } from './direct.ts';
@@ -63,7 +63,7 @@ async function runOk(engine: Engine, graph: GraphDoc, inputs: Record<string, Ten
 async function main(): Promise<void> {
   disableOnnxRuntimeTelemetry();
   // det gets a second instance for the fan-out branches (one OCR run uses one at a time).
-  const repo = makeTestRepository(['extractor', 'head', 'accumulator', 'det', 'rec', 'cls', 'vad'], { det: { instance_group: [{ count: 2, kind: 'KIND_CPU' }] } }, benchScratchDir('engine-repo-'));
+  const repo = writeEngineRepository(benchScratchDir('engine-repo-'), ['extractor', 'head', 'accumulator', 'det', 'rec', 'cls', 'vad'], { det: { instance_group: [{ count: 2, kind: 'KIND_CPU' }] } });
   // Up to 300 VAD streams each keep a run in flight: raise the default limit of 64 concurrent runs.
   const engine = await Engine.create({ repository: repo, maxConcurrentRuns: 1024 });
   const direct = await directSessions(repo, ['det', 'rec', 'cls', 'extractor', 'head', 'vad']);
