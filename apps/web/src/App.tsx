@@ -3,7 +3,10 @@ import { ReactFlowProvider, useReactFlow } from '@xyflow/react';
 import type { Catalogue, GraphDoc } from '@ensemble-studio/core';
 import { newGraph } from '@ensemble-studio/core';
 import { api } from './api/client.ts';
-import { Canvas, FIT_VIEW } from './canvas/Canvas.tsx';
+import { autoLayout, canvasView } from './canvas/autoLayout.ts';
+import { Canvas } from './canvas/Canvas.tsx';
+import type { PipelineFlowNode } from './canvas/toFlow.ts';
+import { fitLegible } from './canvas/viewport.ts';
 import { loadGraphDoc, setGraphInUrl, useGraphFiles } from './hooks/useGraphFiles.ts';
 import { useShortcuts } from './hooks/useShortcuts.ts';
 import { HelpOverlay } from './panels/HelpOverlay.tsx';
@@ -43,8 +46,16 @@ function Editor() {
   const store = useEditorStore();
   const theme = useEditor((s) => s.ui.theme);
   const files = useGraphFiles();
-  const { fitView } = useReactFlow();
-  const extra = useMemo(() => ({ save: () => void files.save(), fit: () => void fitView(FIT_VIEW) }), [files.save, fitView]); // eslint-disable-line react-hooks/exhaustive-deps
+  const rf = useReactFlow<PipelineFlowNode>();
+  const extra = useMemo(() => ({
+    save: () => void files.save(),
+    fit: () => fitLegible(rf, 200),
+    layout: () => {
+      const s = store.getState();
+      s.actions.moveNodes(autoLayout(s.doc.graph, s.ui.measured, canvasView()));
+      requestAnimationFrame(() => fitLegible(rf, 200));
+    },
+  }), [files.save, rf, store]); // eslint-disable-line react-hooks/exhaustive-deps
   useShortcuts(store, extra);
   useEffect(() => { document.documentElement.dataset.theme = theme; localStorage.setItem('studio.theme', theme); }, [theme]);
   return (

@@ -1,18 +1,16 @@
-import { useCallback, useEffect, useMemo, type DragEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, type DragEvent } from 'react';
 import {
-  Background, BackgroundVariant, Controls, MiniMap, ReactFlow, useReactFlow,
-  type Connection, type Edge, type OnConnectEnd,
+  Background, BackgroundVariant, Controls, MiniMap, ReactFlow, useReactFlow, useStore,
+  type Connection, type Edge, type OnConnectEnd, type ReactFlowState,
 } from '@xyflow/react';
 import { canConnect } from '@ensemble-studio/core';
 import { useEditor, useEditorStore } from '../store/useEditor.ts';
 import type { NodeTemplate } from '../store/types.ts';
 import { dtypeColor } from '../nodes/dtypeColors.ts';
-import { nodeTypes } from './nodeTypes.ts';
+import { edgeTypes, nodeTypes } from './nodeTypes.ts';
 import { createToFlowEdges, createToFlowNodes, type PipelineFlowNode } from './toFlow.ts';
 import { EmptyCanvas } from './EmptyCanvas.tsx';
-
-/** How every "fit view" frames the graph: never zoomed in past 1.2 (a lone node stays readable-sized). */
-export const FIT_VIEW = { padding: 0.12, maxZoom: 1.2, duration: 200 } as const;
+import { DETAIL_ZOOM, fitLegible } from './viewport.ts';
 
 /** The MIME type the palette puts on a drag. */
 export const PALETTE_MIME = 'application/x-ensemble-studio-node';
@@ -53,9 +51,10 @@ function useFlowCallbacks() {
   return { isValidConnection, onConnect, onConnectEnd, onDrop, onDragOver };
 }
 
-/** Centres the viewport on focus requests (problems panel) and fits it when a graph loads. */
-function useViewportRequests() {
-  const { setCenter, fitView, getInternalNode } = useReactFlow();
+/** Centres the viewport on focus requests (problems panel) and frames a graph legibly once its nodes are measured. */
+function useViewportRequests(nodes: PipelineFlowNode[]) {
+  const rf = useReactFlow<PipelineFlowNode>();
+  const { setCenter, getInternalNode } = rf;
   const focus = useEditor((s) => s.ui.focus);
   const loaded = useEditor((s) => s.ui.loaded);
   useEffect(() => {
@@ -66,10 +65,16 @@ function useViewportRequests() {
     const h = n.measured.height ?? 100;
     void setCenter(n.internals.positionAbsolute.x + w / 2, n.internals.positionAbsolute.y + h / 2, { zoom: 1.1, duration: 300 });
   }, [focus, setCenter, getInternalNode]);
+  const fitted = useRef(-1);
+  const measured = nodes.length > 0 && nodes.every((n) => n.measured);
   useEffect(() => {
-    if (loaded > 0) requestAnimationFrame(() => void fitView(FIT_VIEW));
-  }, [loaded, fitView]);
+    if (!measured || fitted.current === loaded) return;
+    fitted.current = loaded;
+    requestAnimationFrame(() => fitLegible(rf));
+  }, [measured, loaded, rf]);
 }
+
+const zoomedOut = (s: ReactFlowState) => s.transform[2] < DETAIL_ZOOM;
 
 const miniMapColor = (n: PipelineFlowNode) => {
   if (n.data.problems?.severity === 'error') return '#e5484d';
@@ -85,13 +90,15 @@ export function Canvas() {
   const theme = useEditor((s) => s.ui.theme);
   const actions = useEditor((s) => s.actions);
   const callbacks = useFlowCallbacks();
-  useViewportRequests();
+  useViewportRequests(nodes);
+  const farOut = useStore(zoomedOut);
   return (
-    <div className="canvas" onDrop={callbacks.onDrop} onDragOver={callbacks.onDragOver}>
+    <div className={`canvas${farOut ? ' zoomed-out' : ''}`} onDrop={callbacks.onDrop} onDragOver={callbacks.onDragOver}>
       <ReactFlow<PipelineFlowNode>
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
         onNodesChange={actions.applyNodeChanges}
         onEdgesChange={actions.applyEdgeChanges}
         onConnect={callbacks.onConnect}
@@ -100,8 +107,6 @@ export function Canvas() {
         deleteKeyCode={null}
         multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
         colorMode={theme}
-        fitView
-        fitViewOptions={FIT_VIEW}
         minZoom={0.1}
         defaultEdgeOptions={{ labelBgPadding: [4, 2], labelBgBorderRadius: 3 }}
         proOptions={{ hideAttribution: true }}

@@ -2,30 +2,48 @@ import type { Edge, Node } from '@xyflow/react';
 import { formatShape, nodePorts, portKey } from '@ensemble-studio/core';
 import type { Catalogue, DataType, GraphDoc, GraphNode, PortType } from '@ensemble-studio/core';
 import { diagnosticsByTarget, graphTypes, type NodeProblems } from '../store/derived.ts';
+import { modelFacts, type ModelFacts } from '../nodes/modelFacts.ts';
 import type { EditorState, Selection, Size } from '../store/types.ts';
 
-/** A port as the canvas draws it: name plus the (possibly inferred) dtype and full shape. */
-export interface PortView { name: string; datatype: DataType | null; shape: number[] | null; optional?: boolean }
+/** A port as the canvas draws it: name plus the (possibly inferred) dtype and full shape; a wired one's type is on its edge. */
+export interface PortView { name: string; datatype: DataType | null; shape: number[] | null; optional?: boolean; wired: boolean }
 
 export interface PipelineData extends Record<string, unknown> {
   node: GraphNode;
   inputs: PortView[];
   outputs: PortView[];
   problems: NodeProblems | null;
+  /** Backend, file and streaming nature of a model node. */
+  model: ModelFacts | null;
 }
 export type PipelineFlowNode = Node<PipelineData, 'pipeline'>;
 export type TensorFlowEdge = Edge<{ severity: NodeProblems['severity'] | null; messages: string[] }>;
 
-function portViews(graph: GraphDoc, node: GraphNode, catalogue: Catalogue, types: Map<string, PortType>) {
+function portViews(graph: GraphDoc, node: GraphNode, catalogue: Catalogue, types: Map<string, PortType>, wired: Set<string>) {
   const ports = nodePorts(graph, node, catalogue);
-  const view = (p: (typeof ports.inputs)[number]): PortView => {
+  const view = (p: (typeof ports.inputs)[number], dir: 'in' | 'out'): PortView => {
     const t = types.get(portKey(node.id, p.name));
-    return { name: p.name, datatype: p.datatype ?? t?.datatype ?? null, shape: p.shape ?? t?.shape ?? null, optional: p.optional };
+    return { name: p.name, datatype: p.datatype ?? t?.datatype ?? null, shape: p.shape ?? t?.shape ?? null, optional: p.optional, wired: wired.has(`${dir}:${portKey(node.id, p.name)}`) };
   };
-  return { inputs: ports.inputs.map(view), outputs: ports.outputs.map(view) };
+  return { inputs: ports.inputs.map((p) => view(p, 'in')), outputs: ports.outputs.map((p) => view(p, 'out')) };
 }
 
-interface CacheEntry { src: GraphNode; selected: boolean; size: Size | undefined; types: unknown; problems: NodeProblems | null; flow: PipelineFlowNode }
+/** `in:`/`out:` + port key of every wired port (the edges array is replaced on every structural change). */
+const wiredPorts = (() => {
+  let last: { edges: GraphDoc['edges']; out: Set<string> } | null = null;
+  return (edges: GraphDoc['edges']): Set<string> => {
+    if (last?.edges === edges) return last.out;
+    const out = new Set<string>();
+    for (const e of edges) {
+      out.add(`out:${portKey(e.source, e.sourcePort)}`);
+      out.add(`in:${portKey(e.target, e.targetPort)}`);
+    }
+    last = { edges, out };
+    return out;
+  };
+})();
+
+interface CacheEntry { src: GraphNode; selected: boolean; size: Size | undefined; types: unknown; wired: Set<string>; problems: NodeProblems | null; flow: PipelineFlowNode }
 
 /**
  * The GraphDoc ↔ React Flow adapter: one `pipeline` node per graph node, reusing the previous flow
@@ -41,22 +59,23 @@ export function createToFlowNodes() {
     const types = graphTypes(graph, s.catalogue);
     const diags = diagnosticsByTarget(graph, s.catalogue);
     const selected = new Set(selection.nodes);
+    const wired = wiredPorts(graph.edges);
     const next = new Map<string, CacheEntry>();
     const out = graph.nodes.map((n) => {
       const entry = cache.get(n.id);
       const isSel = selected.has(n.id);
       const size = measured[n.id];
       const problems = diags.nodes.get(n.id) ?? null;
-      if (entry && entry.src === n && entry.selected === isSel && entry.size === size && entry.types === types && entry.problems === problems) {
+      if (entry && entry.src === n && entry.selected === isSel && entry.size === size && entry.types === types && entry.wired === wired && entry.problems === problems) {
         next.set(n.id, entry);
         return entry.flow;
       }
       const flow: PipelineFlowNode = {
         id: n.id, type: 'pipeline', position: n.position, selected: isSel,
-        data: { node: n, ...portViews(graph, n, s.catalogue, types), problems },
+        data: { node: n, ...portViews(graph, n, s.catalogue, types, wired), problems, model: n.kind === 'model' ? modelFacts(s.catalogue.models[n.params.model], n.params.settings) : null },
         ...(size ? { measured: size } : {}),
       };
-      next.set(n.id, { src: n, selected: isSel, size, types, problems, flow });
+      next.set(n.id, { src: n, selected: isSel, size, types, wired, problems, flow });
       return flow;
     });
     cache = next;
@@ -84,7 +103,7 @@ export function createToFlowEdges() {
       const problems = diags.edges.get(e.id);
       const flowing = s.run.nodes[e.source]?.status === 'finished' && s.run.nodes[e.target]?.status === 'running';
       return {
-        id: e.id, source: e.source, sourceHandle: e.sourcePort, target: e.target, targetHandle: e.targetPort,
+        id: e.id, type: 'tensor', source: e.source, sourceHandle: e.sourcePort, target: e.target, targetHandle: e.targetPort,
         selected: selected.has(e.id), animated: flowing, label: tensorLabel(types.get(portKey(e.source, e.sourcePort))),
         className: problems ? `edge-${problems.severity}` : undefined,
         data: { severity: problems?.severity ?? null, messages: problems?.messages ?? [] },

@@ -1,6 +1,5 @@
 import { useEffect } from 'react';
 import type { EditorStore } from '../store/createEditorStore.ts';
-import { autoLayout } from '../canvas/autoLayout.ts';
 
 /** Keyboard shortcuts, listed in the help overlay. `mod` = Ctrl (⌘ on macOS). */
 export const SHORTCUTS: { keys: string; does: string }[] = [
@@ -11,7 +10,7 @@ export const SHORTCUTS: { keys: string; does: string }[] = [
   { keys: 'Delete / Backspace', does: 'Delete selected nodes and edges' },
   { keys: 'mod+A', does: 'Select all nodes' },
   { keys: 'mod+S', does: 'Save the graph to the repository' },
-  { keys: 'L', does: 'Auto-layout (dagre)' },
+  { keys: 'L', does: 'Auto-layout (wrapped to fill the canvas)' },
   { keys: 'F', does: 'Fit view (toolbar)' },
   { keys: 'Enter (on a palette item)', does: 'Add it at the centre of the view' },
   { keys: 'Shift+drag / mod+click', does: 'Box-select / add to selection' },
@@ -22,8 +21,8 @@ export const SHORTCUTS: { keys: string; does: string }[] = [
 const typing = (t: EventTarget | null) =>
   t instanceof HTMLElement && (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName));
 
-/** Binds editor shortcuts on window; `extra` handles save and fit (they need the API / viewport). */
-export function useShortcuts(store: EditorStore, extra: { save(): void; fit(): void }): void {
+/** Binds editor shortcuts on window; `extra` handles save, fit and layout (they need the API / viewport). */
+export function useShortcuts(store: EditorStore, extra: { save(): void; fit(): void; layout(): void }): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (typing(e.target)) return;
@@ -43,7 +42,7 @@ export function useShortcuts(store: EditorStore, extra: { save(): void; fit(): v
       else if (key === 'delete' || key === 'backspace') act(a.removeSelection);
       else if (key === '?') act(() => a.toggleHelp());
       else if (key === 'escape') act(() => { a.toggleHelp(false); a.select({ nodes: [], edges: [] }); });
-      else if (key === 'l') act(() => a.moveNodes(autoLayout(s.doc.graph, s.ui.measured)));
+      else if (key === 'l') act(extra.layout);
       else if (key === 'f') act(extra.fit);
     };
     window.addEventListener('keydown', onKey);

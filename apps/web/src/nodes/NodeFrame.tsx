@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { NodeKind } from '@ensemble-studio/core';
 import type { NodeProblems } from '../store/derived.ts';
 import type { NodeRun } from '../store/types.ts';
+import type { ModelFacts } from './modelFacts.ts';
 
 function statusText(run: NodeRun | undefined): string | null {
   if (!run) return null;
@@ -15,23 +16,44 @@ function statusText(run: NodeRun | undefined): string | null {
   }
 }
 
-interface Props { kind: NodeKind; title: string; subtitle: string; selected: boolean; run: NodeRun | undefined; problems: NodeProblems | null; children: ReactNode }
+/** A model's backend, and its file when it is a Python model (`1/model.py`). */
+function Backend({ facts }: { facts: ModelFacts }) {
+  const file = facts.file?.split('/').slice(1).join('/');
+  return <span className={`fact backend-${facts.backend}`} title={facts.file ?? undefined}>{facts.backend}{facts.backend === 'python' && file ? ` · ${file}` : ''}</span>;
+}
 
-/** The chrome around a node: kind badge, title, diagnostics badge, run status. */
-export function NodeFrame({ kind, title, subtitle, selected, run, problems, children }: Props) {
+/** Chips for a decoupled or stateful model. */
+function Chips({ facts }: { facts: ModelFacts }) {
+  if (!facts.decoupled && !facts.sequence) return null;
+  return (
+    <div className="node-facts">
+      {facts.decoupled && <span className="fact chip" title="Decoupled: sends any number of responses per request">decoupled</span>}
+      {facts.sequence && <span className="fact chip" title={`Sequence batching (${facts.sequence}): keeps state per stream`}>sequence · {facts.sequence}</span>}
+    </div>
+  );
+}
+
+interface Props { kind: NodeKind; title: string; subtitle: string; model: ModelFacts | null; selected: boolean; run: NodeRun | undefined; problems: NodeProblems | null; children: ReactNode }
+
+/** The chrome around a node: title, kind and subtitle, model facts, diagnostics badge, ports, run status. */
+export function NodeFrame({ kind, title, subtitle, model, selected, run, problems, children }: Props) {
   const status = statusText(run);
   return (
-    <div className={`node node-${kind}${selected ? ' selected' : ''}${run ? ` run-${run.status}` : ''}${problems ? ` has-${problems.severity}` : ''}`}>
+    <div className={`node node-${kind} kind-${kind}${selected ? ' selected' : ''}${run ? ` run-${run.status}` : ''}${problems ? ` has-${problems.severity}` : ''}`}>
       <div className="node-head">
-        <span className={`kind-badge kind-${kind}`}>{kind}</span>
-        <span className="node-title">{title}</span>
+        <span className="node-title" title={title}>{title}</span>
         {problems && (
           <span className={`diag-badge diag-${problems.severity}`} title={problems.messages.join('\n')}>
             {problems.severity === 'error' ? '!' : '⚠'}{problems.messages.length > 1 ? problems.messages.length : ''}
           </span>
         )}
       </div>
-      <div className="node-sub" title={subtitle}>{subtitle}</div>
+      <div className="node-line">
+        <span className="node-kind">{kind}</span>
+        {model && <Backend facts={model} />}
+        {subtitle && <span className="node-sub" title={subtitle}>{subtitle}</span>}
+      </div>
+      {model && <Chips facts={model} />}
       <div className="node-ports">{children}</div>
       {status && <div className={`node-status status-${run?.status}`} title={status}>{status}</div>}
     </div>

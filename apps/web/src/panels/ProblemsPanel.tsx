@@ -2,13 +2,15 @@ import { useState } from 'react';
 import { useActions, useEditor } from '../store/useEditor.ts';
 import { selectDiagnostics } from '../store/selectors.ts';
 
-/** Every diagnostic of the graph; click one to focus its node (or the edge's target). */
+/** Every diagnostic of the graph (listed while there are errors, or when opened); click one to focus its node (or the edge's target). */
 export function ProblemsPanel() {
   const diagnostics = useEditor(selectDiagnostics);
   const edges = useEditor((s) => s.doc.graph.edges);
   const a = useActions();
-  const [open, setOpen] = useState(true);
+  // Until the user toggles it, the list is open exactly while there are errors: warnings alone leave the canvas its height.
+  const [toggled, setOpen] = useState<boolean | null>(null);
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
+  const open = toggled ?? errors > 0;
   const warnings = diagnostics.length - errors;
   const focus = (d: (typeof diagnostics)[number]) => {
     if (d.nodeId) a.focusNode(d.nodeId);

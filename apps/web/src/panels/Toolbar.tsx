@@ -1,8 +1,9 @@
 import { useReactFlow } from '@xyflow/react';
 import { useEditor, useEditorStore } from '../store/useEditor.ts';
 import { selectCanRedo, selectCanUndo, selectDirty } from '../store/selectors.ts';
-import { autoLayout } from '../canvas/autoLayout.ts';
-import { FIT_VIEW } from '../canvas/Canvas.tsx';
+import { autoLayout, canvasView } from '../canvas/autoLayout.ts';
+import { fitLegible } from '../canvas/viewport.ts';
+import type { PipelineFlowNode } from '../canvas/toFlow.ts';
 import type { GraphListing } from '../api/client.ts';
 
 interface Props {
@@ -16,7 +17,7 @@ interface Props {
 /** Graph file actions, history, layout, export, run and view toggles. */
 export function Toolbar({ graphs, onOpen, onSave, onNew, onExport }: Props) {
   const store = useEditorStore();
-  const { fitView } = useReactFlow();
+  const rf = useReactFlow<PipelineFlowNode>();
   const name = useEditor((s) => s.doc.graph.name);
   const dirty = useEditor(selectDirty);
   const canUndo = useEditor(selectCanUndo);
@@ -26,8 +27,8 @@ export function Toolbar({ graphs, onOpen, onSave, onNew, onExport }: Props) {
   const a = useEditor((s) => s.actions);
   const layout = () => {
     const s = store.getState();
-    a.moveNodes(autoLayout(s.doc.graph, s.ui.measured));
-    requestAnimationFrame(() => void fitView(FIT_VIEW));
+    a.moveNodes(autoLayout(s.doc.graph, s.ui.measured, canvasView()));
+    requestAnimationFrame(() => fitLegible(rf, 200));
   };
   return (
     <header className="toolbar">
@@ -48,7 +49,7 @@ export function Toolbar({ graphs, onOpen, onSave, onNew, onExport }: Props) {
         <button onClick={a.undo} disabled={!canUndo} title="Undo (Ctrl+Z)" aria-label="Undo">↶</button>
         <button onClick={a.redo} disabled={!canRedo} title="Redo (Ctrl+Shift+Z)" aria-label="Redo">↷</button>
         <button onClick={layout} title="Auto-layout (L)">Auto-layout</button>
-        <button onClick={() => void fitView(FIT_VIEW)} title="Fit view (F)">Fit</button>
+        <button onClick={() => fitLegible(rf, 200)} title="Fit view (F)">Fit</button>
       </div>
       <div className="tb-group">
         <button onClick={() => a.setPanel('preview')} title="config.pbtxt / model.py preview">Preview</button>

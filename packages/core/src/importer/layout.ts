@@ -15,9 +15,9 @@ export interface LayoutOptions {
 }
 
 /** Width the layout assumes for a node it has no measured size for (the editor's node width). */
-export const LAYOUT_NODE_WIDTH = 184;
+export const LAYOUT_NODE_WIDTH = 176;
 /** Space between columns (room for an edge's dtype/shape label), between nodes of a column, between bands. */
-export const LAYOUT_GAP = { column: 120, row: 28, band: 90 } as const;
+export const LAYOUT_GAP = { column: 110, row: 28, band: 90 } as const;
 /** Column pitch when every node has the default width. */
 export const LAYOUT_COLUMN_PX = LAYOUT_NODE_WIDTH + LAYOUT_GAP.column;
 /** The view the importer lays graphs out for: the editor's canvas on a 1440×900 screen with its panels open. */
@@ -88,16 +88,22 @@ function orderColumns(graph: Graph, col: Map<string, number>, w: Wiring): string
 const stackHeight = (ids: string[], size: (id: string) => LayoutSize) =>
   ids.reduce((h, id) => h + size(id).height, 0) + Math.max(0, ids.length - 1) * LAYOUT_GAP.row;
 
-/** Columns per band that shows the graph largest in the view, never above natural size (ties: fewer bands). */
+/** Scale at which the editor's text stays legible: a graph shown at least this large is not wrapped further. */
+const LEGIBLE_SCALE = 0.8;
+
+/**
+ * Columns per band: the fewest bands that show the graph at a legible scale in the view, else the split that shows
+ * it largest (never counting scales above natural size; near-ties go to fewer bands).
+ */
 function columnsPerBand(widths: number[], heights: number[], view: LayoutSize): number {
   const n = widths.length;
-  let best = n;
-  let bestScale = 0;
-  // Every split up to 64 columns per band, then coarser steps: a 50,000-column chain stays linear-ish.
+  const scales = new Map<number, number>();
+  // Balanced splits (b bands of ceil(n / b) columns) for up to 64 bands, then coarser steps: a 50,000-column chain
+  // stays fast.
   const candidates = new Set<number>();
-  for (let k = 1; k <= Math.min(n, 64); k++) candidates.add(k);
-  for (let k = 64; k < n; k = Math.ceil(k * 1.25)) candidates.add(k);
-  candidates.add(n);
+  for (let b = 1; b <= Math.min(n, 64); b++) candidates.add(Math.ceil(n / b));
+  for (let b = 64; b < n; b = Math.ceil(b * 1.25)) candidates.add(Math.ceil(n / b));
+  candidates.add(1);
   for (const k of candidates) {
     let width = 0;
     let height = 0;
@@ -111,13 +117,13 @@ function columnsPerBand(widths: number[], heights: number[], view: LayoutSize): 
       width = Math.max(width, bw);
       height += bh + (start > 0 ? LAYOUT_GAP.band : 0);
     }
-    const scale = Math.min(view.width / width, view.height / height, 1);
-    if (scale > bestScale * 1.01 || (scale >= bestScale * 0.99 && k > best)) {
-      best = k;
-      bestScale = scale;
-    }
+    scales.set(k, Math.min(view.width / width, view.height / height, 1));
   }
-  return best;
+  const byBands = [...scales].sort((a, b) => b[0] - a[0]);
+  const legible = byBands.find(([, scale]) => scale >= LEGIBLE_SCALE);
+  if (legible) return legible[0];
+  const top = Math.max(...scales.values());
+  return byBands.find(([, scale]) => scale >= top * 0.97)![0];
 }
 
 /**
