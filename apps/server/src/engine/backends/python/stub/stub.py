@@ -10,6 +10,7 @@ import os
 import queue
 import sys
 import threading
+import traceback
 
 sys.dont_write_bytecode = True  # keep __pycache__ out of the studio's sources and the user's model folder
 
@@ -24,12 +25,22 @@ IN_FD, OUT_FD = 3, 4
 
 
 def model_thread(host, tasks):
-    """Runs the messages that call the user's code, one at a time, until finalize or end of input."""
+    """Runs the messages that call the user's code, one at a time, until finalize or end of input.
+
+    If this thread fails outside the model's code (fd 4 closed, a broken frame), the process exits, so the
+    engine sees a crashed instance instead of one that never answers.
+    """
+    try:
+        serve(host, tasks)
+    except BaseException:
+        traceback.print_exc()
+        _exit(1)
+
+
+def serve(host, tasks):
     while True:
         header, blob = tasks.get()
         kind = header.get("type")
-        if kind is None:
-            return
         if kind == "execute":
             host.execute(header, blob)
         elif kind == "init":

@@ -38,7 +38,7 @@ class ModelHost:
                         f"returned {type(result).__name__}")
                 config = result
             RUNTIME.send({"type": "auto_completed", "config": config.as_dict()})
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit too: a model calling sys.exit() gets an error, as in Triton
             RUNTIME.send({"type": "failed", **failure(exc, "auto_complete_config failed: ")})
 
     def init(self, header):
@@ -55,7 +55,7 @@ class ModelHost:
                 self._await(initialize(args))
             RUNTIME.initialized = True
             RUNTIME.send({"type": "ready"})
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit too: a model calling sys.exit() gets an error, as in Triton
             RUNTIME.send({"type": "failed", **failure(exc, f"Failed to initialize model '{RUNTIME.model_name}': ")})
 
     def finalize(self):
@@ -65,7 +65,7 @@ class ModelHost:
             if finalize is not None:
                 self._await(finalize())
             RUNTIME.send({"type": "finalized"})
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit too: a model calling sys.exit() gets an error, as in Triton
             RUNTIME.send({"type": "failed", **failure(exc, f"finalize of model '{RUNTIME.model_name}' failed: ")})
 
     def execute(self, header, blob):
@@ -94,7 +94,7 @@ class ModelHost:
                 else:
                     result = future.result()
             _send_returned(requests, states, result)
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit too: a model calling sys.exit() gets an error, as in Triton
             error = failure(exc, prefix)
             for state in states:
                 with state.lock:

@@ -36,6 +36,9 @@ RAISING = """
                 return ["not a response" for _ in requests]
             if x == 6:
                 return None
+            if x == 8:
+                import sys
+                sys.exit(3)
             return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([x], np.float32))]) for _ in requests]
 """
 
@@ -102,6 +105,12 @@ class ExecuteErrorsTest(unittest.TestCase):
         self.assertIn("found type '<class 'str'>'", executed["error"]["message"])
         _, executed = self.run_one(9, 6)
         self.assertIn("returned None and sent no response for request(s) [0]", executed["error"]["message"])
+
+    def test_sys_exit_is_an_error_not_a_silent_death(self):
+        _, executed = self.run_one(10, 8)
+        self.assertTrue(executed["error"]["message"].endswith("message: SystemExit: 3"), executed["error"])
+        responses, executed = self.run_one(11, 9)
+        self.assertEqual(responses[0].tensors()["Y"].tolist(), [9.0])
 
 
 class InitializeErrorTest(unittest.TestCase):
