@@ -81,8 +81,8 @@ async function autoComplete(m: ModelDir, config: ModelConfig): Promise<ModelConf
 
 /** Missing model file for a non-ensemble model: the catalogue says so instead of failing later. */
 function missingFile(m: ModelDir, model: CatalogueModel): string | undefined {
-  if (model.platform === 'ensemble') return undefined;
-  if (m.versions.length === 0) return 'no numeric version directory (e.g. 1/)';
+  // No version directory at all is the config rules' no-version-to-serve, reported with the config's other problems.
+  if (model.platform === 'ensemble' || m.versions.length === 0) return undefined;
   const expected = model.config.default_model_filename ?? (model.backend === 'python' ? 'model.py' : model.platform === 'onnxruntime_onnx' || model.backend === 'onnxruntime' ? 'model.onnx' : undefined);
   if (expected && !m.files.includes(expected)) return `version ${m.versions.at(-1)} has no ${expected}`;
   return undefined;

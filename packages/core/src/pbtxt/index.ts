@@ -3,6 +3,6 @@ export * from './modelConfig.ts';
 export type { PbtxtError } from './lexer.ts';
 export { parsePbtxt, parsePbtxtLenient, type PbtxtResult } from './parser.ts';
 export { printPbtxt } from './printer.ts';
-export { validateModelConfig } from './validateModelConfig.ts';
+export { validateModelConfig, type ValidateModelOptions } from './validateModelConfig.ts';
 export { validateEnsembleConfigs, isEnsembleDecoupled } from './validateEnsembleConfigs.ts';
-export { normalizeConfig, type NormalizeOptions } from './normalizeConfig.ts';
+export { normalizeConfig, autoCompleteBackend, type NormalizeOptions, type BackendFields } from './normalizeConfig.ts';

@@ -15,28 +15,6 @@ export interface NormalizeOptions {
   gpus?: number;
 }
 
-/** Default model file → [platform, backend] (core:src/constants.h). */
-const FILE_KINDS: Record<string, [string, string]> = {
-  'model.onnx': ['onnxruntime_onnx', 'onnxruntime'],
-  'model.py': ['', 'python'],
-  'model.plan': ['tensorrt_plan', 'tensorrt'],
-  'model.pt': ['pytorch_libtorch', 'pytorch'],
-  'model.pt2': ['torch_aoti', 'pytorch'],
-  'model.savedmodel': ['tensorflow_savedmodel', 'tensorflow'],
-  'model.graphdef': ['tensorflow_graphdef', 'tensorflow'],
-  'model.xml': ['', 'openvino'],
-};
-
-const PLATFORM_BACKEND: Record<string, string> = {
-  onnxruntime_onnx: 'onnxruntime',
-  tensorrt_plan: 'tensorrt',
-  pytorch_libtorch: 'pytorch',
-  libtorch: 'pytorch',
-  torch_aoti: 'pytorch',
-  tensorflow_graphdef: 'tensorflow',
-  tensorflow_savedmodel: 'tensorflow',
-};
-
 /** Deep copy of plain JSON data that keeps NaN/Infinity and odd keys such as `__proto__`. */
 function clone<T>(v: T): T {
   if (Array.isArray(v)) return v.map(clone) as T;
@@ -57,24 +35,64 @@ function versionFiles(files: readonly string[]): string[] {
   });
 }
 
+/** The backend fields Triton's auto-complete settles on (core `AutoCompleteBackendFields`). */
+export interface BackendFields { platform: string; backend: string; default_model_filename: string }
+
+const TF_FILES: Record<string, string> = { 'model.savedmodel': 'tensorflow_savedmodel', 'model.graphdef': 'tensorflow_graphdef' };
+
+/**
+ * Fills `platform`, `backend` and `default_model_filename` the way Triton does before validating:
+ * from each other, from the model file in the version directory, or (when nothing at all is
+ * given) from a directory name of the form `name.<backend>`. Fields it cannot settle stay ''.
+ * @example autoCompleteBackend({}, 'det', ['model.onnx']) // { platform: 'onnxruntime_onnx', backend: 'onnxruntime', default_model_filename: 'model.onnx' }
+ */
+export function autoCompleteBackend(config: ModelConfig, dirName: string, files: readonly string[]): BackendFields {
+  let platform = config.platform ?? '';
+  let backend = config.backend ?? '';
+  let file = config.default_model_filename ?? '';
+  const present = new Set(versionFiles(files));
+  const done = (): BackendFields => ({ platform, backend, default_model_filename: file });
+  const fromDir = !file && files.length > 0;
+  if (!platform && (!backend || backend === 'tensorflow')) {
+    platform = TF_FILES[file] ?? (fromDir ? (Object.keys(TF_FILES).filter((f) => present.has(f)).map((f) => TF_FILES[f]!).pop() ?? '') : '');
+  }
+  if (platform === 'tensorflow_savedmodel' || platform === 'tensorflow_graphdef') {
+    backend ||= 'tensorflow';
+    file ||= platform === 'tensorflow_savedmodel' ? 'model.savedmodel' : 'model.graphdef';
+    return done();
+  }
+  const byFile = (name: string): boolean => file === name || (!platform && fromDir && present.has(name));
+  if (!backend && (platform === 'tensorrt_plan' || byFile('model.plan'))) backend = 'tensorrt';
+  if (backend === 'tensorrt') return (platform ||= 'tensorrt_plan', file ||= 'model.plan', done());
+  if (!backend && (platform === 'onnxruntime_onnx' || byFile('model.onnx'))) backend = 'onnxruntime';
+  if (backend === 'onnxruntime') return (platform ||= 'onnxruntime_onnx', file ||= 'model.onnx', done());
+  if (!backend && byFile('model.xml')) backend = 'openvino';
+  if (backend === 'openvino') return (file ||= 'model.xml', done());
+  if (!backend) {
+    if (platform === 'pytorch_libtorch' || platform === 'libtorch' || file === 'model.pt') backend = 'pytorch';
+    else if (platform === 'torch_aoti' || file === 'model.pt2') backend = 'pytorch';
+    else if (!platform && fromDir && present.has('model.pt')) [backend, platform] = ['pytorch', 'pytorch_libtorch'];
+    else if (!platform && fromDir && present.has('model.pt2')) [backend, platform] = ['pytorch', 'torch_aoti'];
+  }
+  if (backend === 'pytorch') {
+    if (!platform) [platform, file] = ['pytorch_libtorch', file || 'model.pt'];
+    else if (platform === 'torch_aoti') file ||= 'model.pt2';
+    return done();
+  }
+  if (!backend && byFile('model.py')) backend = 'python';
+  if (backend === 'python') return (file ||= 'model.py', done());
+  if (!backend && !platform && !file) {
+    const dot = dirName.indexOf('.');
+    if (dot >= 0) [backend, file] = [dirName.slice(dot + 1), `model.${dirName.slice(dot + 1)}`];
+  }
+  return done();
+}
+
 function completeBackend(config: ModelConfig, dirName: string, files: readonly string[]): void {
   if (isEnsemble(config)) return;
-  if (config.platform && !config.backend) {
-    const b = ownValue(PLATFORM_BACKEND, config.platform);
-    if (b) config.backend = b;
-  } else if (config.backend && !config.platform) {
-    const wanted = Object.values(FILE_KINDS).filter(([p, b]) => b === config.backend && p);
-    const fromFile = versionFiles(files).map((f) => ownValue(FILE_KINDS, f)).find((k) => k && k[1] === config.backend);
-    const platform = fromFile?.[0] || (config.backend === 'tensorflow' ? undefined : wanted[0]?.[0]);
-    if (platform) config.platform = platform;
-  } else if (!config.platform && !config.backend) {
-    const kind = versionFiles(files).map((f) => ownValue(FILE_KINDS, f)).find((k) => k !== undefined);
-    const suffix = /\.([A-Za-z0-9_]+)$/.exec(dirName)?.[1];
-    if (kind) {
-      if (kind[0]) config.platform = kind[0];
-      config.backend = kind[1];
-    } else if (suffix) config.backend = suffix;
-  }
+  const { platform, backend } = autoCompleteBackend(config, dirName, files);
+  if (platform) config.platform = platform;
+  if (backend) config.backend = backend;
 }
 
 function defaultCount(kind: string, backend: string | undefined): number {

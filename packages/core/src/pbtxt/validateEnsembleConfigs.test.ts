@@ -26,7 +26,7 @@ const CASES: Case[] = [
   ['ensemble-batch-size', { ...GOOD, a: { ...A, max_batch_size: 4 } }, { ...GOOD, a: { ...A, max_batch_size: 0, input: [t('x', [-1, 3])], output: [t('y', [-1, 3])] } }],
   ['ensemble-dtype-mismatch', { ...GOOD, b: model('b', [t('x', [3], 'TYPE_INT32')], [t('y')]) }, GOOD],
   ['ensemble-shape-mismatch', { ...GOOD, b: model('b', [t('x', [4])], [t('y')]) }, { ...GOOD, b: model('b', [t('x', [-1])], [t('y')]) }],
-  ['ensemble-shape-mismatch', { ...GOOD, a: { ...A, max_batch_size: 0 } }, { ...GOOD, a: { ...A, max_batch_size: 0, input: [t('x', [-1, 3])], output: [t('y', [-1, 3])] } }],
+  ['ensemble-shape-mismatch', { ...GOOD, a: { ...A, max_batch_size: 0, input: [t('x', [4])] } }, { ...GOOD, a: { ...A, max_batch_size: 0, input: [t('x', [-1, 3])], output: [t('y', [-1, 3])] } }],
   ['ensemble-shape-mismatch', { ...GOOD, e: { ...PIPE, input: [t('IN', [3], 'TYPE_FP32', { reshape: { shape: [1, 3] } })] } },
     { ...GOOD, e: { ...PIPE, input: [t('IN', [1, 3], 'TYPE_FP32', { reshape: { shape: [3] } })] } }],
   ['ensemble-map-unknown-input', { ...GOOD, e: ensemble('e', [step('a', { x: 'IN', nope: 'IN' }, { y: 'mid' }), step('b', { x: 'mid' }, { y: 'OUT' })]) }, GOOD],
@@ -75,8 +75,36 @@ describe('validateEnsembleConfigs', () => {
 
   it('names both producers of an inconsistent dtype', () => {
     const d = validateEnsembleConfigs({ ...GOOD, b: model('b', [t('x', [3], 'TYPE_INT32')], [t('y')]) }).find((x) => x.code === 'ensemble-dtype-mismatch');
-    expect(d?.message).toMatch(/'mid'.*TYPE_FP32.*model 'a'.*TYPE_INT32.*model 'b'/);
+    expect(d?.message).toContain('in ensemble e, ensemble tensor mid: inconsistent data type: TYPE_FP32 is inferred from model a while TYPE_INT32 is inferred from model b');
     expect(d?.port).toBe('mid');
+  });
+
+  it('accepts a tensor whose declared dims agree though the full shapes differ (Triton compares both)', () => {
+    const flat = (name: string, mbs: number): ModelConfig => ({ ...model(name, [t('x', [16])], [t('y', [16])]), max_batch_size: mbs });
+    const e = { ...ensemble('e', [step('a', { x: 'IN' }, { y: 'OUT' })], { max_batch_size: 0 }), input: [t('IN', [16])], output: [t('OUT', [16])] };
+    expect(validateEnsembleConfigs({ e, a: flat('a', 8) })).toEqual([]);
+    expect(validateEnsembleConfigs({ e, a: { ...flat('a', 8), input: [t('x', [17])] } }).map((d) => d.message))
+      .toEqual(['in ensemble e, ensemble tensor IN: inconsistent shape: [16] is inferred from model e while [-1,17] is inferred from model a']);
+  });
+
+  it('refuses two ensemble outputs fed by different decoupled steps, in Triton\'s words', () => {
+    const e = { ...ensemble('e', [step('a', { x: 'IN' }, { y: 'OUT' }), step('b', { x: 'IN' }, { y: 'OUT2' })]), output: [t('OUT'), t('OUT2')] };
+    const msgs = (a: ModelConfig, b: ModelConfig) => validateEnsembleConfigs({ e, a, b }).map((d) => d.message);
+    expect(msgs({ ...A, ...DECOUPLED }, { ...B, ...DECOUPLED })).toEqual(["in ensemble e, step of model 'e' receives inputs originated from different decoupled models"]);
+    expect(msgs({ ...A, ...DECOUPLED }, B)).toEqual(["in ensemble e, step of model 'e' receives inputs originated from different decoupled models"]);
+    expect(msgs(A, B)).toEqual([]);
+  });
+
+  it('refuses a step version the composing model does not serve under its version_policy', () => {
+    const pinned = ensemble('e', [step('a', { x: 'IN' }, { y: 'mid' }), { ...step('b', { x: 'mid' }, { y: 'OUT' }), model_version: 2 }]);
+    const repo = { ...GOOD, e: pinned };
+    const codes = (b: ModelConfig, versions: Record<string, number[]>) => validateEnsembleConfigs({ ...repo, b }, versions).map((d) => d.message);
+    expect(codes(B, { a: [1], b: [1] })).toEqual(["ensemble 'e' depends on 'b' whose required version 2 is not loaded (it serves 1)"]);
+    expect(codes(B, { a: [1], b: [1, 2] })).toEqual([]);
+    expect(codes({ ...B, version_policy: { all: {} } }, { a: [1], b: [2, 3] })).toEqual([]);
+    expect(codes({ ...B, version_policy: { latest: { num_versions: 1 } } }, { a: [1], b: [2, 3] })).toHaveLength(1);
+    expect(codes({ ...B, version_policy: { specific: { versions: [1, 3] } } }, { a: [1], b: [1, 2, 3] })).toHaveLength(1);
+    expect(validateEnsembleConfigs(repo)).toEqual([]);
   });
 
   it('skips map checks for a model that declares no inputs or outputs', () => {

@@ -7,6 +7,7 @@ import type { Diagnostic } from '../validate/diagnostic.ts';
 import type { EnsembleStep, ModelConfig } from './modelConfig.ts';
 import { checkTensorTypes } from './rules/tensorTypes.ts';
 import { stepsOf } from './rules/ensembleRules.ts';
+import { servedVersions } from './rules/modelRules.ts';
 import { asList, asRecord, error, isDecoupled, isEnsemble } from './rules/util.ts';
 
 type Configs = Record<string, ModelConfig>;
@@ -42,7 +43,7 @@ function checkCycles(configs: Configs): Diagnostic[] {
         const key = [...new Set(cycle)].sort().join('\0');
         if (!reported.has(key)) {
           reported.add(key);
-          out.push(error('ensemble-cycle', `circular dependency between ensembles: ${cycle.join(' -> ')}`, `remove '${cycle[cycle.length - 2]}' from the steps of '${cycle[cycle.length - 3] ?? dep}' or restructure the ensembles`));
+          out.push(error('ensemble-cycle', `circular dependency between ensembles: ${cycle[0]} -> ... -> ${cycle[cycle.length - 2]} -> ${cycle[0]} (${cycle.join(' -> ')})`, `remove '${cycle[cycle.length - 2]}' from the steps of '${cycle[cycle.length - 3] ?? dep}' or restructure the ensembles`));
         }
       } else if (!state.has(dep)) visit(dep, [...path, dep]);
     }
@@ -54,20 +55,21 @@ function checkCycles(configs: Configs): Diagnostic[] {
   return out;
 }
 
-function checkSteps(e: string, ens: ModelConfig, configs: Configs): Diagnostic[] {
+function checkSteps(e: string, ens: ModelConfig, configs: Configs, versions: Versions | undefined): Diagnostic[] {
   const out: Diagnostic[] = [];
   const steps = stepsOf(ens);
-  const missing = [...new Set(steps.map((s) => s.model_name).filter((n) => n && !own(configs, n)))];
+  const missing = [...new Set(steps.map((s) => s.model_name).filter((n) => typeof n === 'string' && n && !own(configs, n)))];
   if (missing.length) {
-    out.push(error('ensemble-model-missing', `ensemble '${e}' uses models that are not in the repository: ${missing.join(', ')}`, 'add the models to the repository or remove those steps'));
+    out.push(error('ensemble-model-missing', `ensemble ${e} contains models that are not available or ambiguous: ${missing.join(', ')}`, 'add the models to the repository or remove those steps'));
   }
+  out.push(...checkRequiredVersions(e, steps, configs, versions));
   const mbs = ens.max_batch_size ?? 0;
   steps.forEach((step, k) => {
     const model = own(configs, step.model_name);
     if (!model) return;
     const mmbs = model.max_batch_size ?? 0;
     if (mmbs > 0 && mmbs < mbs) {
-      out.push(error('ensemble-batch-size', `ensemble '${e}' allows batch size ${mbs} but its step ${k} model '${step.model_name}' allows only ${mmbs}`, `lower max_batch_size of '${e}' to ${mmbs} or raise it on '${step.model_name}'`));
+      out.push(error('ensemble-batch-size', `ensemble ${e} allows maximum batch size ${mbs}, but it contains model ${step.model_name} which only allows maximum batch size to be ${mmbs} (step ${k})`, `lower max_batch_size of '${e}' to ${mmbs} or raise it on '${step.model_name}'`));
     }
     out.push(...checkMaps(e, step, k, model));
   });
@@ -82,66 +84,88 @@ function checkMaps(e: string, step: EnsembleStep, k: number, model: ModelConfig)
   const outputs = new Set(asList(model.output).map((o) => String(o.name)));
   const inputMap = mapOf(step.input_map);
   for (const key of Object.keys(inputMap)) {
-    if (!inputs.some((i) => i.name === key)) out.push(error('ensemble-map-unknown-input', `step ${k} of ensemble '${e}' maps '${inputMap[key]}' to '${key}', which is not an input of '${m}'`, `use one of: ${inputs.map((i) => String(i.name)).join(', ') || '(none)'}`, key));
+    if (!inputs.some((i) => i.name === key)) out.push(error('ensemble-map-unknown-input', `in ensemble ${e}, ensemble tensor ${inputMap[key]} is mapping to non-existing input ${key} in model ${m} (step ${k})`, `use one of: ${inputs.map((i) => String(i.name)).join(', ') || '(none)'}`, key));
   }
   for (const key of Object.keys(mapOf(step.output_map))) {
-    if (!outputs.has(key)) out.push(error('ensemble-map-unknown-output', `step ${k} of ensemble '${e}' reads '${key}', which is not an output of '${m}'`, `use one of: ${[...outputs].join(', ') || '(none)'}`, key));
+    if (!outputs.has(key)) out.push(error('ensemble-map-unknown-output', `in ensemble ${e}, ensemble tensor ${mapOf(step.output_map)[key]} is mapped from non-existing output ${key} in model ${m} (step ${k})`, `use one of: ${[...outputs].join(', ') || '(none)'}`, key));
   }
   for (const input of inputs) {
     const name = String(input.name ?? '');
     if (name && !(name in inputMap) && input.optional !== true) {
-      out.push(error('ensemble-input-unmapped', `input '${name}' of '${m}' (step ${k} of ensemble '${e}') is not mapped to any ensemble tensor`, `add input_map { key: "${name}" value: "<tensor>" }`, name));
+      out.push(error('ensemble-input-unmapped', `in ensemble ${e}, input ${name} in model ${m} is not mapped to any ensemble tensors (step ${k})`, `add input_map { key: "${name}" value: "<tensor>" }`, name));
     }
   }
   return out;
 }
 
-/** Steps in an order where each runs after its producers (steps in a cycle are left out). */
-function runOrder(steps: EnsembleStep[], inputs: string[]): number[] {
-  const ready = new Set(inputs);
-  const order: number[] = [];
-  for (let changed = true; changed; ) {
+/**
+ * Decoupled labels as core `ValidateEnsembleConfig` propagates them: a tensor from a decoupled step
+ * gets a fresh label, any other step output takes its inputs' label, and a step (or the ensemble's
+ * outputs, read together by the ensemble itself) whose inputs carry different labels is refused.
+ */
+function checkDecoupledJoins(e: string, ens: ModelConfig, configs: Configs): Diagnostic[] {
+  const steps = stepsOf(ens);
+  const label = new Map<string, number>(asList(ens.input).map((i) => [String(i.name ?? ''), 0]));
+  const done = new Set<number>();
+  let fresh = 0;
+  const out: Diagnostic[] = [];
+  const join = (reader: string, tensors: string[], fix: string): number | undefined => {
+    const labels = new Set(tensors.map((t) => label.get(t)));
+    if (labels.size <= 1) return [...labels][0];
+    out.push(error('ensemble-decoupled-join', `in ensemble ${e}, step of model '${reader}' receives inputs originated from different decoupled models`, fix));
+    return undefined;
+  };
+  for (let changed = true; changed && out.length === 0; ) {
     changed = false;
     steps.forEach((s, k) => {
-      if (order.includes(k) || !Object.values(mapOf(s.input_map)).every((t) => ready.has(t))) return;
-      order.push(k);
+      const ins = Object.values(mapOf(s.input_map));
+      if (done.has(k) || out.length > 0 || !ins.every((t) => label.has(t))) return;
+      done.add(k);
       changed = true;
-      for (const t of Object.values(mapOf(s.output_map))) ready.add(t);
+      const mine = join(s.model_name, ins, 'feed the step from one decoupled source only (e.g. pass the other tensors through the decoupled model)') ?? 0;
+      const outLabel = isEnsembleDecoupled(s.model_name, configs) ? ++fresh : mine;
+      for (const t of Object.values(mapOf(s.output_map))) if (!label.has(t)) label.set(t, outLabel);
     });
   }
-  return order;
+  const outs = asList(ens.output).map((o) => String(o.name ?? ''));
+  if (out.length === 0 && outs.every((t) => label.has(t))) join(e, outs, 'take every ensemble output from the same decoupled step (or from steps after it)');
+  return out;
 }
 
-const ENSEMBLE_INPUTS = 'the ensemble inputs';
+type Versions = Record<string, readonly number[]>;
 
-function checkDecoupledJoins(e: string, ens: ModelConfig, configs: Configs): Diagnostic[] {
+/** Each step's `model_version` must be one its model serves (core `CheckEnsembleDependencies`). */
+function checkRequiredVersions(e: string, steps: EnsembleStep[], configs: Configs, versions: Versions | undefined): Diagnostic[] {
+  if (!versions) return [];
   const out: Diagnostic[] = [];
-  const steps = stepsOf(ens);
-  const inputs = asList(ens.input).map((i) => String(i.name ?? ''));
-  const origin = new Map<string, string>(inputs.map((t) => [t, ENSEMBLE_INPUTS]));
-  for (const k of runOrder(steps, inputs)) {
-    const step = steps[k]!;
-    const sources = [...new Set(Object.values(mapOf(step.input_map)).map((t) => origin.get(t) ?? ENSEMBLE_INPUTS))];
-    if (sources.length > 1) {
-      out.push(error('ensemble-decoupled-join', `step ${k} ('${step.model_name}') of ensemble '${e}' joins tensors from different decoupled sources: ${sources.join(' and ')}`,
-        'feed the step from one decoupled source only (e.g. pass the other tensors through the decoupled model)'));
-    }
-    const mine = isEnsembleDecoupled(step.model_name, configs) ? `decoupled step ${k} ('${step.model_name}')` : (sources[0] ?? ENSEMBLE_INPUTS);
-    for (const t of Object.values(mapOf(step.output_map))) origin.set(t, mine);
+  const reported = new Set<string>();
+  for (const s of steps) {
+    const model = own(configs, s.model_name);
+    const present = Object.prototype.hasOwnProperty.call(versions, s.model_name) ? versions[s.model_name] : undefined;
+    if (!model || !present) continue;
+    const served = servedVersions(model, present);
+    const v = s.model_version ?? 0;
+    const key = `${s.model_name}\0${v}`;
+    if (served.length === 0 || v === -1 || served.includes(v) || reported.has(key)) continue;
+    reported.add(key);
+    out.push(error('ensemble-version-not-loaded', `ensemble '${e}' depends on '${s.model_name}' whose required version ${v} is not loaded (it serves ${served.join(', ')})`,
+      `set model_version: -1 or one of ${served.join(', ')}, or change the version_policy of '${s.model_name}'`));
   }
   return out;
 }
 
 /**
  * Checks every ensemble among `configs` against the models it uses (configs keyed by model name).
+ * With `versions` (each model's numeric version directories), a step's `model_version` must be one
+ * its model serves under its version_policy.
  * @example validateEnsembleConfigs({ e: { name: 'e', platform: 'ensemble', ensemble_scheduling: { step: [{ model_name: 'gone', model_version: -1 }] } } })[0]?.code === 'ensemble-model-missing'
  */
-export function validateEnsembleConfigs(configs: Configs): Diagnostic[] {
+export function validateEnsembleConfigs(configs: Configs, versions?: Versions): Diagnostic[] {
   const out = checkCycles(configs);
   for (const e of Object.keys(configs).sort()) {
     const ens = own(configs, e);
     if (!ens || !isEnsemble(ens)) continue;
-    out.push(...checkSteps(e, ens, configs), ...checkTensorTypes(e, ens, configs), ...checkDecoupledJoins(e, ens, configs));
+    out.push(...checkSteps(e, ens, configs, versions), ...checkTensorTypes(e, ens, configs), ...checkDecoupledJoins(e, ens, configs));
   }
   return out;
 }

@@ -9,7 +9,7 @@ export const MAX_NAME_LENGTH = 128;
  * @example tritonNameProblem('ocr') === undefined; tritonNameProblem('a/b') // 'contains "/"'
  */
 export function tritonNameProblem(name: string): string | undefined {
-  if (name.length === 0) return 'is empty';
+  if (typeof name !== 'string' || name.length === 0) return 'is empty';
   if (name.length > MAX_NAME_LENGTH) return `is longer than ${MAX_NAME_LENGTH} characters`;
   if (name.startsWith('.')) return 'starts with "."';
   const bad = [...name].find((ch) => !/[A-Za-z0-9_.-]/.test(ch));

@@ -16,11 +16,10 @@ const tag = (target: string, ds: Diagnostic[]): TargetDiagnostic[] => ds.map((d)
 export function validateRepository(repo: Repository): TargetDiagnostic[] {
   const out: TargetDiagnostic[] = [];
   out.push(...tag(repo.dir, repo.problems));
-  const configs = Object.fromEntries(Object.values(repo.catalogue.models).filter((m) => !m.error).map((m) => [m.name, m.config]));
-  for (const m of Object.values(repo.catalogue.models)) {
-    if (!m.error) out.push(...tag(m.name, validateModelConfig(m.config, { dirName: m.name })));
-  }
-  out.push(...tag('ensembles', validateEnsembleConfigs(configs)));
+  const loaded = Object.values(repo.catalogue.models).filter((m) => !m.error);
+  const configs = Object.fromEntries(loaded.map((m) => [m.name, m.config]));
+  for (const m of loaded) out.push(...tag(m.name, validateModelConfig(m.config, { dirName: m.name, versions: m.versions })));
+  out.push(...tag('ensembles', validateEnsembleConfigs(configs, Object.fromEntries(loaded.map((m) => [m.name, m.versions])))));
   for (const g of Object.values(repo.graphs)) out.push(...tag(g.name, validateGraph(g, repo.catalogue)));
   return out;
 }
@@ -35,7 +34,7 @@ async function validateTarget(repo: Repository, target: string): Promise<TargetD
   const model = repo.catalogue.models[target];
   if (!model) throw new CliError(`no graph or model named "${target}" in ${repo.dir}`);
   if (model.error) return [{ target, code: 'model-load', severity: 'error', message: model.error }];
-  return tag(target, validateModelConfig(model.config, { dirName: target }));
+  return tag(target, validateModelConfig(model.config, { dirName: target, versions: model.versions }));
 }
 
 /** One human line per diagnostic. */

@@ -6,12 +6,12 @@ import type { Diagnostic } from '../../validate/diagnostic.ts';
 import type { ModelConfig } from '../modelConfig.ts';
 import { asList, asRecord, error, formatDims, isDecoupled } from './util.ts';
 
-function checkPreferred(sizes: number[], mbs: number, where: string, m: string): Diagnostic[] {
+function checkPreferred(sizes: number[], mbs: number, what: string, name: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const s of sizes) {
-    if (s < 1) out.push(error('preferred-batch-size', `${where} of ${m} has preferred batch size ${s}; sizes must be positive`, 'remove the size or make it 1 or more'));
+    if (s < 1) out.push(error('preferred-batch-size', `${what} must be positive for ${name} (got ${s})`, 'remove the size or make it 1 or more'));
     else if (s > mbs) {
-      out.push(error('preferred-batch-size', `${where} of ${m} prefers batch size ${s}, above max_batch_size ${mbs}`, `lower the preferred size to at most ${mbs} or raise max_batch_size`));
+      out.push(error('preferred-batch-size', `${what} must be <= max batch size for ${name} (${s} > ${mbs})`, `lower the preferred size to at most ${mbs} or raise max_batch_size`));
     }
   }
   return out;
@@ -21,24 +21,26 @@ export function checkDynamicBatching(config: ModelConfig, m: string): Diagnostic
   if (config.dynamic_batching === undefined) return [];
   const db = asRecord(config.dynamic_batching);
   const mbs = config.max_batch_size ?? 0;
-  const out = checkPreferred(asList<number>(db.preferred_batch_size), mbs, 'dynamic_batching', m);
+  const name = config.name || m;
+  const out = checkPreferred(asList<number>(db.preferred_batch_size), mbs, 'dynamic batching preferred size', name);
   const levels = typeof db.priority_levels === 'number' ? db.priority_levels : 0;
   const policies = asRecord(db.priority_queue_policy);
   if (levels > 0) {
     const dflt = typeof db.default_priority_level === 'number' ? db.default_priority_level : 0;
     if (dflt < 1 || dflt > levels) {
-      out.push(error('priority-level-range', `${m} has default_priority_level ${dflt}, outside [1, ${levels}]`, `set default_priority_level between 1 and ${levels}`));
+      out.push(error('priority-level-range', `default priority level must be in range [1, ${levels}] for ${name} (got ${dflt})`, `set default_priority_level between 1 and ${levels}`));
     }
     for (const key of Object.keys(policies)) {
       const k = Number(key);
-      if (k < 1 || k > levels) out.push(error('priority-level-range', `${m} has a priority_queue_policy for level ${key}, outside [1, ${levels}]`, `use levels 1 to ${levels}`));
+      if (k < 1 || k > levels) out.push(error('priority-level-range', `priority queue policy must have priority level in range [1, ${levels}] for ${name} (got ${key})`, `use levels 1 to ${levels}`));
     }
   }
   if (db.preserve_ordering === true) {
-    if (levels > 1) out.push(error('preserve-ordering-priority', `${m} sets preserve_ordering with ${levels} priority levels`, 'use one priority level or turn off preserve_ordering'));
+    if (levels > 1) out.push(error('preserve-ordering-priority', `Only one priority level is allowed when 'preserve_ordering' is true for ${name}`, 'use one priority level or turn off preserve_ordering'));
+    // A DELAY action only matters when a timeout can fire: Triton accepts it with a zero default timeout.
     const all = [db.default_queue_policy, ...Object.values(policies)].map(asRecord);
-    if (all.some((p) => p.timeout_action === 'DELAY')) {
-      out.push(error('preserve-ordering-delay', `${m} sets preserve_ordering with a DELAY queue timeout action`, 'use timeout_action: REJECT or turn off preserve_ordering'));
+    if (all.some((p) => p.timeout_action === 'DELAY' && Number(p.default_timeout_microseconds ?? 0) !== 0)) {
+      out.push(error('preserve-ordering-delay', `Queue policy can not have DELAY as timeout action when 'preserve_ordering' is true for ${name}`, 'use timeout_action: REJECT, a zero default_timeout_microseconds, or turn off preserve_ordering'));
     }
   }
   return out;
@@ -48,39 +50,45 @@ const BOOLEAN_KINDS = new Set(['CONTROL_SEQUENCE_START', 'CONTROL_SEQUENCE_END',
 const CORRID_TYPES = new Set(['TYPE_UINT64', 'TYPE_INT64', 'TYPE_UINT32', 'TYPE_INT32', 'TYPE_STRING']);
 const FORMS = ['int32_false_true', 'fp32_false_true', 'bool_false_true'] as const;
 
-function checkControl(c: Record<string, unknown>, tensor: string, m: string): Diagnostic[] {
+function checkControl(c: Record<string, unknown>, tensor: string, name: string): Diagnostic[] {
   const kind = typeof c.kind === 'string' ? c.kind : 'CONTROL_SEQUENCE_START';
   const given = FORMS.filter((f) => asList(c[f]).length > 0);
+  const where = ` (control tensor '${tensor}')`;
   if (BOOLEAN_KINDS.has(kind)) {
-    if (given.length !== 1) {
-      return [error('sequence-control-form', `${kind} control '${tensor}' of ${m} gives ${given.length ? given.join(' and ') : 'no value form'}; exactly one of int32_false_true, fp32_false_true or bool_false_true is needed`,
-        'keep exactly one *_false_true list, e.g. int32_false_true: [ 0, 1 ]', tensor)];
+    if (given.length === 0) {
+      return [error('sequence-control-form', `sequence batching must specify either 'int32_false_true', 'fp32_false_true' or 'bool_false_true' for ${kind} for ${name}${where}`,
+        'add exactly one *_false_true list, e.g. int32_false_true: [ 0, 1 ]', tensor)];
+    }
+    if (given.length > 1) {
+      return [error('sequence-control-form', `sequence batching specifies more than one from 'int32_false_true', 'fp32_false_true' and 'bool_false_true' for ${kind} for ${name}${where}`,
+        'keep exactly one *_false_true list', tensor)];
     }
     const n = asList(c[given[0]!]).length;
-    return n === 2 ? [] : [error('sequence-control-size', `${kind} control '${tensor}' of ${m} has ${n} entries in ${given[0]}; it needs exactly 2, [false, true]`, `write ${given[0]}: [ <false>, <true> ]`, tensor)];
+    return n === 2 ? [] : [error('sequence-control-size', `sequence batching control '${given[0]}' must have exactly 2 entries for ${kind} for ${name}${where} (got ${n})`, `write ${given[0]}: [ <false>, <true> ]`, tensor)];
   }
   const out: Diagnostic[] = [];
-  if (given.length) out.push(error('sequence-corrid-form', `CORRID control '${tensor}' of ${m} sets ${given.join(', ')}, which a correlation-id control must not have`, 'remove the *_false_true lists; set data_type only', tensor));
+  if (given.length) out.push(error('sequence-corrid-form', `sequence batching must not specify either 'int32_false_true', 'fp32_false_true' or 'bool_false_true' for ${kind} for ${name}${where}`, 'remove the *_false_true lists; set data_type only', tensor));
   if (!CORRID_TYPES.has(String(c.data_type ?? ''))) {
-    out.push(error('sequence-corrid-dtype', `CORRID control '${tensor}' of ${m} has data_type ${String(c.data_type ?? '(none)')}`, 'set data_type to TYPE_UINT64, TYPE_INT64, TYPE_UINT32, TYPE_INT32 or TYPE_STRING', tensor));
+    out.push(error('sequence-corrid-dtype', `unexpected data type for control ${kind} for ${name}. Allowed data types are TYPE_UINT64, TYPE_INT64, TYPE_UINT32, TYPE_INT32 and TYPE_STRING${where} (got ${String(c.data_type ?? 'none')})`,
+      'set data_type to TYPE_UINT64, TYPE_INT64, TYPE_UINT32, TYPE_INT32 or TYPE_STRING', tensor));
   }
   return out;
 }
 
-function checkControls(sb: Record<string, unknown>, m: string): Diagnostic[] {
+function checkControls(sb: Record<string, unknown>, name: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const tensors = new Set<string>();
   const kinds = new Set<string>();
   for (const ci of asList(sb.control_input)) {
-    const name = typeof ci.name === 'string' ? ci.name : '';
-    if (!name) out.push(error('sequence-control-name', `a control_input of ${m} has no name`, 'name the control tensor, e.g. "START"'));
-    else if (tensors.has(name)) out.push(error('sequence-control-tensor-reused', `control tensor '${name}' of ${m} appears in more than one control_input`, 'merge the entries or use a different tensor per control', name));
-    tensors.add(name);
+    const tensor = typeof ci.name === 'string' ? ci.name : '';
+    if (!tensor) out.push(error('sequence-control-name', `sequence batching control tensor must have a name for ${name}`, 'name the control tensor, e.g. "START"'));
+    else if (tensors.has(tensor)) out.push(error('sequence-control-tensor-reused', `sequence batching control tensor '${tensor}' is specified for multiple control kinds for ${name}`, 'merge the entries or use a different tensor per control', tensor));
+    tensors.add(tensor);
     for (const c of asList(ci.control)) {
       const kind = typeof c.kind === 'string' ? c.kind : 'CONTROL_SEQUENCE_START';
-      if (kinds.has(kind)) out.push(error('sequence-control-kind-duplicate', `${m} gives the ${kind} control more than once`, `keep one ${kind} control`, name));
+      if (kinds.has(kind)) out.push(error('sequence-control-kind-duplicate', `sequence batching specifies multiple ${kind} tensors for ${name}`, `keep one ${kind} control`, tensor));
       kinds.add(kind);
-      out.push(...checkControl(c, name, m));
+      out.push(...checkControl(c, tensor, name));
     }
   }
   return out;
@@ -111,9 +119,17 @@ function checkInitialState(state: Record<string, unknown>, label: string, m: str
 
 function checkStates(sb: Record<string, unknown>, m: string): Diagnostic[] {
   const out: Diagnostic[] = [];
+  const inputs = new Set<string>();
+  const outputs = new Set<string>();
   asList(sb.state).forEach((s, i) => {
     const label = `state ${typeof s.input_name === 'string' && s.input_name ? `'${s.input_name}'` : i}`;
     const port = typeof s.input_name === 'string' ? s.input_name : undefined;
+    // Two states on one tensor would share (and overwrite) one buffer per sequence.
+    if (port && inputs.has(port)) out.push(error('state-duplicate-input', `implicit state input_name '${port}' of ${m} is used by more than one state`, 'give each state its own input_name', port));
+    const outName = typeof s.output_name === 'string' ? s.output_name : '';
+    if (outName && outputs.has(outName)) out.push(error('state-duplicate-output', `implicit state output_name '${outName}' of ${m} is used by more than one state`, 'give each state its own output_name', port));
+    if (port) inputs.add(port);
+    if (outName) outputs.add(outName);
     if (!s.input_name || !s.output_name) out.push(error('state-names', `${label} of ${m} needs both input_name and output_name`, 'set input_name and output_name', port));
     if (!s.data_type || s.data_type === 'TYPE_INVALID') out.push(error('state-dtype', `${label} of ${m} has no data_type`, 'set data_type', port));
     const dims = asList<number>(s.dims);
@@ -129,12 +145,13 @@ export function checkSequenceBatching(config: ModelConfig, m: string): Diagnosti
   if (config.sequence_batching === undefined) return [];
   const sb = asRecord(config.sequence_batching);
   const mbs = config.max_batch_size ?? 0;
-  const out = [...checkControls(sb, m), ...checkStates(sb, m)];
+  const name = config.name || m;
+  const out = [...checkControls(sb, name), ...checkStates(sb, m)];
   const oldest = asRecord(sb.oldest);
-  out.push(...checkPreferred(asList<number>(oldest.preferred_batch_size), mbs, 'sequence_batching.oldest', m));
+  out.push(...checkPreferred(asList<number>(oldest.preferred_batch_size), mbs, 'sequence batching preferred batch size', name));
   const util = asRecord(sb.direct).minimum_slot_utilization;
   if (typeof util === 'number' && !(util >= 0 && util <= 1)) {
-    out.push(error('slot-utilization-range', `${m} has minimum_slot_utilization ${util}; it must be between 0 and 1`, 'set minimum_slot_utilization between 0.0 and 1.0'));
+    out.push(error('slot-utilization-range', `sequence batching minimum slot utilization must be in range (0.0, 1.0] for ${name} (got ${util})`, 'set minimum_slot_utilization between 0.0 and 1.0'));
   }
   return out;
 }
@@ -142,7 +159,12 @@ export function checkSequenceBatching(config: ModelConfig, m: string): Diagnosti
 export function checkResponseCache(config: ModelConfig, m: string): Diagnostic[] {
   if (asRecord(config.response_cache).enable !== true) return [];
   const out: Diagnostic[] = [];
-  if (config.sequence_batching !== undefined) out.push(error('response-cache-sequence', `${m} enables the response cache together with sequence batching`, 'disable response_cache'));
-  if (isDecoupled(config)) out.push(error('response-cache-decoupled', `${m} enables the response cache but is decoupled`, 'disable response_cache'));
+  const name = config.name || m;
+  if (config.sequence_batching !== undefined) {
+    out.push(error('response-cache-sequence', `Response Cache does not currently support model ${name} with sequence batching scheduler. Please disable the response cache.`, 'disable response_cache'));
+  }
+  if (isDecoupled(config)) {
+    out.push(error('response-cache-decoupled', `Response Cache does not currently support model ${name} with 'decoupled' transaction policy. Please disable the response cache.`, 'disable response_cache'));
+  }
   return out;
 }
