@@ -27,3 +27,23 @@ export function connectTestClient(address: string): TestClient {
     close: () => client.close(),
   };
 }
+
+/** One message of a `ModelStreamInfer` stream as the client decodes it. */
+export interface StreamMessage { error_message: string; infer_response: any }
+
+/**
+ * Writes `requests` on one `ModelStreamInfer` stream, half-closes it and collects every message
+ * until the server ends the stream.
+ * @example const msgs = await streamAll(c, [{ model_name: 'ocr', inputs: [...], raw_input_contents: [...] }])
+ */
+export function streamAll(client: TestClient, requests: unknown[], token?: string): Promise<StreamMessage[]> {
+  return new Promise((resolve, reject) => {
+    const got: StreamMessage[] = [];
+    const stream = client.stream(token);
+    stream.on('data', (m: StreamMessage) => got.push(m));
+    stream.on('error', reject);
+    stream.on('end', () => resolve(got));
+    for (const r of requests) stream.write(r);
+    stream.end();
+  });
+}

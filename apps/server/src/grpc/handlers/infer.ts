@@ -10,7 +10,7 @@ import { inferResponse, requestInputs, requestParameters, type WireInferRequest,
 import { grpcStatus } from '../status.ts';
 
 /** Called once per response a graph sends, as it is produced (the last one with `final`). */
-export type ResponseListener = (outputs: Record<string, Tensor>, final: boolean) => void;
+export type ResponseListener = NonNullable<RunRequest['onResponse']>;
 
 /** A checked `ModelInferRequest`, ready to run. */
 export interface PreparedInfer {
@@ -53,7 +53,7 @@ export function prepareInfer(studio: Studio, req: WireInferRequest): PreparedInf
  */
 export async function runPrepared(studio: Studio, p: PreparedInfer, signal: AbortSignal, onResponse?: ResponseListener): Promise<RunResult> {
   const release = studio.acquireRun();
-  const request: RunRequest & { onResponse?: ResponseListener } = {
+  const request: RunRequest = {
     graph: p.graph, inputs: p.inputs, signal, ...(p.sequence ? { sequence: p.sequence } : {}), ...(onResponse ? { onResponse } : {}),
   };
   try {

@@ -33,25 +33,29 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     const abort = new AbortController();
     aborts.add(abort);
     let finalSent = false;
-    let responses = 0;
-    const onResponse = (outputs: Record<string, Tensor>, final: boolean) => {
-      responses++;
+    // Never throws: it runs inside the engine's response callback.
+    const send = (outputs: Record<string, Tensor>, final: boolean) => {
       finalSent ||= final;
-      const r = inferResponse(p.base, outputs, p.requested, false);
-      r.parameters.triton_final_response = wireParameter(final);
-      write({ error_message: '', infer_response: r });
+      try {
+        const r = inferResponse(p.base, outputs, p.requested, !p.decoupled);
+        r.parameters.triton_final_response = wireParameter(final);
+        write({ error_message: '', infer_response: r });
+      } catch (err) {
+        writeError(req, err);
+      }
+    };
+    // A decoupled graph's final call without outputs only says "no more responses": it is sent (empty)
+    // when the client asked for that, below.
+    const onResponse = (outputs: Record<string, Tensor>, final: boolean) => {
+      if (!(final && p.decoupled && Object.keys(outputs).length === 0)) send(outputs, final);
     };
     try {
       const result = await runPrepared(studio, p, abort.signal, onResponse);
       const err = runError(result);
       if (err) throw err;
-      // An engine that reports no responses as they happen still hands back the final outputs.
-      if (responses === 0 && result.status === 'completed' && Object.keys(result.outputs).length > 0) onResponse(result.outputs, true);
-      if (!finalSent && p.params.triton_enable_empty_final_response === true) {
-        const r = emptyResponse(p.base);
-        r.parameters.triton_final_response = wireParameter(true);
-        write({ error_message: '', infer_response: r });
-      }
+      // A graph that is not decoupled answers every request once, also when a condition ended it early.
+      if (!p.decoupled && !finalSent) send(result.outputs, true);
+      if (!finalSent && p.params.triton_enable_empty_final_response === true) send({}, true);
     } catch (err) {
       writeError(req, err);
     } finally {

@@ -1,0 +1,71 @@
+// The bundled `ocr` ensemble (a decoupled gate after text detection) over ModelStreamInfer, with the real
+// PaddleOCR models: a text image streams a response with the text, a blank image streams none.
+import { readFileSync } from 'node:fs';
+import { status } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tensorToBytes } from '../http/kserveTensors.ts';
+import { decodeImage } from '../io/image.ts';
+import { DEFAULT_REPO, startServer, type RunningServer } from '../main.ts';
+import { makeFixtures } from '../engine/ops/smokeSupport.ts';
+import { startGrpcServer, type GrpcServer } from './server.ts';
+import { connectTestClient, streamAll, type TestClient } from './testClient.ts';
+
+let s: RunningServer;
+let g: GrpcServer;
+let c: TestClient;
+beforeAll(async () => {
+  s = await startServer({ repo: DEFAULT_REPO, port: 0, host: '127.0.0.1', webDist: '/nonexistent' });
+  g = await startGrpcServer(s.studio, '127.0.0.1', 0);
+  c = connectTestClient(g.address);
+}, 120_000);
+afterAll(async () => {
+  c?.close();
+  await g?.close();
+  await s?.close();
+});
+
+/** A stream request for `ocr` with an image file as its UINT8 HWC input. */
+function ocrRequest(file: string, id: string, parameters: Record<string, unknown> = {}) {
+  const image = decodeImage(readFileSync(file));
+  return { model_name: 'ocr', id, parameters, inputs: [{ name: 'image', datatype: 'UINT8', shape: [...image.shape] }], raw_input_contents: [Buffer.from(tensorToBytes(image))] };
+}
+
+/** BYTES elements of a raw output: each a 4-byte little-endian length, then UTF-8. */
+function strings(raw: Uint8Array): string[] {
+  const b = Buffer.from(raw);
+  const out: string[] = [];
+  for (let off = 0; off < b.length;) { const n = b.readUInt32LE(off); out.push(b.subarray(off + 4, off + 4 + n).toString('utf8')); off += 4 + n; }
+  return out;
+}
+
+describe('ocr over gRPC', () => {
+  it('unary ModelInfer is refused as Triton refuses decoupled models', async () => {
+    const err = await c.call('ModelInfer', ocrRequest(makeFixtures().blank, 'u')).then(() => undefined, (e: { code: number; details: string }) => e);
+    expect(err?.code).toBe(status.UNIMPLEMENTED);
+    expect(err?.details).toMatch(/^ModelInfer RPC doesn't support models with decoupled transaction policy/);
+  });
+
+  it('a text image streams one response carrying the text; the empty final response comes when asked for', async () => {
+    const msgs = await streamAll(c, [ocrRequest(makeFixtures().hello, 'hello-1')]);
+    expect(msgs.map((m) => m.error_message)).toEqual(['']);
+    const r = msgs[0]!.infer_response;
+    expect(r).toMatchObject({ model_name: 'ocr', id: 'hello-1' });
+    const names = r.outputs.map((o: { name: string }) => o.name);
+    expect(names).toEqual(expect.arrayContaining(['boxes', 'texts', 'scores', 'angles']));
+    expect(strings(r.raw_output_contents[names.indexOf('texts')]).join(' ')).toContain('HELLO 2026');
+    // As a decoupled Triton model: the response, then a flags-only final that is sent only on request.
+    expect(r.parameters.triton_final_response.bool_param).toBe(false);
+    const asked = await streamAll(c, [ocrRequest(makeFixtures().hello, 'hello-2', { triton_enable_empty_final_response: { bool_param: true } })]);
+    expect(asked.map((m) => [m.infer_response.id, m.infer_response.outputs.length, m.infer_response.parameters.triton_final_response.bool_param]))
+      .toEqual([['hello-2', 4, false], ['hello-2', 0, true]]);
+  }, 60_000);
+
+  it('a blank image streams no response; with triton_enable_empty_final_response, one empty final response', async () => {
+    expect(await streamAll(c, [ocrRequest(makeFixtures().blank, 'blank')])).toEqual([]);
+    const asked = await streamAll(c, [ocrRequest(makeFixtures().blank, 'blank-2', { triton_enable_empty_final_response: { bool_param: true } })]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.error_message).toBe('');
+    expect(asked[0]!.infer_response).toMatchObject({ id: 'blank-2', model_name: 'ocr', outputs: [], raw_output_contents: [] });
+    expect(asked[0]!.infer_response.parameters.triton_final_response.bool_param).toBe(true);
+  }, 60_000);
+});
