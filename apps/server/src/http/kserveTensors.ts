@@ -32,12 +32,47 @@ export function flattenData(data: unknown, out: unknown[] = []): unknown[] {
   return out;
 }
 
-function checkElements(name: string, datatype: DataType, flat: unknown[]): void {
-  const ok = datatype === 'BYTES' ? (x: unknown) => typeof x === 'string'
-    : datatype === 'BOOL' ? (x: unknown) => typeof x === 'boolean' || x === 0 || x === 1
-      : (x: unknown) => typeof x === 'number' && Number.isFinite(x);
-  const i = flat.findIndex((x) => !ok(x));
-  if (i >= 0) throw bad(`input '${name}' element ${i} is not a valid ${datatype} value`);
+const INTEGER_RANGES: Partial<Record<DataType, readonly [number, number]>> = {
+  UINT8: [0, 0xff], UINT16: [0, 0xffff], UINT32: [0, 0xffffffff], UINT64: [0, 2 ** 64 - 1],
+  INT8: [-0x80, 0x7f], INT16: [-0x8000, 0x7fff], INT32: [-0x80000000, 0x7fffffff], INT64: [-(2 ** 63), 2 ** 63 - 1],
+};
+const FP32_MAX = 3.4028234663852886e38;
+
+/** Why a JSON element cannot be a value of `datatype` (undefined when it can): wrong type, out of range. */
+function elementProblem(datatype: DataType, x: unknown): string | undefined {
+  if (datatype === 'BYTES') return typeof x === 'string' ? undefined : 'not a string';
+  if (datatype === 'BOOL') return typeof x === 'boolean' || x === 0 || x === 1 ? undefined : 'not a boolean';
+  if (typeof x !== 'number' || !Number.isFinite(x)) return 'not a finite number';
+  const range = INTEGER_RANGES[datatype];
+  if (range) {
+    if (!Number.isInteger(x)) return 'not an integer';
+    return x < range[0] || x > range[1] ? `outside ${datatype}'s range ${range[0]}..${range[1]}` : undefined;
+  }
+  return datatype === 'FP32' && Math.abs(x) > FP32_MAX ? "outside FP32's range (it would become Infinity)" : undefined;
+}
+
+/**
+ * Checks JSON tensor elements against their datatype, for every route that takes JSON tensors:
+ * strings for BYTES, booleans (or 0/1) for BOOL, finite numbers otherwise, integers within their
+ * type's range (300 is no UINT8) and FP32 values that do not overflow to Infinity.
+ * @throws ApiError 400 naming the input, the element's index and the problem.
+ * @example checkElements('x', 'UINT8', [1, 2, 300]) // throws: element 2 … outside UINT8's range
+ */
+export function checkElements(name: string, datatype: DataType, flat: readonly unknown[]): void {
+  for (let i = 0; i < flat.length; i++) {
+    const problem = elementProblem(datatype, flat[i]);
+    if (problem) throw bad(`input '${name}' element ${i} is not a valid ${datatype} value: ${problem}`);
+  }
+}
+
+/**
+ * The element-count limit every route applies to an input tensor.
+ * @throws ApiError 400 `limit` naming the input, its count and the limit.
+ */
+export function checkElementCount(name: string, shape: readonly number[], maxTensorElements: number): number {
+  const n = elementCount(shape);
+  if (n > maxTensorElements) throw new ApiError(400, 'limit', `input '${name}' has ${n} elements, over the limit maxTensorElements=${maxTensorElements}`);
+  return n;
 }
 
 /** Decodes one tensor's raw little-endian bytes (binary tensor extension). */
@@ -85,8 +120,7 @@ function parseInput(raw: unknown, opts: ParseOptions, cursor: { off: number }): 
   if (!isDataType(raw.datatype)) throw bad(`input '${name}' has unknown datatype ${JSON.stringify(raw.datatype)}`);
   if (!Array.isArray(raw.shape) || !raw.shape.every((d) => Number.isInteger(d) && (d as number) >= 0)) throw bad(`input '${name}' shape must be an array of non-negative integers`);
   const shape = raw.shape as number[];
-  const n = elementCount(shape);
-  if (n > opts.maxTensorElements) throw new ApiError(400, 'limit', `input '${name}' has ${n} elements, over the limit maxTensorElements=${opts.maxTensorElements}`);
+  const n = checkElementCount(name, shape, opts.maxTensorElements);
   const size = isObj(raw.parameters) ? raw.parameters.binary_data_size : undefined;
   if (size !== undefined) {
     if (!opts.binary || !Number.isInteger(size) || (size as number) < 0 || cursor.off + (size as number) > opts.binary.byteLength) {

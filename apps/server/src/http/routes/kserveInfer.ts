@@ -1,9 +1,9 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
-import { catalogueModel, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
+import { catalogueModel, elementCount, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphIsDecoupled, graphIsStateful } from '../graphSignature.ts';
-import { flattenData, outputJson, parseInferRequest, tensorToBytes, type InferRequest } from '../kserveTensors.ts';
+import { checkElementCount, checkElements, flattenData, outputJson, parseInferRequest, tensorToBytes, type InferRequest } from '../kserveTensors.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from './kserve.ts';
 
@@ -137,17 +137,23 @@ function nestedShape(v: unknown): number[] {
   return shape;
 }
 
-/** Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3). */
-export function generateInputs(served: ServedModel, body: Record<string, unknown>, batched: boolean): Record<string, Tensor> {
+/**
+ * Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3), under the
+ * same element-count limit and element checks as `/infer`.
+ */
+export function generateInputs(served: ServedModel, body: Record<string, unknown>, batched: boolean, maxTensorElements: number): Record<string, Tensor> {
   const inputs = keyedRecord<Tensor>();
   for (const spec of served.signature.inputs) {
     if (!Object.hasOwn(body, spec.name)) continue;
     const value = body[spec.name];
     let shape = nestedShape(value);
     if (batched && shape.length === spec.shape.length - 1) shape = [1, ...shape];
+    checkElementCount(spec.name, shape, maxTensorElements);
     const flat = flattenData(value);
+    if (flat.length !== elementCount(shape)) throw bad(`input '${spec.name}' is a ragged array: ${flat.length} elements for shape [${shape.join(',')}]`);
+    checkElements(spec.name, spec.datatype, flat);
     try {
-      inputs[spec.name] = tensorFromJson(spec.datatype, shape, flat.map((x) => (spec.datatype === 'BYTES' ? String(x) : x)) as (number | string | boolean)[]);
+      inputs[spec.name] = tensorFromJson(spec.datatype, shape, flat as (number | string | boolean)[]);
     } catch (err) {
       throw bad(`input '${spec.name}': ${(err as Error).message}`);
     }
@@ -176,7 +182,7 @@ function parseGenerate(studio: Studio, served: ServedModel, req: Request): { id?
   }
   const params = typeof body.parameters === 'object' && body.parameters !== null ? body.parameters as Record<string, unknown> : {};
   const batched = (served.signature.inputs[0]?.shape[0] ?? 0) === -1 && (served.graph?.maxBatchSize ?? catalogueModel(studio.catalogue, served.name)?.maxBatchSize ?? 0) > 0;
-  return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(served, body, batched) };
+  return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(served, body, batched, studio.limits.maxTensorElements) };
 }
 
 /**
