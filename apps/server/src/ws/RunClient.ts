@@ -8,14 +8,17 @@ import { limitMessage } from '../http/limits.ts';
 import type { Studio } from '../http/Studio.ts';
 import { ClientSender } from './ClientSender.ts';
 import { StreamManager } from './StreamManager.ts';
-import { binaryFrameCount, decodeWireTensors, encodeWireTensors } from './wireTensors.ts';
+import { binaryFrameCount, decodeWireTensors, encodeWireTensors, expectedFrameBytes } from './wireTensors.ts';
 
 type RunResult = Awaited<ReturnType<Studio['engine']['run']>>;
 type RunRequest = Parameters<Studio['engine']['run']>[0];
 const TERMINAL = new Set<ServerMessage['type']>(['run.completed', 'run.failed', 'run.exited_early']);
 
-/** A message whose inputs refer to binary frames, waiting for them. */
-interface PendingBinary { msg: Extract<ClientMessage, { inputs: unknown }>; needed: number; frames: Uint8Array[] }
+/** A message whose inputs refer to binary frames, waiting for them (their byte total counted against the message limit). */
+interface PendingBinary { msg: Extract<ClientMessage, { inputs: unknown }>; needed: number; frames: Uint8Array[]; bytes: number; sizes: (number | undefined)[] }
+
+/** Largest `timeoutMs` a timer can hold (2^31 - 1 ms, about 24.8 days); Node re-arms longer ones every millisecond. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 export interface RunOptions { graph: GraphDoc; inputs: Record<string, Tensor>; requestId?: string; streamId?: string; timeoutMs?: number; sequence?: RunRequest['sequence'] }
 
@@ -58,14 +61,36 @@ export class RunClient {
     const check = validateClientMessage(parsed, { maxTensorElements: this.studio.limits.maxTensorElements });
     if (!check.ok) return this.error('bad-message', check.error, check.ref);
     const msg = check.message;
-    const needed = 'inputs' in msg ? binaryFrameCount(msg.inputs) : 0;
-    if (needed > 0) this.pending = { msg: msg as PendingBinary['msg'], needed, frames: [] };
-    else this.dispatch(msg, []);
+    let needed = 0;
+    try {
+      needed = 'inputs' in msg ? binaryFrameCount(msg.inputs) : 0;
+    } catch (err) {
+      return this.error('bad-message', (err as Error).message, refOf(msg as PendingBinary['msg']));
+    }
+    if (needed === 0) return this.dispatch(msg, []);
+    const inputs = (msg as PendingBinary['msg']).inputs ?? {};
+    const sizes: (number | undefined)[] = [];
+    for (const w of Object.values(inputs)) if (w.binary !== undefined) sizes[w.binary] = expectedFrameBytes(w);
+    this.pending = { msg: msg as PendingBinary['msg'], needed, frames: [], bytes: data.byteLength, sizes };
   }
 
   private onBinary(data: Buffer): void {
     const p = this.pending;
     if (!p) return this.error('unexpected-binary', 'binary frame without a message announcing it (inputs with "binary": i)');
+    const index = p.frames.length;
+    const expected = p.sizes[index];
+    const max = this.studio.limits.maxWsMessageBytes;
+    // A message and its frames are one message: their total is held to the message limit, and a frame
+    // of the wrong size is refused as it arrives instead of after the rest were buffered.
+    if (expected !== undefined && data.byteLength !== expected) {
+      this.pending = undefined;
+      return this.error('bad-input', `binary frame ${index} has ${data.byteLength} bytes but its input needs ${expected}`, refOf(p.msg));
+    }
+    p.bytes += data.byteLength;
+    if (p.bytes > max) {
+      this.pending = undefined;
+      return this.error('limit', limitMessage(`message with its binary frames (${p.bytes} bytes so far)`, 'maxWsMessageBytes', max), refOf(p.msg));
+    }
     p.frames.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     if (p.frames.length < p.needed) return;
     this.pending = undefined;
@@ -84,6 +109,9 @@ export class RunClient {
   }
 
   private start(msg: Extract<ClientMessage, { type: 'run.start' }>, frames: Uint8Array[]): void {
+    if (msg.timeoutMs !== undefined && msg.timeoutMs > MAX_TIMEOUT_MS) {
+      return this.error('bad-message', `timeoutMs ${msg.timeoutMs} is over the largest timer, ${MAX_TIMEOUT_MS} ms`, msg.requestId);
+    }
     try {
       const graph = this.studio.resolveGraph(msg.graph);
       const inputs = decodeWireTensors(msg.inputs, frames);

@@ -1,6 +1,6 @@
 import type { Tensor, WireTensor } from '@ensemble-studio/core';
-import { keyedRecord, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
-import { tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
+import { dtypeSize, elementCount, keyedRecord, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
+import { checkElements, tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
 
 /** Tensors with more elements than this travel as binary frames (BYTES always as JSON). */
 export const BINARY_THRESHOLD = 4096;
@@ -19,17 +19,38 @@ export function decodeWireTensors(inputs: Record<string, WireTensor>, frames: re
       if (!frame) throw new Error(`input "${name}" refers to binary frame ${w.binary} but only ${frames.length} arrived`);
       out[name] = tensorFromBytes(w.datatype, w.shape, frame, name);
     } else {
+      checkElements(name, w.datatype, w.data ?? []);
       out[name] = tensorFromJson(w.datatype, w.shape, w.data ?? []);
     }
   }
   return out;
 }
 
-/** How many binary frames a message's inputs refer to (highest index + 1). */
+/**
+ * How many binary frames a message's inputs announce: each input with `binary: i` takes frame i, and
+ * the indices must be 0..n-1, each used once, so a message can never announce more frames than it
+ * has inputs (`binary: 100000` would otherwise hold the connection open for 100001 frames).
+ * @throws Error naming the index that does not fit.
+ * @example binaryFrameCount({ a: { datatype: 'FP32', shape: [9999], binary: 0 } }) === 1
+ */
 export function binaryFrameCount(inputs: Record<string, WireTensor> | undefined): number {
-  let n = 0;
-  for (const w of Object.values(inputs ?? {})) if (w.binary !== undefined) n = Math.max(n, w.binary + 1);
-  return n;
+  const used = Object.entries(inputs ?? {}).filter(([, w]) => w.binary !== undefined);
+  const seen = new Set<number>();
+  for (const [name, w] of used) {
+    if (w.binary! >= used.length) throw new Error(`input "${name}" refers to binary frame ${w.binary} but the message announces ${used.length} binary input(s), numbered from 0`);
+    if (seen.has(w.binary!)) throw new Error(`input "${name}" refers to binary frame ${w.binary}, which another input already uses`);
+    seen.add(w.binary!);
+  }
+  return used.length;
+}
+
+/**
+ * The byte size a binary frame must have for the input that refers to it (undefined for BYTES,
+ * whose elements have their own lengths).
+ * @example expectedFrameBytes({ datatype: 'FP32', shape: [2, 3], binary: 0 }) === 24
+ */
+export function expectedFrameBytes(w: WireTensor): number | undefined {
+  return w.datatype === 'BYTES' ? undefined : elementCount(w.shape) * dtypeSize(w.datatype);
 }
 
 /**
