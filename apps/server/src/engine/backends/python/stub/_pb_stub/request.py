@@ -3,6 +3,8 @@
 import asyncio
 import threading
 
+import numpy as np
+
 from .bls import BlsCalls
 from .errors import TritonModelException
 from .response import InferenceResponseSender, check_tensors, parameters_json
@@ -17,6 +19,11 @@ TRITONSERVER_MEMORY_GPU = 0
 TRITONSERVER_MEMORY_CPU = 1
 
 _bls_lock = threading.Lock()
+
+
+def _text(value):
+    """A string argument; bytes (an element of a BYTES tensor, as models often pass) are UTF-8 text."""
+    return value.decode("utf-8") if isinstance(value, (bytes, bytearray)) else str(value)
 
 
 class PreferredMemory:
@@ -45,10 +52,12 @@ class InferenceRequest:
                            ("model_name", model_name)):
             if value is None:
                 raise TypeError(f"InferenceRequest needs '{arg}'")
+        if isinstance(correlation_id, (bytes, np.integer)):
+            correlation_id = _text(correlation_id) if isinstance(correlation_id, bytes) else int(correlation_id)
         if isinstance(correlation_id, bool) or not isinstance(correlation_id, (int, str)):
             raise TritonModelException(
                 f"InferenceRequest correlation_id must be an int or a str, got {type(correlation_id).__name__}")
-        self._request_id = str(request_id)
+        self._request_id = _text(request_id)
         self._correlation_id = correlation_id
         self._inputs = check_tensors(inputs, "InferenceRequest inputs")
         self._requested = [str(n) for n in requested_output_names]

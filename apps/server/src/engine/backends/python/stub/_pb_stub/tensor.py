@@ -10,6 +10,8 @@ class Tensor:
     """`Tensor(name, array)`: an input or output tensor; `as_numpy()` gives the array back."""
 
     def __init__(self, name, numpy_array):
+        if isinstance(name, (bytes, bytearray)):
+            name = name.decode("utf-8")
         if not isinstance(name, str):
             raise TypeError(f"Tensor name must be a str, got {type(name).__name__}")
         if name == "":

@@ -34,7 +34,8 @@ BLS_MODEL = """
                 mode = json.loads(request.parameters())["mode"]
                 x = pb_utils.get_input_tensor_by_name(request, "X").as_numpy()
                 if mode == "sync":
-                    response = call(x).exec()
+                    # the model name as an element of a BYTES tensor (bytes), as Triton's BLS example passes it
+                    response = call(x, np.array([b"adder"], dtype=object)[0]).exec()
                     result = np.array(["error: " + response.error().message()], dtype=object) if response.has_error() else \\
                         pb_utils.get_output_tensor_by_name(response, "Y").as_numpy()
                 elif mode == "async":
