@@ -1,5 +1,6 @@
-// The bundled `ocr` ensemble (a decoupled gate after text detection) over ModelStreamInfer, with the real
-// PaddleOCR models: a text image streams a response with the text, a blank image streams none.
+// The bundled `ocr` ensemble (a decoupled gate after text detection) streamed over gRPC ModelStreamInfer and
+// HTTP generate_stream, with the real PaddleOCR models: a text image streams a response with the text, a blank
+// image streams none.
 import { readFileSync } from 'node:fs';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,5 +68,29 @@ describe('ocr over gRPC', () => {
     expect(asked[0]!.error_message).toBe('');
     expect(asked[0]!.infer_response).toMatchObject({ id: 'blank-2', model_name: 'ocr', outputs: [], raw_output_contents: [] });
     expect(asked[0]!.infer_response.parameters.triton_final_response.bool_param).toBe(true);
+  }, 60_000);
+});
+
+/** The `data:` events of an SSE body, parsed. */
+async function sseEvents(res: Response): Promise<Record<string, unknown>[]> {
+  const text = await res.text();
+  return text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)) as Record<string, unknown>);
+}
+
+describe('ocr over HTTP generate_stream', () => {
+  const post = (file: string) => {
+    const image = decodeImage(readFileSync(file));
+    const body = { id: 'g', inputs: [{ name: 'image', datatype: 'UINT8', shape: [...image.shape], data: Array.from(image.data as Uint8Array) }] };
+    return fetch(`${s.url}/v2/models/ocr/generate_stream`, { method: 'POST', body: JSON.stringify(body) });
+  };
+
+  it('a text image sends one event with the text; a blank image sends none', async () => {
+    const hello = await sseEvents(await post(makeFixtures().hello));
+    expect(hello).toHaveLength(1);
+    expect(hello[0]).toMatchObject({ model_name: 'ocr', id: 'g' });
+    expect(String(hello[0]!.texts)).toContain('HELLO 2026');
+    const blank = await post(makeFixtures().blank);
+    expect(blank.status).toBe(200);
+    expect(await sseEvents(blank)).toEqual([]);
   }, 60_000);
 });

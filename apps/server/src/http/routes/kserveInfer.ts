@@ -1,13 +1,14 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
-import { catalogueModel, elementCount, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
+import { catalogueModel, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphIsDecoupled, graphIsStateful } from '../graphSignature.ts';
-import { checkElementCount, checkElements, flattenData, outputJson, parseInferRequest, tensorToBytes, type InferRequest } from '../kserveTensors.ts';
+import { flattenData, outputJson, parseInferRequest, tensorToBytes, type InferRequest } from '../kserveTensors.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from './kserve.ts';
 
 type RunResult = Awaited<ReturnType<Studio['engine']['run']>>;
+type RunRequest = Parameters<Studio['engine']['run']>[0];
 type Sequence = { id: number | string; start: boolean; end: boolean };
 const bad = (m: string) => new ApiError(400, 'bad-request', m);
 
@@ -58,14 +59,14 @@ export function checkInputs(served: ServedModel, inputs: Record<string, Tensor>)
 }
 
 /** Runs a graph for one HTTP request; a client that goes away cancels the run. */
-async function runFor(studio: Studio, req: Request, res: Response, served: ServedModel, inputs: Record<string, Tensor>, sequence: Sequence | undefined, onEvent?: Parameters<Studio['engine']['run']>[0]['onEvent']): Promise<RunResult> {
+async function runFor(studio: Studio, req: Request, res: Response, served: ServedModel, inputs: Record<string, Tensor>, sequence: Sequence | undefined, onResponse?: RunRequest['onResponse']): Promise<RunResult> {
   const graph = served.graph ?? studio.resolveGraph(served.name);
   const release = studio.acquireRun();
   const abort = new AbortController();
   const onClose = () => { if (!res.writableFinished) abort.abort(); };
   res.on('close', onClose);
   try {
-    return await studio.engine.run({ graph, inputs, signal: abort.signal, ...(sequence ? { sequence } : {}), ...(onEvent ? { onEvent } : {}) });
+    return await studio.engine.run({ graph, inputs, signal: abort.signal, ...(sequence ? { sequence } : {}), ...(onResponse ? { onResponse } : {}) });
   } finally {
     release();
     res.off('close', onClose);
@@ -137,23 +138,17 @@ function nestedShape(v: unknown): number[] {
   return shape;
 }
 
-/**
- * Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3), under the
- * same element-count limit and element checks as `/infer`.
- */
-export function generateInputs(served: ServedModel, body: Record<string, unknown>, batched: boolean, maxTensorElements: number): Record<string, Tensor> {
+/** Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3). */
+export function generateInputs(served: ServedModel, body: Record<string, unknown>, batched: boolean): Record<string, Tensor> {
   const inputs = keyedRecord<Tensor>();
   for (const spec of served.signature.inputs) {
     if (!Object.hasOwn(body, spec.name)) continue;
     const value = body[spec.name];
     let shape = nestedShape(value);
     if (batched && shape.length === spec.shape.length - 1) shape = [1, ...shape];
-    checkElementCount(spec.name, shape, maxTensorElements);
     const flat = flattenData(value);
-    if (flat.length !== elementCount(shape)) throw bad(`input '${spec.name}' is a ragged array: ${flat.length} elements for shape [${shape.join(',')}]`);
-    checkElements(spec.name, spec.datatype, flat);
     try {
-      inputs[spec.name] = tensorFromJson(spec.datatype, shape, flat as (number | string | boolean)[]);
+      inputs[spec.name] = tensorFromJson(spec.datatype, shape, flat.map((x) => (spec.datatype === 'BYTES' ? String(x) : x)) as (number | string | boolean)[]);
     } catch (err) {
       throw bad(`input '${spec.name}': ${(err as Error).message}`);
     }
@@ -182,13 +177,13 @@ function parseGenerate(studio: Studio, served: ServedModel, req: Request): { id?
   }
   const params = typeof body.parameters === 'object' && body.parameters !== null ? body.parameters as Record<string, unknown> : {};
   const batched = (served.signature.inputs[0]?.shape[0] ?? 0) === -1 && (served.graph?.maxBatchSize ?? catalogueModel(studio.catalogue, served.name)?.maxBatchSize ?? 0) > 0;
-  return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(served, body, batched, studio.limits.maxTensorElements) };
+  return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(served, body, batched) };
 }
 
 /**
- * `POST /v2/models/{m}/generate_stream` (SSE, one `data: {json}` per response) and `/generate`
- * (exactly one JSON response). Errors before the run are JSON with a 4xx/5xx status; errors after
- * the stream started arrive as `data: {"error": …}`.
+ * `POST /v2/models/{m}/generate_stream` (SSE, one `data: {json}` per response, each written as the
+ * graph produces it) and `/generate` (exactly one JSON response). Errors before the run are JSON
+ * with a 4xx/5xx status; errors after the stream started arrive as `data: {"error": …}`.
  */
 export function generateStreamHandler(studio: Studio, stream: boolean): RequestHandler {
   return async (req, res) => {
@@ -203,15 +198,25 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       res.setHeader('Cache-Control', 'no-cache');
       res.flushHeaders();
     }
-    const result = await runFor(studio, req, res, { ...served, graph }, inputs, sequence);
+    const responses: Record<string, unknown>[] = [];
+    let sent = 0;
+    // A decoupled graph's last call may carry no outputs: it only says that no more responses follow.
+    const respond = (outputs: Record<string, Tensor>) => {
+      if (Object.keys(outputs).length === 0) return;
+      const r = generateResponse(served, id, outputs);
+      sent++;
+      if (stream) res.write(`data: ${JSON.stringify(r)}\n\n`);
+      else responses.push(r);
+    };
+    const result = await runFor(studio, req, res, { ...served, graph }, inputs, sequence, respond);
     const err = runError(result);
-    const responses = err || Object.keys(result.outputs).length === 0 ? [] : [generateResponse(served, id, result.outputs)];
+    // A graph that is not decoupled answers once, also when a condition ended it early.
+    if (!err && sent === 0 && !graphIsDecoupled(graph, studio.catalogue)) respond(result.outputs);
     if (!stream) {
       if (err) throw err;
       if (responses.length !== 1) throw bad('generate expects model to produce exactly 1 response');
       return void res.json(responses[0]);
     }
-    for (const r of responses) res.write(`data: ${JSON.stringify(r)}\n\n`);
     if (err) res.write(`data: ${JSON.stringify({ error: err.message })}\n\n`);
     res.end();
   };
