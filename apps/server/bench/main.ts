@@ -10,6 +10,7 @@ import { branchesGraph, fanoutGraph, ocrGraph, singleModelGraph } from '../src/e
 import { SYNTHETIC } from '../src/onnx/synthetic.ts';
 import { directBranches, directFanout, directOcr, directSessions } from './direct.ts';
 import { rawWorkerPair } from './rawWorkers.ts';
+import { pythonBench } from './python.ts';
 import { benchScratchDir } from './scratchDir.ts';
 import { vadClosedLoop, vadDirectBatched, vadLevel } from './vad.ts';
 
@@ -167,6 +168,13 @@ async function main(): Promise<void> {
   results.vad_streams_realtime = sustained;
 
   await engine.close();
+
+  // The Python backend (issue: run users' model.py): round trip, a large tensor, two instances in parallel.
+  try {
+    Object.assign(results, await pythonBench(benchScratchDir('python-repo-'), interleaved, QUICK));
+  } catch (err) {
+    log(`python backend not measured: ${(err as Error).message.split('\n')[0]}`);
+  }
   log(`\n${'metric'.padEnd(34)}value`);
   for (const [k, v] of Object.entries(results)) log(`${k.padEnd(34)}${Number.isInteger(v) ? v : v.toFixed(3)}`);
   if (JSON_OUT) process.stdout.write(`${JSON.stringify(results)}\n`);
