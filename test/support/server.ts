@@ -1,6 +1,6 @@
 // Starting studio servers for the fuzz, stress and e2e tests: in-process (fast, inspectable) or as the real CLI process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, linkSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { startServer, type RunningServer } from '../../apps/server/src/main.ts';
 import type { Limits } from '../../apps/server/src/http/limits.ts';
@@ -23,9 +23,10 @@ export async function startStudio(opts: { repo?: string; limits?: Partial<Limits
 
 /**
  * A private copy of the bundled examples that a test may change, in a `tempDir` (removed when the test, or the file,
- * that made it finishes). ONNX files are copied too (a test may corrupt one) unless `linkModels`: then they are
- * symlinks to the examples' own (44 MB less to copy), for tests that never write a model file — writing through a
- * link would change the examples themselves.
+ * that made it finishes). ONNX files are copied too (a test may corrupt one) unless `linkModels`: then they are hard
+ * links to the examples' own (44 MB less to copy; copies across filesystems), for tests that never write a model
+ * file — writing through a link would change the examples themselves. Not symlinks: the studio refuses to export a
+ * file whose real path lies outside the repository.
  */
 export function copyExamples(opts: { linkModels?: boolean } = {}): string {
   const dir = tempDir('studio-examples-');
@@ -39,7 +40,11 @@ export function copyExamples(opts: { linkModels?: boolean } = {}): string {
   for (const src of models) {
     const dest = join(dir, relative(EXAMPLES_DIR, src));
     mkdirSync(dirname(dest), { recursive: true });
-    symlinkSync(src, dest);
+    try {
+      linkSync(src, dest);
+    } catch {
+      copyFileSync(src, dest);
+    }
   }
   return dir;
 }
