@@ -36,11 +36,14 @@ describe('hostile model.py files', () => {
 
   it('a model that prints megabytes: the run completes, its log is cut to whole, bounded lines', async () => {
     const events: ServerMessage[] = [];
+    const t0 = Date.now();
     const r = await run('loud', 2, { onEvent: (m) => events.push(m) });
+    const seconds = Math.ceil((Date.now() - t0) / 1000);
     expect(r.status).toBe('completed');
     const logs = events.filter((e): e is Extract<ServerMessage, { type: 'run.log' }> => e.type === 'run.log');
     expect(logs.length).toBeGreaterThan(0);
-    expect(logs.length).toBeLessThan(2000); // of 50 001 lines: 200 a second pass
+    // Of 50 001 lines, 200 a second pass (plus one notice a second saying how many were dropped).
+    expect(logs.length).toBeLessThanOrEqual(202 * (seconds + 1));
     expect(Math.max(...logs.map((l) => l.message.length))).toBeLessThan(5000);
     expect(logs.some((l) => /log lines dropped/.test(l.message)) || logs.some((l) => l.message === 'done printing')).toBe(true);
   });
