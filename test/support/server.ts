@@ -63,12 +63,13 @@ export interface StudioProcess {
 }
 
 /**
- * `node --import tsx apps/server/src/cli/main.ts serve --port 0 --repo DIR` as a child process; resolves once it prints
+ * `node --import tsx apps/server/src/cli/main.ts serve --port 0 --grpc-port 0 --repo DIR` as a child process (gRPC on a
+ * free port, so studios started side by side do not fight over 8001); resolves once it prints
  * `listening on http://HOST:PORT`. The caller must kill it.
  */
 export async function spawnStudio(repo: string, extraArgs: string[] = [], timeoutMs = 120_000): Promise<StudioProcess> {
   // One node process (no tsx CLI wrapper in between), so a signal sent to `child` reaches the server itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1', '--repo', repo, ...extraArgs], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--grpc-port', '0', '--host', '127.0.0.1', '--repo', repo, ...extraArgs], {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' },
   });
   let out = '';

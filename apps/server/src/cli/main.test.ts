@@ -20,6 +20,7 @@ describe('usage errors (exit 2, one line, no stack)', () => {
     [['compile', '--repo', repo, '--out', '/tmp/x'], /needs a graph/],
     [['run', 'pipe', '--repo', repo, '--input', 'nonsense'], /NAME=FILE/],
     [['serve', '--port', 'abc'], /--port expects/],
+    [['serve', '--grpc-port', '80x'], /--grpc-port expects 0–65535 or off, got "80x"/],
     [['serve', '--host', '0.0.0.0', '--port', '0', '--repo', repo], /refusing to listen on 0\.0\.0\.0 without --token/],
   ])('%j', async (args, message) => {
     const r = await runBin(args);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { makeTestRepository } from '../repo/testRepository.ts';
 import { DEFAULT_REPO } from './main.ts';
 import { BIN, runBin } from './cliTestUtil.ts';
+import { connectTestClient } from '../grpc/testClient.ts';
 import { makeFixtures } from '../engine/ops/smokeSupport.ts';
 import { tempDir } from '../testSupport/tempDir.ts';
 
@@ -91,15 +92,23 @@ describe('run', () => {
 });
 
 describe('serve', () => {
-  it('prints the URL, serves, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  it('prints the URL and the gRPC address, serves both, and stops cleanly on SIGTERM', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo, '--port', '0', '--grpc-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', (d: Buffer) => { out += d.toString(); const m = /listening on (http:\/\/\S+)/.exec(out); if (m) resolve(m[1]!); });
+    const [url, grpcAddress] = await new Promise<[string, string]>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /^listening on (http:\/\/\S+)\ngrpc listening on (\S+)$/m.exec(out);
+        if (m) resolve([m[1]!, m[2]!]);
+      });
       child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
     });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(grpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    const grpc = connectTestClient(grpcAddress);
+    expect(await grpc.call('ServerLive', {})).toEqual({ live: true });
+    grpc.close();
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
