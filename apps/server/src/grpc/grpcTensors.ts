@@ -1,7 +1,7 @@
 import type { DataType, Tensor } from '@ensemble-studio/core';
 import { allocData, elementCount, isDataType } from '@ensemble-studio/core';
 import { ApiError } from '../http/errors.ts';
-import { tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
+import { checkElementCount, checkElements, tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
 import { plainParameters, type WireParameter } from './params.ts';
 
 /** `InferTensorContents`: typed lists, one per family of datatypes. */
@@ -52,6 +52,8 @@ function tensorFromContents(input: WireInput, datatype: DataType, shape: number[
   const values = (input.contents?.[field] ?? []) as unknown[];
   const n = elementCount(shape);
   if (values.length !== n) throw bad(`input '${input.name}' of model '${model}' has ${values.length} elements in contents.${field} but shape [${shape.join(',')}] needs ${n}`);
+  // 8- and 16-bit integers travel widened to 32 bits: a value that does not fit is refused, not wrapped.
+  if (datatype === 'INT8' || datatype === 'INT16' || datatype === 'UINT8' || datatype === 'UINT16') checkElements(input.name, datatype, values);
   const data = allocData(datatype, n);
   if (Array.isArray(data)) {
     for (let i = 0; i < n; i++) data[i] = Buffer.from(values[i] as Uint8Array).toString('utf8');
@@ -84,8 +86,7 @@ export function requestInputs(req: WireInferRequest, maxTensorElements: number):
   req.inputs.forEach((input, i) => {
     if (!isDataType(input.datatype)) throw bad(`input '${input.name}' of model '${model}' has unknown datatype '${input.datatype}'`);
     const shape = shapeOf(input, model);
-    const n = elementCount(shape);
-    if (n > maxTensorElements) throw new ApiError(400, 'limit', `input '${input.name}' has ${n} elements, over the limit maxTensorElements=${maxTensorElements}`);
+    checkElementCount(input.name, shape, maxTensorElements);
     if (inputs[input.name]) throw bad(`input '${input.name}' of model '${model}' appears twice`);
     if (raw.length > 0) {
       if (filledFields(input.contents).length > 0) throw bad(`input '${input.name}' of model '${model}' has both contents and raw_input_contents; send one`);
