@@ -34,7 +34,7 @@ export function answerBls(deps: BlsDeps, call: BlsCall, sink: BlsSink): void {
     : undefined;
   let streamed = 0;
   deps.run({
-    graph, inputs: call.inputs, ...(sequence ? { sequence } : {}),
+    graph, inputs: call.inputs, signal: call.signal, ...(sequence ? { sequence } : {}),
     ...(call.timeoutUs > 0 ? { timeoutMs: Math.max(1, Math.ceil(call.timeoutUs / 1000)) } : {}),
     ...(call.decoupled ? { onResponse: (outputs: Record<string, Tensor>, final: boolean) => { if (!final) { streamed++; sink.response(pick(outputs)); } } } : {}),
   }).then((r) => {

@@ -12,6 +12,11 @@ export interface ImportResult { graph: GraphDoc; diagnostics: Diagnostic[] }
 export interface ImportOptions {
   /** The parsed `<ensemble>/studio.json` sidecar, when the directory has one (required for BLS exports). */
   sidecar?: unknown;
+  /**
+   * Keep the studio's generated models (routers, gates, ops) as plain model steps instead of turning them
+   * back into their node kinds: the graph then runs the exported `model.py` files themselves.
+   */
+  plainSteps?: boolean;
 }
 
 interface Port { node: string; port: string }
@@ -54,14 +59,14 @@ function fromSidecar(name: string, sidecar: unknown): ImportResult {
   return { graph: newGraph(name), diagnostics: [{ code: 'invalid-sidecar', severity: 'error', message: `${name}/studio.json is not a valid graph: ${r.error}`, fix: `repair or remove ${name}/studio.json` }] };
 }
 
-function addStep(b: Rebuild, ensemble: string, catalogue: Catalogue, step: EnsembleStep, index: number): { step: EnsembleStep; built: NonNullable<ReturnType<typeof stepNode>> } {
+function addStep(b: Rebuild, ensemble: string, catalogue: Catalogue, step: EnsembleStep, index: number, plain: boolean): { step: EnsembleStep; built: NonNullable<ReturnType<typeof stepNode>> } {
   const model = catalogueModel(catalogue, step.model_name);
   const base = model?.generated && step.model_name.startsWith(`${ensemble}_`) ? step.model_name.slice(ensemble.length + 1) : step.model_name;
   const id = b.uniqueId(base || `step_${index}`);
   if (!model) {
     b.diagnostics.push({ code: 'missing-model', severity: 'error', nodeId: id, message: `step ${index} of '${ensemble}' uses model '${step.model_name}', which is not in the repository`, fix: `add '${step.model_name}' to the repository` });
   }
-  let built = stepNode(id, step.model_name, model);
+  let built = stepNode(id, step.model_name, plain ? undefined : model);
   if (!built) {
     b.diagnostics.push({ code: 'unknown-marker', severity: 'warning', nodeId: id, message: `model '${step.model_name}' carries a studio marker of unknown kind '${String(model?.generated?.kind)}'; imported as a plain model`, fix: 'update Ensemble Studio, or remove the marker' });
     built = { node: { id, kind: 'model', position: { x: 0, y: 0 }, params: { model: step.model_name } }, inPort: (s) => s, outPort: (s) => s };
@@ -82,7 +87,7 @@ export function graphFromEnsemble(ensembleName: string, catalogue: Catalogue, op
   if (!ens) return { graph: newGraph(ensembleName), diagnostics: [{ code: 'unknown-ensemble', severity: 'error', message: `no model named '${ensembleName}' in the repository`, fix: 'check the name' }] };
   const steps = ens.config.ensemble_scheduling?.step ?? [];
   const isBls = (m?: { generated?: { kind: string } }) => m?.generated?.kind === 'bls';
-  if (isBls(ens) || steps.some((s) => isBls(catalogueModel(catalogue, s.model_name)))) return fromSidecar(ensembleName, opts.sidecar);
+  if (!opts.plainSteps && (isBls(ens) || steps.some((s) => isBls(catalogueModel(catalogue, s.model_name))))) return fromSidecar(ensembleName, opts.sidecar);
   if (ens.platform !== 'ensemble') {
     return { graph: newGraph(ensembleName), diagnostics: [{ code: 'not-an-ensemble', severity: 'error', message: `'${ensembleName}' is not an ensemble (platform '${ens.platform || ens.backend}')`, fix: 'open an ensemble, or build a graph around this model' }] };
   }
@@ -93,7 +98,7 @@ export function graphFromEnsemble(ensembleName: string, catalogue: Catalogue, op
     b.nodes.push({ id, kind: 'input', position: at, params: { name: t.name, datatype: t.datatype, dims: [...t.dims], ...(t.optional ? { optional: true } : {}) } });
     b.produce(t.name, { node: id, port: 'out' }, `input '${t.name}'`);
   }
-  const built = steps.map((s, i) => addStep(b, ensembleName, catalogue, s, i));
+  const built = steps.map((s, i) => addStep(b, ensembleName, catalogue, s, i, opts.plainSteps === true));
   for (const { step, built: s } of built) {
     for (const [out, tensor] of Object.entries(step.output_map ?? {})) b.produce(tensor, { node: s.node.id, port: s.outPort(out) }, `step '${s.node.id}'`);
   }

@@ -42,17 +42,15 @@ export class PythonBackend implements ModelBackend {
   /** One `execute` for all of `cs`; each request's reply, or the error that failed it alone. */
   async callMany(cs: BackendCall[]): Promise<(BackendReply | Error)[]> {
     const first = cs[0]!;
-    let instance = '';
     const requests = cs.map((c): PyRequest => ({
       inputs: c.inputs,
       ...(c.sequence ? { correlationId: c.sequence.id, flags: (c.sequence.start ? FLAG_START : 0) | (c.sequence.end ? FLAG_END : 0) } : {}),
       ...(c.respond ? { onResponse: c.respond } : {}),
-      ...(c.onLog ? { onLog: (level, message) => c.onLog!(level, message, instance) } : {}),
+      ...(c.onLog ? { onLog: c.onLog } : {}),
     }));
     const signal = cs.length === 1 ? first.signal : undefined;
     const running = this.pool.run({ requests, ...(signal ? { signal } : {}) }, [], { signal, pin: first.pin });
     const r = await running;
-    instance = r.instance;
     return r.result.results.map((res): BackendReply | Error => {
       if (!res.ok) return res.error;
       const responses = res.responses;

@@ -54,6 +54,8 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private pending = new Map<number, Pending>();
   private loading: { resolve: (r: LoadInfo) => void; reject: (e: Error) => void; stderr: string[] } | undefined;
   private closing: (() => void) | undefined;
+  /** BLS calls in flight, by the call id the model chose. */
+  private blsCalls = new Map<unknown, AbortController>();
   private readonly lines: LogLines;
 
   constructor(readonly name: string, private readonly spec: PythonSpec, private readonly onCrash: (inst: PythonInstance, err: EngineError) => void) {
@@ -137,6 +139,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       case 'response': return this.onResponse(f);
       case 'executed': return this.onExecuted(h);
       case 'bls': return this.onBls(f);
+      case 'bls_cancel': return this.blsCalls.get(f.header.call)?.abort();
     }
   }
 
@@ -206,10 +209,13 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private onBls(f: Frame): void {
     const h = f.header;
     const call = h.call;
+    const abort = new AbortController();
+    this.blsCalls.set(call, abort);
     let ended = false;
     const reply = (outputs: Record<string, Tensor>, error: string | undefined, final: boolean) => {
       if (ended || this.state !== 'ready') return;
       ended = final;
+      if (final) this.blsCalls.delete(call);
       const w = new FrameWriter();
       const described = w.tensors(Object.entries(outputs));
       this.write(w.finish({ type: 'bls_response', call, outputs: described, error: error === undefined ? null : { message: error }, final }));
@@ -219,7 +225,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         model: String(h.model_name), version: Number(h.model_version ?? -1), inputs: frameTensors(f, 'inputs'),
         requestedOutputs: Array.isArray(h.requested_output_names) ? h.requested_output_names.map(String) : [],
         correlationId: (h.correlation_id as number | string) ?? 0, flags: Number(h.flags ?? 0), timeoutUs: Number(h.timeout ?? 0),
-        parameters: parseParams(h.parameters), decoupled: h.decoupled === true, caller: { model: this.spec.model, instance: this.name },
+        parameters: parseParams(h.parameters), decoupled: h.decoupled === true, caller: { model: this.spec.model, instance: this.name }, signal: abort.signal,
       }, { response: (o) => reply(o, undefined, false), end: (e) => reply({}, e, true) });
     } catch (err) {
       reply({}, (err as Error).message, true);
@@ -232,7 +238,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const seen = new Set<unknown>();
     for (const p of this.pending.values()) {
       for (const r of p.body.requests) {
-        if (r.onLog && !seen.has(r.onLog)) { seen.add(r.onLog); r.onLog(level, message); }
+        if (r.onLog && !seen.has(r.onLog)) { seen.add(r.onLog); r.onLog(level, message, this.name); }
       }
     }
   }
@@ -259,6 +265,8 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       l.reject(new EngineError('model-unavailable', loadProblem(this.spec.python, why, l.stderr)));
       return;
     }
+    for (const c of this.blsCalls.values()) c.abort();
+    this.blsCalls.clear();
     const err = new EngineError('instance-crashed', `model instance ${this.name} (python) ${why}; its in-flight requests failed and it is being restarted`);
     for (const [id, p] of this.pending) { this.settle(id, p); p.reject(closing ? new EngineError('closed', 'the engine is shutting down') : err); }
     if (!closing) this.onCrash(this, err);

@@ -18,7 +18,7 @@ export interface PyRequest {
   /** Each response as it arrives (a decoupled model may send any number); `final` ends the request. */
   onResponse?: (outputs: Record<string, Tensor>) => void;
   /** Lines the model writes while it executes this request (print, stderr, Logger). */
-  onLog?: (level: LogLevel, message: string) => void;
+  onLog?: (level: LogLevel, message: string, instance: string) => void;
 }
 
 /** One `execute` call: the requests arrive in one list (never concatenated, as Triton's python backend). */
@@ -42,6 +42,8 @@ export interface BlsCall {
   decoupled: boolean;
   /** The model (and instance) that made the call. */
   caller: { model: string; instance: string };
+  /** Aborts when the model cancels the call (`bls_cancel`) or its process goes away. */
+  signal: AbortSignal;
 }
 
 /** Where a BLS call's responses go: each response, then `end` once (with an error when the call failed). */

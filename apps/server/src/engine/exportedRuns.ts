@@ -1,0 +1,97 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Catalogue, GraphDoc } from '@ensemble-studio/core';
+import { catalogueModel, compileGraph, graphFromEnsemble, singleModelGraph } from '@ensemble-studio/core';
+import { loadRepository } from '../repo/loadRepository.ts';
+import { safeJoin } from '../repo/safeJoin.ts';
+import type { Repository } from '../repo/types.ts';
+import { Engine } from './Engine.ts';
+import { EngineError, messageOf } from './errors.ts';
+import type { EngineOptions, RunRequest, RunResult } from './types.ts';
+
+/** An exported graph ready to run: its repository on disk and an engine over it. */
+interface Exported { dir: string; engine: Engine; graph: GraphDoc }
+
+/**
+ * Runs graphs *as exported*: the graph is compiled to a Triton repository (config.pbtxt files and the
+ * generated model.py of its routers, gates, ops or BLS model), written to a scratch directory (model
+ * files linked, not copied), and run by an engine over that repository, so every generated model runs
+ * as the Python model Triton will run. Each graph document is exported once; `close` removes it all.
+ * @example const r = await exported.run({ graph, inputs }); // same RunResult as Engine.run
+ */
+export class ExportedRuns {
+  private byGraph = new WeakMap<GraphDoc, Promise<Exported>>();
+  private all: Promise<Exported>[] = [];
+  private closed = false;
+
+  constructor(private readonly source: Repository, private readonly options: Omit<EngineOptions, 'repository'> = {}) {}
+
+  /** Runs the exported form of `req.graph`; a graph that does not compile fails the run with why. */
+  async run(req: RunRequest): Promise<RunResult> {
+    const e = await this.exported(req.graph);
+    return e.engine.run({ ...req, graph: e.graph });
+  }
+
+  /** The graph that runs for `graph`: its ensemble's steps as plain models (generated ones included). */
+  async graphFor(graph: GraphDoc): Promise<GraphDoc> {
+    return (await this.exported(graph)).graph;
+  }
+
+  private exported(graph: GraphDoc): Promise<Exported> {
+    if (this.closed) return Promise.reject(new EngineError('closed', 'the engine is shutting down'));
+    let p = this.byGraph.get(graph);
+    if (!p) {
+      p = this.export(graph);
+      p.catch(() => this.byGraph.delete(graph));
+      this.byGraph.set(graph, p);
+      this.all.push(p);
+    }
+    return p;
+  }
+
+  private async export(graph: GraphDoc): Promise<Exported> {
+    const compiled = compileGraph(graph, this.source.catalogue);
+    if (!compiled.ok) {
+      const first = compiled.diagnostics.find((d) => d.severity === 'error');
+      throw new EngineError('invalid-graph', `graph '${graph.name}' does not export: ${first?.message ?? 'it does not compile'}`);
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'studio-exported-'));
+    try {
+      for (const f of compiled.files) {
+        const dest = safeJoin(dir, f.path);
+        mkdirSync(f.text === undefined && f.copyFrom === undefined ? dest : dirname(dest), { recursive: true });
+        if (f.text !== undefined) writeFileSync(dest, f.text);
+        else if (f.copyFrom !== undefined) symlinkSync(safeJoin(this.source.dir, f.copyFrom), dest);
+      }
+      const repo = await loadRepository(dir);
+      const engine = await Engine.create({ ...this.options, repository: repo, lazy: true });
+      return { dir, engine, graph: exportedGraph(graph.name, repo.catalogue) };
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      throw err instanceof EngineError ? err : new EngineError('invalid-graph', `graph '${graph.name}' could not be exported for a run: ${messageOf(err)}`);
+    }
+  }
+
+  /** Stops every exported engine and removes their repositories. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const settled = await Promise.allSettled(this.all);
+    for (const s of settled) {
+      if (s.status !== 'fulfilled') continue;
+      await s.value.engine.close();
+      rmSync(s.value.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The graph of an exported repository's top model: its ensemble with every step a plain model, or the BLS model alone. */
+function exportedGraph(name: string, catalogue: Catalogue): GraphDoc {
+  const top = catalogueModel(catalogue, name);
+  if (!top) throw new EngineError('invalid-graph', `the exported repository has no model '${name}'`);
+  if (top.platform !== 'ensemble') return singleModelGraph(top);
+  const imported = graphFromEnsemble(name, catalogue, { plainSteps: true });
+  const error = imported.diagnostics.find((d) => d.severity === 'error');
+  if (error) throw new EngineError('invalid-graph', `the exported ensemble '${name}' does not import: ${error.message}`);
+  return imported.graph;
+}
