@@ -22,3 +22,4 @@ export * from './compile/index.ts';
 export * from './schema/index.ts';
 export * from './importer/index.ts';
 export * as fixtures from './graph/fixtures.ts';
+export * from './config/index.ts';

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDoc } from '@ensemble-studio/core';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTestRepository } from '../repo/testRepository.ts';
 import { call, startTestServer } from './testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
@@ -143,5 +146,43 @@ describe('/metrics', () => {
     }
     expect(r.text).toMatch(/^nv_inference_request_success\{model="pipe",version="1"\} [1-9]/m);
     expect(r.text).toMatch(/^nv_inference_active_sequences\{model="acc",version="1"\} \d+$/m);
+  });
+});
+
+describe('/v2/models/{m}/config is the effective config Triton reports', () => {
+  it('fills Triton\'s defaults for a model and prints every primitive field', async () => {
+    const head = (await call(`${s.url}/v2/models/head/config`)).json;
+    expect(head).toMatchObject({
+      name: 'head', platform: 'onnxruntime_onnx', backend: 'onnxruntime', runtime: '', default_model_filename: 'model.onnx',
+      version_policy: { latest: { num_versions: 1 } }, max_batch_size: 8, batch_input: [], batch_output: [], model_warmup: [], parameters: {},
+      instance_group: [{ name: 'head', kind: 'KIND_CPU', count: 2, gpus: [], profile: [], passive: false, host_policy: '' }],
+      dynamic_batching: { preferred_batch_size: [8], max_queue_delay_microseconds: 100, preserve_ordering: false },
+      optimization: { input_pinned_memory: { enable: true }, output_pinned_memory: { enable: true }, priority: 'PRIORITY_DEFAULT' },
+    });
+    expect(head.input[0]).toEqual({ name: 'feat', data_type: 'TYPE_FP32', format: 'FORMAT_NONE', dims: [256], is_shape_tensor: false, allow_ragged_batch: false, optional: false, is_non_linear_format_io: false });
+    const acc = (await call(`${s.url}/v2/models/acc/config`)).json;
+    expect(acc.sequence_batching.max_sequence_idle_microseconds).toBeGreaterThan(0);
+    const pipe = (await call(`${s.url}/v2/models/pipe/config`)).json;
+    expect(pipe).toMatchObject({ platform: 'ensemble', version_policy: { latest: { num_versions: 1 } }, model_transaction_policy: { decoupled: false }, instance_group: [] });
+    expect(pipe.ensemble_scheduling.step[0]).toMatchObject({ model_name: 'extractor', model_version: -1, model_namespace: '' });
+    expect(Object.keys(pipe)).not.toContain('optimization');
+  });
+
+  it('marks an ensemble with a decoupled step decoupled, as Triton does on load', async () => {
+    const repo = makeTestRepository();
+    const file = (p: string, text: string) => { mkdirSync(join(repo, p, '..'), { recursive: true }); writeFileSync(join(repo, p), text); };
+    file('gen/config.pbtxt', 'name: "gen"\nbackend: "python"\nmax_batch_size: 0\nmodel_transaction_policy { decoupled: true }\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n');
+    file('gen/1/model.py', 'class TritonPythonModel:\n    def execute(self, requests):\n        return None\n');
+    file('stream/config.pbtxt', 'name: "stream"\nplatform: "ensemble"\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n'
+      + 'ensemble_scheduling { step [ { model_name: "gen" model_version: -1 input_map { key: "x" value: "x" } output_map { key: "y" value: "y" } } ] }\n');
+    mkdirSync(join(repo, 'stream', '1'));
+    const own = await startTestServer({ repo });
+    try {
+      const stream = (await call(`${own.url}/v2/models/stream/config`)).json;
+      expect(stream.model_transaction_policy).toEqual({ decoupled: true });
+      expect((await call(`${own.url}/v2/models/gen/config`)).json).toMatchObject({ default_model_filename: 'model.py', instance_group: [{ name: 'gen', kind: 'KIND_CPU', count: 1 }] });
+    } finally {
+      await own.close();
+    }
   });
 });

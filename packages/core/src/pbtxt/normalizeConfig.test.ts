@@ -39,10 +39,10 @@ describe('normalizeConfig', () => {
   });
 
   it('adds a default instance group: count 2 on CPU for onnxruntime, else 1', () => {
-    expect(normalizeConfig({ backend: 'onnxruntime' }, { dirName: 'm' }).instance_group).toEqual([{ kind: 'KIND_CPU', count: 2 }]);
-    expect(normalizeConfig({ backend: 'tensorflow' }, { dirName: 'm' }).instance_group).toEqual([{ kind: 'KIND_CPU', count: 2 }]);
-    expect(normalizeConfig({ backend: 'python' }, { dirName: 'm' }).instance_group).toEqual([{ kind: 'KIND_CPU', count: 1 }]);
-    expect(normalizeConfig({ backend: 'onnxruntime' }, { dirName: 'm', gpus: 1 }).instance_group).toEqual([{ kind: 'KIND_GPU', count: 1 }]);
+    expect(normalizeConfig({ backend: 'onnxruntime' }, { dirName: 'm' }).instance_group).toEqual([{ name: 'm', kind: 'KIND_CPU', count: 2 }]);
+    expect(normalizeConfig({ backend: 'tensorflow' }, { dirName: 'm' }).instance_group).toEqual([{ name: 'm', kind: 'KIND_CPU', count: 2 }]);
+    expect(normalizeConfig({ backend: 'python' }, { dirName: 'm' }).instance_group).toEqual([{ name: 'm', kind: 'KIND_CPU', count: 1 }]);
+    expect(normalizeConfig({ backend: 'onnxruntime' }, { dirName: 'm', gpus: 1 }).instance_group).toEqual([{ name: 'm', kind: 'KIND_GPU', count: 1 }]);
   });
 
   it('resolves KIND_AUTO by GPU availability and keeps explicit counts', () => {

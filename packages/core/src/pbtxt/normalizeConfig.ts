@@ -101,7 +101,8 @@ function defaultCount(kind: string, backend: string | undefined): number {
 
 function normalizeGroups(config: ModelConfig, gpus: number): void {
   if (isEnsemble(config)) return;
-  const groups: InstanceGroup[] = config.instance_group?.length ? config.instance_group : [{}];
+  // The group Triton adds when none is given is named after the model.
+  const groups: InstanceGroup[] = config.instance_group?.length ? config.instance_group : [{ name: config.name }];
   config.instance_group = groups.map((g) => {
     const kind = !g.kind || g.kind === 'KIND_AUTO' ? (gpus > 0 ? 'KIND_GPU' : 'KIND_CPU') : g.kind;
     const count = typeof g.count === 'number' && g.count >= 1 ? g.count : defaultCount(kind, config.backend);
@@ -118,11 +119,11 @@ function fillPreferred(batching: unknown, mbs: number): void {
 
 /**
  * What Triton fills in before validating: `name` from the directory, the missing half of the
- * platform/backend pair (or both, from the model file), a default instance group (count 2 for
+ * platform/backend pair (or both, from the model file), a default instance group named after the model (count 2 for
  * KIND_CPU on onnxruntime/tensorflow, else 1; KIND_AUTO → KIND_GPU when GPUs exist, else KIND_CPU),
  * and `preferred_batch_size: [max_batch_size]` for dynamic batching and the oldest strategy.
  * Returns a new config; the argument is not changed.
- * @example normalizeConfig({ backend: 'onnxruntime' }, { dirName: 'det' }).instance_group // [{ kind: 'KIND_CPU', count: 2 }]
+ * @example normalizeConfig({ backend: 'onnxruntime' }, { dirName: 'det' }).instance_group // [{ name: 'det', kind: 'KIND_CPU', count: 2 }]
  */
 export function normalizeConfig(config: ModelConfig, opts: NormalizeOptions): ModelConfig {
   const out = clone(config);

@@ -1,6 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { GraphDoc, ModelConfig } from '@ensemble-studio/core';
-import { catalogueModel, compileGraph, fullShape, ownValue, parsePbtxt } from '@ensemble-studio/core';
+import { catalogueModel, compileGraph, configJson, effectiveConfig, fullShape, keyedRecord, ownValue, parsePbtxt } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphSignature, type GraphSignature } from '../graphSignature.ts';
 import type { Studio } from '../Studio.ts';
@@ -47,20 +47,35 @@ export function findServedModel(studio: Studio, name: string, versionText: strin
   return served;
 }
 
-/** The JSON ModelConfig of a model, or of a saved graph's compiled ensemble. */
+/**
+ * The effective config of a model, or of a saved graph's compiled ensemble: what Triton reports after
+ * load (defaults filled, an ensemble with a decoupled step marked decoupled), on a CPU-only server.
+ * HTTP prints it with every primitive field (`configJson`); gRPC encodes it as it is.
+ * @example modelConfig(studio, servedModel(studio, req)).instance_group // [{ name: 'det', kind: 'KIND_CPU', count: 2 }]
+ */
 export function modelConfig(studio: Studio, served: ServedModel): ModelConfig {
+  const configs = keyedRecord<ModelConfig>();
+  for (const m of Object.values(studio.catalogue.models)) if (!m.error) configs[m.name] = m.config;
+  const effective = (config: ModelConfig): ModelConfig => effectiveConfig(config, { dirName: served.name, configs });
   const cat = catalogueModel(studio.catalogue, served.name);
-  if (cat && !served.graph) return cat.config;
+  if (cat && !served.graph) return effective(cat.config);
   const graph = served.graph!;
   const compiled = compileGraph(graph, studio.catalogue);
   const text = compiled.files.find((f) => f.path === `${graph.name}/config.pbtxt`)?.text;
   if (!compiled.ok || text === undefined) {
-    if (cat) return cat.config;
+    if (cat) return effective(cat.config);
     throw new ApiError(400, 'invalid-graph', `graph '${graph.name}' does not compile: ${compiled.diagnostics.find((d) => d.severity === 'error')?.message ?? 'unknown error'}`);
+  }
+  // The graph's generated helper models count for the decoupled flag as the catalogue's models do.
+  for (const f of compiled.files) {
+    const helper = /^([^/]+)\/config\.pbtxt$/.exec(f.path)?.[1];
+    if (helper === undefined || helper === graph.name || f.text === undefined) continue;
+    const parsedHelper = parsePbtxt(f.text);
+    if (parsedHelper.ok) configs[helper] = parsedHelper.config;
   }
   const parsed = parsePbtxt(text);
   if (!parsed.ok) throw new ApiError(500, 'internal', `compiled config of '${graph.name}' does not parse: ${parsed.error.message}`);
-  return parsed.config;
+  return effective(parsed.config);
 }
 
 function healthRoutes(studio: Studio, router: Router): void {
@@ -95,7 +110,7 @@ function modelRoutes(studio: Studio, router: Router): void {
     try { ready = servedModel(studio, req).ready; } catch { ready = false; }
     res.status(ready ? 200 : 400).end();
   });
-  router.get(`${M}/config`, (req, res) => void res.json(modelConfig(studio, servedModel(studio, req))));
+  router.get(`${M}/config`, (req, res) => void res.json(configJson(modelConfig(studio, servedModel(studio, req)))));
   router.post(`${M}/infer`, inferHandler(studio));
   router.post(`${M}/generate_stream`, generateStreamHandler(studio, true));
   router.post(`${M}/generate`, generateStreamHandler(studio, false));
