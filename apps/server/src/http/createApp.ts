@@ -6,6 +6,7 @@ import { ApiError, errorHandler } from './errors.ts';
 import { apiRouter } from './routes/api.ts';
 import { kserveRouter } from './routes/kserve.ts';
 import { metricsRouter } from './routes/metrics.ts';
+import { modelSourceRouter } from './routes/modelSource.ts';
 import type { Studio } from './Studio.ts';
 
 export interface AppDeps {
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
   });
   app.use(requireLoopbackHost(studio.token));
   const auth = requireToken(studio.token);
+  app.use('/api/models', auth, modelSourceRouter(studio));
   app.use('/api', auth, apiRouter(studio));
   app.use('/v2', auth);
   app.use(kserveRouter(studio));
