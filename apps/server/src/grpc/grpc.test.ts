@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../http/testServer.ts';
@@ -65,6 +67,17 @@ describe('gRPC health, metadata, config, repository', () => {
     const ready = (await c.call('RepositoryIndex', { ready: true })).models as { name: string }[];
     expect(ready.map((m) => m.name)).not.toContain('bad');
     expect(ready.map((m) => m.name)).toContain('head');
+  });
+
+  it('RepositoryModelLoad re-reads an edited model from disk; an unknown name is NOT_FOUND', async () => {
+    const path = join(s.repo, 'head', 'config.pbtxt');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('max_queue_delay_microseconds: 100', 'max_queue_delay_microseconds: 250'));
+    expect(await c.call('RepositoryModelLoad', { model_name: 'head' })).toEqual({});
+    expect((await c.call('ModelConfig', { name: 'head' })).config.dynamic_batching.max_queue_delay_microseconds).toBe('250');
+    const feat = Array.from({ length: 256 }, () => 0.25);
+    const r = await c.call('ModelInfer', { model_name: 'head', inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }], raw_input_contents: [f32(feat)] });
+    expect(floats(r.raw_output_contents[0])).toHaveLength(16);
+    expect((await failure(c.call('RepositoryModelLoad', { model_name: 'nope' }))).code).toBe(status.NOT_FOUND);
   });
 
   it('the RPCs the studio does not offer answer UNIMPLEMENTED with a message', async () => {

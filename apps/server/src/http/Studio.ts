@@ -112,12 +112,25 @@ export class Studio {
    * once its runs finish. The old repository keeps serving if the new one cannot be opened.
    */
   async openRepository(dir: string): Promise<Repository> {
+    return this.swapRepository(dir, () => this.allowedRepositoryDir(dir));
+  }
+
+  /**
+   * Re-reads the open repository from disk (a model's edited config or files) and swaps it in with a
+   * fresh engine, as `openRepository` does; Triton's repository "load" of a model.
+   */
+  async reloadRepository(): Promise<Repository> {
+    const dir = this.repository.dir;
+    return this.swapRepository(dir, async () => dir);
+  }
+
+  private async swapRepository(dir: string, resolveDir: () => Promise<string>): Promise<Repository> {
     if (!this.createEngine) throw new ApiError(501, 'unsupported', 'this server cannot open another repository');
     // One at a time: each import loads a whole repository and its engine.
     if (this.importing) throw new ApiError(409, 'busy', 'another repository is being opened; try again when it is done');
     this.importing = true;
     try {
-      const real = await this.allowedRepositoryDir(dir);
+      const real = await resolveDir();
       let repo: Repository;
       try {
         repo = await loadRepository(real);

@@ -38,7 +38,7 @@ export function infoHandlers(studio: Studio): Record<string, UnaryBody> {
     RepositoryIndex: (r: { ready: boolean }) => ({ models: repositoryIndex(studio).filter((m) => !r.ready || m.state === 'READY') }),
     RepositoryModelLoad: async (r: { model_name: string }) => {
       // Re-reading the repository picks up the model's edited config and files; the engine is swapped when it is ready.
-      await studio.openRepository(studio.repository.dir);
+      await studio.reloadRepository();
       served(studio, { name: r.model_name, version: '' });
       return {};
     },
