@@ -61,6 +61,9 @@ describe('run as exported', () => {
     const ran = await exported.graphFor(graph);
     expect(ran.nodes.filter((n) => n.kind !== 'input' && n.kind !== 'output').every((n) => n.kind === 'model')).toBe(true);
     expect(ran.nodes.some((n) => n.kind === 'model' && /^shared-features_/.test(n.params.model))).toBe(true);
+    // The same through the engine's own option (what the CLI's --exported and the WebSocket's `exported` use).
+    const viaEngine = await engine.run({ graph, inputs: { x }, exported: true });
+    expectAgree(ts.outputs, viaEngine.outputs, 1e-5);
   });
 
   for (const strategy of ['gate', 'bls', 'error'] as const) {

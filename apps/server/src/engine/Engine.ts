@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { listSupportedBackends } from 'onnxruntime-node';
 import { applySettings, catalogueModel, type GraphDoc, type ModelNode, type ServerMessage, type Tensor } from '@ensemble-studio/core';
 import { answerBls, type BlsDeps } from './bls.ts';
+import { ExportedRuns } from './exportedRuns.ts';
 import { Deadlines, RunCancel } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
 import { checkInputs } from './inputs.ts';
@@ -41,6 +42,7 @@ export class Engine {
   private graphStats = new Map<string, GraphMetrics>();
   private prepared: GraphMemo<Promise<Prepared>> = new WeakMap();
   private readonly blsDeps: BlsDeps;
+  private exportedRuns: ExportedRuns | undefined;
   private readonly ops: OpRunner;
   private readonly deadlines = new Deadlines();
   private activeRuns = 0;
@@ -98,6 +100,7 @@ export class Engine {
 
   /** Runs a graph; never rejects for run errors (status 'failed' with a code and a message). */
   async run(req: RunRequest): Promise<RunResult> {
+    if (req.exported) return this.runExported(req);
     const runId = req.runId ?? `run-${++this.runCounter}`;
     const emit = req.onEvent ? guarded(req.onEvent) : ignore;
     // Every run announces itself first, so a client can tie even an immediate failure to its request.
@@ -119,6 +122,18 @@ export class Engine {
     } finally {
       stats.durationNs += Math.round((performance.now() - t0) * 1e6);
       this.activeRuns--;
+    }
+  }
+
+  /** A run of the graph's exported repository (exportedRuns.ts), made on first use. */
+  private async runExported(req: RunRequest): Promise<RunResult> {
+    const { repository, ...rest } = this.opts;
+    this.exportedRuns ??= new ExportedRuns(repository, rest);
+    try {
+      return await this.exportedRuns.run({ ...req, exported: false });
+    } catch (err) {
+      const runId = req.runId ?? `run-${++this.runCounter}`;
+      return failed(runId, req.onEvent ? guarded(req.onEvent) : ignore, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
     }
   }
 
@@ -246,7 +261,7 @@ export class Engine {
   async close(): Promise<void> {
     this.closed = true;
     this.deadlines.clear();
-    await Promise.all([this.ops.close(), ...[...this.loaded.values()].map((rt) => rt.close())]);
+    await Promise.all([this.ops.close(), this.exportedRuns?.close(), ...[...this.loaded.values()].map((rt) => rt.close())]);
   }
 }
 

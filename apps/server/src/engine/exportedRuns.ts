@@ -13,16 +13,20 @@ import type { EngineOptions, RunRequest, RunResult } from './types.ts';
 /** An exported graph ready to run: its repository on disk and an engine over it. */
 interface Exported { dir: string; engine: Engine; graph: GraphDoc }
 
+/** Exported graphs kept ready (each holds its models' processes); the least recently used one goes first. */
+const KEEP = 4;
+
 /**
  * Runs graphs *as exported*: the graph is compiled to a Triton repository (config.pbtxt files and the
  * generated model.py of its routers, gates, ops or BLS model), written to a scratch directory (model
  * files linked, not copied), and run by an engine over that repository, so every generated model runs
- * as the Python model Triton will run. Each graph document is exported once; `close` removes it all.
+ * as the Python model Triton will run. A graph is exported once and kept while it is among the KEEP
+ * most recently run; `close` removes everything.
  * @example const r = await exported.run({ graph, inputs }); // same RunResult as Engine.run
  */
 export class ExportedRuns {
-  private byGraph = new WeakMap<GraphDoc, Promise<Exported>>();
-  private all: Promise<Exported>[] = [];
+  /** By the graph document's JSON (the editor sends a fresh copy of an unsaved graph with every run). */
+  private byGraph = new Map<string, Promise<Exported>>();
   private closed = false;
 
   constructor(private readonly source: Repository, private readonly options: Omit<EngineOptions, 'repository'> = {}) {}
@@ -40,12 +44,19 @@ export class ExportedRuns {
 
   private exported(graph: GraphDoc): Promise<Exported> {
     if (this.closed) return Promise.reject(new EngineError('closed', 'the engine is shutting down'));
-    let p = this.byGraph.get(graph);
-    if (!p) {
+    const key = JSON.stringify(graph);
+    let p = this.byGraph.get(key);
+    if (p) {
+      this.byGraph.delete(key); // re-inserted below: most recently used last
+    } else {
       p = this.export(graph);
-      p.catch(() => this.byGraph.delete(graph));
-      this.byGraph.set(graph, p);
-      this.all.push(p);
+      p.catch(() => this.byGraph.delete(key));
+    }
+    this.byGraph.set(key, p);
+    for (const [k, old] of this.byGraph) {
+      if (this.byGraph.size <= KEEP) break;
+      this.byGraph.delete(k);
+      void old.then(dispose, () => undefined);
     }
     return p;
   }
@@ -76,13 +87,15 @@ export class ExportedRuns {
   /** Stops every exported engine and removes their repositories. */
   async close(): Promise<void> {
     this.closed = true;
-    const settled = await Promise.allSettled(this.all);
-    for (const s of settled) {
-      if (s.status !== 'fulfilled') continue;
-      await s.value.engine.close();
-      rmSync(s.value.dir, { recursive: true, force: true });
-    }
+    const settled = await Promise.allSettled(this.byGraph.values());
+    this.byGraph.clear();
+    await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? dispose(s.value) : undefined)));
   }
+}
+
+async function dispose(e: Exported): Promise<void> {
+  await e.engine.close();
+  rmSync(e.dir, { recursive: true, force: true });
 }
 
 /** The graph of an exported repository's top model: its ensemble with every step a plain model, or the BLS model alone. */

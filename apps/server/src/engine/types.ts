@@ -37,6 +37,11 @@ export interface RunRequest {
   /** Cancels the run: an AbortSignal, or a RunCancel (lighter, for a stream's ~31 runs a second). */
   signal?: CancelSignal;
   timeoutMs?: number;
+  /**
+   * Run the graph as exported: compiled to its Triton repository and run from there, the generated
+   * model.py of its routers, gates, ops or BLS model in python3 instead of the TypeScript ops.
+   */
+  exported?: boolean;
   /** Sequence flags forwarded to every stateful model of the graph (TRITON §2.5). */
   sequence?: { id: number | string; start: boolean; end: boolean };
   /** run.started, node.*, run.partial, run.log, run.exited_early, run.completed/failed, sequence.bound, notice. */

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { ClientMessage, GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
-import { validateClientMessage } from '@ensemble-studio/core';
 import type { WebSocket } from 'ws';
 import { RunCancel } from '../engine/index.ts';
 import { ApiError } from '../http/errors.ts';
 import { limitMessage } from '../http/limits.ts';
 import type { Studio } from '../http/Studio.ts';
+import { INLINE_PARSE_BYTES } from '../http/bodyParser.ts';
 import { ClientSender } from './ClientSender.ts';
+import { parseClientText, type ParsedText } from './parseMessage.ts';
 import { StreamManager } from './StreamManager.ts';
 import { binaryFrameCount, decodeWireTensors, encodeWireTensors, expectedFrameBytes } from './wireTensors.ts';
 
@@ -15,12 +16,12 @@ type RunRequest = Parameters<Studio['engine']['run']>[0];
 const TERMINAL = new Set<ServerMessage['type']>(['run.completed', 'run.failed', 'run.exited_early']);
 
 /** A message whose inputs refer to binary frames, waiting for them (their byte total counted against the message limit). */
-interface PendingBinary { msg: Extract<ClientMessage, { inputs: unknown }>; needed: number; frames: Uint8Array[]; bytes: number; sizes: (number | undefined)[] }
+interface PendingBinary { msg: Extract<ClientMessage, { inputs: unknown }>; needed: number; frames: Uint8Array[]; bytes: number; sizes: (number | undefined)[]; decoded: Record<string, Tensor> }
 
 /** Largest `timeoutMs` a timer can hold (2^31 - 1 ms, about 24.8 days); Node re-arms longer ones every millisecond. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-export interface RunOptions { graph: GraphDoc; inputs: Record<string, Tensor>; requestId?: string; streamId?: string; timeoutMs?: number; sequence?: RunRequest['sequence'] }
+export interface RunOptions { graph: GraphDoc; inputs: Record<string, Tensor>; requestId?: string; streamId?: string; timeoutMs?: number; sequence?: RunRequest['sequence']; exported?: boolean }
 
 /**
  * One WebSocket client: validates its messages, runs graphs for it (with per-client and global run
@@ -31,6 +32,8 @@ export class RunClient {
   private readonly runs = new Map<string, RunCancel>();
   private readonly streams: StreamManager;
   private pending: PendingBinary | undefined;
+  /** Set while a large message is parsed off the main thread: later messages queue behind it. */
+  private inbox: Promise<void> | undefined;
   private closed = false;
 
   constructor(readonly ws: WebSocket, readonly studio: Studio) {
@@ -47,31 +50,44 @@ export class RunClient {
   onMessage(data: Buffer, isBinary: boolean): void {
     const max = this.studio.limits.maxWsMessageBytes;
     if (data.byteLength > max) return this.error('limit', limitMessage(`message of ${data.byteLength} bytes`, 'maxWsMessageBytes', max));
+    // A large text message is parsed off the main thread; what arrives meanwhile waits behind it, in order.
+    if (this.inbox || (!isBinary && data.byteLength > INLINE_PARSE_BYTES)) {
+      const next = (this.inbox ?? Promise.resolve()).then(() => this.receive(data, isBinary)).catch((err: unknown) => this.error(err instanceof ApiError ? err.code : 'internal', (err as Error).message));
+      this.inbox = next;
+      void next.finally(() => { if (this.inbox === next) this.inbox = undefined; });
+      return;
+    }
+    void this.receive(data, isBinary);
+  }
+
+  private receive(data: Buffer, isBinary: boolean): Promise<void> | void {
+    if (this.closed) return;
     if (isBinary) return this.onBinary(data);
     if (this.pending) {
       this.error('missing-binary', `expected ${this.pending.needed - this.pending.frames.length} more binary frame(s) before the next message`, refOf(this.pending.msg));
       this.pending = undefined;
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data.toString('utf8'));
-    } catch (err) {
-      return this.error('bad-json', `message is not valid JSON: ${(err as Error).message}`);
-    }
-    const check = validateClientMessage(parsed, { maxTensorElements: this.studio.limits.maxTensorElements });
-    if (!check.ok) return this.error('bad-message', check.error, check.ref);
-    const msg = check.message;
+    const max = this.studio.limits.maxTensorElements;
+    if (data.byteLength <= INLINE_PARSE_BYTES) return this.onText(parseClientText(data, max), data.byteLength);
+    return this.studio.bodies.wsText(data, max).then((parsed) => this.onText(parsed, data.byteLength));
+  }
+
+  private onText(parsed: ParsedText, bytes: number): void {
+    if (this.closed) return;
+    if (!parsed.ok) return this.error(parsed.code, parsed.message, parsed.ref);
+    const msg = parsed.message;
+    const decoded = parsed.decoded;
     let needed = 0;
     try {
       needed = 'inputs' in msg ? binaryFrameCount(msg.inputs) : 0;
     } catch (err) {
       return this.error('bad-message', (err as Error).message, refOf(msg as PendingBinary['msg']));
     }
-    if (needed === 0) return this.dispatch(msg, []);
+    if (needed === 0) return this.dispatch(msg, [], decoded);
     const inputs = (msg as PendingBinary['msg']).inputs ?? {};
     const sizes: (number | undefined)[] = [];
     for (const w of Object.values(inputs)) if (w.binary !== undefined) sizes[w.binary] = expectedFrameBytes(w);
-    this.pending = { msg: msg as PendingBinary['msg'], needed, frames: [], bytes: data.byteLength, sizes };
+    this.pending = { msg: msg as PendingBinary['msg'], needed, frames: [], bytes, sizes, decoded };
   }
 
   private onBinary(data: Buffer): void {
@@ -94,28 +110,28 @@ export class RunClient {
     p.frames.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     if (p.frames.length < p.needed) return;
     this.pending = undefined;
-    this.dispatch(p.msg, p.frames);
+    this.dispatch(p.msg, p.frames, p.decoded);
   }
 
-  private dispatch(msg: ClientMessage, frames: Uint8Array[]): void {
+  private dispatch(msg: ClientMessage, frames: Uint8Array[], decoded: Record<string, Tensor>): void {
     switch (msg.type) {
       case 'ping': return this.sender.send({ type: 'pong', at: msg.at });
       case 'run.cancel': return this.cancel(msg.runId);
-      case 'run.start': return this.start(msg, frames);
+      case 'run.start': return this.start(msg, frames, decoded);
       case 'stream.open': return this.streams.open(msg);
-      case 'stream.append': return this.streams.append(msg, frames);
+      case 'stream.append': return this.streams.append(msg, frames, decoded);
       case 'stream.end': return this.streams.end(msg.streamId);
     }
   }
 
-  private start(msg: Extract<ClientMessage, { type: 'run.start' }>, frames: Uint8Array[]): void {
+  private start(msg: Extract<ClientMessage, { type: 'run.start' }>, frames: Uint8Array[], decoded: Record<string, Tensor>): void {
     if (msg.timeoutMs !== undefined && msg.timeoutMs > MAX_TIMEOUT_MS) {
       return this.error('bad-message', `timeoutMs ${msg.timeoutMs} is over the largest timer, ${MAX_TIMEOUT_MS} ms`, msg.requestId);
     }
     try {
       const graph = this.studio.resolveGraph(msg.graph);
-      const inputs = decodeWireTensors(msg.inputs, frames);
-      void this.run({ graph, inputs, requestId: msg.requestId, ...(msg.timeoutMs === undefined ? {} : { timeoutMs: msg.timeoutMs }) }).catch(() => undefined);
+      const inputs = decodeWireTensors(msg.inputs, frames, decoded);
+      void this.run({ graph, inputs, requestId: msg.requestId, ...(msg.timeoutMs === undefined ? {} : { timeoutMs: msg.timeoutMs }), ...(msg.exported ? { exported: true } : {}) }).catch(() => undefined);
     } catch (err) {
       this.error(err instanceof ApiError ? err.code : 'bad-input', (err as Error).message, msg.requestId);
     }
@@ -156,6 +172,7 @@ export class RunClient {
       const result = await this.studio.engine.run({
         graph: opts.graph, inputs: opts.inputs, runId, signal: cancel, onEvent,
         ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.sequence ? { sequence: opts.sequence } : {}),
+        ...(opts.exported ? { exported: true } : {}),
       });
       this.sendFinal(runId, result, terminal);
       return result;

@@ -37,7 +37,7 @@ function parseInputs(specs: string[], graph: GraphDoc): Map<string, { node: Inpu
   return out;
 }
 
-async function runOnce(engine: Engine, graph: GraphDoc, inputs: Map<string, { node: InputNode; file: string }>, timeoutMs: number | undefined, io: CliIO): Promise<number> {
+async function runOnce(engine: Engine, graph: GraphDoc, inputs: Map<string, { node: InputNode; file: string }>, timeoutMs: number | undefined, exported: boolean, io: CliIO): Promise<number> {
   const tensors: Record<string, Tensor> = {};
   for (const [name, { node, file }] of inputs) {
     try {
@@ -49,7 +49,7 @@ async function runOnce(engine: Engine, graph: GraphDoc, inputs: Map<string, { no
     }
   }
   const onEvent = (m: ServerMessage) => io.out(JSON.stringify(m));
-  const result = await engine.run({ graph, inputs: tensors, onEvent, ...(timeoutMs ? { timeoutMs } : {}) });
+  const result = await engine.run({ graph, inputs: tensors, onEvent, ...(timeoutMs ? { timeoutMs } : {}), ...(exported ? { exported } : {}) });
   io.out(resultLine(result));
   return result.status === 'failed' ? 1 : 0;
 }
@@ -98,7 +98,7 @@ async function runSequence(engine: Engine, graph: GraphDoc, inputs: Map<string, 
 }
 
 /**
- * `run NAME|GRAPH.json --repo DIR --input NAME=FILE ... [--sequence] [--timeout MS]`: one JSON line
+ * `run NAME|GRAPH.json --repo DIR --input NAME=FILE ... [--sequence] [--timeout MS] [--exported]`: one JSON line
  * per engine event, then `{"type":"result",…}` (per chunk with --sequence; when every chunk's only
  * output is one FP32 number, a speech probability, the last chunk's line also carries
  * `speech_segments` as Silero's get_speech_timestamps finds them). Exit 1 when a run fails.
@@ -106,7 +106,7 @@ async function runSequence(engine: Engine, graph: GraphDoc, inputs: Map<string, 
  */
 export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const { positionals, values } = parseCommandArgs(argv, {
-    repo: { type: 'string' }, input: { type: 'string', multiple: true }, sequence: { type: 'boolean' }, timeout: { type: 'string' },
+    repo: { type: 'string' }, input: { type: 'string', multiple: true }, sequence: { type: 'boolean' }, timeout: { type: 'string' }, exported: { type: 'boolean' },
   }, 1);
   const target = positionals[0];
   if (target === undefined) throw new UsageError('run needs a graph: NAME or GRAPH.json');
@@ -120,7 +120,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   // lazy: only the models this graph uses are loaded (and warmed up) for a one-shot run
   const engine = await Engine.create({ repository: repo, lazy: true });
   try {
-    return values.sequence ? await runSequence(engine, graph, inputs, io) : await runOnce(engine, graph, inputs, timeout ? Number(timeout) : undefined, io);
+    return values.sequence ? await runSequence(engine, graph, inputs, io) : await runOnce(engine, graph, inputs, timeout ? Number(timeout) : undefined, values.exported === true, io);
   } finally {
     await engine.close();
   }
