@@ -32,6 +32,12 @@ describe('Python backend in the engine', () => {
     expect(logs.some((l) => l.startsWith('add_sub info add_sub ready on add_sub_0_0'))).toBe(true);
   });
 
+  it('runs a model that asks for a custom execution environment with the studio\'s python, saying so', async () => {
+    expect(engine.health().notices.join('\n')).toMatch(/model 'env_path' sets EXECUTION_ENV_PATH \(\$\$TRITON_MODEL_DIRECTORY\/env\.tar\.gz\): custom execution environments are not supported locally/);
+    const r = await engine.run({ graph: graphOf('env_path'), inputs: { INPUT0: f32(1, 2, 3, 4), INPUT1: f32(1, 1, 1, 1) } });
+    expect(r.status).toBe('completed');
+  });
+
   it('streams each response of a decoupled model downstream as it is sent', async () => {
     const events: ServerMessage[] = [];
     const responses: Record<string, Tensor>[] = [];
