@@ -1,29 +1,9 @@
 // vitest globalSetup: every run gets its own temporary directory (TMPDIR, inherited by the test workers, the servers
 // and python3 processes they start), and the run fails when a test left anything in it.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AUDIO_RUNTIME_DIR, leftoversIn } from '../../apps/server/src/testSupport/leftovers.ts';
-
-const RUN_PREFIX = 'studio-test-run-';
-
-/** Runs whose vitest process died (killed, crashed) never reached their teardown: their directories go now. */
-function removeDirsOfDeadRuns(parent: string): void {
-  for (const name of readdirSync(parent)) {
-    const pid = Number(new RegExp(`^${RUN_PREFIX}(\\d+)-`).exec(name)?.[1]);
-    if (!pid || pid === process.pid || isAlive(pid)) continue;
-    rmSync(join(parent, name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { AUDIO_RUNTIME_DIR, leftoversIn, removeDirsOfDeadRuns, RUN_DIR_PREFIX } from '../../apps/server/src/testSupport/leftovers.ts';
 
 function restore(name: string, value: string | undefined): void {
   if (value === undefined) delete process.env[name];
@@ -40,7 +20,7 @@ export default function setup(): () => void {
   const outerPulse = process.env.PULSE_RUNTIME_PATH;
   const parent = tmpdir();
   removeDirsOfDeadRuns(parent);
-  const runDir = mkdtempSync(join(parent, `${RUN_PREFIX}${process.pid}-`));
+  const runDir = mkdtempSync(join(parent, `${RUN_DIR_PREFIX}${process.pid}-`));
   process.env.TMPDIR = runDir;
   // Tests that create onnxruntime sessions in their own process are not the studio, whose entry points turn the
   // runtime's telemetry off (it leaves mat-debug-<pid>.log and .ses in the temp directory); do the same for them.
