@@ -71,6 +71,23 @@ describe('ocr over gRPC', () => {
   }, 60_000);
 });
 
+describe('a client that goes away', () => {
+  it('cancels the stream\'s run in flight: the engine counts it failed, not served, and frees its run slot', async () => {
+    const before = s.studio.engine.metrics().graphs.ocr ?? { requestSuccess: 0, requestFailure: 0 };
+    const stream = c.stream();
+    const ended = new Promise<void>((resolve) => { stream.on('error', () => resolve()); stream.on('end', () => resolve()); });
+    stream.on('data', () => undefined);
+    stream.write(ocrRequest(makeFixtures().longLine, 'gone'));
+    await new Promise((r) => setTimeout(r, 30));
+    stream.cancel();
+    await ended;
+    await expect.poll(() => s.studio.runsInFlight, { timeout: 30_000 }).toBe(0);
+    const after = s.studio.engine.metrics().graphs.ocr!;
+    expect(after.requestFailure).toBe(before.requestFailure + 1);
+    expect(after.requestSuccess).toBe(before.requestSuccess);
+  }, 60_000);
+});
+
 /** The `data:` events of an SSE body, parsed. */
 async function sseEvents(res: Response): Promise<Record<string, unknown>[]> {
   const text = await res.text();
