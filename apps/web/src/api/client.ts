@@ -37,6 +37,8 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 export const api = {
   health: () => request<Health>('GET', '/api/health'),
   catalogue: () => request<Catalogue>('GET', '/api/catalogue'),
+  /** A Python model's model.py, read-only: `path` is repository-relative. */
+  modelSource: (name: string) => request<{ model: string; path: string; bytes: number; text: string }>('GET', `/api/models/${encodeURIComponent(name)}/source`),
   graphs: async () => (await request<{ graphs: GraphListing[] }>('GET', '/api/graphs')).graphs,
   graph: (name: string) => request<GraphDoc>('GET', `/api/graphs/${encodeURIComponent(name)}`),
   saveGraph: (graph: GraphDoc) => request<{ ok: true; diagnostics: Diagnostic[] }>('PUT', `/api/graphs/${encodeURIComponent(graph.name)}`, graph),

@@ -51,6 +51,9 @@ function useFlowCallbacks() {
   return { isValidConnection, onConnect, onConnectEnd, onDrop, onDragOver };
 }
 
+/** Graphs larger than this render only the nodes and edges on screen (a large graph opens showing a part of it). */
+const VISIBLE_ONLY_FROM = 60;
+
 /** Centres the viewport on focus requests (problems panel) and frames a graph legibly once its nodes are measured. */
 function useViewportRequests(nodes: PipelineFlowNode[]) {
   const rf = useReactFlow<PipelineFlowNode>();
@@ -66,7 +69,8 @@ function useViewportRequests(nodes: PipelineFlowNode[]) {
     void setCenter(n.internals.positionAbsolute.x + w / 2, n.internals.positionAbsolute.y + h / 2, { zoom: 1.1, duration: 300 });
   }, [focus, setCenter, getInternalNode]);
   const fitted = useRef(-1);
-  const measured = nodes.length > 0 && nodes.every((n) => n.measured);
+  // A culled large graph never measures its off-screen nodes: there the first measured ones are enough.
+  const measured = nodes.length > 0 && (nodes.length > VISIBLE_ONLY_FROM ? nodes.some((n) => n.measured) : nodes.every((n) => n.measured));
   useEffect(() => {
     if (!measured || fitted.current === loaded) return;
     fitted.current = loaded;
@@ -108,6 +112,7 @@ export function Canvas() {
         multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
         colorMode={theme}
         minZoom={0.1}
+        onlyRenderVisibleElements={nodes.length > VISIBLE_ONLY_FROM}
         defaultEdgeOptions={{ labelBgPadding: [4, 2], labelBgBorderRadius: 3 }}
         proOptions={{ hideAttribution: true }}
       >

@@ -3,14 +3,18 @@ import type { NodeKind } from '@ensemble-studio/core';
 import type { NodeProblems } from '../store/derived.ts';
 import type { NodeRun } from '../store/types.ts';
 import type { ModelFacts } from './modelFacts.ts';
+import { frameLabel, tracebackFrame } from '../run/traceback.ts';
 
-function statusText(run: NodeRun | undefined): string | null {
+function statusText(run: NodeRun | undefined, file: string | null): string | null {
   if (!run) return null;
   switch (run.status) {
     case 'finished': return run.timing ? `✓ ${run.timing.computeMs.toFixed(1)} ms${run.timing.batchSize && run.timing.batchSize > 1 ? ` · batch ${run.timing.batchSize}` : ''}` : '✓ done';
     case 'running': return `running${run.instance ? ` on ${run.instance}` : ''}…`;
     case 'skipped': return `skipped: ${run.reason ?? ''}`;
-    case 'failed': return `failed: ${run.reason ?? ''}`;
+    case 'failed': {
+      const frame = run.traceback ? tracebackFrame(run.traceback, file) : null;
+      return `failed${frame ? ` at ${frameLabel(frame)}` : ''}: ${run.reason ?? ''}`;
+    }
     case 'cancelled': return 'cancelled';
     case 'queued': return 'queued';
   }
@@ -37,7 +41,7 @@ interface Props { kind: NodeKind; title: string; subtitle: string; model: ModelF
 
 /** The chrome around a node: title, kind and subtitle, model facts, diagnostics badge, ports, run status. */
 export function NodeFrame({ kind, title, subtitle, model, selected, run, problems, children }: Props) {
-  const status = statusText(run);
+  const status = statusText(run, model?.file ?? null);
   return (
     <div className={`node node-${kind} kind-${kind}${selected ? ' selected' : ''}${run ? ` run-${run.status}` : ''}${problems ? ` has-${problems.severity}` : ''}`}>
       <div className="node-head">

@@ -7,6 +7,7 @@ import { ConditionForm } from './inspector/ConditionForm.tsx';
 import { ParamField, TextField } from './inspector/Field.tsx';
 import { GraphForm } from './inspector/GraphForm.tsx';
 import { ModelSettingsForm } from './inspector/ModelSettingsForm.tsx';
+import { ModelSource } from './inspector/ModelSource.tsx';
 import { TensorForm } from './inspector/TensorForm.tsx';
 import { nodeTitle } from '../nodes/nodeText.ts';
 
@@ -34,6 +35,7 @@ function NodeInspector({ node }: { node: GraphNode }) {
       <p className="muted small">{node.kind === 'op' ? opDef(node.params.op)?.description : KIND_DEFS[node.kind].description} <i>Compiles to: {KIND_DEFS[node.kind].compilesTo}.</i></p>
       <TextField label="Label" name="label" value={node.label ?? ''} placeholder={node.id} onCommit={(v) => a.setLabel(node.id, v)} />
       {(node.kind === 'input' || node.kind === 'output') && <TensorForm node={node} onParams={onParams} />}
+      {node.kind === 'model' && catalogue.models[node.params.model] && <ModelSource nodeId={node.id} model={catalogue.models[node.params.model]!} settings={node.params.settings} />}
       {node.kind === 'model' && <ModelSettingsForm node={node} model={catalogue.models[node.params.model]} models={Object.keys(catalogue.models).filter((m) => catalogue.models[m]?.platform !== 'ensemble').sort()} onParams={onParams} />}
       {node.kind === 'router' && KIND_DEFS.router.params.map((spec) => (
         <ParamField key={spec.name} spec={spec} value={node.params[spec.name as 'mode' | 'count']} onCommit={(v) => onParams({ [spec.name]: v })} />

@@ -6,6 +6,7 @@ import { PALETTE_MIME } from '../canvas/Canvas.tsx';
 import { useEditor, useEditorStore } from '../store/useEditor.ts';
 import type { NodeTemplate } from '../store/types.ts';
 import { dtypeColor } from '../nodes/dtypeColors.ts';
+import { backendOf } from '../nodes/modelFacts.ts';
 
 interface Item { key: string; title: string; detail: string; template: NodeTemplate; model?: CatalogueModel }
 
@@ -13,7 +14,7 @@ const KIND_ITEMS: NodeKind[] = ['input', 'output', 'router', 'condition'];
 
 function items(models: CatalogueModel[]): { section: string; items: Item[] }[] {
   return [
-    { section: 'Repository models', items: models.map((m) => ({ key: `model:${m.name}`, title: m.name, detail: m.error ?? `${m.platform || m.backend} · max_batch_size ${m.maxBatchSize}`, template: { kind: 'model', model: m.name }, model: m })) },
+    { section: 'Repository models', items: models.map((m) => ({ key: `model:${m.name}`, title: m.name, detail: m.error ?? `${backendOf(m)}${m.decoupled ? ' · decoupled' : ''} · max_batch_size ${m.maxBatchSize}`, template: { kind: 'model', model: m.name }, model: m })) },
     { section: 'Node kinds', items: KIND_ITEMS.map((k) => ({ key: `kind:${k}`, title: KIND_DEFS[k].title, detail: KIND_DEFS[k].description, template: { kind: k } })) },
     { section: 'Built-in ops', items: (Object.keys(OP_DEFS) as OpId[]).map((id) => ({ key: `op:${id}`, title: OP_DEFS[id].title, detail: OP_DEFS[id].description, template: { kind: 'op', op: id } })) },
   ];
@@ -64,7 +65,7 @@ export function Palette() {
             <div key={i.key} className={`palette-item pi-${i.template.kind}${i.model?.error ? ' broken' : ''}`} draggable tabIndex={0} role="button"
               data-palette={i.key} title={`${i.detail}\nDrag onto the canvas, or press Enter`}
               onDragStart={(e) => onDragStart(e, i.template)} onKeyDown={(e) => onKey(e, i.template)} onDoubleClick={() => addAtCentre(i.template)}>
-              <div className="pi-title"><span className={`kind-dot kind-${i.template.kind}`} />{i.title}</div>
+              <div className="pi-title"><span className={`kind-dot kind-${i.template.kind}`} />{i.title}{i.model && backendOf(i.model) === 'python' && <span className="pi-backend">python</span>}</div>
               {i.model ? <Signature m={i.model} /> : <div className="pi-detail">{i.detail}</div>}
             </div>
           ))}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerMessage } from '@ensemble-studio/core';
-import { initialRun, reduceRun } from './runReducer.ts';
+import { initialRun, KEPT_LOG_LINES, reduceRun } from './runReducer.ts';
 import type { RunState } from '../store/types.ts';
 
 const fold = (s: RunState, msgs: ServerMessage[]) => msgs.reduce(reduceRun, s);
@@ -9,6 +9,32 @@ const started = (): RunState => fold({ ...initialRun(), requestId: 'q1', status:
 ]);
 
 describe('run reducer', () => {
+  it('keeps a Python model\'s log lines for its own run only, and the traceback of a failed node', () => {
+    const tb = 'Traceback (most recent call last):\n  File "/repo/add_one/1/model.py", line 12, in execute\nValueError: bad';
+    const s = fold(started(), [
+      { type: 'run.log', runId: 'r1', nodeId: 'det', model: 'add_one', instance: 'add_one_0', level: 'info', message: 'hello' },
+      { type: 'run.log', runId: 'someone-else', model: 'add_one', instance: 'add_one_0', level: 'info', message: 'not mine' },
+      { type: 'run.log', runId: 'r1', model: 'add_one', instance: 'add_one_1', level: 'error', message: 'oops' },
+      { type: 'node.failed', runId: 'r1', nodeId: 'det', message: 'ValueError: bad', traceback: tb },
+    ]);
+    expect(s.logs).toEqual([
+      { nodeId: 'det', model: 'add_one', instance: 'add_one_0', level: 'info', message: 'hello' },
+      { model: 'add_one', instance: 'add_one_1', level: 'error', message: 'oops' },
+    ]);
+    expect(s.nodes.det).toMatchObject({ status: 'failed', reason: 'ValueError: bad', traceback: tb });
+    // The next run starts with an empty log.
+    const next = reduceRun({ ...s, requestId: 'q2' }, { type: 'run.started', runId: 'r2', requestId: 'q2', graph: 'g', nodes: ['det'] });
+    expect(next.logs).toEqual([]);
+  });
+
+  it('keeps only the last KEPT_LOG_LINES lines of a model that prints without end', () => {
+    let s = started();
+    for (let i = 0; i < KEPT_LOG_LINES + 20; i++) s = reduceRun(s, { type: 'run.log', runId: 'r1', model: 'm', instance: 'm_0', level: 'info', message: `line ${i}` });
+    expect(s.logs).toHaveLength(KEPT_LOG_LINES);
+    expect(s.logs[0]!.message).toBe('line 20');
+    expect(s.logs.at(-1)!.message).toBe(`line ${KEPT_LOG_LINES + 19}`);
+  });
+
   it('adopts the run it asked for and queues its nodes', () => {
     const s = started();
     expect(s.runId).toBe('r1');

@@ -3,10 +3,12 @@ import type { NodeRun, RunRecord, RunState, StreamState } from '../store/types.t
 
 /** How many finished runs the timeline keeps for comparison. */
 export const KEPT_RUNS = 5;
+/** How many model log lines the run panel keeps (a model printing megabytes must not grow the page without end). */
+export const KEPT_LOG_LINES = 500;
 
 export const initialRun = (): RunState => ({
   runId: null, requestId: null, status: 'idle', nodes: {}, partials: [], outputs: {}, message: null, totalMs: null,
-  startedAt: null, records: [], streams: {}, runStreams: {}, connected: false,
+  startedAt: null, records: [], streams: {}, runStreams: {}, connected: false, logs: [],
 });
 
 /** A skip reason in words, e.g. "no text? exited: len(boxes) == 0 was true". */
@@ -53,7 +55,7 @@ function reduceRunEvent(s: RunState, msg: ServerMessage): RunState {
       if (!adopt) return s;
       const nodes = Object.fromEntries(msg.nodes.map((id) => [id, { status: 'queued' as const }]));
       const runStreams = msg.streamId ? { ...s.runStreams, [msg.runId]: msg.streamId } : s.runStreams;
-      return { ...s, runId: msg.runId, status: 'running', nodes, partials: msg.streamId ? s.partials : [], outputs: {}, message: null, totalMs: null, runStreams };
+      return { ...s, runId: msg.runId, status: 'running', nodes, partials: msg.streamId ? s.partials : [], outputs: {}, message: null, totalMs: null, runStreams, logs: msg.streamId ? s.logs : [] };
     }
     case 'node.started':
       return msg.runId === s.runId ? setNode(s, msg.nodeId, { status: 'running', instance: msg.instance, batchSize: msg.batchSize }) : s;
@@ -62,7 +64,13 @@ function reduceRunEvent(s: RunState, msg: ServerMessage): RunState {
     case 'node.skipped':
       return msg.runId === s.runId ? setNode(s, msg.nodeId, { status: 'skipped', reason: skipText(msg.reason) }) : s;
     case 'node.failed':
-      return msg.runId === s.runId ? setNode(s, msg.nodeId, { status: 'failed', reason: msg.message }) : s;
+      return msg.runId === s.runId ? setNode(s, msg.nodeId, { status: 'failed', reason: msg.message, ...(msg.traceback ? { traceback: msg.traceback } : {}) }) : s;
+    case 'run.log': {
+      if (msg.runId !== s.runId && !s.runStreams[msg.runId]) return s;
+      const line = { ...(msg.nodeId ? { nodeId: msg.nodeId } : {}), model: msg.model, instance: msg.instance, level: msg.level, message: msg.message };
+      const logs = s.logs.length >= KEPT_LOG_LINES ? [...s.logs.slice(s.logs.length - KEPT_LOG_LINES + 1), line] : [...s.logs, line];
+      return { ...s, logs };
+    }
     case 'run.partial':
       return msg.runId === s.runId ? { ...s, partials: [...s.partials, { nodeId: msg.nodeId, index: msg.index, chunk: msg.chunk, outputs: msg.outputs }] } : s;
     case 'run.exited_early': {

@@ -13,7 +13,7 @@ export function createRunActions(set: Set): RunActions {
       });
     },
     beginRun(requestId) {
-      set((s) => ({ run: { ...s.run, runId: null, requestId, status: 'starting', nodes: {}, partials: [], outputs: {}, message: null, totalMs: null, startedAt: performance.now() } }));
+      set((s) => ({ run: { ...s.run, runId: null, requestId, status: 'starting', nodes: {}, partials: [], outputs: {}, message: null, totalMs: null, startedAt: performance.now(), logs: [] } }));
     },
     beginStream(streamId, graph, source) {
       set((s) => ({

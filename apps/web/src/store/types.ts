@@ -35,6 +35,8 @@ export interface UiState {
   clipboard: Fragment | null;
   /** Bumped whenever a graph is loaded (the canvas fits the view). */
   loaded: number;
+  /** A request to show a Python node's model.py in the inspector, at a line (a traceback's); `seq` makes repeats distinct. */
+  source: { nodeId: string; line: number | null; seq: number } | null;
 }
 
 export type NodeRunStatus = 'queued' | 'running' | 'finished' | 'skipped' | 'failed' | 'cancelled';
@@ -46,12 +48,17 @@ export interface NodeRun {
   batchSize?: number;
   /** Why it was skipped / how it failed. */
   reason?: string;
+  /** The Python traceback of a failed Python model (file:line frames). */
+  traceback?: string;
   outputs?: Record<string, TensorSummary>;
 }
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'completed' | 'exited' | 'failed' | 'cancelled';
 
 export interface Partial { nodeId: string; index: number; chunk?: number; outputs: Record<string, TensorSummary> }
+
+/** A line a model wrote while the run used it (`print`, stderr, `pb_utils.Logger`). */
+export interface RunLogLine { nodeId?: string; model: string; instance: string; level: 'info' | 'warn' | 'error' | 'verbose'; message: string }
 
 /** A finished run kept for the timeline comparison. */
 export interface RunRecord { runId: string; graph: string; status: RunStatus; totalMs: number; timings: NodeTiming[] }
@@ -87,6 +94,8 @@ export interface RunState {
   streams: Record<string, StreamState>;
   /** runId → streamId for per-chunk runs. */
   runStreams: Record<string, string>;
+  /** The models' log lines of the current run (and its stream's chunks), the last `KEPT_LOG_LINES`. */
+  logs: RunLogLine[];
   connected: boolean;
 }
 
@@ -119,6 +128,8 @@ export interface UiActions {
   toggleHelp(open?: boolean): void;
   setTheme(theme: Theme): void;
   focusNode(nodeId: string): void;
+  /** Selects a Python node and opens its model.py in the inspector, at `line` when given. */
+  showSource(nodeId: string, line?: number): void;
 }
 
 export interface RunActions {

@@ -9,7 +9,7 @@ type Set = (partial: Partial<EditorState> | ((s: EditorState) => Partial<EditorS
 type Get = () => EditorState;
 
 export const initialUi = (theme: UiState['theme'] = 'dark'): UiState => ({
-  selection: { nodes: [], edges: [] }, measured: {}, dragging: false, toast: null, panel: 'inspect', help: false, theme, focus: null, clipboard: null, loaded: 0,
+  selection: { nodes: [], edges: [] }, measured: {}, dragging: false, toast: null, panel: 'inspect', help: false, theme, focus: null, clipboard: null, loaded: 0, source: null,
 });
 
 function applySelect(sel: string[], changes: { id: string; selected: boolean }[]): string[] {
@@ -99,6 +99,10 @@ export function createUiActions(set: Set, get: Get): UiActions {
     },
     focusNode(nodeId) {
       ui({ focus: { nodeId, seq: ++focusSeq }, selection: { nodes: [nodeId], edges: [] }, panel: 'inspect' });
+    },
+    showSource(nodeId, line) {
+      const seq = ++focusSeq;
+      ui({ focus: { nodeId, seq }, selection: { nodes: [nodeId], edges: [] }, panel: 'inspect', source: { nodeId, line: line ?? null, seq } });
     },
   };
 }

@@ -10,6 +10,7 @@ import { SessionCard } from './SessionCard.tsx';
 import { findTopK, heatmapOf } from './tensorViews.ts';
 import { RunHistory, Timeline } from './Timeline.tsx';
 import { TopKTable } from './TopKTable.tsx';
+import { RunLog, Traceback } from './RunLog.tsx';
 
 const fmt = (v: number | undefined) => (v === undefined ? '–' : Math.abs(v) >= 1000 || (v !== 0 && Math.abs(v) < 0.001) ? v.toExponential(2) : v.toFixed(3));
 
@@ -37,7 +38,7 @@ export function RunOutputs({ image, sessions }: { image: Extract<PreparedInput, 
   const streams = Object.values(run.streams);
   const order = graph.nodes.map((n) => n.id).filter((id) => run.nodes[id]);
   const timings = order.flatMap((id) => (run.nodes[id]?.timing ? [run.nodes[id].timing] : []));
-  if (run.status === 'idle' && streams.length === 0) return <p className="muted small">Provide the inputs and press Run: nodes light up on the canvas as they run, and results appear here as they arrive.</p>;
+  if (run.status === 'idle' && streams.length === 0 && run.logs.length === 0) return <p className="muted small">Provide the inputs and press Run: nodes light up on the canvas as they run, and results appear here as they arrive.</p>;
   return (
     <div className="run-outputs">
       <div className={`run-status st-${run.status}`} data-status={run.status}>
@@ -66,10 +67,12 @@ export function RunOutputs({ image, sessions }: { image: Extract<PreparedInput, 
             <li key={id} className={`ne ne-${n.status}`} data-node={id} data-status={n.status}>
               <b>{id}</b> {n.status}{n.timing ? ` · ${n.timing.computeMs.toFixed(1)} ms` : ''}{n.reason ? ` — ${n.reason}` : ''}
               {n.outputs && Object.entries(n.outputs).map(([k, t]) => <TensorStats key={k} name={k} t={t} />)}
+              {n.traceback && <Traceback nodeId={id} run={n} />}
             </li>
           );
         })}
       </ul>
+      <RunLog />
       {timings.length > 0 && <><h4>Timeline</h4><Timeline timings={timings} total={run.totalMs ?? 0} /></>}
       <RunHistory records={run.records} />
     </div>
