@@ -1,5 +1,5 @@
-// `pnpm bench [--json] [--quick]`: measures the engine against the same onnxruntime calls made directly
-// (issue 3 §10, PRODUCT §12). Every number is a median over repeated trials, or a ratio of medians.
+// `pnpm bench [--json] [--quick]`: measures the engine against the same onnxruntime calls made directly,
+// and the Python backend's costs. Every number is a median over repeated trials, or a ratio of medians.
 import { execFileSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { GraphDoc, Tensor } from '@ensemble-studio/core';
@@ -10,6 +10,7 @@ import { branchesGraph, fanoutGraph, ocrGraph, singleModelGraph } from '../src/e
 import { SYNTHETIC } from '../src/onnx/synthetic.ts';
 import { directBranches, directFanout, directOcr, directSessions } from './direct.ts';
 import { rawWorkerPair } from './rawWorkers.ts';
+import { grpcBench } from './grpc.ts';
 import { pythonBench } from './python.ts';
 import { benchScratchDir } from './scratchDir.ts';
 import { vadClosedLoop, vadDirectBatched, vadLevel } from './vad.ts';
@@ -169,11 +170,17 @@ async function main(): Promise<void> {
 
   await engine.close();
 
-  // The Python backend (issue: run users' model.py): round trip, a large tensor, two instances in parallel.
+  // The Python backend: round trip, a large tensor, two instances in parallel.
   try {
     Object.assign(results, await pythonBench(benchScratchDir('python-repo-'), interleaved, QUICK));
   } catch (err) {
     log(`python backend not measured: ${(err as Error).message.split('\n')[0]}`);
+  }
+  // The gRPC endpoint: a streamed (decoupled) response's delivery, ModelInfer against the engine alone.
+  try {
+    Object.assign(results, await grpcBench(benchScratchDir('grpc-repo-'), image, interleaved, QUICK));
+  } catch (err) {
+    log(`grpc not measured: ${(err as Error).message.split('\n')[0]}`);
   }
   log(`\n${'metric'.padEnd(34)}value`);
   for (const [k, v] of Object.entries(results)) log(`${k.padEnd(34)}${Number.isInteger(v) ? v : v.toFixed(3)}`);

@@ -13,7 +13,7 @@ import type { Repository } from './repo/types.ts';
 import { attachRunSocket, type RunSocket } from './ws/attachRunSocket.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-/** The bundled examples (PRODUCT §11): the default repository. */
+/** The bundled examples: the default repository. */
 export const DEFAULT_REPO = resolve(HERE, '../../../examples/model_repository');
 /** The built web app. */
 export const DEFAULT_WEB_DIST = resolve(HERE, '../../web/dist');

@@ -30,7 +30,7 @@ interface Prepared {
 }
 
 /**
- * Runs graphs with Triton's semantics on onnxruntime-node (PRODUCT §8). `create` loads and warms
+ * Runs graphs with Triton's semantics on onnxruntime-node and python3. `create` loads and warms
  * every ONNX model of the repository (or, with `lazy`, each on first use); a model that fails to
  * load is listed 'unavailable' and runs that need it fail with 'model-unavailable'.
  * @example const engine = await Engine.create({ repository }); const r = await engine.run({ graph, inputs: { image } });

@@ -7,7 +7,7 @@ import type { ExecContext, ExitInfo, NodeRun, SchedulerOptions, SchedulerResult 
 import { isOwned, summarizeTensor } from './tensors.ts';
 
 /**
- * The ensemble scheduler (TRITON §2.5): a node runs as soon as all its connected inputs exist
+ * The ensemble scheduler, as Triton's: a node runs as soon as all its connected inputs exist
  * (per iteration: each response of a decoupled node is its own iteration), independent branches
  * run concurrently, tensors pass by reference. A failure or a bls/error exit stops scheduling; a
  * gate exit starves the nodes behind it. Nodes that never ran are reported skipped with the reason.
@@ -64,7 +64,7 @@ export class Scheduler {
     return result;
   }
 
-  /** An optional ensemble input the request leaves out is not forwarded: its consumers run without it (TRITON §2.5). */
+  /** An optional ensemble input the request leaves out is not forwarded: its consumers run without it, as Triton does. */
   private dropOmittedOptionalInputs(): void {
     for (const node of this.idx.nodes.values()) {
       if (node.kind !== 'input' || this.o.inputs[node.params.name]) continue;

@@ -140,7 +140,7 @@ describe('SequenceBatcher (direct)', () => {
   });
 });
 
-describe('SequenceBatcher slots and backlog (TRITON §4.2, §4.3)', () => {
+describe('SequenceBatcher slots and backlog', () => {
   /** direct with max_batch_size 0: one slot per instance, two instances. */
   const setup = () => setupBatcher({ ...directConfig(), max_batch_size: 0 });
   const settle = () => new Promise((r) => setImmediate(r));

@@ -24,7 +24,7 @@ export interface Binding {
   cancelIdle?: () => void;
 }
 
-/** A new sequence waiting for a free slot (TRITON §4.3): its requests queue behind `chain` until `assign` runs. */
+/** A new sequence waiting for a free slot: its requests queue behind `chain` until `assign` runs. */
 interface Backlogged { b: Binding; assign: (instance: number) => void }
 
 export interface SequenceBatcherOptions {
@@ -49,7 +49,7 @@ interface OldestItem { b: Binding; inputs: Record<string, Tensor>; flags: Sequen
 const keyOf = (id: number | string): string => `${typeof id}:${id}`;
 
 /**
- * `sequence_batching` (TRITON §4): a correlation id binds to a slot of one instance (least-loaded
+ * `sequence_batching`: a correlation id binds to a slot of one instance (least-loaded
  * for a new sequence) until END or the idle timeout; START on an active id restarts it; a request
  * without START for an unknown id is rejected. Each instance has `max(1, max_batch_size)` slots
  * under `direct` and `max_candidate_sequences` (when > 0) under `oldest`; a new sequence finding

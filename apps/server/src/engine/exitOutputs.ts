@@ -3,7 +3,7 @@ import { fullShape, tensorFromJson, zeros } from '@ensemble-studio/core';
 import type { GraphIndex } from './graphIndex.ts';
 
 /**
- * The outputs a `bls` early exit returns (PRODUCT §5): each output's declared default
+ * The outputs a `bls` early exit returns: each output's declared default
  * (`params.defaults[name]` of the condition), else an empty tensor whose first variable dim is 0
  * (other variable dims 1), e.g. texts [-1] → [0].
  * @example exitDefaults(graph, idx, 'has_text').texts.shape // [0]

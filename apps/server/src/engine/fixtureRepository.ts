@@ -32,7 +32,7 @@ export function repositoryOf(dir: string, configs: Record<string, ModelConfig>, 
 
 const fp32 = (name: string, dims: number[]) => ({ name, data_type: 'TYPE_FP32', dims });
 
-/** Configs of the synthetic models (PRODUCT §11 shared-features). */
+/** Configs of the synthetic models (the shared-features example's). */
 export function syntheticConfigs(): Record<string, ModelConfig> {
   const { D, F, C, S } = SYNTHETIC;
   return {

@@ -1,4 +1,4 @@
-// Graphs built in code for engine tests and the bench (PRODUCT §11 examples, as GraphDoc objects).
+// Graphs built in code for engine tests and the bench (the bundled examples, as GraphDoc objects).
 import type { GraphDoc, GraphEdge, GraphNode, ModelSettings } from '@ensemble-studio/core';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
 
@@ -62,7 +62,7 @@ export function singleModelGraph(model: string, inputs: { name: string; dims: nu
   return { version: 1, name: `${model}_only`, maxBatchSize, nodes, edges };
 }
 
-/** The `ocr` example (PRODUCT §11): preprocess → det → DB → condition (len(boxes) == 0) → crop → router → rec, cls → CTC, top-k. */
+/** The `ocr` example: preprocess → det → DB → condition (len(boxes) == 0) → crop → router → rec, cls → CTC, top-k. */
 export function ocrGraph(strategy: 'gate' | 'bls' | 'error' = 'gate'): GraphDoc {
   const op = (id: string, opId: string, values: Record<string, number | string | boolean>): GraphNode => ({ id, kind: 'op', position: pos, params: { op: opId as 'topk', values } });
   const out = (id: string, datatype: 'FP32' | 'BYTES' | 'INT64', dims: number[]): GraphNode => ({ id, kind: 'output', position: pos, params: { name: id, datatype, dims } });

@@ -1,4 +1,4 @@
-// The engine (PRODUCT §8): run graphs with Triton's semantics on onnxruntime-node, off the main thread.
+// The engine: run graphs with Triton's semantics on onnxruntime-node, off the main thread.
 export { Engine } from './Engine.ts';
 export type { EngineOptions, RunRequest, RunResult, EngineHealth, SequenceInfo, EngineMetrics, GraphMetrics, ModelMetrics } from './types.ts';
 export { EngineError, type EngineErrorCode } from './errors.ts';

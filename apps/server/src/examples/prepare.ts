@@ -6,7 +6,7 @@ import { batchFirstState } from './batchFirstState.ts';
 import { foldScalarInput } from './foldConstantInput.ts';
 import { modelSources } from './modelSources.ts';
 
-/** The bundled example repository (PRODUCT §11). */
+/** The bundled example repository. */
 export const EXAMPLES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../examples/model_repository');
 
 /**

@@ -1,6 +1,6 @@
 import { encodeModel, ONNX_TYPES, type Initializer, type OnnxNode } from './onnxModel.ts';
 
-/** Sizes of the synthetic models (PRODUCT §11 `shared-features`). */
+/** Sizes of the synthetic models (the `shared-features` example). */
 export const SYNTHETIC = {
   /** extractor: x [-1, D] → feat [-1, F]. */
   D: 64,

@@ -13,7 +13,7 @@ export interface OpContext {
 }
 
 /**
- * A built-in op in TypeScript (PRODUCT §3): a synchronous, pure function of its inputs (never
+ * A built-in op in TypeScript: a synchronous, pure function of its inputs (never
  * mutates them). Values missing from `values` take the op's defaults; bad inputs or params throw
  * an Error naming the op and the port or param.
  */

@@ -1,5 +1,5 @@
 // One engine worker thread: hosts one onnxruntime session (a model instance) or the built-in ops.
-// session.run() blocks the thread it runs on, so it must never run on the main thread (PRODUCT §8).
+// session.run() blocks the thread it runs on, so it must never run on the main thread.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
@@ -67,7 +67,7 @@ async function createSession(spec: Extract<LoadSpec, { kind: 'model' }>): Promis
   const failures: string[] = [];
   for (const provider of spec.providers) {
     const options: ort.InferenceSession.SessionOptions = { executionProviders: [provider], intraOpNumThreads: spec.intraOpThreads, interOpNumThreads: 1 };
-    // Spin-waiting with more than one intra-op thread makes latency bimodal (issue 3): turn it off.
+    // Spin-waiting with more than one intra-op thread makes latency bimodal: turn it off.
     if (spec.intraOpThreads > 1) options.extra = { session: { intra_op: { allow_spinning: '0' } } };
     try {
       return { s: await ort.InferenceSession.create(spec.path, options), provider, failures };
