@@ -5,6 +5,7 @@ import type { Engine } from '../engine/index.ts';
 import { loadRepository } from '../repo/loadRepository.ts';
 import { isInside } from '../repo/safeJoin.ts';
 import type { Repository } from '../repo/types.ts';
+import { BodyParser } from './bodyParser.ts';
 import { ApiError } from './errors.ts';
 import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
 
@@ -37,6 +38,8 @@ export class Studio {
   readonly limits: Limits;
   readonly token: string | undefined;
   readonly version: string;
+  /** Parses KServe bodies, large ones off the main thread. */
+  readonly bodies = new BodyParser();
   private readonly createEngine: StudioOptions['createEngine'];
   private readonly importRoots: readonly string[];
   private importing = false;

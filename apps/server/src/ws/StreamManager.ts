@@ -49,12 +49,12 @@ export class StreamManager {
     this.streams.set(streamId, { streamId, graph, sequenceId, chunks: 0, tail: Promise.resolve(), ended: false, release });
   }
 
-  append(msg: Extract<ClientMessage, { type: 'stream.append' }>, frames: Uint8Array[]): void {
+  append(msg: Extract<ClientMessage, { type: 'stream.append' }>, frames: Uint8Array[], decoded?: Record<string, Tensor>): void {
     const s = this.streams.get(msg.streamId);
     if (!s || s.ended) return this.client.error('unknown-stream', `no open stream "${msg.streamId}"`, msg.streamId);
     let inputs: Record<string, Tensor>;
     try {
-      inputs = decodeWireTensors(msg.inputs, frames);
+      inputs = decodeWireTensors(msg.inputs, frames, decoded);
     } catch (err) {
       return this.client.error('bad-input', (err as Error).message, msg.streamId);
     }

@@ -7,14 +7,18 @@ export const BINARY_THRESHOLD = 4096;
 
 /**
  * Decodes validated wire tensors: JSON `data`, or `binary: i` = the i-th binary frame that followed
- * the message (raw little-endian bytes; BYTES as 4-byte length + UTF-8 per element).
+ * the message (raw little-endian bytes; BYTES as 4-byte length + UTF-8 per element). Inputs found in
+ * `decoded` (decoded while the message was parsed) are taken from there.
  * @throws Error naming the tensor when sizes do not match or a frame is missing.
  * @example decodeWireTensors({ x: { datatype: 'FP32', shape: [2], data: [1, 2] } }, [])
  */
-export function decodeWireTensors(inputs: Record<string, WireTensor>, frames: readonly Uint8Array[]): Record<string, Tensor> {
+export function decodeWireTensors(inputs: Record<string, WireTensor>, frames: readonly Uint8Array[], decoded?: Readonly<Record<string, Tensor>>): Record<string, Tensor> {
   const out = keyedRecord<Tensor>();
   for (const [name, w] of Object.entries(inputs)) {
-    if (w.binary !== undefined) {
+    const done = decoded && Object.hasOwn(decoded, name) ? decoded[name] : undefined;
+    if (done) {
+      out[name] = done;
+    } else if (w.binary !== undefined) {
       const frame = frames[w.binary];
       if (!frame) throw new Error(`input "${name}" refers to binary frame ${w.binary} but only ${frames.length} arrived`);
       out[name] = tensorFromBytes(w.datatype, w.shape, frame, name);

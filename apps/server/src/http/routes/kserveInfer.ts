@@ -1,9 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
-import { catalogueModel, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
+import { catalogueModel } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphIsDecoupled, graphIsStateful } from '../graphSignature.ts';
-import { flattenData, outputJson, parseInferRequest, tensorToBytes, type InferRequest } from '../kserveTensors.ts';
+import { splitRawBody, type GenerateRequest } from '../kserveBody.ts';
+import { outputJson, tensorToBytes, type InferRequest } from '../kserveTensors.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from './kserve.ts';
 
@@ -14,17 +15,16 @@ const bad = (m: string) => new ApiError(400, 'bad-request', m);
 
 /** The JSON part of a body: all of it, or the header of a binary-extension request. */
 export function splitBody(req: Request): { json: unknown; binary?: Uint8Array } {
-  const buf = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  const headerLen = req.headers['inference-header-content-length'];
-  const n = headerLen === undefined ? buf.length : Number(headerLen);
-  if (!Number.isInteger(n) || n < 0 || n > buf.length) throw bad(`Inference-Header-Content-Length ${String(headerLen)} does not fit the body (${buf.length} bytes)`);
-  let json: unknown;
-  try {
-    json = JSON.parse(buf.subarray(0, n).toString('utf8'));
-  } catch (err) {
-    throw bad(`failed to parse the request JSON buffer: ${(err as Error).message}`);
-  }
-  return headerLen === undefined ? { json } : { json, binary: buf.subarray(n) };
+  return splitRawBody(rawBody(req), headerLength(req));
+}
+
+function rawBody(req: Request): Buffer {
+  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+}
+
+function headerLength(req: Request): string | undefined {
+  const h = req.headers['inference-header-content-length'];
+  return h === undefined ? undefined : String(h);
 }
 
 /** Triton's sequence parameters → the engine's sequence flags (TRITON §5.2, §4.1). */
@@ -118,8 +118,7 @@ export function inferHandler(studio: Studio): RequestHandler {
     if (graphIsDecoupled(graph, studio.catalogue)) {
       throw bad(`HTTP end point doesn't support models with decoupled transaction policy (model '${served.name}'; use /v2/models/${served.name}/generate_stream or gRPC streaming)`);
     }
-    const { json, binary } = splitBody(req);
-    const parsed = parseInferRequest(json, { maxTensorElements: studio.limits.maxTensorElements, ...(binary ? { binary } : {}) });
+    const parsed = await studio.bodies.kserve(rawBody(req), { kind: 'infer', headerLength: headerLength(req), maxTensorElements: studio.limits.maxTensorElements });
     checkInputs(served, parsed.inputs);
     const sequence = sequenceOf(served, parsed.parameters, graphIsStateful(graph, studio.catalogue));
     const result = await runFor(studio, req, res, { ...served, graph }, parsed.inputs, sequence);
@@ -127,33 +126,6 @@ export function inferHandler(studio: Studio): RequestHandler {
     if (err) throw err;
     sendInferResponse(res, served, parsed, result);
   };
-}
-
-/** Nested shape of a JSON value: `[[1,2],[3,4]]` → [2,2]; a scalar → [1]. */
-function nestedShape(v: unknown): number[] {
-  if (!Array.isArray(v)) return [1];
-  const shape: number[] = [];
-  let cur: unknown = v;
-  while (Array.isArray(cur)) { shape.push(cur.length); cur = cur[0]; }
-  return shape;
-}
-
-/** Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3). */
-export function generateInputs(served: ServedModel, body: Record<string, unknown>, batched: boolean): Record<string, Tensor> {
-  const inputs = keyedRecord<Tensor>();
-  for (const spec of served.signature.inputs) {
-    if (!Object.hasOwn(body, spec.name)) continue;
-    const value = body[spec.name];
-    let shape = nestedShape(value);
-    if (batched && shape.length === spec.shape.length - 1) shape = [1, ...shape];
-    const flat = flattenData(value);
-    try {
-      inputs[spec.name] = tensorFromJson(spec.datatype, shape, flat.map((x) => (spec.datatype === 'BYTES' ? String(x) : x)) as (number | string | boolean)[]);
-    } catch (err) {
-      throw bad(`input '${spec.name}': ${(err as Error).message}`);
-    }
-  }
-  return inputs;
 }
 
 function generateResponse(served: ServedModel, id: string | undefined, outputs: Record<string, Tensor>): Record<string, unknown> {
@@ -165,19 +137,10 @@ function generateResponse(served: ServedModel, id: string | undefined, outputs: 
   return out;
 }
 
-/** Inputs and parameters of a generate request: `inputs: [...]` (infer form) or top-level keys. */
-function parseGenerate(studio: Studio, served: ServedModel, req: Request): { id?: string; params: Record<string, unknown>; inputs: Record<string, Tensor> } {
-  const { json } = splitBody(req);
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw bad('generate request must be a JSON object');
-  const body = json as Record<string, unknown>;
-  const id = typeof body.id === 'string' ? body.id : undefined;
-  if (Array.isArray(body.inputs)) {
-    const p = parseInferRequest(body, { maxTensorElements: studio.limits.maxTensorElements });
-    return { ...(id === undefined ? {} : { id }), params: p.parameters, inputs: p.inputs };
-  }
-  const params = typeof body.parameters === 'object' && body.parameters !== null ? body.parameters as Record<string, unknown> : {};
+/** Inputs and parameters of a generate request (`inputs: [...]` or top-level keys), large bodies parsed off the main thread. */
+function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promise<GenerateRequest> {
   const batched = (served.signature.inputs[0]?.shape[0] ?? 0) === -1 && (served.graph?.maxBatchSize ?? catalogueModel(studio.catalogue, served.name)?.maxBatchSize ?? 0) > 0;
-  return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(served, body, batched) };
+  return studio.bodies.kserve(rawBody(req), { kind: 'generate', target: { inputs: served.signature.inputs, batched }, maxTensorElements: studio.limits.maxTensorElements });
 }
 
 /**
@@ -190,7 +153,7 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
     const served = servedModel(studio, req);
     if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
     const graph = served.graph ?? studio.resolveGraph(served.name);
-    const { id, params, inputs } = parseGenerate(studio, served, req);
+    const { id, params, inputs } = await parseGenerate(studio, served, req);
     checkInputs(served, inputs);
     const sequence = sequenceOf(served, params, graphIsStateful(graph, studio.catalogue));
     if (stream) {

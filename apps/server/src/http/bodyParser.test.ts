@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeTempDir } from '../testSupport/tempDir.ts';
+import { connect } from '../ws/wsTestClient.ts';
+import { BodyParser, INLINE_PARSE_BYTES } from './bodyParser.ts';
+import { call, startTestServer } from './testServer.ts';
+
+/** A JSON infer body for `extractor` (x: [rows, 64]) of more than INLINE_PARSE_BYTES. */
+function largeInfer(rows: number, last = '0.5'): Buffer {
+  const row = new Array(64).fill('0.25').join(',');
+  const data = `${new Array(rows - 1).fill(row).join(',')},${new Array(63).fill('0.25').join(',')},${last}`;
+  return Buffer.from(`{"inputs":[{"name":"x","datatype":"FP32","shape":[${rows},64],"data":[${data}]}]}`);
+}
+
+/** Counts event-loop turns until stopped. */
+function loopTurns(): { count: () => number; stop: () => void } {
+  let n = 0;
+  let on = true;
+  const spin = () => { n++; if (on) setImmediate(spin); };
+  setImmediate(spin);
+  return { count: () => n, stop: () => { on = false; } };
+}
+
+describe('BodyParser', () => {
+  const parser = new BodyParser();
+  afterAll(() => parser.close());
+
+  it('parses a large body off the main thread: the event loop keeps turning while it is parsed', async () => {
+    const body = largeInfer(6000);
+    expect(body.byteLength).toBeGreaterThan(INLINE_PARSE_BYTES);
+    const turns = loopTurns();
+    const before = turns.count();
+    const req = await parser.kserve(body, { kind: 'infer', headerLength: undefined, maxTensorElements: 1e7 });
+    const during = turns.count() - before;
+    turns.stop();
+    expect(during).toBeGreaterThan(0);
+    expect(req.inputs.x?.shape).toEqual([6000, 64]);
+    expect(req.inputs.x?.data).toBeInstanceOf(Float32Array);
+    expect(Object.getPrototypeOf(req.inputs)).toBe(null);
+  });
+
+  it('gives a large body the errors a small one gets', async () => {
+    await expect(parser.kserve(largeInfer(6000, '"abc"'), { kind: 'infer', headerLength: undefined, maxTensorElements: 1e7 }))
+      .rejects.toMatchObject({ status: 400, message: "input 'x' element 383999 is not a valid FP32 value: not a finite number" });
+    await expect(parser.kserve(largeInfer(6000), { kind: 'infer', headerLength: undefined, maxTensorElements: 1000 }))
+      .rejects.toMatchObject({ status: 400, code: 'limit' });
+    await expect(parser.kserve(Buffer.concat([largeInfer(6000), Buffer.from('}')]), { kind: 'infer', headerLength: undefined, maxTensorElements: 1e7 }))
+      .rejects.toMatchObject({ status: 400, message: expect.stringMatching(/failed to parse the request JSON buffer/) });
+  });
+});
+
+describe('large requests on a running server', () => {
+  let s: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => { s = await startTestServer(); });
+  afterAll(async () => {
+    await s?.close();
+    if (s) removeTempDir(s.repo);
+  });
+
+  it('a large /infer body is parsed in the worker and runs', async () => {
+    const r = await call(`${s.url}/v2/models/extractor/infer`, 'POST', largeInfer(6000).toString());
+    expect(r.status).toBe(200);
+    expect(r.json.outputs[0]).toMatchObject({ name: 'feat', shape: [6000, 256] });
+  });
+
+  it('a large WebSocket message is parsed off the thread and later messages keep their order', async () => {
+    const c = await connect(s.url);
+    const big = JSON.parse(largeInfer(6000, '"abc"').toString()) as { inputs: { name: string; datatype: string; shape: number[]; data: unknown[] }[] };
+    const input = big.inputs[0]!;
+    c.send({ type: 'run.start', requestId: 'big', graph: 'extractor', inputs: { x: { datatype: input.datatype, shape: input.shape, data: input.data } } });
+    c.send({ type: 'ping', at: 7 });
+    await c.next('pong');
+    const first = c.received.find((m) => 'json' in m && (m.json.type === 'error' || m.json.type === 'pong'));
+    expect(first && 'json' in first && first.json).toMatchObject({ type: 'error', ref: 'big', error: { message: expect.stringMatching(/element 383999 is not a valid FP32/) } });
+    await c.close();
+  });
+});

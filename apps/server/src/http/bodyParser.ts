@@ -1,0 +1,116 @@
+import { Worker } from 'node:worker_threads';
+import type { Tensor } from '@ensemble-studio/core';
+import { keyedRecord } from '@ensemble-studio/core';
+import { parseClientText, type ParsedText } from '../ws/parseMessage.ts';
+import { ApiError } from './errors.ts';
+import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
+import type { InferRequest } from './kserveTensors.ts';
+
+/** What to parse a body as: a KServe infer or generate body, or a WebSocket text message. */
+export type BodyJob =
+  | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number }
+  | { kind: 'generate'; target: GenerateTarget; maxTensorElements: number }
+  | { kind: 'ws'; maxTensorElements: number };
+
+/** A parse result as it crosses from the worker: tensors as [name, tensor] entries. */
+export type WireResult =
+  | { kind: 'kserve'; request: Omit<InferRequest | GenerateRequest, 'inputs'>; inputs: [string, Tensor][] }
+  | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] };
+/** The worker's answer to one job. */
+export type BodyReply = { id: number; ok: true; result: WireResult } | { id: number; ok: false; error: { status: number; code: string; message: string } };
+
+/** Bodies up to this size are parsed on the main thread: a worker hop costs more than parsing them. */
+export const INLINE_PARSE_BYTES = 1024 * 1024;
+/** Large bodies waiting for the worker at once; more are refused (each holds up to maxBodyBytes). */
+const MAX_QUEUED = 4;
+/** Heap the worker may use: a hostile body that needs more fails alone instead of growing the server. */
+const WORKER_HEAP_MB = 2048;
+
+const BOOT = new URL('./bodyWorkerBoot.mjs', import.meta.url);
+const ENTRY = new URL('./bodyWorker.ts', import.meta.url).href;
+
+const entriesToRecord = (entries: [string, Tensor][]) => {
+  const out = keyedRecord<Tensor>();
+  for (const [name, t] of entries) out[name] = t;
+  return out;
+};
+
+/**
+ * Parses request bodies and WebSocket messages: small ones inline, large ones (over
+ * INLINE_PARSE_BYTES) in one worker thread, one after another, so a 60 MB JSON body costs the main
+ * thread a transfer instead of seconds of JSON.parse during which no other client is answered.
+ * @example const req = await parser.kserve(body, { kind: 'infer', headerLength: undefined, maxTensorElements })
+ */
+export class BodyParser {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: WireResult) => void; reject: (e: Error) => void }>();
+
+  /** A KServe infer or generate body. @throws ApiError naming what is wrong with it. */
+  async kserve<J extends Exclude<BodyJob, { kind: 'ws' }>>(body: Uint8Array, job: J): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
+    type Out = J extends { kind: 'infer' } ? InferRequest : GenerateRequest;
+    if (body.byteLength <= INLINE_PARSE_BYTES) {
+      return (job.kind === 'infer' ? parseInferBody(body, job.headerLength, job.maxTensorElements) : parseGenerateBody(body, job.target, job.maxTensorElements)) as Out;
+    }
+    const r = await this.post(body, job);
+    if (r.kind !== 'kserve') throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return { ...r.request, inputs: entriesToRecord(r.inputs) } as Out;
+  }
+
+  /** A WebSocket text message; never throws for the message's content (the result says what is wrong). */
+  async wsText(data: Uint8Array, maxTensorElements: number): Promise<ParsedText> {
+    if (data.byteLength <= INLINE_PARSE_BYTES) return parseClientText(data, maxTensorElements);
+    const r = await this.post(data, { kind: 'ws', maxTensorElements });
+    if (r.kind !== 'ws') throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return r.parsed.ok ? { ...r.parsed, decoded: entriesToRecord(r.decoded ?? []) } : r.parsed;
+  }
+
+  /** Stops the worker; requests waiting on it fail. */
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    await w?.terminate();
+  }
+
+  private post(body: Uint8Array, job: BodyJob): Promise<WireResult> {
+    if (this.pending.size >= MAX_QUEUED) {
+      return Promise.reject(new ApiError(503, 'limit', `too many large request bodies are being parsed (at most ${MAX_QUEUED} at once); try again shortly`));
+    }
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    // The body is handed over, not copied, when it owns its whole buffer (large bodies do).
+    const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : body.slice();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ ...job, id, body: owned }, [owned.buffer as ArrayBuffer]);
+    });
+  }
+
+  private start(): Worker {
+    const worker = new Worker(BOOT, { workerData: { entry: ENTRY }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    worker.unref();
+    worker.on('message', (reply: BodyReply) => {
+      const p = this.pending.get(reply.id);
+      if (!p) return;
+      this.pending.delete(reply.id);
+      if (reply.ok) p.resolve(reply.result);
+      else p.reject(new ApiError(reply.error.status, reply.error.code, reply.error.message));
+    });
+    const fail = (err: Error) => {
+      if (this.worker === worker) this.worker = undefined;
+      const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
+      const apiErr = oom
+        ? new ApiError(413, 'too-large', `the request needs more than ${WORKER_HEAP_MB} MB of memory to parse; send large tensors as binary data`)
+        : new ApiError(500, 'internal', `the body parser stopped: ${err.message}`);
+      for (const p of this.pending.values()) p.reject(apiErr);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (this.pending.size > 0) fail(new Error(`exited with code ${code}`));
+      else if (this.worker === worker) this.worker = undefined;
+    });
+    this.worker = worker;
+    return worker;
+  }
+}

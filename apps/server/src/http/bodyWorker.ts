@@ -1,0 +1,41 @@
+import { parentPort } from 'node:worker_threads';
+import type { Tensor } from '@ensemble-studio/core';
+import { parseClientText } from '../ws/parseMessage.ts';
+import type { BodyJob, BodyReply, WireResult } from './bodyParser.ts';
+import { ApiError } from './errors.ts';
+import { parseGenerateBody, parseInferBody } from './kserveBody.ts';
+
+// The body worker: parses large KServe bodies and WebSocket messages so the main thread keeps
+// answering other clients. Tensors come back by transfer, not by copy.
+
+function transferables(tensors: Iterable<Tensor>): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const t of tensors) {
+    if (!Array.isArray(t.data) && t.data.byteOffset === 0 && t.data.byteLength === t.data.buffer.byteLength) out.push(t.data.buffer as ArrayBuffer);
+  }
+  return out;
+}
+
+function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
+  if (job.kind === 'ws') {
+    const parsed = parseClientText(body, job.maxTensorElements);
+    if (!parsed.ok) return [{ kind: 'ws', parsed }, []];
+    return [{ kind: 'ws', parsed: { ...parsed, decoded: {} }, decoded: Object.entries(parsed.decoded) }, transferables(Object.values(parsed.decoded))];
+  }
+  const request = job.kind === 'infer' ? parseInferBody(body, job.headerLength, job.maxTensorElements) : parseGenerateBody(body, job.target, job.maxTensorElements);
+  const { inputs, ...rest } = request;
+  return [{ kind: 'kserve', request: rest, inputs: Object.entries(inputs) }, transferables(Object.values(inputs))];
+}
+
+parentPort!.on('message', (job: BodyJob & { id: number; body: Uint8Array }) => {
+  let reply: BodyReply;
+  try {
+    const [result, transfer] = run(job, job.body);
+    reply = { id: job.id, ok: true, result };
+    parentPort!.postMessage(reply, transfer);
+  } catch (err) {
+    const e = err instanceof ApiError ? err : new ApiError(400, 'bad-request', (err as Error).message);
+    reply = { id: job.id, ok: false, error: { status: e.status, code: e.code, message: e.message } };
+    parentPort!.postMessage(reply);
+  }
+});

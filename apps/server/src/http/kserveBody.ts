@@ -1,0 +1,96 @@
+import type { Tensor } from '@ensemble-studio/core';
+import { elementCount, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
+import { ApiError } from './errors.ts';
+import type { GraphSignature } from './graphSignature.ts';
+import { checkElementCount, checkElements, flattenData, parseInferRequest, type InferRequest } from './kserveTensors.ts';
+
+// Pure parsing of KServe request bodies (no Express, no Studio): it runs on the main thread for
+// small bodies and in the body worker for large ones, with the same results and the same errors.
+
+const bad = (m: string) => new ApiError(400, 'bad-request', m);
+
+/** What parsing a generate body needs to know about the model it is for. */
+export interface GenerateTarget {
+  inputs: GraphSignature['inputs'];
+  /** The model batches (first dim -1 and max_batch_size > 0): a top-level value may omit the batch dim. */
+  batched: boolean;
+}
+
+/** A generate request's id, parameters and input tensors. */
+export interface GenerateRequest { id?: string; params: Record<string, unknown>; inputs: Record<string, Tensor> }
+
+/**
+ * The JSON part of a raw body (all of it, or the header of a binary-extension request) and the binary rest.
+ * @param headerLength the `Inference-Header-Content-Length` header, when the request has one.
+ * @throws ApiError 400 when the header does not fit the body or the JSON does not parse.
+ */
+export function splitRawBody(buf: Uint8Array, headerLength: string | undefined): { json: unknown; binary?: Uint8Array } {
+  const n = headerLength === undefined ? buf.byteLength : Number(headerLength);
+  if (!Number.isInteger(n) || n < 0 || n > buf.byteLength) throw bad(`Inference-Header-Content-Length ${String(headerLength).slice(0, 32)} does not fit the body (${buf.byteLength} bytes)`);
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(buf.buffer, buf.byteOffset, n).toString('utf8'));
+  } catch (err) {
+    throw bad(`failed to parse the request JSON buffer: ${(err as Error).message.slice(0, 200)}`);
+  }
+  return headerLength === undefined ? { json } : { json, binary: buf.subarray(n) };
+}
+
+/**
+ * An infer request from its raw body.
+ * @example parseInferBody(Buffer.from('{"inputs":[]}'), undefined, 1e6).inputs
+ */
+export function parseInferBody(buf: Uint8Array, headerLength: string | undefined, maxTensorElements: number): InferRequest {
+  const { json, binary } = splitRawBody(buf, headerLength);
+  return parseInferRequest(json, { maxTensorElements, ...(binary ? { binary } : {}) });
+}
+
+/** Nested shape of a JSON value: `[[1,2],[3,4]]` → [2,2]; a scalar → [1]. */
+function nestedShape(v: unknown): number[] {
+  if (!Array.isArray(v)) return [1];
+  const shape: number[] = [];
+  let cur: unknown = v;
+  while (Array.isArray(cur)) { shape.push(cur.length); cur = cur[0]; }
+  return shape;
+}
+
+/**
+ * Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3), under the
+ * same element-count limit and element checks as `/infer`.
+ */
+export function generateInputs(target: GenerateTarget, body: Record<string, unknown>, maxTensorElements: number): Record<string, Tensor> {
+  const inputs = keyedRecord<Tensor>();
+  for (const spec of target.inputs) {
+    if (!Object.hasOwn(body, spec.name)) continue;
+    const value = body[spec.name];
+    let shape = nestedShape(value);
+    if (target.batched && shape.length === spec.shape.length - 1) shape = [1, ...shape];
+    checkElementCount(spec.name, shape, maxTensorElements);
+    const flat = flattenData(value);
+    if (flat.length !== elementCount(shape)) throw bad(`input '${spec.name}' is a ragged array: ${flat.length} elements for shape [${shape.join(',')}]`);
+    checkElements(spec.name, spec.datatype, flat);
+    try {
+      inputs[spec.name] = tensorFromJson(spec.datatype, shape, flat as (number | string | boolean)[]);
+    } catch (err) {
+      throw bad(`input '${spec.name}': ${(err as Error).message}`);
+    }
+  }
+  return inputs;
+}
+
+/**
+ * A generate request from its raw body: `inputs: [...]` (infer form) or top-level keys.
+ * @example parseGenerateBody(Buffer.from('{"x":[1,2]}'), target, 1e6).inputs.x
+ */
+export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTensorElements: number): GenerateRequest {
+  const { json } = splitRawBody(buf, undefined);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw bad('generate request must be a JSON object');
+  const body = json as Record<string, unknown>;
+  const id = typeof body.id === 'string' ? body.id : undefined;
+  if (Array.isArray(body.inputs)) {
+    const p = parseInferRequest(body, { maxTensorElements });
+    return { ...(id === undefined ? {} : { id }), params: p.parameters, inputs: p.inputs };
+  }
+  const params = typeof body.parameters === 'object' && body.parameters !== null ? body.parameters as Record<string, unknown> : {};
+  return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(target, body, maxTensorElements) };
+}
