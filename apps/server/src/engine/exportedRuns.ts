@@ -16,6 +16,10 @@ interface Exported { dir: string; engine: Engine; graph: GraphDoc }
 /** Exported graphs kept ready (each holds its models' processes); the least recently used one goes first. */
 const KEEP = 4;
 
+/** Scratch repositories not yet removed: a process that exits without `close` (Ctrl-C, a crash) still removes them. */
+const LIVE_DIRS = new Set<string>();
+process.once('exit', () => { for (const d of LIVE_DIRS) rmSync(d, { recursive: true, force: true }); });
+
 /**
  * Runs graphs *as exported*: the graph is compiled to a Triton repository (config.pbtxt files and the
  * generated model.py of its routers, gates, ops or BLS model), written to a scratch directory (model
@@ -68,6 +72,7 @@ export class ExportedRuns {
       throw new EngineError('invalid-graph', `graph '${graph.name}' does not export: ${first?.message ?? 'it does not compile'}`);
     }
     const dir = mkdtempSync(join(tmpdir(), 'studio-exported-'));
+    LIVE_DIRS.add(dir);
     try {
       for (const f of compiled.files) {
         const dest = safeJoin(dir, f.path);
@@ -80,6 +85,7 @@ export class ExportedRuns {
       return { dir, engine, graph: exportedGraph(graph.name, repo.catalogue) };
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });
+      LIVE_DIRS.delete(dir);
       throw err instanceof EngineError ? err : new EngineError('invalid-graph', `graph '${graph.name}' could not be exported for a run: ${messageOf(err)}`);
     }
   }
@@ -96,6 +102,7 @@ export class ExportedRuns {
 async function dispose(e: Exported): Promise<void> {
   await e.engine.close();
   rmSync(e.dir, { recursive: true, force: true });
+  LIVE_DIRS.delete(e.dir);
 }
 
 /** The graph of an exported repository's top model: its ensemble with every step a plain model, or the BLS model alone. */
