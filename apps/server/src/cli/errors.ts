@@ -5,7 +5,7 @@ export class CliError extends Error {}
 
 export const USAGE = `usage: ensemble-studio <command> [options]
   serve [--repo DIR] [--port N] [--grpc-port N|0|off] [--host H] [--token T]
-  validate [NAME|GRAPH.json] [--repo DIR] [--json]
+  validate [NAME|GRAPH.json] [--repo DIR] [--json] [--effective]
   compile NAME|GRAPH.json [--repo DIR] --out DIR [--zip FILE]
   import TRITON_REPO --out DIR
   run NAME|GRAPH.json [--repo DIR] --input NAME=FILE ... [--sequence] [--timeout MS]

@@ -72,3 +72,20 @@ describe('studio validate against Triton\'s config rules', () => {
     expect(r.errors.join('\n')).toContain("backend library name '../x/libtriton_identity.so' escapes backend directory");
   });
 });
+
+describe('studio validate NAME --effective', () => {
+  it('prints the config Triton would report after load, as config.pbtxt', async () => {
+    const repo = repoOf({ 'gen/config.pbtxt': model('gen', 'model_transaction_policy { decoupled: true }'), 'gen/1/model.py': PY, 'e/config.pbtxt': ensemble('e', step('gen')), 'e/1/': '' });
+    const print = async (name: string) => {
+      const out: string[] = [];
+      const code = await validateCommand([name, '--repo', repo, '--effective'], { out: (l) => out.push(l), err: (l) => out.push(l), defaultRepo: '.' });
+      return { code, text: out.join('\n') };
+    };
+    const gen = await print('gen');
+    expect(gen.code).toBe(0);
+    expect(gen.text).toContain('default_model_filename: "model.py"');
+    expect(gen.text).toMatch(/instance_group \[\s*\{\s*name: "gen"\s*count: 1\s*kind: KIND_CPU/);
+    expect(gen.text).toMatch(/version_policy \{\s*latest: \{ num_versions: 1 \}/);
+    expect((await print('e')).text).toMatch(/model_transaction_policy \{\s*decoupled: true\s*\}/);
+  });
+});

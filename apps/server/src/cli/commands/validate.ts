@@ -1,5 +1,6 @@
 import type { Diagnostic } from '@ensemble-studio/core';
-import { hasErrors, validateEnsembleConfigs, validateGraph, validateModelConfig } from '@ensemble-studio/core';
+import { compileGraph, effectiveConfig, hasErrors, parsePbtxt, printPbtxt, validateEnsembleConfigs, validateGraph, validateModelConfig } from '@ensemble-studio/core';
+import type { ModelConfig } from '@ensemble-studio/core';
 import type { Repository } from '../../repo/types.ts';
 import { loadRepository } from '../../repo/loadRepository.ts';
 import { parseCommandArgs, str, userPath } from '../args.ts';
@@ -16,9 +17,13 @@ const tag = (target: string, ds: Diagnostic[]): TargetDiagnostic[] => ds.map((d)
 export function validateRepository(repo: Repository): TargetDiagnostic[] {
   const out: TargetDiagnostic[] = [];
   out.push(...tag(repo.dir, repo.problems));
-  const loaded = Object.values(repo.catalogue.models).filter((m) => !m.error);
+  const models = Object.values(repo.catalogue.models);
+  const loaded = models.filter((m) => !m.error);
   const configs = Object.fromEntries(loaded.map((m) => [m.name, m.config]));
-  for (const m of loaded) out.push(...tag(m.name, validateModelConfig(m.config, { dirName: m.name, versions: m.versions })));
+  // A model that failed to load after its config parsed (a missing model file) still gets its config checked, as Triton checks it first.
+  for (const m of models.filter((x) => !x.error || Object.keys(x.config).length > 1)) {
+    out.push(...tag(m.name, validateModelConfig(m.config, { dirName: m.name, versions: m.versions })));
+  }
   out.push(...tag('ensembles', validateEnsembleConfigs(configs, Object.fromEntries(loaded.map((m) => [m.name, m.versions])))));
   for (const g of Object.values(repo.graphs)) out.push(...tag(g.name, validateGraph(g, repo.catalogue)));
   return out;
@@ -33,8 +38,25 @@ async function validateTarget(repo: Repository, target: string): Promise<TargetD
   if (graph) return tag(target, validateGraph(graph, repo.catalogue));
   const model = repo.catalogue.models[target];
   if (!model) throw new CliError(`no graph or model named "${target}" in ${repo.dir}`);
-  if (model.error) return [{ target, code: 'model-load', severity: 'error', message: model.error }];
-  return tag(target, validateModelConfig(model.config, { dirName: target, versions: model.versions }));
+  const rules = tag(target, validateModelConfig(model.config, { dirName: target, versions: model.versions }));
+  if (model.error) return [{ target, code: 'model-load', severity: 'error', message: model.error }, ...(Object.keys(model.config).length > 1 ? rules : [])];
+  return rules;
+}
+
+/** The config.pbtxt Triton would report for a model (or a graph's compiled ensemble) after load. */
+function effectiveText(repo: Repository, target: string): string {
+  const configs: Record<string, ModelConfig> = {};
+  for (const m of Object.values(repo.catalogue.models)) if (!m.error) Object.defineProperty(configs, m.name, { value: m.config, enumerable: true });
+  const model = Object.hasOwn(repo.catalogue.models, target) ? repo.catalogue.models[target] : undefined;
+  const graph = Object.hasOwn(repo.graphs, target) ? repo.graphs[target] : undefined;
+  let config = model && !model.error ? model.config : undefined;
+  if (graph) {
+    const text = compileGraph(graph, repo.catalogue).files.find((f) => f.path === `${target}/config.pbtxt`)?.text;
+    const parsed = text === undefined ? undefined : parsePbtxt(text);
+    if (parsed?.ok) config = parsed.config;
+  }
+  if (!config) throw new CliError(model?.error ? `model "${target}" does not load: ${model.error}` : `no loadable model or compiling graph named "${target}" in ${repo.dir}`);
+  return printPbtxt(effectiveConfig(config, { dirName: target, configs }));
 }
 
 /** One human line per diagnostic. */
@@ -45,14 +67,20 @@ export function formatDiagnostic(d: TargetDiagnostic): string {
 
 /**
  * `validate [NAME|GRAPH.json] --repo DIR [--json]`: exit 1 on any error diagnostic.
+ * `validate NAME --effective` prints, as config.pbtxt, the config Triton would report for NAME after load.
  * @example await validateCommand(['ocr', '--repo', 'examples/model_repository'], io)
  */
 export async function validateCommand(argv: string[], io: CliIO): Promise<number> {
-  const { positionals, values } = parseCommandArgs(argv, { repo: { type: 'string' }, json: { type: 'boolean' } }, 1);
+  const { positionals, values } = parseCommandArgs(argv, { repo: { type: 'string' }, json: { type: 'boolean' }, effective: { type: 'boolean' } }, 1);
   const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch((err: NodeJS.ErrnoException) => {
     throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
   });
   const target = positionals[0];
+  if (values.effective) {
+    if (target === undefined) throw new CliError('validate --effective needs a model or graph name');
+    io.out(effectiveText(repo, target).trimEnd());
+    return 0;
+  }
   const diagnostics = target === undefined ? validateRepository(repo) : await validateTarget(repo, target);
   const ok = !hasErrors(diagnostics);
   if (values.json) {
