@@ -53,6 +53,35 @@ export function hostAllowed(hostHeader: string | undefined, token: string | unde
   return token !== undefined || isLoopbackHost(hostName(hostHeader));
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * True when a request may change state or run a model from where it came from: safe methods always;
+ * others only without an `Origin` (curl, Triton clients, the CLI) or with the server's own origin.
+ * Browsers send `Origin` on every cross-site POST, also the "simple" `text/plain` ones that skip the
+ * CORS preflight, so a page on another site cannot drive the studio.
+ * @example sameOriginAllowed('POST', 'http://evil.example', '127.0.0.1:8080') === false
+ */
+export function sameOriginAllowed(method: string, origin: string | undefined, host: string | undefined): boolean {
+  if (SAFE_METHODS.has(method.toUpperCase()) || origin === undefined) return true;
+  try {
+    return new URL(origin).host.toLowerCase() === String(host ?? '').toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** Express middleware refusing state-changing and compute requests from another origin. */
+export function requireSameOrigin(): RequestHandler {
+  return (req, res, next) => {
+    const origin = req.headers.origin;
+    if (sameOriginAllowed(req.method, origin, req.headers.host)) return next();
+    const message = `cross-origin ${req.method} refused: Origin ${String(origin).slice(0, 100)} is not this server`;
+    if (req.path.startsWith('/v2')) return void res.status(403).json({ error: message });
+    res.status(403).json({ error: { code: 'cross-origin', message } });
+  };
+}
+
 /** Express middleware refusing non-loopback Host headers when the server has no token. */
 export function requireLoopbackHost(token: string | undefined): RequestHandler {
   return (req, res, next) => {

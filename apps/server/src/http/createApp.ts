@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Express } from 'express';
-import { requireLoopbackHost, requireToken } from './auth.ts';
+import { requireLoopbackHost, requireSameOrigin, requireToken } from './auth.ts';
 import { ApiError, errorHandler } from './errors.ts';
 import { apiRouter } from './routes/api.ts';
 import { kserveRouter } from './routes/kserve.ts';
@@ -42,6 +42,7 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
   app.use(requireLoopbackHost(studio.token));
+  app.use(requireSameOrigin());
   const auth = requireToken(studio.token);
   app.use('/api/models', auth, modelSourceRouter(studio));
   app.use('/api', auth, apiRouter(studio));
