@@ -96,6 +96,15 @@ describe('runs', () => {
     expect(await topk.locator('thead').innerText()).toMatch(/row\s+rank\s+index\s+label\s+value/);
   });
 
+  it('runs ocr as exported: the generated model.py files in python3 read the same text', async () => {
+    const texts = (await page.locator('[data-testid=texts] tbody').innerText()).toUpperCase();
+    await page.getByLabel('as exported').check();
+    await page.locator('.run-actions button.primary').click();
+    await expect.poll(() => page.locator('.run-status').getAttribute('data-status'), { timeout: 90_000 }).toBe('completed');
+    expect((await page.locator('[data-testid=texts] tbody').innerText()).toUpperCase()).toBe(texts);
+    await page.getByLabel('as exported').uncheck();
+  });
+
   it('runs ocr on a blank image: the pipeline exits early and recognition says why it was skipped', async () => {
     await page.getByLabel('Image for image').setInputFiles(await makePng(page, 'blank.png', null));
     await expect.poll(() => page.locator('.run-input').innerText()).toContain('blank.png');

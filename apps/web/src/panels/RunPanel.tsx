@@ -31,6 +31,7 @@ export function RunPanel() {
   const anyOpen = useEditor((s) => Object.values(s.run.streams).some((st) => !st.ended));
   const [values, setValues] = useState<Record<string, PreparedInput | undefined>>({});
   const [realtime, setRealtime] = useState(true);
+  const [exported, setExported] = useState(false);
   const recording = useEditor((s) => Object.values(s.run.streams).find((st) => !st.ended && st.source?.startsWith(MIC))?.streamId ?? null);
   const [micError, setMicError] = useState<string | null>(null);
   const inputs = inputNodes(graph);
@@ -49,7 +50,7 @@ export function RunPanel() {
     }
     const wire: Inputs = {};
     for (const [name, v] of Object.entries(values)) if (v && v.type !== 'audio') wire[name] = v.tensor;
-    socket.start(graph, wire);
+    socket.start(graph, wire, { exported });
   };
   const record = async () => {
     if (!socket || !audioNode) return;
@@ -102,6 +103,11 @@ export function RunPanel() {
         )}
         <button disabled={!busy && !anyOpen} onClick={cancel}>■ Cancel</button>
         {streaming && <label className="small"><input type="checkbox" checked={realtime} onChange={(e) => setRealtime(e.target.checked)} /> real time</label>}
+        {!streaming && (
+          <label className="small" title="Run the exported Triton repository: the generated model.py of routers, gates, ops and BLS in python3, exactly what Triton will run">
+            <input type="checkbox" checked={exported} onChange={(e) => setExported(e.target.checked)} /> as exported
+          </label>
+        )}
         {!connected && <span className="field-error small">engine disconnected</span>}
       </div>
       {micError && <p className="field-error small">{micError}</p>}

@@ -20,7 +20,8 @@ export function encodeInputs(inputs: Inputs): { wire: Record<string, WireTensor>
 
 /** The browser end of `/ws`: the only writer of run state (STYLE §4). */
 export interface RunSocket {
-  start(graph: GraphDoc, inputs: Inputs): string;
+  /** `exported`: run the graph's exported repository (its generated model.py files) instead of the TypeScript ops. */
+  start(graph: GraphDoc, inputs: Inputs, opts?: { exported?: boolean }): string;
   cancel(): void;
   /** Opens a sequence stream; `source` names where its data comes from (a file, the microphone). */
   openStream(graph: GraphDoc, source?: string): string;
@@ -91,11 +92,11 @@ export function createRunSocket(store: EditorStore): RunSocket {
   };
 
   return {
-    start(graph, inputs) {
+    start(graph, inputs, opts = {}) {
       const requestId = newId('req');
       actions().beginRun(requestId);
       const { wire, frames } = encodeInputs(inputs);
-      send({ type: 'run.start', requestId, graph: graphRef(graph), inputs: wire }, frames);
+      send({ type: 'run.start', requestId, graph: graphRef(graph), inputs: wire, ...(opts.exported ? { exported: true } : {}) }, frames);
       return requestId;
     },
     cancel() {
