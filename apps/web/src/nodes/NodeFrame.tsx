@@ -20,10 +20,10 @@ function statusText(run: NodeRun | undefined, file: string | null): string | nul
   }
 }
 
-/** A model's backend, and its file when it is a Python model (`1/model.py`). */
+/** A model's backend, and its file's name when it is a Python model (the full path in the tooltip and inspector). */
 function Backend({ facts }: { facts: ModelFacts }) {
-  const file = facts.file?.split('/').slice(1).join('/');
-  return <span className={`fact backend-${facts.backend}`} title={facts.file ?? undefined}>{facts.backend}{facts.backend === 'python' && file ? ` · ${file}` : ''}</span>;
+  const file = facts.file?.split('/').at(-1);
+  return <span className={`fact backend-${facts.backend}`} title={`model · ${facts.file ?? facts.backend}`}>{facts.backend}{facts.backend === 'python' && file ? ` · ${file}` : ''}</span>;
 }
 
 /** Chips for a decoupled or stateful model. */
@@ -53,8 +53,7 @@ export function NodeFrame({ kind, title, subtitle, model, selected, run, problem
         )}
       </div>
       <div className="node-line">
-        <span className="node-kind">{kind}</span>
-        {model && <Backend facts={model} />}
+        {model ? <Backend facts={model} /> : <span className="node-kind">{kind}</span>}
         {subtitle && <span className="node-sub" title={subtitle}>{subtitle}</span>}
       </div>
       {model && <Chips facts={model} />}

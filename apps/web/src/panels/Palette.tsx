@@ -24,7 +24,8 @@ function Signature({ m }: { m: CatalogueModel }) {
   const row = (t: CatalogueModel['inputs'][number], dir: string) => (
     <div key={dir + t.name} className="sig-row"><span className="sig-dir">{dir}</span> {t.name} <span style={{ color: dtypeColor(t.datatype) }}>{t.datatype} {formatShape(t.dims)}</span></div>
   );
-  return <div className="sig">{m.inputs.map((t) => row(t, '→'))}{m.outputs.map((t) => row(t, '←'))}</div>;
+  const python = backendOf(m) === 'python';
+  return <div className="sig">{python && <div className="pi-backend">python{m.decoupled ? ' · decoupled' : ''}</div>}{m.inputs.map((t) => row(t, '→'))}{m.outputs.map((t) => row(t, '←'))}</div>;
 }
 
 /** Models of the repository, node kinds and ops: drag onto the canvas, or focus and press Enter. */
@@ -65,7 +66,7 @@ export function Palette() {
             <div key={i.key} className={`palette-item pi-${i.template.kind}${i.model?.error ? ' broken' : ''}`} draggable tabIndex={0} role="button"
               data-palette={i.key} title={`${i.detail}\nDrag onto the canvas, or press Enter`}
               onDragStart={(e) => onDragStart(e, i.template)} onKeyDown={(e) => onKey(e, i.template)} onDoubleClick={() => addAtCentre(i.template)}>
-              <div className="pi-title"><span className={`kind-dot kind-${i.template.kind}`} />{i.title}{i.model && backendOf(i.model) === 'python' && <span className="pi-backend">python</span>}</div>
+              <div className="pi-title"><span className={`kind-dot kind-${i.template.kind}`} /><span className="pi-name">{i.title}</span></div>
               {i.model ? <Signature m={i.model} /> : <div className="pi-detail">{i.detail}</div>}
             </div>
           ))}
