@@ -33,7 +33,7 @@ export function validateModelConfig(config: ModelConfig, opts: ValidateModelOpti
   const m = `'${modelLabel(config, opts.dirName)}'`;
   return [
     ...checkName(config, opts.dirName),
-    ...checkPlatform(config, m),
+    ...checkPlatform(config, m, opts.dirName),
     ...checkRuntime(config, m),
     ...checkMaxBatchSize(config, m),
     ...checkVersions(config, m, opts.versions),

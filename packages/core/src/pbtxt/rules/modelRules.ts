@@ -6,6 +6,7 @@
  */
 import type { Diagnostic } from '../../validate/diagnostic.ts';
 import type { ModelConfig } from '../modelConfig.ts';
+import { autoCompleteBackend } from '../normalizeConfig.ts';
 import { asList, asRecord, error, formatDims, warning } from './util.ts';
 
 /** Platforms each backend with a fixed platform accepts (core `GetBackendType`/`GetBackendTypeFromPlatform`). */
@@ -27,15 +28,16 @@ export function checkName(config: ModelConfig, dirName: string | undefined): Dia
  * `platform`, `default_model_filename`, the version directory's model file or a `name.<backend>`
  * directory name), and a backend with a fixed platform must be paired with it.
  */
-export function checkPlatform(config: ModelConfig, m: string): Diagnostic[] {
-  const platform = config.platform ?? '';
-  const backend = config.backend ?? '';
-  const name = config.name ?? m;
+export function checkPlatform(config: ModelConfig, m: string, dirName?: string): Diagnostic[] {
+  const name = config.name || dirName || m;
+  // Triton validates after auto-complete; a config read straight from text gets the same completion here.
+  const completed = config.platform === 'ensemble' ? { platform: 'ensemble', backend: config.backend ?? '', default_model_filename: config.default_model_filename ?? '' } : autoCompleteBackend(config, name, []);
+  const { platform, backend } = completed;
   if (platform === 'ensemble') {
     return backend ? [error('ensemble-backend', `Ensemble model '${name}' must have platform type 'ensemble' and empty backend type`, 'remove the backend field')] : [];
   }
   if (!backend) {
-    if (!platform && !config.default_model_filename) {
+    if (!platform && !completed.default_model_filename) {
       return [error('backend-missing', `Invalid model name: Could not determine backend for model '${name}' with no backend in model configuration. Expected model name of the form 'model.<backend_name>'.`,
         'set backend (e.g. "python" or "onnxruntime"), or put the model file (model.onnx, model.py …) in a version directory')];
     }
