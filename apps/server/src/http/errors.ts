@@ -10,6 +10,19 @@ export class ApiError extends Error {
   }
 }
 
+/** Longest error message sent to a client: messages quote names and shapes the client chose. */
+export const MAX_ERROR_MESSAGE = 1000;
+
+/**
+ * An error message cut to MAX_ERROR_MESSAGE characters, saying how much was cut, so a 100 KB input
+ * name or a 100k-dimension shape is not echoed back in full.
+ * @example capMessage('x'.repeat(5000)).length < 1100
+ */
+export function capMessage(message: string): string {
+  if (message.length <= MAX_ERROR_MESSAGE) return message;
+  return `${message.slice(0, MAX_ERROR_MESSAGE)}… (${message.length - MAX_ERROR_MESSAGE} more characters)`;
+}
+
 interface BodyParserError { type?: string; status?: number; limit?: number; message?: string }
 
 /** Maps any thrown value to {status, code, message, details}. */
@@ -29,7 +42,7 @@ export function toApiError(err: unknown, maxBodyBytes: number): ApiError {
 /** Sends `{error:{code,message,details}}` with the error's status. */
 export function sendApiError(res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();
-  res.status(err.status).json({ error: { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) } });
+  res.status(err.status).json({ error: { code: err.code, message: capMessage(err.message), ...(err.details === undefined ? {} : { details: err.details }) } });
 }
 
 /**
@@ -41,7 +54,7 @@ export function errorHandler(maxBodyBytes: number): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const api = toApiError(err, maxBodyBytes);
     if (res.headersSent) return void res.end();
-    if (req.path.startsWith('/v2')) return void res.status(api.status).json({ error: api.message });
+    if (req.path.startsWith('/v2')) return void res.status(api.status).json({ error: capMessage(api.message) });
     sendApiError(res, api);
   };
 }

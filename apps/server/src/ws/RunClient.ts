@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ClientMessage, GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
 import type { WebSocket } from 'ws';
 import { RunCancel } from '../engine/index.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, capMessage } from '../http/errors.ts';
 import { limitMessage } from '../http/limits.ts';
 import type { Studio } from '../http/Studio.ts';
 import { INLINE_PARSE_BYTES } from '../http/bodyParser.ts';
@@ -43,7 +43,7 @@ export class RunClient {
 
   /** Sends an `error` message (the connection carries on). */
   error(code: string, message: string, ref?: string): void {
-    this.sender.send({ type: 'error', ...(ref === undefined ? {} : { ref }), error: { code, message } });
+    this.sender.send({ type: 'error', ...(ref === undefined ? {} : { ref: ref.slice(0, 256) }), error: { code, message: capMessage(message) } });
   }
 
   /** Handles one incoming frame: JSON text, or a binary frame a pending message waits for. */
@@ -177,7 +177,7 @@ export class RunClient {
       this.sendFinal(runId, result, terminal);
       return result;
     } catch (err) {
-      this.sender.send({ type: 'run.failed', runId, error: { code: 'internal', message: (err as Error).message } });
+      this.sender.send({ type: 'run.failed', runId, error: { code: 'internal', message: capMessage((err as Error).message) } });
       throw err;
     } finally {
       this.runs.delete(runId);
@@ -189,7 +189,7 @@ export class RunClient {
   private sendFinal(runId: string, result: RunResult, terminal: ServerMessage | undefined): void {
     if (result.status === 'failed') {
       const msg = terminal?.type === 'run.failed' ? terminal : { type: 'run.failed' as const, runId, error: result.error ?? { code: 'internal', message: 'run failed' } };
-      return this.sender.send(msg);
+      return this.sender.send({ ...msg, error: { ...msg.error, message: capMessage(msg.error.message) } });
     }
     const { tensors, frames } = encodeWireTensors(result.outputs);
     if (result.status === 'exited_early' && terminal?.type === 'run.exited_early') return this.sender.send({ ...terminal, outputs: tensors }, frames);
