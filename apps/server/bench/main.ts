@@ -178,7 +178,7 @@ async function main(): Promise<void> {
   }
   // The gRPC endpoint: a streamed (decoupled) response's delivery, ModelInfer against the engine alone.
   try {
-    Object.assign(results, await grpcBench(benchScratchDir('grpc-repo-'), image, interleaved, QUICK));
+    Object.assign(results, await grpcBench(benchScratchDir('grpc-repo-'), image, QUICK));
   } catch (err) {
     log(`grpc not measured: ${(err as Error).message.split('\n')[0]}`);
   }
