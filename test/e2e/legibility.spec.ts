@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { http } from '../support/server.ts';
+import { readLegibility } from './helpers/legibility.ts';
+import { settle, startStudio, type Studio } from './helpers/studio.ts';
+
+// Every bundled example, opened as a new user opens it (palette and inspector open), must be readable without
+// zooming: node text ≥ 9 px on screen and titles ≥ 11 px, the whole graph in view.
+
+const MIN_TEXT_PX = 9;
+const MIN_TITLE_PX = 11;
+
+let studio: Studio;
+let browser: Browser;
+let graphs: { name: string; nodes: number }[];
+
+beforeAll(async () => {
+  studio = await startStudio();
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
+  graphs = (await http(`${studio.url}/api/graphs`)).json.graphs;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.stop();
+});
+
+async function open(viewport: { width: number; height: number }, graph: string): Promise<Page> {
+  const page = await browser.newPage({ viewport });
+  await page.goto(`${studio.url}/?graph=${encodeURIComponent(graph)}`);
+  await page.waitForSelector('.react-flow__node');
+  await settle(page);
+  return page;
+}
+
+/** A chain of `n` routers in one long row, as a hand-made or generated graph might be saved. */
+async function saveChain(name: string, n: number): Promise<void> {
+  const nodes: unknown[] = [{ id: 'in', kind: 'input', position: { x: 0, y: 0 }, params: { name: 'x', datatype: 'FP32', dims: [-1] } }];
+  const edges: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    nodes.push({ id: `r${i}`, kind: 'router', position: { x: 300 * (i + 1), y: 0 }, params: { mode: 'direct', count: 1 } });
+    edges.push({ id: `e${i}`, source: i === 0 ? 'in' : `r${i - 1}`, sourcePort: i === 0 ? 'out' : 'out_0', target: `r${i}`, targetPort: 'in' });
+  }
+  nodes.push({ id: 'out', kind: 'output', position: { x: 300 * (n + 1), y: 0 }, params: { name: 'y', datatype: 'FP32', dims: [-1] } });
+  edges.push({ id: 'e_out', source: `r${n - 1}`, sourcePort: 'out_0', target: 'out', targetPort: 'in' });
+  const r = await http(`${studio.url}/api/graphs/${name}`, { method: 'PUT', body: JSON.stringify({ version: 1, name, maxBatchSize: 0, nodes, edges }) });
+  expect(r.status, r.text).toBe(200);
+}
+
+describe('legible by default', () => {
+  for (const viewport of [{ width: 1440, height: 900 }, { width: 1920, height: 1080 }]) {
+    it(`opens every bundled example whole, with node text ≥ ${MIN_TEXT_PX} px and titles ≥ ${MIN_TITLE_PX} px, at ${viewport.width}×${viewport.height}`, async () => {
+      expect(graphs.length).toBeGreaterThanOrEqual(4);
+      for (const g of graphs) {
+        const page = await open(viewport, g.name);
+        const m = await readLegibility(page);
+        await page.close();
+        expect(m.nodes, g.name).toBe(g.nodes);
+        expect(m.minText, `${g.name}: smallest node text at zoom ${m.zoom.toFixed(2)}`).toBeGreaterThanOrEqual(MIN_TEXT_PX);
+        expect(m.minTitle, `${g.name}: smallest title at zoom ${m.zoom.toFixed(2)}`).toBeGreaterThanOrEqual(MIN_TITLE_PX);
+        expect(m.outside, `${g.name}: nodes outside the canvas`).toEqual([]);
+      }
+    });
+  }
+
+  it('opens a graph too long to fit at a legible zoom from its start, and auto-layout wraps it to fit', async () => {
+    await saveChain('long-chain', 14);
+    const page = await open({ width: 1440, height: 900 }, 'long-chain');
+    const before = await readLegibility(page);
+    expect(before.minTitle).toBeGreaterThanOrEqual(MIN_TITLE_PX);
+    expect(before.minText).toBeGreaterThanOrEqual(MIN_TEXT_PX);
+    expect(before.outside).not.toContain('in'); // reading starts at the input…
+    expect(before.outside).toContain('out'); // …and the rest is beyond the edge (the minimap shows it)
+    await page.getByRole('button', { name: 'Auto-layout' }).click();
+    await settle(page);
+    const after = await readLegibility(page);
+    expect(after.outside).toEqual([]);
+    expect(after.minText).toBeGreaterThanOrEqual(MIN_TEXT_PX);
+    await page.close();
+  });
+
+  it('drops port types and edge labels when zoomed far out, and shows them again at the default view', async () => {
+    const page = await open({ width: 1440, height: 900 }, 'ocr');
+    const visibleTypes = () => page.locator('.react-flow__edge-textwrapper').evaluateAll((els) => els.filter((e) => e.getClientRects().length > 0).length);
+    expect(await visibleTypes()).toBeGreaterThan(0);
+    for (let i = 0; i < 5; i++) await page.getByRole('button', { name: 'Zoom Out' }).click();
+    await settle(page);
+    expect(await visibleTypes()).toBe(0);
+    await page.getByRole('button', { name: 'Fit', exact: true }).click();
+    await settle(page);
+    expect(await visibleTypes()).toBeGreaterThan(0);
+    await page.close();
+  });
+});
