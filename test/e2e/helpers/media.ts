@@ -19,3 +19,20 @@ export function writeWav(path: string, seconds = 4, rate = 44_100): string {
   writeFileSync(path, buf);
   return path;
 }
+
+/** A PNG drawn by Chromium's canvas into `path`: dark text on white, or a blank white page when `text` is null. */
+export async function writePng(page: import('playwright-core').Page, path: string, text: string | null): Promise<string> {
+  const b64 = await page.evaluate(async (t) => {
+    const c = new OffscreenCanvas(480, 160);
+    const ctx = c.getContext('2d')!;
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, 480, 160);
+    if (t) { ctx.fillStyle = '#000'; ctx.font = 'bold 44px sans-serif'; ctx.fillText(t, 30, 95); }
+    const bytes = new Uint8Array(await (await c.convertToBlob({ type: 'image/png' })).arrayBuffer());
+    let bin = '';
+    for (const b of bytes) bin += String.fromCharCode(b);
+    return btoa(bin);
+  }, text);
+  writeFileSync(path, Buffer.from(b64, 'base64'));
+  return path;
+}
