@@ -12,6 +12,8 @@ export interface Limits {
   maxConcurrentRuns: number;
   /** Sequence streams open over all clients. */
   maxOpenSequences: number;
+  /** Sequence streams one WebSocket client may have open, so one client cannot hold every slot. */
+  maxSequencesPerClient: number;
   /** `ws.bufferedAmount` above which progress messages are dropped (backpressure). */
   maxBufferedBytes: number;
   /** Heartbeat interval: a client that misses one pong is terminated. */
@@ -27,6 +29,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxRunsPerClient: 16,
   maxConcurrentRuns: 64,
   maxOpenSequences: 256,
+  maxSequencesPerClient: 64,
   maxBufferedBytes: 4 * 1024 * 1024,
   heartbeatMs: 15_000,
   shutdownGraceMs: 5_000,

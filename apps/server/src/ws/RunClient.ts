@@ -21,7 +21,11 @@ interface PendingBinary { msg: Extract<ClientMessage, { inputs: unknown }>; need
 /** Largest `timeoutMs` a timer can hold (2^31 - 1 ms, about 24.8 days); Node re-arms longer ones every millisecond. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-export interface RunOptions { graph: GraphDoc; inputs: Record<string, Tensor>; requestId?: string; streamId?: string; timeoutMs?: number; sequence?: RunRequest['sequence']; exported?: boolean }
+export interface RunOptions {
+  graph: GraphDoc; inputs: Record<string, Tensor>; requestId?: string; streamId?: string; timeoutMs?: number; sequence?: RunRequest['sequence']; exported?: boolean;
+  /** The sequence id as the client knows it (events carry it instead of the engine's id). */
+  clientSequenceId?: number | string;
+}
 
 /**
  * One WebSocket client: validates its messages, runs graphs for it (with per-client and global run
@@ -165,7 +169,7 @@ export class RunClient {
     const onEvent = (m: ServerMessage) => {
       if (TERMINAL.has(m.type)) terminal = m;
       else if (m.type === 'run.started') this.sender.send({ ...m, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.streamId ? { streamId: opts.streamId } : {}) });
-      else if (m.type === 'sequence.bound' && opts.streamId) this.sender.send({ ...m, streamId: opts.streamId });
+      else if (m.type === 'sequence.bound' && opts.streamId) this.sender.send({ ...m, streamId: opts.streamId, ...(opts.clientSequenceId === undefined ? {} : { sequenceId: opts.clientSequenceId }) });
       else this.sender.send(m);
     };
     try {

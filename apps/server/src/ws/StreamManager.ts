@@ -1,5 +1,7 @@
 import type { ClientMessage, GraphDoc, Tensor } from '@ensemble-studio/core';
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
+import { limitMessage } from '../http/limits.ts';
 import type { RunClient } from './RunClient.ts';
 import { decodeWireTensors } from './wireTensors.ts';
 
@@ -9,7 +11,10 @@ type SequenceId = number | string;
 interface Stream {
   streamId: string;
   graph: GraphDoc;
+  /** The id the client chose or was given, as the client sees it. */
   sequenceId: SequenceId;
+  /** The id the engine knows the sequence by: unique to this connection, so clients never share one. */
+  engineId: string;
   chunks: number;
   /** Appends run one after another (a sequence's requests are ordered). */
   tail: Promise<void>;
@@ -27,12 +32,17 @@ let nextSequenceId = 1;
  */
 export class StreamManager {
   private readonly streams = new Map<string, Stream>();
+  private readonly connection = randomUUID();
 
   constructor(private readonly client: RunClient) {}
 
   open(msg: Extract<ClientMessage, { type: 'stream.open' }>): void {
     const { streamId } = msg;
     if (this.streams.has(streamId)) return this.client.error('stream-exists', `stream "${streamId}" is already open`, streamId);
+    const perClient = this.client.studio.limits.maxSequencesPerClient;
+    if (this.streams.size >= perClient) {
+      return this.client.error('limit', limitMessage('too many open sequences on this connection', 'maxSequencesPerClient', perClient), streamId);
+    }
     let graph: GraphDoc;
     let release: () => void;
     try {
@@ -46,7 +56,12 @@ export class StreamManager {
       release();
       return this.client.error('bad-sequence', 'sequenceId must be non-zero (0 and "" mean "not in a sequence")', streamId);
     }
-    this.streams.set(streamId, { streamId, graph, sequenceId, chunks: 0, tail: Promise.resolve(), ended: false, release });
+    const engineId = `ws-${this.connection}-${typeof sequenceId}-${sequenceId}`;
+    if ([...this.streams.values()].some((s) => s.engineId === engineId)) {
+      release();
+      return this.client.error('sequence-exists', `sequence ${JSON.stringify(sequenceId)} is already open on this connection`, streamId);
+    }
+    this.streams.set(streamId, { streamId, graph, sequenceId, engineId, chunks: 0, tail: Promise.resolve(), ended: false, release });
   }
 
   append(msg: Extract<ClientMessage, { type: 'stream.append' }>, frames: Uint8Array[], decoded?: Record<string, Tensor>): void {
@@ -67,7 +82,7 @@ export class StreamManager {
     if (this.client.isClosed || (s.ended && !end && !this.streams.has(s.streamId))) return;
     const chunk = s.chunks++;
     try {
-      const result = await this.client.run({ graph: s.graph, inputs, streamId: s.streamId, sequence: { id: s.sequenceId, start: chunk === 0, end } });
+      const result = await this.client.run({ graph: s.graph, inputs, streamId: s.streamId, clientSequenceId: s.sequenceId, sequence: { id: s.engineId, start: chunk === 0, end } });
       this.client.sender.send({ type: 'sequence.chunk', streamId: s.streamId, chunk, runId: result.runId });
       if (result.status === 'failed') return this.finish(s, 'failed', result.error?.message);
       if (end) this.finish(s, 'end');
@@ -91,7 +106,7 @@ export class StreamManager {
     s.release();
     // A sequence that ended without its END chunk (stream.end with nothing queued, a closed socket)
     // is ended in the engine now rather than at the model's idle timeout.
-    this.client.studio.engine.endSequence(s.sequenceId);
+    this.client.studio.engine.endSequence(s.engineId);
     this.client.sender.send({ type: 'sequence.ended', streamId: s.streamId, sequenceId: s.sequenceId, reason, ...(message ? { message } : {}) });
   }
 
