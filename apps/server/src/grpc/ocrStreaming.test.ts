@@ -73,7 +73,8 @@ describe('ocr over gRPC', () => {
 
 describe('a client that goes away', () => {
   it('cancels the stream\'s run in flight: the engine counts it failed, not served, and frees its run slot', async () => {
-    const before = s.studio.engine.metrics().graphs.ocr ?? { requestSuccess: 0, requestFailure: 0 };
+    // A copy: metrics() hands out the live counters.
+    const before = { requestSuccess: 0, requestFailure: 0, ...s.studio.engine.metrics().graphs.ocr };
     const stream = c.stream();
     const ended = new Promise<void>((resolve) => { stream.on('error', () => resolve()); stream.on('end', () => resolve()); });
     stream.on('data', () => undefined);
