@@ -1,5 +1,5 @@
-// Runs the generated model.py files under the stand-in Triton Python module (test/python/) and
-// compares them with what the TypeScript side computes.
+// Runs the generated model.py files on the studio's real Python-backend stub (through test/python/'s harness)
+// and compares them with what the TypeScript side computes.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileGraph } from '../../packages/core/src/compile/index.ts';

@@ -1,5 +1,5 @@
 // Node side of the Python harness: writes compiled files to disk and runs generated models with
-// test/python/run_model.py (which uses the stand-in triton_python_backend_utils.py).
+// test/python/run_model.py, which drives the studio's real Python-backend stub (stub.py) over its frame protocol.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,11 +10,14 @@ import { tempDir } from '../support/tempDir.ts';
 
 export const HARNESS_DIR = dirname(fileURLToPath(import.meta.url));
 
+/** The interpreter the harness runs: STUDIO_PYTHON (as the engine), else `python3` on PATH. */
+const PYTHON = process.env.STUDIO_PYTHON || 'python3';
+
 /** Throws a clear message when python3 or numpy is missing (CI installs python3-numpy). */
 export function requirePythonNumpy(): void {
-  const r = spawnSync('python3', ['-c', 'import numpy'], { encoding: 'utf8' });
+  const r = spawnSync(PYTHON, ['-c', 'import numpy'], { encoding: 'utf8' });
   if (r.error || r.status !== 0) {
-    throw new Error(`these tests need python3 with numpy (apt install python3-numpy): ${r.error?.message ?? r.stderr}`);
+    throw new Error(`these tests need ${PYTHON} with numpy (apt install python3-numpy): ${r.error?.message ?? r.stderr}`);
   }
 }
 
@@ -40,6 +43,10 @@ export interface HarnessRequest {
   flags?: number;
   requested_output_names?: string[];
 }
+/**
+ * One response: its outputs, or its error's message. `shared` lists the pairs of outputs (or an output and
+ * `input:NAME`) whose arrays shared memory inside the model; only non-decoupled models are probed.
+ */
 export interface HarnessResponse { outputs: Record<string, JsonTensor> | null; error: string | null; shared: [string, string][] }
 export interface HarnessResult { responses: HarnessResponse[]; final: boolean; flags: number[] }
 export interface HarnessCall { model: string; inputs: string[]; correlation_id: number; flags: number }
@@ -52,8 +59,8 @@ export interface HarnessOutput {
 }
 
 /**
- * Runs `<repo>/<model>/1/model.py` under the stand-in Triton module with `config` as its
- * model_config; `stubsFile` registers stub composing models for BLS calls.
+ * Runs `<repo>/<model>/1/model.py` in the studio's real stub process with `config` as its model_config
+ * (init, one execute holding every request, finalize); `stubsFile`'s MODELS answer its BLS calls.
  */
 export function runModel(repo: string, model: string, config: ModelConfig, requests: HarnessRequest[], stubsFile?: string): HarnessOutput {
   const job = {
@@ -63,7 +70,7 @@ export function runModel(repo: string, model: string, config: ModelConfig, reque
     requests,
     ...(stubsFile ? { stubs_file: stubsFile } : {}),
   };
-  const out = execFileSync('python3', [join(HARNESS_DIR, 'run_model.py')], { input: JSON.stringify(job), encoding: 'utf8' });
+  const out = execFileSync(PYTHON, [join(HARNESS_DIR, 'run_model.py')], { input: JSON.stringify(job), encoding: 'utf8' });
   const parsed = JSON.parse(out) as HarnessOutput;
   if (parsed.error) throw new Error(`${parsed.error}\n${parsed.traceback ?? ''}`);
   return parsed;
@@ -81,5 +88,5 @@ export function pythonSyntaxErrors(paths: string[]): Record<string, string> {
     '        bad[p] = str(e)',
     'print(json.dumps(bad))',
   ].join('\n');
-  return JSON.parse(execFileSync('python3', ['-c', src], { input: JSON.stringify(paths), encoding: 'utf8' })) as Record<string, string>;
+  return JSON.parse(execFileSync(PYTHON, ['-c', src], { input: JSON.stringify(paths), encoding: 'utf8' })) as Record<string, string>;
 }

@@ -35,7 +35,7 @@ def describe(items, parts, size):
             data = memoryview(b"".join(struct.pack("<I", len(e)) + e for e in array.reshape(-1)))
             datatype = "BYTES"
         else:
-            data = memoryview(np.ascontiguousarray(array)).cast("B")
+            data = memoryview(np.ascontiguousarray(array).reshape(-1).view(np.uint8))  # a cast refuses empty shapes
             datatype = NAME_OF[array.dtype]
         described.append({"name": name, "datatype": datatype, "shape": list(array.shape),
                           "offset": size, "nbytes": data.nbytes})
@@ -113,15 +113,24 @@ def _high_pipe():
 
 
 class StubPeer:
-    """One stub process running `model_source` (a model.py text) in a temporary model directory."""
+    """One stub process running `model_source` (a model.py text) in a temporary model directory, removed by
+    close(); or, given `model_file`, that existing file in place (its folder is the version directory)."""
 
-    def __init__(self, model_source, python=None):
-        self.dir = tempfile.mkdtemp(prefix="pb-stub-test-")
-        self.version_dir = os.path.join(self.dir, "1")
-        os.makedirs(self.version_dir)
-        self.model_file = os.path.join(self.version_dir, "model.py")
-        with open(self.model_file, "w") as f:
-            f.write(textwrap.dedent(model_source))
+    def __init__(self, model_source=None, python=None, model_file=None):
+        if (model_source is None) == (model_file is None):
+            raise TypeError("StubPeer takes exactly one of model_source and model_file")
+        self._owns_dir = model_file is None
+        if model_file is None:
+            self.dir = tempfile.mkdtemp(prefix="pb-stub-test-")
+            self.version_dir = os.path.join(self.dir, "1")
+            os.makedirs(self.version_dir)
+            self.model_file = os.path.join(self.version_dir, "model.py")
+            with open(self.model_file, "w") as f:
+                f.write(textwrap.dedent(model_source))
+        else:
+            self.model_file = os.path.abspath(model_file)
+            self.version_dir = os.path.dirname(self.model_file)
+            self.dir = os.path.dirname(self.version_dir)
         to_stub_r, self._to_stub = _high_pipe()
         self._from_stub, from_stub_w = _high_pipe()
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
@@ -233,7 +242,7 @@ class StubPeer:
         return b"".join(self.stderr).decode(errors="replace")
 
     def close(self):
-        """Closes fd 3 (the stub exits at end of input), waits, removes the model directory."""
+        """Closes fd 3 (the stub exits at end of input), waits, removes the model directory if it made it."""
         try:
             os.close(self._to_stub)
         except OSError:
@@ -248,4 +257,5 @@ class StubPeer:
         self._in.close()
         self.proc.stdout.close()
         self.proc.stderr.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if self._owns_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
