@@ -29,8 +29,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   await syncDir(dirname(path));
 }
 
-/** fsyncs a directory so the rename itself is durable; best effort (not every platform allows it). */
-async function syncDir(dir: string): Promise<void> {
+/** fsyncs a directory so a rename in it is durable; best effort (not every platform allows it). */
+export async function syncDir(dir: string): Promise<void> {
   try {
     const fh = await open(dir, 'r');
     try { await fh.sync(); } finally { await fh.close(); }

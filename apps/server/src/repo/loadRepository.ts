@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Catalogue, CatalogueModel, Diagnostic, GraphDoc, ModelConfig } from '@ensemble-studio/core';
 import { catalogueModel, catalogueModelFromConfig, graphFromEnsemble, keyedRecord, migrate, normalizeConfig, parsePbtxtLenient } from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
+import { recoverCommits } from './commitFiles.ts';
 import { configFromOnnx, readOnnxSignature } from './onnxSignature.ts';
 import { autoCompletePython, definesAutoComplete, pythonInterpreter } from '../engine/backends/python/autoComplete.ts';
 
@@ -142,9 +143,14 @@ export async function loadRepository(dir: string): Promise<Repository> {
   const root = resolve(dir);
   const entries = await readdir(root, { withFileTypes: true });
   const names = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+  const problems: Diagnostic[] = [];
+  for (const n of names) {
+    for (const note of await recoverCommits(join(root, n)).catch((err: Error) => [`could not finish an interrupted save: ${err.message}`])) {
+      problems.push({ code: 'save-recovered', severity: 'warning', message: `${n}: ${note}` });
+    }
+  }
   const dirs = await Promise.all(names.map((n) => scanModelDir(root, n)));
   const catalogue: Catalogue = { models: keyedRecord<CatalogueModel>() };
-  const problems: Diagnostic[] = [];
   for (const m of dirs) {
     if (!m.hasConfig && m.hasStudio) continue; // a draft graph that never compiled: a graph, not a model
     if (!m.hasConfig && m.versions.length === 0) continue; // not a model directory

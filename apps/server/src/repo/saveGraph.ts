@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Diagnostic, GraphDoc } from '@ensemble-studio/core';
 import { catalogueModel, catalogueModelFromConfig, compileGraph, normalizeConfig, ownValue, parsePbtxt } from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
-import { writeFileAtomic } from './atomicWrite.ts';
+import { commitFiles } from './commitFiles.ts';
 import { PathError, isSafeName, safeJoin } from './safeJoin.ts';
 
 /** Why a graph cannot be saved under its name (the name belongs to a model that is not a graph). */
@@ -16,6 +16,18 @@ export interface SaveResult {
   /** True when the graph compiled and `<name>/config.pbtxt` was (re)written. */
   configWritten: boolean;
   diagnostics: Diagnostic[];
+}
+
+/** The save or delete running for each graph, so two never interleave on the same files. */
+const graphLocks = new Map<string, Promise<unknown>>();
+
+/** Runs `fn` after every earlier save/delete of the same graph of the same repository has finished. */
+function withGraphLock<T>(repo: Repository, name: string, fn: () => Promise<T>): Promise<T> {
+  const key = `${repo.dir}\0${name}`;
+  const run = (graphLocks.get(key) ?? Promise.resolve()).catch(() => undefined).then(fn);
+  graphLocks.set(key, run);
+  void run.catch(() => undefined).finally(() => { if (graphLocks.get(key) === run) graphLocks.delete(key); });
+  return run;
 }
 
 /** Graph names are single safe path segments that do not shadow a plain model. */
@@ -30,20 +42,25 @@ function checkName(repo: Repository, name: string): void {
 /**
  * Saves a graph as its ensemble directory: `<name>/studio.json` always, `<name>/config.pbtxt` when the
  * graph compiles (the previous config is kept otherwise), and the empty version dir `<name>/1/`.
- * Every file is written atomically. Updates `repo.graphs` and the ensemble's catalogue entry.
+ * Both files are written as one commit (`commitFiles`), and saves and deletes of one graph run one
+ * after another. Updates `repo.graphs` and the ensemble's catalogue entry.
  * @example const { configWritten } = await saveGraph(repo, graph)
  */
 export async function saveGraph(repo: Repository, graph: GraphDoc): Promise<SaveResult> {
   checkName(repo, graph.name);
+  return withGraphLock(repo, graph.name, () => saveUnlocked(repo, graph));
+}
+
+async function saveUnlocked(repo: Repository, graph: GraphDoc): Promise<SaveResult> {
+  checkName(repo, graph.name);
   const dir = safeJoin(repo.dir, graph.name);
   await mkdir(join(dir, '1'), { recursive: true });
-  await writeFileAtomic(join(dir, 'studio.json'), `${JSON.stringify(graph, null, 2)}\n`);
   const compiled = compileGraph(graph, repo.catalogue);
   const configText = compiled.files.find((f) => f.path === `${graph.name}/config.pbtxt`)?.text;
-  let configWritten = false;
-  if (compiled.ok && configText !== undefined) {
-    await writeFileAtomic(join(dir, 'config.pbtxt'), configText);
-    configWritten = true;
+  const configWritten = compiled.ok && configText !== undefined;
+  // studio.json and config.pbtxt are committed together: a crash never leaves one from another save.
+  await commitFiles(dir, { 'studio.json': `${JSON.stringify(graph, null, 2)}\n`, ...(configWritten ? { 'config.pbtxt': configText } : {}) });
+  if (configWritten) {
     const parsed = parsePbtxt(configText);
     if (parsed.ok) {
       const config = normalizeConfig(parsed.config, { dirName: graph.name });
@@ -61,7 +78,12 @@ export async function saveGraph(repo: Repository, graph: GraphDoc): Promise<Save
  * @example await deleteGraph(repo, 'ocr')
  */
 export async function deleteGraph(repo: Repository, name: string): Promise<boolean> {
-  if (!isSafeName(name) || !ownValue(repo.graphs, name)) return false;
+  if (!isSafeName(name)) return false;
+  return withGraphLock(repo, name, () => deleteUnlocked(repo, name));
+}
+
+async function deleteUnlocked(repo: Repository, name: string): Promise<boolean> {
+  if (!ownValue(repo.graphs, name)) return false;
   const dir = safeJoin(repo.dir, name);
   await rm(join(dir, 'studio.json'), { force: true });
   const ensemble = catalogueModel(repo.catalogue, name)?.platform === 'ensemble';

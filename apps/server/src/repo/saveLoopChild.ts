@@ -1,0 +1,14 @@
+// A child process for the crash test: saves graph `crash` over and over, alternating the name of
+// its output (so studio.json and config.pbtxt differ from save to save), until it is killed.
+import type { GraphDoc } from '@ensemble-studio/core';
+import { loadRepository } from './loadRepository.ts';
+import { saveGraph } from './saveGraph.ts';
+
+const [dir, graphJson] = process.argv.slice(2);
+const repo = await loadRepository(dir!);
+const base = JSON.parse(graphJson!) as GraphDoc;
+process.stdout.write('ready\n');
+for (let i = 0; ; i++) {
+  const nodes = base.nodes.map((n) => (n.kind === 'output' ? { ...n, params: { ...n.params, name: i % 2 === 0 ? 'logits' : 'scores' } } : n));
+  await saveGraph(repo, { ...base, name: 'crash', nodes, description: `save ${i}` });
+}
