@@ -1,7 +1,8 @@
 """A test stand-in for the engine's side of PROTOCOL.md: spawns stub.py with fds 3/4 as pipes.
 
 Its framing is written separately from the stub's (_pb_stub/framing.py), from the protocol text, so a
-mistake on one side is not mirrored on the other.
+mistake on one side is not mirrored on the other. test/python/run_model.py imports it too, to run the
+compiler's generated model.py files on this stub in the integration tests.
 """
 
 import fcntl
