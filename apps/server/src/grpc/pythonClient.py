@@ -60,7 +60,7 @@ def stream_summary(requests):
 out["live"] = stub.ServerLive(pb.ServerLiveRequest()).live
 meta = stub.ModelMetadata(pb.ModelMetadataRequest(name="shared-features"))
 out["metadata"] = {"inputs": [[t.name, t.datatype, list(t.shape)] for t in meta.inputs]}
-out["ocr_decoupled"] = stub.ModelConfig(pb.ModelConfigRequest(name="python_chunk_stream")).config.model_transaction_policy.decoupled
+out["chunk_stream_decoupled"] = stub.ModelConfig(pb.ModelConfigRequest(name="python_chunk_stream")).config.model_transaction_policy.decoupled
 
 # Unary with raw bytes, and the same tensor as typed contents.
 x = [(i % 5) / 5 for i in range(64)]

@@ -54,7 +54,7 @@ describe('a Python grpcio client with stubs generated from our .proto', () => {
     const r = await runPythonClient();
     expect(r.live).toBe(true);
     expect(r.metadata.inputs).toEqual([['x', 'FP32', [-1, 64]]]);
-    expect(r.ocr_decoupled).toBe(true);
+    expect(r.chunk_stream_decoupled).toBe(true);
     expect(r.unary).toEqual({ id: 'raw-1', outputs: [['feat', [1, 256]]], typed_equals_raw: true });
     expect(r.sequence).toEqual([1, 10, 3, 20, 6]);
     expect(r.unknown).toEqual(['NOT_FOUND', "Request for unknown model: 'nope' is not found"]);
