@@ -6,6 +6,7 @@ import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
 import { zipRepoFiles } from '../../repo/repoFiles.ts';
 import { isSafeName } from '../../repo/safeJoin.ts';
 import { ApiError, storageError } from '../errors.ts';
+import { engineProblems } from '../readiness.ts';
 import type { Studio } from '../Studio.ts';
 
 /** The graph of a JSON body: `{graph: name | GraphDoc}`. */
@@ -28,11 +29,11 @@ function readRoutes(studio: Studio, router: Router): void {
     res.json({
       ok: true, version: studio.version, protocol: PROTOCOL_VERSION, repository: repo.dir,
       models: Object.keys(repo.catalogue.models).length, graphs: Object.keys(repo.graphs).length,
-      problems: repo.problems.length, runsInFlight: studio.runsInFlight, engine: studio.engine.health(),
+      problems: repo.problems.length + engineProblems(studio).length, runsInFlight: studio.runsInFlight, engine: studio.engine.health(),
     });
   });
   router.get('/catalogue', (_req, res) => {
-    res.json({ dir: studio.repository.dir, models: studio.catalogue.models, problems: studio.repository.problems });
+    res.json({ dir: studio.repository.dir, models: studio.catalogue.models, problems: [...studio.repository.problems, ...engineProblems(studio)] });
   });
   router.get('/graphs', (_req, res) => {
     const graphs = Object.values(studio.repository.graphs).map((g) => ({

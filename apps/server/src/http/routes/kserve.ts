@@ -3,6 +3,7 @@ import type { GraphDoc, ModelConfig } from '@ensemble-studio/core';
 import { catalogueModel, compileGraph, configJson, effectiveConfig, fullShape, keyedRecord, ownValue, parsePbtxt } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphSignature, type GraphSignature } from '../graphSignature.ts';
+import { readiness } from '../readiness.ts';
 import type { Studio } from '../Studio.ts';
 import { generateStreamHandler, inferHandler } from './kserveInfer.ts';
 
@@ -26,17 +27,15 @@ export function findServedModel(studio: Studio, name: string, versionText: strin
   const model = catalogueModel(studio.catalogue, name);
   let served: ServedModel;
   // Ready as Triton means it: loaded. A model whose config parsed but whose session failed is not ready.
-  const engineModels = studio.engine.health().models;
-  const loaded = (m: string) => catalogueModel(studio.catalogue, m)?.error === undefined && ownValue(engineModels, m)?.state !== 'unavailable';
+  const { ready, reason } = readiness(studio, name);
   if (graph) {
-    const ready = graph.nodes.every((n) => n.kind !== 'model' || loaded(n.params.model));
-    served = { name, versions: [1], platform: 'ensemble', signature: graphSignature(graph), ready, graph };
+    served = { name, versions: [1], platform: 'ensemble', signature: graphSignature(graph), ready, graph, ...(reason ? { error: reason } : {}) };
   } else if (model) {
     const mbs = model.maxBatchSize;
     const meta = (t: (typeof model.inputs)[number]) => ({ name: t.name, datatype: t.datatype, shape: fullShape(t.dims, mbs) });
     served = {
-      name, versions: model.versions, platform: model.platform || model.backend, ready: loaded(name),
-      signature: { inputs: model.inputs.map(meta), outputs: model.outputs.map(meta) }, ...(model.error ? { error: model.error } : {}),
+      name, versions: model.versions, platform: model.platform || model.backend, ready,
+      signature: { inputs: model.inputs.map(meta), outputs: model.outputs.map(meta) }, ...(reason ? { error: reason } : {}),
     };
   } else {
     throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' is not found`);
@@ -95,8 +94,8 @@ export function repositoryIndex(studio: Studio): { name: string; version: string
   const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs)]);
   return [...names].sort().map((name) => {
     const m = catalogueModel(studio.catalogue, name);
-    const ready = ownValue(studio.repository.graphs, name) !== undefined || (m !== undefined && !m.error);
-    return { name, version: String(m?.versions.at(-1) ?? 1), state: ready ? 'READY' : 'UNAVAILABLE', ...(m?.error ? { reason: m.error } : {}) };
+    const { ready, reason } = readiness(studio, name);
+    return { name, version: String(m?.versions.at(-1) ?? 1), state: ready ? 'READY' : 'UNAVAILABLE', ...(reason ? { reason } : {}) };
   });
 }
 
