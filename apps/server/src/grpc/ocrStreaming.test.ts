@@ -40,6 +40,12 @@ function strings(raw: Uint8Array): string[] {
 }
 
 describe('ocr over gRPC', () => {
+  it('ModelConfig answers for every model of the examples, and says ocr is decoupled (its gate)', async () => {
+    const { models } = await c.call('RepositoryIndex', {});
+    for (const { name } of models as { name: string }[]) expect((await c.call('ModelConfig', { name })).config.name, name).toBe(name);
+    expect((await c.call('ModelConfig', { name: 'ocr' })).config.model_transaction_policy).toEqual({ decoupled: true });
+  });
+
   it('unary ModelInfer is refused as Triton refuses decoupled models', async () => {
     const err = await c.call('ModelInfer', ocrRequest(makeFixtures().blank, 'u')).then(() => undefined, (e: { code: number; details: string }) => e);
     expect(err?.code).toBe(status.UNIMPLEMENTED);
