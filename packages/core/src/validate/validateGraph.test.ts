@@ -10,6 +10,12 @@ const diags = (g: GraphDoc): Diagnostic[] => validateGraph(g, catalogue);
 const codes = (g: GraphDoc): string[] => diags(g).map((d) => d.code);
 
 /** X (FP32 [-1]) → identity (mbs 4) → Y, in an ensemble with max_batch_size `mbs`. */
+/** A decoupled model's output and a second output fed from the request (or, `sameSource`, from that model). */
+const twoOutputs = (sameSource: boolean) => {
+  const g = graphFixture('ens', 0).input('A', 'FP32', [-1]).model('rep', 'repeat').model('id', 'identity', { max_batch_size: 0 })
+    .output('O', 'FP32', [-1]).output('P', 'FP32', [-1]).feed('A', 'rep', 'IN').emit('rep', 'OUT', 'O').emit('id', 'OUTPUT0', 'P');
+  return (sameSource ? g.wire('rep', 'OUT', 'id', 'INPUT0') : g.feed('A', 'id', 'INPUT0')).doc();
+};
 const chain = (mbs = 4): GraphFixture =>
   graphFixture('ens', mbs).input('X', 'FP32', [-1]).model('id', 'identity').output('Y', 'FP32', [-1])
     .feed('X', 'id', 'INPUT0').emit('id', 'OUTPUT0', 'Y');
@@ -88,6 +94,7 @@ const CASES: Case[] = [
   { code: 'state-batch-dim', bad: () => chain().model('v', 'vad').doc(), good: () => chain().model('v', 'vad', { max_batch_size: 0 }).doc(), expect: { nodeId: 'v', port: 'state', fix: 'set max_batch_size: 0 on vad' } },
   { code: 'mixed-decoupled-sources', bad: () => gated(false), good: () => gated(true), expect: { nodeId: 'crop' }, fixIncludes: "route 'INPUT1' THROUGH the gate: add it to the ports of 'exit'" },
   { code: 'mixed-decoupled-sources', bad: () => chain(0).input('A', 'FP32', [-1]).model('rep', 'repeat').model('o', 'optional_in', { max_batch_size: 0 }).output('O', 'FP32', [-1]).feed('A', 'rep', 'IN').wire('rep', 'OUT', 'o', 'INPUT0').feed('A', 'o', 'INPUT1').emit('o', 'OUTPUT0', 'O').doc(), good: () => gated(false, 'error'), expect: { nodeId: 'o' } },
+  { code: 'mixed-decoupled-outputs', bad: () => twoOutputs(false), good: () => twoOutputs(true), expect: { nodeId: 'P' } },
   { code: 'decoupled-graph', bad: () => gated(true), good: () => gated(true, 'error'), expect: { severity: 'warning' }, fixIncludes: 'generate_stream' },
   { code: 'invalid-expression', bad: () => withCondition({ ports: ['boxes'], expression: 'len(boxes) ==' }), good: () => withCondition({ ports: ['boxes'], expression: 'len(boxes) == 0' }), expect: { nodeId: 'c', column: 14 } },
   { code: 'invalid-expression', bad: () => withCondition({ ports: ['boxes'], expression: 'max(boxse) < 0.5' }), good: () => withCondition({ ports: ['boxes'], expression: 'max(boxes) < 0.5' }), expect: { column: 5 } },

@@ -33,6 +33,7 @@ export const decoupledJoins: Rule = (ctx) => {
   if (!topo.ok) return [];
   const out: Diagnostic[] = [];
   const sourceOf = new Map<string, Source | null>(); // per node: the source of its outputs
+  const outputs: { node: GraphNode; source: Source }[] = [];
   for (const id of topo.order) {
     const n = ctx.nodes.get(id)!;
     const arriving: { port: string; source: Source }[] = [];
@@ -49,9 +50,20 @@ export const decoupledJoins: Rule = (ctx) => {
         fix: joinFix(n, arriving),
       });
     }
+    if (n.kind === 'output' && arriving[0]) outputs.push({ node: n, source: arriving[0].source });
     if (n.kind === 'input') sourceOf.set(id, { kind: 'request' });
     else if (isDecoupledSource(ctx, n)) sourceOf.set(id, { kind: 'decoupled', node: n });
     else sourceOf.set(id, distinct.values().next().value ?? null);
+  }
+  // Triton reads the ensemble's outputs together, as one more step: they too must share one source.
+  const first = outputs[0];
+  const other = outputs.find((o) => sourceKey(o.source) !== sourceKey(first?.source ?? { kind: 'request' }));
+  if (first && other) {
+    out.push({
+      code: 'mixed-decoupled-outputs', severity: 'error', nodeId: other.node.id,
+      message: `ensemble outputs ${show(first.node)} (from ${describe(first.source)}) and ${show(other.node)} (from ${describe(other.source)}) come from different decoupled sources; Triton refuses the ensemble: step of model '${ctx.graph.name}' receives inputs originated from different decoupled models`,
+      fix: `take every ensemble output from the same decoupled source, e.g. pass ${show(first.node)}'s tensor through ${describe(other.source)}`,
+    });
   }
   return out;
 };
