@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Studio } from '../Studio.ts';
-import { catalogueModel } from '@ensemble-studio/core';
+import { catalogueModel, ownValue } from '@ensemble-studio/core';
 
 /** One model's counters, in Triton's units (microseconds, counts). */
 export interface ModelCounters {
@@ -81,13 +81,25 @@ export function engineCounters(studio: Studio): ModelCounters[] {
     execCount: c.execCount, requestDurationUs: Math.round((c.queueNs + c.computeNs) / 1000), queueDurationUs: Math.round(c.queueNs / 1000),
     computeInputDurationUs: 0, computeInferDurationUs: Math.round(c.computeNs / 1000), computeOutputDurationUs: 0, activeSequences: c.activeSequences,
   }));
-  const graphs: ModelCounters[] = Object.entries(m.graphs).map(([model, g]) => ({
-    model, version: '1', success: g.requestSuccess, failure: g.requestFailure, inferenceCount: g.requestSuccess, execCount: g.requestSuccess,
-    requestDurationUs: Math.round(g.durationNs / 1000), queueDurationUs: 0, computeInputDurationUs: 0,
-    computeInferDurationUs: Math.round(g.durationNs / 1000), computeOutputDurationUs: 0, responses: g.streamedResponses,
-  }));
-  return [...models, ...graphs];
+  // Graph names come from clients (inline documents): only saved graphs get a label of their own, so
+  // the label set stays as small as the repository however many names clients make up.
+  const graphs = new Map<string, ModelCounters>();
+  for (const [name, g] of Object.entries(m.graphs)) {
+    const model = ownValue(studio.repository.graphs, name) ? name : UNSAVED_GRAPHS;
+    const c = graphs.get(model) ?? {
+      model, version: '1', success: 0, failure: 0, inferenceCount: 0, execCount: 0, requestDurationUs: 0, queueDurationUs: 0,
+      computeInputDurationUs: 0, computeInferDurationUs: 0, computeOutputDurationUs: 0, responses: 0,
+    };
+    const us = Math.round(g.durationNs / 1000);
+    c.success += g.requestSuccess; c.failure += g.requestFailure; c.inferenceCount += g.requestSuccess; c.execCount += g.requestSuccess;
+    c.requestDurationUs += us; c.computeInferDurationUs += us; c.responses = (c.responses ?? 0) + (g.streamedResponses ?? 0);
+    graphs.set(model, c);
+  }
+  return [...models, ...graphs.values()];
 }
+
+/** The `model` label of every graph run that is not a saved graph (no model can have this name). */
+export const UNSAVED_GRAPHS = '(unsaved graphs)';
 
 /** Executions per batch size, per model (`studio_batch_executions_total{model,version,batch_size}`). */
 export function batchSizeLines(studio: Studio): string[] {
