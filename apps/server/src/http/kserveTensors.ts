@@ -1,5 +1,6 @@
 import type { DataType, Tensor } from '@ensemble-studio/core';
 import { allocData, dtypeSize, elementCount, isDataType, keyedRecord, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
+import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.ts';
 
 /** A parsed KServe v2 infer request. */
@@ -86,7 +87,10 @@ export function tensorFromBytes(datatype: DataType, shape: number[], bytes: Uint
       if (off + 4 > bytes.byteLength) throw bad(`input '${name}' BYTES element ${data.length} has a truncated length prefix`);
       const len = view.getUint32(off, true);
       if (off + 4 + len > bytes.byteLength) throw bad(`input '${name}' BYTES element ${data.length} runs past the end of its buffer`);
-      data.push(Buffer.from(bytes.buffer, bytes.byteOffset + off + 4, len).toString('utf8'));
+      const element = Buffer.from(bytes.buffer, bytes.byteOffset + off + 4, len);
+      // Elements are kept as text: bytes that are not UTF-8 are refused rather than silently replaced by U+FFFD.
+      if (!isUtf8(element)) throw bad(`input '${name}' BYTES element ${data.length} is not valid UTF-8 (this server keeps BYTES elements as text)`);
+      data.push(element.toString('utf8'));
       off += 4 + len;
     }
     if (data.length !== n) throw bad(`input '${name}' has ${data.length} BYTES elements but shape [${shape.join(',')}] needs ${n}`);
@@ -163,6 +167,25 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
     : undefined;
   const id = typeof body.id === 'string' ? body.id : undefined;
   return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput };
+}
+
+/**
+ * JSON text as Triton writes it: NaN, Infinity and -Infinity as bare tokens (RapidJSON's
+ * kWriteNanAndInfFlag), where JSON.stringify would write null and lose them.
+ * @example tritonJsonText({ data: [1, NaN] }) === '{"data":[1,NaN]}'
+ */
+export function tritonJsonText(value: unknown): string {
+  if (!hasNonFinite(value)) return JSON.stringify(value);
+  // A per-response random mark: no string a client sent can be mistaken for it.
+  const mark = `nonfinite-${Math.random().toString(36).slice(2)}:`;
+  const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? `${mark}${String(v)}` : v));
+  return text.replace(new RegExp(`"${mark}(NaN|Infinity|-Infinity)"`, 'g'), '$1');
+}
+
+function hasNonFinite(v: unknown): boolean {
+  if (typeof v === 'number') return !Number.isFinite(v);
+  if (Array.isArray(v)) return v.some(hasNonFinite);
+  return isObj(v) && Object.values(v).some(hasNonFinite);
 }
 
 /** One output in KServe JSON form (`data` flat; BOOL as booleans; BYTES as strings). */

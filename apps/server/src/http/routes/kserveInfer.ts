@@ -1,10 +1,10 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
-import { catalogueModel } from '@ensemble-studio/core';
+import { catalogueModel, ownValue } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphIsDecoupled, graphIsStateful } from '../graphSignature.ts';
 import { splitRawBody, type GenerateRequest } from '../kserveBody.ts';
-import { outputJson, tensorToBytes, type InferRequest } from '../kserveTensors.ts';
+import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from './kserve.ts';
 
@@ -93,14 +93,14 @@ function sendInferResponse(res: Response, served: ServedModel, req: InferRequest
   const base = { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), ...(req.id === undefined ? {} : { id: req.id }) };
   const chunks: Uint8Array[] = [];
   const outputs = wanted.map(({ name, binary }) => {
-    const t = result.outputs[name];
+    const t = ownValue(result.outputs, name);
     if (!t) throw bad(`unexpected inference output '${name}' for model '${served.name}'`);
     if (!binary) return outputJson(name, t);
     const bytes = tensorToBytes(t);
     chunks.push(bytes);
     return { name, datatype: t.datatype, shape: [...t.shape], parameters: { binary_data_size: bytes.byteLength } };
   });
-  const header = JSON.stringify({ ...base, outputs });
+  const header = tritonJsonText({ ...base, outputs });
   if (chunks.length === 0) return void res.type('application/json').send(header);
   res.setHeader('Inference-Header-Content-Length', String(Buffer.byteLength(header)));
   res.type('application/octet-stream').send(Buffer.concat([Buffer.from(header), ...chunks]));

@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeTempDir } from '../testSupport/tempDir.ts';
+import { tensorFromBytes, tritonJsonText } from './kserveTensors.ts';
+import { startTestServer } from './testServer.ts';
+
+let s: Awaited<ReturnType<typeof startTestServer>>;
+beforeAll(async () => { s = await startTestServer(); });
+afterAll(async () => {
+  await s?.close();
+  if (s) removeTempDir(s.repo);
+});
+
+/** A binary-extension infer request: JSON header + raw FP32 bytes for `x`. */
+async function inferBinary(values: Float32Array): Promise<{ status: number; text: string }> {
+  const header = Buffer.from(JSON.stringify({ inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], parameters: { binary_data_size: values.byteLength } }] }));
+  const r = await fetch(`${s.url}/v2/models/extractor/infer`, {
+    method: 'POST', body: Buffer.concat([header, Buffer.from(values.buffer)]),
+    headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(header.byteLength) },
+  });
+  return { status: r.status, text: await r.text() };
+}
+
+describe('values JSON cannot hold', () => {
+  it('NaN outputs come back as NaN, as Triton writes them, not as null', async () => {
+    const r = await inferBinary(new Float32Array(64).fill(Number.NaN));
+    expect(r.status).toBe(200);
+    expect(r.text).toMatch(/"data":\[NaN,NaN/);
+    expect(r.text).not.toMatch(/null/);
+  });
+
+  it('tritonJsonText writes NaN and ±Infinity as bare tokens and leaves strings alone', () => {
+    expect(tritonJsonText({ data: [1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY] })).toBe('{"data":[1,NaN,Infinity,-Infinity]}');
+    expect(tritonJsonText({ data: ['NaN', 2] })).toBe('{"data":["NaN",2]}');
+  });
+
+  it('BYTES elements that are not UTF-8 are refused, not turned into U+FFFD', () => {
+    const bytes = Buffer.concat([Buffer.from([2, 0, 0, 0]), Buffer.from([0xc3, 0x28])]);
+    expect(() => tensorFromBytes('BYTES', [1], bytes, 'text')).toThrow("input 'text' BYTES element 0 is not valid UTF-8");
+    const ok = Buffer.concat([Buffer.from([2, 0, 0, 0]), Buffer.from('é')]);
+    expect(tensorFromBytes('BYTES', [1], ok, 'text').data).toEqual(['é']);
+  });
+});
