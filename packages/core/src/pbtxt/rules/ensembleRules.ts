@@ -14,6 +14,7 @@ export function stepsOf(config: ModelConfig): EnsembleStep[] {
 const mapOf = (v: unknown): Record<string, string> => asRecord(v) as Record<string, string>;
 const names = (ios: unknown): string[] => asList(ios).map((io) => String(io.name ?? '')).filter(Boolean);
 
+/** ensemble_scheduling only on, and required by, platform ensemble; no optimization or warm-up; at least one step. */
 export function checkEnsembleShape(config: ModelConfig, m: string): Diagnostic[] {
   const ens = isEnsemble(config);
   const has = config.ensemble_scheduling !== undefined;
@@ -101,6 +102,10 @@ function notReadySource(t: string, nodes: Map<string, TensorNode>, ready: Set<st
   return last;
 }
 
+/**
+ * The ensemble's data flow (core `BuildEnsembleGraph` and its readiness walk): every step names its
+ * model and maps, each tensor is written once, inputs are used, outputs are written, nothing is unused.
+ */
 export function checkEnsembleFlow(config: ModelConfig, m: string): Diagnostic[] {
   if (!isEnsemble(config)) return [];
   const name = config.name || m;

@@ -6,6 +6,7 @@ import type { Diagnostic } from '../../validate/diagnostic.ts';
 import type { ModelConfig } from '../modelConfig.ts';
 import { asList, error, isEnsemble, warning } from './util.ts';
 
+/** Kinds and GPUs, TensorRT-only profiles, rate-limiter resources; an ensemble has no instance groups. */
 export function checkInstanceGroups(config: ModelConfig, m: string): Diagnostic[] {
   const groups = asList(config.instance_group);
   const name = config.name || m;

@@ -17,6 +17,7 @@ export const BACKEND_PLATFORMS: Record<string, readonly string[]> = {
   tensorflow: ['tensorflow_graphdef', 'tensorflow_savedmodel'],
 };
 
+/** The config's name must equal its directory's (core `ModelRepositoryManager`). */
 export function checkName(config: ModelConfig, dirName: string | undefined): Diagnostic[] {
   if (dirName === undefined || !config.name || config.name === dirName) return [];
   return [error('name-mismatch', `unexpected directory name '${dirName}' for model '${config.name}', directory name must equal model name`,
@@ -69,6 +70,7 @@ export function checkRuntime(config: ModelConfig, m: string): Diagnostic[] {
     'set runtime to a library file name inside the backend directory (e.g. "libtriton_onnxruntime.so") or remove it')];
 }
 
+/** `max_batch_size` must be 0 (no batching) or more. */
 export function checkMaxBatchSize(config: ModelConfig, m: string): Diagnostic[] {
   const mbs = config.max_batch_size ?? 0;
   return mbs < 0 ? [error('max-batch-size-negative', `'max_batch_size' must be non-negative value for ${config.name ?? m}`, 'set max_batch_size: 0 or a positive size')] : [];
@@ -92,6 +94,10 @@ export function servedVersions(config: ModelConfig, present: readonly number[]):
   return n <= 0 ? [] : sorted.slice(-n);
 }
 
+/**
+ * With the version directories known: a model must have a version to serve under its policy, and
+ * each `specific` version should have its directory (Triton logs the missing ones and loads the rest).
+ */
 export function checkVersions(config: ModelConfig, m: string, present: readonly number[] | undefined): Diagnostic[] {
   if (present === undefined) return [];
   const out: Diagnostic[] = [];
