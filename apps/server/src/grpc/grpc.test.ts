@@ -80,6 +80,10 @@ describe('gRPC health, metadata, config, repository', () => {
     expect((await failure(c.call('RepositoryModelLoad', { model_name: 'nope' }))).code).toBe(status.NOT_FOUND);
   });
 
+  it('a port in use is refused naming the port and the ways out', async () => {
+    await expect(startGrpcServer(s.studio, '127.0.0.1', g.port)).rejects.toThrow(`gRPC cannot listen on 127.0.0.1:${g.port}: the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)`);
+  });
+
   it('the RPCs the studio does not offer answer UNIMPLEMENTED with a message', async () => {
     const e = await failure(c.call('SystemSharedMemoryStatus', {}));
     expect(e).toEqual({ code: status.UNIMPLEMENTED, details: "SystemSharedMemoryStatus is not offered by the studio's gRPC endpoint" });

@@ -63,7 +63,11 @@ export async function startGrpcServer(studio: Studio, host: string, port: number
   server.addService(inferenceService().service, implementation(studio));
   const hostForAddress = host.includes(':') ? `[${host}]` : host;
   const bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${hostForAddress}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(new Error(`gRPC cannot listen on ${hostForAddress}:${port}: ${err.message}`)) : resolve(p)));
+    server.bindAsync(`${hostForAddress}:${port}`, ServerCredentials.createInsecure(), (err, p) => {
+      if (!err) return resolve(p);
+      const inUse = /EADDRINUSE/.test(err.message) ? 'the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)' : err.message;
+      reject(new Error(`gRPC cannot listen on ${hostForAddress}:${port}: ${inUse}`));
+    });
   });
   let closing: Promise<void> | undefined;
   const close = () => (closing ??= new Promise<void>((resolve) => {
