@@ -97,6 +97,25 @@ export class Studio {
    * or an inline document (migrated). Throws ApiError 404/400 naming the problem.
    */
   resolveGraph(ref: unknown): GraphDoc {
+    return this.checkGraphLimits(this.findGraph(ref));
+  }
+
+  /**
+   * Refuses a graph whose shape would let one request multiply its work or its response: a router
+   * with more than `maxRouterOutputs` outputs. Returns the graph.
+   * @throws ApiError 400 `limit` naming the node and the limit.
+   */
+  checkGraphLimits(graph: GraphDoc): GraphDoc {
+    const max = this.limits.maxRouterOutputs;
+    for (const n of graph.nodes) {
+      if (n.kind === 'router' && n.params.count > max) {
+        throw new ApiError(400, 'limit', limitMessage(`router '${n.id.slice(0, 128)}' of graph '${graph.name.slice(0, 128)}' has ${n.params.count} outputs`, 'maxRouterOutputs', max));
+      }
+    }
+    return graph;
+  }
+
+  private findGraph(ref: unknown): GraphDoc {
     if (typeof ref === 'string') {
       const saved = ownValue(this.repository.graphs, ref);
       if (saved) return saved;

@@ -12,6 +12,8 @@ export interface Limits {
   maxConcurrentRuns: number;
   /** Sequence streams open over all clients. */
   maxOpenSequences: number;
+  /** Output ports of one router node (a copy router hands its input to each: `count: 2000` would multiply a response). */
+  maxRouterOutputs: number;
   /** Sequence streams one WebSocket client may have open, so one client cannot hold every slot. */
   maxSequencesPerClient: number;
   /** `ws.bufferedAmount` above which progress messages are dropped (backpressure). */
@@ -30,6 +32,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxConcurrentRuns: 64,
   maxOpenSequences: 256,
   maxSequencesPerClient: 64,
+  maxRouterOutputs: 64,
   maxBufferedBytes: 4 * 1024 * 1024,
   heartbeatMs: 15_000,
   shutdownGraceMs: 5_000,

@@ -60,7 +60,7 @@ export function checkInputs(served: ServedModel, inputs: Record<string, Tensor>)
 
 /** Runs a graph for one HTTP request; a client that goes away cancels the run. */
 async function runFor(studio: Studio, req: Request, res: Response, served: ServedModel, inputs: Record<string, Tensor>, sequence: Sequence | undefined, onResponse?: RunRequest['onResponse']): Promise<RunResult> {
-  const graph = served.graph ?? studio.resolveGraph(served.name);
+  const graph = studio.checkGraphLimits(served.graph ?? studio.resolveGraph(served.name));
   const release = studio.acquireRun();
   const abort = new AbortController();
   const onClose = () => { if (!res.writableFinished) abort.abort(); };

@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GraphDoc } from '@ensemble-studio/core';
+import { removeTempDir } from '../testSupport/tempDir.ts';
+import { connect } from '../ws/wsTestClient.ts';
+import { call, startTestServer } from './testServer.ts';
+
+let s: Awaited<ReturnType<typeof startTestServer>>;
+beforeAll(async () => { s = await startTestServer(); });
+afterAll(async () => {
+  await s?.close();
+  if (s) removeTempDir(s.repo);
+});
+
+/** `pipe` with a copy router of `count` outputs added beside it. */
+async function withRouter(name: string, count: number): Promise<GraphDoc> {
+  const pipe = (await call(`${s.url}/api/graphs/pipe`)).json as GraphDoc;
+  return { ...pipe, name, nodes: [...pipe.nodes, { id: 'fan', kind: 'router', position: { x: 0, y: 0 }, params: { mode: 'copy', count } }] } as GraphDoc;
+}
+
+describe('router fan-out is capped by maxRouterOutputs', () => {
+  it('an inline graph over WebSocket is refused before it runs', async () => {
+    const c = await connect(s.url);
+    c.send({ type: 'run.start', requestId: 'fan', graph: await withRouter('fanout', 2000), inputs: { x: { datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0) } } });
+    expect(await c.next('error')).toMatchObject({ ref: 'fan', error: { code: 'limit', message: "router 'fan' of graph 'fanout' has 2000 outputs: over the limit maxRouterOutputs=64" } });
+    await c.close();
+  });
+
+  it('a saved graph is refused on /v2 infer, and a router within the limit is not', async () => {
+    expect((await call(`${s.url}/api/graphs/fanout`, 'PUT', { graph: await withRouter('fanout', 2000) })).status).toBe(200);
+    const x = { inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0) }] };
+    const r = await call(`${s.url}/v2/models/fanout/infer`, 'POST', x);
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatch(/maxRouterOutputs=64/);
+    expect((await call(`${s.url}/api/graphs/small`, 'PUT', { graph: await withRouter('small', 2) })).status).toBe(200);
+    expect((await call(`${s.url}/v2/models/small/infer`, 'POST', x)).json.error ?? '').not.toMatch(/maxRouterOutputs/);
+  });
+});
