@@ -4,14 +4,17 @@ import { parseCommandArgs, portValue, str, userPath } from '../args.ts';
 import type { CliIO } from '../io.ts';
 
 /**
- * `serve --repo DIR --port N --grpc-port N|0|off --host H [--token T] [--python PATH]`: prints
+ * `serve --repo DIR --port N --grpc-port N|0|off --host H [--token T] [--python PATH] [--import-root DIR]...`: prints
  * `listening on http://HOST:PORT` and `grpc listening on HOST:PORT` (KServe v2 gRPC, default 8001
  * as Triton's) and runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
  */
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(argv, {
     repo: { type: 'string' }, port: { type: 'string' }, 'grpc-port': { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, web: { type: 'string' }, python: { type: 'string' },
+    'import-root': { type: 'string', multiple: true },
   }, 0);
+  // Directories /api/import may open repositories under; none unless given.
+  const importRoots = ((values['import-root'] as string[] | undefined) ?? []).map(userPath);
   // The interpreter for Python-backend models (and their auto_complete_config); STUDIO_PYTHON is the same setting.
   const python = str(values, 'python');
   if (python) process.env.STUDIO_PYTHON = python.includes('/') ? userPath(python) : python;
@@ -23,6 +26,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const server = await startServer({
     repo: userPath(str(values, 'repo', io.defaultRepo)!), port, host,
     ...(token ? { token } : {}), webDist: web ? userPath(web) : DEFAULT_WEB_DIST, modelLog: io.err,
+    ...(importRoots.length > 0 ? { importRoots } : {}),
   });
   let grpc: GrpcServer | undefined;
   try {
