@@ -1,6 +1,6 @@
-// The bundled `ocr` ensemble (a decoupled gate after text detection) streamed over gRPC ModelStreamInfer and
-// HTTP generate_stream, with the real PaddleOCR models: a text image streams a response with the text, a blank
-// image streams none.
+// The bundled examples streamed over gRPC ModelStreamInfer and HTTP generate_stream: `ocr` (a decoupled gate
+// after text detection, the real PaddleOCR models) streams a response with the text of a text image and none for a
+// blank one; `python_chunk_stream` (a decoupled Python model) streams one response per chunk as it sends them.
 import { readFileSync } from 'node:fs';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,8 @@ let s: RunningServer;
 let g: GrpcServer;
 let c: TestClient;
 beforeAll(async () => {
+  // Python models run under STUDIO_PYTHON; Debian's python3 has numpy (the one on PATH may not).
+  process.env.STUDIO_PYTHON ||= '/usr/bin/python3';
   s = await startServer({ repo: DEFAULT_REPO, port: 0, host: '127.0.0.1', webDist: '/nonexistent' });
   g = await startGrpcServer(s.studio, '127.0.0.1', 0);
   c = connectTestClient(g.address);
@@ -116,5 +118,34 @@ describe('ocr over HTTP generate_stream', () => {
     const blank = await post(makeFixtures().blank);
     expect(blank.status).toBe(200);
     expect(await sseEvents(blank)).toEqual([]);
+  }, 60_000);
+});
+
+describe('a decoupled Python model', () => {
+  const signal = Array.from({ length: 10_000 }, (_, i) => Math.sin(i / 50));
+  const request = (parameters: Record<string, unknown> = {}) => ({
+    model_name: 'python_chunk_stream', id: 'chunks', parameters,
+    inputs: [{ name: 'signal', datatype: 'FP32', shape: [signal.length] }], raw_input_contents: [Buffer.from(new Float32Array(signal).buffer)],
+  });
+  const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
+
+  it('streams each chunk as its own response over gRPC, then the empty final response when asked', async () => {
+    const msgs = await streamAll(c, [request({ triton_enable_empty_final_response: { bool_param: true } })]);
+    expect(msgs.map((m) => m.error_message)).toEqual(['', '', '', '']);
+    const chunks = msgs.slice(0, 3).map((m) => m.infer_response);
+    expect(chunks.map((r) => r.parameters.triton_final_response.bool_param)).toEqual([false, false, false]);
+    const index = (r: { outputs: { name: string }[]; raw_output_contents: Uint8Array[] }) => new Int32Array(new Uint8Array(r.raw_output_contents[r.outputs.findIndex((o) => o.name === 'index')]!).buffer)[0];
+    expect(chunks.map(index)).toEqual([0, 1, 2]);
+    const joined = chunks.flatMap((r) => floats(r.raw_output_contents[r.outputs.findIndex((o: { name: string }) => o.name === 'chunk')]));
+    expect(joined).toEqual(Array.from(new Float32Array(signal)));
+    expect(msgs[3]!.infer_response).toMatchObject({ id: 'chunks', outputs: [] });
+    expect(msgs[3]!.infer_response.parameters.triton_final_response.bool_param).toBe(true);
+  }, 60_000);
+
+  it('streams each chunk as its own event over HTTP generate_stream', async () => {
+    const res = await fetch(`${s.url}/v2/models/python_chunk_stream/generate_stream`, { method: 'POST', body: JSON.stringify({ signal }) });
+    const events = await sseEvents(res);
+    expect(events.map((e) => e.index)).toEqual([0, 1, 2]);
+    expect(events.map((e) => (e.chunk as number[]).length)).toEqual([4000, 4000, 2000]);
   }, 60_000);
 });
