@@ -159,6 +159,15 @@ describe('Scheduler', () => {
     const dangling = graphOf([model('a')], [edge('a', 'x', 'zz', 'x')]);
     expect(() => new Scheduler({ runId: 'r', graph: dangling, inputs: {}, executor: fakeExecutor().executor, signal: new AbortController().signal, emit: () => {} })).toThrow(/does not exist/);
   });
+  it('indexes a 20 000-node chain without exhausting the call stack, and still finds a cycle at its end', () => {
+    const n = 20_000;
+    const nodes = Array.from({ length: n }, (_, i) => model(`m${i}`));
+    const edges = Array.from({ length: n - 1 }, (_, i) => edge(`m${i}`, 'x', `m${i + 1}`, 'x'));
+    expect(() => new Scheduler({ runId: 'r', graph: graphOf(nodes, edges), inputs: {}, executor: fakeExecutor().executor, signal: new AbortController().signal, emit: () => {} })).not.toThrow();
+    const looped = graphOf(nodes, [...edges, edge(`m${n - 1}`, 'y', 'm0', 'y')]);
+    expect(() => new Scheduler({ runId: 'r', graph: looped, inputs: {}, executor: fakeExecutor().executor, signal: new AbortController().signal, emit: () => {} })).toThrow(/cycle: m0 → m1 → .* → m0/);
+  });
+
   it('runs without an omitted optional input, and the next run of the same graph waits for it again', async () => {
     const g = graphOf([input('a'), input('b'), model('m'), output('o')], [edge('a', 'out', 'm', 'x'), edge('b', 'out', 'm', 'y'), edge('m', 'x', 'o', 'in')]);
     const seen: string[][] = [];

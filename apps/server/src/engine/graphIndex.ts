@@ -1,4 +1,5 @@
 import type { GraphDoc, GraphEdge, GraphNode, OutputNode } from '@ensemble-studio/core';
+import { findCycle } from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
 
 /** Edges of a graph indexed for the scheduler: per node, incoming ports and outgoing edges per port. */
@@ -39,7 +40,9 @@ export function indexGraph(graph: GraphDoc): GraphIndex {
     bySource.set(e.sourcePort, [...(bySource.get(e.sourcePort) ?? []), e]);
     next.get(e.source)!.add(e.target);
   }
-  rejectCycles(graph.name, nodes, next);
+  // core's traversal is iterative: a long chain must not exhaust the call stack.
+  const cycle = findCycle(graph);
+  if (cycle) throw new EngineError('invalid-graph', `graph '${graph.name}' has a cycle: ${[...cycle, cycle[0]].join(' → ')}`);
   return { nodes, inPorts, out, next, outputs: graph.nodes.filter((n): n is OutputNode => n.kind === 'output') };
 }
 
@@ -65,30 +68,4 @@ const INDEXES: GraphMemo<GraphIndex> = new WeakMap();
 /** `indexGraph`, remembered per graph (copy `inPorts` before changing it, as the scheduler does for omitted inputs). */
 export function cachedIndex(graph: GraphDoc): GraphIndex {
   return memoByGraph(INDEXES, graph, indexGraph);
-}
-
-function rejectCycles(name: string, nodes: Map<string, GraphNode>, next: Map<string, Set<string>>): void {
-  const state = new Map<string, 1 | 2>();
-  const visit = (id: string, path: string[]): void => {
-    state.set(id, 1);
-    for (const n of next.get(id) ?? []) {
-      if (state.get(n) === 1) throw new EngineError('invalid-graph', `graph '${name}' has a cycle: ${[...path, id, n].join(' → ')}`);
-      if (!state.has(n)) visit(n, [...path, id]);
-    }
-    state.set(id, 2);
-  };
-  for (const id of nodes.keys()) if (!state.has(id)) visit(id, []);
-}
-
-/** All node ids downstream of `id` (not including it). */
-export function descendants(idx: GraphIndex, id: string): Set<string> {
-  const seen = new Set<string>();
-  const stack = [...(idx.next.get(id) ?? [])];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (seen.has(n)) continue;
-    seen.add(n);
-    stack.push(...(idx.next.get(n) ?? []));
-  }
-  return seen;
 }
