@@ -28,7 +28,7 @@ for (let e = 0; e < ENSEMBLES; e++) {
   write(`ens${e}/config.pbtxt`, `name: "ens${e}"\nplatform: "ensemble"\nmax_batch_size: 8\ninput [ ${tensor('x')} ]\noutput [ ${tensor('y')} ]\nensemble_scheduling {\n  step [\n    ${steps.join(',\n    ')}\n  ]\n}\n`);
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1', '--repo', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--grpc-port', 'off', '--host', '127.0.0.1', '--repo', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
 let out = '';
 const url = await new Promise((resolve, reject) => {
   const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);

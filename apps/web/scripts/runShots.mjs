@@ -5,7 +5,7 @@ import { chromium } from 'playwright-core';
 const base = process.argv[2] ?? 'http://127.0.0.1:8080';
 const out = process.argv[3] ?? '.';
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
-const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 await page.goto(`${base}/?graph=vad-stream`);
 await page.waitForSelector('.react-flow__node[data-id="vad"]');
 await page.getByRole('tab', { name: 'Run' }).click();

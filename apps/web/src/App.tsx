@@ -29,7 +29,7 @@ function Sidebar() {
   const panel = useEditor((s) => s.ui.panel);
   const setPanel = useEditor((s) => s.actions.setPanel);
   return (
-    <aside className="sidebar">
+    <aside className={`sidebar panel-${panel}`}>
       <nav className="tabs" role="tablist">
         {PANELS.map((p) => <button key={p.id} role="tab" aria-selected={panel === p.id} className={panel === p.id ? 'on' : ''} onClick={() => setPanel(p.id)}>{p.label}</button>)}
       </nav>

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, type DragEvent } from 'react';
 import {
   Background, BackgroundVariant, Controls, MiniMap, ReactFlow, useReactFlow, useStore,
-  type Connection, type Edge, type OnConnectEnd, type ReactFlowState,
+  type Connection, type Edge, type OnConnectEnd, type ReactFlowState, type Viewport,
 } from '@xyflow/react';
 import { canConnect } from '@ensemble-studio/core';
 import { useEditor, useEditorStore } from '../store/useEditor.ts';
@@ -71,11 +71,24 @@ function useViewportRequests(nodes: PipelineFlowNode[]) {
   const fitted = useRef(-1);
   // A culled large graph never measures its off-screen nodes: there the first measured ones are enough.
   const measured = nodes.length > 0 && (nodes.length > VISIBLE_ONLY_FROM ? nodes.some((n) => n.measured) : nodes.every((n) => n.measured));
+  // The view the graph was last framed at: while the user has not moved it, a canvas that changes size (a wider
+  // run panel, a resized window) frames the graph again.
+  const framed = useRef<Viewport | null>(null);
   useEffect(() => {
     if (!measured || fitted.current === loaded) return;
     fitted.current = loaded;
-    requestAnimationFrame(() => fitLegible(rf));
+    requestAnimationFrame(() => { framed.current = fitLegible(rf); });
   }, [measured, loaded, rf]);
+  useEffect(() => {
+    const el = document.querySelector('.react-flow');
+    if (!el) return;
+    const same = (a: Viewport, b: Viewport) => Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.zoom - b.zoom) < 1e-3;
+    const observer = new ResizeObserver(() => {
+      if (framed.current && same(framed.current, rf.getViewport())) framed.current = fitLegible(rf);
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [rf]);
 }
 
 const zoomedOut = (s: ReactFlowState) => s.transform[2] < DETAIL_ZOOM;
