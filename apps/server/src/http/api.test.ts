@@ -14,7 +14,7 @@ beforeAll(async () => {
   writeFileSync(join(web, 'index.html'), '<!doctype html><title>studio</title>');
   mkdirSync(join(web, 'assets'));
   writeFileSync(join(web, 'assets', 'app.js'), 'console.log(1)');
-  s = await startTestServer({ webDist: web, limits: { maxBodyBytes: 200_000 }, importRoots: [tmpdir()] });
+  s = await startTestServer({ webDist: web, limits: { maxBodyBytes: 200_000 }, importRoots: [join(web, '..')] });
 });
 afterAll(async () => s?.close());
 
