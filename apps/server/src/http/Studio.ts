@@ -101,11 +101,16 @@ export class Studio {
   }
 
   /**
-   * Refuses a graph whose shape would let one request multiply its work or its response: a router
-   * with more than `maxRouterOutputs` outputs. Returns the graph.
+   * Refuses a graph whose size would let one request stall the server or multiply its response: more
+   * than `maxGraphNodes` nodes or `maxGraphEdges` edges, a router with more than `maxRouterOutputs`
+   * outputs. Returns the graph.
    * @throws ApiError 400 `limit` naming the node and the limit.
    */
   checkGraphLimits(graph: GraphDoc): GraphDoc {
+    const { maxGraphNodes, maxGraphEdges } = this.limits;
+    const shown = graph.name.slice(0, 128);
+    if (graph.nodes.length > maxGraphNodes) throw new ApiError(400, 'limit', limitMessage(`graph '${shown}' has ${graph.nodes.length} nodes`, 'maxGraphNodes', maxGraphNodes));
+    if (graph.edges.length > maxGraphEdges) throw new ApiError(400, 'limit', limitMessage(`graph '${shown}' has ${graph.edges.length} edges`, 'maxGraphEdges', maxGraphEdges));
     const max = this.limits.maxRouterOutputs;
     for (const n of graph.nodes) {
       if (n.kind === 'router' && n.params.count > max) {

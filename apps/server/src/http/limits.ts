@@ -2,6 +2,11 @@
 export interface Limits {
   /** Largest HTTP request body (JSON or binary tensors). */
   maxBodyBytes: number;
+  /** Largest `/api` body: graph documents and tool requests, parsed on the main thread (they are small). */
+  maxApiBodyBytes: number;
+  /** Nodes and edges of one graph: validating and compiling grow faster than linearly with them. */
+  maxGraphNodes: number;
+  maxGraphEdges: number;
   /** Largest WebSocket message (text or binary frame). */
   maxWsMessageBytes: number;
   /** Largest element count of one input tensor. */
@@ -26,6 +31,9 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Limits = {
   maxBodyBytes: 64 * 1024 * 1024,
+  maxApiBodyBytes: 4 * 1024 * 1024,
+  maxGraphNodes: 256,
+  maxGraphEdges: 1024,
   maxWsMessageBytes: 64 * 1024 * 1024,
   maxTensorElements: 16 * 1024 * 1024,
   maxRunsPerClient: 16,

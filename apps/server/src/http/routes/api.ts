@@ -1,4 +1,4 @@
-import express, { Router, type Request } from 'express';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { GraphDoc } from '@ensemble-studio/core';
 import { PROTOCOL_VERSION, compileGraph, compileNodePreview, hasErrors, migrate, ownValue, validateGraph } from '@ensemble-studio/core';
 import { isAbsolute, resolve } from 'node:path';
@@ -58,6 +58,7 @@ function writeRoutes(studio: Studio, router: Router): void {
     const migrated = migrate(doc);
     if (!migrated.ok) throw new ApiError(400, 'bad-graph', `graph document: ${migrated.error}`);
     if (migrated.graph.name !== name) throw new ApiError(400, 'name-mismatch', `graph is named "${migrated.graph.name}" but was saved as "${name}"`);
+    studio.checkGraphLimits(migrated.graph);
     const result = await saveGraph(studio.repository, migrated.graph).catch((err: unknown) => { throw storageError(err); });
     res.json({ saved: name, configWritten: result.configWritten, diagnostics: result.diagnostics });
   });
@@ -107,7 +108,14 @@ function toolRoutes(studio: Studio, router: Router): void {
  */
 export function apiRouter(studio: Studio): Router {
   const router = Router();
-  router.use(express.json({ limit: studio.limits.maxBodyBytes }));
+  const { maxBodyBytes, maxApiBodyBytes } = studio.limits;
+  const limit = Math.min(maxBodyBytes, maxApiBodyBytes);
+  const limitName = maxApiBodyBytes < maxBodyBytes ? 'maxApiBodyBytes' : 'maxBodyBytes';
+  router.use(express.json({ limit }));
+  router.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => {
+    const tooLarge = (err as { type?: string } | undefined)?.type === 'entity.too.large';
+    next(tooLarge ? new ApiError(413, 'too-large', `request body is over the limit ${limitName}=${limit}`, { limit: limitName, value: limit }) : err);
+  });
   readRoutes(studio, router);
   writeRoutes(studio, router);
   toolRoutes(studio, router);

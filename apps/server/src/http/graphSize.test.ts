@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GraphDoc } from '@ensemble-studio/core';
+import { removeTempDir } from '../testSupport/tempDir.ts';
+import { connect } from '../ws/wsTestClient.ts';
+import { call, startTestServer } from './testServer.ts';
+
+let s: Awaited<ReturnType<typeof startTestServer>>;
+beforeAll(async () => { s = await startTestServer({ limits: { maxApiBodyBytes: 300_000 } }); });
+afterAll(async () => {
+  await s?.close();
+  if (s) removeTempDir(s.repo);
+});
+
+/** `pipe` with `n` more extractor nodes fed from its input (validation and compile grow faster than n). */
+async function bigGraph(name: string, n: number): Promise<GraphDoc> {
+  const pipe = (await call(`${s.url}/api/graphs/pipe`)).json as GraphDoc;
+  const nodes = [...pipe.nodes];
+  const edges = [...pipe.edges];
+  for (let i = 0; i < n; i++) {
+    nodes.push({ id: `e${i}`, kind: 'model', position: { x: i, y: 0 }, params: { model: 'extractor' } } as GraphDoc['nodes'][number]);
+    edges.push({ id: `ed${i}`, source: 'in:x', sourcePort: 'out', target: `e${i}`, targetPort: 'x' });
+  }
+  return { ...pipe, name, nodes, edges };
+}
+
+describe('graphs too large to validate or compile quickly are refused before any work', () => {
+  it.each(['validate', 'compile', 'export'])('/api/%s', async (route) => {
+    const r = await call(`${s.url}/api/${route}`, 'POST', { graph: await bigGraph('huge', 1000) });
+    expect(r.status).toBe(400);
+    expect(r.json.error.message).toBe("graph 'huge' has 1004 nodes: over the limit maxGraphNodes=256");
+  });
+
+  it('saving one writes nothing', async () => {
+    const r = await call(`${s.url}/api/graphs/huge`, 'PUT', { graph: await bigGraph('huge', 1000) });
+    expect([r.status, r.json.error.code]).toEqual([400, 'limit']);
+    expect((await call(`${s.url}/api/graphs/huge`)).status).toBe(404);
+  });
+
+  it('running one over WebSocket', async () => {
+    const c = await connect(s.url);
+    c.send({ type: 'run.start', requestId: 'big', graph: await bigGraph('huge', 1000), inputs: {} });
+    expect(await c.next('error')).toMatchObject({ ref: 'big', error: { code: 'limit', message: expect.stringMatching(/maxGraphNodes=256/) } });
+    await c.close();
+  });
+
+  it('an /api body over maxApiBodyBytes is refused with 413 naming that limit', async () => {
+    const r = await call(`${s.url}/api/validate`, 'POST', { graph: 'x'.repeat(400_000) });
+    expect(r.status).toBe(413);
+    expect(r.json.error.message).toBe('request body is over the limit maxApiBodyBytes=300000');
+  });
+
+  it('graphs within the limits are served as before', async () => {
+    expect((await call(`${s.url}/api/validate`, 'POST', { graph: await bigGraph('fine', 20) })).status).toBe(200);
+  });
+});
