@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
 import { keyedRecord } from '@ensemble-studio/core';
-import { parseClientText, type ParsedText } from '../ws/parseMessage.ts';
+import { parseClientText, type ParsedText, type TextLimits } from '../ws/parseMessage.ts';
 import { ApiError } from './errors.ts';
 import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
 import type { InferRequest } from './kserveTensors.ts';
@@ -10,7 +10,7 @@ import type { InferRequest } from './kserveTensors.ts';
 export type BodyJob =
   | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number }
   | { kind: 'generate'; target: GenerateTarget; maxTensorElements: number }
-  | { kind: 'ws'; maxTensorElements: number };
+  | ({ kind: 'ws' } & TextLimits);
 
 /** A parse result as it crosses from the worker: tensors as [name, tensor] entries. */
 export type WireResult =
@@ -58,9 +58,10 @@ export class BodyParser {
   }
 
   /** A WebSocket text message; never throws for the message's content (the result says what is wrong). */
-  async wsText(data: Uint8Array, maxTensorElements: number): Promise<ParsedText> {
-    if (data.byteLength <= INLINE_PARSE_BYTES) return parseClientText(data, maxTensorElements);
-    const r = await this.post(data, { kind: 'ws', maxTensorElements });
+  async wsText(data: Uint8Array, limits: TextLimits): Promise<ParsedText> {
+    if (data.byteLength <= INLINE_PARSE_BYTES) return parseClientText(data, limits);
+    const { maxTensorElements, maxGraphNodes, maxGraphEdges } = limits;
+    const r = await this.post(data, { kind: 'ws', maxTensorElements, maxGraphNodes, maxGraphEdges });
     if (r.kind !== 'ws') throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
     return r.parsed.ok ? { ...r.parsed, decoded: entriesToRecord(r.decoded ?? []) } : r.parsed;
   }

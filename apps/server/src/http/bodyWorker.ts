@@ -18,7 +18,7 @@ function transferables(tensors: Iterable<Tensor>): ArrayBuffer[] {
 
 function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
   if (job.kind === 'ws') {
-    const parsed = parseClientText(body, job.maxTensorElements);
+    const parsed = parseClientText(body, job);
     if (!parsed.ok) return [{ kind: 'ws', parsed }, []];
     return [{ kind: 'ws', parsed: { ...parsed, decoded: {} }, decoded: Object.entries(parsed.decoded) }, transferables(Object.values(parsed.decoded))];
   }

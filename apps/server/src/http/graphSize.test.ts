@@ -53,3 +53,15 @@ describe('graphs too large to validate or compile quickly are refused before any
     expect((await call(`${s.url}/api/validate`, 'POST', { graph: await bigGraph('fine', 20) })).status).toBe(200);
   });
 });
+
+describe('a huge inline graph in a large WebSocket message', () => {
+  it('is refused where it is parsed, naming the limit', async () => {
+    const c = await connect(s.url);
+    const g = await bigGraph('huge', 20_000);
+    const text = JSON.stringify({ type: 'run.start', requestId: 'huge', graph: g, inputs: {} });
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    c.send(text);
+    expect(await c.next('error')).toMatchObject({ ref: 'huge', error: { code: 'limit', message: 'inline graph has 20004 nodes: over the limit maxGraphNodes=256' } });
+    await c.close();
+  });
+});

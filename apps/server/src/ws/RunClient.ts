@@ -71,9 +71,9 @@ export class RunClient {
       this.error('missing-binary', `expected ${this.pending.needed - this.pending.frames.length} more binary frame(s) before the next message`, refOf(this.pending.msg));
       this.pending = undefined;
     }
-    const max = this.studio.limits.maxTensorElements;
-    if (data.byteLength <= INLINE_PARSE_BYTES) return this.onText(parseClientText(data, max), data.byteLength);
-    return this.studio.bodies.wsText(data, max).then((parsed) => this.onText(parsed, data.byteLength));
+    const limits = this.studio.limits;
+    if (data.byteLength <= INLINE_PARSE_BYTES) return this.onText(parseClientText(data, limits), data.byteLength);
+    return this.studio.bodies.wsText(data, limits).then((parsed) => this.onText(parsed, data.byteLength));
   }
 
   private onText(parsed: ParsedText, bytes: number): void {

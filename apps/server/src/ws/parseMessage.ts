@@ -1,9 +1,27 @@
 import type { ClientMessage, Tensor, WireTensor } from '@ensemble-studio/core';
 import { keyedRecord, validateClientMessage } from '@ensemble-studio/core';
 import { ApiError } from '../http/errors.ts';
+import { limitMessage } from '../http/limits.ts';
 import { decodeWireTensors } from './wireTensors.ts';
 
 // Pure: runs on the main thread for small messages and in the body worker for large ones.
+
+/** The limits a text message is held to while it is parsed. */
+export interface TextLimits { maxTensorElements: number; maxGraphNodes: number; maxGraphEdges: number }
+
+/**
+ * Why an inline graph document is over the graph limits (undefined when it is not): checked where the
+ * message is parsed, so a huge document is never copied to the main thread to be refused there.
+ */
+function graphTooBig(message: ClientMessage, limits: TextLimits): string | undefined {
+  if ((message.type !== 'run.start' && message.type !== 'stream.open') || typeof message.graph !== 'object' || message.graph === null) return undefined;
+  const g = message.graph as { nodes?: unknown; edges?: unknown };
+  const nodes = Array.isArray(g.nodes) ? g.nodes.length : 0;
+  const edges = Array.isArray(g.edges) ? g.edges.length : 0;
+  if (nodes > limits.maxGraphNodes) return limitMessage(`inline graph has ${nodes} nodes`, 'maxGraphNodes', limits.maxGraphNodes);
+  if (edges > limits.maxGraphEdges) return limitMessage(`inline graph has ${edges} edges`, 'maxGraphEdges', limits.maxGraphEdges);
+  return undefined;
+}
 
 /** A client text message, parsed and validated, with its JSON-data inputs already decoded to tensors. */
 export type ParsedText =
@@ -16,7 +34,8 @@ export type ParsedText =
  * frames arrive). The decoded inputs' `data` is dropped from the message, so it is not copied twice.
  * @example parseClientText(Buffer.from('{"type":"ping","at":1}'), 1e6)
  */
-export function parseClientText(data: Uint8Array, maxTensorElements: number): ParsedText {
+export function parseClientText(data: Uint8Array, limits: TextLimits): ParsedText {
+  const { maxTensorElements } = limits;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
@@ -26,6 +45,8 @@ export function parseClientText(data: Uint8Array, maxTensorElements: number): Pa
   const check = validateClientMessage(parsed, { maxTensorElements });
   if (!check.ok) return { ok: false, code: 'bad-message', message: check.error, ...(check.ref === undefined ? {} : { ref: check.ref }) };
   const message = check.message;
+  const tooBig = graphTooBig(message, limits);
+  if (tooBig) return { ok: false, code: 'limit', message: tooBig, ref: message.type === 'run.start' ? message.requestId : (message as { streamId: string }).streamId };
   if (message.type !== 'run.start' && message.type !== 'stream.append') return { ok: true, message, decoded: keyedRecord<Tensor>() };
   const ref = message.type === 'run.start' ? message.requestId : message.streamId;
   const jsonInputs = keyedRecord<WireTensor>();
