@@ -27,7 +27,7 @@ for (const viewport of VIEWPORTS) {
         if (r.right < canvas.left || r.left > canvas.right || r.bottom < canvas.top || r.top > canvas.bottom) offscreen++;
         for (const el of node.querySelectorAll('*')) {
           if (![...el.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim())) continue;
-          if (el.getClientRects().length === 0) continue;
+          if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') continue;
           const px = parseFloat(getComputedStyle(el).fontSize) * zoom;
           if (el.closest('.node-title')) minTitle = Math.min(minTitle, px); else minText = Math.min(minText, px);
         }

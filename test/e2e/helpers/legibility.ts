@@ -25,7 +25,7 @@ export function readLegibility(page: Page): Promise<Legibility> {
       if (r.left < canvas.left || r.right > canvas.right || r.top < canvas.top || r.bottom > canvas.bottom) outside.push(node.getAttribute('data-id') ?? '?');
       for (const el of node.querySelectorAll('*')) {
         if (![...el.childNodes].some((c) => c.nodeType === Node.TEXT_NODE && c.textContent!.trim())) continue;
-        if (el.getClientRects().length === 0) continue; // not displayed
+        if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') continue; // not shown
         const px = parseFloat(getComputedStyle(el).fontSize) * zoom;
         if (el.closest('.node-title')) minTitle = Math.min(minTitle, px);
         else minText = Math.min(minText, px);
