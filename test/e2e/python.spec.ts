@@ -58,7 +58,7 @@ describe('Python models in the editor', () => {
     await expect.poll(() => code.innerText()).toContain('class TritonPythonModel');
     expect(await code.locator('.hljs-keyword').count()).toBeGreaterThan(3);
     expect(await page.locator('.source-view').getAttribute('aria-label')).toBe('python_text_boxes/1/model.py (read-only)');
-    expect(await code.evaluate((el) => el.isContentEditable)).toBe(false);
+    expect(await code.evaluate((el) => (el as HTMLElement).isContentEditable)).toBe(false);
   });
 
   it('shows a model\'s log line (pb_utils.Logger) in the run panel', async () => {
