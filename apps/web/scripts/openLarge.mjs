@@ -1,7 +1,7 @@
 // Times opening a large repository in Chromium: 200 Python models (config.pbtxt + model.py) and 20 ensembles of 10
 // steps each (Triton configs, imported and laid out by the server). Generates the repository in a temporary
 // directory, serves it with the studio CLI (apps/web/dist must be built), prints the times, removes everything.
-// Usage: node apps/web/scripts/openLarge.mjs
+// Usage: node apps/web/scripts/openLarge.mjs (SHOT=file.png also screenshots the imported ensemble it opens)
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +54,7 @@ try {
     await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     return { ms: performance.now() - a, items: document.querySelectorAll('.palette-item.pi-model').length };
   });
+  if (process.env.SHOT) await page.screenshot({ path: process.env.SHOT });
   const t1 = Date.now();
   await page.locator('select[aria-label="Open graph"]').selectOption('ens19');
   await page.waitForSelector('.react-flow__node[data-id="m199"]');
