@@ -1,4 +1,4 @@
-import type { GraphDoc } from '@ensemble-studio/core';
+import type { GraphEdge, GraphNode } from '@ensemble-studio/core';
 import type { EditorState, Size } from '../store/types.ts';
 
 const DEFAULT_SIZE: Size = { width: 176, height: 80 };
@@ -23,7 +23,7 @@ export function freeLanes(boxes: { top: number; bottom: number }[]): { y: number
  * The y of every backward edge (its target left of its source: the next band of a wrapped layout): the lowest free
  * lane above its target, edges sharing a lane spread across it. Edges with no such lane are absent (drawn as curves).
  */
-export function edgeLanes(graph: Pick<GraphDoc, 'nodes' | 'edges'>, measured: Readonly<Record<string, Size>>): Map<string, number> {
+export function edgeLanes(graph: { nodes: readonly Pick<GraphNode, 'id' | 'position'>[]; edges: readonly Pick<GraphEdge, 'id' | 'source' | 'target'>[] }, measured: Readonly<Record<string, Size>>): Map<string, number> {
   const box = new Map(graph.nodes.map((n) => {
     const size = measured[n.id] ?? DEFAULT_SIZE;
     return [n.id, { x: n.position.x, top: n.position.y, bottom: n.position.y + size.height, right: n.position.x + size.width }];
