@@ -42,8 +42,8 @@ await page.evaluate(() => {
 // measure waiting for a CPU, this measures the work a frame costs.
 const metrics = await page.context().newCDPSession(page);
 await metrics.send('Performance.enable');
-const busy = async () => Object.fromEntries((await metrics.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value])).TaskDuration;
-const busyBefore = await busy();
+const read = async () => Object.fromEntries((await metrics.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+const busyBefore = await read();
 const cdp = process.env.PROFILE ? await page.context().newCDPSession(page) : null;
 if (cdp) { await cdp.send('Profiler.enable'); await cdp.send('Profiler.start'); }
 await page.mouse.move(box.x + box.width / 2, box.y + 10);
@@ -57,11 +57,13 @@ if (cdp) {
   profile.samples.forEach((id, i) => { const n = byId.get(id); const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber}`; self.set(k, (self.get(k) ?? 0) + (dt[i] ?? 0) / 1000); });
   console.log([...self].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([k, v]) => `${v.toFixed(0)}ms ${k}`).join('\n'));
 }
-const busyMs = ((await busy()) - busyBefore) * 1000;
+const busyAfter = await read();
+const spent = (k) => (busyAfter[k] - busyBefore[k]) * 1000;
+const busyMs = spent('TaskDuration');
 const frames = await page.evaluate(() => { window.measuring = false; return window.frames.slice(2); });
 frames.sort((a, b) => a - b);
 const mean = frames.reduce((a, b) => a + b, 0) / frames.length;
 const p95 = frames[Math.floor(frames.length * 0.95)];
 const zoom = await page.evaluate(() => new DOMMatrixReadOnly(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a);
-console.log(`300 nodes, ${await page.locator('.react-flow__node').count()} rendered, view ${view} (zoom ${zoom.toFixed(2)}): drag frames n=${frames.length} mean ${mean.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${frames.at(-1).toFixed(1)} ms; main thread busy ${(busyMs / frames.length).toFixed(1)} ms per frame`);
+console.log(`300 nodes, ${await page.locator('.react-flow__node').count()} rendered, view ${view} (zoom ${zoom.toFixed(2)}): drag frames n=${frames.length} mean ${mean.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${frames.at(-1).toFixed(1)} ms; main thread busy ${(busyMs / frames.length).toFixed(1)} ms per frame (script ${(spent('ScriptDuration') / frames.length).toFixed(1)}, style ${(spent('RecalcStyleDuration') / frames.length).toFixed(1)}, layout ${(spent('LayoutDuration') / frames.length).toFixed(1)})`);
 await browser.close();
