@@ -25,21 +25,21 @@ async function bigGraph(name: string, n: number): Promise<GraphDoc> {
 
 describe('graphs too large to validate or compile quickly are refused before any work', () => {
   it.each(['validate', 'compile', 'export'])('/api/%s', async (route) => {
-    const r = await call(`${s.url}/api/${route}`, 'POST', { graph: await bigGraph('huge', 1000) });
+    const r = await call(`${s.url}/api/${route}`, 'POST', { graph: await bigGraph('huge', 1100) });
     expect(r.status).toBe(400);
-    expect(r.json.error.message).toBe("graph 'huge' has 1004 nodes: over the limit maxGraphNodes=256");
+    expect(r.json.error.message).toBe("graph 'huge' has 1104 nodes: over the limit maxGraphNodes=1024");
   });
 
   it('saving one writes nothing', async () => {
-    const r = await call(`${s.url}/api/graphs/huge`, 'PUT', { graph: await bigGraph('huge', 1000) });
+    const r = await call(`${s.url}/api/graphs/huge`, 'PUT', { graph: await bigGraph('huge', 1100) });
     expect([r.status, r.json.error.code]).toEqual([400, 'limit']);
     expect((await call(`${s.url}/api/graphs/huge`)).status).toBe(404);
   });
 
   it('running one over WebSocket', async () => {
     const c = await connect(s.url);
-    c.send({ type: 'run.start', requestId: 'big', graph: await bigGraph('huge', 1000), inputs: {} });
-    expect(await c.next('error')).toMatchObject({ ref: 'big', error: { code: 'limit', message: expect.stringMatching(/maxGraphNodes=256/) } });
+    c.send({ type: 'run.start', requestId: 'big', graph: await bigGraph('huge', 1100), inputs: {} });
+    expect(await c.next('error')).toMatchObject({ ref: 'big', error: { code: 'limit', message: expect.stringMatching(/maxGraphNodes=1024/) } });
     await c.close();
   });
 
@@ -61,7 +61,7 @@ describe('a huge inline graph in a large WebSocket message', () => {
     const text = JSON.stringify({ type: 'run.start', requestId: 'huge', graph: g, inputs: {} });
     expect(text.length).toBeGreaterThan(1024 * 1024);
     c.send(text);
-    expect(await c.next('error')).toMatchObject({ ref: 'huge', error: { code: 'limit', message: 'inline graph has 20004 nodes: over the limit maxGraphNodes=256' } });
+    expect(await c.next('error')).toMatchObject({ ref: 'huge', error: { code: 'limit', message: 'inline graph has 20004 nodes: over the limit maxGraphNodes=1024' } });
     await c.close();
   });
 });

@@ -32,8 +32,8 @@ export interface Limits {
 export const DEFAULT_LIMITS: Limits = {
   maxBodyBytes: 64 * 1024 * 1024,
   maxApiBodyBytes: 4 * 1024 * 1024,
-  maxGraphNodes: 256,
-  maxGraphEdges: 1024,
+  maxGraphNodes: 1024,
+  maxGraphEdges: 4096,
   maxWsMessageBytes: 64 * 1024 * 1024,
   maxTensorElements: 16 * 1024 * 1024,
   maxRunsPerClient: 16,
