@@ -4,6 +4,7 @@ import { exitDefaults } from './exitOutputs.ts';
 import { memberSpans, type FusedGroup } from './fusion.ts';
 import { cachedIndex, type GraphIndex } from './graphIndex.ts';
 import type { ExecContext, ExitInfo, NodeRun, SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
+import { ResponseCollector } from './responses.ts';
 import { isOwned, summarizeTensor } from './tensors.ts';
 
 /**
@@ -22,8 +23,8 @@ export class Scheduler {
   private executed = new Set<string>();
   private counters = new Map<string, number>();
   private outputs: Record<string, Tensor> = {};
-  /** Outputs of iterations not yet complete, when responses are streamed (`onResponse`). */
-  private responseIters = new Map<number, Record<string, Tensor>>();
+  /** The graph's responses, when they are streamed (`onResponse`). */
+  private readonly responses: ResponseCollector | undefined;
   private timings: NodeTiming[] = [];
   private inflight = 0;
   private partials = 0;
@@ -40,6 +41,7 @@ export class Scheduler {
     this.observed = o.observed ?? true;
     this.now = o.now ?? (() => performance.now());
     this.t0 = this.now();
+    this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
     this.ctx = {
       signal: o.signal, canTransfer: heldOnce(this.refs), observed: this.observed,
       respond: (node, outputs) => this.streamed(node, outputs),
@@ -79,7 +81,7 @@ export class Scheduler {
     if (node.kind === 'output') {
       this.outputs[node.params.name] = t;
       this.executed.add(node.id);
-      if (this.o.onResponse) this.collectResponse(iteration, node.params.name, t);
+      this.responses?.add(iteration, node.params.name, t);
       return;
     }
     const ports = this.idx.inPorts.get(nodeId)!.size;
@@ -207,21 +209,6 @@ export class Scheduler {
     this.publish(node.id, k, resp);
   }
 
-  private collectResponse(iteration: number, name: string, t: Tensor): void {
-    const got = this.responseIters.get(iteration) ?? {};
-    got[name] = t;
-    if (Object.keys(got).length < this.idx.outputs.length) return void this.responseIters.set(iteration, got);
-    this.responseIters.delete(iteration);
-    this.o.onResponse!(got);
-  }
-
-  /** Iterations that reached only some outputs are still responses (a decoupled model may send partial ones). */
-  private flushResponses(): void {
-    const left = [...this.responseIters.entries()].sort((a, b) => a[0] - b[0]);
-    this.responseIters.clear();
-    for (const [, got] of left) this.o.onResponse!(got);
-  }
-
   private nextIteration(nodeId: string): number {
     const c = this.counters.get(nodeId) ?? 0;
     this.counters.set(nodeId, c + 1);
@@ -275,7 +262,7 @@ export class Scheduler {
     const reason = this.skipReason();
     if (reason) for (const id of this.idx.nodes.keys()) if (!this.executed.has(id)) this.o.emit({ type: 'node.skipped', runId: this.o.runId, nodeId: id, reason });
     const result = this.result();
-    if (this.o.onResponse && result.status !== 'failed') this.flushResponses();
+    if (result.status !== 'failed') this.responses?.flush();
     this.done(result);
   }
 

@@ -8,6 +8,7 @@ import type { BackendInstance, LoadInfo } from '../types.ts';
 import { FrameReader, frameTensors, FrameWriter, type Frame } from './frames.ts';
 import { LogLines } from './logLines.ts';
 import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult } from './pythonTypes.ts';
+import { loadProblem, parseParams, spawnProblem, withTraceback } from './processProblems.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
 
@@ -290,34 +291,4 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     this.state = 'closed';
     proc.kill('SIGKILL');
   }
-}
-
-function parseParams(v: unknown): Record<string, unknown> {
-  if (typeof v !== 'string' || v === '') return {};
-  try {
-    const o = JSON.parse(v) as unknown;
-    return o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-function withTraceback(message: string, traceback: unknown): string {
-  return typeof traceback === 'string' && traceback.trim() ? `${message}\n${traceback.trimEnd()}` : message;
-}
-
-function spawnProblem(python: string, err: Error & { code?: string }): string {
-  return err.code === 'ENOENT'
-    ? `could not start: no python interpreter '${python}' (install python3 with numpy, e.g. apt-get install python3 python3-numpy, or name one with --python PATH or STUDIO_PYTHON)`
-    : `could not start '${python}': ${err.message}`;
-}
-
-/** Why loading failed, in words a user can act on (a missing numpy is the common case). */
-function loadProblem(python: string, why: string, stderr: string[]): string {
-  const text = stderr.join('\n');
-  if (/No module named 'numpy'/.test(text)) {
-    return `the python interpreter '${python}' has no numpy, which Triton's python backend needs: install it (Debian: apt-get install python3-numpy; else pip install numpy) or name another interpreter with --python PATH or STUDIO_PYTHON`;
-  }
-  const tail = stderr.slice(-12).join('\n').trim();
-  return `the python process ${why} while loading${tail ? `:\n${tail}` : ''}`;
 }

@@ -1,0 +1,29 @@
+import type { Tensor } from '@ensemble-studio/core';
+
+/**
+ * A graph's responses as a client receives them: the outputs of each iteration, passed on as soon as every
+ * output of that iteration has arrived (a decoupled graph sends one response per iteration). Iterations that
+ * reached only some outputs are passed on, in order, when the run ends.
+ * @example const r = new ResponseCollector(2, send); r.add(0, 'boxes', t); r.add(0, 'texts', u); // send({ boxes, texts })
+ */
+export class ResponseCollector {
+  private iterations = new Map<number, Record<string, Tensor>>();
+
+  constructor(private readonly outputs: number, private readonly send: (outputs: Record<string, Tensor>) => void) {}
+
+  /** Output `name` of iteration `iteration` arrived. */
+  add(iteration: number, name: string, t: Tensor): void {
+    const got = this.iterations.get(iteration) ?? {};
+    got[name] = t;
+    if (Object.keys(got).length < this.outputs) return void this.iterations.set(iteration, got);
+    this.iterations.delete(iteration);
+    this.send(got);
+  }
+
+  /** Sends what incomplete iterations have (a decoupled model may send responses carrying some outputs only). */
+  flush(): void {
+    const left = [...this.iterations.entries()].sort((a, b) => a[0] - b[0]);
+    this.iterations.clear();
+    for (const [, got] of left) this.send(got);
+  }
+}
