@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConditionStrategy, GraphDoc, Tensor } from '../../packages/core/src/index.ts';
 import { Engine } from '../../apps/server/src/engine/Engine.ts';
 import { ExportedRuns } from '../../apps/server/src/engine/exportedRuns.ts';
-import { makeFixtures } from '../../apps/server/src/engine/ops/smokeSupport.ts';
+import { makeFixtures } from '../../apps/server/src/testing/smokeSupport.ts';
 import { decodeImage } from '../../apps/server/src/io/image.ts';
 import { loadRepository } from '../../apps/server/src/repo/loadRepository.ts';
 import type { Repository } from '../../apps/server/src/repo/types.ts';

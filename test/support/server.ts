@@ -4,7 +4,7 @@ import { copyFileSync, cpSync, linkSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { startServer, type RunningServer } from '../../apps/server/src/main.ts';
 import type { Limits } from '../../apps/server/src/http/limits.ts';
-import { makeTestRepository } from '../../apps/server/src/repo/testRepository.ts';
+import { makeTestRepository } from '../../apps/server/src/testing/testRepository.ts';
 import { EXAMPLES_DIR, ROOT } from './mutate.ts';
 import { removeTempDir, tempDir } from './tempDir.ts';
 

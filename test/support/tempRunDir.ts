@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AUDIO_RUNTIME_DIR, leftoversIn, removeDirsOfDeadRuns, RUN_DIR_PREFIX } from '../../apps/server/src/testSupport/leftovers.ts';
+import { AUDIO_RUNTIME_DIR, leftoversIn, removeDirsOfDeadRuns, RUN_DIR_PREFIX } from '../../apps/server/src/testing/leftovers.ts';
 
 function restore(name: string, value: string | undefined): void {
   if (value === undefined) delete process.env[name];
@@ -38,7 +38,7 @@ export default function setup(): () => void {
       // vitest only logs a teardown error; the exit code is what fails CI.
       process.exitCode = 1;
       throw new Error(`tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temp directory ${runDir} ` +
-        `(removed now; use tempDir() from test/support/tempDir.ts or apps/server/src/testSupport/tempDir.ts): ${left.join(', ')}`);
+        `(removed now; use tempDir() from test/support/tempDir.ts or apps/server/src/testing/tempDir.ts): ${left.join(', ')}`);
     }
   };
 }

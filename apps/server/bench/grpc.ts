@@ -6,8 +6,8 @@ import { singleModelGraph } from '@ensemble-studio/core';
 import { connectTestClient } from '../src/grpc/testClient.ts';
 import { startGrpcServer } from '../src/grpc/server.ts';
 import { Engine, type RunRequest } from '../src/engine/index.ts';
-import { writeEngineRepository } from '../src/engine/fixtureRepository.ts';
-import { ocrGraph } from '../src/engine/graphs.ts';
+import { writeEngineRepository } from '../src/testing/engineFixtureRepository.ts';
+import { ocrGraph } from '../src/testing/engineGraphs.ts';
 import { tensorToBytes } from '../src/http/kserveTensors.ts';
 import { Studio, type StudioEngine } from '../src/http/Studio.ts';
 

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
 import type { Engine } from '../src/engine/index.ts';
-import { vadGraph } from '../src/engine/graphs.ts';
+import { vadGraph } from '../src/testing/engineGraphs.ts';
 import { mulberry32 } from '../src/onnx/synthetic.ts';
 
 const now = () => performance.now();

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePbtxt } from '@ensemble-studio/core';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { tempDir } from '../testing/tempDir.ts';
 import { importCommand } from './commands/import.ts';
 
 // Fields the studio does not edit but Triton reads: an import must carry each of them over unchanged.

@@ -4,9 +4,9 @@ import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { parsePbtxt } from '@ensemble-studio/core';
 import { loadRepository } from '../repo/loadRepository.ts';
-import { makeTestRepository } from '../repo/testRepository.ts';
-import { runBin } from './cliTestUtil.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
+import { runBin } from '../testing/cliTestUtil.ts';
+import { tempDir } from '../testing/tempDir.ts';
 
 const repo = makeTestRepository();
 const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at /);

@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeTestRepository } from '../repo/testRepository.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
 import { DEFAULT_REPO } from './main.ts';
-import { BIN, runBin } from './cliTestUtil.ts';
+import { BIN, runBin } from '../testing/cliTestUtil.ts';
 import { connectTestClient } from '../grpc/testClient.ts';
-import { makeFixtures } from '../engine/ops/smokeSupport.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { makeFixtures } from '../testing/smokeSupport.ts';
+import { tempDir } from '../testing/tempDir.ts';
 
 interface SequenceLine {
   type: string; chunk?: number; status?: string; outputs?: Record<string, { data: number[] }>;

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { makeTestRepository } from '../repo/testRepository.ts';
-import { leftoversIn } from '../testSupport/leftovers.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
-import { BIN } from './cliTestUtil.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
+import { leftoversIn } from '../testing/leftovers.ts';
+import { tempDir } from '../testing/tempDir.ts';
+import { BIN } from '../testing/cliTestUtil.ts';
 
 /** `ensemble-studio serve` with its own TMPDIR; resolves with its URL once it listens. */
 function serve(repo: string, env: NodeJS.ProcessEnv) {

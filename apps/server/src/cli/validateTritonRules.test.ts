@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { tempDir } from '../testing/tempDir.ts';
 import { validateCommand } from './commands/validate.ts';
 
 /** Writes `files` (path → text) into a fresh repository; a path ending in '/' makes an empty directory. */

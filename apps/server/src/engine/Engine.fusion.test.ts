@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
 import { decodeImage } from '../io/index.ts';
 import { Engine } from './Engine.ts';
-import { makeTestRepository } from './fixtures.ts';
-import { ocrGraph } from './graphs.ts';
-import { makeFixtures } from './ops/smokeSupport.ts';
+import { makeTestRepository } from '../testing/engineFixtures.ts';
+import { ocrGraph } from '../testing/engineGraphs.ts';
+import { makeFixtures } from '../testing/smokeSupport.ts';
 
 const repo = makeTestRepository(['det', 'rec', 'cls']);
 let fused: Engine;

@@ -3,8 +3,8 @@ import * as ort from 'onnxruntime-node';
 import type { ServerMessage, Tensor } from '@ensemble-studio/core';
 import { Engine } from './Engine.ts';
 import { RunCancel } from './cancel.ts';
-import { makeTestRepository } from './fixtures.ts';
-import { fanoutGraph, ocrGraph, singleModelGraph, vadGraph } from './graphs.ts';
+import { makeTestRepository } from '../testing/engineFixtures.ts';
+import { fanoutGraph, ocrGraph, singleModelGraph, vadGraph } from '../testing/engineGraphs.ts';
 import { mulberry32, SYNTHETIC } from '../onnx/synthetic.ts';
 
 const { D, F, C } = SYNTHETIC;

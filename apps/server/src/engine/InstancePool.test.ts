@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { workerInstances, type RequestBody, type WorkerResult } from './backends/onnx/WorkerInstance.ts';
 import { InstancePool } from './InstancePool.ts';
-import { makeTestRepository } from './fixtures.ts';
+import { makeTestRepository } from '../testing/engineFixtures.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
 import type { PortableTensor } from './backends/onnx/workerProtocol.ts';
 

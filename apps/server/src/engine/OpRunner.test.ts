@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { INLINE_BUDGET_MS, OP_WORKER_MIN_BYTES, OpCostModel, OpRunner } from './OpRunner.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { tempDir } from '../testing/tempDir.ts';
 
 describe('OpCostModel', () => {
   it('predicts from the median rate of the last runs, so one slow run does not move an op', () => {

@@ -4,7 +4,7 @@ import * as ort from 'onnxruntime-node';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { SequenceBatcher, type InstanceRunner } from './SequenceBatcher.ts';
 import { ModelRuntime } from './ModelRuntime.ts';
-import { makeTestRepository, syntheticConfigs } from './fixtures.ts';
+import { makeTestRepository, syntheticConfigs } from '../testing/engineFixtures.ts';
 import { mulberry32, SYNTHETIC } from '../onnx/synthetic.ts';
 import type { Schedule } from './Batcher.ts';
 import { EngineError } from './errors.ts';

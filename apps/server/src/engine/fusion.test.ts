@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GraphDoc, GraphEdge, GraphNode } from '@ensemble-studio/core';
 import { memberSpans, planFusion } from './fusion.ts';
-import { ocrGraph, vadGraph } from './graphs.ts';
+import { ocrGraph, vadGraph } from '../testing/engineGraphs.ts';
 
 const pos = { x: 0, y: 0 };
 const op = (id: string): GraphNode => ({ id, kind: 'op', position: pos, params: { op: 'topk', values: {} } });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tensorToBytes } from '../http/kserveTensors.ts';
 import { decodeImage } from '../io/image.ts';
 import { DEFAULT_REPO, startServer, type RunningServer } from '../main.ts';
-import { makeFixtures } from '../engine/ops/smokeSupport.ts';
+import { makeFixtures } from '../testing/smokeSupport.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 import { connectTestClient, streamAll, type TestClient } from './testClient.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../http/testServer.ts';
-import { removeTempDir } from '../testSupport/tempDir.ts';
+import { startTestServer } from '../testing/testServer.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 import { connectTestClient, streamAll, type TestClient } from './testClient.ts';
 

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tensorToBytes } from '../http/kserveTensors.ts';
 import { decodeImage } from '../io/image.ts';
 import { DEFAULT_REPO, startServer, type RunningServer } from '../main.ts';
-import { makeFixtures } from '../engine/ops/smokeSupport.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { makeFixtures } from '../testing/smokeSupport.ts';
+import { tempDir } from '../testing/tempDir.ts';
 import { PROTO_DIR } from './loadService.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDoc } from '@ensemble-studio/core';
-import { makeTestRepository } from '../repo/testRepository.ts';
-import { call, startTestServer } from './testServer.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
+import { call, startTestServer } from '../testing/testServer.ts';
+import { tempDir } from '../testing/tempDir.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 let web: string;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testSupport/tempDir.ts';
-import { connect } from '../ws/wsTestClient.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
+import { connect } from '../testing/wsTestClient.ts';
 import { BodyParser, INLINE_PARSE_BYTES } from './bodyParser.ts';
-import { call, startTestServer } from './testServer.ts';
+import { call, startTestServer } from '../testing/testServer.ts';
 
 /** A JSON infer body for `extractor` (x: [rows, 64]) of more than INLINE_PARSE_BYTES. */
 function largeInfer(rows: number, last = '0.5'): Buffer {

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testSupport/tempDir.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
 import { sameOriginAllowed } from './auth.ts';
-import { call, startTestServer } from './testServer.ts';
+import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => { s = await startTestServer(); });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testSupport/tempDir.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
 import { tensorFromBytes, tritonJsonText } from './kserveTensors.ts';
-import { startTestServer } from './testServer.ts';
+import { startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => { s = await startTestServer(); });

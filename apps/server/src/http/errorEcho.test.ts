@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testSupport/tempDir.ts';
-import { connect } from '../ws/wsTestClient.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
+import { connect } from '../testing/wsTestClient.ts';
 import { capMessage, MAX_ERROR_MESSAGE } from './errors.ts';
-import { call, startTestServer } from './testServer.ts';
+import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => { s = await startTestServer(); });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testSupport/tempDir.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
 import { checkElements } from './kserveTensors.ts';
-import { call, startTestServer } from './testServer.ts';
+import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => { s = await startTestServer({ limits: { maxTensorElements: 1000 } }); });

@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../ws/wsTestClient.ts';
+import { connect } from '../testing/wsTestClient.ts';
 import { hostAllowed } from './auth.ts';
-import { startTestServer } from './testServer.ts';
+import { startTestServer } from '../testing/testServer.ts';
 
 /** GET with an explicit Host header (fetch does not let a client pick it). */
 function getWithHost(url: string, host: string, headers: Record<string, string> = {}): Promise<number> {

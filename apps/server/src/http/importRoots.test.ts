@@ -1,9 +1,9 @@
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTestRepository } from '../repo/testRepository.ts';
-import { removeTempDir, tempDir } from '../testSupport/tempDir.ts';
-import { call, startTestServer } from './testServer.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
+import { removeTempDir, tempDir } from '../testing/tempDir.ts';
+import { call, startTestServer } from '../testing/testServer.ts';
 
 /** A copy of the test repository at `dir`. */
 function repositoryAt(dir: string): string {

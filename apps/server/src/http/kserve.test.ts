@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDoc } from '@ensemble-studio/core';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTestRepository } from '../repo/testRepository.ts';
-import { call, startTestServer } from './testServer.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
+import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => { s = await startTestServer(); });

@@ -2,8 +2,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDoc } from '@ensemble-studio/core';
-import { connect } from '../ws/wsTestClient.ts';
-import { call, startTestServer } from './testServer.ts';
+import { connect } from '../testing/wsTestClient.ts';
+import { call, startTestServer } from '../testing/testServer.ts';
 
 // Names every plain object answers to: a registry keyed by user text must treat them as any unknown name.
 const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];

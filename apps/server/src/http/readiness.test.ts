@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTestRepository } from '../repo/testRepository.ts';
-import { removeTempDir } from '../testSupport/tempDir.ts';
-import { call, startTestServer } from './testServer.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
+import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {

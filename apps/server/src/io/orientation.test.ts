@@ -3,7 +3,7 @@ import jpeg from 'jpeg-js';
 import { tensorFromJson } from '@ensemble-studio/core';
 import { decodeImage } from './image.ts';
 import { jpegOrientation, orient } from './orientation.ts';
-import { withExifOrientation } from './exifTestUtil.ts';
+import { withExifOrientation } from '../testing/exifTestUtil.ts';
 
 /** A 2×3 one-channel image 1 2 3 / 4 5 6, turned by `o`, as rows. */
 function turned(o: number): number[][] {

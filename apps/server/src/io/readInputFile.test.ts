@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { tensorFromJson } from '@ensemble-studio/core';
 import { encodePng } from './image.ts';
 import { readInputFile } from './readInputFile.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { tempDir } from '../testing/tempDir.ts';
 
 const dir = tempDir('read-input-');
 const file = (name: string, bytes: Uint8Array | string) => {

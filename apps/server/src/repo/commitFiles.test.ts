@@ -3,11 +3,11 @@ import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileGraph, type GraphDoc } from '@ensemble-studio/core';
-import { removeTempDir, tempDir } from '../testSupport/tempDir.ts';
+import { removeTempDir, tempDir } from '../testing/tempDir.ts';
 import { COMMIT_JOURNAL, commitFiles } from './commitFiles.ts';
 import { loadRepository } from './loadRepository.ts';
 import { deleteGraph, saveGraph } from './saveGraph.ts';
-import { makeTestRepository } from './testRepository.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
 
 /** A test repository inside a directory this test removes. */
 function repositoryDir(): string {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRepository } from './loadRepository.ts';
-import { makeTestRepository } from './testRepository.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
 
 describe('loadRepository', async () => {
   const dir = makeTestRepository();

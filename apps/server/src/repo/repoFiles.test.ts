@@ -4,8 +4,8 @@ import { unzipSync, strFromU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { RepoFile } from '@ensemble-studio/core';
 import { writeRepoFiles, zipRepoFiles } from './repoFiles.ts';
-import { makeTestRepository } from './testRepository.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
+import { tempDir } from '../testing/tempDir.ts';
 
 const src = makeTestRepository();
 const files: RepoFile[] = [

@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PathError, isSafeName, safeJoin } from './safeJoin.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { tempDir } from '../testing/tempDir.ts';
 
 const root = tempDir('safejoin-');
 const outside = tempDir('outside-');

@@ -6,7 +6,7 @@ import { writeFileAtomic } from './atomicWrite.ts';
 import { loadRepository } from './loadRepository.ts';
 import { GraphNameError, deleteGraph, saveGraph } from './saveGraph.ts';
 import { PathError } from './safeJoin.ts';
-import { makeTestRepository } from './testRepository.ts';
+import { makeTestRepository } from '../testing/testRepository.ts';
 
 describe('saveGraph / deleteGraph', async () => {
   const dir = makeTestRepository();

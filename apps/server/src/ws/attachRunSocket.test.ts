@@ -1,7 +1,7 @@
 import { connect as netConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../http/testServer.ts';
-import { connect } from './wsTestClient.ts';
+import { startTestServer } from '../testing/testServer.ts';
+import { connect } from '../testing/wsTestClient.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => { s = await startTestServer({ limits: { maxWsMessageBytes: 100_000, maxOpenSequences: 2, maxTensorElements: 50_000, heartbeatMs: 300 } }); });

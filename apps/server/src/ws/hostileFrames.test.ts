@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../http/testServer.ts';
-import { removeTempDir } from '../testSupport/tempDir.ts';
-import { connect } from './wsTestClient.ts';
+import { startTestServer } from '../testing/testServer.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
+import { connect } from '../testing/wsTestClient.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => { s = await startTestServer({ limits: { maxWsMessageBytes: 100_000, maxTensorElements: 50_000 } }); });

@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { emitOpPython, tensorFromJson } from '@ensemble-studio/core';
 import type { DataType, OpId, Tensor } from '@ensemble-studio/core';
 import { OPS } from './registry.ts';
-import { runPython } from './pythonHarness.ts';
-import { tempDir } from '../../testSupport/tempDir.ts';
+import { runPython } from '../../testing/pythonHarness.ts';
+import { tempDir } from '../../testing/tempDir.ts';
 
 type Values = Record<string, number | string | boolean>;
 interface Group { values: Values; cases: Record<string, Tensor>[]; files?: Record<string, string> }

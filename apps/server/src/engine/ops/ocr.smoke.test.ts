@@ -7,10 +7,10 @@ import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { decodeImage } from '../../io/index.ts';
-import { withExifOrientation } from '../../io/exifTestUtil.ts';
+import { withExifOrientation } from '../../testing/exifTestUtil.ts';
 import { OPS } from './registry.ts';
-import { makeFixtures, OCR_ASSETS, OCR_CTX, runModel } from './smokeSupport.ts';
-import type { Fixtures } from './smokeSupport.ts';
+import { makeFixtures, OCR_ASSETS, OCR_CTX, runModel } from '../../testing/smokeSupport.ts';
+import type { Fixtures } from '../../testing/smokeSupport.ts';
 
 let fx: Fixtures;
 let det: ort.InferenceSession;

@@ -5,7 +5,7 @@ import * as ort from 'onnxruntime-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeWav, resample } from '../../io/index.ts';
 import { OPS } from './registry.ts';
-import { makeFixtures, VAD_MODEL } from './smokeSupport.ts';
+import { makeFixtures, VAD_MODEL } from '../../testing/smokeSupport.ts';
 
 let probs: number[] = [];
 let sampleRate = 0;

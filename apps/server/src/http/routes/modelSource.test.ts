@@ -1,8 +1,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../testSupport/tempDir.ts';
-import { call, startTestServer } from '../testServer.ts';
+import { tempDir } from '../../testing/tempDir.ts';
+import { call, startTestServer } from '../../testing/testServer.ts';
 import { MAX_MODEL_SOURCE_BYTES } from './modelSource.ts';
 
 const SOURCE = 'import triton_python_backend_utils as pb_utils\n\nclass TritonPythonModel:\n    def execute(self, requests):\n        raise pb_utils.TritonModelException("boom")\n';

@@ -3,9 +3,9 @@ import type { ServerMessage, Tensor } from '@ensemble-studio/core';
 import { singleModelGraph } from '@ensemble-studio/core';
 import { loadRepository } from '../../../repo/loadRepository.ts';
 import type { Repository } from '../../../repo/types.ts';
-import { tempDir } from '../../../testSupport/tempDir.ts';
+import { tempDir } from '../../../testing/tempDir.ts';
 import { Engine } from '../../Engine.ts';
-import { writePythonModels } from './pythonModels.testSupport.ts';
+import { writePythonModels } from '../../../testing/pythonModels.ts';
 
 let repo: Repository;
 let engine: Engine;

@@ -1,5 +1,8 @@
-// Graphs built in code for engine tests and the bench (the bundled examples, as GraphDoc objects).
-import type { GraphDoc, GraphEdge, GraphNode, ModelSettings } from '@ensemble-studio/core';
+// Graphs for engine tests and the bench: small ones built in code, and the bundled examples as GraphDoc objects.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { migrate, type ConditionStrategy, type GraphDoc, type GraphEdge, type GraphNode, type ModelSettings } from '@ensemble-studio/core';
+import { EXAMPLES_DIR } from '../examples/prepare.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
 
 const pos = { x: 0, y: 0 };
@@ -62,33 +65,18 @@ export function singleModelGraph(model: string, inputs: { name: string; dims: nu
   return { version: 1, name: `${model}_only`, maxBatchSize, nodes, edges };
 }
 
-/** The `ocr` example: preprocess → det → DB → condition (len(boxes) == 0) → crop → router → rec, cls → CTC, top-k. */
-export function ocrGraph(strategy: 'gate' | 'bls' | 'error' = 'gate'): GraphDoc {
-  const op = (id: string, opId: string, values: Record<string, number | string | boolean>): GraphNode => ({ id, kind: 'op', position: pos, params: { op: opId as 'topk', values } });
-  const out = (id: string, datatype: 'FP32' | 'BYTES' | 'INT64', dims: number[]): GraphNode => ({ id, kind: 'output', position: pos, params: { name: id, datatype, dims } });
-  const nodes: GraphNode[] = [
-    { id: 'image', kind: 'input', position: pos, params: { name: 'image', datatype: 'UINT8', dims: [-1, -1, 3] } },
-    op('preprocess', 'image_preprocess', { max_side: 960, multiple: 32, normalize: 'imagenet', channels: 'bgr' }),
-    { id: 'det', kind: 'model', position: pos, params: { model: 'det' } },
-    op('db', 'db_postprocess', { thresh: 0.3, box_thresh: 0.6, unclip_ratio: 1.5, min_size: 3, max_candidates: 1000 }),
-    { id: 'has_text', kind: 'condition', position: pos, params: { expression: 'len(boxes) == 0', strategy, ports: ['boxes', 'image'], message: 'no text found', defaults: {} } },
-    op('crop', 'crop_resize', { height: 48, min_width: 320, max_width: 3200, channels: 'bgr' }),
-    { id: 'fanout', kind: 'router', position: pos, params: { mode: 'copy', count: 2 } },
-    { id: 'rec', kind: 'model', position: pos, params: { model: 'rec' } },
-    { id: 'cls', kind: 'model', position: pos, params: { model: 'cls' } },
-    op('ctc', 'ctc_decode', { dictionary: 'rec/ppocr_keys_v1.txt', space_char: true }),
-    op('angle', 'topk', { k: 1 }),
-    out('boxes', 'FP32', [-1, 4, 2]), out('texts', 'BYTES', [-1]), out('scores', 'FP32', [-1]), out('angles', 'INT64', [-1, 1]),
-  ];
-  const edges = [
-    edge('image', 'out', 'preprocess', 'image'), edge('preprocess', 'tensor', 'det', 'x'), edge('det', 'sigmoid_0.tmp_0', 'db', 'prob'),
-    edge('preprocess', 'shape_info', 'db', 'shape_info'), edge('db', 'boxes', 'has_text', 'boxes'), edge('image', 'out', 'has_text', 'image'),
-    edge('has_text', 'image', 'crop', 'image'), edge('has_text', 'boxes', 'crop', 'boxes'), edge('has_text', 'boxes', 'boxes', 'in'),
-    edge('crop', 'crops', 'fanout', 'in'), edge('fanout', 'out_0', 'rec', 'x'), edge('fanout', 'out_1', 'cls', 'x'),
-    edge('rec', 'softmax_11.tmp_0', 'ctc', 'probs'), edge('ctc', 'texts', 'texts', 'in'), edge('ctc', 'scores', 'scores', 'in'),
-    edge('cls', 'softmax_0.tmp_0', 'angle', 'scores'), edge('angle', 'indices', 'angles', 'in'),
-  ];
-  return { version: 1, name: 'ocr', maxBatchSize: 0, nodes, edges };
+/**
+ * The `ocr` example as saved in `examples/model_repository/ocr/studio.json` (preprocess → det → DB →
+ * condition `len(boxes) == 0` → crop → router → rec, cls → CTC, top-k), with its condition nodes set to `strategy`.
+ * @example ocrGraph('bls').nodes.find((n) => n.kind === 'condition')!.params.strategy // 'bls'
+ */
+export function ocrGraph(strategy: ConditionStrategy = 'gate'): GraphDoc {
+  const file = join(EXAMPLES_DIR, 'ocr', 'studio.json');
+  const migrated = migrate(JSON.parse(readFileSync(file, 'utf8')));
+  if (!migrated.ok) throw new Error(`${file}: ${migrated.error}`);
+  const graph = migrated.graph;
+  const nodes = graph.nodes.map((node): GraphNode => (node.kind === 'condition' ? { ...node, params: { ...node.params, strategy } } : node));
+  return { ...graph, nodes };
 }
 
 /** The `vad-stream` example: 576-sample chunk → audio framing → Silero VAD (stateful) → speech_prob. */

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildAccumulator, buildExtractor, buildHead } from '../onnx/synthetic.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
+import { tempDir } from './tempDir.ts';
 
 /**
  * A small repository on disk for tests (real ONNX models, no npm downloads):

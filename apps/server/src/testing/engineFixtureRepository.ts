@@ -1,6 +1,6 @@
 // Repositories built in code for engine tests and the bench: the synthetic models and the real npm
 // models (det/rec/cls/vad) in a given directory, with their configs as JSON (no pbtxt needed).
-// No vitest here: the bench imports it (tests use fixtures.ts, which adds scratch directories).
+// No vitest here: the bench imports it (tests use engineFixtures.ts, which adds scratch directories).
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalogue, CatalogueModel, GraphDoc, ModelConfig } from '@ensemble-studio/core';

