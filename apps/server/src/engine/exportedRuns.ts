@@ -10,8 +10,8 @@ import { Engine } from './Engine.ts';
 import { EngineError, messageOf } from './errors.ts';
 import type { EngineOptions, RunRequest, RunResult } from './types.ts';
 
-/** An exported graph ready to run: its repository on disk and an engine over it. */
-interface Exported { dir: string; engine: Engine; graph: GraphDoc }
+/** An exported graph ready to run: its repository on disk and an engine over it; one-model graphs of its models as they are asked for. */
+interface Exported { dir: string; engine: Engine; graph: GraphDoc; catalogue: Catalogue; modelGraphs: Map<string, GraphDoc> }
 
 /** Exported graphs kept ready (each holds its models' processes); the least recently used one goes first. */
 const KEEP = 4;
@@ -35,10 +35,32 @@ export class ExportedRuns {
 
   constructor(private readonly source: Repository, private readonly options: Omit<EngineOptions, 'repository'> = {}) {}
 
-  /** Runs the exported form of `req.graph`; a graph that does not compile fails the run with why. */
+  /**
+   * Runs the exported form of `req.graph` (or, with `req.exportedModel`, that one model of it); a graph
+   * that does not compile fails the run with why.
+   */
   async run(req: RunRequest): Promise<RunResult> {
+    if (req.exportedModel !== undefined) return this.runModel(req.graph, req.exportedModel, req);
     const e = await this.exported(req.graph);
     return e.engine.run({ ...req, graph: e.graph });
+  }
+
+  /**
+   * Runs one model of `graph`'s exported repository on its own (a generated helper model's model.py,
+   * say), with `req`'s inputs, sequence and signal; the graph is exported once as for `run`.
+   * @throws EngineError 'invalid-graph' when the exported repository has no model `modelName`
+   * @example await exported.runModel(ocr, 'ocr_has_text', { graph: ocr, inputs: { boxes } })
+   */
+  async runModel(graph: GraphDoc, modelName: string, req: RunRequest): Promise<RunResult> {
+    const e = await this.exported(graph);
+    let modelGraph = e.modelGraphs.get(modelName);
+    if (!modelGraph) {
+      const model = catalogueModel(e.catalogue, modelName);
+      if (!model) throw new EngineError('invalid-graph', `graph '${graph.name}' exports no model '${modelName}'`);
+      e.modelGraphs.set(modelName, modelGraph = singleModelGraph(model));
+    }
+    const { exportedModel: _, ...rest } = req;
+    return e.engine.run({ ...rest, graph: modelGraph });
   }
 
   /** The graph that runs for `graph`: its ensemble's steps as plain models (generated ones included). */
@@ -82,7 +104,7 @@ export class ExportedRuns {
       }
       const repo = await loadRepository(dir);
       const engine = await Engine.create({ ...this.options, repository: repo, lazy: true });
-      return { dir, engine, graph: exportedGraph(graph.name, repo.catalogue) };
+      return { dir, engine, graph: exportedGraph(graph.name, repo.catalogue), catalogue: repo.catalogue, modelGraphs: new Map() };
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });
       LIVE_DIRS.delete(dir);

@@ -42,6 +42,11 @@ export interface RunRequest {
    * model.py of its routers, gates, ops or BLS model in python3 instead of the TypeScript ops.
    */
   exported?: boolean;
+  /**
+   * With `exported`: run only this model of the graph's exported repository (a model the compiler
+   * generates for one of its steps, such as `ocr_has_text`), its inputs in and its outputs out.
+   */
+  exportedModel?: string;
   /** Sequence flags forwarded to every stateful model of the graph. */
   sequence?: { id: number | string; start: boolean; end: boolean };
   /** run.started, node.*, run.partial, run.log, run.exited_early, run.completed/failed, sequence.bound, notice. */

@@ -2,9 +2,9 @@ import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { status } from '@grpc/grpc-js';
 import type { RunRequest, RunResult } from '../../engine/types.ts';
 import { ApiError } from '../../http/errors.ts';
-import { graphIsDecoupled, graphIsStateful } from '../../http/graphSignature.ts';
 import { findServedModel, type ServedModel } from '../../http/routes/kserve.ts';
 import { checkInputs, runError, sequenceOf } from '../../http/routes/kserveInfer.ts';
+import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';
 import { inferResponse, requestInputs, requestParameters, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
 import { grpcStatus } from '../status.ts';
@@ -16,6 +16,8 @@ export type ResponseListener = NonNullable<RunRequest['onResponse']>;
 export interface PreparedInfer {
   served: ServedModel;
   graph: GraphDoc;
+  /** How the engine runs it (a helper model runs in its graph's exported repository). */
+  run: RunTarget['run'];
   inputs: Record<string, Tensor>;
   sequence: RunRequest['sequence'];
   params: Record<string, unknown>;
@@ -35,13 +37,13 @@ export function prepareInfer(studio: Studio, req: WireInferRequest): PreparedInf
   if (req.model_name === '') throw new ApiError(400, 'bad-request', 'ModelInferRequest.model_name is empty');
   const served = findServedModel(studio, req.model_name, req.model_version === '' ? undefined : req.model_version);
   if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
-  const graph = served.graph ?? studio.resolveGraph(served.name);
+  const target = runTarget(studio, served);
   const inputs = requestInputs(req, studio.limits.maxTensorElements);
   checkInputs(served, inputs);
   const params = requestParameters(req);
-  const sequence = sequenceOf(served, params, graphIsStateful(graph, studio.catalogue));
+  const sequence = sequenceOf(served, params, target.stateful);
   return {
-    served, graph, inputs, sequence, params, decoupled: graphIsDecoupled(graph, studio.catalogue),
+    served, graph: target.graph, run: target.run, inputs, sequence, params, decoupled: target.decoupled,
     requested: (req.outputs ?? []).map((o) => o.name),
     base: { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), id: req.id },
   };
@@ -54,7 +56,7 @@ export function prepareInfer(studio: Studio, req: WireInferRequest): PreparedInf
 export async function runPrepared(studio: Studio, p: PreparedInfer, signal: AbortSignal, onResponse?: ResponseListener): Promise<RunResult> {
   const release = studio.acquireRun();
   const request: RunRequest = {
-    graph: p.graph, inputs: p.inputs, signal, ...(p.sequence ? { sequence: p.sequence } : {}), ...(onResponse ? { onResponse } : {}),
+    graph: p.graph, inputs: p.inputs, signal, ...p.run, ...(p.sequence ? { sequence: p.sequence } : {}), ...(onResponse ? { onResponse } : {}),
   };
   try {
     return await studio.engine.run(request);

@@ -1,13 +1,23 @@
 import { status } from '@grpc/grpc-js';
 import { findServedModel, modelConfig, repositoryIndex } from '../../http/routes/kserve.ts';
 import type { Studio } from '../../http/Studio.ts';
-import { modelStatistics } from '../statistics.ts';
+import { loadModel, unloadModel } from '../../http/modelLoading.ts';
+import { modelStatistics } from '../../http/modelStatistics.ts';
 import { grpcStatus } from '../status.ts';
 
 /** The extensions the gRPC endpoint serves (binary tensors and generate are HTTP's). */
 export const GRPC_EXTENSIONS = ['model_configuration', 'sequence', 'statistics', 'model_repository', 'parameters'];
 
 type NameVersion = { name: string; version: string };
+type RepositoryRequest = { model_name: string; parameters?: Record<string, unknown> };
+
+/** A load carrying a config or model files is refused: the studio loads models from its repository on disk. */
+function refuseOverrides(r: RepositoryRequest): void {
+  const overrides = Object.keys(r.parameters ?? {}).filter((k) => k === 'config' || k.startsWith('file:'));
+  if (overrides.length > 0) {
+    throw grpcStatus(status.INVALID_ARGUMENT, `load of '${r.model_name}' with ${overrides.join(', ')} is not supported: the studio loads models from its repository on disk (edit the files, then load)`);
+  }
+}
 /** A handler's body: the request in, the response (or a thrown error) out. */
 export type UnaryBody = (request: any) => unknown;
 
@@ -31,19 +41,16 @@ export function infoHandlers(studio: Studio): Record<string, UnaryBody> {
       return { name: s.name, versions: s.versions.map(String), platform: s.platform, inputs: s.signature.inputs, outputs: s.signature.outputs };
     },
     ModelConfig: (r: NameVersion) => ({ config: modelConfig(studio, served(studio, r)) }),
-    ModelStatistics: (r: NameVersion) => {
-      if (r.name !== '') served(studio, r);
-      return { model_stats: modelStatistics(studio, r.name === '' ? undefined : r.name) };
-    },
+    ModelStatistics: (r: NameVersion) => ({ model_stats: modelStatistics(studio, r.name === '' ? undefined : r.name, r.version === '' ? undefined : r.version) }),
     RepositoryIndex: (r: { ready: boolean }) => ({ models: repositoryIndex(studio).filter((m) => !r.ready || m.state === 'READY') }),
-    RepositoryModelLoad: async (r: { model_name: string }) => {
-      // Re-reading the repository picks up the model's edited config and files; the engine is swapped when it is ready.
-      await studio.reloadRepository();
-      served(studio, { name: r.model_name, version: '' });
+    RepositoryModelLoad: async (r: RepositoryRequest) => {
+      refuseOverrides(r);
+      await loadModel(studio, r.model_name);
       return {};
     },
-    RepositoryModelUnload: () => {
-      throw grpcStatus(status.UNIMPLEMENTED, 'RepositoryModelUnload: the studio serves every model of its repository; use RepositoryModelLoad to re-read a model from disk');
+    RepositoryModelUnload: (r: RepositoryRequest) => {
+      unloadModel(studio, r.model_name);
+      return {};
     },
   };
 }

@@ -1,16 +1,25 @@
 import express, { Router, type Request, type Response } from 'express';
-import type { GraphDoc, ModelConfig } from '@ensemble-studio/core';
+import type { CatalogueModel, GraphDoc, ModelConfig } from '@ensemble-studio/core';
 import { catalogueModel, compileGraph, configJson, effectiveConfig, fullShape, keyedRecord, ownValue, parsePbtxt } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphSignature, type GraphSignature } from '../graphSignature.ts';
+import { allHelpers, findHelper, type HelperModel } from '../helperModels.ts';
+import { isUnloaded, unloadedDependency } from '../modelLoading.ts';
 import { readiness } from '../readiness.ts';
 import type { Studio } from '../Studio.ts';
 import { generateStreamHandler, inferHandler } from './kserveInfer.ts';
+import { repositoryRoutes } from './kserveRepository.ts';
 
 const M = '/v2/models/:model{/versions/:version}';
 
-/** What a KServe client sees of one model or saved graph. */
-export interface ServedModel { name: string; versions: number[]; platform: string; signature: GraphSignature; ready: boolean; error?: string; graph?: GraphDoc }
+/**
+ * The extensions the HTTP endpoint serves, named as Triton names them in its server metadata
+ * (`generate` is the generate and generate_stream endpoints).
+ */
+export const HTTP_EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'sequence', 'binary_tensor_data', 'parameters', 'generate'];
+
+/** What a KServe client sees of one model, saved graph, or helper model a saved graph generates. */
+export interface ServedModel { name: string; versions: number[]; platform: string; signature: GraphSignature; ready: boolean; error?: string; graph?: GraphDoc; helper?: HelperModel }
 
 /** Finds the model or saved graph an HTTP request's path names. Throws Triton-like 404s. */
 export function servedModel(studio: Studio, req: Request): ServedModel {
@@ -23,27 +32,34 @@ export function servedModel(studio: Studio, req: Request): ServedModel {
  */
 export function findServedModel(studio: Studio, name: string, versionText: string | undefined): ServedModel {
   const version = versionText === undefined ? undefined : Number(versionText);
+  if (isUnloaded(studio, name)) throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' has no available versions`);
   const graph = ownValue(studio.repository.graphs, name);
   const model = catalogueModel(studio.catalogue, name);
   let served: ServedModel;
-  // Ready as Triton means it: loaded. A model whose config parsed but whose session failed is not ready.
-  const { ready, reason } = readiness(studio, name);
   if (graph) {
-    served = { name, versions: [1], platform: 'ensemble', signature: graphSignature(graph), ready, graph, ...(reason ? { error: reason } : {}) };
+    // Ready as Triton means it: loaded. A model whose config parsed but whose session failed is not ready.
+    const { ready, reason } = readiness(studio, name);
+    const unloaded = ready ? unloadedDependency(studio, name) : undefined;
+    const error = reason ?? (unloaded ? `graph '${name}' cannot run: ${unloaded}` : undefined);
+    served = { name, versions: [1], platform: 'ensemble', signature: graphSignature(graph), ready: ready && !unloaded, graph, ...(error ? { error } : {}) };
   } else if (model) {
-    const mbs = model.maxBatchSize;
-    const meta = (t: (typeof model.inputs)[number]) => ({ name: t.name, datatype: t.datatype, shape: fullShape(t.dims, mbs) });
-    served = {
-      name, versions: model.versions, platform: model.platform || model.backend, ready,
-      signature: { inputs: model.inputs.map(meta), outputs: model.outputs.map(meta) }, ...(reason ? { error: reason } : {}),
-    };
+    const { ready, reason } = readiness(studio, name);
+    served = { name, versions: model.versions, platform: model.platform || model.backend, ready, signature: modelSignature(model), ...(reason ? { error: reason } : {}) };
   } else {
-    throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' is not found`);
+    const helper = findHelper(studio, name);
+    if (!helper) throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' is not found`);
+    served = { name, versions: [1], platform: helper.model.platform || helper.model.backend, ready: true, signature: modelSignature(helper.model), helper };
   }
   if (version !== undefined && !served.versions.includes(version)) {
     throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' version ${versionText} is not found`);
   }
   return served;
+}
+
+/** A model's inputs and outputs with their full shapes (the batch dimension first when it batches). */
+function modelSignature(model: CatalogueModel): GraphSignature {
+  const meta = (t: CatalogueModel['inputs'][number]) => ({ name: t.name, datatype: t.datatype, shape: fullShape(t.dims, model.maxBatchSize) });
+  return { inputs: model.inputs.map(meta), outputs: model.outputs.map(meta) };
 }
 
 /**
@@ -56,6 +72,7 @@ export function modelConfig(studio: Studio, served: ServedModel): ModelConfig {
   const configs = keyedRecord<ModelConfig>();
   for (const m of Object.values(studio.catalogue.models)) if (!m.error) configs[m.name] = m.config;
   const effective = (config: ModelConfig): ModelConfig => effectiveConfig(config, { dirName: served.name, configs });
+  if (served.helper) return effective(served.helper.model.config);
   const cat = catalogueModel(studio.catalogue, served.name);
   if (cat && !served.graph) return effective(cat.config);
   const graph = served.graph!;
@@ -81,21 +98,22 @@ function healthRoutes(studio: Studio, router: Router): void {
   router.get('/v2/health/live', (_req, res) => void res.status(200).end());
   router.get('/v2/health/ready', (_req, res) => void res.status(200).end());
   router.get('/v2', (_req, res) => {
-    res.json({ name: 'ensemble-studio', version: studio.version, extensions: ['model_configuration', 'sequence', 'binary_tensor_data', 'generate', 'parameters'] });
+    res.json({ name: 'ensemble-studio', version: studio.version, extensions: HTTP_EXTENSIONS });
   });
-  router.post('/v2/repository/index', (_req, res) => void res.json(repositoryIndex(studio)));
 }
 
 /**
- * Every model and saved graph with its state, as Triton's repository index lists them (HTTP and gRPC).
+ * Every model, saved graph and helper model with its state, as Triton's repository index lists them
+ * (HTTP and gRPC); an unloaded one is UNAVAILABLE with reason "unloaded", as Triton reports it.
  * @example repositoryIndex(studio).filter((m) => m.state === 'READY')
  */
 export function repositoryIndex(studio: Studio): { name: string; version: string; state: 'READY' | 'UNAVAILABLE'; reason?: string }[] {
-  const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs)]);
+  const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs), ...allHelpers(studio).keys()]);
   return [...names].sort().map((name) => {
-    const m = catalogueModel(studio.catalogue, name);
-    const { ready, reason } = readiness(studio, name);
-    return { name, version: String(m?.versions.at(-1) ?? 1), state: ready ? 'READY' : 'UNAVAILABLE', ...(reason ? { reason } : {}) };
+    const version = String(catalogueModel(studio.catalogue, name)?.versions.at(-1) ?? 1);
+    if (isUnloaded(studio, name)) return { name, version, state: 'UNAVAILABLE', reason: 'unloaded' };
+    const { ready, error } = findServedModel(studio, name, undefined);
+    return { name, version, state: ready ? 'READY' : 'UNAVAILABLE', ...(error ? { reason: error } : {}) };
   });
 }
 
@@ -127,6 +145,8 @@ export function kserveRouter(studio: Studio): Router {
   // extension sends a JSON header followed by tensor bytes (Inference-Header-Content-Length).
   router.use('/v2', express.raw({ limit, type: () => true }));
   healthRoutes(studio, router);
+  // Before the model routes: `/v2/models/stats` would otherwise read as the metadata of a model called "stats".
+  repositoryRoutes(studio, router);
   modelRoutes(studio, router);
   router.use('/v2', (req: Request, res: Response) => void res.status(404).json({ error: `no such endpoint ${req.method} ${req.originalUrl.split('?')[0]}` }));
   return router;

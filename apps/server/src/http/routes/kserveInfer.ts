@@ -2,9 +2,9 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
 import { catalogueModel, ownValue } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
-import { graphIsDecoupled, graphIsStateful } from '../graphSignature.ts';
 import { splitRawBody, type GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
+import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from './kserve.ts';
 
@@ -58,15 +58,14 @@ export function checkInputs(served: ServedModel, inputs: Record<string, Tensor>)
   if (missing.length > 0) throw bad(`expected ${required.length} inputs but got ${Object.keys(inputs).length} inputs for model '${served.name}'`);
 }
 
-/** Runs a graph for one HTTP request; a client that goes away cancels the run. */
-async function runFor(studio: Studio, req: Request, res: Response, served: ServedModel, inputs: Record<string, Tensor>, sequence: Sequence | undefined, onResponse?: RunRequest['onResponse']): Promise<RunResult> {
-  const graph = studio.checkGraphLimits(served.graph ?? studio.resolveGraph(served.name));
+/** Runs a served model for one HTTP request; a client that goes away cancels the run. */
+async function runFor(studio: Studio, req: Request, res: Response, target: RunTarget, inputs: Record<string, Tensor>, sequence: Sequence | undefined, onResponse?: RunRequest['onResponse']): Promise<RunResult> {
   const release = studio.acquireRun();
   const abort = new AbortController();
   const onClose = () => { if (!res.writableFinished) abort.abort(); };
   res.on('close', onClose);
   try {
-    return await studio.engine.run({ graph, inputs, signal: abort.signal, ...(sequence ? { sequence } : {}), ...(onResponse ? { onResponse } : {}) });
+    return await studio.engine.run({ graph: target.graph, inputs, signal: abort.signal, ...target.run, ...(sequence ? { sequence } : {}), ...(onResponse ? { onResponse } : {}) });
   } finally {
     release();
     res.off('close', onClose);
@@ -114,14 +113,14 @@ export function inferHandler(studio: Studio): RequestHandler {
   return async (req, res) => {
     const served = servedModel(studio, req);
     if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
-    const graph = served.graph ?? studio.resolveGraph(served.name);
-    if (graphIsDecoupled(graph, studio.catalogue)) {
+    const target = runTarget(studio, served);
+    if (target.decoupled) {
       throw bad(`HTTP end point doesn't support models with decoupled transaction policy (model '${served.name}'; use /v2/models/${served.name}/generate_stream or gRPC streaming)`);
     }
     const parsed = await studio.bodies.kserve(rawBody(req), { kind: 'infer', headerLength: headerLength(req), maxTensorElements: studio.limits.maxTensorElements });
     checkInputs(served, parsed.inputs);
-    const sequence = sequenceOf(served, parsed.parameters, graphIsStateful(graph, studio.catalogue));
-    const result = await runFor(studio, req, res, { ...served, graph }, parsed.inputs, sequence);
+    const sequence = sequenceOf(served, parsed.parameters, target.stateful);
+    const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
     const err = runError(result);
     if (err) throw err;
     sendInferResponse(res, served, parsed, result);
@@ -152,10 +151,10 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
   return async (req, res) => {
     const served = servedModel(studio, req);
     if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
-    const graph = served.graph ?? studio.resolveGraph(served.name);
+    const target = runTarget(studio, served);
     const { id, params, inputs } = await parseGenerate(studio, served, req);
     checkInputs(served, inputs);
-    const sequence = sequenceOf(served, params, graphIsStateful(graph, studio.catalogue));
+    const sequence = sequenceOf(served, params, target.stateful);
     if (stream) {
       res.status(200).setHeader('Content-Type', 'text/event-stream; charset=utf-8');
       res.setHeader('Cache-Control', 'no-cache');
@@ -171,10 +170,10 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       if (stream) res.write(`data: ${JSON.stringify(r)}\n\n`);
       else responses.push(r);
     };
-    const result = await runFor(studio, req, res, { ...served, graph }, inputs, sequence, respond);
+    const result = await runFor(studio, req, res, target, inputs, sequence, respond);
     const err = runError(result);
     // A graph that is not decoupled answers once, also when a condition ended it early.
-    if (!err && sent === 0 && !graphIsDecoupled(graph, studio.catalogue)) respond(result.outputs);
+    if (!err && sent === 0 && !target.decoupled) respond(result.outputs);
     if (!stream) {
       if (err) throw err;
       if (responses.length !== 1) throw bad('generate expects model to produce exactly 1 response');

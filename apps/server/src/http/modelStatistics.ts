@@ -1,5 +1,8 @@
-import type { Studio } from '../http/Studio.ts';
 import type { ModelMetrics, GraphMetrics } from '../engine/types.ts';
+import { allHelpers } from './helperModels.ts';
+import { isUnloaded } from './modelLoading.ts';
+import { findServedModel } from './routes/kserve.ts';
+import type { Studio } from './Studio.ts';
 
 /** A count and the nanoseconds they took together (`StatisticDuration`). */
 export interface Duration { count: number; ns: number }
@@ -12,7 +15,11 @@ export interface ModelStatisticsEntry {
   inference_count: number;
   execution_count: number;
   inference_stats: { success: Duration; fail: Duration; queue: Duration; compute_input: Duration; compute_infer: Duration; compute_output: Duration; cache_hit: Duration; cache_miss: Duration };
+  /** Per-response statistics of decoupled models; the engine does not measure them, so empty. */
+  response_stats: Record<string, never>;
   batch_stats: { batch_size: number; compute_input: Duration; compute_infer: Duration; compute_output: Duration }[];
+  /** Memory used at load, which the engine does not measure: empty. */
+  memory_usage: never[];
 }
 
 const d = (count: number, ns: number): Duration => ({ count, ns });
@@ -26,7 +33,9 @@ function fromModel(name: string, version: string, m: ModelMetrics): ModelStatist
       success: d(ok, m.queueNs + m.computeNs), fail: d(m.requestFailure, 0), queue: d(ok, m.queueNs),
       compute_input: d(ok, 0), compute_infer: d(ok, m.computeNs), compute_output: d(ok, 0), cache_hit: d(0, 0), cache_miss: d(0, 0),
     },
+    response_stats: {},
     batch_stats: Object.entries(m.batchSizes).map(([size, n]) => ({ batch_size: Number(size), compute_input: d(n, 0), compute_infer: d(n, 0), compute_output: d(n, 0) })),
+    memory_usage: [],
   };
 }
 
@@ -38,23 +47,31 @@ function fromGraph(name: string, g: GraphMetrics): ModelStatisticsEntry {
       success: d(ok, g.durationNs), fail: d(g.requestFailure, 0), queue: d(ok, 0),
       compute_input: d(ok, 0), compute_infer: d(ok, g.durationNs), compute_output: d(ok, 0), cache_hit: d(0, 0), cache_miss: d(0, 0),
     },
+    response_stats: {},
     batch_stats: [],
+    memory_usage: [],
   };
 }
 
 const EMPTY: ModelMetrics = { requestSuccess: 0, requestFailure: 0, inferenceCount: 0, execCount: 0, queueNs: 0, computeNs: 0, batchSizes: {}, activeSequences: 0 };
 
 /**
- * Triton's statistics for one model or saved graph (`name`), or for every one the repository holds,
- * from `engine.metrics()`. A model that has not run yet reports zeros.
+ * Triton's statistics extension, for HTTP (`/v2/models[/m[/versions/v]]/stats`) and gRPC (`ModelStatistics`)
+ * alike, from `engine.metrics()`: one model, saved graph or helper model (`name`, and `version` when given),
+ * or every one that is ready. A model that has not run yet reports zeros. Helper models run in their graph's
+ * exported repository, whose engine keeps its own counters: theirs read zero here.
+ * @throws ApiError 404 for an unknown or unloaded model or version (as the other model endpoints do)
  * @example modelStatistics(studio, 'ocr')[0].inference_count
  */
-export function modelStatistics(studio: Studio, name?: string): ModelStatisticsEntry[] {
+export function modelStatistics(studio: Studio, name?: string, version?: string): ModelStatisticsEntry[] {
   const metrics = studio.engine.metrics();
-  const names = name ? [name] : [...new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs)])].sort();
-  return names.map((n) => {
-    const graph = metrics.graphs[n];
-    if (studio.repository.graphs[n] || graph) return fromGraph(n, graph ?? { requestSuccess: 0, requestFailure: 0, exitedEarly: 0, streamedResponses: 0, durationNs: 0 });
-    return fromModel(n, String(studio.catalogue.models[n]?.versions.at(-1) ?? 1), metrics.models[n] ?? EMPTY);
-  });
+  const entry = (n: string, v: string | undefined): ModelStatisticsEntry => {
+    const served = findServedModel(studio, n, v);
+    if (served.graph) return fromGraph(n, metrics.graphs[n] ?? { requestSuccess: 0, requestFailure: 0, exitedEarly: 0, streamedResponses: 0, durationNs: 0 });
+    return fromModel(n, v ?? String(served.versions.at(-1) ?? 1), metrics.models[n] ?? EMPTY);
+  };
+  if (name !== undefined) return [entry(name, version)];
+  const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs), ...allHelpers(studio).keys()]);
+  // Triton lists the models it has loaded: not those that failed to load or were unloaded.
+  return [...names].sort().filter((n) => !isUnloaded(studio, n) && findServedModel(studio, n, undefined).ready).map((n) => entry(n, undefined));
 }

@@ -1,0 +1,63 @@
+import { catalogueModel, ownValue } from '@ensemble-studio/core';
+import { ApiError } from './errors.ts';
+import { findHelper, graphHelpers } from './helperModels.ts';
+import type { Studio } from './Studio.ts';
+
+/**
+ * The models a client unloaded through Triton's repository extension, per studio: the one set HTTP
+ * and gRPC read. A reloaded repository keeps it (an unloaded model stays unloaded until it is loaded).
+ */
+const unloadedBy = new WeakMap<Studio, Set<string>>();
+
+function unloadedSet(studio: Studio): Set<string> {
+  let set = unloadedBy.get(studio);
+  if (!set) unloadedBy.set(studio, set = new Set());
+  return set;
+}
+
+/** True when a client unloaded model `name` and has not loaded it since. */
+export function isUnloaded(studio: Studio, name: string): boolean {
+  return unloadedBy.get(studio)?.has(name) ?? false;
+}
+
+/** True when the open repository serves `name`: a model, a saved graph, or a helper model a graph generates. */
+export function repositoryHas(studio: Studio, name: string): boolean {
+  return catalogueModel(studio.catalogue, name) !== undefined || ownValue(studio.repository.graphs, name) !== undefined || findHelper(studio, name) !== undefined;
+}
+
+/**
+ * Why saved graph `name` cannot run because a client unloaded a model it needs (one of its models
+ * or one of the helper models generated for its steps), or undefined.
+ * @example unloadedDependency(studio, 'ocr') // "model 'det' is unloaded"
+ */
+export function unloadedDependency(studio: Studio, name: string): string | undefined {
+  const set = unloadedBy.get(studio);
+  const graph = ownValue(studio.repository.graphs, name);
+  if (!set || set.size === 0 || !graph) return undefined;
+  for (const n of graph.nodes) if (n.kind === 'model' && set.has(n.params.model)) return `model '${n.params.model}' is unloaded`;
+  for (const h of graphHelpers(graph, studio.catalogue)) if (set.has(h.name)) return `model '${h.name}' is unloaded`;
+  return undefined;
+}
+
+/**
+ * Triton's repository "unload": the model stops being served (not ready, UNAVAILABLE "unloaded" in the
+ * repository index, inference refused as for an unknown model) until it is loaded again.
+ * @throws ApiError 404 when the repository has no such model.
+ */
+export function unloadModel(studio: Studio, name: string): void {
+  if (!repositoryHas(studio, name)) throw new ApiError(404, 'not-found', `failed to unload '${name}': the repository has no model or saved graph '${name}'`);
+  unloadedSet(studio).add(name);
+}
+
+/**
+ * Triton's repository "load": re-reads the repository from disk (the model's edited config and files, or
+ * the graph's studio.json), swaps in a fresh engine, and serves `name` again if it was unloaded.
+ * @throws ApiError 404 when the re-read repository has no such model; what `reloadRepository` throws.
+ */
+export async function loadModel(studio: Studio, name: string): Promise<void> {
+  await studio.reloadRepository();
+  if (!repositoryHas(studio, name)) {
+    throw new ApiError(404, 'not-found', `failed to load '${name}', failed to poll from model repository: it has no model or saved graph '${name}'`);
+  }
+  unloadedBy.get(studio)?.delete(name);
+}

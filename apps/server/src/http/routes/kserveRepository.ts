@@ -1,0 +1,56 @@
+import type { Request, Router } from 'express';
+import { ApiError } from '../errors.ts';
+import { loadModel, unloadModel } from '../modelLoading.ts';
+import { modelStatistics } from '../modelStatistics.ts';
+import type { Studio } from '../Studio.ts';
+import { repositoryIndex } from './kserve.ts';
+
+/** The JSON object of a request body, `{}` when there is none. */
+function bodyObject(req: Request): Record<string, unknown> {
+  const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8').trim() : '';
+  if (raw === '') return {};
+  let parsed: unknown;
+  try { parsed = JSON.parse(raw); } catch (err) { throw new ApiError(400, 'bad-request', `the request body is not JSON: ${(err as Error).message}`); }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ApiError(400, 'bad-request', 'the request body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+/** Triton's load may carry a config or model files to load instead of the repository's: the studio loads only from disk. */
+function refuseOverrides(name: string, body: Record<string, unknown>): void {
+  const params = body.parameters;
+  if (params === undefined) return;
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new ApiError(400, 'bad-request', "'parameters' must be a JSON object");
+  const overrides = Object.keys(params).filter((k) => k === 'config' || k.startsWith('file:'));
+  if (overrides.length > 0) {
+    throw new ApiError(400, 'bad-request', `load of '${name}' with ${overrides.join(', ')} is not supported: the studio loads models from its repository on disk (edit the files, then load)`);
+  }
+}
+
+/**
+ * Triton's statistics and model repository extensions over HTTP: `GET /v2/models/stats`,
+ * `GET /v2/models/{m}[/versions/{v}]/stats`, `POST /v2/repository/index`, and
+ * `POST /v2/repository/models/{m}/load|unload` (the same functions answer gRPC).
+ * @example repositoryRoutes(studio, router) // before the model routes
+ */
+export function repositoryRoutes(studio: Studio, router: Router): void {
+  router.get('/v2/models/stats', (_req, res) => void res.json({ model_stats: modelStatistics(studio) }));
+  router.get('/v2/models/:model{/versions/:version}/stats', (req, res) => {
+    const version = req.params.version === undefined ? undefined : String(req.params.version);
+    res.json({ model_stats: modelStatistics(studio, String(req.params.model), version) });
+  });
+  router.post('/v2/repository/index', (req, res) => {
+    const ready = bodyObject(req).ready === true;
+    res.json(repositoryIndex(studio).filter((m) => !ready || m.state === 'READY'));
+  });
+  router.post('/v2/repository/models/:model/load', async (req, res) => {
+    const name = String(req.params.model);
+    refuseOverrides(name, bodyObject(req));
+    await loadModel(studio, name);
+    res.status(200).end();
+  });
+  router.post('/v2/repository/models/:model/unload', (req, res) => {
+    bodyObject(req);
+    unloadModel(studio, String(req.params.model));
+    res.status(200).end();
+  });
+}
