@@ -86,7 +86,10 @@ describe('graph ops', () => {
     expect(g).toMatchObject({ name: 'simple', maxBatchSize: 8 });
     expect(g.nodes.map((n) => n.id)).toEqual(['in:INPUT0', 'in:INPUT1', 'model', 'out:OUTPUT0', 'out:OUTPUT1']);
     expect(validateGraph(g, catalogue)).toEqual([]);
-    expect(g.nodes.find((n) => n.id === 'model')?.position).toEqual({ x: 260, y: 0 });
+    // Laid out left to right: inputs, then the model, then its outputs.
+    const x = (id: string) => g.nodes.find((n) => n.id === id)!.position.x;
+    expect(Math.max(x('in:INPUT0'), x('in:INPUT1'))).toBeLessThan(x('model'));
+    expect(x('model')).toBeLessThan(Math.min(x('out:OUTPUT0'), x('out:OUTPUT1')));
     const opt = ops.singleModelGraph(catalogue.models.optional_in!);
     expect(opt.nodes[1]?.params).toMatchObject({ name: 'INPUT1', optional: true });
   });
