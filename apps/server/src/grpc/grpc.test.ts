@@ -2,8 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../http/testServer.ts';
-import { removeTempDir } from '../testSupport/tempDir.ts';
+import { startTestServer } from '../testing/testServer.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
 import { connectTestClient, type TestClient } from './testClient.ts';
 
