@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  canConnect, compileGraph, findCycle, fixtures, layoutGraph, LAYOUT_COLUMN_PX, migrate, validateGraph, DATA_TYPES, OP_DEFS,
+  canConnect, compileGraph, findCycle, layoutGraph, LAYOUT_COLUMN_PX, migrate, validateGraph, DATA_TYPES, OP_DEFS,
   type Catalogue, type Diagnostic, type GraphDoc,
 } from '../../packages/core/src/index.ts';
+import * as fixtures from '../../packages/core/src/testing/fixtures.ts';
 import { loadRepository } from '../../apps/server/src/repo/index.ts';
 import { FUZZ_RUNS } from '../support/fuzz.ts';
 import { EXAMPLES_DIR, mutateJson } from '../support/mutate.ts';

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileGraph } from '../../packages/core/src/compile/index.ts';
 import type { RepoFile } from '../../packages/core/src/compile/types.ts';
-import { fixtureCatalogue } from '../../packages/core/src/graph/fixtures.ts';
+import { fixtureCatalogue } from '../../packages/core/src/testing/fixtures.ts';
 import { parsePbtxt, printPbtxt } from '../../packages/core/src/pbtxt/index.ts';
 import { isEnsembleDecoupled, validateEnsembleConfigs } from '../../packages/core/src/pbtxt/validateEnsembleConfigs.ts';
 import { validateModelConfig } from '../../packages/core/src/pbtxt/validateModelConfig.ts';

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compileGraph } from '../../packages/core/src/compile/index.ts';
 import type { RepoFile } from '../../packages/core/src/compile/types.ts';
 import { evaluateExpression, parseExpression } from '../../packages/core/src/expr/index.ts';
-import { fixtureCatalogue, graphFixture } from '../../packages/core/src/graph/fixtures.ts';
+import { fixtureCatalogue, graphFixture } from '../../packages/core/src/testing/fixtures.ts';
 import type { GraphDoc } from '../../packages/core/src/graph/types.ts';
 import { parsePbtxt } from '../../packages/core/src/pbtxt/index.ts';
 import type { ModelConfig } from '../../packages/core/src/pbtxt/modelConfig.ts';

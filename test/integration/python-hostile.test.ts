@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileGraph } from '../../packages/core/src/compile/index.ts';
 import { pyStr, pyValue } from '../../packages/core/src/compile/pyStr.ts';
-import { fixtureCatalogue, graphFixture } from '../../packages/core/src/graph/fixtures.ts';
+import { fixtureCatalogue, graphFixture } from '../../packages/core/src/testing/fixtures.ts';
 import type { GraphDoc } from '../../packages/core/src/graph/types.ts';
 import { parsePbtxt } from '../../packages/core/src/pbtxt/index.ts';
 import { conditionGraph, HOSTILE_MESSAGE } from '../python/fixtures.ts';

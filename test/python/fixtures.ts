@@ -1,6 +1,6 @@
 // Graph fixtures for the compiler's golden, validity and generated-Python tests.
 import type { ConditionStrategy, GraphDoc } from '../../packages/core/src/graph/types.ts';
-import { graphFixture } from '../../packages/core/src/graph/fixtures.ts';
+import { graphFixture } from '../../packages/core/src/testing/fixtures.ts';
 
 /** identity (mbs 4, with settings) → optional_in → Y. */
 export function chainGraph(): GraphDoc {

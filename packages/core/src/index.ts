@@ -21,5 +21,4 @@ export * from './importer/layout.ts';
 export * from './compile/index.ts';
 export * from './schema/index.ts';
 export * from './importer/index.ts';
-export * as fixtures from './graph/fixtures.ts';
 export * from './config/index.ts';

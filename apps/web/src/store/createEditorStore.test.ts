@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canConnect, fixtures } from '@ensemble-studio/core';
-import { editorFixture } from './editorFixture.ts';
+import { canConnect } from '@ensemble-studio/core';
+import * as fixtures from '../../../../packages/core/src/testing/fixtures.ts';
+import { editorFixture } from '../testing/editorFixture.ts';
 import { HISTORY_LIMIT } from './history.ts';
 import { selectDiagnostics, selectDirty } from './selectors.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addSubGraph, fixtureCatalogue, graphFixture } from '../graph/fixtures.ts';
+import { addSubGraph, fixtureCatalogue, graphFixture } from '../testing/fixtures.ts';
 import { parsePbtxt } from '../pbtxt/index.ts';
 import type { ModelConfig } from '../pbtxt/modelConfig.ts';
 import { compileGraph } from './compileGraph.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateGraph } from '../validate/validateGraph.ts';
-import { addSubGraph, fixtureCatalogue, graphFixture } from './fixtures.ts';
+import { addSubGraph, fixtureCatalogue, graphFixture } from '../testing/fixtures.ts';
 import * as ops from './ops.ts';
 import type { GraphDoc } from './types.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addSubGraph, graphFixture } from './fixtures.ts';
+import { addSubGraph, graphFixture } from '../testing/fixtures.ts';
 import { ancestors, edgesInto, edgesOutOf, findCycle, incomers, inputNodes, nodeById, outgoers, outputNodes, reaches, topoOrder } from './queries.ts';
 
 const diamond = () => graphFixture('d').input('A', 'FP32', [-1]).router('r', 2).model('m1', 'identity').model('m2', 'identity').model('join', 'optional_in').output('Y', 'FP32', [-1])

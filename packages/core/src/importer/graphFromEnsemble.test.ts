@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Catalogue } from '../catalogue/types.ts';
-import { addSubGraph, fixtureCatalogue } from '../graph/fixtures.ts';
+import { addSubGraph, fixtureCatalogue } from '../testing/fixtures.ts';
 import { parsePbtxt } from '../pbtxt/index.ts';
 import { validateGraph } from '../validate/validateGraph.ts';
 import { catalogueModelFromConfig } from './catalogueModel.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { graphFixture } from '../graph/fixtures.ts';
+import { graphFixture } from '../testing/fixtures.ts';
 import type { GraphDoc } from '../graph/types.ts';
 import { LAYOUT_COLUMN_PX, LAYOUT_GAP, layoutGraph, layoutPositions } from './layout.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addSubGraph, graphFixture } from '../graph/fixtures.ts';
+import { addSubGraph, graphFixture } from '../testing/fixtures.ts';
 import { GRAPH_VERSION } from '../graph/types.ts';
 import { migrate, MIGRATIONS } from './migrate.ts';
 

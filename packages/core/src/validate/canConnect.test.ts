@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureCatalogue, graphFixture } from '../graph/fixtures.ts';
+import { fixtureCatalogue, graphFixture } from '../testing/fixtures.ts';
 import { canConnect } from './canConnect.ts';
 
 const catalogue = fixtureCatalogue();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureCatalogue, graphFixture } from '../graph/fixtures.ts';
+import { fixtureCatalogue, graphFixture } from '../testing/fixtures.ts';
 import { portKey, propagateTypes, shapesCompatible } from './propagate.ts';
 
 const catalogue = fixtureCatalogue();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addSubGraph, fixtureCatalogue, graphFixture, type GraphFixture } from '../graph/fixtures.ts';
+import { addSubGraph, fixtureCatalogue, graphFixture, type GraphFixture } from '../testing/fixtures.ts';
 import { newGraph } from '../graph/ops.ts';
 import type { ConditionStrategy, GraphDoc } from '../graph/types.ts';
 import type { Diagnostic } from './diagnostic.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fixtures, type TensorSummary } from '@ensemble-studio/core';
+import type { TensorSummary } from '@ensemble-studio/core';
+import * as fixtures from '../../../../../packages/core/src/testing/fixtures.ts';
 import { initialRun } from '../../run/runReducer.ts';
 import type { RunState } from '../../store/types.ts';
 import { findTopK, heatmapOf } from './tensorViews.ts';

@@ -1,8 +1,8 @@
 import type { Catalogue, CatalogueModel, TensorSpec } from '../catalogue/types.ts';
 import type { ModelConfig } from '../pbtxt/modelConfig.ts';
 import { toConfigType, type DataType } from '../tensor/dtype.ts';
-import { GRAPH_VERSION } from './types.ts';
-import type { ConditionNode, GraphDoc, GraphNode, ModelSettings, OpId, RouterMode } from './types.ts';
+import { GRAPH_VERSION } from '../graph/types.ts';
+import type { ConditionNode, GraphDoc, GraphNode, ModelSettings, OpId, RouterMode } from '../graph/types.ts';
 
 // Small graph fixtures for tests (core, store, server): a tiny catalogue of Triton-like models
 // and a builder with domain verbs. Not used by production code.

@@ -1,7 +1,7 @@
-import { fixtures } from '@ensemble-studio/core';
 import type { GraphDoc, XY } from '@ensemble-studio/core';
-import { createEditorStore } from './createEditorStore.ts';
-import type { NodeTemplate, PortConnection } from './types.ts';
+import * as fixtures from '../../../../packages/core/src/testing/fixtures.ts';
+import { createEditorStore } from '../store/createEditorStore.ts';
+import type { NodeTemplate, PortConnection } from '../store/types.ts';
 
 /**
  * A store over core's fixture catalogue with domain verbs, for tests (tldraw-style).
