@@ -73,6 +73,9 @@ describe('helper models of a saved graph', () => {
     expect(config).toMatchObject({ name: 'fork_share', backend: 'python', max_batch_size: 0, instance_group: [{ name: 'fork_share_0', kind: 'KIND_CPU', count: 1 }] });
     expect(config.parameters.ensemble_studio.string_value).toContain('"router"');
     expect((await index()).find((m) => m.name === 'fork_share')).toEqual({ name: 'fork_share', version: '1', state: 'READY' });
+    const ready = (await call(`${s.url}/v2/repository/index`, 'POST', { ready: true })).json as { name: string }[];
+    expect(ready.map((m) => m.name)).toContain('fork_share');
+    expect(ready.map((m) => m.name)).not.toContain('bad');
   });
 
   it('inference runs the generated model.py: the copy router returns its input on every output', async () => {
