@@ -10,6 +10,7 @@ export * from './ops/defs.ts';
 export * from './validate/diagnostic.ts';
 export * from './compile/types.ts';
 export * from './protocol/messages.ts';
+export * from './protocol/api.ts';
 export * from './protocol/validateMessage.ts';
 export * from './expr/index.ts';
 export * from './pbtxt/index.ts';

@@ -1,4 +1,4 @@
-import type { ConditionStrategy, GraphDoc, NodeTiming, ServerMessage, Tensor } from '@ensemble-studio/core';
+import type { ApiEngineHealth, ConditionStrategy, GraphDoc, NodeTiming, ServerMessage, Tensor } from '@ensemble-studio/core';
 import type { Repository } from '../repo/types.ts';
 import type { CancelSignal } from './cancel.ts';
 
@@ -70,13 +70,8 @@ export interface RunResult {
   error?: { code: string; message: string; nodeId?: string };
 }
 
-export interface EngineHealth {
-  executionProviders: { available: string[]; inUse: Record<string, string> };
-  notices: string[];
-  models: Record<string, { state: 'loading' | 'ready' | 'unavailable'; instances: number; error?: string; coldStartMs?: number; firstRunMs?: number }>;
-  activeRuns: number;
-  activeSequences: number;
-}
+/** What `Engine.health()` reports; `/api/health` sends it as its `engine` field. */
+export type EngineHealth = ApiEngineHealth;
 
 /** A sequence holding a slot of `instance`, or waiting in the model's backlog (`instance: null`). */
 export interface SequenceInfo { model: string; sequenceId: number | string; instance: string | null; lastActiveMs: number }

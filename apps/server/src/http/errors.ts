@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
+import type { ApiErrorBody } from '@ensemble-studio/core';
 import { PathError } from '../repo/safeJoin.ts';
 import { GraphNameError } from '../repo/saveGraph.ts';
 
@@ -42,7 +43,8 @@ export function toApiError(err: unknown, maxBodyBytes: number): ApiError {
 /** Sends `{error:{code,message,details}}` with the error's status. */
 export function sendApiError(res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();
-  res.status(err.status).json({ error: { code: err.code, message: capMessage(err.message), ...(err.details === undefined ? {} : { details: err.details }) } });
+  const body = { error: { code: err.code, message: capMessage(err.message), ...(err.details === undefined ? {} : { details: err.details }) } };
+  res.status(err.status).json(body satisfies ApiErrorBody);
 }
 
 /**

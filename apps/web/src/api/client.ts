@@ -1,12 +1,7 @@
-import type { Catalogue, CompileResult, Diagnostic, GraphDoc, RepoFile } from '@ensemble-studio/core';
-
-export interface Health {
-  version: string;
-  engine: Record<string, unknown>;
-  executionProviders: { available: string[]; inUse: Record<string, string> };
-  notices: string[];
-}
-export interface GraphListing { name: string; description?: string }
+import type {
+  ApiCatalogue, ApiCompileNodeResponse, ApiCompileRequest, ApiCompileResponse, ApiErrorBody, ApiGraph, ApiGraphList, ApiGraphRequest, ApiHealth,
+  ApiModelSource, ApiSaveGraphRequest, ApiSaveGraphResponse, GraphDoc,
+} from '@ensemble-studio/core';
 
 /** An error the server reported (`{ error: { code, message } }`) or a network failure. */
 export class ApiError extends Error {
@@ -27,7 +22,7 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     throw new ApiError('network', `cannot reach the studio server (${(e as Error).message})`);
   }
   if (!res.ok) {
-    const payload = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
+    const payload = (await res.json().catch(() => null)) as Partial<ApiErrorBody> | null;
     throw new ApiError(payload?.error?.code ?? 'http', payload?.error?.message ?? `${method} ${path}: HTTP ${res.status}`, res.status);
   }
   return (await res.json()) as T;
@@ -35,21 +30,21 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
 
 /** The studio server's HTTP API (same origin). */
 export const api = {
-  health: () => request<Health>('GET', '/api/health'),
-  catalogue: () => request<Catalogue>('GET', '/api/catalogue'),
+  health: () => request<ApiHealth>('GET', '/api/health'),
+  catalogue: () => request<ApiCatalogue>('GET', '/api/catalogue'),
   /** A Python model's model.py, read-only: `path` is repository-relative. */
-  modelSource: (name: string) => request<{ model: string; path: string; bytes: number; text: string }>('GET', `/api/models/${encodeURIComponent(name)}/source`),
-  graphs: async () => (await request<{ graphs: GraphListing[] }>('GET', '/api/graphs')).graphs,
-  graph: (name: string) => request<GraphDoc>('GET', `/api/graphs/${encodeURIComponent(name)}`),
-  saveGraph: (graph: GraphDoc) => request<{ ok: true; diagnostics: Diagnostic[] }>('PUT', `/api/graphs/${encodeURIComponent(graph.name)}`, graph),
+  modelSource: (name: string) => request<ApiModelSource>('GET', `/api/models/${encodeURIComponent(name)}/source`),
+  graphs: async () => (await request<ApiGraphList>('GET', '/api/graphs')).graphs,
+  graph: (name: string) => request<ApiGraph>('GET', `/api/graphs/${encodeURIComponent(name)}`),
+  saveGraph: (graph: GraphDoc) => request<ApiSaveGraphResponse>('PUT', `/api/graphs/${encodeURIComponent(graph.name)}`, graph satisfies ApiSaveGraphRequest),
   deleteGraph: (name: string) => request<unknown>('DELETE', `/api/graphs/${encodeURIComponent(name)}`),
-  compile: (graph: GraphDoc) => request<CompileResult>('POST', '/api/compile', { graph }),
-  compileNode: (graph: GraphDoc, nodeId: string) => request<{ files: RepoFile[] }>('POST', '/api/compile', { graph, nodeId }),
+  compile: (graph: GraphDoc) => request<ApiCompileResponse>('POST', '/api/compile', { graph } satisfies ApiCompileRequest),
+  compileNode: (graph: GraphDoc, nodeId: string) => request<ApiCompileNodeResponse>('POST', '/api/compile', { graph, nodeId } satisfies ApiCompileRequest),
   /** The repository `.zip` as a Blob. */
   async exportZip(graph: GraphDoc): Promise<Blob> {
-    const res = await fetch('/api/export', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ graph }) });
+    const res = await fetch('/api/export', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ graph } satisfies ApiGraphRequest) });
     if (!res.ok) {
-      const payload = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
+      const payload = (await res.json().catch(() => null)) as Partial<ApiErrorBody> | null;
       throw new ApiError(payload?.error?.code ?? 'http', payload?.error?.message ?? `export failed: HTTP ${res.status}`, res.status);
     }
     return res.blob();

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { migrate, newGraph } from '@ensemble-studio/core';
-import type { GraphDoc } from '@ensemble-studio/core';
-import { api, type GraphListing } from '../api/client.ts';
+import type { ApiGraphListing, GraphDoc } from '@ensemble-studio/core';
+import { api } from '../api/client.ts';
 import { useEditorStore } from '../store/useEditor.ts';
 import { selectDirty } from '../store/selectors.ts';
 
@@ -34,7 +34,7 @@ const UNSAVED = 'This graph has unsaved changes. Discard them?';
 /** Open / save / new / export against the repository, with the unsaved-changes guard. */
 export function useGraphFiles() {
   const store = useEditorStore();
-  const [graphs, setGraphs] = useState<GraphListing[]>([]);
+  const [graphs, setGraphs] = useState<ApiGraphListing[]>([]);
   const refresh = useCallback(() => api.graphs().then(setGraphs, () => setGraphs([])), []);
   useEffect(() => { void refresh(); }, [refresh]);
   useEffect(() => {

@@ -4,10 +4,10 @@ import { selectCanRedo, selectCanUndo, selectDirty } from '../store/selectors.ts
 import { autoLayout, canvasView } from '../canvas/autoLayout.ts';
 import { fitLegible } from '../canvas/viewport.ts';
 import type { PipelineFlowNode } from '../canvas/toFlow.ts';
-import type { GraphListing } from '../api/client.ts';
+import type { ApiGraphListing } from '@ensemble-studio/core';
 
 interface Props {
-  graphs: GraphListing[];
+  graphs: ApiGraphListing[];
   onOpen(name: string): void;
   onSave(): void;
   onNew(): void;

@@ -1,5 +1,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import type { GraphDoc } from '@ensemble-studio/core';
+import type {
+  ApiCatalogue, ApiCompileNodeResponse, ApiCompileResponse, ApiGraph, ApiGraphList, ApiHealth, ApiImportResponse, ApiSaveGraphResponse, ApiValidateResponse, GraphDoc,
+} from '@ensemble-studio/core';
 import { PROTOCOL_VERSION, compileGraph, compileNodePreview, hasErrors, migrate, ownValue, validateGraph } from '@ensemble-studio/core';
 import { isAbsolute, resolve } from 'node:path';
 import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
@@ -30,22 +32,23 @@ function readRoutes(studio: Studio, router: Router): void {
       ok: true, version: studio.version, protocol: PROTOCOL_VERSION, repository: repo.dir,
       models: Object.keys(repo.catalogue.models).length, graphs: Object.keys(repo.graphs).length,
       problems: repo.problems.length + engineProblems(studio).length, runsInFlight: studio.runsInFlight, engine: studio.engine.health(),
-    });
+    } satisfies ApiHealth);
   });
   router.get('/catalogue', (_req, res) => {
-    res.json({ dir: studio.repository.dir, models: studio.catalogue.models, problems: [...studio.repository.problems, ...engineProblems(studio)] });
+    const problems = [...studio.repository.problems, ...engineProblems(studio)];
+    res.json({ dir: studio.repository.dir, models: studio.catalogue.models, problems } satisfies ApiCatalogue);
   });
   router.get('/graphs', (_req, res) => {
     const graphs = Object.values(studio.repository.graphs).map((g) => ({
       name: g.name, description: g.description, nodes: g.nodes.length, edges: g.edges.length,
       errors: validateGraph(g, studio.catalogue).filter((d) => d.severity === 'error').length,
     }));
-    res.json({ graphs: graphs.sort((a, b) => a.name.localeCompare(b.name)) });
+    res.json({ graphs: graphs.sort((a, b) => a.name.localeCompare(b.name)) } satisfies ApiGraphList);
   });
   router.get('/graphs/:name', (req, res) => {
     const g = ownValue(studio.repository.graphs, graphName(req));
     if (!g) throw new ApiError(404, 'not-found', `no graph named "${req.params.name}"`);
-    res.json(g);
+    res.json(g satisfies ApiGraph);
   });
 }
 
@@ -60,7 +63,7 @@ function writeRoutes(studio: Studio, router: Router): void {
     if (migrated.graph.name !== name) throw new ApiError(400, 'name-mismatch', `graph is named "${migrated.graph.name}" but was saved as "${name}"`);
     studio.checkGraphLimits(migrated.graph);
     const result = await saveGraph(studio.repository, migrated.graph).catch((err: unknown) => { throw storageError(err); });
-    res.json({ saved: name, configWritten: result.configWritten, diagnostics: result.diagnostics });
+    res.json({ saved: name, configWritten: result.configWritten, diagnostics: result.diagnostics } satisfies ApiSaveGraphResponse);
   });
   router.delete('/graphs/:name', async (req, res) => {
     const name = graphName(req);
@@ -74,16 +77,16 @@ function writeRoutes(studio: Studio, router: Router): void {
 function toolRoutes(studio: Studio, router: Router): void {
   router.post('/validate', (req, res) => {
     const diagnostics = validateGraph(bodyGraph(studio, req), studio.catalogue);
-    res.json({ ok: !hasErrors(diagnostics), diagnostics });
+    res.json({ ok: !hasErrors(diagnostics), diagnostics } satisfies ApiValidateResponse);
   });
   router.post('/compile', (req, res) => {
     const graph = bodyGraph(studio, req);
     const nodeId = (req.body as { nodeId?: unknown } | undefined)?.nodeId;
     if (nodeId !== undefined) {
       if (typeof nodeId !== 'string' || !graph.nodes.some((n) => n.id === nodeId)) throw new ApiError(404, 'not-found', `graph "${graph.name}" has no node "${String(nodeId)}"`);
-      return void res.json({ nodeId, files: compileNodePreview(graph, studio.catalogue, nodeId) });
+      return void res.json({ nodeId, files: compileNodePreview(graph, studio.catalogue, nodeId) } satisfies ApiCompileNodeResponse);
     }
-    res.json(compileGraph(graph, studio.catalogue));
+    res.json(compileGraph(graph, studio.catalogue) satisfies ApiCompileResponse);
   });
   router.post('/export', (req, res) => {
     const graph = bodyGraph(studio, req);
@@ -98,7 +101,8 @@ function toolRoutes(studio: Studio, router: Router): void {
     const dir = (req.body as { dir?: unknown } | undefined)?.dir;
     if (typeof dir !== 'string' || dir === '' || dir.includes('\0')) throw new ApiError(400, 'bad-request', 'body must be JSON {"dir": "<repository directory>"}');
     const repo = await studio.openRepository(isAbsolute(dir) ? dir : resolve(process.env.INIT_CWD ?? process.cwd(), dir));
-    res.json({ dir: repo.dir, models: Object.keys(repo.catalogue.models).sort(), graphs: Object.keys(repo.graphs).sort(), problems: repo.problems });
+    const imported = { dir: repo.dir, models: Object.keys(repo.catalogue.models).sort(), graphs: Object.keys(repo.graphs).sort(), problems: repo.problems };
+    res.json(imported satisfies ApiImportResponse);
   });
 }
 

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { Router } from 'express';
-import { ownValue } from '@ensemble-studio/core';
+import { ownValue, type ApiModelSource } from '@ensemble-studio/core';
 import { isSafeName, safeJoin } from '../../repo/safeJoin.ts';
 import { ApiError } from '../errors.ts';
 import type { Studio } from '../Studio.ts';
@@ -32,7 +32,7 @@ export function modelSourceRouter(studio: Studio): Router {
     if (info.size > MAX_MODEL_SOURCE_BYTES) {
       throw new ApiError(413, 'too-large', `${rel} is ${info.size} bytes; the studio shows sources up to ${MAX_MODEL_SOURCE_BYTES} bytes`, { limit: 'maxModelSourceBytes', value: MAX_MODEL_SOURCE_BYTES });
     }
-    res.json({ model: name, path: rel, bytes: info.size, text: await readFile(file, 'utf8') });
+    res.json({ model: name, path: rel, bytes: info.size, text: await readFile(file, 'utf8') } satisfies ApiModelSource);
   });
   return router;
 }
