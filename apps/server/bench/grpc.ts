@@ -3,7 +3,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
 import { singleModelGraph } from '@ensemble-studio/core';
-import { connectTestClient } from '../src/grpc/testClient.ts';
+import { connectTestClient } from '../src/testing/grpcTestClient.ts';
 import { startGrpcServer } from '../src/grpc/server.ts';
 import { Engine, type RunRequest } from '../src/engine/index.ts';
 import { writeEngineRepository } from '../src/testing/engineFixtureRepository.ts';

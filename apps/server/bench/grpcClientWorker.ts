@@ -2,7 +2,7 @@
 // only for the server's side of each call. Each message asks for `n` sequential ModelInfer calls and gets
 // back the time of each (ms, measured here).
 import { parentPort, workerData } from 'node:worker_threads';
-import { connectTestClient } from '../src/grpc/testClient.ts';
+import { connectTestClient } from '../src/testing/grpcTestClient.ts';
 
 const client = connectTestClient((workerData as { address: string }).address);
 parentPort!.on('message', async (msg: { n: number; request: unknown } | 'close') => {

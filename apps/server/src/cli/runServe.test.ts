@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { makeTestRepository } from '../testing/testRepository.ts';
 import { DEFAULT_REPO } from './main.ts';
 import { BIN, runBin } from '../testing/cliTestUtil.ts';
-import { connectTestClient } from '../grpc/testClient.ts';
+import { connectTestClient } from '../testing/grpcTestClient.ts';
 import { makeFixtures } from '../testing/smokeSupport.ts';
 import { tempDir } from '../testing/tempDir.ts';
 

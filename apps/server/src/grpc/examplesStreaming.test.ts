@@ -9,7 +9,7 @@ import { decodeImage } from '../io/image.ts';
 import { DEFAULT_REPO, startServer, type RunningServer } from '../main.ts';
 import { makeFixtures } from '../testing/smokeSupport.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
-import { connectTestClient, streamAll, type TestClient } from './testClient.ts';
+import { connectTestClient, streamAll, type TestClient } from '../testing/grpcTestClient.ts';
 
 let s: RunningServer;
 let g: GrpcServer;

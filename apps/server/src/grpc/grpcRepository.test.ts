@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forkGraph } from '../testing/forkGraph.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
-import { connectTestClient, type TestClient } from './testClient.ts';
+import { connectTestClient, type TestClient } from '../testing/grpcTestClient.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 let g: GrpcServer;

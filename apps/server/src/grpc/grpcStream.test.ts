@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../testing/testServer.ts';
 import { removeTempDir } from '../testing/tempDir.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
-import { connectTestClient, streamAll, type TestClient } from './testClient.ts';
+import { connectTestClient, streamAll, type TestClient } from '../testing/grpcTestClient.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 let g: GrpcServer;

@@ -1,5 +1,5 @@
 import { credentials, Metadata, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
-import { inferenceService } from './loadService.ts';
+import { inferenceService } from '../grpc/loadService.ts';
 
 /** A real gRPC client of the studio's service (grpc-js over a socket), with promise-returning unary calls. */
 export interface TestClient {
