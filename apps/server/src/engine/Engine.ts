@@ -121,6 +121,7 @@ export class Engine {
       return failed(runId, emit, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
     } finally {
       stats.durationNs += Math.round((performance.now() - t0) * 1e6);
+      stats.lastRunMs = Date.now();
       this.activeRuns--;
     }
   }

@@ -13,6 +13,8 @@ export interface ModelMetrics {
   /** Executions per batch size. */
   batchSizes: Record<number, number>;
   activeSequences: number;
+  /** When the model last executed, in ms since the epoch (0: never); Triton's `last_inference`. */
+  lastInferenceMs: number;
 }
 
 /** Counters of one graph (ensemble). */
@@ -23,6 +25,8 @@ export interface GraphMetrics {
   /** Partial results (decoupled responses, per-node outputs) streamed to clients. */
   streamedResponses: number;
   durationNs: number;
+  /** When the graph last finished a run, in ms since the epoch (0: never). */
+  lastRunMs: number;
 }
 
 export interface EngineMetrics { models: Record<string, ModelMetrics>; graphs: Record<string, GraphMetrics> }
@@ -36,6 +40,7 @@ export class ModelStats {
   queueNs = 0;
   computeNs = 0;
   batchSizes = new Map<number, number>();
+  lastInferenceMs = 0;
 
   success(): void { this.requestSuccess++; }
   failure(): void { this.requestFailure++; }
@@ -47,18 +52,19 @@ export class ModelStats {
     this.queueNs += queueNs;
     this.computeNs += computeNs;
     this.batchSizes.set(rows, (this.batchSizes.get(rows) ?? 0) + 1);
+    this.lastInferenceMs = Date.now();
   }
 
   snapshot(activeSequences: number): ModelMetrics {
     return {
       requestSuccess: this.requestSuccess, requestFailure: this.requestFailure, inferenceCount: this.inferenceCount,
       execCount: this.execCount, queueNs: this.queueNs, computeNs: this.computeNs,
-      batchSizes: Object.fromEntries(this.batchSizes), activeSequences,
+      batchSizes: Object.fromEntries(this.batchSizes), activeSequences, lastInferenceMs: this.lastInferenceMs,
     };
   }
 }
 
 /** Mutable counters behind a graph's GraphMetrics. */
 export function emptyGraphMetrics(): GraphMetrics {
-  return { requestSuccess: 0, requestFailure: 0, exitedEarly: 0, streamedResponses: 0, durationNs: 0 };
+  return { requestSuccess: 0, requestFailure: 0, exitedEarly: 0, streamedResponses: 0, durationNs: 0, lastRunMs: 0 };
 }

@@ -36,6 +36,7 @@ describe('server metadata', () => {
 
 describe('statistics extension', () => {
   it('a model\'s stats are Triton\'s JSON, counted from the engine', async () => {
+    const before = Date.now();
     for (let i = 0; i < 2; i++) expect((await inferHead()).status).toBe(200);
     const r = await call(`${s.url}/v2/models/head/stats`);
     expect(r.status).toBe(200);
@@ -43,6 +44,9 @@ describe('statistics extension', () => {
     expect(Object.keys(head).sort()).toEqual(['batch_stats', 'execution_count', 'inference_count', 'inference_stats', 'last_inference', 'memory_usage', 'name', 'response_stats', 'version']);
     expect(head).toMatchObject({ name: 'head', version: '1' });
     expect(head.inference_count).toBeGreaterThanOrEqual(2);
+    expect(head.last_inference).toBeGreaterThanOrEqual(before);
+    expect(head.last_inference).toBeLessThanOrEqual(Date.now());
+    expect((await call(`${s.url}/v2/models/ghost/stats`)).json.model_stats[0].last_inference).toBe(0);
     expect(head.execution_count).toBeGreaterThanOrEqual(1);
     expect(Object.keys(head.inference_stats)).toEqual(['success', 'fail', 'queue', 'compute_input', 'compute_infer', 'compute_output', 'cache_hit', 'cache_miss']);
     expect(head.inference_stats.success.count).toBeGreaterThanOrEqual(2);

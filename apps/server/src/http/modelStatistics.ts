@@ -1,3 +1,4 @@
+import { emptyGraphMetrics } from '../engine/Metrics.ts';
 import type { ModelMetrics, GraphMetrics } from '../engine/types.ts';
 import { allHelpers } from './helperModels.ts';
 import { isUnloaded } from './modelLoading.ts';
@@ -28,7 +29,7 @@ function fromModel(name: string, version: string, m: ModelMetrics): ModelStatist
   const ok = m.requestSuccess;
   // The engine measures queue and compute time per execution, not per batch size: batch entries carry counts only.
   return {
-    name, version, last_inference: 0, inference_count: m.inferenceCount, execution_count: m.execCount,
+    name, version, last_inference: m.lastInferenceMs, inference_count: m.inferenceCount, execution_count: m.execCount,
     inference_stats: {
       success: d(ok, m.queueNs + m.computeNs), fail: d(m.requestFailure, 0), queue: d(ok, m.queueNs),
       compute_input: d(ok, 0), compute_infer: d(ok, m.computeNs), compute_output: d(ok, 0), cache_hit: d(0, 0), cache_miss: d(0, 0),
@@ -42,7 +43,7 @@ function fromModel(name: string, version: string, m: ModelMetrics): ModelStatist
 function fromGraph(name: string, g: GraphMetrics): ModelStatisticsEntry {
   const ok = g.requestSuccess;
   return {
-    name, version: '1', last_inference: 0, inference_count: ok, execution_count: ok,
+    name, version: '1', last_inference: g.lastRunMs, inference_count: ok, execution_count: ok,
     inference_stats: {
       success: d(ok, g.durationNs), fail: d(g.requestFailure, 0), queue: d(ok, 0),
       compute_input: d(ok, 0), compute_infer: d(ok, g.durationNs), compute_output: d(ok, 0), cache_hit: d(0, 0), cache_miss: d(0, 0),
@@ -53,7 +54,7 @@ function fromGraph(name: string, g: GraphMetrics): ModelStatisticsEntry {
   };
 }
 
-const EMPTY: ModelMetrics = { requestSuccess: 0, requestFailure: 0, inferenceCount: 0, execCount: 0, queueNs: 0, computeNs: 0, batchSizes: {}, activeSequences: 0 };
+const EMPTY: ModelMetrics = { requestSuccess: 0, requestFailure: 0, inferenceCount: 0, execCount: 0, queueNs: 0, computeNs: 0, batchSizes: {}, activeSequences: 0, lastInferenceMs: 0 };
 
 /**
  * Triton's statistics extension, for HTTP (`/v2/models[/m[/versions/v]]/stats`) and gRPC (`ModelStatistics`)
@@ -67,7 +68,7 @@ export function modelStatistics(studio: Studio, name?: string, version?: string)
   const metrics = studio.engine.metrics();
   const entry = (n: string, v: string | undefined): ModelStatisticsEntry => {
     const served = findServedModel(studio, n, v);
-    if (served.graph) return fromGraph(n, metrics.graphs[n] ?? { requestSuccess: 0, requestFailure: 0, exitedEarly: 0, streamedResponses: 0, durationNs: 0 });
+    if (served.graph) return fromGraph(n, metrics.graphs[n] ?? emptyGraphMetrics());
     return fromModel(n, v ?? String(served.versions.at(-1) ?? 1), metrics.models[n] ?? EMPTY);
   };
   if (name !== undefined) return [entry(name, version)];
