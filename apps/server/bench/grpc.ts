@@ -42,6 +42,8 @@ export async function grpcBench(dir: string, image: Tensor, quick: boolean): Pro
       stream.once('data', () => { const got = performance.now(); stream.end(); resolve(got - produced[0]!); });
       stream.on('error', reject);
       stream.on('end', () => reject(new Error('ocr streamed no response: the bench image must hold text')));
+      // A blank image gets no response at all (the gate stops it): give up rather than wait forever.
+      setTimeout(() => { stream.cancel(); reject(new Error('ocr streamed no response within 30 s: the bench image must hold text')); }, 30_000).unref();
       stream.write(ocrRequest);
     });
     const delays: number[] = [];

@@ -47,7 +47,7 @@ async function paired(a: () => Promise<unknown>, b: () => Promise<unknown>, tria
 function textImage(): Tensor {
   const [w, h] = [640, 160];
   try {
-    const raw = execFileSync('convert', ['-size', `${w}x${h}`, 'xc:white', '-fill', 'black', '-pointsize', '48', '-annotate', '+20+100', 'Hello World 2024', '-depth', '8', 'rgb:-'], { maxBuffer: 1 << 24 });
+    const raw = execFileSync('convert', ['-size', `${w}x${h}`, 'xc:white', '-fill', 'black', '-font', 'DejaVu-Sans', '-pointsize', '48', '-annotate', '+20+100', 'Hello World 2024', '-depth', '8', 'rgb:-'], { maxBuffer: 1 << 24 });
     return { datatype: 'UINT8', shape: [h, w, 3], data: new Uint8Array(raw) };
   } catch {
     const data = new Uint8Array(w * h * 3).fill(255);
