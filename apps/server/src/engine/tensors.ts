@@ -255,3 +255,16 @@ function toPortable(t: Tensor, mayMove: boolean, transfer: ArrayBuffer[]): Porta
   transfer.push((data as Float32Array).buffer as ArrayBuffer);
   return { datatype: t.datatype, shape: [...t.shape], data };
 }
+
+/** A tensor's raw little-endian bytes (BYTES: 4-byte length + UTF-8 per element). */
+export function tensorToBytes(t: Tensor): Uint8Array {
+  if (Array.isArray(t.data)) {
+    const parts = t.data.map((s) => Buffer.from(s, 'utf8'));
+    const out = Buffer.alloc(parts.reduce((a, p) => a + 4 + p.length, 0));
+    let off = 0;
+    for (const p of parts) { out.writeUInt32LE(p.length, off); p.copy(out, off + 4); off += 4 + p.length; }
+    return out;
+  }
+  const d = t.data as Exclude<Tensor['data'], string[]>;
+  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+}

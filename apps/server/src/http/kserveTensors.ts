@@ -2,6 +2,7 @@ import type { DataType, Tensor } from '@ensemble-studio/core';
 import { allocData, dtypeSize, elementCount, isDataType, keyedRecord, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.ts';
+import { tensorToBytes } from '../engine/tensors.ts';
 
 /** A parsed KServe v2 infer request. */
 export interface InferRequest {
@@ -103,18 +104,7 @@ export function tensorFromBytes(datatype: DataType, shape: number[], bytes: Uint
   return { datatype, shape, data };
 }
 
-/** A tensor's raw little-endian bytes (BYTES: 4-byte length + UTF-8 per element). */
-export function tensorToBytes(t: Tensor): Uint8Array {
-  if (Array.isArray(t.data)) {
-    const parts = t.data.map((s) => Buffer.from(s, 'utf8'));
-    const out = Buffer.alloc(parts.reduce((a, p) => a + 4 + p.length, 0));
-    let off = 0;
-    for (const p of parts) { out.writeUInt32LE(p.length, off); p.copy(out, off + 4); off += 4 + p.length; }
-    return out;
-  }
-  const d = t.data as Exclude<Tensor['data'], string[]>;
-  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
-}
+export { tensorToBytes };
 
 interface ParseOptions { maxTensorElements: number; binary?: Uint8Array }
 

@@ -5,7 +5,7 @@
  * validation that marks an ensemble decoupled when a decoupled model feeds it.
  */
 import type { InstanceGroup, ModelConfig } from '../pbtxt/modelConfig.ts';
-import { autoCompleteBackend } from '../pbtxt/normalizeConfig.ts';
+import { autoCompleteBackend, clone } from '../pbtxt/normalizeConfig.ts';
 import { isEnsembleDecoupled } from '../pbtxt/validateEnsembleConfigs.ts';
 import { asRecord, isEnsemble } from '../pbtxt/rules/util.ts';
 
@@ -23,14 +23,6 @@ export interface EffectiveConfigOptions {
 /** Triton's default idle time of a sequence, 1 s. */
 export const SEQUENCE_IDLE_DEFAULT_MICROSECONDS = 1_000_000;
 
-/** Deep copy of plain JSON data that keeps odd keys such as `__proto__` as data. */
-function clone<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(clone) as T;
-  if (typeof v !== 'object' || v === null) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: clone(x), writable: true, enumerable: true, configurable: true });
-  return out as T;
-}
 
 function fillBackend(config: ModelConfig, opts: EffectiveConfigOptions): void {
   const fields = autoCompleteBackend(config, opts.dirName, opts.files ?? []);

@@ -15,8 +15,8 @@ export interface NormalizeOptions {
   gpus?: number;
 }
 
-/** Deep copy of plain JSON data that keeps NaN/Infinity and odd keys such as `__proto__`. */
-function clone<T>(v: T): T {
+/** Deep copy of plain JSON data that keeps NaN/Infinity and odd keys such as `__proto__` as data. */
+export function clone<T>(v: T): T {
   if (Array.isArray(v)) return v.map(clone) as T;
   if (typeof v !== 'object' || v === null) return v;
   const out: Record<string, unknown> = {};

@@ -1,5 +1,6 @@
 import type { DataType, Tensor } from '@ensemble-studio/core';
 import { allocData, dtypeSize, elementCount, isDataType } from '@ensemble-studio/core';
+import { tensorToBytes } from '../../tensors.ts';
 
 // Frames between the engine and a python3 stub (PROTOCOL.md): u32le header length, u32le blob length,
 // a JSON header, then the tensors' bytes (each at an offset that is a multiple of 8).
@@ -12,18 +13,6 @@ export interface Frame { header: Record<string, unknown>; blob: Uint8Array }
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
-/** A tensor's raw little-endian bytes (BYTES: per element a u32le length, then its UTF-8 bytes). */
-function tensorBytes(t: Tensor): Uint8Array {
-  if (Array.isArray(t.data)) {
-    const parts = t.data.map((s) => Buffer.from(s, 'utf8'));
-    const out = Buffer.allocUnsafe(parts.reduce((a, p) => a + 4 + p.length, 0));
-    let off = 0;
-    for (const p of parts) { out.writeUInt32LE(p.length, off); p.copy(out, off + 4); off += 4 + p.length; }
-    return out;
-  }
-  const d = t.data as Exclude<Tensor['data'], string[]>;
-  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
-}
 
 /**
  * Builds one frame: describe tensors with `tensors()` (placing the descriptions anywhere in the header),
@@ -37,7 +26,7 @@ export class FrameWriter {
   /** Adds tensors to the blob; returns their descriptions for the header. */
   tensors(list: [string, Tensor][]): FrameTensor[] {
     return list.map(([name, t]) => {
-      const bytes = tensorBytes(t);
+      const bytes = tensorToBytes(t);
       const offset = this.size;
       this.parts.push(bytes);
       this.size = align8(offset + bytes.byteLength);
