@@ -201,9 +201,13 @@ export class Engine {
     else emit({ type: 'run.failed', runId, error: r.error ?? { code: 'node-failed', message: 'the run failed' } });
   }
 
+  /** A graph's counters; past MAX_GRAPH_STATS names (clients can send any number of inline graphs) they are pooled. */
   private statsFor(graph: string): GraphMetrics {
     let s = this.graphStats.get(graph);
-    if (!s) this.graphStats.set(graph, (s = emptyGraphMetrics()));
+    if (s) return s;
+    const key = this.graphStats.size < MAX_GRAPH_STATS ? graph : OTHER_GRAPHS;
+    s = this.graphStats.get(key);
+    if (!s) this.graphStats.set(key, (s = emptyGraphMetrics()));
     return s;
   }
 
@@ -267,6 +271,10 @@ export class Engine {
 }
 
 const ignore = (): void => {};
+
+/** Graph names counted one by one; the runs of any further names share OTHER_GRAPHS. */
+const MAX_GRAPH_STATS = 256;
+const OTHER_GRAPHS = '(other graphs)';
 
 /** `listener`, whose failures cannot break the run. */
 function guarded(listener: (m: ServerMessage) => void): (m: ServerMessage) => void {

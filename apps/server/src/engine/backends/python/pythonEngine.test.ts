@@ -79,6 +79,14 @@ describe('Python backend in the engine', () => {
     expect(Math.max(...sizes.map(Number))).toBeGreaterThan(1);
   });
 
+  it('keeps per-graph counters for at most 256 graph names, pooling the runs of any further names', async () => {
+    const inputs = { INPUT0: f32(1, 1, 1, 1), INPUT1: f32(1, 1, 1, 1) };
+    for (let i = 0; i < 300; i++) await engine.run({ graph: { ...graphOf('add_sub'), name: `inline-${i}` }, inputs });
+    const graphs = engine.metrics().graphs;
+    expect(Object.keys(graphs).length).toBeLessThanOrEqual(257);
+    expect(graphs['(other graphs)']!.requestSuccess).toBeGreaterThanOrEqual(300 - 256);
+  });
+
   it('fails in-flight requests of an instance whose process exits, restarts it, and serves the next request', async () => {
     const r = await engine.run({ graph: graphOf('crasher'), inputs: { X: f32(-1) } });
     expect(r.status).toBe('failed');
