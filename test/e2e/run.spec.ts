@@ -1,8 +1,7 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { writeWav } from './helpers/media.ts';
+import { writePng, writeWav } from './helpers/media.ts';
 import { flowNode, openStudio, startStudio, type BrowserSession, type Studio } from './helpers/studio.ts';
 import { tempDir } from '../support/tempDir.ts';
 
@@ -13,24 +12,7 @@ let s: BrowserSession;
 let page: Page;
 const dir = tempDir('studio-run-');
 
-/** A PNG drawn by Chromium's canvas: dark text on white, or blank. */
-async function makePng(p: Page, file: string, text: string | null): Promise<string> {
-  const b64 = await p.evaluate(async (t) => {
-    const c = new OffscreenCanvas(480, 160);
-    const ctx = c.getContext('2d')!;
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, 480, 160);
-    if (t) { ctx.fillStyle = '#000'; ctx.font = 'bold 44px sans-serif'; ctx.fillText(t, 30, 95); }
-    const bytes = new Uint8Array(await (await c.convertToBlob({ type: 'image/png' })).arrayBuffer());
-    let bin = '';
-    for (const b of bytes) bin += String.fromCharCode(b);
-    return btoa(bin);
-  }, text);
-  const path = join(dir, file);
-  writeFileSync(path, Buffer.from(b64, 'base64'));
-  return path;
-}
-
+const makePng = (p: Page, file: string, text: string | null) => writePng(p, join(dir, file), text);
 const makeWav = (file: string) => writeWav(join(dir, file));
 
 /** Records, in order, when each node lights up finished/skipped and when boxes and the final status appear. */
