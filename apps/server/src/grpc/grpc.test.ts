@@ -2,25 +2,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../testing/testServer.ts';
-import { removeTempDir } from '../testing/tempDir.ts';
-import { startGrpcServer, type GrpcServer } from './server.ts';
-import { connectTestClient, type TestClient } from '../testing/grpcTestClient.ts';
+import { startGrpcServer } from './server.ts';
+import type { TestClient } from '../testing/grpcTestClient.ts';
+import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-let g: GrpcServer;
+let t: GrpcTestServer;
+let s: GrpcTestServer['s'];
 let c: TestClient;
 beforeAll(async () => {
-  s = await startTestServer();
-  g = await startGrpcServer(s.studio, '127.0.0.1', 0);
-  c = connectTestClient(g.address);
+  t = await startGrpcTestServer();
+  ({ s, c } = t);
 });
-afterAll(async () => {
-  c?.close();
-  await g?.close();
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+afterAll(() => t?.close());
 
 const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
 const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
@@ -81,7 +74,7 @@ describe('gRPC health, metadata, config, repository', () => {
   });
 
   it('a port in use is refused naming the port and the ways out', async () => {
-    await expect(startGrpcServer(s.studio, '127.0.0.1', g.port)).rejects.toThrow(`gRPC cannot listen on 127.0.0.1:${g.port}: the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)`);
+    await expect(startGrpcServer(s.studio, '127.0.0.1', t.g.port)).rejects.toThrow(`gRPC cannot listen on 127.0.0.1:${t.g.port}: the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)`);
   });
 
   it('the RPCs the studio does not offer answer UNIMPLEMENTED with a message', async () => {
@@ -144,9 +137,8 @@ describe('gRPC ModelInfer', () => {
 
 describe('gRPC token', () => {
   it('with a token, a call without the bearer metadata is UNAUTHENTICATED and one with it answers', async () => {
-    const secured = await startTestServer({ token: 'grpc-token-123' });
-    const sg = await startGrpcServer(secured.studio, '127.0.0.1', 0);
-    const sc = connectTestClient(sg.address);
+    const secured = await startGrpcTestServer({ token: 'grpc-token-123' });
+    const sc = secured.c;
     try {
       expect((await failure(sc.call('ServerLive', {}))).code).toBe(status.UNAUTHENTICATED);
       expect((await failure(sc.call('ServerLive', {}, 'wrong-token-000'))).code).toBe(status.UNAUTHENTICATED);
@@ -154,10 +146,7 @@ describe('gRPC token', () => {
       const refused = await new Promise<{ code: number }>((resolve) => { const st = sc.stream(); st.on('error', resolve); st.on('data', () => undefined); st.end(); });
       expect(refused.code).toBe(status.UNAUTHENTICATED);
     } finally {
-      sc.close();
-      await sg.close();
       await secured.close();
-      removeTempDir(secured.repo);
     }
   });
 });

@@ -3,25 +3,20 @@
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forkGraph } from '../testing/forkGraph.ts';
-import { call, startTestServer } from '../testing/testServer.ts';
-import { startGrpcServer, type GrpcServer } from './server.ts';
-import { connectTestClient, type TestClient } from '../testing/grpcTestClient.ts';
+import { call } from '../testing/testServer.ts';
+import type { TestClient } from '../testing/grpcTestClient.ts';
+import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-let g: GrpcServer;
+let t: GrpcTestServer;
+let s: GrpcTestServer['s'];
 let c: TestClient;
 beforeAll(async () => {
   process.env.STUDIO_PYTHON ||= '/usr/bin/python3';
-  s = await startTestServer();
-  g = await startGrpcServer(s.studio, '127.0.0.1', 0);
-  c = connectTestClient(g.address);
+  t = await startGrpcTestServer();
+  ({ s, c } = t);
   expect((await call(`${s.url}/api/graphs/fork`, 'PUT', forkGraph('fork'))).status).toBe(200);
 }, 60_000);
-afterAll(async () => {
-  c?.close();
-  await g?.close();
-  await s?.close();
-});
+afterAll(() => t?.close());
 
 const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
 const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));

@@ -1,23 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../testing/testServer.ts';
-import { removeTempDir } from '../testing/tempDir.ts';
-import { startGrpcServer, type GrpcServer } from './server.ts';
-import { connectTestClient, streamAll, type TestClient } from '../testing/grpcTestClient.ts';
+import { streamAll, type TestClient } from '../testing/grpcTestClient.ts';
+import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-let g: GrpcServer;
+let t: GrpcTestServer;
+let s: GrpcTestServer['s'];
 let c: TestClient;
 beforeAll(async () => {
-  s = await startTestServer();
-  g = await startGrpcServer(s.studio, '127.0.0.1', 0);
-  c = connectTestClient(g.address);
+  t = await startGrpcTestServer();
+  ({ s, c } = t);
 });
-afterAll(async () => {
-  c?.close();
-  await g?.close();
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+afterAll(() => t?.close());
 
 const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
 const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
