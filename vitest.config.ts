@@ -10,7 +10,13 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/src/**/*.test.tsx', 'test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
+          include: [
+            'packages/*/src/**/*.test.ts',
+            'apps/*/src/**/*.test.ts',
+            'apps/*/src/**/*.test.tsx',
+            'test/integration/**/*.test.ts',
+            'test/fuzz/**/*.test.ts',
+          ],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           setupFiles,

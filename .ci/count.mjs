@@ -12,7 +12,10 @@ let failed = r.numFailedTests ?? 0;
 // A file that failed to load has status 'failed' and no failed assertions: count it.
 for (const f of r.testResults ?? []) {
   const bad = (f.assertionResults ?? []).some((a) => a.status === 'failed');
-  if (f.status === 'failed' && !bad) { failed += 1; console.log(`failed to load: ${f.name}: ${(f.message ?? '').split('\n')[0]}`); }
+  if (f.status === 'failed' && !bad) {
+    failed += 1;
+    console.log(`failed to load: ${f.name}: ${(f.message ?? '').split('\n')[0]}`);
+  }
 }
 if (r.success === false && failed === 0) failed = 1;
 if (Number(status) !== 0 && failed === 0) failed = 1;

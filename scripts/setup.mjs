@@ -55,7 +55,11 @@ function ensureWebBuild(pnpm) {
     }
     return t;
   };
-  const sources = [join(root, 'apps', 'web', 'src'), join(root, 'apps', 'web', 'index.html'), join(root, 'packages', 'core', 'src')];
+  const sources = [
+    join(root, 'apps', 'web', 'src'),
+    join(root, 'apps', 'web', 'index.html'),
+    join(root, 'packages', 'core', 'src'),
+  ];
   if (built > 0 && sources.every((s) => (statSync(s).isDirectory() ? newest(s) : statSync(s).mtimeMs) <= built)) return;
   console.log('setup: building the web app (vite build)');
   if (run(pnpm, ['--filter', '@ensemble-studio/web', 'build']) !== 0) fail('the web app did not build (see above)');
@@ -64,7 +68,8 @@ function ensureWebBuild(pnpm) {
 function ensureTestTools() {
   const need = [];
   if (!existsSync('/usr/bin/chromium')) need.push('chromium');
-  if (quiet('python3', ['-c', 'import numpy']) === undefined && !existsSync('/usr/lib/python3/dist-packages/numpy')) need.push('python3-numpy');
+  if (quiet('python3', ['-c', 'import numpy']) === undefined && !existsSync('/usr/lib/python3/dist-packages/numpy'))
+    need.push('python3-numpy');
   if (!quiet('convert', ['-version'])?.includes('ImageMagick')) need.push('imagemagick');
   if (!existsSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf')) need.push('fonts-dejavu-core');
   if (!quiet('espeak-ng', ['--version'])) need.push('espeak-ng');
@@ -74,8 +79,12 @@ function ensureTestTools() {
   const sudo = isRoot ? [] : ['sudo'];
   console.log(`setup: installing test tools from Debian: ${need.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  if (run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(isRoot ? [] : ['apt-get']), 'update', '-qq'], { env }) !== 0 ||
-      run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(isRoot ? [] : ['apt-get']), 'install', '-y', '-qq', ...need], { env }) !== 0) {
+  if (
+    run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(isRoot ? [] : ['apt-get']), 'update', '-qq'], { env }) !== 0 ||
+    run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(isRoot ? [] : ['apt-get']), 'install', '-y', '-qq', ...need], {
+      env,
+    }) !== 0
+  ) {
     fail(`could not install ${need.join(' ')}; install them with apt-get and retry`);
   }
 }
@@ -86,7 +95,8 @@ function ensureTestTools() {
  */
 function pythonWithNumpy() {
   if (quiet('python3', ['-c', 'import numpy']) !== undefined) return process.env;
-  if (quiet('/usr/bin/python3', ['-c', 'import numpy']) === undefined) fail('python3 with numpy is needed for the tests: apt-get install python3-numpy');
+  if (quiet('/usr/bin/python3', ['-c', 'import numpy']) === undefined)
+    fail('python3 with numpy is needed for the tests: apt-get install python3-numpy');
   // One fixed directory, reused by every run (a fresh temp dir per run was never removed).
   const dir = join(tmpdir(), 'ensemble-studio-python');
   mkdirSync(dir, { recursive: true });

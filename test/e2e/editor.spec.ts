@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { Page } from 'playwright-core';
-import { dragConnect, flowNode, handle, openStudio, settle, startStudio, type BrowserSession, type Studio } from './helpers/studio.ts';
+import {
+  dragConnect,
+  flowNode,
+  handle,
+  openStudio,
+  settle,
+  startStudio,
+  type BrowserSession,
+  type Studio,
+} from './helpers/studio.ts';
 
 // Builds a small graph from scratch in a real Chromium against the real server: palette drag,
 // keyboard add, connection rules, diagnostics, inspector edits, undo/redo, auto-layout.
@@ -19,7 +28,9 @@ beforeAll(async () => {
 });
 
 beforeEach((ctx) => {
-  onTestFailed(async () => { await page.screenshot({ path: `/tmp/e2e-fail-${ctx.task.name.slice(0, 30).replace(/\W+/g, '_')}.png` }); });
+  onTestFailed(async () => {
+    await page.screenshot({ path: `/tmp/e2e-fail-${ctx.task.name.slice(0, 30).replace(/\W+/g, '_')}.png` });
+  });
 });
 
 afterAll(async () => {
@@ -34,7 +45,7 @@ describe('editor', () => {
     expect(await errorCount(page)).toBe(0);
   });
 
-  it('shows an op\'s params in the inspector with their help (crop reads BGR, as PaddleOCR\'s models were trained)', async () => {
+  it("shows an op's params in the inspector with their help (crop reads BGR, as PaddleOCR's models were trained)", async () => {
     await flowNode(page, 'crop').click();
     const channels = page.locator('.inspector-body select[name="param-channels"]');
     expect(await channels.inputValue()).toBe('bgr');
@@ -47,7 +58,9 @@ describe('editor', () => {
     await page.getByRole('button', { name: 'New', exact: true }).click();
     await expect.poll(() => page.locator('.react-flow__node').count()).toBe(0);
     await expect.poll(() => page.locator('.empty-canvas').isVisible()).toBe(true);
-    await page.locator('[data-palette="model:vad"]').dragTo(page.locator('.react-flow__pane'), { targetPosition: { x: 420, y: 200 } });
+    await page
+      .locator('[data-palette="model:vad"]')
+      .dragTo(page.locator('.react-flow__pane'), { targetPosition: { x: 420, y: 200 } });
     await flowNode(page, 'vad').waitFor();
     expect(await flowNode(page, 'vad').locator('.react-flow__handle[data-handleid="input"]').count()).toBe(1);
   });
@@ -125,7 +138,9 @@ describe('editor', () => {
     await expr.press('Enter');
     await expect.poll(() => page.locator('.field.invalid').count()).toBe(0);
     await page.locator('select[name="param-strategy"]').selectOption('bls');
-    await expect.poll(() => flowNode(page, 'condition').locator('.node-sub').innerText()).toBe('bls · exit when len(boxes) == 0');
+    await expect
+      .poll(() => flowNode(page, 'condition').locator('.node-sub').innerText())
+      .toBe('bls · exit when len(boxes) == 0');
   });
 
   it('auto-layout moves nodes in one undoable step', async () => {

@@ -41,7 +41,9 @@ describe('graph files', () => {
     const name = page.locator('input[name="graph_name"]');
     await name.fill('my_pipeline');
     await name.press('Enter');
-    await page.locator('[data-palette="model:det"]').dragTo(page.locator('.react-flow__pane'), { targetPosition: { x: 300, y: 200 } });
+    await page
+      .locator('[data-palette="model:det"]')
+      .dragTo(page.locator('.react-flow__pane'), { targetPosition: { x: 300, y: 200 } });
     await flowNode(page, 'det').waitFor();
     await page.keyboard.press('Control+s');
     await expect.poll(() => page.locator('.dirty').innerText()).toBe('saved');
@@ -61,10 +63,25 @@ describe('graph files', () => {
     await flowNode(page, 'router').click();
     await page.keyboard.press('Delete');
     await expect.poll(() => page.locator('.count.err').innerText()).toBe('0 errors');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export .zip' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export .zip' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('ocr-model_repository.zip');
     const files = unzipSync(new Uint8Array(readFileSync((await download.path())!)));
-    for (const model of ['ocr', 'det', 'rec', 'cls', 'ocr_has_text', 'ocr_fanout', 'ocr_preprocess', 'ocr_db', 'ocr_crop', 'ocr_ctc', 'ocr_angle']) {
+    for (const model of [
+      'ocr',
+      'det',
+      'rec',
+      'cls',
+      'ocr_has_text',
+      'ocr_fanout',
+      'ocr_preprocess',
+      'ocr_db',
+      'ocr_crop',
+      'ocr_ctc',
+      'ocr_angle',
+    ]) {
       expect(Object.keys(files)).toContain(`${model}/config.pbtxt`);
     }
     const ensemble = new TextDecoder().decode(files['ocr/config.pbtxt']);
@@ -73,7 +90,7 @@ describe('graph files', () => {
     expect(s.errors).toEqual([]);
   });
 
-  it('previews the selected node\'s generated files', async () => {
+  it("previews the selected node's generated files", async () => {
     const { page } = s;
     await flowNode(page, 'has_text').click();
     await page.getByRole('tab', { name: 'Preview' }).click();

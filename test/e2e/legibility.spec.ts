@@ -16,7 +16,10 @@ let graphs: { name: string; nodes: number }[];
 
 beforeAll(async () => {
   studio = await startStudio();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--disable-gpu', '--disable-quic', '--disable-sync'],
+  });
   graphs = (await http(`${studio.url}/api/graphs`)).json.graphs;
 });
 
@@ -35,20 +38,44 @@ async function open(viewport: { width: number; height: number }, graph: string):
 
 /** A chain of `n` routers in one long row, as a hand-made or generated graph might be saved. */
 async function saveChain(name: string, n: number): Promise<void> {
-  const nodes: unknown[] = [{ id: 'in', kind: 'input', position: { x: 0, y: 0 }, params: { name: 'x', datatype: 'FP32', dims: [-1] } }];
+  const nodes: unknown[] = [
+    { id: 'in', kind: 'input', position: { x: 0, y: 0 }, params: { name: 'x', datatype: 'FP32', dims: [-1] } },
+  ];
   const edges: unknown[] = [];
   for (let i = 0; i < n; i++) {
-    nodes.push({ id: `r${i}`, kind: 'router', position: { x: 300 * (i + 1), y: 0 }, params: { mode: 'direct', count: 1 } });
-    edges.push({ id: `e${i}`, source: i === 0 ? 'in' : `r${i - 1}`, sourcePort: i === 0 ? 'out' : 'out_0', target: `r${i}`, targetPort: 'in' });
+    nodes.push({
+      id: `r${i}`,
+      kind: 'router',
+      position: { x: 300 * (i + 1), y: 0 },
+      params: { mode: 'direct', count: 1 },
+    });
+    edges.push({
+      id: `e${i}`,
+      source: i === 0 ? 'in' : `r${i - 1}`,
+      sourcePort: i === 0 ? 'out' : 'out_0',
+      target: `r${i}`,
+      targetPort: 'in',
+    });
   }
-  nodes.push({ id: 'out', kind: 'output', position: { x: 300 * (n + 1), y: 0 }, params: { name: 'y', datatype: 'FP32', dims: [-1] } });
+  nodes.push({
+    id: 'out',
+    kind: 'output',
+    position: { x: 300 * (n + 1), y: 0 },
+    params: { name: 'y', datatype: 'FP32', dims: [-1] },
+  });
   edges.push({ id: 'e_out', source: `r${n - 1}`, sourcePort: 'out_0', target: 'out', targetPort: 'in' });
-  const r = await http(`${studio.url}/api/graphs/${name}`, { method: 'PUT', body: JSON.stringify({ version: 1, name, maxBatchSize: 0, nodes, edges }) });
+  const r = await http(`${studio.url}/api/graphs/${name}`, {
+    method: 'PUT',
+    body: JSON.stringify({ version: 1, name, maxBatchSize: 0, nodes, edges }),
+  });
   expect(r.status, r.text).toBe(200);
 }
 
 describe('legible by default', () => {
-  for (const viewport of [{ width: 1440, height: 900 }, { width: 1920, height: 1080 }]) {
+  for (const viewport of [
+    { width: 1440, height: 900 },
+    { width: 1920, height: 1080 },
+  ]) {
     it(`opens every bundled example whole, with node text ≥ ${MIN_TEXT_PX} px and titles ≥ ${MIN_TITLE_PX} px, at ${viewport.width}×${viewport.height}`, async () => {
       expect(graphs.length).toBeGreaterThanOrEqual(4);
       for (const g of graphs) {
@@ -56,8 +83,12 @@ describe('legible by default', () => {
         const m = await readLegibility(page);
         await page.close();
         expect(m.nodes, g.name).toBe(g.nodes);
-        expect(m.minText, `${g.name}: smallest node text at zoom ${m.zoom.toFixed(2)}`).toBeGreaterThanOrEqual(MIN_TEXT_PX);
-        expect(m.minTitle, `${g.name}: smallest title at zoom ${m.zoom.toFixed(2)}`).toBeGreaterThanOrEqual(MIN_TITLE_PX);
+        expect(m.minText, `${g.name}: smallest node text at zoom ${m.zoom.toFixed(2)}`).toBeGreaterThanOrEqual(
+          MIN_TEXT_PX,
+        );
+        expect(m.minTitle, `${g.name}: smallest title at zoom ${m.zoom.toFixed(2)}`).toBeGreaterThanOrEqual(
+          MIN_TITLE_PX,
+        );
         expect(m.outside, `${g.name}: nodes outside the canvas`).toEqual([]);
       }
     });
@@ -81,7 +112,13 @@ describe('legible by default', () => {
 
   it('hides port names and edge labels when zoomed far out, and shows them again at the default view', async () => {
     const page = await open({ width: 1440, height: 900 }, 'ocr');
-    const visibleTypes = () => page.locator('.react-flow__edge-textwrapper, .port-name').evaluateAll((els) => els.filter((e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden').length);
+    const visibleTypes = () =>
+      page
+        .locator('.react-flow__edge-textwrapper, .port-name')
+        .evaluateAll(
+          (els) =>
+            els.filter((e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden').length,
+        );
     expect(await visibleTypes()).toBeGreaterThan(0);
     for (let i = 0; i < 5; i++) await page.getByRole('button', { name: 'Zoom Out' }).click();
     await settle(page);

@@ -17,7 +17,10 @@ const dir = tempDir('studio-python-');
 
 beforeAll(async () => {
   studio = await startStudio();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--disable-gpu', '--disable-quic', '--disable-sync'],
+  });
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${studio.url}/?graph=python-text-exit`);
@@ -26,7 +29,9 @@ beforeAll(async () => {
 });
 
 beforeEach((ctx) => {
-  onTestFailed(async () => { await page.screenshot({ path: `/tmp/e2e-fail-${ctx.task.name.slice(0, 30).replace(/\W+/g, '_')}.png` }); });
+  onTestFailed(async () => {
+    await page.screenshot({ path: `/tmp/e2e-fail-${ctx.task.name.slice(0, 30).replace(/\W+/g, '_')}.png` });
+  });
 });
 
 afterAll(async () => {
@@ -57,11 +62,13 @@ describe('Python models in the editor', () => {
     const code = page.locator('.source-view code');
     await expect.poll(() => code.innerText()).toContain('class TritonPythonModel');
     expect(await code.locator('.hljs-keyword').count()).toBeGreaterThan(3);
-    expect(await page.locator('.source-view').getAttribute('aria-label')).toBe('python_text_boxes/1/model.py (read-only)');
+    expect(await page.locator('.source-view').getAttribute('aria-label')).toBe(
+      'python_text_boxes/1/model.py (read-only)',
+    );
     expect(await code.evaluate((el) => (el as HTMLElement).isContentEditable)).toBe(false);
   });
 
-  it('shows a model\'s log line (pb_utils.Logger) in the run panel', async () => {
+  it("shows a model's log line (pb_utils.Logger) in the run panel", async () => {
     await runWith('text.png', 'Hello there');
     await page.waitForSelector('.run-status[data-status=completed]', { timeout: 60_000 });
     await expect.poll(() => page.getByTestId('run-log').innerText()).toMatch(/\d+ line\(s\) of text/);
@@ -70,10 +77,14 @@ describe('Python models in the editor', () => {
 
   it('shows the traceback of a model that raises, on the node and in the run panel, and opens model.py at its line', async () => {
     await runWith('blank.png', null);
-    await expect.poll(() => page.locator('.ne[data-node="text_boxes"]').getAttribute('data-status'), { timeout: 60_000 }).toBe('failed');
+    await expect
+      .poll(() => page.locator('.ne[data-node="text_boxes"]').getAttribute('data-status'), { timeout: 60_000 })
+      .toBe('failed');
     const tb = page.locator('.ne[data-node="text_boxes"] [data-testid=traceback]');
     expect(await tb.locator('pre').innerText()).toMatch(/model\.py", line \d+[\s\S]*no text found/);
-    await expect.poll(() => flowNode(page, 'text_boxes').locator('.node-status').innerText()).toMatch(/^failed at model\.py:\d+: /);
+    await expect
+      .poll(() => flowNode(page, 'text_boxes').locator('.node-status').innerText())
+      .toMatch(/^failed at model\.py:\d+: /);
     const link = tb.getByRole('button', { name: /^open model\.py:\d+$/ });
     const line = Number((await link.innerText()).split(':')[1]);
     await link.click();

@@ -25,11 +25,21 @@ async function recordOrder(p: Page): Promise<void> {
       for (const el of document.querySelectorAll('.react-flow__node')) {
         const node = el.querySelector('.node');
         const id = el.getAttribute('data-id');
-        for (const st of ['finished', 'skipped']) if (node?.classList.contains(`run-${st}`) && !seen.has(`${id}:${st}`)) { seen.add(`${id}:${st}`); w.order.push(`${id}:${st}`); }
+        for (const st of ['finished', 'skipped'])
+          if (node?.classList.contains(`run-${st}`) && !seen.has(`${id}:${st}`)) {
+            seen.add(`${id}:${st}`);
+            w.order.push(`${id}:${st}`);
+          }
       }
-      if (document.querySelector('[data-testid=box-count]') && !seen.has('boxes')) { seen.add('boxes'); w.order.push('boxes'); }
+      if (document.querySelector('[data-testid=box-count]') && !seen.has('boxes')) {
+        seen.add('boxes');
+        w.order.push('boxes');
+      }
       const status = document.querySelector('.run-status')?.getAttribute('data-status');
-      if (status && status !== 'running' && status !== 'starting' && !seen.has('end')) { seen.add('end'); w.order.push(`end:${status}`); }
+      if (status && status !== 'running' && status !== 'starting' && !seen.has('end')) {
+        seen.add('end');
+        w.order.push(`end:${status}`);
+      }
     }).observe(document.body, { subtree: true, childList: true, attributes: true });
   });
 }
@@ -53,7 +63,9 @@ describe('runs', () => {
     await expect.poll(() => page.locator('.run-input').innerText()).toContain('UINT8 [160,480,3]');
     await recordOrder(page);
     await page.locator('.run-actions button.primary').click();
-    await expect.poll(() => page.locator('.run-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('completed');
+    await expect
+      .poll(() => page.locator('.run-status').getAttribute('data-status'), { timeout: 60_000 })
+      .toBe('completed');
     const events = await order(page);
     const at = (e: string) => events.indexOf(e);
     expect(at('det:finished')).toBeGreaterThanOrEqual(0);
@@ -82,7 +94,9 @@ describe('runs', () => {
     const texts = (await page.locator('[data-testid=texts] tbody').innerText()).toUpperCase();
     await page.getByLabel('as exported').check();
     await page.locator('.run-actions button.primary').click();
-    await expect.poll(() => page.locator('.run-status').getAttribute('data-status'), { timeout: 90_000 }).toBe('completed');
+    await expect
+      .poll(() => page.locator('.run-status').getAttribute('data-status'), { timeout: 90_000 })
+      .toBe('completed');
     expect((await page.locator('[data-testid=texts] tbody').innerText()).toUpperCase()).toBe(texts);
     await page.getByLabel('as exported').uncheck();
   });
@@ -91,7 +105,9 @@ describe('runs', () => {
     await page.getByLabel('Image for image').setInputFiles(await makePng(page, 'blank.png', null));
     await expect.poll(() => page.locator('.run-input').innerText()).toContain('blank.png');
     await page.locator('.run-actions button.primary').click();
-    await expect.poll(() => page.locator('.run-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('exited');
+    await expect
+      .poll(() => page.locator('.run-status').getAttribute('data-status'), { timeout: 60_000 })
+      .toBe('exited');
     expect(await page.locator('.run-status').innerText()).toContain('len(boxes) == 0');
     await expect.poll(() => flowNode(page, 'rec').locator('.node-status').innerText()).toContain('skipped');
     expect(await flowNode(page, 'rec').locator('.node-status').innerText()).toContain('has_text');

@@ -26,7 +26,14 @@ const num = async (card: Locator, id: string) => Number(await card.getByTestId(i
 beforeAll(async () => {
   studio = await startStudio();
   // The fake device plays the WAV as the microphone; the fake UI grants the permission.
-  s = await openStudio(studio.url, { args: ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${wav}`, '--autoplay-policy=no-user-gesture-required'] });
+  s = await openStudio(studio.url, {
+    args: [
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${wav}`,
+      '--autoplay-policy=no-user-gesture-required',
+    ],
+  });
   page = s.page;
   await openVad(page);
 });
@@ -54,7 +61,9 @@ describe('sequence sessions', () => {
     expect(a).toMatch(/^vad/);
     expect(b).toMatch(/^vad/);
     expect(a).not.toBe(b); // a new sequence goes to the least-loaded of vad's two instances
-    expect(await first.getByTestId('sequence-id').innerText()).not.toBe(await second.getByTestId('sequence-id').innerText());
+    expect(await first.getByTestId('sequence-id').innerText()).not.toBe(
+      await second.getByTestId('sequence-id').innerText(),
+    );
     expect(await first.getByTestId('state').innerText()).toContain('state → stateN');
     // Side by side: the grid puts the cards on one row.
     const [ba, bb] = [await first.boundingBox(), await second.boundingBox()];

@@ -6,8 +6,18 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  canConnect, compileGraph, findCycle, layoutGraph, LAYOUT_COLUMN_PX, migrate, validateGraph, DATA_TYPES, OP_DEFS,
-  type Catalogue, type Diagnostic, type GraphDoc,
+  canConnect,
+  compileGraph,
+  findCycle,
+  layoutGraph,
+  LAYOUT_COLUMN_PX,
+  migrate,
+  validateGraph,
+  DATA_TYPES,
+  OP_DEFS,
+  type Catalogue,
+  type Diagnostic,
+  type GraphDoc,
 } from '../../packages/core/src/index.ts';
 import * as fixtures from '../../packages/core/src/testing/fixtures.ts';
 import { loadRepository } from '../../apps/server/src/repo/index.ts';
@@ -20,7 +30,8 @@ const catalogues = (): Catalogue[] => [fixtures.fixtureCatalogue(), examples];
 
 beforeAll(async () => {
   examples = (await loadRepository(EXAMPLES_DIR)).catalogue;
-  for (const g of ['ocr', 'vad-stream']) exampleGraphs.push(JSON.parse(readFileSync(join(EXAMPLES_DIR, g, 'studio.json'), 'utf8')));
+  for (const g of ['ocr', 'vad-stream'])
+    exampleGraphs.push(JSON.parse(readFileSync(join(EXAMPLES_DIR, g, 'studio.json'), 'utf8')));
 });
 
 function checkDiagnostics(ds: Diagnostic[]): void {
@@ -37,8 +48,10 @@ const PROTO_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
  * the properties skip that one shape so they keep searching for others.
  */
 function hitsKnownBlsDefaultsBug(graph: GraphDoc): boolean {
-  return graph.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'bls')
-    && graph.nodes.some((n) => n.kind === 'output' && (PROTO_KEYS.has(n.id) || PROTO_KEYS.has(n.params.name)));
+  return (
+    graph.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'bls') &&
+    graph.nodes.some((n) => n.kind === 'output' && (PROTO_KEYS.has(n.id) || PROTO_KEYS.has(n.params.name)))
+  );
 }
 
 /** Everything downstream of a successful migrate must return data, never throw. */
@@ -54,106 +67,270 @@ function exercise(graph: GraphDoc, catalogue: Catalogue): void {
   if (!ds.some((d) => d.severity === 'error')) {
     // validateGraph found nothing Triton would reject: the compiler must agree and produce the ensemble config.
     // (name collisions with generated/used models are the compiler's own check: validateGraph does not see them.)
-    expect(compiled.diagnostics.filter((d) => d.severity === 'error' && d.code !== 'name-collision'), JSON.stringify(graph)).toEqual([]);
+    expect(
+      compiled.diagnostics.filter((d) => d.severity === 'error' && d.code !== 'name-collision'),
+      JSON.stringify(graph),
+    ).toEqual([]);
     expect(compiled.files.length).toBeGreaterThan(0);
   }
 }
 
-const MODELS = ['simple', 'identity', 'small_batch', 'nobatch', 'optional_in', 'repeat', 'vad', 'det', 'rec', 'broken', 'cls', 'nope', ''];
-const PORT_NAMES = ['out', 'in', 'INPUT0', 'INPUT1', 'OUTPUT0', 'OUTPUT1', 'x', 'y', 'prob', 'probs', 'input', 'output', 'IN', 'OUT',
-  'out_0', 'out_1', 'out_7', 'image', 'boxes', 'scores', 'texts', 'audio', '__proto__', 'constructor', ''];
+const MODELS = [
+  'simple',
+  'identity',
+  'small_batch',
+  'nobatch',
+  'optional_in',
+  'repeat',
+  'vad',
+  'det',
+  'rec',
+  'broken',
+  'cls',
+  'nope',
+  '',
+];
+const PORT_NAMES = [
+  'out',
+  'in',
+  'INPUT0',
+  'INPUT1',
+  'OUTPUT0',
+  'OUTPUT1',
+  'x',
+  'y',
+  'prob',
+  'probs',
+  'input',
+  'output',
+  'IN',
+  'OUT',
+  'out_0',
+  'out_1',
+  'out_7',
+  'image',
+  'boxes',
+  'scores',
+  'texts',
+  'audio',
+  '__proto__',
+  'constructor',
+  '',
+];
 const id = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', '__proto__', 'hasOwnProperty', 'x y', 'é');
-const name = fc.constantFrom('INPUT0', 'INPUT1', 'OUTPUT0', 'x', 'y', 'image', 'boxes', 'a b', '', '1bad', '__proto__', 'n'.repeat(300));
-const dims = fc.array(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(-1, 1, 3, 16) }, { weight: 1, arbitrary: fc.integer({ min: -3, max: 2 ** 31 }) }), { maxLength: 4 });
-const expression = fc.constantFrom('len(boxes) == 0', 'max(scores) < 0.5', 'x > ', 'true', 'flag and not flag', '', 'y.shape[9] == 1', 'sum(__proto__) > 1');
+const name = fc.constantFrom(
+  'INPUT0',
+  'INPUT1',
+  'OUTPUT0',
+  'x',
+  'y',
+  'image',
+  'boxes',
+  'a b',
+  '',
+  '1bad',
+  '__proto__',
+  'n'.repeat(300),
+);
+const dims = fc.array(
+  fc.oneof(
+    { weight: 9, arbitrary: fc.constantFrom(-1, 1, 3, 16) },
+    { weight: 1, arbitrary: fc.integer({ min: -3, max: 2 ** 31 }) },
+  ),
+  { maxLength: 4 },
+);
+const expression = fc.constantFrom(
+  'len(boxes) == 0',
+  'max(scores) < 0.5',
+  'x > ',
+  'true',
+  'flag and not flag',
+  '',
+  'y.shape[9] == 1',
+  'sum(__proto__) > 1',
+);
 
-const node = fc.oneof(
-  fc.record({ id, kind: fc.constant('input'), params: fc.record({ name, datatype: fc.constantFrom(...DATA_TYPES), dims, optional: fc.boolean() }) }),
-  fc.record({ id, kind: fc.constant('output'), params: fc.record({ name, datatype: fc.constantFrom(...DATA_TYPES), dims }) }),
-  fc.record({
-    id, kind: fc.constant('model'), params: fc.record({
-      model: fc.constantFrom(...MODELS.filter(Boolean)),
-      settings: fc.record({
-        max_batch_size: fc.nat({ max: 64 }),
-        instance_group: fc.array(fc.record({ count: fc.integer({ min: -1, max: 4 }), kind: fc.constantFrom('KIND_CPU', 'KIND_GPU', 'KIND_AUTO') }), { maxLength: 2 }),
-        dynamic_batching: fc.option(fc.record({ preferred_batch_size: fc.array(fc.integer({ min: -2, max: 70 }), { maxLength: 3 }), max_queue_delay_microseconds: fc.nat({ max: 10_000 }) }), { nil: null }),
-        decoupled: fc.boolean(),
-      }, { requiredKeys: [] }),
-    }, { requiredKeys: ['model'] }),
-  }),
-  fc.record({ id, kind: fc.constant('router'), params: fc.record({ mode: fc.constantFrom('copy', 'direct'), count: fc.integer({ min: -1, max: 9 }) }) }),
-  fc.record({
-    id, kind: fc.constant('condition'), params: fc.record({
-      expression, strategy: fc.constantFrom('gate', 'bls', 'error'), ports: fc.array(fc.constantFrom(...PORT_NAMES), { maxLength: 3 }),
-      message: fc.string({ maxLength: 10 }), defaults: fc.dictionary(name, fc.record({ shape: fc.array(fc.nat({ max: 3 }), { maxLength: 2 }), data: fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.boolean()), { maxLength: 4 }) }), { maxKeys: 2 }),
+const node = fc
+  .oneof(
+    fc.record({
+      id,
+      kind: fc.constant('input'),
+      params: fc.record({ name, datatype: fc.constantFrom(...DATA_TYPES), dims, optional: fc.boolean() }),
     }),
-  }),
-  fc.record({
-    id, kind: fc.constant('op'), params: fc.record({
-      op: fc.constantFrom(...Object.keys(OP_DEFS), 'no_such_op'),
-      values: fc.dictionary(fc.constantFrom('max_side', 'k', 'threshold', 'unclip_ratio', 'dictionary', 'context', 'window', 'x'), fc.oneof(fc.integer({ min: -5, max: 5000 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.string({ maxLength: 4 }), fc.boolean()), { maxKeys: 3 }),
+    fc.record({
+      id,
+      kind: fc.constant('output'),
+      params: fc.record({ name, datatype: fc.constantFrom(...DATA_TYPES), dims }),
     }),
-  }),
-).map((n) => ({ ...n, position: { x: 0, y: 0 } }));
+    fc.record({
+      id,
+      kind: fc.constant('model'),
+      params: fc.record(
+        {
+          model: fc.constantFrom(...MODELS.filter(Boolean)),
+          settings: fc.record(
+            {
+              max_batch_size: fc.nat({ max: 64 }),
+              instance_group: fc.array(
+                fc.record({
+                  count: fc.integer({ min: -1, max: 4 }),
+                  kind: fc.constantFrom('KIND_CPU', 'KIND_GPU', 'KIND_AUTO'),
+                }),
+                { maxLength: 2 },
+              ),
+              dynamic_batching: fc.option(
+                fc.record({
+                  preferred_batch_size: fc.array(fc.integer({ min: -2, max: 70 }), { maxLength: 3 }),
+                  max_queue_delay_microseconds: fc.nat({ max: 10_000 }),
+                }),
+                { nil: null },
+              ),
+              decoupled: fc.boolean(),
+            },
+            { requiredKeys: [] },
+          ),
+        },
+        { requiredKeys: ['model'] },
+      ),
+    }),
+    fc.record({
+      id,
+      kind: fc.constant('router'),
+      params: fc.record({ mode: fc.constantFrom('copy', 'direct'), count: fc.integer({ min: -1, max: 9 }) }),
+    }),
+    fc.record({
+      id,
+      kind: fc.constant('condition'),
+      params: fc.record({
+        expression,
+        strategy: fc.constantFrom('gate', 'bls', 'error'),
+        ports: fc.array(fc.constantFrom(...PORT_NAMES), { maxLength: 3 }),
+        message: fc.string({ maxLength: 10 }),
+        defaults: fc.dictionary(
+          name,
+          fc.record({
+            shape: fc.array(fc.nat({ max: 3 }), { maxLength: 2 }),
+            data: fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.boolean()), { maxLength: 4 }),
+          }),
+          { maxKeys: 2 },
+        ),
+      }),
+    }),
+    fc.record({
+      id,
+      kind: fc.constant('op'),
+      params: fc.record({
+        op: fc.constantFrom(...Object.keys(OP_DEFS), 'no_such_op'),
+        values: fc.dictionary(
+          fc.constantFrom('max_side', 'k', 'threshold', 'unclip_ratio', 'dictionary', 'context', 'window', 'x'),
+          fc.oneof(
+            fc.integer({ min: -5, max: 5000 }),
+            fc.double({ noNaN: true, noDefaultInfinity: true }),
+            fc.string({ maxLength: 4 }),
+            fc.boolean(),
+          ),
+          { maxKeys: 3 },
+        ),
+      }),
+    }),
+  )
+  .map((n) => ({ ...n, position: { x: 0, y: 0 } }));
 
-const edge = fc.record({ source: id, sourcePort: fc.constantFrom(...PORT_NAMES.filter(Boolean)), target: id, targetPort: fc.constantFrom(...PORT_NAMES.filter(Boolean)) });
+const edge = fc.record({
+  source: id,
+  sourcePort: fc.constantFrom(...PORT_NAMES.filter(Boolean)),
+  target: id,
+  targetPort: fc.constantFrom(...PORT_NAMES.filter(Boolean)),
+});
 
 /** A random graph document: unique node ids (else migrate rightly refuses it), random and often wrong wiring. */
-const graphDoc = fc.record({
-  name: fc.constantFrom('ens', 'ocr', 'a b', '', 'x'.repeat(200), '../etc'),
-  maxBatchSize: fc.nat({ max: 16 }),
-  nodes: fc.uniqueArray(node, { selector: (n) => n.id, maxLength: 8 }),
-  edges: fc.array(edge, { maxLength: 12 }),
-}).map((g) => ({ version: 1, ...g, edges: g.edges.map((e, i) => ({ id: `e${i}`, ...e })) }));
+const graphDoc = fc
+  .record({
+    name: fc.constantFrom('ens', 'ocr', 'a b', '', 'x'.repeat(200), '../etc'),
+    maxBatchSize: fc.nat({ max: 16 }),
+    nodes: fc.uniqueArray(node, { selector: (n) => n.id, maxLength: 8 }),
+    edges: fc.array(edge, { maxLength: 12 }),
+  })
+  .map((g) => ({ version: 1, ...g, edges: g.edges.map((e, i) => ({ id: `e${i}`, ...e })) }));
 
 describe('fuzz: graph documents', () => {
   it(`migrate never throws on ${FUZZ_RUNS.graph} arbitrary JSON values`, () => {
-    fc.assert(fc.property(fc.oneof(fc.jsonValue(), fc.anything()), (v) => {
-      const r = migrate(v);
-      if (!r.ok) expect(r.error).toMatch(/\S/);
-      else exercise(r.graph, fixtures.fixtureCatalogue());
-    }), { numRuns: FUZZ_RUNS.graph });
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), fc.anything()), (v) => {
+        const r = migrate(v);
+        if (!r.ok) expect(r.error).toMatch(/\S/);
+        else exercise(r.graph, fixtures.fixtureCatalogue());
+      }),
+      { numRuns: FUZZ_RUNS.graph },
+    );
   });
 
   it(`random graphs over two catalogues validate, lay out and compile without throwing (${FUZZ_RUNS.graph} cases)`, () => {
     let valid = 0;
     // Random wiring is almost never valid: mix in lightly mutated valid fixtures so the "no errors ⇒ compiles" branch runs.
-    const lightlyMutated = fc.tuple(fc.infiniteStream(fc.nat()), fc.nat({ max: 2 })).map(([rand, n]) => mutateJson(fixtures.addSubGraph(), rand, n));
-    fc.assert(fc.property(fc.oneof(graphDoc, lightlyMutated), fc.nat({ max: 1 }), (doc, c) => {
-      const r = migrate(JSON.parse(JSON.stringify(doc)));
-      if (!r.ok) { expect(r.error).toMatch(/\S/); return; }
-      const catalogue = catalogues()[c]!;
-      exercise(r.graph, catalogue);
-      if (!validateGraph(r.graph, catalogue).some((d) => d.severity === 'error')) valid++;
-    }), { numRuns: FUZZ_RUNS.graph });
+    const lightlyMutated = fc
+      .tuple(fc.infiniteStream(fc.nat()), fc.nat({ max: 2 }))
+      .map(([rand, n]) => mutateJson(fixtures.addSubGraph(), rand, n));
+    fc.assert(
+      fc.property(fc.oneof(graphDoc, lightlyMutated), fc.nat({ max: 1 }), (doc, c) => {
+        const r = migrate(JSON.parse(JSON.stringify(doc)));
+        if (!r.ok) {
+          expect(r.error).toMatch(/\S/);
+          return;
+        }
+        const catalogue = catalogues()[c]!;
+        exercise(r.graph, catalogue);
+        if (!validateGraph(r.graph, catalogue).some((d) => d.severity === 'error')) valid++;
+      }),
+      { numRuns: FUZZ_RUNS.graph },
+    );
     expect(valid).toBeGreaterThan(0);
   });
 
   it(`canConnect answers every random connection with ok or a reason (${FUZZ_RUNS.graph} cases)`, () => {
-    fc.assert(fc.property(graphDoc, edge, fc.nat({ max: 1 }), (doc, c, k) => {
-      const r = migrate(doc);
-      if (!r.ok) return;
-      const res = canConnect(r.graph, catalogues()[k]!, c);
-      if (!res.ok) expect(res.reason).toMatch(/\S/);
-    }), { numRuns: FUZZ_RUNS.graph });
+    fc.assert(
+      fc.property(graphDoc, edge, fc.nat({ max: 1 }), (doc, c, k) => {
+        const r = migrate(doc);
+        if (!r.ok) return;
+        const res = canConnect(r.graph, catalogues()[k]!, c);
+        if (!res.ok) expect(res.reason).toMatch(/\S/);
+      }),
+      { numRuns: FUZZ_RUNS.graph },
+    );
   });
 
   it(`mutated example graphs (ocr, vad-stream) give an error or diagnostics, never a throw (${FUZZ_RUNS.graph} cases)`, () => {
-    fc.assert(fc.property(fc.nat({ max: 1 }), fc.infiniteStream(fc.nat()), fc.integer({ min: 1, max: 4 }), (g, rand, count) => {
-      const doc = mutateJson(exampleGraphs[g], rand, count);
-      const r = migrate(doc);
-      if (!r.ok) expect(r.error).toMatch(/\S/);
-      else exercise(r.graph, examples);
-    }), { numRuns: FUZZ_RUNS.graph });
+    fc.assert(
+      fc.property(fc.nat({ max: 1 }), fc.infiniteStream(fc.nat()), fc.integer({ min: 1, max: 4 }), (g, rand, count) => {
+        const doc = mutateJson(exampleGraphs[g], rand, count);
+        const r = migrate(doc);
+        if (!r.ok) expect(r.error).toMatch(/\S/);
+        else exercise(r.graph, examples);
+      }),
+      { numRuns: FUZZ_RUNS.graph },
+    );
   });
 
-  it('regression: compileGraph with an output node id \'toString\' and a bls condition reads defaults as own properties only', () => {
+  it("regression: compileGraph with an output node id 'toString' and a bls condition reads defaults as own properties only", () => {
     // Found by the random-graph property: `cond.params.defaults[o.id]` finds Object.prototype.toString, then `d.data.map` throws.
     const doc = {
-      version: 1, name: 'ens', maxBatchSize: 0, edges: [],
+      version: 1,
+      name: 'ens',
+      maxBatchSize: 0,
+      edges: [],
       nodes: [
-        { id: 'a', kind: 'condition', position: { x: 0, y: 0 }, params: { expression: 'len(boxes) == 0', strategy: 'bls', ports: [], message: '', defaults: {} } },
-        { id: 'toString', kind: 'output', position: { x: 0, y: 0 }, params: { name: 'INPUT0', datatype: 'BYTES', dims: [] } },
+        {
+          id: 'a',
+          kind: 'condition',
+          position: { x: 0, y: 0 },
+          params: { expression: 'len(boxes) == 0', strategy: 'bls', ports: [], message: '', defaults: {} },
+        },
+        {
+          id: 'toString',
+          kind: 'output',
+          position: { x: 0, y: 0 },
+          params: { name: 'INPUT0', datatype: 'BYTES', dims: [] },
+        },
       ],
     };
     const r = migrate(doc);
@@ -164,8 +341,19 @@ describe('fuzz: graph documents', () => {
   /** A chain of 50,000 one-way routers, in document order or reversed. */
   function longChain(reversed: boolean): GraphDoc {
     const n = 50_000;
-    const nodes = Array.from({ length: n }, (_, i): GraphDoc['nodes'][number] => ({ id: `n${i}`, kind: 'router', position: { x: 0, y: 0 }, params: { mode: 'copy', count: 1 } }));
-    const edges = Array.from({ length: n - 1 }, (_, i) => ({ id: `e${i}`, source: `n${i}`, sourcePort: 'out_0', target: `n${i + 1}`, targetPort: 'in' }));
+    const nodes = Array.from({ length: n }, (_, i): GraphDoc['nodes'][number] => ({
+      id: `n${i}`,
+      kind: 'router',
+      position: { x: 0, y: 0 },
+      params: { mode: 'copy', count: 1 },
+    }));
+    const edges = Array.from({ length: n - 1 }, (_, i) => ({
+      id: `e${i}`,
+      source: `n${i}`,
+      sourcePort: 'out_0',
+      target: `n${i + 1}`,
+      targetPort: 'in',
+    }));
     return { version: 1, name: 'chain', maxBatchSize: 0, nodes: reversed ? nodes.reverse() : nodes, edges };
   }
 
@@ -188,10 +376,12 @@ describe('fuzz: graph documents', () => {
     fan.feed('x', 'r', 'in');
     for (let i = 0; i < 3000; i++) fan.output(`y${i}`, 'FP32', [-1]).emit('r', `out_${i}`, `y${i}`);
     const chain = fixtures.graphFixture('chain', 4).input('x', 'FP32', [-1]);
-    let prev = 'x', port = 'out';
+    let prev = 'x',
+      port = 'out';
     for (let i = 0; i < 2000; i++) {
       chain.model(`m${i}`, 'identity').wire(prev, port, `m${i}`, 'INPUT0');
-      prev = `m${i}`; port = 'OUTPUT0';
+      prev = `m${i}`;
+      port = 'OUTPUT0';
     }
     chain.output('y', 'FP32', [-1]).emit(prev, port, 'y');
     for (const doc of [fan.doc(), chain.doc()]) {

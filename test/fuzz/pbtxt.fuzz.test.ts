@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  normalizeConfig, parsePbtxt, parsePbtxtLenient, printPbtxt, validateEnsembleConfigs, validateModelConfig,
+  normalizeConfig,
+  parsePbtxt,
+  parsePbtxtLenient,
+  printPbtxt,
+  validateEnsembleConfigs,
+  validateModelConfig,
   type ModelConfig,
 } from '../../packages/core/src/index.ts';
 import { FUZZ_RUNS } from '../support/fuzz.ts';
@@ -50,13 +55,66 @@ some_future_field: 7
 
 const CORPUS = corpus();
 const TOKENS = [
-  '{', '}', '[', ']', ':', ',', ';', '<', '>', '"', "'", '\\', '#', '\n', ' ', '-', '.', 'e', '0x', '1e400', '-1', '9'.repeat(40),
-  'nan', 'inf', '-inf', 'true', 'false', 'TYPE_FP32', 'TYPE_NOPE', 'KIND_GPU', 'name', 'dims', 'input', 'output', 'max_batch_size',
-  'instance_group', 'dynamic_batching', 'sequence_batching', 'parameters', 'key', 'value', 'string_value', 'step', 'unknown_field',
-  '"\\x"', '"\\u12"', '"\\777"', '"unterminated', '\u0000', '\ud800', 'é', '😀', '[ [ [', '{ { {', '}}}}', '/* c */',
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  ',',
+  ';',
+  '<',
+  '>',
+  '"',
+  "'",
+  '\\',
+  '#',
+  '\n',
+  ' ',
+  '-',
+  '.',
+  'e',
+  '0x',
+  '1e400',
+  '-1',
+  '9'.repeat(40),
+  'nan',
+  'inf',
+  '-inf',
+  'true',
+  'false',
+  'TYPE_FP32',
+  'TYPE_NOPE',
+  'KIND_GPU',
+  'name',
+  'dims',
+  'input',
+  'output',
+  'max_batch_size',
+  'instance_group',
+  'dynamic_batching',
+  'sequence_batching',
+  'parameters',
+  'key',
+  'value',
+  'string_value',
+  'step',
+  'unknown_field',
+  '"\\x"',
+  '"\\u12"',
+  '"\\777"',
+  '"unterminated',
+  '\u0000',
+  '\ud800',
+  'é',
+  '😀',
+  '[ [ [',
+  '{ { {',
+  '}}}}',
+  '/* c */',
 ];
 const soup = fc.array(fc.constantFrom(...TOKENS), { maxLength: 60 }).map((xs) => xs.join(''));
-const mutated = fc.tuple(fc.nat({ max: CORPUS.length - 1 }), fc.infiniteStream(fc.nat()), fc.integer({ min: 1, max: 6 }))
+const mutated = fc
+  .tuple(fc.nat({ max: CORPUS.length - 1 }), fc.infiniteStream(fc.nat()), fc.integer({ min: 1, max: 6 }))
   .map(([i, rand, n]) => mutateText(CORPUS[i]!, rand, n, TOKENS));
 const text = fc.oneof(soup, mutated, fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 100 }));
 
@@ -64,14 +122,18 @@ const text = fc.oneof(soup, mutated, fc.string({ maxLength: 200 }), fc.string({ 
 function checkConfig(config: ModelConfig, source: string, parse = parsePbtxt): void {
   const printed = printPbtxt(config);
   const again = parse(printed);
-  expect(again.ok, `${JSON.stringify(source)} printed as ${JSON.stringify(printed)}: ${again.ok ? '' : again.error.message}`).toBe(true);
+  expect(
+    again.ok,
+    `${JSON.stringify(source)} printed as ${JSON.stringify(printed)}: ${again.ok ? '' : again.error.message}`,
+  ).toBe(true);
   if (!again.ok) return;
   expect(again.config).toEqual(config);
   expect(printPbtxt(again.config)).toBe(printed);
   for (const d of validateModelConfig(config, { dirName: 'm' })) expect(d.message).toMatch(/\S/);
   const normal = normalizeConfig(config, { dirName: 'm', files: ['1/model.onnx'] });
   for (const d of validateModelConfig(normal, { dirName: 'm' })) expect(d.message).toMatch(/\S/);
-  for (const d of validateEnsembleConfigs({ m: normal, a: { name: 'a', platform: 'onnxruntime_onnx' } } as never)) expect(d.message).toMatch(/\S/);
+  for (const d of validateEnsembleConfigs({ m: normal, a: { name: 'a', platform: 'onnxruntime_onnx' } } as never))
+    expect(d.message).toMatch(/\S/);
 }
 
 describe('fuzz: config.pbtxt', () => {
@@ -86,21 +148,24 @@ describe('fuzz: config.pbtxt', () => {
 
   it(`parsePbtxt and parsePbtxtLenient never throw on ${FUZZ_RUNS.pbtxt} random and mutated texts; errors point inside the text`, () => {
     let parsed = 0;
-    fc.assert(fc.property(text, (src) => {
-      for (const parse of [parsePbtxt, parsePbtxtLenient]) {
-        const r = parse(src);
-        if (r.ok) {
-          parsed++;
-          checkConfig(r.config, src, parse); // lenient keeps unknown fields, so only lenient reads them back
-          continue;
+    fc.assert(
+      fc.property(text, (src) => {
+        for (const parse of [parsePbtxt, parsePbtxtLenient]) {
+          const r = parse(src);
+          if (r.ok) {
+            parsed++;
+            checkConfig(r.config, src, parse); // lenient keeps unknown fields, so only lenient reads them back
+            continue;
+          }
+          expect(r.error.message).toMatch(/\S/);
+          const lines = src.split('\n');
+          expect(r.error.line).toBeGreaterThanOrEqual(1);
+          expect(r.error.line).toBeLessThanOrEqual(lines.length + 1);
+          expect(r.error.column).toBeGreaterThanOrEqual(1);
         }
-        expect(r.error.message).toMatch(/\S/);
-        const lines = src.split('\n');
-        expect(r.error.line).toBeGreaterThanOrEqual(1);
-        expect(r.error.line).toBeLessThanOrEqual(lines.length + 1);
-        expect(r.error.column).toBeGreaterThanOrEqual(1);
-      }
-    }), { numRuns: FUZZ_RUNS.pbtxt });
+      }),
+      { numRuns: FUZZ_RUNS.pbtxt },
+    );
     expect(parsed).toBeGreaterThan(0);
   });
 

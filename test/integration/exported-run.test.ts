@@ -29,7 +29,11 @@ afterAll(async () => {
 });
 
 function withStrategy(g: GraphDoc, strategy: ConditionStrategy): GraphDoc {
-  return { ...g, name: `${g.name}_${strategy}`, nodes: g.nodes.map((n) => (n.kind === 'condition' ? { ...n, params: { ...n.params, strategy } } : n)) };
+  return {
+    ...g,
+    name: `${g.name}_${strategy}`,
+    nodes: g.nodes.map((n) => (n.kind === 'condition' ? { ...n, params: { ...n.params, strategy } } : n)),
+  };
 }
 
 /** Largest absolute difference between two numeric tensors of one shape (Infinity when shapes differ). */
@@ -52,14 +56,20 @@ function expectAgree(ts: Record<string, Tensor>, py: Record<string, Tensor>, tol
 
 describe('run as exported', () => {
   it('shared-features: the generated copy router feeds both heads as the engine does', async () => {
-    const x: Tensor = { datatype: 'FP32', shape: [3, 64], data: Float32Array.from({ length: 192 }, (_, i) => Math.sin(i)) };
+    const x: Tensor = {
+      datatype: 'FP32',
+      shape: [3, 64],
+      data: Float32Array.from({ length: 192 }, (_, i) => Math.sin(i)),
+    };
     const graph = repo.graphs['shared-features']!;
     const [ts, py] = await Promise.all([engine.run({ graph, inputs: { x } }), exported.run({ graph, inputs: { x } })]);
     expect([ts.status, py.status, py.error?.message]).toEqual(['completed', 'completed', undefined]);
     expectAgree(ts.outputs, py.outputs, 1e-5);
     // What ran is the exported repository: every step a model, the router one of the generated Python models.
     const ran = await exported.graphFor(graph);
-    expect(ran.nodes.filter((n) => n.kind !== 'input' && n.kind !== 'output').every((n) => n.kind === 'model')).toBe(true);
+    expect(ran.nodes.filter((n) => n.kind !== 'input' && n.kind !== 'output').every((n) => n.kind === 'model')).toBe(
+      true,
+    );
     expect(ran.nodes.some((n) => n.kind === 'model' && /^shared-features_/.test(n.params.model))).toBe(true);
     // The same through the engine's own option (what the CLI's --exported and the WebSocket's `exported` use).
     const viaEngine = await engine.run({ graph, inputs: { x }, exported: true });
@@ -71,13 +81,19 @@ describe('run as exported', () => {
       const fx = makeFixtures();
       const graph = withStrategy(repo.graphs.ocr!, strategy);
       const image = decodeImage(readFileSync(fx.hello));
-      const [ts, py] = await Promise.all([engine.run({ graph, inputs: { image } }), exported.run({ graph, inputs: { image } })]);
+      const [ts, py] = await Promise.all([
+        engine.run({ graph, inputs: { image } }),
+        exported.run({ graph, inputs: { image } }),
+      ]);
       expect([ts.status, py.status, py.error?.message]).toEqual(['completed', 'completed', undefined]);
       expect(py.outputs.texts?.data).toEqual(ts.outputs.texts?.data);
       expectAgree(ts.outputs, py.outputs, 1e-3);
       // A blank page ends early: no text either way (gate: no response; bls: the declared empty outputs; error: the user's message).
       const blank = decodeImage(readFileSync(fx.blank));
-      const [tsb, pyb] = await Promise.all([engine.run({ graph, inputs: { image: blank } }), exported.run({ graph, inputs: { image: blank } })]);
+      const [tsb, pyb] = await Promise.all([
+        engine.run({ graph, inputs: { image: blank } }),
+        exported.run({ graph, inputs: { image: blank } }),
+      ]);
       expect(tsb.status).toBe(strategy === 'error' ? 'failed' : 'exited_early');
       if (strategy === 'error') {
         expect(pyb.status).toBe('failed');

@@ -26,10 +26,12 @@ function goldenForm(files: RepoFile[]): Record<string, string> {
 }
 
 function readGolden(name: string, paths: string[]): Record<string, string | null> {
-  return Object.fromEntries(paths.map((p) => {
-    const file = join(GOLDEN, name, p);
-    return [p, existsSync(file) ? readFileSync(file, 'utf8') : null];
-  }));
+  return Object.fromEntries(
+    paths.map((p) => {
+      const file = join(GOLDEN, name, p);
+      return [p, existsSync(file) ? readFileSync(file, 'utf8') : null];
+    }),
+  );
 }
 
 describe('compiler golden files', () => {
@@ -44,7 +46,10 @@ describe('compiler golden files', () => {
         }
       }
       const listed = JSON.parse(readFileSync(join(GOLDEN, name, '__files.json'), 'utf8')) as { path: string }[];
-      const goldenPaths = ['__files.json', ...listed.map((f) => f.path).filter((p) => existsSync(join(GOLDEN, name, p)))];
+      const goldenPaths = [
+        '__files.json',
+        ...listed.map((f) => f.path).filter((p) => existsSync(join(GOLDEN, name, p))),
+      ];
       expect(form).toEqual(readGolden(name, [...new Set([...Object.keys(form), ...goldenPaths])]));
     });
   }
@@ -67,7 +72,8 @@ describe('compiler output is deterministic and valid for Triton', () => {
       expect(configs.length).toBeGreaterThan(0);
       for (const f of configs) {
         const parsed = parsePbtxt(f.text!);
-        if (!parsed.ok) throw new Error(`${f.path}: ${parsed.error.message} at ${parsed.error.line}:${parsed.error.column}`);
+        if (!parsed.ok)
+          throw new Error(`${f.path}: ${parsed.error.message} at ${parsed.error.line}:${parsed.error.column}`);
         expect(parsed.config.name).toBe(f.path.split('/')[0]);
         expect(printPbtxt(parsed.config)).toBe(f.text);
         for (const s of parsed.config.ensemble_scheduling?.step ?? []) expect(s.model_version).toBe(-1);

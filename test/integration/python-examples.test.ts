@@ -27,10 +27,22 @@ function loadExamples(dir: string): { dir: string; catalogue: Catalogue; graphs:
     const parsed = parsePbtxt(readFileSync(cfgPath, 'utf8'));
     if (!parsed.ok) throw new Error(`${cfgPath}: ${parsed.error.message}`);
     const c = parsed.config;
-    const spec = (t: ModelInput) => ({ name: t.name, datatype: fromConfigType(t.data_type)!, dims: t.dims, ...(t.optional ? { optional: true } : {}) });
+    const spec = (t: ModelInput) => ({
+      name: t.name,
+      datatype: fromConfigType(t.data_type)!,
+      dims: t.dims,
+      ...(t.optional ? { optional: true } : {}),
+    });
     models[name] = {
-      name, versions: [1], platform: c.platform ?? '', backend: c.backend ?? '', maxBatchSize: c.max_batch_size ?? 0,
-      inputs: (c.input ?? []).map(spec), outputs: (c.output ?? []).map(spec), decoupled: c.model_transaction_policy?.decoupled === true, config: c,
+      name,
+      versions: [1],
+      platform: c.platform ?? '',
+      backend: c.backend ?? '',
+      maxBatchSize: c.max_batch_size ?? 0,
+      inputs: (c.input ?? []).map(spec),
+      outputs: (c.output ?? []).map(spec),
+      decoupled: c.model_transaction_policy?.decoupled === true,
+      config: c,
     };
   }
   return { dir, catalogue: { models }, graphs };
@@ -59,12 +71,16 @@ describe('example graphs', () => {
           if (!parsed.ok) throw new Error(`${f.path}: ${parsed.error.message}`);
           const dir = f.path.split('/')[0]!;
           configs[dir] = parsed.config;
-          expect(validateModelConfig(parsed.config, { dirName: dir }).filter((d) => d.severity === 'error')).toEqual([]);
+          expect(validateModelConfig(parsed.config, { dirName: dir }).filter((d) => d.severity === 'error')).toEqual(
+            [],
+          );
         }
         expect(validateEnsembleConfigs(configs).filter((d) => d.severity === 'error')).toEqual([]);
         for (const f of r.files) if (f.copyFrom) expect(existsSync(join(repo.dir, f.copyFrom)), f.copyFrom).toBe(true);
         const dir = writeRepo(r.files);
-        expect(pythonSyntaxErrors(r.files.filter((f) => f.path.endsWith('.py')).map((f) => join(dir, f.path)))).toEqual({});
+        expect(pythonSyntaxErrors(r.files.filter((f) => f.path.endsWith('.py')).map((f) => join(dir, f.path)))).toEqual(
+          {},
+        );
       });
     }
   }

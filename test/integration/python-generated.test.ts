@@ -11,7 +11,14 @@ import { parsePbtxt } from '../../packages/core/src/pbtxt/index.ts';
 import type { ModelConfig } from '../../packages/core/src/pbtxt/modelConfig.ts';
 import { tensorFromJson } from '../../packages/core/src/tensor/tensor.ts';
 import { conditionGraph, HOSTILE_MESSAGE, opGraph, routerGraph, blsMixedGraph } from '../python/fixtures.ts';
-import { HARNESS_DIR, requirePythonNumpy, runModel, writeRepo, type HarnessRequest, type JsonTensor } from '../python/harness.ts';
+import {
+  HARNESS_DIR,
+  requirePythonNumpy,
+  runModel,
+  writeRepo,
+  type HarnessRequest,
+  type JsonTensor,
+} from '../python/harness.ts';
 
 const STUBS = join(HARNESS_DIR, 'stubs_fixture.py');
 
@@ -27,7 +34,11 @@ function compiled(graph: GraphDoc): { files: RepoFile[]; repo: string; config: (
   return { files: result.files, repo, config };
 }
 
-const fp32 = (shape: number[], data: number[]): JsonTensor => ({ datatype: 'FP32', shape, data: data.map(Math.fround) });
+const fp32 = (shape: number[], data: number[]): JsonTensor => ({
+  datatype: 'FP32',
+  shape,
+  data: data.map(Math.fround),
+});
 
 /** What the TypeScript evaluator says about `expression` for port `y`. */
 function tsHolds(expression: string, y: JsonTensor): boolean {
@@ -111,7 +122,12 @@ describe('BLS model', () => {
         expect(r.outputs).toEqual({ Y: fp32([1, 2], [-1, -2]) });
         expectedCalls = [...expectedCalls, 'identity'];
       } else {
-        expect(r.outputs).toEqual({ Y: fp32(x.shape, x.data.map((v) => Math.fround(Number(v) + 10))) });
+        expect(r.outputs).toEqual({
+          Y: fp32(
+            x.shape,
+            x.data.map((v) => Math.fround(Number(v) + 10)),
+          ),
+        });
         expectedCalls = [...expectedCalls, 'identity', 'optional_in'];
       }
     });
@@ -120,28 +136,60 @@ describe('BLS model', () => {
 
   it('runs ops inline and copies through routers; empty outputs on exit', () => {
     const { repo, config } = compiled(blsMixedGraph());
-    const requests = [{ inputs: { scores: fp32([1, 3], [0.2, 0.9, 0.3]) } }, { inputs: { scores: fp32([1, 2], [0.1, 0.2]) } }];
+    const requests = [
+      { inputs: { scores: fp32([1, 3], [0.2, 0.9, 0.3]) } },
+      { inputs: { scores: fp32([1, 2], [0.1, 0.2]) } },
+    ];
     const out = runModel(repo, 'bls_mixed', config('bls_mixed'), requests);
     const [go, exit] = out.results.map((r) => r.responses[0]!);
-    expect(go!.outputs).toEqual({ V1: fp32([1, 1], [Math.fround(0.9)]), V2: fp32([1, 1], [Math.fround(0.9)]), I: { datatype: 'INT64', shape: [1, 1], data: [1] } });
+    expect(go!.outputs).toEqual({
+      V1: fp32([1, 1], [Math.fround(0.9)]),
+      V2: fp32([1, 1], [Math.fround(0.9)]),
+      I: { datatype: 'INT64', shape: [1, 1], data: [1] },
+    });
     expect(go!.shared).toEqual([]);
-    expect(exit!.outputs).toEqual({ V1: fp32([0, 1], []), V2: fp32([0, 1], []), I: { datatype: 'INT64', shape: [0, 1], data: [] } });
+    expect(exit!.outputs).toEqual({
+      V1: fp32([0, 1], []),
+      V2: fp32([0, 1], []),
+      I: { datatype: 'INT64', shape: [0, 1], data: [] },
+    });
     expect(out.calls).toEqual([]);
   });
 });
 
 describe('BLS model with a stateful composing model', () => {
-  it('forwards the client\'s sequence id and START/END flags to it', () => {
+  it("forwards the client's sequence id and START/END flags to it", () => {
     const g = graphFixture('bls_seq', 1)
-      .input('a', 'FP32', [-1]).input('sr', 'INT64', [1])
+      .input('a', 'FP32', [-1])
+      .input('sr', 'INT64', [1])
       .condition('c', { ports: ['a'], expression: 'len(a) == 0', strategy: 'bls', defaults: {} })
-      .model('v', 'vad').output('p', 'FP32', [1])
-      .feed('a', 'c', 'a').wire('c', 'a', 'v', 'input').feed('sr', 'v', 'sr').emit('v', 'output', 'p').doc();
+      .model('v', 'vad')
+      .output('p', 'FP32', [1])
+      .feed('a', 'c', 'a')
+      .wire('c', 'a', 'v', 'input')
+      .feed('sr', 'v', 'sr')
+      .emit('v', 'output', 'p')
+      .doc();
     const { repo, config } = compiled(g);
     const inputs = { a: fp32([1, 2], [1, 3]), sr: { datatype: 'INT64', shape: [1, 1], data: [16000] } };
-    const out = runModel(repo, 'bls_seq', config('bls_seq'), [{ inputs, correlation_id: 42, flags: 1 }, { inputs, correlation_id: 42, flags: 2 }], STUBS);
-    expect(out.results.map((r) => r.responses[0]!.outputs)).toEqual([{ p: fp32([1, 1], [2]) }, { p: fp32([1, 1], [2]) }]);
-    expect(out.calls.map((c) => [c.model, c.correlation_id, c.flags])).toEqual([['vad', 42, 1], ['vad', 42, 2]]);
+    const out = runModel(
+      repo,
+      'bls_seq',
+      config('bls_seq'),
+      [
+        { inputs, correlation_id: 42, flags: 1 },
+        { inputs, correlation_id: 42, flags: 2 },
+      ],
+      STUBS,
+    );
+    expect(out.results.map((r) => r.responses[0]!.outputs)).toEqual([
+      { p: fp32([1, 1], [2]) },
+      { p: fp32([1, 1], [2]) },
+    ]);
+    expect(out.calls.map((c) => [c.model, c.correlation_id, c.flags])).toEqual([
+      ['vad', 42, 1],
+      ['vad', 42, 2],
+    ]);
   });
 });
 

@@ -6,10 +6,15 @@ import { graphFixture } from '../../packages/core/src/testing/fixtures.ts';
 export function chainGraph(): GraphDoc {
   return graphFixture('chain', 4)
     .input('X', 'FP32', [-1])
-    .model('first', 'identity', { instance_group: [{ kind: 'KIND_CPU', count: 2 }], dynamic_batching: { max_queue_delay_microseconds: 100 } })
+    .model('first', 'identity', {
+      instance_group: [{ kind: 'KIND_CPU', count: 2 }],
+      dynamic_batching: { max_queue_delay_microseconds: 100 },
+    })
     .model('second', 'optional_in')
     .output('Y', 'FP32', [-1])
-    .feed('X', 'first', 'INPUT0').wire('first', 'OUTPUT0', 'second', 'INPUT0').emit('second', 'OUTPUT0', 'Y')
+    .feed('X', 'first', 'INPUT0')
+    .wire('first', 'OUTPUT0', 'second', 'INPUT0')
+    .emit('second', 'OUTPUT0', 'Y')
     .doc();
 }
 
@@ -17,10 +22,16 @@ export function chainGraph(): GraphDoc {
 export function routerGraph(mode: 'copy' | 'direct'): GraphDoc {
   return graphFixture(`router_${mode}`, 4)
     .input('X', 'FP32', [-1])
-    .model('m', 'identity').router('r', 2, mode).model('head', 'optional_in')
-    .output('A', 'FP32', [-1]).output('B', 'FP32', [-1])
-    .feed('X', 'm', 'INPUT0').wire('m', 'OUTPUT0', 'r', 'in')
-    .emit('r', 'out_0', 'A').wire('r', 'out_1', 'head', 'INPUT0').emit('head', 'OUTPUT0', 'B')
+    .model('m', 'identity')
+    .router('r', 2, mode)
+    .model('head', 'optional_in')
+    .output('A', 'FP32', [-1])
+    .output('B', 'FP32', [-1])
+    .feed('X', 'm', 'INPUT0')
+    .wire('m', 'OUTPUT0', 'r', 'in')
+    .emit('r', 'out_0', 'A')
+    .wire('r', 'out_1', 'head', 'INPUT0')
+    .emit('head', 'OUTPUT0', 'B')
     .doc();
 }
 
@@ -33,12 +44,18 @@ export function conditionGraph(strategy: ConditionStrategy, name = `cond_${strat
     .input('X', 'FP32', [-1])
     .model('m', 'identity')
     .condition('c', {
-      ports: ['y'], expression: 'max(y) < 0.5', strategy, message: HOSTILE_MESSAGE,
+      ports: ['y'],
+      expression: 'max(y) < 0.5',
+      strategy,
+      message: HOSTILE_MESSAGE,
       defaults: strategy === 'bls' ? { Y: { shape: [1, 2], data: [-1, -2] } } : {},
     })
     .model('head', 'optional_in')
     .output('Y', 'FP32', [-1])
-    .feed('X', 'm', 'INPUT0').wire('m', 'OUTPUT0', 'c', 'y').wire('c', 'y', 'head', 'INPUT0').emit('head', 'OUTPUT0', 'Y')
+    .feed('X', 'm', 'INPUT0')
+    .wire('m', 'OUTPUT0', 'c', 'y')
+    .wire('c', 'y', 'head', 'INPUT0')
+    .emit('head', 'OUTPUT0', 'Y')
     .doc();
 }
 
@@ -47,8 +64,11 @@ export function opGraph(): GraphDoc {
   return graphFixture('topk_op', 0)
     .input('scores', 'FP32', [-1, -1])
     .op('top', 'topk', { k: 2 })
-    .output('values', 'FP32', [-1, -1]).output('indices', 'INT64', [-1, -1])
-    .feed('scores', 'top', 'scores').emit('top', 'values', 'values').emit('top', 'indices', 'indices')
+    .output('values', 'FP32', [-1, -1])
+    .output('indices', 'INT64', [-1, -1])
+    .feed('scores', 'top', 'scores')
+    .emit('top', 'values', 'values')
+    .emit('top', 'indices', 'indices')
     .doc();
 }
 
@@ -57,11 +77,23 @@ export function blsMixedGraph(): GraphDoc {
   return graphFixture('bls_mixed', 0)
     .input('scores', 'FP32', [-1, -1])
     .op('top', 'topk', { k: 1 })
-    .condition('c', { ports: ['values'], expression: 'max(values) < 0.5', strategy: 'bls', message: 'low', defaults: {} })
+    .condition('c', {
+      ports: ['values'],
+      expression: 'max(values) < 0.5',
+      strategy: 'bls',
+      message: 'low',
+      defaults: {},
+    })
     .router('r', 2, 'copy')
-    .output('V1', 'FP32', [-1, -1]).output('V2', 'FP32', [-1, -1]).output('I', 'INT64', [-1, -1])
-    .feed('scores', 'top', 'scores').wire('top', 'values', 'c', 'values').wire('c', 'values', 'r', 'in')
-    .emit('r', 'out_0', 'V1').emit('r', 'out_1', 'V2').emit('top', 'indices', 'I')
+    .output('V1', 'FP32', [-1, -1])
+    .output('V2', 'FP32', [-1, -1])
+    .output('I', 'INT64', [-1, -1])
+    .feed('scores', 'top', 'scores')
+    .wire('top', 'values', 'c', 'values')
+    .wire('c', 'values', 'r', 'in')
+    .emit('r', 'out_0', 'V1')
+    .emit('r', 'out_1', 'V2')
+    .emit('top', 'indices', 'I')
     .doc();
 }
 

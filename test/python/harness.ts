@@ -17,7 +17,9 @@ const PYTHON = process.env.STUDIO_PYTHON || 'python3';
 export function requirePythonNumpy(): void {
   const r = spawnSync(PYTHON, ['-c', 'import numpy'], { encoding: 'utf8' });
   if (r.error || r.status !== 0) {
-    throw new Error(`these tests need ${PYTHON} with numpy (apt install python3-numpy): ${r.error?.message ?? r.stderr}`);
+    throw new Error(
+      `these tests need ${PYTHON} with numpy (apt install python3-numpy): ${r.error?.message ?? r.stderr}`,
+    );
   }
 }
 
@@ -36,7 +38,11 @@ export function writeRepo(files: RepoFile[], extra: Record<string, string> = {})
   return root;
 }
 
-export interface JsonTensor { datatype: string; shape: number[]; data: (number | string | boolean)[] }
+export interface JsonTensor {
+  datatype: string;
+  shape: number[];
+  data: (number | string | boolean)[];
+}
 export interface HarnessRequest {
   inputs: Record<string, JsonTensor>;
   correlation_id?: number;
@@ -47,9 +53,22 @@ export interface HarnessRequest {
  * One response: its outputs, or its error's message. `shared` lists the pairs of outputs (or an output and
  * `input:NAME`) whose arrays shared memory inside the model; only non-decoupled models are probed.
  */
-export interface HarnessResponse { outputs: Record<string, JsonTensor> | null; error: string | null; shared: [string, string][] }
-export interface HarnessResult { responses: HarnessResponse[]; final: boolean; flags: number[] }
-export interface HarnessCall { model: string; inputs: string[]; correlation_id: number; flags: number }
+export interface HarnessResponse {
+  outputs: Record<string, JsonTensor> | null;
+  error: string | null;
+  shared: [string, string][];
+}
+export interface HarnessResult {
+  responses: HarnessResponse[];
+  final: boolean;
+  flags: number[];
+}
+export interface HarnessCall {
+  model: string;
+  inputs: string[];
+  correlation_id: number;
+  flags: number;
+}
 export interface HarnessOutput {
   decoupled: boolean;
   results: HarnessResult[];
@@ -62,7 +81,13 @@ export interface HarnessOutput {
  * Runs `<repo>/<model>/1/model.py` in the studio's real stub process with `config` as its model_config
  * (init, one execute holding every request, finalize); `stubsFile`'s MODELS answer its BLS calls.
  */
-export function runModel(repo: string, model: string, config: ModelConfig, requests: HarnessRequest[], stubsFile?: string): HarnessOutput {
+export function runModel(
+  repo: string,
+  model: string,
+  config: ModelConfig,
+  requests: HarnessRequest[],
+  stubsFile?: string,
+): HarnessOutput {
   const job = {
     model_py: join(repo, model, '1', 'model.py'),
     model_repository: join(repo, model),
@@ -70,7 +95,10 @@ export function runModel(repo: string, model: string, config: ModelConfig, reque
     requests,
     ...(stubsFile ? { stubs_file: stubsFile } : {}),
   };
-  const out = execFileSync(PYTHON, [join(HARNESS_DIR, 'run_model.py')], { input: JSON.stringify(job), encoding: 'utf8' });
+  const out = execFileSync(PYTHON, [join(HARNESS_DIR, 'run_model.py')], {
+    input: JSON.stringify(job),
+    encoding: 'utf8',
+  });
   const parsed = JSON.parse(out) as HarnessOutput;
   if (parsed.error) throw new Error(`${parsed.error}\n${parsed.traceback ?? ''}`);
   return parsed;
@@ -88,5 +116,8 @@ export function pythonSyntaxErrors(paths: string[]): Record<string, string> {
     '        bad[p] = str(e)',
     'print(json.dumps(bad))',
   ].join('\n');
-  return JSON.parse(execFileSync(PYTHON, ['-c', src], { input: JSON.stringify(paths), encoding: 'utf8' })) as Record<string, string>;
+  return JSON.parse(execFileSync(PYTHON, ['-c', src], { input: JSON.stringify(paths), encoding: 'utf8' })) as Record<
+    string,
+    string
+  >;
 }

@@ -42,8 +42,14 @@ function runtimeOf(s: RunningServer, model: string): Runtime {
 
 let server: RunningServer;
 let repo: string;
-beforeAll(async () => { repo = copyExamples(); server = await startStudio({ repo }); }, 180_000);
-afterAll(async () => { await server?.close(); removeDir(repo); });
+beforeAll(async () => {
+  repo = copyExamples();
+  server = await startStudio({ repo });
+}, 180_000);
+afterAll(async () => {
+  await server?.close();
+  removeDir(repo);
+});
 
 describe('faults', () => {
   it('a crashed det worker fails its in-flight runs clearly, restarts, and VAD streams carry on', async () => {
@@ -62,14 +68,19 @@ describe('faults', () => {
     runtimeOf(server, 'det').pool.instances[0]!.crash();
     const results = await Promise.all(inflight);
     const failed = results.filter((r) => r.end.type === 'run.failed');
-    report(`faults: det crash → ${failed.length}/3 in-flight OCR runs failed: ${JSON.stringify(failed[0]?.end.error ?? null)}`);
+    report(
+      `faults: det crash → ${failed.length}/3 in-flight OCR runs failed: ${JSON.stringify(failed[0]?.end.error ?? null)}`,
+    );
     for (const f of failed) expect(`${f.end.error.code} ${f.end.error.message}`).toMatch(/crash|restart|instance/i);
-    for (const r of results.filter((x) => x.end.type === 'run.completed')) expect(r.end.outputs.texts.data).toEqual(ref.end.outputs.texts.data);
+    for (const r of results.filter((x) => x.end.type === 'run.completed'))
+      expect(r.end.outputs.texts.data).toEqual(ref.end.outputs.texts.data);
     const v = await vad;
     expect(v.errors).toEqual([]);
     expect(maxAbsDiff(v.probs, vadRef.probs)).toBeLessThanOrEqual(1e-5);
     // restarted: the next run succeeds with the same texts
-    await expect.poll(async () => (await runOcr(c, image)).end.type, { timeout: 60_000, interval: 500 }).toBe('run.completed');
+    await expect
+      .poll(async () => (await runOcr(c, image)).end.type, { timeout: 60_000, interval: 500 })
+      .toBe('run.completed');
     const after = await runOcr(c, image);
     expect(after.end.outputs.texts.data).toEqual(ref.end.outputs.texts.data);
     for (const s of [c, vadRefClient, ...ocrSockets]) s.close();
@@ -94,15 +105,23 @@ describe('faults', () => {
     const doc = graph.graph ?? graph;
     const file = join(repo, 'vad-stream', 'studio.json');
     const v1 = { ...doc, description: 'version one' };
-    const ok = await http(`${server.url}/api/graphs/vad-stream`, { method: 'PUT', body: JSON.stringify({ graph: v1 }) });
+    const ok = await http(`${server.url}/api/graphs/vad-stream`, {
+      method: 'PUT',
+      body: JSON.stringify({ graph: v1 }),
+    });
     expect(ok.status, ok.text).toBe(200);
     const before = readFileSync(file, 'utf8');
     expect(JSON.parse(before).description).toBe('version one');
     failWrites.on = true;
     let failedSave;
     try {
-      failedSave = await http(`${server.url}/api/graphs/vad-stream`, { method: 'PUT', body: JSON.stringify({ graph: { ...doc, description: 'version two' } }) });
-    } finally { failWrites.on = false; }
+      failedSave = await http(`${server.url}/api/graphs/vad-stream`, {
+        method: 'PUT',
+        body: JSON.stringify({ graph: { ...doc, description: 'version two' } }),
+      });
+    } finally {
+      failWrites.on = false;
+    }
     report(`faults: disk full while saving → ${failedSave.status} ${failedSave.text.slice(0, 120)}`);
     expect(failedSave.status).toBe(507);
     expect(failedSave.json?.error?.code).toBe('storage-full');
@@ -121,13 +140,17 @@ describe('faults: startup and shutdown', () => {
     try {
       const ready = await http(`${s.url}/v2/models/det/ready`);
       const health = await http(`${s.url}/api/health`);
-      report(`faults: corrupt det → health ${JSON.stringify(health.json.engine.models.det)}, /v2/models/det/ready ${ready.status}`);
+      report(
+        `faults: corrupt det → health ${JSON.stringify(health.json.engine.models.det)}, /v2/models/det/ready ${ready.status}`,
+      );
       expect(ready.status).not.toBe(200);
       expect(health.json.engine.models.det.state).not.toBe('ready');
       const c = await connect(s.url);
       const ocr = await runOcr(c, ocrImage('hello.png'));
       expect(ocr.end.type === 'run.failed' || ocr.end.type === 'error').toBe(true);
-      report(`faults: corrupt det → health ${JSON.stringify(health.json.engine.models.det)}, /v2/models/det/ready ${ready.status}, ocr: ${JSON.stringify(ocr.end.error).slice(0, 160)}`);
+      report(
+        `faults: corrupt det → health ${JSON.stringify(health.json.engine.models.det)}, /v2/models/det/ready ${ready.status}, ocr: ${JSON.stringify(ocr.end.error).slice(0, 160)}`,
+      );
       const vad = await streamVad(c, vadChunks(10));
       expect(vad.errors).toEqual([]);
       expect(vad.probs.every(Number.isFinite)).toBe(true);
@@ -143,7 +166,10 @@ describe('faults: startup and shutdown', () => {
     const c = await connect(p.url);
     const v = await connect(p.url);
     const image = ocrImage('two-lines.png');
-    const runs = [runOcr(c, image, 30_000).catch((e: Error) => ({ end: { type: 'rejected', error: e.message }, ms: 0 })), runOcr(c, image, 30_000).catch((e: Error) => ({ end: { type: 'rejected', error: e.message }, ms: 0 }))];
+    const runs = [
+      runOcr(c, image, 30_000).catch((e: Error) => ({ end: { type: 'rejected', error: e.message }, ms: 0 })),
+      runOcr(c, image, 30_000).catch((e: Error) => ({ end: { type: 'rejected', error: e.message }, ms: 0 })),
+    ];
     void streamVad(v, vadChunks(300), { paceMs: 32, timeoutMs: 30_000 }).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 300));
     const t0 = Date.now();
@@ -151,7 +177,9 @@ describe('faults: startup and shutdown', () => {
     const exit = await p.exited;
     const seconds = (exit.atMs - t0) / 1000;
     const ends = await Promise.all(runs);
-    report(`faults: SIGTERM → exit code ${exit.code} signal ${exit.signal} after ${seconds.toFixed(2)} s; in-flight OCR runs ended ${ends.map((e) => e.end.type).join(', ')}; server said: ${p.output().slice(-300).replace(/\n/g, ' | ')}`);
+    report(
+      `faults: SIGTERM → exit code ${exit.code} signal ${exit.signal} after ${seconds.toFixed(2)} s; in-flight OCR runs ended ${ends.map((e) => e.end.type).join(', ')}; server said: ${p.output().slice(-300).replace(/\n/g, ' | ')}`,
+    );
     expect(exit.code).toBe(0);
     expect(seconds).toBeLessThan(15);
     await c.closed;

@@ -13,8 +13,12 @@ const terminal = (m: Msg) => ['run.completed', 'run.failed', 'run.exited_early']
 const gc = (globalThis as { gc?: () => void }).gc;
 
 let server: RunningServer;
-beforeAll(async () => { server = await startStudio(); }, 120_000);
-afterAll(async () => { await server?.close(); });
+beforeAll(async () => {
+  server = await startStudio();
+}, 120_000);
+afterAll(async () => {
+  await server?.close();
+});
 
 function memory() {
   gc?.();
@@ -34,12 +38,16 @@ describe('soak', () => {
     warm.close();
     const before = memory();
     const t0 = performance.now();
-    let completed = 0, sequencesEnded = 0;
+    let completed = 0,
+      sequencesEnded = 0;
     // 8 sockets × batches of 8 runs in flight, sockets replaced every 200 runs (connections opened and closed too)
     const worker = async (k: number) => {
       let c = await connect(server.url);
       for (let i = k; i < RUNS; i += 8) {
-        if (i % 200 < 8) { c.close(); c = await connect(server.url); }
+        if (i % 200 < 8) {
+          c.close();
+          c = await connect(server.url);
+        }
         const from = c.messages.length;
         c.send({ type: 'run.start', requestId: `r${i}`, graph: 'pipe', inputs: { x } });
         const end = await c.next(terminal, 60_000, from);
@@ -50,7 +58,13 @@ describe('soak', () => {
         const from = c.messages.length;
         const streamId = `seq${j}`;
         c.send({ type: 'stream.open', streamId, graph: 'acc', sequenceId: 100_000 + j });
-        for (let n = 0; n < 3; n++) c.send({ type: 'stream.append', streamId, inputs: { x: { datatype: 'FP32', shape: [1, 8], data: [1, 1, 1, 1, 1, 1, 1, 1] } }, ...(n === 2 ? { end: true } : {}) });
+        for (let n = 0; n < 3; n++)
+          c.send({
+            type: 'stream.append',
+            streamId,
+            inputs: { x: { datatype: 'FP32', shape: [1, 8], data: [1, 1, 1, 1, 1, 1, 1, 1] } },
+            ...(n === 2 ? { end: true } : {}),
+          });
         const ended = await c.next((m) => m.type === 'sequence.ended' && m.streamId === streamId, 60_000, from);
         if (ended.reason === 'end') sequencesEnded++;
         if (c.messages.length > 1000) c.messages.splice(0, c.messages.length);
@@ -62,7 +76,9 @@ describe('soak', () => {
     await expect.poll(() => server.studio.engine.sequences().length, { timeout: 10_000 }).toBe(0);
     await new Promise((r) => setTimeout(r, 500));
     const after = memory();
-    report(`soak: ${RUNS} runs (${completed} completed) + ${SEQUENCES} sequences × 3 chunks (${sequencesEnded} ended) in ${secs.toFixed(1)} s (${((RUNS + 3 * SEQUENCES) / secs).toFixed(0)} runs/s); heap ${mb(before.heap)} → ${mb(after.heap)} MB, RSS ${mb(before.rss)} → ${mb(after.rss)} MB${gc ? ' (after GC)' : ' (no --expose-gc)'}`);
+    report(
+      `soak: ${RUNS} runs (${completed} completed) + ${SEQUENCES} sequences × 3 chunks (${sequencesEnded} ended) in ${secs.toFixed(1)} s (${((RUNS + 3 * SEQUENCES) / secs).toFixed(0)} runs/s); heap ${mb(before.heap)} → ${mb(after.heap)} MB, RSS ${mb(before.rss)} → ${mb(after.rss)} MB${gc ? ' (after GC)' : ' (no --expose-gc)'}`,
+    );
     expect(completed).toBe(RUNS);
     expect(sequencesEnded).toBe(SEQUENCES);
     expect(server.studio.runsInFlight).toBe(0);

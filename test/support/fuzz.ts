@@ -20,7 +20,10 @@ export const FUZZ_RUNS = {
 export function expectCleanError(e: unknown): void {
   expect(e).toBeInstanceOf(Error);
   const err = e as Error;
-  expect(['TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'InternalError'], `${err.name}: ${err.message}`).not.toContain(err.name);
+  expect(
+    ['TypeError', 'RangeError', 'ReferenceError', 'SyntaxError', 'InternalError'],
+    `${err.name}: ${err.message}`,
+  ).not.toContain(err.name);
   expect(err.message).toMatch(/\S/);
 }
 

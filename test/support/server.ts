@@ -14,10 +14,16 @@ export { makeTestRepository, EXAMPLES_DIR };
  * A real server (engine included) in this process on an ephemeral loopback port.
  * @example const s = await startStudio({ repo: EXAMPLES_DIR }); … await s.close()
  */
-export async function startStudio(opts: { repo?: string; limits?: Partial<Limits>; token?: string } = {}): Promise<RunningServer> {
+export async function startStudio(
+  opts: { repo?: string; limits?: Partial<Limits>; token?: string } = {},
+): Promise<RunningServer> {
   return startServer({
-    repo: opts.repo ?? makeTestRepository(), port: 0, host: '127.0.0.1', webDist: '/nonexistent',
-    ...(opts.token ? { token: opts.token } : {}), ...(opts.limits ? { limits: opts.limits } : {}),
+    repo: opts.repo ?? makeTestRepository(),
+    port: 0,
+    host: '127.0.0.1',
+    webDist: '/nonexistent',
+    ...(opts.token ? { token: opts.token } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
   });
 }
 
@@ -69,31 +75,75 @@ export interface StudioProcess {
  */
 export async function spawnStudio(repo: string, extraArgs: string[] = [], timeoutMs = 120_000): Promise<StudioProcess> {
   // One node process (no tsx CLI wrapper in between), so a signal sent to `child` reaches the server itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/cli/main.ts', 'serve', '--port', '0', '--grpc-port', '0', '--host', '127.0.0.1', '--repo', repo, ...extraArgs], {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'apps/server/src/cli/main.ts',
+      'serve',
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--repo',
+      repo,
+      ...extraArgs,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: '0' },
+    },
+  );
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, atMs: Date.now() })));
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; atMs: number }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, atMs: Date.now() })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${out}`)), timeoutMs);
     const onData = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     };
     child.stdout!.on('data', onData);
-    void exited.then(({ code }) => { clearTimeout(timer); reject(new Error(`server exited (${code}) before listening:\n${out}`)); });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before listening:\n${out}`));
+    });
   });
   return { url, child, output: () => out, exited };
 }
 
 /** fetch returning status and parsed JSON (undefined when the body is not JSON). */
-export async function http(url: string, init: { method?: string; body?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<{ status: number; json: any; text: string }> {
-  const body = init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : Buffer.from(init.body) };
-  const r = await fetch(url, { method: init.method ?? 'GET', ...body, headers: { 'content-type': 'application/json', ...init.headers } });
+export async function http(
+  url: string,
+  init: { method?: string; body?: string | Uint8Array; headers?: Record<string, string> } = {},
+): Promise<{ status: number; json: any; text: string }> {
+  const body =
+    init.body === undefined ? {} : { body: typeof init.body === 'string' ? init.body : Buffer.from(init.body) };
+  const r = await fetch(url, {
+    method: init.method ?? 'GET',
+    ...body,
+    headers: { 'content-type': 'application/json', ...init.headers },
+  });
   const text = await r.text();
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: r.status, json, text };
 }

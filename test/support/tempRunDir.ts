@@ -3,7 +3,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AUDIO_RUNTIME_DIR, leftoversIn, removeDirsOfDeadRuns, RUN_DIR_PREFIX } from '../../apps/server/src/testing/leftovers.ts';
+import {
+  AUDIO_RUNTIME_DIR,
+  leftoversIn,
+  removeDirsOfDeadRuns,
+  RUN_DIR_PREFIX,
+} from '../../apps/server/src/testing/leftovers.ts';
 
 function restore(name: string, value: string | undefined): void {
   if (value === undefined) delete process.env[name];
@@ -37,8 +42,10 @@ export default function setup(): () => void {
     if (left.length > 0) {
       // vitest only logs a teardown error; the exit code is what fails CI.
       process.exitCode = 1;
-      throw new Error(`tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temp directory ${runDir} ` +
-        `(removed now; use tempDir() from test/support/tempDir.ts or apps/server/src/testing/tempDir.ts): ${left.join(', ')}`);
+      throw new Error(
+        `tests left ${left.length} entr${left.length === 1 ? 'y' : 'ies'} in the temp directory ${runDir} ` +
+          `(removed now; use tempDir() from test/support/tempDir.ts or apps/server/src/testing/tempDir.ts): ${left.join(', ')}`,
+      );
     }
   };
 }

@@ -31,13 +31,22 @@ export function ocrImage(file = 'hello.png'): { datatype: string; shape: number[
 let ids = 0;
 const terminal = (m: Msg) => ['run.completed', 'run.failed', 'run.exited_early'].includes(m.type);
 
-export interface StreamResult { probs: number[]; chunkMs: number[]; errors: string[]; ended: Msg | undefined }
+export interface StreamResult {
+  probs: number[];
+  chunkMs: number[];
+  errors: string[];
+  ended: Msg | undefined;
+}
 
 /**
  * Streams `chunks` through one `vad-stream` sequence on `c` (all appends sent back to back, the last with end),
  * and returns each chunk's speech probability in chunk order plus each chunk's latency from its send.
  */
-export async function streamVad(c: TestSocket, chunks: number[][], opts: { timeoutMs?: number; paceMs?: number } = {}): Promise<StreamResult> {
+export async function streamVad(
+  c: TestSocket,
+  chunks: number[][],
+  opts: { timeoutMs?: number; paceMs?: number } = {},
+): Promise<StreamResult> {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const streamId = `s${++ids}-${Math.random().toString(36).slice(2, 8)}`;
   const from = c.messages.length;
@@ -46,7 +55,12 @@ export async function streamVad(c: TestSocket, chunks: number[][], opts: { timeo
   const sendChunk = (i: number) => {
     const data = chunks[i]!;
     sentAt[i] = performance.now();
-    c.send({ type: 'stream.append', streamId, inputs: { audio: { datatype: 'FP32', shape: [data.length], data } }, ...(i === chunks.length - 1 ? { end: true } : {}) });
+    c.send({
+      type: 'stream.append',
+      streamId,
+      inputs: { audio: { datatype: 'FP32', shape: [data.length], data } },
+      ...(i === chunks.length - 1 ? { end: true } : {}),
+    });
   };
   // paceMs: one chunk every paceMs (32 ms = real time for 512 new samples at 16 kHz); otherwise all at once.
   if (!opts.paceMs) chunks.forEach((_, i) => sendChunk(i));
@@ -73,13 +87,17 @@ export async function streamVad(c: TestSocket, chunks: number[][], opts: { timeo
       const m = c.messages[idx]!;
       // a stream's chunks run one after another, so run.started order is chunk order (sequence.chunk comes after the result)
       if (m.type === 'run.started' && m.streamId === streamId) runChunk.set(m.runId, runChunk.size);
-      else if (m.type === 'sequence.chunk' && m.streamId === streamId && runChunk.get(m.runId) !== m.chunk) errors.push(`run ${m.runId} reported as chunk ${m.chunk}, started as ${runChunk.get(m.runId)}`);
+      else if (m.type === 'sequence.chunk' && m.streamId === streamId && runChunk.get(m.runId) !== m.chunk)
+        errors.push(`run ${m.runId} reported as chunk ${m.chunk}, started as ${runChunk.get(m.runId)}`);
       else if (m.type === 'sequence.ended' && m.streamId === streamId) ended = m;
       else if (m.type === 'error' && m.ref === streamId) errors.push(`${m.error.code}: ${m.error.message}`);
       else if (terminal(m) && runChunk.has(m.runId)) {
         const k = runChunk.get(m.runId)!;
         done++;
-        if (m.type !== 'run.completed') { errors.push(`chunk ${k}: ${m.type} ${JSON.stringify(m.error ?? '')}`); continue; }
+        if (m.type !== 'run.completed') {
+          errors.push(`chunk ${k}: ${m.type} ${JSON.stringify(m.error ?? '')}`);
+          continue;
+        }
         const d = m.outputs?.speech_prob?.data as number[] | undefined;
         probs[k] = d?.[0] ?? NaN;
         chunkMs[k] = performance.now() - sentAt[k]!;
@@ -96,7 +114,11 @@ export async function runOcr(c: TestSocket, image: unknown, timeoutMs = 120_000)
   const from = c.messages.length;
   const t0 = performance.now();
   c.send({ type: 'run.start', requestId, graph: 'ocr', inputs: { image } });
-  const started = await c.next((m) => (m.type === 'run.started' && m.requestId === requestId) || (m.type === 'error' && m.ref === requestId), timeoutMs, from);
+  const started = await c.next(
+    (m) => (m.type === 'run.started' && m.requestId === requestId) || (m.type === 'error' && m.ref === requestId),
+    timeoutMs,
+    from,
+  );
   if (started.type === 'error') return { end: started, ms: performance.now() - t0 };
   const end = await c.next((m) => terminal(m) && m.runId === started.runId, timeoutMs, from);
   return { end, ms: performance.now() - t0 };

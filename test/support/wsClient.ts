@@ -43,12 +43,22 @@ let pingSeq = 1;
  */
 export async function connect(httpUrl: string, opts: { token?: string; origin?: string } = {}): Promise<TestSocket> {
   const url = `${httpUrl.replace(/^http/, 'ws')}/ws`;
-  const raw = new WebSocketImpl(url, opts.token ? [`studio-token.${opts.token}`] : undefined, opts.origin ? { origin: opts.origin } : {});
+  const raw = new WebSocketImpl(
+    url,
+    opts.token ? [`studio-token.${opts.token}`] : undefined,
+    opts.origin ? { origin: opts.origin } : {},
+  );
   const messages: Msg[] = [];
   const binaries: Buffer[] = [];
   const waiters = new Set<() => void>();
   let open = false;
-  const closed = new Promise<{ code: number }>((resolve) => raw.on('close', (code) => { open = false; resolve({ code }); for (const w of waiters) w(); }));
+  const closed = new Promise<{ code: number }>((resolve) =>
+    raw.on('close', (code) => {
+      open = false;
+      resolve({ code });
+      for (const w of waiters) w();
+    }),
+  );
   raw.on('error', () => undefined);
   raw.on('message', (data, isBinary) => {
     if (isBinary) binaries.push(data);
@@ -56,30 +66,55 @@ export async function connect(httpUrl: string, opts: { token?: string; origin?: 
     for (const w of waiters) w();
   });
   await new Promise<void>((resolve, reject) => {
-    raw.on('open', () => { open = true; resolve(); });
+    raw.on('open', () => {
+      open = true;
+      resolve();
+    });
     raw.on('close', (code) => reject(new Error(`socket closed during the handshake (${code})`)));
     raw.on('error', reject);
   });
   const sock: TestSocket = {
-    raw, messages, binaries, closed,
+    raw,
+    messages,
+    binaries,
+    closed,
     isOpen: () => open && raw.readyState === 1,
     send: (msg) => raw.send(JSON.stringify(msg)),
     sendRaw: (data) => raw.send(data),
-    next: (pred, timeoutMs = 30_000, from = 0) => new Promise<Msg>((resolve, reject) => {
-      let idx = from;
-      const check = (): boolean => {
-        for (; idx < messages.length; idx++) {
-          const m = messages[idx]!;
-          if (pred(m)) { done(); resolve(m); return true; }
-        }
-        if (!open) { done(); reject(new Error(`socket closed while waiting (last: ${JSON.stringify(messages.at(-1))?.slice(0, 300)})`)); return true; }
-        return false;
-      };
-      const timer = setTimeout(() => { done(); reject(new Error(`timed out after ${timeoutMs} ms (last: ${JSON.stringify(messages.at(-1))?.slice(0, 300)})`)); }, timeoutMs);
-      const waiter = () => { check(); };
-      const done = () => { clearTimeout(timer); waiters.delete(waiter); };
-      if (!check()) waiters.add(waiter);
-    }),
+    next: (pred, timeoutMs = 30_000, from = 0) =>
+      new Promise<Msg>((resolve, reject) => {
+        let idx = from;
+        const check = (): boolean => {
+          for (; idx < messages.length; idx++) {
+            const m = messages[idx]!;
+            if (pred(m)) {
+              done();
+              resolve(m);
+              return true;
+            }
+          }
+          if (!open) {
+            done();
+            reject(new Error(`socket closed while waiting (last: ${JSON.stringify(messages.at(-1))?.slice(0, 300)})`));
+            return true;
+          }
+          return false;
+        };
+        const timer = setTimeout(() => {
+          done();
+          reject(
+            new Error(`timed out after ${timeoutMs} ms (last: ${JSON.stringify(messages.at(-1))?.slice(0, 300)})`),
+          );
+        }, timeoutMs);
+        const waiter = () => {
+          check();
+        };
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(waiter);
+        };
+        if (!check()) waiters.add(waiter);
+      }),
     roundTrip: async (timeoutMs = 10_000) => {
       const at = pingSeq++;
       const from = messages.length;

@@ -9,16 +9,27 @@ import { OPS, type OpContext } from '../src/engine/ops/registry.ts';
 import type { Repository } from '../src/repo/types.ts';
 
 /** Sessions created like the engine's (1 intra-op thread). */
-export async function directSessions(repo: Repository, models: string[]): Promise<Record<string, ort.InferenceSession>> {
+export async function directSessions(
+  repo: Repository,
+  models: string[],
+): Promise<Record<string, ort.InferenceSession>> {
   const out: Record<string, ort.InferenceSession> = {};
-  for (const m of models) out[m] = await ort.InferenceSession.create(repo.modelFile(m)!, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  for (const m of models)
+    out[m] = await ort.InferenceSession.create(repo.modelFile(m)!, { intraOpNumThreads: 1, interOpNumThreads: 1 });
   return out;
 }
 
 async function runSession(s: ort.InferenceSession, feeds: Record<string, Tensor>): Promise<Record<string, Tensor>> {
-  const ortFeeds = Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor('float32', t.data as Float32Array, t.shape as number[])]));
+  const ortFeeds = Object.fromEntries(
+    Object.entries(feeds).map(([k, t]) => [k, new ort.Tensor('float32', t.data as Float32Array, t.shape as number[])]),
+  );
   const out = await s.run(ortFeeds);
-  return Object.fromEntries(Object.entries(out).map(([k, t]) => [k, { datatype: 'FP32', shape: [...t.dims], data: t.data as Float32Array } as Tensor]));
+  return Object.fromEntries(
+    Object.entries(out).map(([k, t]) => [
+      k,
+      { datatype: 'FP32', shape: [...t.dims], data: t.data as Float32Array } as Tensor,
+    ]),
+  );
 }
 
 const textCache: Record<string, string> = {};
@@ -27,7 +38,12 @@ const textCache: Record<string, string> = {};
  * The OCR pipeline by hand: preprocess → det → DB → (exit when no boxes) → crop → rec → CTC, cls → top-k,
  * reading the op params from the same graph the engine runs.
  */
-export async function directOcr(repo: Repository, graph: GraphDoc, s: Record<string, ort.InferenceSession>, image: Tensor): Promise<{ texts?: Tensor; exited: boolean }> {
+export async function directOcr(
+  repo: Repository,
+  graph: GraphDoc,
+  s: Record<string, ort.InferenceSession>,
+  image: Tensor,
+): Promise<{ texts?: Tensor; exited: boolean }> {
   const ctx: OpContext = { readText: (p) => (textCache[p] ??= readFileSync(join(repo.dir, p), 'utf8')) };
   const values = (id: string) => (graph.nodes.find((n) => n.id === id) as OpNode).params.values;
   const pre = OPS.image_preprocess.run({ image }, values('preprocess'), ctx);

@@ -6,7 +6,11 @@ import { connectTestClient } from '../src/testing/grpcTestClient.ts';
 
 const client = connectTestClient((workerData as { address: string }).address);
 parentPort!.on('message', async (msg: { n: number; request: unknown } | 'close') => {
-  if (msg === 'close') { client.close(); parentPort!.close(); return; }
+  if (msg === 'close') {
+    client.close();
+    parentPort!.close();
+    return;
+  }
   const times: number[] = [];
   for (let i = 0; i < msg.n; i++) {
     const t = performance.now();

@@ -20,7 +20,10 @@ const QUICK = process.argv.includes('--quick');
 const TRIALS = QUICK ? 5 : 15;
 const log = (s: string) => (JSON_OUT ? process.stderr : process.stdout).write(`${s}\n`);
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]!; };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
 const now = () => performance.now();
 
 /** Times each of `fns` in turn, round after round (so drift hits them all), returning the median of each. */
@@ -38,7 +41,11 @@ async function interleaved(fns: (() => Promise<unknown>)[], trials = TRIALS): Pr
 }
 
 /** Times `a` and `b` alternately, returning the median of each. */
-async function paired(a: () => Promise<unknown>, b: () => Promise<unknown>, trials = TRIALS): Promise<[number, number]> {
+async function paired(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  trials = TRIALS,
+): Promise<[number, number]> {
   const [ta, tb] = await interleaved([a, b], trials);
   return [ta!, tb!];
 }
@@ -47,16 +54,42 @@ async function paired(a: () => Promise<unknown>, b: () => Promise<unknown>, tria
 function textImage(): Tensor {
   const [w, h] = [640, 160];
   try {
-    const raw = execFileSync('convert', ['-size', `${w}x${h}`, 'xc:white', '-fill', 'black', '-font', 'DejaVu-Sans', '-pointsize', '48', '-annotate', '+20+100', 'Hello World 2024', '-depth', '8', 'rgb:-'], { maxBuffer: 1 << 24 });
+    const raw = execFileSync(
+      'convert',
+      [
+        '-size',
+        `${w}x${h}`,
+        'xc:white',
+        '-fill',
+        'black',
+        '-font',
+        'DejaVu-Sans',
+        '-pointsize',
+        '48',
+        '-annotate',
+        '+20+100',
+        'Hello World 2024',
+        '-depth',
+        '8',
+        'rgb:-',
+      ],
+      { maxBuffer: 1 << 24 },
+    );
     return { datatype: 'UINT8', shape: [h, w, 3], data: new Uint8Array(raw) };
   } catch {
     const data = new Uint8Array(w * h * 3).fill(255);
-    for (let y = 60; y < 100; y++) for (let x = 20; x < 600; x++) if ((x >> 3) % 3 !== 0) data.fill(0, (y * w + x) * 3, (y * w + x) * 3 + 3);
+    for (let y = 60; y < 100; y++)
+      for (let x = 20; x < 600; x++) if ((x >> 3) % 3 !== 0) data.fill(0, (y * w + x) * 3, (y * w + x) * 3 + 3);
     return { datatype: 'UINT8', shape: [h, w, 3], data };
   }
 }
 
-async function runOk(engine: Engine, graph: GraphDoc, inputs: Record<string, Tensor>, sequence?: { id: number | string; start: boolean; end: boolean }) {
+async function runOk(
+  engine: Engine,
+  graph: GraphDoc,
+  inputs: Record<string, Tensor>,
+  sequence?: { id: number | string; start: boolean; end: boolean },
+) {
   const r = await engine.run({ graph, inputs, sequence });
   if (r.status === 'failed') throw new Error(`${graph.name}: ${r.error?.code} ${r.error?.message}`);
   return r;
@@ -65,7 +98,11 @@ async function runOk(engine: Engine, graph: GraphDoc, inputs: Record<string, Ten
 async function main(): Promise<void> {
   disableOnnxRuntimeTelemetry();
   // det gets a second instance for the fan-out branches (one OCR run uses one at a time).
-  const repo = writeEngineRepository(benchScratchDir('engine-repo-'), ['extractor', 'head', 'accumulator', 'det', 'rec', 'cls', 'vad'], { det: { instance_group: [{ count: 2, kind: 'KIND_CPU' }] } });
+  const repo = writeEngineRepository(
+    benchScratchDir('engine-repo-'),
+    ['extractor', 'head', 'accumulator', 'det', 'rec', 'cls', 'vad'],
+    { det: { instance_group: [{ count: 2, kind: 'KIND_CPU' }] } },
+  );
   // Up to 300 VAD streams each keep a run in flight: raise the default limit of 64 concurrent runs.
   const engine = await Engine.create({ repository: repo, maxConcurrentRuns: 1024 });
   const direct = await directSessions(repo, ['det', 'rec', 'cls', 'extractor', 'head', 'vad']);
@@ -77,7 +114,10 @@ async function main(): Promise<void> {
   const image = textImage();
   const check = await runOk(engine, ocr, { image });
   log(`ocr text image → ${check.status}, texts: ${JSON.stringify(check.outputs.texts?.data ?? [])}`);
-  const [ocrDirect, ocrEngine] = await paired(() => directOcr(repo, ocr, direct, image), () => runOk(engine, ocr, { image }));
+  const [ocrDirect, ocrEngine] = await paired(
+    () => directOcr(repo, ocr, direct, image),
+    () => runOk(engine, ocr, { image }),
+  );
   results.ocr_direct_ms = ocrDirect;
   results.ocr_engine_ms = ocrEngine;
   results.ocr_overhead_ratio = ocrEngine / ocrDirect;
@@ -86,13 +126,28 @@ async function main(): Promise<void> {
   // after the other (direct) vs the engine running them in parallel, at 640×640 (the size the issue's
   // worker measurements used) and at the OCR example's 160×640. The same two branches in two bare
   // workers (no engine) give the ceiling this machine allows.
-  const detInput = (h: number, w: number): Tensor => ({ datatype: 'FP32', shape: [1, 3, h, w], data: Float32Array.from({ length: 3 * h * w }, (_, i) => Math.sin(i * 0.01)) });
-  const detBranches = branchesGraph('det', { name: 'x', dims: [1, 3, -1, -1] }, { name: 'sigmoid_0.tmp_0', dims: [1, 1, -1, -1] }, 0);
+  const detInput = (h: number, w: number): Tensor => ({
+    datatype: 'FP32',
+    shape: [1, 3, h, w],
+    data: Float32Array.from({ length: 3 * h * w }, (_, i) => Math.sin(i * 0.01)),
+  });
+  const detBranches = branchesGraph(
+    'det',
+    { name: 'x', dims: [1, 3, -1, -1] },
+    { name: 'sigmoid_0.tmp_0', dims: [1, 1, -1, -1] },
+    0,
+  );
   const det640 = detInput(640, 640);
   const raw = await rawWorkerPair(repo.modelFile('det')!, { x: det640 });
-  const [seq, par, rawSeq, rawPar] = await interleaved([
-    () => directBranches(direct.det!, { x: det640 }), () => runOk(engine, detBranches, { x: det640 }), raw.sequential, raw.parallel,
-  ], QUICK ? 3 : 9);
+  const [seq, par, rawSeq, rawPar] = await interleaved(
+    [
+      () => directBranches(direct.det!, { x: det640 }),
+      () => runOk(engine, detBranches, { x: det640 }),
+      raw.sequential,
+      raw.parallel,
+    ],
+    QUICK ? 3 : 9,
+  );
   await raw.close();
   results.fanout_sequential_ms = seq!;
   results.fanout_parallel_ms = par!;
@@ -100,46 +155,98 @@ async function main(): Promise<void> {
   results.fanout_raw_workers_speedup = rawSeq! / rawPar!;
   results.fanout_engine_vs_raw_parallel = par! / rawPar!;
   const det160 = detInput(160, 640);
-  const [seq160, par160] = await paired(() => directBranches(direct.det!, { x: det160 }), () => runOk(engine, detBranches, { x: det160 }));
+  const [seq160, par160] = await paired(
+    () => directBranches(direct.det!, { x: det160 }),
+    () => runOk(engine, detBranches, { x: det160 }),
+  );
   results.fanout_det160_speedup = seq160 / par160;
   // Smaller branches: two synthetic heads of ~7 ms each, where a worker hop (0.6-1 ms here) weighs more.
-  const feat: Tensor = { datatype: 'FP32', shape: [64, SYNTHETIC.F], data: Float32Array.from({ length: 64 * SYNTHETIC.F }, (_, i) => Math.sin(i)) };
-  const headBranches = branchesGraph('head', { name: 'feat', dims: [SYNTHETIC.F] }, { name: 'logits', dims: [SYNTHETIC.C] }, 64);
-  const [seqH, parH] = await paired(() => directBranches(direct.head!, { feat }), () => runOk(engine, headBranches, { feat }));
+  const feat: Tensor = {
+    datatype: 'FP32',
+    shape: [64, SYNTHETIC.F],
+    data: Float32Array.from({ length: 64 * SYNTHETIC.F }, (_, i) => Math.sin(i)),
+  };
+  const headBranches = branchesGraph(
+    'head',
+    { name: 'feat', dims: [SYNTHETIC.F] },
+    { name: 'logits', dims: [SYNTHETIC.C] },
+    64,
+  );
+  const [seqH, parH] = await paired(
+    () => directBranches(direct.head!, { feat }),
+    () => runOk(engine, headBranches, { feat }),
+  );
   results.fanout_head_speedup = seqH / parH;
   // The shared-features shape: the head branches behind an extractor that runs first (its time and
   // its worker hop cannot overlap anything, so this speedup is lower by construction).
-  const x: Tensor = { datatype: 'FP32', shape: [64, SYNTHETIC.D], data: Float32Array.from({ length: 64 * SYNTHETIC.D }, (_, i) => Math.sin(i)) };
-  const [seqX, parX] = await paired(() => directFanout(direct, x), () => runOk(engine, fanoutGraph(), { x }));
+  const x: Tensor = {
+    datatype: 'FP32',
+    shape: [64, SYNTHETIC.D],
+    data: Float32Array.from({ length: 64 * SYNTHETIC.D }, (_, i) => Math.sin(i)),
+  };
+  const [seqX, parX] = await paired(
+    () => directFanout(direct, x),
+    () => runOk(engine, fanoutGraph(), { x }),
+  );
   results.fanout_extractor_speedup = seqX / parX;
 
   // Event-loop lag while the engine runs models, in a phase of its own: measured right after a direct
   // (loop-blocking) call, the monitor would report that call's block as lag.
   lag.enable();
-  for (let i = 0; i < (QUICK ? 4 : 10); i++) await Promise.all([runOk(engine, ocr, { image }), runOk(engine, fanoutGraph(), { x })]);
+  for (let i = 0; i < (QUICK ? 4 : 10); i++)
+    await Promise.all([runOk(engine, ocr, { image }), runOk(engine, fanoutGraph(), { x })]);
   lag.disable();
   results.event_loop_lag_p99_ms = lag.percentile(99) / 1e6;
 
   // Early exit: blank image through the engine vs the direct det-only path (preprocess → det → DB → condition).
   const blank: Tensor = { datatype: 'UINT8', shape: image.shape, data: new Uint8Array(image.data.length).fill(255) };
-  const [detOnly, exitRun] = await paired(() => directOcr(repo, ocr, direct, blank), () => runOk(engine, ocr, { image: blank }));
+  const [detOnly, exitRun] = await paired(
+    () => directOcr(repo, ocr, direct, blank),
+    () => runOk(engine, ocr, { image: blank }),
+  );
   results.early_exit_ms = exitRun;
   results.det_only_ms = detOnly;
   results.early_exit_ratio = exitRun / detOnly;
 
   // oldest sequence batching: 64 sequences on the accumulator, batched (oldest) vs unbatched (direct).
   const S = SYNTHETIC.S;
-  const accGraph = (direct: boolean) => singleModelGraph('accumulator', [{ name: 'x', dims: [S] }], [{ name: 'y', dims: [S] }], 64,
-    direct ? { sequence_batching: { ...repo.catalogue.models.accumulator!.config.sequence_batching, oldest: undefined, direct: {} } } : undefined);
+  const accGraph = (direct: boolean) =>
+    singleModelGraph(
+      'accumulator',
+      [{ name: 'x', dims: [S] }],
+      [{ name: 'y', dims: [S] }],
+      64,
+      direct
+        ? {
+            sequence_batching: {
+              ...repo.catalogue.models.accumulator!.config.sequence_batching,
+              oldest: undefined,
+              direct: {},
+            },
+          }
+        : undefined,
+    );
   const accRun = async (g: GraphDoc, tag: string) => {
     let id = 0;
     const steps = 20;
-    await Promise.all(Array.from({ length: 64 }, async () => {
-      const sid = `${tag}-${id++}-${Math.random()}`;
-      for (let k = 0; k < steps; k++) await runOk(engine, g, { x: { datatype: 'FP32', shape: [1, S], data: new Float32Array(S).fill(1) } }, { id: sid, start: k === 0, end: k === steps - 1 });
-    }));
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        const sid = `${tag}-${id++}-${Math.random()}`;
+        for (let k = 0; k < steps; k++)
+          await runOk(
+            engine,
+            g,
+            { x: { datatype: 'FP32', shape: [1, S], data: new Float32Array(S).fill(1) } },
+            { id: sid, start: k === 0, end: k === steps - 1 },
+          );
+      }),
+    );
   };
-  const [unbatched, batched] = await paired(() => accRun(accGraph(true), 'u'), () => accRun(accGraph(false), 'b'), QUICK ? 3 : 7);
+  const [unbatched, batched] = await paired(
+    () => accRun(accGraph(true), 'u'),
+    () => accRun(accGraph(false), 'b'),
+    QUICK ? 3 : 7,
+  );
   results.oldest_unbatched_ms = unbatched;
   results.oldest_batched_ms = batched;
   results.oldest_batching_speedup = unbatched / batched;
@@ -187,7 +294,10 @@ async function main(): Promise<void> {
   if (JSON_OUT) process.stdout.write(`${JSON.stringify(results)}\n`);
 }
 
-main().then(() => process.exit(0), (err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -40,7 +40,10 @@ class TritonPythonModel:
 function writeModel(dir: string, name: string, py: string, instances: number): void {
   mkdirSync(join(dir, name, '1'), { recursive: true });
   writeFileSync(join(dir, name, '1', 'model.py'), py.trimStart());
-  writeFileSync(join(dir, name, 'config.pbtxt'), `name: "${name}"\nbackend: "python"\ninput [{ name: "X" data_type: TYPE_FP32 dims: [ -1 ] }]\noutput [{ name: "Y" data_type: TYPE_FP32 dims: [ -1 ] }]\ninstance_group [{ count: ${instances} kind: KIND_CPU }]\n`);
+  writeFileSync(
+    join(dir, name, 'config.pbtxt'),
+    `name: "${name}"\nbackend: "python"\ninput [{ name: "X" data_type: TYPE_FP32 dims: [ -1 ] }]\noutput [{ name: "Y" data_type: TYPE_FP32 dims: [ -1 ] }]\ninstance_group [{ count: ${instances} kind: KIND_CPU }]\n`,
+  );
 }
 
 /** Median µs of the identity model's `execute` called in-process (no engine, no pipes), on `n` floats. */
@@ -58,12 +61,19 @@ for _ in range(${trials}):
     t = time.perf_counter(); model.execute([req]); times.append(time.perf_counter() - t)
 times.sort(); print(times[len(times) // 2] * 1e6)
 `;
-  const out = execFileSync(pythonInterpreter(), ['-c', script, modelFile], { env: { ...process.env, PYTHONPATH: STUB_DIR }, encoding: 'utf8' });
+  const out = execFileSync(pythonInterpreter(), ['-c', script, modelFile], {
+    env: { ...process.env, PYTHONPATH: STUB_DIR },
+    encoding: 'utf8',
+  });
   return Number(out.trim());
 }
 
 /** Runs the Python backend's three measurements; `time(fns)` is the bench's interleaved median timer. */
-export async function pythonBench(scratch: string, time: (fns: (() => Promise<unknown>)[], trials?: number) => Promise<number[]>, quick: boolean): Promise<Record<string, number>> {
+export async function pythonBench(
+  scratch: string,
+  time: (fns: (() => Promise<unknown>)[], trials?: number) => Promise<number[]>,
+  quick: boolean,
+): Promise<Record<string, number>> {
   writeModel(scratch, 'identity', IDENTITY, 1);
   writeModel(scratch, 'burn1', BURN, 1);
   writeModel(scratch, 'burn2', BURN, 2);
@@ -80,13 +90,20 @@ export async function pythonBench(scratch: string, time: (fns: (() => Promise<un
     const trials = quick ? 50 : 300;
     const [roundTrip] = await time([() => ok('identity', small)], trials);
     const inProcess = inProcessExecuteUs(repo.modelFile('identity')!, 16, trials) / 1000;
-    const big: Tensor = { datatype: 'FP32', shape: [1_225_000], data: Float32Array.from({ length: 1_225_000 }, (_, i) => i) };
+    const big: Tensor = {
+      datatype: 'FP32',
+      shape: [1_225_000],
+      data: Float32Array.from({ length: 1_225_000 }, (_, i) => i),
+    };
     const [bigMs] = await time([() => ok('identity', big)], quick ? 10 : 40);
     const work: Tensor = { datatype: 'FP32', shape: [1], data: Float32Array.of(1_500_000) };
-    const [one, two] = await time([
-      () => Promise.all([ok('burn1', work), ok('burn1', work)]),
-      () => Promise.all([ok('burn2', work), ok('burn2', work)]),
-    ], quick ? 3 : 7);
+    const [one, two] = await time(
+      [
+        () => Promise.all([ok('burn1', work), ok('burn1', work)]),
+        () => Promise.all([ok('burn2', work), ok('burn2', work)]),
+      ],
+      quick ? 3 : 7,
+    );
     return {
       python_roundtrip_ms: roundTrip!,
       python_execute_in_process_ms: inProcess,

@@ -16,21 +16,46 @@ ort.InferenceSession.create(workerData.path, { intraOpNumThreads: 1, interOpNumT
   parentPort.postMessage('ready');
 });`;
 
-export interface RawPair { sequential(): Promise<void>; parallel(): Promise<void>; close(): Promise<void> }
+export interface RawPair {
+  sequential(): Promise<void>;
+  parallel(): Promise<void>;
+  close(): Promise<void>;
+}
 
 /** Two workers on `modelPath`, each call sending its own copy of `feeds` (FP32). */
 export async function rawWorkerPair(modelPath: string, feeds: Record<string, Tensor>): Promise<RawPair> {
   const ortPath = createRequire(import.meta.url).resolve('onnxruntime-node');
   const workers = [0, 1].map(() => new Worker(WORKER, { eval: true, workerData: { path: modelPath, ort: ortPath } }));
-  await Promise.all(workers.map((w) => new Promise((resolve, reject) => { w.once('message', resolve); w.once('error', reject); })));
-  const call = (w: Worker) => new Promise<void>((resolve) => {
-    w.once('message', () => resolve());
-    const copies = Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, { shape: t.shape, data: (t.data as Float32Array).slice() }]));
-    w.postMessage(copies, Object.values(copies).map((c) => c.data.buffer));
-  });
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise((resolve, reject) => {
+          w.once('message', resolve);
+          w.once('error', reject);
+        }),
+    ),
+  );
+  const call = (w: Worker) =>
+    new Promise<void>((resolve) => {
+      w.once('message', () => resolve());
+      const copies = Object.fromEntries(
+        Object.entries(feeds).map(([k, t]) => [k, { shape: t.shape, data: (t.data as Float32Array).slice() }]),
+      );
+      w.postMessage(
+        copies,
+        Object.values(copies).map((c) => c.data.buffer),
+      );
+    });
   return {
-    sequential: async () => { await call(workers[0]!); await call(workers[0]!); },
-    parallel: async () => { await Promise.all(workers.map(call)); },
-    close: async () => { await Promise.all(workers.map((w) => w.terminate())); },
+    sequential: async () => {
+      await call(workers[0]!);
+      await call(workers[0]!);
+    },
+    parallel: async () => {
+      await Promise.all(workers.map(call));
+    },
+    close: async () => {
+      await Promise.all(workers.map((w) => w.terminate()));
+    },
   };
 }

@@ -10,6 +10,10 @@ import { join } from 'node:path';
 export function benchScratchDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(code));
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.once(signal, () => process.exit(code));
   return dir;
 }

@@ -9,7 +9,10 @@ import { mulberry32 } from '../src/onnx/synthetic.ts';
 
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-const percentile = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * p))]!; };
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+};
 const median = (xs: number[]) => percentile(xs, 0.5);
 
 /** Each stream's audio exists before it plays (a recording, a microphone buffer): generating it in the timed loop would cost the very thread being measured. */
@@ -22,7 +25,11 @@ function streamAudio(streams: number, chunks: number): Float32Array[] {
 
 async function sendChunk(engine: Engine, audio: Float32Array, k: number, chunks: number, id: string): Promise<void> {
   const chunk: Tensor = { datatype: 'FP32', shape: [576], data: audio.subarray(576 * k, 576 * (k + 1)) };
-  const r = await engine.run({ graph: VAD, inputs: { audio: chunk }, sequence: { id, start: k === 0, end: k === chunks - 1 } });
+  const r = await engine.run({
+    graph: VAD,
+    inputs: { audio: chunk },
+    sequence: { id, start: k === 0, end: k === chunks - 1 },
+  });
   if (r.status !== 'completed') throw new Error(`vad: ${r.error?.code} ${r.error?.message}`);
 }
 
@@ -34,15 +41,17 @@ export async function vadLevel(engine: Engine, streams: number, chunks: number):
   const period = 32;
   const audio = streamAudio(streams, chunks);
   const t0 = now() + 50;
-  await Promise.all(audio.map(async (a, s) => {
-    const offset = (s * period) / streams;
-    for (let k = 0; k < chunks; k++) {
-      const due = t0 + offset + k * period;
-      await sleep(due - now());
-      await sendChunk(engine, a, k, chunks, `rt-${streams}-${s}`);
-      lat.push(now() - due);
-    }
-  }));
+  await Promise.all(
+    audio.map(async (a, s) => {
+      const offset = (s * period) / streams;
+      for (let k = 0; k < chunks; k++) {
+        const due = t0 + offset + k * period;
+        await sleep(due - now());
+        await sendChunk(engine, a, k, chunks, `rt-${streams}-${s}`);
+        lat.push(now() - due);
+      }
+    }),
+  );
   return percentile(lat, 0.99);
 }
 
@@ -63,16 +72,23 @@ let loopRound = 0;
  * `streams` streams each sending its next chunk as soon as the last one returns: chunks a second,
  * and the main thread's CPU µs per chunk (median of `trials`).
  */
-export async function vadClosedLoop(engine: Engine, streams: number, chunks: number, trials: number): Promise<{ chunksPerS: number; mainUsPerChunk: number | undefined }> {
+export async function vadClosedLoop(
+  engine: Engine,
+  streams: number,
+  chunks: number,
+  trials: number,
+): Promise<{ chunksPerS: number; mainUsPerChunk: number | undefined }> {
   const audio = streamAudio(streams, chunks);
   const rates: number[] = [];
   const mains: number[] = [];
   for (let t = 0; t < trials; t++) {
     const round = loopRound++;
     const [cpu0, t0] = [mainThreadCpuMs(), now()];
-    await Promise.all(audio.map(async (a, s) => {
-      for (let k = 0; k < chunks; k++) await sendChunk(engine, a, k, chunks, `loop-${round}-${s}`);
-    }));
+    await Promise.all(
+      audio.map(async (a, s) => {
+        for (let k = 0; k < chunks; k++) await sendChunk(engine, a, k, chunks, `loop-${round}-${s}`);
+      }),
+    );
     const [cpu1, wall] = [mainThreadCpuMs(), now() - t0];
     rates.push((streams * chunks) / (wall / 1000));
     if (cpu0 !== undefined && cpu1 !== undefined) mains.push(((cpu1 - cpu0) * 1000) / (streams * chunks));
@@ -85,7 +101,11 @@ export async function vadDirectBatched(session: ort.InferenceSession, trials: nu
   const B = 64;
   const r = mulberry32(7);
   const feeds = {
-    input: new ort.Tensor('float32', Float32Array.from({ length: B * 576 }, () => (r() - 0.5) * 0.2), [B, 576]),
+    input: new ort.Tensor(
+      'float32',
+      Float32Array.from({ length: B * 576 }, () => (r() - 0.5) * 0.2),
+      [B, 576],
+    ),
     state: new ort.Tensor('float32', new Float32Array(B * 256), [B, 2, 128]),
   };
   for (let i = 0; i < 5; i++) await session.run(feeds);

@@ -51,16 +51,30 @@ export class ConfigError extends Error {}
  */
 export function checkListenConfig(host: string, token: string | undefined): void {
   if (!isLoopbackHost(host) && !token) {
-    throw new ConfigError(`refusing to listen on ${host} without --token: only loopback hosts (127.0.0.1, ::1, localhost) may run without one`);
+    throw new ConfigError(
+      `refusing to listen on ${host} without --token: only loopback hosts (127.0.0.1, ::1, localhost) may run without one`,
+    );
   }
   if (token !== undefined && !/^[A-Za-z0-9._~-]{8,256}$/.test(token)) {
-    throw new ConfigError('--token must be 8–256 characters of A–Z a–z 0–9 . _ ~ - (it travels in a WebSocket subprotocol)');
+    throw new ConfigError(
+      '--token must be 8–256 characters of A–Z a–z 0–9 . _ ~ - (it travels in a WebSocket subprotocol)',
+    );
   }
 }
 
 async function createEngine(repository: Repository, config: ServeConfig) {
   const log = config.modelLog;
-  return Engine.create({ repository, ...(log ? { onModelLog: (_m: string, instance: string, level: string, message: string) => log(`[${instance}] ${level === 'info' ? '' : `${level}: `}${message}`) } : {}), ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}), ...(config.limits?.maxConcurrentRuns ? { maxConcurrentRuns: config.limits.maxConcurrentRuns } : {}) });
+  return Engine.create({
+    repository,
+    ...(log
+      ? {
+          onModelLog: (_m: string, instance: string, level: string, message: string) =>
+            log(`[${instance}] ${level === 'info' ? '' : `${level}: `}${message}`),
+        }
+      : {}),
+    ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}),
+    ...(config.limits?.maxConcurrentRuns ? { maxConcurrentRuns: config.limits.maxConcurrentRuns } : {}),
+  });
 }
 
 /**
@@ -72,13 +86,23 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   checkListenConfig(config.host, config.token);
   const repository = await loadRepository(config.repo);
   const engine = await createEngine(repository, config);
-  const studio = new Studio({ repository, engine, token: config.token, limits: config.limits, createEngine: (r) => createEngine(r, config), ...(config.importRoots ? { importRoots: config.importRoots } : {}) });
+  const studio = new Studio({
+    repository,
+    engine,
+    token: config.token,
+    limits: config.limits,
+    createEngine: (r) => createEngine(r, config),
+    ...(config.importRoots ? { importRoots: config.importRoots } : {}),
+  });
   const app = createApp({ studio, webDist: config.webDist ?? DEFAULT_WEB_DIST });
   const server = createServer(app);
   const socket = attachRunSocket(server, studio);
   await new Promise<void>((res, rej) => {
     server.once('error', rej);
-    server.listen(config.port, config.host, () => { server.off('error', rej); res(); });
+    server.listen(config.port, config.host, () => {
+      server.off('error', rej);
+      res();
+    });
   });
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -99,13 +123,22 @@ async function shutdown(server: Server, socket: RunSocket, studio: Studio): Prom
 }
 
 /** Runs `close` on SIGTERM/SIGINT once; a second signal exits at once. */
-export function closeOnSignals(close: () => Promise<void>, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): void {
+export function closeOnSignals(
+  close: () => Promise<void>,
+  log: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): void {
   let stopping = false;
   const onSignal = (sig: NodeJS.Signals) => {
     if (stopping) process.exit(130);
     stopping = true;
     log(`${sig}: shutting down`);
-    close().then(() => process.exit(0), (err: unknown) => { log(`shutdown failed: ${(err as Error).message}`); process.exit(1); });
+    close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log(`shutdown failed: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
@@ -117,7 +150,9 @@ async function mainFromEnv(): Promise<void> {
   try {
     const s = await startServer({
       repo: resolve(env.INIT_CWD ?? process.cwd(), env.STUDIO_REPO ?? DEFAULT_REPO),
-      port: Number(env.PORT ?? 8080), host: env.HOST ?? '127.0.0.1', ...(env.STUDIO_TOKEN ? { token: env.STUDIO_TOKEN } : {}),
+      port: Number(env.PORT ?? 8080),
+      host: env.HOST ?? '127.0.0.1',
+      ...(env.STUDIO_TOKEN ? { token: env.STUDIO_TOKEN } : {}),
     });
     process.stdout.write(`listening on ${s.url}\n`);
     closeOnSignals(s.close);

@@ -3,7 +3,10 @@
 import { chromium } from 'playwright-core';
 
 const base = process.argv[2] ?? 'http://127.0.0.1:8080';
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--disable-gpu', '--disable-quic', '--disable-sync'],
+});
 const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 await page.goto(`${base}/?graph=ocr`);
 await page.waitForSelector('.react-flow__node[data-id="has_text"]');
@@ -32,10 +35,14 @@ const blank = await page.evaluate(async () => {
 await page.goto(`${base}/?graph=python-text-exit`);
 await page.waitForSelector('.react-flow__node[data-id="text_boxes"]');
 await page.getByRole('tab', { name: 'Run' }).click();
-await page.getByLabel('Image for image').setInputFiles({ name: 'blank.png', mimeType: 'image/png', buffer: Buffer.from(blank) });
+await page
+  .getByLabel('Image for image')
+  .setInputFiles({ name: 'blank.png', mimeType: 'image/png', buffer: Buffer.from(blank) });
 await page.waitForSelector('text=blank.png');
 await page.locator('.run-actions button.primary').click();
-await page.waitForSelector('.ne[data-node="text_boxes"][data-status=failed] [data-testid=traceback]', { timeout: 60_000 });
+await page.waitForSelector('.ne[data-node="text_boxes"][data-status=failed] [data-testid=traceback]', {
+  timeout: 60_000,
+});
 await page.locator('[data-testid=traceback]').scrollIntoViewIfNeeded();
 await page.waitForTimeout(300);
 await page.screenshot({ path: 'docs/screenshots/python-traceback.png' });

@@ -4,7 +4,10 @@ import { chromium } from 'playwright-core';
 
 const base = process.argv[2] ?? 'http://127.0.0.1:8080';
 const out = process.argv[3] ?? '.';
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--disable-gpu', '--disable-quic', '--disable-sync'],
+});
 const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
 await page.goto(`${base}/?graph=vad-stream`);
 await page.waitForSelector('.react-flow__node[data-id="vad"]');
@@ -13,7 +16,12 @@ await page.getByRole('button', { name: 'Sample audio' }).click();
 await page.getByRole('button', { name: '▶ Stream' }).click();
 await page.waitForTimeout(1200);
 await page.getByRole('button', { name: '▶ Stream' }).click();
-await page.waitForFunction(() => [...document.querySelectorAll('.session-card svg.chart')].every((c) => Number(c.getAttribute('data-points')) > 40), null, { timeout: 30_000 });
+await page.waitForFunction(
+  () =>
+    [...document.querySelectorAll('.session-card svg.chart')].every((c) => Number(c.getAttribute('data-points')) > 40),
+  null,
+  { timeout: 30_000 },
+);
 await page.locator('.session-card').first().getByRole('button', { name: 'Cancel' }).click();
 await page.waitForTimeout(600);
 await page.screenshot({ path: `${out}/sessions.png` });

@@ -2,9 +2,14 @@
 import { chromium } from 'playwright-core';
 
 const [url, out = '/tmp/studio.png', theme] = process.argv.slice(2);
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync'] });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--disable-gpu', '--disable-quic', '--disable-sync'],
+});
 const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-page.on('console', (m) => { if (m.type() === 'error') console.error('console:', m.text()); });
+page.on('console', (m) => {
+  if (m.type() === 'error') console.error('console:', m.text());
+});
 page.on('pageerror', (e) => console.error('pageerror:', e.message));
 if (theme) await page.addInitScript((t) => localStorage.setItem('studio.theme', t), theme);
 await page.goto(url);

@@ -23,7 +23,11 @@ import { useEditor, useEditorStore } from './store/useEditor.ts';
 import type { RightPanel, Theme } from './store/types.ts';
 
 const DEFAULT_GRAPH = 'ocr';
-const PANELS: { id: RightPanel; label: string }[] = [{ id: 'inspect', label: 'Inspector' }, { id: 'preview', label: 'Preview' }, { id: 'run', label: 'Run' }];
+const PANELS: { id: RightPanel; label: string }[] = [
+  { id: 'inspect', label: 'Inspector' },
+  { id: 'preview', label: 'Preview' },
+  { id: 'run', label: 'Run' },
+];
 
 function Sidebar() {
   const panel = useEditor((s) => s.ui.panel);
@@ -31,7 +35,17 @@ function Sidebar() {
   return (
     <aside className={`sidebar panel-${panel}`}>
       <nav className="tabs" role="tablist">
-        {PANELS.map((p) => <button key={p.id} role="tab" aria-selected={panel === p.id} className={panel === p.id ? 'on' : ''} onClick={() => setPanel(p.id)}>{p.label}</button>)}
+        {PANELS.map((p) => (
+          <button
+            key={p.id}
+            role="tab"
+            aria-selected={panel === p.id}
+            className={panel === p.id ? 'on' : ''}
+            onClick={() => setPanel(p.id)}
+          >
+            {p.label}
+          </button>
+        ))}
       </nav>
       <div className="sidebar-body">
         {panel === 'inspect' && <Inspector />}
@@ -47,23 +61,38 @@ function Editor() {
   const theme = useEditor((s) => s.ui.theme);
   const files = useGraphFiles();
   const rf = useReactFlow<PipelineFlowNode>();
-  const extra = useMemo(() => ({
-    save: () => void files.save(),
-    fit: () => fitLegible(rf, 200),
-    layout: () => {
-      const s = store.getState();
-      s.actions.moveNodes(autoLayout(s.doc.graph, s.ui.measured, canvasView()));
-      requestAnimationFrame(() => fitLegible(rf, 200));
-    },
-  }), [files.save, rf, store]); // eslint-disable-line react-hooks/exhaustive-deps
+  const extra = useMemo(
+    () => ({
+      save: () => void files.save(),
+      fit: () => fitLegible(rf, 200),
+      layout: () => {
+        const s = store.getState();
+        s.actions.moveNodes(autoLayout(s.doc.graph, s.ui.measured, canvasView()));
+        requestAnimationFrame(() => fitLegible(rf, 200));
+      },
+    }),
+    [files.save, rf, store],
+  ); // eslint-disable-line react-hooks/exhaustive-deps
   useShortcuts(store, extra);
-  useEffect(() => { document.documentElement.dataset.theme = theme; localStorage.setItem('studio.theme', theme); }, [theme]);
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem('studio.theme', theme);
+  }, [theme]);
   return (
     <div className={`app theme-${theme}`}>
-      <Toolbar graphs={files.graphs} onOpen={(n) => void files.open(n)} onSave={() => void files.save()} onNew={files.create} onExport={() => void files.exportZip()} />
+      <Toolbar
+        graphs={files.graphs}
+        onOpen={(n) => void files.open(n)}
+        onSave={() => void files.save()}
+        onNew={files.create}
+        onExport={() => void files.exportZip()}
+      />
       <div className="main">
         <Palette />
-        <div className="center"><Canvas /><ProblemsPanel /></div>
+        <div className="center">
+          <Canvas />
+          <ProblemsPanel />
+        </div>
         <Sidebar />
       </div>
       <ToastView />
@@ -72,7 +101,10 @@ function Editor() {
   );
 }
 
-interface Boot { catalogue: Catalogue; graph: GraphDoc }
+interface Boot {
+  catalogue: Catalogue;
+  graph: GraphDoc;
+}
 
 async function boot(): Promise<Boot> {
   const wanted = new URL(window.location.href).searchParams.get('graph');
@@ -86,16 +118,28 @@ async function boot(): Promise<Boot> {
 /** Loads the catalogue and the graph to open (`?graph=`, else `ocr`), then mounts the editor. */
 export function App() {
   const [state, setState] = useState<Boot | Error | null>(null);
-  useEffect(() => { boot().then(setState, (e: Error) => setState(e)); }, []);
+  useEffect(() => {
+    boot().then(setState, (e: Error) => setState(e));
+  }, []);
   if (state === null) return <div className="boot">Loading the repository…</div>;
   if (state instanceof Error) {
-    return <div className="boot error"><h2>Cannot reach the studio server</h2><p>{state.message}</p><p>Start it with <code>pnpm studio serve</code> and reload.</p></div>;
+    return (
+      <div className="boot error">
+        <h2>Cannot reach the studio server</h2>
+        <p>{state.message}</p>
+        <p>
+          Start it with <code>pnpm studio serve</code> and reload.
+        </p>
+      </div>
+    );
   }
   const theme = (localStorage.getItem('studio.theme') as Theme | null) ?? 'dark';
   return (
     <EditorProvider init={{ catalogue: state.catalogue, graph: state.graph, theme }}>
       <RunSocketProvider>
-        <ReactFlowProvider><Editor /></ReactFlowProvider>
+        <ReactFlowProvider>
+          <Editor />
+        </ReactFlowProvider>
       </RunSocketProvider>
     </EditorProvider>
   );

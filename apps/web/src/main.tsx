@@ -4,4 +4,8 @@ import '@xyflow/react/dist/style.css';
 import './styles.css';
 import { App } from './App.tsx';
 
-createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>);
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

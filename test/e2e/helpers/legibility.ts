@@ -22,7 +22,8 @@ export function readLegibility(page: Page): Promise<Legibility> {
     const nodes = [...document.querySelectorAll('.react-flow__node')];
     for (const node of nodes) {
       const r = node.getBoundingClientRect();
-      if (r.left < canvas.left || r.right > canvas.right || r.top < canvas.top || r.bottom > canvas.bottom) outside.push(node.getAttribute('data-id') ?? '?');
+      if (r.left < canvas.left || r.right > canvas.right || r.top < canvas.top || r.bottom > canvas.bottom)
+        outside.push(node.getAttribute('data-id') ?? '?');
       for (const el of node.querySelectorAll('*')) {
         if (![...el.childNodes].some((c) => c.nodeType === Node.TEXT_NODE && c.textContent!.trim())) continue;
         if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') continue; // not shown

@@ -7,9 +7,19 @@ import { writeFileSync } from 'node:fs';
 export function writeWav(path: string, seconds = 4, rate = 44_100): string {
   const n = seconds * rate;
   const buf = Buffer.alloc(44 + n * 2);
-  buf.write('RIFF', 0); buf.writeUInt32LE(36 + n * 2, 4); buf.write('WAVE', 8); buf.write('fmt ', 12);
-  buf.writeUInt32LE(16, 16); buf.writeUInt16LE(1, 20); buf.writeUInt16LE(1, 22); buf.writeUInt32LE(rate, 24);
-  buf.writeUInt32LE(rate * 2, 28); buf.writeUInt16LE(2, 32); buf.writeUInt16LE(16, 34); buf.write('data', 36); buf.writeUInt32LE(n * 2, 40);
+  buf.write('RIFF', 0);
+  buf.writeUInt32LE(36 + n * 2, 4);
+  buf.write('WAVE', 8);
+  buf.write('fmt ', 12);
+  buf.writeUInt32LE(16, 16);
+  buf.writeUInt16LE(1, 20);
+  buf.writeUInt16LE(1, 22);
+  buf.writeUInt32LE(rate, 24);
+  buf.writeUInt32LE(rate * 2, 28);
+  buf.writeUInt16LE(2, 32);
+  buf.writeUInt16LE(16, 34);
+  buf.write('data', 36);
+  buf.writeUInt32LE(n * 2, 40);
   for (let i = 0; i < n; i++) {
     const t = i / rate;
     let v = 0;
@@ -21,13 +31,21 @@ export function writeWav(path: string, seconds = 4, rate = 44_100): string {
 }
 
 /** A PNG drawn by Chromium's canvas into `path`: dark text on white, or a blank white page when `text` is null. */
-export async function writePng(page: import('playwright-core').Page, path: string, text: string | null): Promise<string> {
+export async function writePng(
+  page: import('playwright-core').Page,
+  path: string,
+  text: string | null,
+): Promise<string> {
   const b64 = await page.evaluate(async (t) => {
     const c = new OffscreenCanvas(480, 160);
     const ctx = c.getContext('2d')!;
     ctx.fillStyle = '#fff';
     ctx.fillRect(0, 0, 480, 160);
-    if (t) { ctx.fillStyle = '#000'; ctx.font = 'bold 44px sans-serif'; ctx.fillText(t, 30, 95); }
+    if (t) {
+      ctx.fillStyle = '#000';
+      ctx.font = 'bold 44px sans-serif';
+      ctx.fillText(t, 30, 95);
+    }
     const bytes = new Uint8Array(await (await c.convertToBlob({ type: 'image/png' })).arrayBuffer());
     let bin = '';
     for (const b of bytes) bin += String.fromCharCode(b);

@@ -12,7 +12,11 @@ function ensureWebBuild(): void {
   if (r.status !== 0) throw new Error('building apps/web failed');
 }
 
-export interface Studio { url: string; repo: string; stop(): Promise<void> }
+export interface Studio {
+  url: string;
+  repo: string;
+  stop(): Promise<void>;
+}
 
 /**
  * Starts the real studio server (a child process) on a free port over a temporary copy of the
@@ -20,7 +24,8 @@ export interface Studio { url: string; repo: string; stop(): Promise<void> }
  */
 export async function startStudio(): Promise<Studio> {
   ensureWebBuild();
-  if (!existsSync(join(EXAMPLES_DIR, 'det/1/model.onnx'))) throw new Error('example models missing: run `pnpm studio prepare-examples` first');
+  if (!existsSync(join(EXAMPLES_DIR, 'det/1/model.onnx')))
+    throw new Error('example models missing: run `pnpm studio prepare-examples` first');
   const repo = copyExamples({ linkModels: true }); // no spec writes a model file
   const p = await spawnStudio(repo);
   return {
@@ -35,12 +40,25 @@ export async function startStudio(): Promise<Studio> {
   };
 }
 
-export interface BrowserSession { browser: Browser; page: Page; errors: string[] }
+export interface BrowserSession {
+  browser: Browser;
+  page: Page;
+  errors: string[];
+}
 
 /** Chromium at 1280×800 on `url` (extra command-line `args`, e.g. a fake microphone), with page errors collected (a spec asserts there are none). */
-export async function openStudio(url: string, opts: { downloads?: boolean; args?: string[] } = {}): Promise<BrowserSession> {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--disable-gpu', '--disable-quic', '--disable-sync', ...(opts.args ?? [])] });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: opts.downloads ?? false });
+export async function openStudio(
+  url: string,
+  opts: { downloads?: boolean; args?: string[] } = {},
+): Promise<BrowserSession> {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--disable-gpu', '--disable-quic', '--disable-sync', ...(opts.args ?? [])],
+  });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    acceptDownloads: opts.downloads ?? false,
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -54,14 +72,24 @@ export const flowNode = (page: Page, id: string) => page.locator(`.react-flow__n
 
 /** A port handle of a node (`data-handleid` = port name). */
 export const handle = (page: Page, nodeId: string, port: string, type: 'source' | 'target') =>
-  flowNode(page, nodeId).locator(`.react-flow__handle-${type === 'source' ? 'right' : 'left'}[data-handleid="${port}"]`);
+  flowNode(page, nodeId).locator(
+    `.react-flow__handle-${type === 'source' ? 'right' : 'left'}[data-handleid="${port}"]`,
+  );
 
 /** Drags from one handle to another with real pointer moves (React Flow needs intermediate moves). */
-export async function dragConnect(page: Page, from: ReturnType<typeof handle>, to: ReturnType<typeof handle>): Promise<void> {
+export async function dragConnect(
+  page: Page,
+  from: ReturnType<typeof handle>,
+  to: ReturnType<typeof handle>,
+): Promise<void> {
   const a = await from.boundingBox();
   const b = await to.boundingBox();
   if (!a || !b) throw new Error('handle not visible');
-  const onTop = (x: number, y: number) => page.evaluate(([px, py]) => !!document.elementFromPoint(px!, py!)?.classList.contains('react-flow__handle'), [x, y]);
+  const onTop = (x: number, y: number) =>
+    page.evaluate(
+      ([px, py]) => !!document.elementFromPoint(px!, py!)?.classList.contains('react-flow__handle'),
+      [x, y],
+    );
   if (!(await onTop(a.x + a.width / 2, a.y + a.height / 2)) || !(await onTop(b.x + b.width / 2, b.y + b.height / 2))) {
     throw new Error('a handle is covered (minimap, panel) or off-screen: fit the view first');
   }

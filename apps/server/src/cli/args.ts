@@ -20,7 +20,8 @@ export function parseCommandArgs(argv: string[], flags: FlagSpec, maxPositionals
   } catch (err) {
     throw new UsageError(((err as Error).message.split('\n')[0] ?? 'bad arguments').split('. To specify')[0]!);
   }
-  if (parsed.positionals.length > maxPositionals) throw new UsageError(`unexpected argument "${parsed.positionals[maxPositionals]}"`);
+  if (parsed.positionals.length > maxPositionals)
+    throw new UsageError(`unexpected argument "${parsed.positionals[maxPositionals]}"`);
   return { positionals: parsed.positionals, values: parsed.values as ParsedArgs['values'] };
 }
 
@@ -49,6 +50,7 @@ export function required(values: ParsedArgs['values'], name: string): string {
 export function portValue(text: string, flag: string, allowOff = false): number | null {
   if (allowOff && text === 'off') return null;
   const port = Number(text);
-  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--${flag} expects 0–65535${allowOff ? ' or off' : ''}, got "${text}"`);
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--${flag} expects 0–65535${allowOff ? ' or off' : ''}, got "${text}"`);
   return port;
 }

@@ -4,7 +4,12 @@ import { fullShape } from '@ensemble-studio/core';
 import { num, resolveValues } from '../engine/ops/check.ts';
 
 /** Samples per chunk, the rate they must be at (when the graph says), and the samples each repeats from the chunk before. */
-export interface Framing { window: number; context: number; rate?: number; by?: string }
+export interface Framing {
+  window: number;
+  context: number;
+  rate?: number;
+  by?: string;
+}
 
 /** Silero-style streaming: 512 new samples per request with the previous 64 prepended. */
 const SILERO: Framing = { window: 512, context: 64 };
@@ -23,7 +28,12 @@ export function streamFraming(graph: GraphDoc, input: InputNode): Framing {
 }
 
 /** Windows of context + window samples over a signal (zero-padded), shaped like the graph input. */
-export function sequenceChunks(samples: Float32Array, node: InputNode, maxBatchSize: number, framing: Framing = SILERO): Tensor[] {
+export function sequenceChunks(
+  samples: Float32Array,
+  node: InputNode,
+  maxBatchSize: number,
+  framing: Framing = SILERO,
+): Tensor[] {
   const { window, context } = framing;
   const shape = fullShape(node.params.dims, maxBatchSize).map((d) => (d < 0 ? 1 : d));
   shape[shape.length - 1] = context + window;

@@ -25,10 +25,17 @@ describe('import keeps the Triton fields the studio does not edit', () => {
     mkdirSync(join(src, 'tagger', '1'), { recursive: true });
     mkdirSync(join(src, 'tagger', '3'), { recursive: true });
     writeFileSync(join(src, 'tagger', 'config.pbtxt'), CONFIG);
-    for (const v of ['1', '3']) writeFileSync(join(src, 'tagger', v, 'model.py'), 'class TritonPythonModel:\n    pass\n');
+    for (const v of ['1', '3'])
+      writeFileSync(join(src, 'tagger', v, 'model.py'), 'class TritonPythonModel:\n    pass\n');
     const out = join(tempDir('studio-import-out-'), 'studio');
     const lines: string[] = [];
-    expect(await importCommand([src, '--out', out], { out: (l) => lines.push(l), err: (l) => lines.push(l), defaultRepo: '.' })).toBe(0);
+    expect(
+      await importCommand([src, '--out', out], {
+        out: (l) => lines.push(l),
+        err: (l) => lines.push(l),
+        defaultRepo: '.',
+      }),
+    ).toBe(0);
     const before = parsePbtxt(CONFIG);
     const after = parsePbtxt(readFileSync(join(out, 'tagger', 'config.pbtxt'), 'utf8'));
     expect(before.ok && after.ok).toBe(true);

@@ -34,7 +34,10 @@ describe('validate', () => {
   it('checks every model and graph; exit 1 on any error, with --json', async () => {
     const r = await runBin(['validate', '--repo', repo, '--json']);
     expect(r.code).toBe(1);
-    const out = JSON.parse(r.stdout) as { ok: boolean; diagnostics: { target: string; severity: string; message: string }[] };
+    const out = JSON.parse(r.stdout) as {
+      ok: boolean;
+      diagnostics: { target: string; severity: string; message: string }[];
+    };
     expect(out.ok).toBe(false);
     expect(out.diagnostics.some((d) => d.severity === 'error' && /bad: config\.pbtxt:4:1/.test(d.message))).toBe(true);
   });
@@ -52,7 +55,10 @@ describe('validate', () => {
   it('reports unreadable and malformed graph files in one line (exit 1)', async () => {
     const cwd = tempDir('cli-');
     writeFileSync(join(cwd, 'broken.json'), '{ nope');
-    for (const [file, msg] of [['missing.json', /cannot read missing\.json: ENOENT/], ['broken.json', /broken\.json is not JSON/]] as const) {
+    for (const [file, msg] of [
+      ['missing.json', /cannot read missing\.json: ENOENT/],
+      ['broken.json', /broken\.json is not JSON/],
+    ] as const) {
       const r = await runBin(['validate', file, '--repo', repo], { env: { INIT_CWD: cwd } });
       expect(r.code).toBe(1);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -64,7 +70,9 @@ describe('validate', () => {
 describe('compile', () => {
   it('writes the deployable repository and a zip', async () => {
     const cwd = tempDir('cli-');
-    const r = await runBin(['compile', 'pipe', '--repo', repo, '--out', 'out', '--zip', 'pipe.zip'], { env: { INIT_CWD: cwd } });
+    const r = await runBin(['compile', 'pipe', '--repo', repo, '--out', 'out', '--zip', 'pipe.zip'], {
+      env: { INIT_CWD: cwd },
+    });
     expect(r.code).toBe(0);
     const config = parsePbtxt(readFileSync(join(cwd, 'out', 'pipe', 'config.pbtxt'), 'utf8'));
     expect(config.ok && config.config.platform).toBe('ensemble');
@@ -90,8 +98,12 @@ describe('import', () => {
     expect(r.code).toBe(1); // the source has a broken config and a missing model file
     expect(r.stdout).toMatch(/imported 6 model\(s\) and 1 graph\(s\)/);
     expect(readFileSync(join(out, 'head', 'config.pbtxt'), 'utf8')).toMatch(/some_future_field: 7/);
-    expect(readFileSync(join(out, 'head', '1', 'model.onnx')).equals(readFileSync(join(repo, 'head', '1', 'model.onnx')))).toBe(true);
-    expect(readFileSync(join(out, 'bad', 'config.pbtxt'), 'utf8')).toBe(readFileSync(join(repo, 'bad', 'config.pbtxt'), 'utf8'));
+    expect(
+      readFileSync(join(out, 'head', '1', 'model.onnx')).equals(readFileSync(join(repo, 'head', '1', 'model.onnx'))),
+    ).toBe(true);
+    expect(readFileSync(join(out, 'bad', 'config.pbtxt'), 'utf8')).toBe(
+      readFileSync(join(repo, 'bad', 'config.pbtxt'), 'utf8'),
+    );
     const imported = await loadRepository(out);
     expect(imported.graphs.pipe?.nodes).toEqual((await loadRepository(repo)).graphs.pipe?.nodes);
     expect(existsSync(join(out, 'pipe', 'studio.json'))).toBe(true);

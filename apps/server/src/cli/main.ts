@@ -5,7 +5,10 @@ import type { CliIO } from './io.ts';
 import { disableOnnxRuntimeTelemetry } from './onnxTelemetry.ts';
 
 /** The bundled examples: `--repo` when not given. */
-export const DEFAULT_REPO = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../../../../examples/model_repository');
+export const DEFAULT_REPO = resolve(
+  import.meta.dirname ?? new URL('.', import.meta.url).pathname,
+  '../../../../examples/model_repository',
+);
 
 type Command = (argv: string[], io: CliIO) => Promise<number>;
 
@@ -21,7 +24,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 
 /** Exit code for a thrown value: 2 for usage/config problems, 1 otherwise. */
 function exitCodeOf(err: unknown): number {
-  return err instanceof UsageError || (err instanceof Error && err.name === 'ConfigError') || err?.constructor?.name === 'ConfigError' ? 2 : 1;
+  return err instanceof UsageError ||
+    (err instanceof Error && err.name === 'ConfigError') ||
+    err?.constructor?.name === 'ConfigError'
+    ? 2
+    : 1;
 }
 
 /** One line, no stack: fs errors say which path and why. */
@@ -49,7 +56,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   try {
-    return await (await load())(rest, io);
+    return await (
+      await load()
+    )(rest, io);
   } catch (err) {
     io.err(`ensemble-studio ${name}: ${describe(err)}`);
     return exitCodeOf(err);

@@ -10,7 +10,10 @@ import { makeFixtures } from '../testing/smokeSupport.ts';
 import { tempDir } from '../testing/tempDir.ts';
 
 interface SequenceLine {
-  type: string; chunk?: number; status?: string; outputs?: Record<string, { data: number[] }>;
+  type: string;
+  chunk?: number;
+  status?: string;
+  outputs?: Record<string, { data: number[] }>;
   speech_segments?: { start: number; end: number; start_s: number; end_s: number }[];
 }
 
@@ -22,9 +25,19 @@ function wav(samples: number[], rate = 16000): Buffer {
   const data = Buffer.alloc(samples.length * 2);
   samples.forEach((v, i) => data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, v)) * 32767), i * 2));
   const h = Buffer.alloc(44);
-  h.write('RIFF', 0); h.writeUInt32LE(36 + data.length, 4); h.write('WAVE', 8); h.write('fmt ', 12);
-  h.writeUInt32LE(16, 16); h.writeUInt16LE(1, 20); h.writeUInt16LE(1, 22); h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28); h.writeUInt16LE(2, 32); h.writeUInt16LE(16, 34); h.write('data', 36); h.writeUInt32LE(data.length, 40);
+  h.write('RIFF', 0);
+  h.writeUInt32LE(36 + data.length, 4);
+  h.write('WAVE', 8);
+  h.write('fmt ', 12);
+  h.writeUInt32LE(16, 16);
+  h.writeUInt16LE(1, 20);
+  h.writeUInt16LE(1, 22);
+  h.writeUInt32LE(rate, 24);
+  h.writeUInt32LE(rate * 2, 28);
+  h.writeUInt16LE(2, 32);
+  h.writeUInt16LE(16, 34);
+  h.write('data', 36);
+  h.writeUInt32LE(data.length, 40);
   return Buffer.concat([h, data]);
 }
 
@@ -34,7 +47,17 @@ describe('run', () => {
     writeFileSync(join(cwd, 'x.json'), JSON.stringify([x64]));
     const r = await runBin(['run', 'pipe', '--repo', repo, '--input', 'x=x.json'], { env: { INIT_CWD: cwd } });
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; status?: string; outputs?: Record<string, { shape: number[]; data: number[] }> });
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            status?: string;
+            outputs?: Record<string, { shape: number[]; data: number[] }>;
+          },
+      );
     expect(lines[0]?.type).toBe('run.started');
     expect(lines.some((l) => l.type === 'node.finished')).toBe(true);
     const result = lines.at(-1)!;
@@ -62,22 +85,55 @@ describe('run', () => {
     expect(prep.stdout).toMatch(/vad\/1\/model\.onnx/);
     const cwd = tempDir('run-');
     writeFileSync(join(cwd, 'a.wav'), wav(Array.from({ length: 1200 }, (_, i) => 0.3 * Math.sin(i / 10))));
-    const r = await runBin(['run', 'vad-stream', '--repo', examples, '--input', 'audio=a.wav', '--sequence'], { env: { INIT_CWD: cwd } });
+    const r = await runBin(['run', 'vad-stream', '--repo', examples, '--input', 'audio=a.wav', '--sequence'], {
+      env: { INIT_CWD: cwd },
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    const results = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as SequenceLine).filter((l) => l.type === 'result');
-    expect(results.map((l) => [l.chunk, l.status])).toEqual([[0, 'completed'], [1, 'completed'], [2, 'completed']]);
+    const results = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as SequenceLine)
+      .filter((l) => l.type === 'result');
+    expect(results.map((l) => [l.chunk, l.status])).toEqual([
+      [0, 'completed'],
+      [1, 'completed'],
+      [2, 'completed'],
+    ]);
     for (const l of results) expect(l.outputs?.speech_prob?.data[0]).toBeGreaterThanOrEqual(0);
     // Only the last chunk's line carries the speech segments (75 ms of tone: too short to be speech).
     expect(results.map((l) => l.speech_segments)).toEqual([undefined, undefined, []]);
     // The same signal recorded at 44.1 kHz is resampled to the 16 kHz the graph's audio_frame op expects, and says so on stderr.
-    writeFileSync(join(cwd, 'b.wav'), wav(Array.from({ length: 3308 }, (_, i) => 0.3 * Math.sin((i * 16000) / 44100 / 10)), 44100));
-    const b = await runBin(['run', 'vad-stream', '--repo', examples, '--input', 'audio=b.wav', '--sequence'], { env: { INIT_CWD: cwd } });
+    writeFileSync(
+      join(cwd, 'b.wav'),
+      wav(
+        Array.from({ length: 3308 }, (_, i) => 0.3 * Math.sin((i * 16000) / 44100 / 10)),
+        44100,
+      ),
+    );
+    const b = await runBin(['run', 'vad-stream', '--repo', examples, '--input', 'audio=b.wav', '--sequence'], {
+      env: { INIT_CWD: cwd },
+    });
     expect(b.code).toBe(0);
-    expect(b.stderr.trim()).toBe("input 'audio': b.wav is 44100 Hz; resampled to 16000 Hz, the rate op 'frame' expects");
-    expect(b.stdout.trim().split('\n').filter((l) => l.includes('"type":"result"'))).toHaveLength(3);
+    expect(b.stderr.trim()).toBe(
+      "input 'audio': b.wav is 44100 Hz; resampled to 16000 Hz, the rate op 'frame' expects",
+    );
+    expect(
+      b.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('"type":"result"')),
+    ).toHaveLength(3);
     // A spoken recording (1 s of silence on each side): its speech segments, as Silero's get_speech_timestamps gives them.
-    const speech = await runBin(['run', 'vad-stream', '--repo', examples, '--input', `audio=${makeFixtures().speech}`, '--sequence']);
+    const speech = await runBin([
+      'run',
+      'vad-stream',
+      '--repo',
+      examples,
+      '--input',
+      `audio=${makeFixtures().speech}`,
+      '--sequence',
+    ]);
     expect(speech.code).toBe(0);
     const last = JSON.parse(speech.stdout.trim().split('\n').at(-1)!) as SequenceLine;
     expect(last.type).toBe('result');
@@ -93,7 +149,9 @@ describe('run', () => {
 
 describe('serve', () => {
   it('prints the URL and the gRPC address, serves both, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo, '--port', '0', '--grpc-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo, '--port', '0', '--grpc-port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const [url, grpcAddress] = await new Promise<[string, string]>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {

@@ -8,11 +8,18 @@ import { BIN } from '../testing/cliTestUtil.ts';
 
 /** `ensemble-studio serve` with its own TMPDIR; resolves with its URL once it listens. */
 function serve(repo: string, env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo, '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo, '--port', '0'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = new Promise<string>((resolve, reject) => {
-    const onData = (d: Buffer) => { out += d.toString(); const m = /listening on (http:\/\/\S+)/.exec(out); if (m) resolve(m[1]!); };
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
     void exited.then((code) => reject(new Error(`serve exited ${code} before listening: ${out}`)));
@@ -33,11 +40,14 @@ describe('studio serve and the temp directory', () => {
     const url = await studio.url;
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
     const infer = await fetch(`${url}/v2/models/head/infer`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256], data: new Array(256).fill(0.5) }] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256], data: new Array(256).fill(0.5) }],
+      }),
     });
     expect(infer.status).toBe(200);
-    expect((await infer.json() as { outputs: { name: string }[] }).outputs.map((o) => o.name)).toEqual(['logits']);
+    expect(((await infer.json()) as { outputs: { name: string }[] }).outputs.map((o) => o.name)).toEqual(['logits']);
     studio.child.kill('SIGTERM');
     expect(await studio.exited).toBe(0);
 

@@ -12,7 +12,9 @@ describe('speechSegments (Silero get_speech_timestamps)', () => {
   });
 
   it('keeps speech going through probabilities between the two thresholds and through pauses under 100 ms', () => {
-    expect(speechSegments(probs('.####~~~~####.....'), { ...o, length: 18 * 512 })).toEqual([{ start: 32, end: 13 * 512 + 480 }]);
+    expect(speechSegments(probs('.####~~~~####.....'), { ...o, length: 18 * 512 })).toEqual([
+      { start: 32, end: 13 * 512 + 480 },
+    ]);
     // a 3-window (96 ms) pause is bridged; a 5-window (160 ms) one splits.
     expect(speechSegments(probs('.#########...#########.....'), { ...o, length: 27 * 512 })).toHaveLength(1);
     expect(speechSegments(probs('.#########.....#########.....'), { ...o, length: 29 * 512 })).toHaveLength(2);
@@ -20,7 +22,9 @@ describe('speechSegments (Silero get_speech_timestamps)', () => {
 
   it('drops speech not longer than 250 ms and runs an unfinished segment to the end of the signal', () => {
     expect(speechSegments(probs('.#######......'), { ...o, length: 14 * 512 })).toEqual([]);
-    expect(speechSegments(probs('....##########'), { ...o, length: 14 * 512 + 100 })).toEqual([{ start: 4 * 512 - 480, end: 14 * 512 + 100 }]);
+    expect(speechSegments(probs('....##########'), { ...o, length: 14 * 512 + 100 })).toEqual([
+      { start: 4 * 512 - 480, end: 14 * 512 + 100 },
+    ]);
   });
 
   it('splits the gap between two close segments instead of padding into each other', () => {
@@ -29,7 +33,12 @@ describe('speechSegments (Silero get_speech_timestamps)', () => {
     expect(a!.end).toBe(10 * 512 + 480);
     expect(b!.start).toBe(14 * 512 - 480);
     // with 50 ms of padding asked (800 samples each side), the 2048-sample gap is split down the middle.
-    const [c, d] = speechSegments(probs('.#########....#########.....'), { ...o, length: 28 * 512, minSilenceMs: 50, speechPadMs: 70 });
+    const [c, d] = speechSegments(probs('.#########....#########.....'), {
+      ...o,
+      length: 28 * 512,
+      minSilenceMs: 50,
+      speechPadMs: 70,
+    });
     expect(c!.end).toBe(d!.start);
   });
 

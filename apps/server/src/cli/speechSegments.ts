@@ -2,7 +2,10 @@
 // (utils_vad.py, v5 defaults) turns the model's outputs into timestamps.
 
 /** A stretch of speech: sample offsets [start, end) in the (resampled) signal. */
-export interface SpeechSegment { start: number; end: number }
+export interface SpeechSegment {
+  start: number;
+  end: number;
+}
 
 export interface SegmentOptions {
   sampleRate: number;
@@ -36,7 +39,10 @@ export function speechSegments(probs: ArrayLike<number>, o: SegmentOptions): Spe
     const p = probs[i]!;
     const at = o.window * i;
     if (p >= threshold && tempEnd) tempEnd = 0;
-    if (p >= threshold && start === undefined) { start = at; continue; }
+    if (p >= threshold && start === undefined) {
+      start = at;
+      continue;
+    }
     if (p < negThreshold && start !== undefined) {
       if (!tempEnd) tempEnd = at;
       if (at - tempEnd < minSilence) continue;

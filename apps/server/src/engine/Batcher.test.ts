@@ -7,9 +7,13 @@ function manualTimer() {
   const schedule: Schedule = (fn, ms) => {
     const t = { fn, ms, live: true };
     timers.push(t);
-    return () => { t.live = false; };
+    return () => {
+      t.live = false;
+    };
   };
-  const fire = () => { for (const t of timers.splice(0)) if (t.live) t.fn(); };
+  const fire = () => {
+    for (const t of timers.splice(0)) if (t.live) t.fn();
+  };
   const live = () => timers.filter((t) => t.live).length;
   return { schedule, fire, live };
 }
@@ -30,7 +34,13 @@ describe('Batcher', () => {
   it('dispatches at once when the queue reaches the preferred size', async () => {
     const t = manualTimer();
     const r = recorder();
-    const b = new Batcher<number, number>({ maxBatchSize: 8, preferredSizes: [4], maxQueueDelayMs: 100, dispatch: r.dispatch, schedule: t.schedule });
+    const b = new Batcher<number, number>({
+      maxBatchSize: 8,
+      preferredSizes: [4],
+      maxQueueDelayMs: 100,
+      dispatch: r.dispatch,
+      schedule: t.schedule,
+    });
     const results = Promise.all([1, 2, 3, 4].map((x) => b.enqueue(x)));
     expect(await results).toEqual([10, 20, 30, 40]);
     expect(r.batches).toEqual([[1, 2, 3, 4]]);
@@ -39,7 +49,12 @@ describe('Batcher', () => {
   it('waits for the queue delay, then sends what it has', async () => {
     const t = manualTimer();
     const r = recorder();
-    const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 5, dispatch: r.dispatch, schedule: t.schedule });
+    const b = new Batcher<number, number>({
+      maxBatchSize: 8,
+      maxQueueDelayMs: 5,
+      dispatch: r.dispatch,
+      schedule: t.schedule,
+    });
     const p1 = b.enqueue(1);
     const p2 = b.enqueue(2);
     await tick();
@@ -53,7 +68,13 @@ describe('Batcher', () => {
   it('splits a long queue at max batch size and counts rows per item', async () => {
     const t = manualTimer();
     const r = recorder();
-    const b = new Batcher<number, number>({ maxBatchSize: 4, maxQueueDelayMs: 5, sizeOf: (x) => x, dispatch: r.dispatch, schedule: t.schedule });
+    const b = new Batcher<number, number>({
+      maxBatchSize: 4,
+      maxQueueDelayMs: 5,
+      sizeOf: (x) => x,
+      dispatch: r.dispatch,
+      schedule: t.schedule,
+    });
     const all = Promise.all([2, 1, 1, 3].map((x) => b.enqueue(x)));
     await tick();
     expect(r.batches).toEqual([[2, 1, 1]]); // 4 rows: full
@@ -64,9 +85,17 @@ describe('Batcher', () => {
 
   it('only batches items with the same key', async () => {
     const r = recorder();
-    const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 0, keyOf: (x) => String(x % 2), dispatch: r.dispatch });
+    const b = new Batcher<number, number>({
+      maxBatchSize: 8,
+      maxQueueDelayMs: 0,
+      keyOf: (x) => String(x % 2),
+      dispatch: r.dispatch,
+    });
     await Promise.all([1, 2, 3, 4].map((x) => b.enqueue(x)));
-    expect(r.batches).toEqual([[1, 3], [2, 4]]);
+    expect(r.batches).toEqual([
+      [1, 3],
+      [2, 4],
+    ]);
   });
 
   it('batches requests that arrive while every instance is busy', async () => {
@@ -84,7 +113,11 @@ describe('Batcher', () => {
     const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 0, dispatch: r.dispatch });
     const results = await Promise.allSettled([1, 2, 3].map((x) => b.enqueue(x)));
     expect(results.map((x) => x.status)).toEqual(['rejected', 'rejected', 'rejected']);
-    expect(results.map((x) => (x as PromiseRejectedResult).reason.message)).toEqual(['model exploded', 'model exploded', 'model exploded']);
+    expect(results.map((x) => (x as PromiseRejectedResult).reason.message)).toEqual([
+      'model exploded',
+      'model exploded',
+      'model exploded',
+    ]);
   });
 
   it('rejects all when a batch returns the wrong number of results', async () => {
@@ -96,7 +129,12 @@ describe('Batcher', () => {
   it('drops an aborted item from the queue', async () => {
     const t = manualTimer();
     const r = recorder();
-    const b = new Batcher<number, number>({ maxBatchSize: 8, maxQueueDelayMs: 5, dispatch: r.dispatch, schedule: t.schedule });
+    const b = new Batcher<number, number>({
+      maxBatchSize: 8,
+      maxQueueDelayMs: 5,
+      dispatch: r.dispatch,
+      schedule: t.schedule,
+    });
     const ac = new AbortController();
     const p1 = b.enqueue(1, ac.signal);
     const p2 = b.enqueue(2);

@@ -28,7 +28,15 @@ export interface BatcherOptions<I, R> {
   schedule?: Schedule;
 }
 
-interface Entry<I, R> { item: I; size: number; key: string; resolve: (r: R) => void; reject: (e: Error) => void; signal?: CancelSignal; onAbort?: () => void }
+interface Entry<I, R> {
+  item: I;
+  size: number;
+  key: string;
+  resolve: (r: R) => void;
+  reject: (e: Error) => void;
+  signal?: CancelSignal;
+  onAbort?: () => void;
+}
 
 /**
  * `dynamic_batching`, DataLoader-shaped: `enqueue(item)` resolves with that item's share of a
@@ -53,13 +61,22 @@ export class Batcher<I, R> {
   }
 
   /** Items waiting for a batch. */
-  get pending(): number { return this.queue.length; }
+  get pending(): number {
+    return this.queue.length;
+  }
 
   /** Queues one item; resolves with its result or rejects with its batch's error. */
   enqueue(item: I, signal?: CancelSignal): Promise<R> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise<R>((resolve, reject) => {
-      const entry: Entry<I, R> = { item, size: this.opts.sizeOf?.(item) ?? 1, key: this.opts.keyOf?.(item) ?? '', resolve, reject, signal };
+      const entry: Entry<I, R> = {
+        item,
+        size: this.opts.sizeOf?.(item) ?? 1,
+        key: this.opts.keyOf?.(item) ?? '',
+        resolve,
+        reject,
+        signal,
+      };
       if (signal) entry.onAbort = dequeueOnAbort(this.queue, entry, signal, reject);
       this.queue.push(entry);
       // Look at the queue after the current tick so concurrent enqueues can share a batch.
@@ -91,7 +108,10 @@ export class Batcher<I, R> {
     let cutSize = 0;
     same.forEach((e, i) => {
       acc += e.size;
-      if (this.preferred.includes(acc) && acc > cutSize) { cut = i + 1; cutSize = acc; }
+      if (this.preferred.includes(acc) && acc > cutSize) {
+        cut = i + 1;
+        cutSize = acc;
+      }
     });
     const largest = this.preferred[0]!;
     if (cut > 0 && cutSize === largest) return same.slice(0, cut);
@@ -121,10 +141,11 @@ export class Batcher<I, R> {
 
   private run(batch: Entry<I, R>[]): void {
     this.inFlight++;
-    const settle = (fn: (e: Entry<I, R>, i: number) => void): void => batch.forEach((e, i) => {
-      if (e.onAbort) e.signal?.removeEventListener('abort', e.onAbort);
-      fn(e, i);
-    });
+    const settle = (fn: (e: Entry<I, R>, i: number) => void): void =>
+      batch.forEach((e, i) => {
+        if (e.onAbort) e.signal?.removeEventListener('abort', e.onAbort);
+        fn(e, i);
+      });
     let p: Promise<R[]>;
     try {
       p = this.opts.dispatch(batch.map((e) => e.item));
@@ -132,14 +153,17 @@ export class Batcher<I, R> {
       p = Promise.reject(err);
     }
     p.then((results) => {
-      if (results.length !== batch.length) throw new EngineError('node-failed', `batch of ${batch.length} requests returned ${results.length} results`);
+      if (results.length !== batch.length)
+        throw new EngineError('node-failed', `batch of ${batch.length} requests returned ${results.length} results`);
       settle((e, i) => e.resolve(results[i]!));
-    }).catch((err: unknown) => {
-      const error = err instanceof Error ? err : new Error(String(err));
-      settle((e) => e.reject(error));
-    }).finally(() => {
-      this.inFlight--;
-      this.flush();
-    });
+    })
+      .catch((err: unknown) => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        settle((e) => e.reject(error));
+      })
+      .finally(() => {
+        this.inFlight--;
+        this.flush();
+      });
   }
 }

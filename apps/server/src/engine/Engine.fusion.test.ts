@@ -16,9 +16,14 @@ let image: Tensor;
 
 beforeAll(async () => {
   image = decodeImage(readFileSync(makeFixtures().hello));
-  [fused, separate] = await Promise.all([Engine.create({ repository: repo }), Engine.create({ repository: repo, fuseOps: false })]);
+  [fused, separate] = await Promise.all([
+    Engine.create({ repository: repo }),
+    Engine.create({ repository: repo, fuseOps: false }),
+  ]);
 });
-afterAll(async () => { await Promise.all([fused.close(), separate.close()]); });
+afterAll(async () => {
+  await Promise.all([fused.close(), separate.close()]);
+});
 
 async function run(engine: Engine, graph: GraphDoc) {
   const events: ServerMessage[] = [];
@@ -26,7 +31,8 @@ async function run(engine: Engine, graph: GraphDoc) {
   return { r, events };
 }
 
-const instanceOf = (r: Awaited<ReturnType<typeof run>>['r'], node: string) => r.timings.find((t) => t.nodeId === node)?.instance;
+const instanceOf = (r: Awaited<ReturnType<typeof run>>['r'], node: string) =>
+  r.timings.find((t) => t.nodeId === node)?.instance;
 
 describe('op fusion', () => {
   it('reads the same text with the ops in the model workers, with events and timings per node', async () => {
@@ -44,7 +50,9 @@ describe('op fusion', () => {
     const order = (type: string) => a.events.flatMap((e) => (e.type === type && 'nodeId' in e ? [e.nodeId] : []));
     for (const id of ['preprocess', 'det', 'db', 'crop', 'rec', 'ctc', 'cls', 'angle']) {
       expect(order('node.started').indexOf(id)).toBeGreaterThanOrEqual(0);
-      expect(a.events.findIndex((e) => e.type === 'node.started' && e.nodeId === id)).toBeLessThan(a.events.findIndex((e) => e.type === 'node.finished' && e.nodeId === id));
+      expect(a.events.findIndex((e) => e.type === 'node.started' && e.nodeId === id)).toBeLessThan(
+        a.events.findIndex((e) => e.type === 'node.finished' && e.nodeId === id),
+      );
     }
     expect(order('node.finished').slice(0, 4)).toEqual(['image', 'preprocess', 'det', 'db']);
     const det = a.events.find((e) => e.type === 'node.finished' && e.nodeId === 'det');
@@ -61,7 +69,11 @@ describe('op fusion', () => {
     if (ctc.kind === 'op') ctc.params.values = { ...ctc.params.values, dictionary: 'rec/no_such_dictionary.txt' };
     const { r, events } = await run(fused, graph);
     expect(r.status).toBe('failed');
-    expect(r.error).toMatchObject({ code: 'node-failed', nodeId: 'ctc', message: expect.stringContaining("node 'ctc'") });
+    expect(r.error).toMatchObject({
+      code: 'node-failed',
+      nodeId: 'ctc',
+      message: expect.stringContaining("node 'ctc'"),
+    });
     expect(events.find((e) => e.type === 'node.finished' && e.nodeId === 'rec')).toBeDefined();
     expect(events.find((e) => e.type === 'node.failed' && e.nodeId === 'ctc')).toBeDefined();
     expect(r.timings.find((t) => t.nodeId === 'rec')?.instance).toBe('rec_0');

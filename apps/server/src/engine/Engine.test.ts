@@ -8,7 +8,9 @@ import { fanoutGraph, ocrGraph, singleModelGraph, vadGraph } from '../testing/en
 import { mulberry32, SYNTHETIC } from '../onnx/synthetic.ts';
 
 const { D, F, C } = SYNTHETIC;
-const repo = makeTestRepository(['extractor', 'head', 'det', 'rec', 'cls', 'vad'], { head: { instance_group: [{ count: 2, kind: 'KIND_GPU' }] } });
+const repo = makeTestRepository(['extractor', 'head', 'det', 'rec', 'cls', 'vad'], {
+  head: { instance_group: [{ count: 2, kind: 'KIND_GPU' }] },
+});
 let engine: Engine;
 
 function xs(rows: number, seed: number): Tensor {
@@ -21,8 +23,12 @@ function collect() {
   return { events, onEvent: (m: ServerMessage) => events.push(m), types: () => events.map((e) => e.type) };
 }
 
-beforeAll(async () => { engine = await Engine.create({ repository: repo, gpu: 'auto' }); });
-afterAll(async () => { await engine.close(); });
+beforeAll(async () => {
+  engine = await Engine.create({ repository: repo, gpu: 'auto' });
+});
+afterAll(async () => {
+  await engine.close();
+});
 
 describe('Engine', () => {
   it('loads and warms every model, reporting cold start and the CPU fallback for KIND_GPU', () => {
@@ -51,16 +57,34 @@ describe('Engine', () => {
     expect(c.types()[0]).toBe('run.started');
     expect(c.types()).toContain('notice'); // head runs on CPU although it asked for a GPU
     expect(c.types().at(-1)).toBe('run.completed');
-    const finished = c.events.filter((e) => e.type === 'node.finished').map((e) => e.type === 'node.finished' && e.nodeId);
+    const finished = c.events
+      .filter((e) => e.type === 'node.finished')
+      .map((e) => e.type === 'node.finished' && e.nodeId);
     expect(finished).toEqual(expect.arrayContaining(['extractor', 'head_a', 'head_b']));
     const headTimings = r.timings.filter((t) => t.nodeId.startsWith('head'));
     expect(new Set(headTimings.map((t) => t.instance))).toEqual(new Set(['head_0', 'head_1']));
   });
 
   it('batches concurrent runs dynamically and splits the results back exactly', async () => {
-    const graph = singleModelGraph('head', [{ name: 'feat', dims: [F] }], [{ name: 'logits', dims: [C] }], 64, { dynamic_batching: { max_queue_delay_microseconds: 20000, preferred_batch_size: [8] } });
-    const inputs = Array.from({ length: 8 }, (_, i) => ({ datatype: 'FP32' as const, shape: [1, F], data: new Float32Array(F).fill(i / 8) }));
-    const solo = await Promise.all(inputs.map(async (feat) => (await engine.run({ graph: singleModelGraph('head', [{ name: 'feat', dims: [F] }], [{ name: 'logits', dims: [C] }], 64), inputs: { feat } })).outputs.logits!));
+    const graph = singleModelGraph('head', [{ name: 'feat', dims: [F] }], [{ name: 'logits', dims: [C] }], 64, {
+      dynamic_batching: { max_queue_delay_microseconds: 20000, preferred_batch_size: [8] },
+    });
+    const inputs = Array.from({ length: 8 }, (_, i) => ({
+      datatype: 'FP32' as const,
+      shape: [1, F],
+      data: new Float32Array(F).fill(i / 8),
+    }));
+    const solo = await Promise.all(
+      inputs.map(
+        async (feat) =>
+          (
+            await engine.run({
+              graph: singleModelGraph('head', [{ name: 'feat', dims: [F] }], [{ name: 'logits', dims: [C] }], 64),
+              inputs: { feat },
+            })
+          ).outputs.logits!,
+      ),
+    );
     const batched = await Promise.all(inputs.map((feat) => engine.run({ graph, inputs: { feat } })));
     batched.forEach((r, i) => {
       expect(r.timings[0]!.batchSize).toBe(8);
@@ -74,10 +98,21 @@ describe('Engine', () => {
 
   it('rejects bad inputs with a clear error', async () => {
     const g = fanoutGraph();
-    expect((await engine.run({ graph: g, inputs: {} })).error).toMatchObject({ code: 'invalid-input', message: expect.stringContaining("input 'x' is missing") });
-    expect((await engine.run({ graph: g, inputs: { x: { datatype: 'FP32', shape: [1, 3], data: new Float32Array(3) } } })).error?.message).toContain('dim 1 must be 64');
-    expect((await engine.run({ graph: g, inputs: { x: xs(1, 1), y: xs(1, 1) } })).error?.message).toContain("unexpected input 'y'");
-    expect((await engine.run({ graph: g, inputs: { x: { datatype: 'INT32', shape: [1, D], data: new Int32Array(D) } } })).error?.message).toContain('must be FP32');
+    expect((await engine.run({ graph: g, inputs: {} })).error).toMatchObject({
+      code: 'invalid-input',
+      message: expect.stringContaining("input 'x' is missing"),
+    });
+    expect(
+      (await engine.run({ graph: g, inputs: { x: { datatype: 'FP32', shape: [1, 3], data: new Float32Array(3) } } }))
+        .error?.message,
+    ).toContain('dim 1 must be 64');
+    expect((await engine.run({ graph: g, inputs: { x: xs(1, 1), y: xs(1, 1) } })).error?.message).toContain(
+      "unexpected input 'y'",
+    );
+    expect(
+      (await engine.run({ graph: g, inputs: { x: { datatype: 'INT32', shape: [1, D], data: new Int32Array(D) } } }))
+        .error?.message,
+    ).toContain('must be FP32');
   });
 
   it('times out and cancels', async () => {
@@ -100,9 +135,16 @@ describe('Engine', () => {
   });
 
   it('refuses runs over maxConcurrentRuns', async () => {
-    const limited = await Engine.create({ repository: makeTestRepository(['extractor']), maxConcurrentRuns: 1, lazy: true });
+    const limited = await Engine.create({
+      repository: makeTestRepository(['extractor']),
+      maxConcurrentRuns: 1,
+      lazy: true,
+    });
     const g = singleModelGraph('extractor', [{ name: 'x', dims: [D] }], [{ name: 'feat', dims: [F] }], 64);
-    const [a, b] = await Promise.all([limited.run({ graph: g, inputs: { x: xs(1, 1) } }), limited.run({ graph: g, inputs: { x: xs(1, 1) } })]);
+    const [a, b] = await Promise.all([
+      limited.run({ graph: g, inputs: { x: xs(1, 1) } }),
+      limited.run({ graph: g, inputs: { x: xs(1, 1) } }),
+    ]);
     expect(a.status).toBe('completed');
     expect(b.error).toMatchObject({ code: 'limit', message: expect.stringContaining('maxConcurrentRuns') });
     await limited.close();
@@ -112,8 +154,14 @@ describe('Engine', () => {
     const g = singleModelGraph('extractor', [{ name: 'x', dims: [D] }], [{ name: 'feat', dims: [F] }], 64);
     await engine.crashInstance('extractor', 0);
     const r = await engine.run({ graph: g, inputs: { x: xs(1, 3) } });
-    expect(r.error).toMatchObject({ code: 'instance-crashed', nodeId: 'm', message: expect.stringContaining('extractor_0') });
-    await expect.poll(async () => (await engine.run({ graph: g, inputs: { x: xs(1, 3) } })).status, { timeout: 20000 }).toBe('completed');
+    expect(r.error).toMatchObject({
+      code: 'instance-crashed',
+      nodeId: 'm',
+      message: expect.stringContaining('extractor_0'),
+    });
+    await expect
+      .poll(async () => (await engine.run({ graph: g, inputs: { x: xs(1, 3) } })).status, { timeout: 20000 })
+      .toBe('completed');
   });
 
   it('ocr on a blank image exits early after det: downstream skipped, no outputs', async () => {
@@ -133,14 +181,27 @@ describe('Engine', () => {
   it('streams a VAD sequence: binds it, shows it, rejects a missing START', async () => {
     const c = collect();
     const chunk = (): Tensor => ({ datatype: 'FP32', shape: [576], data: new Float32Array(576) });
-    const first = await engine.run({ graph: vadGraph(), inputs: { audio: chunk() }, sequence: { id: 42, start: true, end: false }, onEvent: c.onEvent });
+    const first = await engine.run({
+      graph: vadGraph(),
+      inputs: { audio: chunk() },
+      sequence: { id: 42, start: true, end: false },
+      onEvent: c.onEvent,
+    });
     expect(first.status).toBe('completed');
     expect(first.outputs.speech_prob!.shape).toEqual([1, 1]);
-    expect(c.events.find((e) => e.type === 'sequence.bound')).toMatchObject({ sequenceId: 42, model: 'vad', nodeId: 'vad' });
+    expect(c.events.find((e) => e.type === 'sequence.bound')).toMatchObject({
+      sequenceId: 42,
+      model: 'vad',
+      nodeId: 'vad',
+    });
     expect(engine.sequences()).toEqual([expect.objectContaining({ model: 'vad', sequenceId: 42 })]);
     await engine.run({ graph: vadGraph(), inputs: { audio: chunk() }, sequence: { id: 42, start: false, end: true } });
     expect(engine.sequences()).toEqual([]);
-    const orphan = await engine.run({ graph: vadGraph(), inputs: { audio: chunk() }, sequence: { id: 43, start: false, end: false } });
+    const orphan = await engine.run({
+      graph: vadGraph(),
+      inputs: { audio: chunk() },
+      sequence: { id: 43, start: false, end: false },
+    });
     expect(orphan.error).toMatchObject({ code: 'sequence-unknown' });
     const noSeq = await engine.run({ graph: vadGraph(), inputs: { audio: chunk() } });
     expect(noSeq.error?.message).toContain('stateful');

@@ -1,6 +1,13 @@
 import { existsSync } from 'node:fs';
 import { listSupportedBackends } from 'onnxruntime-node';
-import { applySettings, catalogueModel, type GraphDoc, type ModelNode, type ServerMessage, type Tensor } from '@ensemble-studio/core';
+import {
+  applySettings,
+  catalogueModel,
+  type GraphDoc,
+  type ModelNode,
+  type ServerMessage,
+  type Tensor,
+} from '@ensemble-studio/core';
 import { answerBls, type BlsDeps } from './bls.ts';
 import { ExportedRuns } from './exportedRuns.ts';
 import { Deadlines, RunCancel } from './cancel.ts';
@@ -51,14 +58,23 @@ export class Engine {
 
   private constructor(private readonly opts: EngineOptions) {
     this.ops = new OpRunner(opts.repository.dir, opts.opWorkers ?? 2);
-    this.blsDeps = { repository: opts.repository, run: (req) => this.run(req), instancesOf: (m) => this.loaded.get(m)?.pool.size, modelGraphs: new Map() };
+    this.blsDeps = {
+      repository: opts.repository,
+      run: (req) => this.run(req),
+      instancesOf: (m) => this.loaded.get(m)?.pool.size,
+      modelGraphs: new Map(),
+    };
   }
 
   /** Creates an engine; resolves once every model has loaded (or failed) unless `lazy`. Never throws for one bad model. */
   static async create(opts: EngineOptions): Promise<Engine> {
     const engine = new Engine(opts);
     const models = Object.keys(opts.repository.catalogue.models);
-    if (!opts.lazy) await Promise.all([engine.ops.start(), ...models.map((m) => engine.runtime(m, undefined).catch(() => undefined))]);
+    if (!opts.lazy)
+      await Promise.all([
+        engine.ops.start(),
+        ...models.map((m) => engine.runtime(m, undefined).catch(() => undefined)),
+      ]);
     return engine;
   }
 
@@ -72,29 +88,55 @@ export class Engine {
     return p;
   }
 
-  private async loadRuntime(key: string, model: string, settings: ModelNode['params']['settings']): Promise<ModelRuntime> {
+  private async loadRuntime(
+    key: string,
+    model: string,
+    settings: ModelNode['params']['settings'],
+  ): Promise<ModelRuntime> {
     const m = catalogueModel(this.opts.repository.catalogue, model);
     const path = this.opts.repository.modelFile(model);
-    const backend = !m ? undefined : m.platform === 'onnxruntime_onnx' || m.backend === 'onnxruntime' ? 'onnx' : m.backend === 'python' ? 'python' : undefined;
-    const why = !m ? `model '${model}' is not in the repository`
-      : m.error ? `model '${model}' failed to load: ${m.error}`
-        : !backend ? `model '${model}' uses ${m.platform || m.backend || 'no backend'}; the studio runs onnxruntime and python models, plus routers, conditions and ops as node kinds`
-          : !path || !existsSync(path) ? `model '${model}' has no model file in the repository` : undefined;
+    const backend = !m
+      ? undefined
+      : m.platform === 'onnxruntime_onnx' || m.backend === 'onnxruntime'
+        ? 'onnx'
+        : m.backend === 'python'
+          ? 'python'
+          : undefined;
+    const why = !m
+      ? `model '${model}' is not in the repository`
+      : m.error
+        ? `model '${model}' failed to load: ${m.error}`
+        : !backend
+          ? `model '${model}' uses ${m.platform || m.backend || 'no backend'}; the studio runs onnxruntime and python models, plus routers, conditions and ops as node kinds`
+          : !path || !existsSync(path)
+            ? `model '${model}' has no model file in the repository`
+            : undefined;
     if (why) {
       this.unavailable.set(key, why);
       throw new EngineError('model-unavailable', why);
     }
     const log = this.opts.onModelLog;
     const rt = new ModelRuntime({
-      name: model, config: applySettings(m!, settings), path: path!, backend: backend!, repoDir: this.opts.repository.dir, intraOpThreads: this.opts.intraOpThreads ?? 1, gpu: this.opts.gpu ?? 'auto',
+      name: model,
+      config: applySettings(m!, settings),
+      path: path!,
+      backend: backend!,
+      repoDir: this.opts.repository.dir,
+      intraOpThreads: this.opts.intraOpThreads ?? 1,
+      gpu: this.opts.gpu ?? 'auto',
       python: {
-        interpreter: this.opts.python ?? process.env.STUDIO_PYTHON ?? 'python3', version: m!.versions.at(-1) ?? 1,
-        bls: (call, sink) => answerBls(this.blsDeps, call, sink), ...(log ? { log: (instance: string, level: string, message: string) => log(model, instance, level, message) } : {}),
+        interpreter: this.opts.python ?? process.env.STUDIO_PYTHON ?? 'python3',
+        version: m!.versions.at(-1) ?? 1,
+        bls: (call, sink) => answerBls(this.blsDeps, call, sink),
+        ...(log
+          ? { log: (instance: string, level: string, message: string) => log(model, instance, level, message) }
+          : {}),
       },
     });
     this.loaded.set(key, rt);
     await rt.load();
-    if (rt.state !== 'ready') throw new EngineError('model-unavailable', `model '${model}' is unavailable: ${rt.error}`);
+    if (rt.state !== 'ready')
+      throw new EngineError('model-unavailable', `model '${model}' is unavailable: ${rt.error}`);
     return rt;
   }
 
@@ -104,17 +146,27 @@ export class Engine {
     const runId = req.runId ?? `run-${++this.runCounter}`;
     const emit = req.onEvent ? guarded(req.onEvent) : ignore;
     // Every run announces itself first, so a client can tie even an immediate failure to its request.
-    if (req.onEvent) emit({ type: 'run.started', runId, graph: req.graph.name, nodes: req.graph.nodes.map((n) => n.id) });
+    if (req.onEvent)
+      emit({ type: 'run.started', runId, graph: req.graph.name, nodes: req.graph.nodes.map((n) => n.id) });
     if (this.closed) return failed(runId, emit, 'closed', 'the engine is shutting down');
     const limit = this.opts.maxConcurrentRuns ?? 64;
-    if (this.activeRuns >= limit) return failed(runId, emit, 'limit', `the engine is already running ${limit} runs (maxConcurrentRuns); try again when one finishes`);
+    if (this.activeRuns >= limit)
+      return failed(
+        runId,
+        emit,
+        'limit',
+        `the engine is already running ${limit} runs (maxConcurrentRuns); try again when one finishes`,
+      );
     this.activeRuns++;
     const stats = this.statsFor(req.graph.name);
     const t0 = performance.now();
     try {
       const result = await this.execute(runId, req, emit);
       if (result.status === 'completed') stats.requestSuccess++;
-      else if (result.status === 'exited_early') { stats.requestSuccess++; stats.exitedEarly++; } else stats.requestFailure++;
+      else if (result.status === 'exited_early') {
+        stats.requestSuccess++;
+        stats.exitedEarly++;
+      } else stats.requestFailure++;
       return result;
     } catch (err) {
       stats.requestFailure++;
@@ -134,7 +186,12 @@ export class Engine {
       return await this.exportedRuns.run({ ...req, exported: false });
     } catch (err) {
       const runId = req.runId ?? `run-${++this.runCounter}`;
-      return failed(runId, req.onEvent ? guarded(req.onEvent) : ignore, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
+      return failed(
+        runId,
+        req.onEvent ? guarded(req.onEvent) : ignore,
+        err instanceof EngineError ? err.code : 'node-failed',
+        messageOf(err),
+      );
     }
   }
 
@@ -148,11 +205,31 @@ export class Engine {
     if (req.signal?.aborted) onAbort!();
     else if (onAbort) req.signal!.addEventListener('abort', onAbort, { once: true });
     const timeoutMs = req.timeoutMs ?? this.opts.defaultTimeoutMs ?? 60_000;
-    const clearDeadline = timeoutMs > 0 ? this.deadlines.add(timeoutMs, () => cancel.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`))) : undefined;
+    const clearDeadline =
+      timeoutMs > 0
+        ? this.deadlines.add(timeoutMs, () =>
+            cancel.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`)),
+          )
+        : undefined;
     try {
-      const executor = createExecutor({ runtimes: byNode, ops: this.ops, sequence: req.sequence, onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined });
+      const executor = createExecutor({
+        runtimes: byNode,
+        ops: this.ops,
+        sequence: req.sequence,
+        onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined,
+      });
       const onResponse = req.onResponse && decoupled ? req.onResponse : undefined;
-      const scheduler = new Scheduler({ runId, graph, inputs: req.inputs, executor, signal: cancel, emit, observed: req.onEvent !== undefined, groups, ...(onResponse ? { onResponse: (o: Record<string, Tensor>) => onResponse(o, false) } : {}) });
+      const scheduler = new Scheduler({
+        runId,
+        graph,
+        inputs: req.inputs,
+        executor,
+        signal: cancel,
+        emit,
+        observed: req.onEvent !== undefined,
+        groups,
+        ...(onResponse ? { onResponse: (o: Record<string, Tensor>) => onResponse(o, false) } : {}),
+      });
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
       const r = await scheduler.run();
@@ -163,7 +240,14 @@ export class Engine {
         if (decoupled) req.onResponse({}, true);
         else if (r.status === 'completed') req.onResponse(r.outputs, true);
       }
-      return { runId, status: r.status, outputs: r.outputs, timings: r.timings, ...(r.exit ? { exit: r.exit } : {}), ...(r.error ? { error: r.error } : {}) };
+      return {
+        runId,
+        status: r.status,
+        outputs: r.outputs,
+        timings: r.timings,
+        ...(r.exit ? { exit: r.exit } : {}),
+        ...(r.error ? { error: r.error } : {}),
+      };
     } finally {
       clearDeadline?.();
       if (onAbort) req.signal!.removeEventListener('abort', onAbort);
@@ -179,11 +263,22 @@ export class Engine {
       const nodes = g.nodes.filter((n): n is ModelNode => n.kind === 'model');
       const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
       const byNode = new Map(nodes.map((n, k) => [n.id, runtimes[k]!]));
-      const decoupled = runtimes.some((rt) => rt.decoupled) || g.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'gate');
-      return { byNode, runtimes: [...new Set(runtimes)], stateful: runtimes.find((rt) => rt.sequences), groups: this.fusion(g, byNode), decoupled };
+      const decoupled =
+        runtimes.some((rt) => rt.decoupled) ||
+        g.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'gate');
+      return {
+        byNode,
+        runtimes: [...new Set(runtimes)],
+        stateful: runtimes.find((rt) => rt.sequences),
+        groups: this.fusion(g, byNode),
+        decoupled,
+      };
     });
     if (p.stateful && !req.sequence) {
-      throw new EngineError('invalid-input', `graph '${graph.name}' contains the stateful model '${p.stateful.name}': send a sequence id with START/END flags`);
+      throw new EngineError(
+        'invalid-input',
+        `graph '${graph.name}' contains the stateful model '${p.stateful.name}': send a sequence id with START/END flags`,
+      );
     }
     return p;
   }
@@ -218,7 +313,13 @@ export class Engine {
     const notices: string[] = [];
     const failed = new Set<string>();
     for (const [key, rt] of this.loaded) {
-      models[key] = { state: rt.state, instances: rt.pool.size, ...(rt.error ? { error: rt.error } : {}), coldStartMs: rt.coldStartMs, firstRunMs: rt.firstRunMs };
+      models[key] = {
+        state: rt.state,
+        instances: rt.pool.size,
+        ...(rt.error ? { error: rt.error } : {}),
+        coldStartMs: rt.coldStartMs,
+        firstRunMs: rt.firstRunMs,
+      };
       if (rt.state === 'ready') inUse[key] = rt.provider;
       notices.push(...rt.notices);
       for (const f of rt.failures) failed.add(f.split(':')[0]!);
@@ -227,8 +328,16 @@ export class Engine {
       const m = catalogueModel(this.opts.repository.catalogue, key);
       models[key] = { state: 'unavailable', instances: m ? instanceCount(m.config) : 0, error: why };
     }
-    const available = listSupportedBackends().filter((b) => b.bundled && !failed.has(b.name)).map((b) => b.name);
-    return { executionProviders: { available, inUse }, notices, models, activeRuns: this.activeRuns, activeSequences: this.sequences().filter((s) => s.instance !== null).length };
+    const available = listSupportedBackends()
+      .filter((b) => b.bundled && !failed.has(b.name))
+      .map((b) => b.name);
+    return {
+      executionProviders: { available, inUse },
+      notices,
+      models,
+      activeRuns: this.activeRuns,
+      activeSequences: this.sequences().filter((s) => s.instance !== null).length,
+    };
   }
 
   /**
@@ -244,7 +353,12 @@ export class Engine {
     const out: SequenceInfo[] = [];
     for (const rt of this.loaded.values()) {
       for (const b of rt.sequences?.list() ?? []) {
-        out.push({ model: rt.name, sequenceId: b.id, instance: b.instance >= 0 ? `${rt.name}_${b.instance}` : null, lastActiveMs: b.lastActiveMs });
+        out.push({
+          model: rt.name,
+          sequenceId: b.id,
+          instance: b.instance >= 0 ? `${rt.name}_${b.instance}` : null,
+          lastActiveMs: b.lastActiveMs,
+        });
       }
     }
     return out;
@@ -253,7 +367,8 @@ export class Engine {
   /** Counters per model and per graph (Prometheus /metrics). */
   metrics(): EngineMetrics {
     const models: EngineMetrics['models'] = {};
-    for (const [key, rt] of this.loaded) models[key] = rt.stats.snapshot(rt.sequences?.list().filter((b) => b.instance >= 0).length ?? 0);
+    for (const [key, rt] of this.loaded)
+      models[key] = rt.stats.snapshot(rt.sequences?.list().filter((b) => b.instance >= 0).length ?? 0);
     return { models, graphs: Object.fromEntries(this.graphStats) };
   }
 
@@ -266,7 +381,11 @@ export class Engine {
   async close(): Promise<void> {
     this.closed = true;
     this.deadlines.clear();
-    await Promise.all([this.ops.close(), this.exportedRuns?.close(), ...[...this.loaded.values()].map((rt) => rt.close())]);
+    await Promise.all([
+      this.ops.close(),
+      this.exportedRuns?.close(),
+      ...[...this.loaded.values()].map((rt) => rt.close()),
+    ]);
   }
 }
 
@@ -279,7 +398,11 @@ const OTHER_GRAPHS = '(other graphs)';
 /** `listener`, whose failures cannot break the run. */
 function guarded(listener: (m: ServerMessage) => void): (m: ServerMessage) => void {
   return (m) => {
-    try { listener(m); } catch { /* a listener's failure must not break the run */ }
+    try {
+      listener(m);
+    } catch {
+      /* a listener's failure must not break the run */
+    }
   };
 }
 
@@ -289,6 +412,17 @@ function failed(runId: string, emit: (m: ServerMessage) => void, code: string, m
 }
 
 /** Tells the client which instance a new sequence was bound to. */
-function boundNotice(emit: (m: ServerMessage) => void, sequence: NonNullable<RunRequest['sequence']>): ExecutorDeps['onBound'] {
-  return (node, model, instance) => emit({ type: 'sequence.bound', streamId: String(sequence.id), sequenceId: sequence.id, model, instance, nodeId: node.id });
+function boundNotice(
+  emit: (m: ServerMessage) => void,
+  sequence: NonNullable<RunRequest['sequence']>,
+): ExecutorDeps['onBound'] {
+  return (node, model, instance) =>
+    emit({
+      type: 'sequence.bound',
+      streamId: String(sequence.id),
+      sequenceId: sequence.id,
+      model,
+      instance,
+      nodeId: node.id,
+    });
 }

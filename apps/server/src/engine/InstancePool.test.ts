@@ -10,13 +10,29 @@ const repo = makeTestRepository(['head', 'accumulator']);
 const pools: InstancePool<RequestBody, WorkerResult>[] = [];
 
 function headPool(count: number, pipelineDepth = 1, nice = 0): InstancePool<RequestBody, WorkerResult> {
-  const pool = new InstancePool({ name: 'head', count, pipelineDepth, create: workerInstances({ kind: 'model', model: 'head', path: repo.modelFile('head')!, providers: ['cpu'], intraOpThreads: 1, nice, warmup: [], repoDir: repo.dir }) });
+  const pool = new InstancePool({
+    name: 'head',
+    count,
+    pipelineDepth,
+    create: workerInstances({
+      kind: 'model',
+      model: 'head',
+      path: repo.modelFile('head')!,
+      providers: ['cpu'],
+      intraOpThreads: 1,
+      nice,
+      warmup: [],
+      repoDir: repo.dir,
+    }),
+  });
   pools.push(pool);
   return pool;
 }
 
 function feat(rows: number, value: number): Record<string, PortableTensor> {
-  return { feat: { datatype: 'FP32', shape: [rows, SYNTHETIC.F], data: new Float32Array(rows * SYNTHETIC.F).fill(value) } };
+  return {
+    feat: { datatype: 'FP32', shape: [rows, SYNTHETIC.F], data: new Float32Array(rows * SYNTHETIC.F).fill(value) },
+  };
 }
 
 afterEach(async () => {
@@ -45,7 +61,10 @@ describe('InstancePool', () => {
     // Two per worker (one running, one waiting in its port), the fifth in the pool's queue.
     expect([pool.isBusy(0), pool.isBusy(1), pool.queued]).toEqual([true, true, 1]);
     const results = await Promise.all(runs);
-    const perInstance = results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.instance]: (acc[r.instance] ?? 0) + 1 }), {});
+    const perInstance = results.reduce<Record<string, number>>(
+      (acc, r) => ({ ...acc, [r.instance]: (acc[r.instance] ?? 0) + 1 }),
+      {},
+    );
     expect(Object.values(perInstance).sort()).toEqual([2, 3]);
     const firsts = results.map((r) => (r.result.outputs.logits!.data as Float32Array)[0]);
     expect(new Set(firsts).size).toBe(5);
@@ -86,7 +105,10 @@ describe('InstancePool', () => {
     pool.onCrash((i, err) => crashes.push(`${i}:${err.code}`));
     pool.crashInstance(0);
     const inflight = pool.run({ type: 'run', feeds: feat(1, 1), summarize: false }, [], { pin: 0 });
-    await expect(inflight).rejects.toMatchObject({ code: 'instance-crashed', message: expect.stringContaining('head_0') });
+    await expect(inflight).rejects.toMatchObject({
+      code: 'instance-crashed',
+      message: expect.stringContaining('head_0'),
+    });
     expect(crashes).toEqual(['0:instance-crashed']);
     const after = await pool.run({ type: 'run', feeds: feat(1, 1), summarize: false }, [], { pin: 0 });
     expect(after.result.outputs.logits!.shape).toEqual([1, SYNTHETIC.C]);
@@ -95,14 +117,30 @@ describe('InstancePool', () => {
 
   it.runIf(existsSync('/proc/self/task'))('runs its workers at the nice value the spec asks for (Linux)', async () => {
     // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value (after the parenthesised name).
-    const nices = () => readdirSync('/proc/self/task').map((tid) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+    const nices = () =>
+      readdirSync('/proc/self/task').map((tid) =>
+        Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]),
+      );
     const before = nices().filter((n) => n === 7).length;
     await headPool(2, 1, 7).start();
     expect(nices().filter((n) => n === 7).length - before).toBe(2);
   });
 
   it('reports a model that cannot load', async () => {
-    const pool = new InstancePool({ name: 'broken', count: 1, create: workerInstances({ kind: 'model', model: 'broken', path: '/nonexistent/model.onnx', providers: ['cpu'], intraOpThreads: 1, nice: 0, warmup: [], repoDir: '/nonexistent' }) });
+    const pool = new InstancePool({
+      name: 'broken',
+      count: 1,
+      create: workerInstances({
+        kind: 'model',
+        model: 'broken',
+        path: '/nonexistent/model.onnx',
+        providers: ['cpu'],
+        intraOpThreads: 1,
+        nice: 0,
+        warmup: [],
+        repoDir: '/nonexistent',
+      }),
+    });
     pools.push(pool);
     await expect(pool.start()).rejects.toMatchObject({ code: 'model-unavailable' });
   });

@@ -3,7 +3,12 @@ import { abortError, dequeueOnAbort, EngineError, messageOf } from './errors.ts'
 import type { BackendInstance, InstanceFactory, LoadInfo } from './backends/types.ts';
 
 /** What one pooled request returns. */
-export interface PoolResult<Result> { result: Result; instance: string; instanceIndex: number; queueNs: number }
+export interface PoolResult<Result> {
+  result: Result;
+  instance: string;
+  instanceIndex: number;
+  queueNs: number;
+}
 
 interface Job<Body, Result> {
   body: Body;
@@ -18,7 +23,13 @@ interface Job<Body, Result> {
 }
 
 /** Options of a pool: `count` instances named `<name>_<i>`, each made by `create`. */
-export interface InstancePoolOptions<Body, Result> { name: string; count: number; create: InstanceFactory<Body, Result>; restartDelayMs?: number; pipelineDepth?: number }
+export interface InstancePoolOptions<Body, Result> {
+  name: string;
+  count: number;
+  create: InstanceFactory<Body, Result>;
+  restartDelayMs?: number;
+  pipelineDepth?: number;
+}
 
 /**
  * Requests handed to one worker ahead of time. The worker still runs them one at a time, but the next
@@ -56,7 +67,11 @@ export class InstancePool<Body, Result> {
   async start(): Promise<LoadInfo> {
     const results = await Promise.allSettled(this.instances.map((i) => i.start()));
     const ok = results.find((r): r is PromiseFulfilledResult<LoadInfo> => r.status === 'fulfilled');
-    if (!ok) throw new EngineError('model-unavailable', messageOf((results[0] as PromiseRejectedResult | undefined)?.reason ?? 'no instances'));
+    if (!ok)
+      throw new EngineError(
+        'model-unavailable',
+        messageOf((results[0] as PromiseRejectedResult | undefined)?.reason ?? 'no instances'),
+      );
     this.pump();
     return ok.value;
   }
@@ -67,16 +82,34 @@ export class InstancePool<Body, Result> {
   }
 
   /** Number of instances and which are busy (for placement and health). */
-  get size(): number { return this.instances.length; }
-  isBusy(i: number): boolean { return (this.inflight[i] ?? 0) > 0; }
-  get queued(): number { return this.queue.length; }
+  get size(): number {
+    return this.instances.length;
+  }
+  isBusy(i: number): boolean {
+    return (this.inflight[i] ?? 0) > 0;
+  }
+  get queued(): number {
+    return this.queue.length;
+  }
 
   /** Runs one request on an idle instance (or on instance `pin`), queueing while all are busy. */
-  run(body: Body, transfer: ArrayBuffer[], opts: { signal?: CancelSignal; pin?: number } = {}): Promise<PoolResult<Result>> {
+  run(
+    body: Body,
+    transfer: ArrayBuffer[],
+    opts: { signal?: CancelSignal; pin?: number } = {},
+  ): Promise<PoolResult<Result>> {
     if (this.closed) return Promise.reject(new EngineError('closed', 'the engine is shutting down'));
     if (opts.signal?.aborted) return Promise.reject(abortError(opts.signal));
     return new Promise<PoolResult<Result>>((resolve, reject) => {
-      const job: Job<Body, Result> = { body, transfer, pin: opts.pin, signal: opts.signal, enqueuedAt: process.hrtime.bigint(), resolve, reject };
+      const job: Job<Body, Result> = {
+        body,
+        transfer,
+        pin: opts.pin,
+        signal: opts.signal,
+        enqueuedAt: process.hrtime.bigint(),
+        resolve,
+        reject,
+      };
       if (opts.signal) job.onAbort = dequeueOnAbort(this.queue, job, opts.signal, reject);
       this.queue.push(job);
       this.pump();
@@ -93,7 +126,10 @@ export class InstancePool<Body, Result> {
         if (this.inflight[i]! >= depth || this.instances[i]!.state !== 'ready') continue;
         if (best >= 0 && this.inflight[i]! >= this.inflight[best]!) continue;
         const j = this.queue.findIndex((q) => q.pin === undefined || q.pin === i);
-        if (j >= 0) { best = i; at = j; }
+        if (j >= 0) {
+          best = i;
+          at = j;
+        }
       }
       if (best < 0) break;
       const [job] = this.queue.splice(at, 1);
@@ -106,14 +142,17 @@ export class InstancePool<Body, Result> {
     this.inflight[i]!++;
     const inst = this.instances[i]!;
     const queueNs = Number(process.hrtime.bigint() - job.enqueuedAt);
-    inst.request(job.body, job.transfer).then(
-      (result) => job.resolve({ result, instance: inst.name, instanceIndex: i, queueNs }),
-      (err: Error) => job.reject(err),
-    ).finally(() => {
-      if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
-      this.inflight[i]!--;
-      this.pump();
-    });
+    inst
+      .request(job.body, job.transfer)
+      .then(
+        (result) => job.resolve({ result, instance: inst.name, instanceIndex: i, queueNs }),
+        (err: Error) => job.reject(err),
+      )
+      .finally(() => {
+        if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+        this.inflight[i]!--;
+        this.pump();
+      });
   }
 
   private crashed(inst: BackendInstance<Body, Result>, err: EngineError): void {
@@ -124,7 +163,10 @@ export class InstancePool<Body, Result> {
     // Restart after the failing request has settled, so the restarted instance starts clean.
     setTimeout(() => {
       if (this.closed) return;
-      inst.start().then(() => this.pump(), () => this.failPinned(index, err));
+      inst.start().then(
+        () => this.pump(),
+        () => this.failPinned(index, err),
+      );
     }, this.opts.restartDelayMs ?? 0);
   }
 

@@ -29,7 +29,10 @@ export interface GraphMetrics {
   lastRunMs: number;
 }
 
-export interface EngineMetrics { models: Record<string, ModelMetrics>; graphs: Record<string, GraphMetrics> }
+export interface EngineMetrics {
+  models: Record<string, ModelMetrics>;
+  graphs: Record<string, GraphMetrics>;
+}
 
 /** Mutable counters behind a model's ModelMetrics. */
 export class ModelStats {
@@ -42,8 +45,12 @@ export class ModelStats {
   batchSizes = new Map<number, number>();
   lastInferenceMs = 0;
 
-  success(): void { this.requestSuccess++; }
-  failure(): void { this.requestFailure++; }
+  success(): void {
+    this.requestSuccess++;
+  }
+  failure(): void {
+    this.requestFailure++;
+  }
 
   /** One execution of `rows` batch rows. */
   execution(rows: number, queueNs: number, computeNs: number): void {
@@ -57,9 +64,15 @@ export class ModelStats {
 
   snapshot(activeSequences: number): ModelMetrics {
     return {
-      requestSuccess: this.requestSuccess, requestFailure: this.requestFailure, inferenceCount: this.inferenceCount,
-      execCount: this.execCount, queueNs: this.queueNs, computeNs: this.computeNs,
-      batchSizes: Object.fromEntries(this.batchSizes), activeSequences, lastInferenceMs: this.lastInferenceMs,
+      requestSuccess: this.requestSuccess,
+      requestFailure: this.requestFailure,
+      inferenceCount: this.inferenceCount,
+      execCount: this.execCount,
+      queueNs: this.queueNs,
+      computeNs: this.computeNs,
+      batchSizes: Object.fromEntries(this.batchSizes),
+      activeSequences,
+      lastInferenceMs: this.lastInferenceMs,
     };
   }
 }

@@ -23,7 +23,12 @@ export interface ModelRuntimeOptions {
   path: string;
   backend: 'onnx' | 'python';
   /** Python backend: the interpreter, BLS calls, and the server log of every line a model writes. */
-  python?: { interpreter: string; bls: BlsHandler; version: number; log?: (instance: string, level: LogLevel, message: string) => void };
+  python?: {
+    interpreter: string;
+    bls: BlsHandler;
+    version: number;
+    log?: (instance: string, level: LogLevel, message: string) => void;
+  };
   /** The repository (ops fused into this model's requests read their files from it). */
   repoDir: string;
   intraOpThreads: number;
@@ -49,13 +54,34 @@ export interface InferRequest {
 }
 
 /** A fused group (fusion.ts) to run on one instance; `modelStep` is the index of the session's step. */
-export interface ChainRequest { feeds: Record<string, Tensor>; steps: ChainStep[]; modelStep: number; signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }
+export interface ChainRequest {
+  feeds: Record<string, Tensor>;
+  steps: ChainStep[];
+  modelStep: number;
+  signal?: CancelSignal;
+  canTransfer?: (t: Tensor) => boolean;
+  summarize?: boolean;
+}
 
-export interface ChainResult { outputs: Record<string, Tensor>; stages: StageResult[]; queueMs: number; instance: string }
+export interface ChainResult {
+  outputs: Record<string, Tensor>;
+  stages: StageResult[];
+  queueMs: number;
+  instance: string;
+}
 
-export interface InferResult { outputs: Record<string, Tensor>; responses?: Record<string, Tensor>[]; queueMs: number; computeMs: number; batchSize: number; instance: string }
+export interface InferResult {
+  outputs: Record<string, Tensor>;
+  responses?: Record<string, Tensor>[];
+  queueMs: number;
+  computeMs: number;
+  batchSize: number;
+  instance: string;
+}
 
-interface BatchItem { req: InferRequest }
+interface BatchItem {
+  req: InferRequest;
+}
 
 /** A batch item's result: a Python batch can fail one request alone. */
 type ItemResult = InferResult | Error;
@@ -87,10 +113,24 @@ export class ModelRuntime {
     const mbs = cfg.max_batch_size ?? 0;
     if (cfg.sequence_batching) {
       this.sequences = new SequenceBatcher({
-        model: o.name, config: cfg, instances: this.pool.size, instanceName: (i) => `${o.name}_${i}`, readFile,
+        model: o.name,
+        config: cfg,
+        instances: this.pool.size,
+        instanceName: (i) => `${o.name}_${i}`,
+        readFile,
         batchesRows: this.backend.concatenates,
-        run: (feeds, instance, signal, summarize, fresh, flags, extra) => this.execute({ inputs: feeds, pin: instance, signal, canTransfer: (t) => fresh?.has(t) === true, summarize, ...(flags ? { sequence: flags } : {}), ...(extra as Pick<BackendCall, 'respond' | 'onLog'>) }),
-        onBound: o.onBound, onEnded: o.onEnded,
+        run: (feeds, instance, signal, summarize, fresh, flags, extra) =>
+          this.execute({
+            inputs: feeds,
+            pin: instance,
+            signal,
+            canTransfer: (t) => fresh?.has(t) === true,
+            summarize,
+            ...(flags ? { sequence: flags } : {}),
+            ...(extra as Pick<BackendCall, 'respond' | 'onLog'>),
+          }),
+        onBound: o.onBound,
+        onEnded: o.onEnded,
       });
       this.pool.onCrash((i, err) => this.sequences?.instanceFailed(i, err.message));
     } else if (cfg.dynamic_batching && mbs > 0) {
@@ -100,20 +140,34 @@ export class ModelRuntime {
         maxQueueDelayMs: (cfg.dynamic_batching.max_queue_delay_microseconds ?? 0) / 1000,
         capacity: this.pool.size,
         sizeOf: (it) => Object.values(it.req.inputs)[0]?.shape[0] ?? 1,
-        keyOf: (it) => Object.entries(it.req.inputs).map(([k, t]) => `${k}:${t.datatype}[${t.shape.slice(1).join(',')}]`).sort().join('|'),
+        keyOf: (it) =>
+          Object.entries(it.req.inputs)
+            .map(([k, t]) => `${k}:${t.datatype}[${t.shape.slice(1).join(',')}]`)
+            .sort()
+            .join('|'),
         dispatch: (items) => (this.backend.concatenates ? this.runBatch(items) : this.runList(items)),
       });
     }
   }
 
-  get name(): string { return this.o.name; }
-  get pool(): ModelBackend['pool'] { return this.backend.pool; }
+  get name(): string {
+    return this.o.name;
+  }
+  get pool(): ModelBackend['pool'] {
+    return this.backend.pool;
+  }
   /** True when the model sends any number of responses per request (`model_transaction_policy.decoupled`). */
-  get decoupled(): boolean { return this.o.config.model_transaction_policy?.decoupled === true; }
+  get decoupled(): boolean {
+    return this.o.config.model_transaction_policy?.decoupled === true;
+  }
 
   /** Whether each request runs alone, as sent (no batcher, no sequences, no batch dim to add), so ops can share its requests. */
-  get fusable(): boolean { return this.backend.fusable && !this.sequences && !this.batcher && (this.o.config.max_batch_size ?? 0) <= 0; }
-  get config(): ModelConfig { return this.o.config; }
+  get fusable(): boolean {
+    return this.backend.fusable && !this.sequences && !this.batcher && (this.o.config.max_batch_size ?? 0) <= 0;
+  }
+  get config(): ModelConfig {
+    return this.o.config;
+  }
 
   /** Creates the sessions and warms them up; never throws (a failure makes the model 'unavailable'). */
   async load(): Promise<void> {
@@ -125,11 +179,18 @@ export class ModelRuntime {
       this.coldStartMs = performance.now() - t0;
       this.firstRunMs = loaded.warmupMs;
       if (loaded.failures.length > 0) {
-        this.notices.push(`model '${this.o.name}' asked for a GPU (KIND_GPU) but runs on ${loaded.provider.toUpperCase()}: ${loaded.failures.join('; ')}. Install the CUDA provider with ONNXRUNTIME_NODE_INSTALL=cuda12 on a machine with CUDA 12.`);
+        this.notices.push(
+          `model '${this.o.name}' asked for a GPU (KIND_GPU) but runs on ${loaded.provider.toUpperCase()}: ${loaded.failures.join('; ')}. Install the CUDA provider with ONNXRUNTIME_NODE_INSTALL=cuda12 on a machine with CUDA 12.`,
+        );
       } else if (this.o.gpu === 'off' && (this.o.config.instance_group ?? []).some((g) => g.kind === 'KIND_GPU')) {
-        this.notices.push(`model '${this.o.name}' asked for a GPU (KIND_GPU) but the GPU is turned off for this server: it runs on CPU`);
+        this.notices.push(
+          `model '${this.o.name}' asked for a GPU (KIND_GPU) but the GPU is turned off for this server: it runs on CPU`,
+        );
       }
-      if (loaded.warmupError) this.notices.push(`model '${this.o.name}' warm-up failed (${loaded.warmupError}); its first request may be slow`);
+      if (loaded.warmupError)
+        this.notices.push(
+          `model '${this.o.name}' warm-up failed (${loaded.warmupError}); its first request may be slow`,
+        );
       this.state = 'ready';
     } catch (err) {
       this.state = 'unavailable';
@@ -157,34 +218,73 @@ export class ModelRuntime {
       const t = inputs[input.name];
       const want = fromConfigType(input.data_type);
       if (t && want && t.datatype !== want) {
-        throw new EngineError('invalid-input', `inference input '${input.name}' data-type is '${t.datatype}', but model '${this.o.name}' expects '${want}'`);
+        throw new EngineError(
+          'invalid-input',
+          `inference input '${input.name}' data-type is '${t.datatype}', but model '${this.o.name}' expects '${want}'`,
+        );
       }
     }
   }
 
   private assertReady(): void {
-    if (this.state !== 'ready') throw new EngineError('model-unavailable', `model '${this.o.name}' is not available: ${this.error ?? this.state}`);
+    if (this.state !== 'ready')
+      throw new EngineError(
+        'model-unavailable',
+        `model '${this.o.name}' is not available: ${this.error ?? this.state}`,
+      );
   }
 
   private async route(req: InferRequest): Promise<InferResult> {
     if (this.sequences) {
-      if (!req.sequence) throw new EngineError('invalid-input', `model '${this.o.name}' is stateful (sequence batching): send a sequence id with START/END flags`);
-      const r = await this.sequences.infer(req.inputs, req.sequence, req.signal, req.onBound, req.summarize, passThrough(req));
-      return { outputs: r.outputs, ...(r.responses ? { responses: r.responses } : {}), queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: r.batchSize, instance: r.instance };
+      if (!req.sequence)
+        throw new EngineError(
+          'invalid-input',
+          `model '${this.o.name}' is stateful (sequence batching): send a sequence id with START/END flags`,
+        );
+      const r = await this.sequences.infer(
+        req.inputs,
+        req.sequence,
+        req.signal,
+        req.onBound,
+        req.summarize,
+        passThrough(req),
+      );
+      return {
+        outputs: r.outputs,
+        ...(r.responses ? { responses: r.responses } : {}),
+        queueMs: r.queueNs / 1e6,
+        computeMs: r.computeNs / 1e6,
+        batchSize: r.batchSize,
+        instance: r.instance,
+      };
     }
     if (this.batcher) {
       const r = await this.batcher.enqueue({ req }, req.signal);
       if (r instanceof Error) throw r;
       return r;
     }
-    const r = await this.execute({ inputs: req.inputs, signal: req.signal, canTransfer: req.canTransfer, summarize: req.summarize, ...passThrough(req) });
-    return { outputs: r.outputs, ...(r.responses ? { responses: r.responses } : {}), queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: firstDim(req.inputs), instance: r.instance };
+    const r = await this.execute({
+      inputs: req.inputs,
+      signal: req.signal,
+      canTransfer: req.canTransfer,
+      summarize: req.summarize,
+      ...passThrough(req),
+    });
+    return {
+      outputs: r.outputs,
+      ...(r.responses ? { responses: r.responses } : {}),
+      queueMs: r.queueNs / 1e6,
+      computeMs: r.computeNs / 1e6,
+      batchSize: firstDim(req.inputs),
+      instance: r.instance,
+    };
   }
 
   /** Runs a fused group on one instance: its ops and this model's session in one worker request. */
   async runChain(req: ChainRequest): Promise<ChainResult> {
     this.assertReady();
-    if (!(this.backend instanceof OnnxBackend)) throw new EngineError('invalid-graph', `model '${this.o.name}' cannot run fused ops (only ONNX models can)`);
+    if (!(this.backend instanceof OnnxBackend))
+      throw new EngineError('invalid-graph', `model '${this.o.name}' cannot run fused ops (only ONNX models can)`);
     try {
       const r = await this.backend.runChain(req.feeds, req.steps, req);
       const model = r.stages[req.modelStep];
@@ -205,21 +305,50 @@ export class ModelRuntime {
     const feeds = Object.fromEntries(names.map((n) => [n, concatBatch(items.map((it) => it.req.inputs[n]!))]));
     const single = items.length === 1 ? items[0]!.req.canTransfer : undefined;
     const summarize = items.length === 1 && items[0]!.req.summarize;
-    const r = await this.execute({ inputs: feeds, canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1), summarize });
+    const r = await this.execute({
+      inputs: feeds,
+      canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1),
+      summarize,
+    });
     const split = Object.entries(r.outputs).map(([n, t]) => [n, splitBatch(t, rows)] as const);
     const batchSize = rows.reduce((a, b) => a + b, 0);
     return items.map((_, k) => ({
       outputs: Object.fromEntries(split.map(([n, parts]) => [n, markOwned(parts[k]!)])),
-      queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize, instance: r.instance,
+      queueMs: r.queueNs / 1e6,
+      computeMs: r.computeNs / 1e6,
+      batchSize,
+      instance: r.instance,
     }));
   }
 
   /** A dynamic batch on a backend that takes a list of requests (Python): one execution, each request its own result. */
   private async runList(items: BatchItem[]): Promise<ItemResult[]> {
-    const replies = await this.backend.callMany(items.map((it) => ({ inputs: it.req.inputs, summarize: items.length === 1 && it.req.summarize, ...passThrough(it.req) })));
+    const replies = await this.backend.callMany(
+      items.map((it) => ({
+        inputs: it.req.inputs,
+        summarize: items.length === 1 && it.req.summarize,
+        ...passThrough(it.req),
+      })),
+    );
     const ok = replies.find((r): r is BackendReply => !(r instanceof Error));
-    if (ok) this.stats.execution(items.reduce((a, it) => a + firstDim(it.req.inputs), 0), ok.queueNs, ok.computeNs);
-    return replies.map((r) => (r instanceof Error ? r : { outputs: r.outputs, ...(r.responses ? { responses: r.responses } : {}), queueMs: r.queueNs / 1e6, computeMs: r.computeNs / 1e6, batchSize: items.length, instance: r.instance }));
+    if (ok)
+      this.stats.execution(
+        items.reduce((a, it) => a + firstDim(it.req.inputs), 0),
+        ok.queueNs,
+        ok.computeNs,
+      );
+    return replies.map((r) =>
+      r instanceof Error
+        ? r
+        : {
+            outputs: r.outputs,
+            ...(r.responses ? { responses: r.responses } : {}),
+            queueMs: r.queueNs / 1e6,
+            computeMs: r.computeNs / 1e6,
+            batchSize: items.length,
+            instance: r.instance,
+          },
+    );
   }
 
   /** One execution on the backend. */
@@ -253,17 +382,41 @@ function createBackend(o: ModelRuntimeOptions, readFile: (f: string) => Uint8Arr
   const count = Math.max(1, instanceCount(cfg));
   if (o.backend === 'python') {
     const py = o.python;
-    if (!py) throw new EngineError('model-unavailable', `model '${o.name}' is a Python model but the engine has no Python set-up`);
-    return new PythonBackend(o.name, count, {
-      model: o.name, modelFile: o.path, modelDir: dirname(dirname(o.path)), version: py.version, configJson: JSON.stringify(cfg),
-      python: py.interpreter, bls: py.bls, ...(py.log ? { log: py.log } : {}),
-    }, cfg);
+    if (!py)
+      throw new EngineError(
+        'model-unavailable',
+        `model '${o.name}' is a Python model but the engine has no Python set-up`,
+      );
+    return new PythonBackend(
+      o.name,
+      count,
+      {
+        model: o.name,
+        modelFile: o.path,
+        modelDir: dirname(dirname(o.path)),
+        version: py.version,
+        configJson: JSON.stringify(cfg),
+        python: py.interpreter,
+        bls: py.bls,
+        ...(py.log ? { log: py.log } : {}),
+      },
+      cfg,
+    );
   }
   return new OnnxBackend(o.name, count, {
-    kind: 'model', model: o.name, path: o.path, providers: providersFor(cfg, o.gpu), intraOpThreads: o.intraOpThreads, nice: workerNice(cfg), warmup: warmupFeeds(cfg, readFile).map(toPortableCopy), repoDir: o.repoDir,
+    kind: 'model',
+    model: o.name,
+    path: o.path,
+    providers: providersFor(cfg, o.gpu),
+    intraOpThreads: o.intraOpThreads,
+    nice: workerNice(cfg),
+    warmup: warmupFeeds(cfg, readFile).map(toPortableCopy),
+    repoDir: o.repoDir,
   });
 }
 
 function toPortableCopy(feeds: Record<string, Tensor>): Record<string, PortableTensor> {
-  return Object.fromEntries(Object.entries(feeds).map(([k, t]) => [k, { datatype: t.datatype, shape: [...t.shape], data: t.data }]));
+  return Object.fromEntries(
+    Object.entries(feeds).map(([k, t]) => [k, { datatype: t.datatype, shape: [...t.shape], data: t.data }]),
+  );
 }

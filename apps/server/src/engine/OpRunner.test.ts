@@ -17,7 +17,11 @@ describe('OpCostModel', () => {
 describe('OpRunner placement', () => {
   const runner = new OpRunner(tempDir('ops-'), 1);
   afterAll(() => runner.close());
-  const scores = (n: number): Tensor => ({ datatype: 'FP32', shape: [1, n], data: Float32Array.from({ length: n }, (_, i) => Math.sin(i)) });
+  const scores = (n: number): Tensor => ({
+    datatype: 'FP32',
+    shape: [1, n],
+    data: Float32Array.from({ length: n }, (_, i) => Math.sin(i)),
+  });
   const big = OP_WORKER_MIN_BYTES / 4 + 16;
 
   it('runs small inputs inline, a large one of an op never seen in a worker, and inline once it is known to be quick', async () => {

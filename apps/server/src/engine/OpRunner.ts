@@ -50,7 +50,12 @@ export class OpCostModel {
   }
 }
 
-export interface OpResult { outputs: Record<string, Tensor>; computeMs: number; queueMs: number; instance: string }
+export interface OpResult {
+  outputs: Record<string, Tensor>;
+  computeMs: number;
+  queueMs: number;
+  instance: string;
+}
 
 /** Runs built-in ops: small or quick ones on the main thread, the rest in a pool of op worker threads. */
 export class OpRunner {
@@ -71,10 +76,18 @@ export class OpRunner {
   }
 
   /** Runs op `op` on `inputs`; `canTransfer` says which input buffers may move to a worker. */
-  async run(op: OpId, inputs: Record<string, Tensor>, values: Record<string, number | string | boolean>, opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }): Promise<OpResult> {
+  async run(
+    op: OpId,
+    inputs: Record<string, Tensor>,
+    values: Record<string, number | string | boolean>,
+    opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean },
+  ): Promise<OpResult> {
     const impl = opImpl(op);
     if (!impl) throw new EngineError('invalid-graph', `unknown op '${op}'`);
-    const bytes = Object.values(inputs).reduce((n, t) => n + (Array.isArray(t.data) ? t.data.length * 16 : (t.data as Float32Array).byteLength), 0);
+    const bytes = Object.values(inputs).reduce(
+      (n, t) => n + (Array.isArray(t.data) ? t.data.length * 16 : (t.data as Float32Array).byteLength),
+      0,
+    );
     const predicted = this.costs.predict(op, bytes);
     if (bytes < OP_WORKER_MIN_BYTES || (predicted !== undefined && predicted < INLINE_BUDGET_MS)) {
       const t0 = performance.now();
@@ -85,7 +98,11 @@ export class OpRunner {
     }
     await this.start();
     const { portable, transfer } = portableFeeds(inputs, opts.canTransfer);
-    const r = await this.pool.run({ type: 'op', op, inputs: portable, values, summarize: opts.summarize === true }, transfer, { signal: opts.signal });
+    const r = await this.pool.run(
+      { type: 'op', op, inputs: portable, values, summarize: opts.summarize === true },
+      transfer,
+      { signal: opts.signal },
+    );
     const outputs = receivedOutputs(r.result);
     const computeMs = r.result.computeNs / 1e6;
     this.costs.record(op, bytes, computeMs);

@@ -6,13 +6,40 @@ import { EngineError } from './errors.ts';
 
 const pos = { x: 0, y: 0 };
 const t = (v: number): Tensor => ({ datatype: 'FP32', shape: [1], data: new Float32Array([v]) });
-const input = (id: string): GraphNode => ({ id, kind: 'input', position: pos, params: { name: id, datatype: 'FP32', dims: [1] } });
-const output = (id: string): GraphNode => ({ id, kind: 'output', position: pos, params: { name: id, datatype: 'FP32', dims: [-1] } });
+const input = (id: string): GraphNode => ({
+  id,
+  kind: 'input',
+  position: pos,
+  params: { name: id, datatype: 'FP32', dims: [1] },
+});
+const output = (id: string): GraphNode => ({
+  id,
+  kind: 'output',
+  position: pos,
+  params: { name: id, datatype: 'FP32', dims: [-1] },
+});
 const model = (id: string): GraphNode => ({ id, kind: 'model', position: pos, params: { model: id } });
-const cond = (id: string, strategy: ConditionNode['params']['strategy'], defaults = {}): GraphNode => ({ id, kind: 'condition', position: pos, params: { expression: 'x > 0', strategy, ports: ['x'], message: 'stopped by test', defaults } });
+const cond = (id: string, strategy: ConditionNode['params']['strategy'], defaults = {}): GraphNode => ({
+  id,
+  kind: 'condition',
+  position: pos,
+  params: { expression: 'x > 0', strategy, ports: ['x'], message: 'stopped by test', defaults },
+});
 let eid = 0;
-const edge = (s: string, sp: string, d: string, dp: string): GraphEdge => ({ id: `e${eid++}`, source: s, sourcePort: sp, target: d, targetPort: dp });
-const graphOf = (nodes: GraphNode[], edges: GraphEdge[]): GraphDoc => ({ version: 1, name: 'g', maxBatchSize: 0, nodes, edges });
+const edge = (s: string, sp: string, d: string, dp: string): GraphEdge => ({
+  id: `e${eid++}`,
+  source: s,
+  sourcePort: sp,
+  target: d,
+  targetPort: dp,
+});
+const graphOf = (nodes: GraphNode[], edges: GraphEdge[]): GraphDoc => ({
+  version: 1,
+  name: 'g',
+  maxBatchSize: 0,
+  nodes,
+  edges,
+});
 
 /** A fake executor: each model node adds 1 to `x`, recording start/end; `hold` keeps nodes running until released. */
 function fakeExecutor(opts: { fail?: string; responses?: Record<string, number>; hold?: boolean } = {}) {
@@ -27,7 +54,10 @@ function fakeExecutor(opts: { fail?: string; responses?: Record<string, number>;
       events.push(`end ${node.id}`);
       if (node.id === opts.fail) throw new Error('boom');
       const x = ((inputs.x ?? Object.values(inputs)[0])!.data as Float32Array)[0]!;
-      if (node.kind === 'condition') return x > 0 ? { responses: node.params.strategy === 'gate' ? [] : [], exit: { value: x > 0 } } : { responses: [inputs] };
+      if (node.kind === 'condition')
+        return x > 0
+          ? { responses: node.params.strategy === 'gate' ? [] : [], exit: { value: x > 0 } }
+          : { responses: [inputs] };
       const n = opts.responses?.[node.id] ?? 1;
       return { responses: Array.from({ length: n }, (_, k) => ({ x: t(x + 1 + k * 10) })) };
     },
@@ -35,28 +65,62 @@ function fakeExecutor(opts: { fail?: string; responses?: Record<string, number>;
   return { executor, events, releaseAll: () => releases.splice(0).forEach((r) => r()) };
 }
 
-function run(graph: GraphDoc, inputs: Record<string, Tensor>, executor: NodeExecutor, signal = new AbortController().signal) {
+function run(
+  graph: GraphDoc,
+  inputs: Record<string, Tensor>,
+  executor: NodeExecutor,
+  signal = new AbortController().signal,
+) {
   const messages: ServerMessage[] = [];
   const result = new Scheduler({ runId: 'r', graph, inputs, executor, signal, emit: (m) => messages.push(m) }).run();
   return { result, messages };
 }
 
-const skipped = (ms: ServerMessage[]) => ms.flatMap((m) => (m.type === 'node.skipped' ? [[m.nodeId, m.reason.type]] : []));
+const skipped = (ms: ServerMessage[]) =>
+  ms.flatMap((m) => (m.type === 'node.skipped' ? [[m.nodeId, m.reason.type]] : []));
 const val = (x: Tensor | undefined) => (x!.data as Float32Array)[0];
 
 describe('Scheduler', () => {
   // in → a → (router) → b, c → outputs
   const diamond = graphOf(
-    [input('in'), model('a'), { id: 'r', kind: 'router', position: pos, params: { mode: 'copy', count: 2 } }, model('b'), model('c'), output('ob'), output('oc')],
-    [edge('in', 'out', 'a', 'x'), edge('a', 'x', 'r', 'in'), edge('r', 'out_0', 'b', 'x'), edge('r', 'out_1', 'c', 'x'), edge('b', 'x', 'ob', 'in'), edge('c', 'x', 'oc', 'in')],
+    [
+      input('in'),
+      model('a'),
+      { id: 'r', kind: 'router', position: pos, params: { mode: 'copy', count: 2 } },
+      model('b'),
+      model('c'),
+      output('ob'),
+      output('oc'),
+    ],
+    [
+      edge('in', 'out', 'a', 'x'),
+      edge('a', 'x', 'r', 'in'),
+      edge('r', 'out_0', 'b', 'x'),
+      edge('r', 'out_1', 'c', 'x'),
+      edge('b', 'x', 'ob', 'in'),
+      edge('c', 'x', 'oc', 'in'),
+    ],
   );
 
   it('builds no node events for a run nobody watches, tells executors so, and still counts partials', async () => {
     const seen: boolean[] = [];
     const f = fakeExecutor({ responses: { a: 3 } });
-    const executor: NodeExecutor = { execute: (node, inputs, ctx) => { seen.push(ctx.observed); return f.executor.execute(node, inputs, ctx); } };
+    const executor: NodeExecutor = {
+      execute: (node, inputs, ctx) => {
+        seen.push(ctx.observed);
+        return f.executor.execute(node, inputs, ctx);
+      },
+    };
     const messages: ServerMessage[] = [];
-    const r = await new Scheduler({ runId: 'r', graph: diamond, inputs: { in: t(1) }, executor, signal: new AbortController().signal, emit: (m) => messages.push(m), observed: false }).run();
+    const r = await new Scheduler({
+      runId: 'r',
+      graph: diamond,
+      inputs: { in: t(1) },
+      executor,
+      signal: new AbortController().signal,
+      emit: (m) => messages.push(m),
+      observed: false,
+    }).run();
     expect(r.status).toBe('completed');
     expect(messages).toEqual([]);
     expect(r.partials).toBe(3);
@@ -79,7 +143,12 @@ describe('Scheduler', () => {
 
   it('passes the same tensor to every router consumer', async () => {
     const seen: Tensor[] = [];
-    const executor: NodeExecutor = { async execute(node, inputs) { if (node.id !== 'a') seen.push(inputs.x!); return { responses: [{ x: inputs.x! }] }; } };
+    const executor: NodeExecutor = {
+      async execute(node, inputs) {
+        if (node.id !== 'a') seen.push(inputs.x!);
+        return { responses: [{ x: inputs.x! }] };
+      },
+    };
     await run(diamond, { in: t(1) }, executor).result;
     expect(seen[0]).toBe(seen[1]);
   });
@@ -90,13 +159,20 @@ describe('Scheduler', () => {
     const r = await result;
     expect(r.status).toBe('failed');
     expect(r.error).toMatchObject({ code: 'node-failed', nodeId: 'a', message: "in ensemble 'g', node 'a': boom" });
-    expect(skipped(messages)).toEqual([['r', 'upstream-failed'], ['b', 'upstream-failed'], ['c', 'upstream-failed'], ['ob', 'upstream-failed'], ['oc', 'upstream-failed']]);
+    expect(skipped(messages)).toEqual([
+      ['r', 'upstream-failed'],
+      ['b', 'upstream-failed'],
+      ['c', 'upstream-failed'],
+      ['ob', 'upstream-failed'],
+      ['oc', 'upstream-failed'],
+    ]);
   });
 
-  const gated = (strategy: ConditionNode['params']['strategy'], defaults = {}) => graphOf(
-    [input('in'), model('a'), cond('c', strategy, defaults), model('b'), output('out')],
-    [edge('in', 'out', 'a', 'x'), edge('a', 'x', 'c', 'x'), edge('c', 'x', 'b', 'x'), edge('b', 'x', 'out', 'in')],
-  );
+  const gated = (strategy: ConditionNode['params']['strategy'], defaults = {}) =>
+    graphOf(
+      [input('in'), model('a'), cond('c', strategy, defaults), model('b'), output('out')],
+      [edge('in', 'out', 'a', 'x'), edge('a', 'x', 'c', 'x'), edge('c', 'x', 'b', 'x'), edge('b', 'x', 'out', 'in')],
+    );
 
   it('gate: skips downstream, ends exited_early with no outputs', async () => {
     const { result, messages } = run(gated('gate'), { in: t(1) }, fakeExecutor().executor);
@@ -104,7 +180,10 @@ describe('Scheduler', () => {
     expect(r.status).toBe('exited_early');
     expect(r.outputs).toEqual({});
     expect(r.exit).toMatchObject({ conditionId: 'c', value: true, strategy: 'gate' });
-    expect(skipped(messages)).toEqual([['b', 'exit'], ['out', 'exit']]);
+    expect(skipped(messages)).toEqual([
+      ['b', 'exit'],
+      ['out', 'exit'],
+    ]);
     expect(messages.some((m) => m.type === 'node.finished' && m.nodeId === 'a')).toBe(true);
   });
 
@@ -115,7 +194,8 @@ describe('Scheduler', () => {
   });
 
   it('bls: returns the declared defaults', async () => {
-    const r = await run(gated('bls', { out: { shape: [2], data: [7, 8] } }), { in: t(1) }, fakeExecutor().executor).result;
+    const r = await run(gated('bls', { out: { shape: [2], data: [7, 8] } }), { in: t(1) }, fakeExecutor().executor)
+      .result;
     expect(r.status).toBe('exited_early');
     expect(Array.from(r.outputs.out!.data as Float32Array)).toEqual([7, 8]);
     const empty = await run(gated('bls'), { in: t(1) }, fakeExecutor().executor).result;
@@ -130,13 +210,18 @@ describe('Scheduler', () => {
   });
 
   it('decoupled: each response flows downstream as its own iteration and is a partial', async () => {
-    const g = graphOf([input('in'), model('a'), model('b'), output('out')], [edge('in', 'out', 'a', 'x'), edge('a', 'x', 'b', 'x'), edge('b', 'x', 'out', 'in')]);
+    const g = graphOf(
+      [input('in'), model('a'), model('b'), output('out')],
+      [edge('in', 'out', 'a', 'x'), edge('a', 'x', 'b', 'x'), edge('b', 'x', 'out', 'in')],
+    );
     const f = fakeExecutor({ responses: { a: 3 } });
     const { result, messages } = run(g, { in: t(0) }, f.executor);
     const r = await result;
     expect(r.status).toBe('completed');
     expect(f.events.filter((e) => e === 'end b')).toHaveLength(3);
-    expect(messages.filter((m) => m.type === 'run.partial').map((m) => m.type === 'run.partial' && m.index)).toEqual([0, 1, 2]);
+    expect(messages.filter((m) => m.type === 'run.partial').map((m) => m.type === 'run.partial' && m.index)).toEqual([
+      0, 1, 2,
+    ]);
     expect([2, 12, 22]).toContain(val(r.outputs.out));
   });
 
@@ -150,28 +235,82 @@ describe('Scheduler', () => {
     const r = await result;
     expect(r.status).toBe('failed');
     expect(r.error?.code).toBe('cancelled');
-    expect(skipped(messages).map(([, why]) => why)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
+    expect(skipped(messages).map(([, why]) => why)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
   });
 
   it('rejects cycles and unknown nodes', () => {
     const cyc = graphOf([model('a'), model('b')], [edge('a', 'x', 'b', 'x'), edge('b', 'x', 'a', 'x')]);
-    expect(() => new Scheduler({ runId: 'r', graph: cyc, inputs: {}, executor: fakeExecutor().executor, signal: new AbortController().signal, emit: () => {} })).toThrow(/cycle/);
+    expect(
+      () =>
+        new Scheduler({
+          runId: 'r',
+          graph: cyc,
+          inputs: {},
+          executor: fakeExecutor().executor,
+          signal: new AbortController().signal,
+          emit: () => {},
+        }),
+    ).toThrow(/cycle/);
     const dangling = graphOf([model('a')], [edge('a', 'x', 'zz', 'x')]);
-    expect(() => new Scheduler({ runId: 'r', graph: dangling, inputs: {}, executor: fakeExecutor().executor, signal: new AbortController().signal, emit: () => {} })).toThrow(/does not exist/);
+    expect(
+      () =>
+        new Scheduler({
+          runId: 'r',
+          graph: dangling,
+          inputs: {},
+          executor: fakeExecutor().executor,
+          signal: new AbortController().signal,
+          emit: () => {},
+        }),
+    ).toThrow(/does not exist/);
   });
   it('indexes a 20 000-node chain without exhausting the call stack, and still finds a cycle at its end', () => {
     const n = 20_000;
     const nodes = Array.from({ length: n }, (_, i) => model(`m${i}`));
     const edges = Array.from({ length: n - 1 }, (_, i) => edge(`m${i}`, 'x', `m${i + 1}`, 'x'));
-    expect(() => new Scheduler({ runId: 'r', graph: graphOf(nodes, edges), inputs: {}, executor: fakeExecutor().executor, signal: new AbortController().signal, emit: () => {} })).not.toThrow();
+    expect(
+      () =>
+        new Scheduler({
+          runId: 'r',
+          graph: graphOf(nodes, edges),
+          inputs: {},
+          executor: fakeExecutor().executor,
+          signal: new AbortController().signal,
+          emit: () => {},
+        }),
+    ).not.toThrow();
     const looped = graphOf(nodes, [...edges, edge(`m${n - 1}`, 'y', 'm0', 'y')]);
-    expect(() => new Scheduler({ runId: 'r', graph: looped, inputs: {}, executor: fakeExecutor().executor, signal: new AbortController().signal, emit: () => {} })).toThrow(/cycle: m0 → m1 → .* → m0/);
+    expect(
+      () =>
+        new Scheduler({
+          runId: 'r',
+          graph: looped,
+          inputs: {},
+          executor: fakeExecutor().executor,
+          signal: new AbortController().signal,
+          emit: () => {},
+        }),
+    ).toThrow(/cycle: m0 → m1 → .* → m0/);
   });
 
   it('runs without an omitted optional input, and the next run of the same graph waits for it again', async () => {
-    const g = graphOf([input('a'), input('b'), model('m'), output('o')], [edge('a', 'out', 'm', 'x'), edge('b', 'out', 'm', 'y'), edge('m', 'x', 'o', 'in')]);
+    const g = graphOf(
+      [input('a'), input('b'), model('m'), output('o')],
+      [edge('a', 'out', 'm', 'x'), edge('b', 'out', 'm', 'y'), edge('m', 'x', 'o', 'in')],
+    );
     const seen: string[][] = [];
-    const executor: NodeExecutor = { execute: async (_node, inputs) => { seen.push(Object.keys(inputs).sort()); return { responses: [{ x: t(1) }] }; } };
+    const executor: NodeExecutor = {
+      execute: async (_node, inputs) => {
+        seen.push(Object.keys(inputs).sort());
+        return { responses: [{ x: t(1) }] };
+      },
+    };
     expect((await run(g, { a: t(1) }, executor).result).status).toBe('completed');
     expect((await run(g, { a: t(1), b: t(2) }, executor).result).status).toBe('completed');
     expect(seen).toEqual([['x'], ['x', 'y']]);

@@ -43,15 +43,21 @@ export class Scheduler {
     this.t0 = this.now();
     this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
     this.ctx = {
-      signal: o.signal, canTransfer: heldOnce(this.refs), observed: this.observed,
+      signal: o.signal,
+      canTransfer: heldOnce(this.refs),
+      observed: this.observed,
       respond: (node, outputs) => this.streamed(node, outputs),
-      log: (node, l) => { if (this.observed) this.o.emit({ type: 'run.log', runId: this.o.runId, nodeId: node.id, ...l }); },
+      log: (node, l) => {
+        if (this.observed) this.o.emit({ type: 'run.log', runId: this.o.runId, nodeId: node.id, ...l });
+      },
     };
   }
 
   /** Runs the graph to the end; never rejects. */
   run(): Promise<SchedulerResult> {
-    const result = new Promise<SchedulerResult>((r) => { this.done = r; });
+    const result = new Promise<SchedulerResult>((r) => {
+      this.done = r;
+    });
     this.dropOmittedOptionalInputs();
     for (const node of this.idx.nodes.values()) {
       if (node.kind === 'input') {
@@ -71,8 +77,10 @@ export class Scheduler {
     for (const node of this.idx.nodes.values()) {
       if (node.kind !== 'input' || this.o.inputs[node.params.name]) continue;
       // The index is shared by every run of this graph: this run gets its own input ports.
-      if (this.idx === cachedIndex(this.o.graph)) this.idx = { ...this.idx, inPorts: new Map([...this.idx.inPorts].map(([id, ports]) => [id, new Set(ports)])) };
-      for (const edges of this.idx.out.get(node.id)!.values()) for (const e of edges) this.idx.inPorts.get(e.target)!.delete(e.targetPort);
+      if (this.idx === cachedIndex(this.o.graph))
+        this.idx = { ...this.idx, inPorts: new Map([...this.idx.inPorts].map(([id, ports]) => [id, new Set(ports)])) };
+      for (const edges of this.idx.out.get(node.id)!.values())
+        for (const e of edges) this.idx.inPorts.get(e.target)!.delete(e.targetPort);
     }
   }
 
@@ -103,7 +111,8 @@ export class Scheduler {
   private launch(node: GraphNode, iteration: number, inputs: Record<string, Tensor>): void {
     this.executed.add(node.id);
     const startedAt = this.now();
-    if (this.observed) this.o.emit({ type: 'node.started', runId: this.o.runId, nodeId: node.id, atMs: startedAt - this.t0 });
+    if (this.observed)
+      this.o.emit({ type: 'node.started', runId: this.o.runId, nodeId: node.id, atMs: startedAt - this.t0 });
     const group = this.o.groups?.get(node.id);
     if (group && this.o.executor.executeGroup) {
       this.launchGroup(group, iteration, inputs, startedAt);
@@ -115,7 +124,11 @@ export class Scheduler {
       this.finishNode(node, iteration, { responses, queueMs: 0, computeMs: 0 }, startedAt, inputs);
       return;
     }
-    this.track(() => this.o.executor.execute(node, inputs, this.ctx), (r) => this.finishNode(node, iteration, r, startedAt, inputs), (err) => this.failNode(node, err, inputs));
+    this.track(
+      () => this.o.executor.execute(node, inputs, this.ctx),
+      (r) => this.finishNode(node, iteration, r, startedAt, inputs),
+      (err) => this.failNode(node, err, inputs),
+    );
   }
 
   /** Runs `work`, counting it in flight until it settles, then checks whether the run is over. */
@@ -127,11 +140,22 @@ export class Scheduler {
     } catch (err) {
       p = Promise.reject(err);
     }
-    p.then((r) => {
-      try { done(r); } finally { this.settled(); }
-    }, (err: unknown) => {
-      try { failed(err); } finally { this.settled(); }
-    });
+    p.then(
+      (r) => {
+        try {
+          done(r);
+        } finally {
+          this.settled();
+        }
+      },
+      (err: unknown) => {
+        try {
+          failed(err);
+        } finally {
+          this.settled();
+        }
+      },
+    );
   }
 
   private settled(): void {
@@ -155,17 +179,32 @@ export class Scheduler {
       }
       this.failNode(model, err, inputs);
     };
-    this.track(() => this.o.executor.executeGroup!(group, inputs, this.ctx), (g) => {
-      const endedAt = this.now();
-      const spans = memberSpans(startedAt, endedAt, g.runs.map((r) => r.computeMs ?? 0));
-      g.runs.forEach((r, k) => {
-        if (k > 0) this.startMember(members[k]!, spans[k]!.start);
-        this.finishNode(members[k]!, iteration, k === 0 ? { ...r, queueMs: g.queueMs } : r, spans[k]!.start, k === 0 ? inputs : {}, spans[k]!.end);
-      });
-      if (g.failure === undefined) return;
-      if (g.runs.length > 0) this.startMember(members[g.runs.length]!, endedAt);
-      this.failNode(members[g.runs.length]!, g.failure, g.runs.length === 0 ? inputs : {});
-    }, onFailure);
+    this.track(
+      () => this.o.executor.executeGroup!(group, inputs, this.ctx),
+      (g) => {
+        const endedAt = this.now();
+        const spans = memberSpans(
+          startedAt,
+          endedAt,
+          g.runs.map((r) => r.computeMs ?? 0),
+        );
+        g.runs.forEach((r, k) => {
+          if (k > 0) this.startMember(members[k]!, spans[k]!.start);
+          this.finishNode(
+            members[k]!,
+            iteration,
+            k === 0 ? { ...r, queueMs: g.queueMs } : r,
+            spans[k]!.start,
+            k === 0 ? inputs : {},
+            spans[k]!.end,
+          );
+        });
+        if (g.failure === undefined) return;
+        if (g.runs.length > 0) this.startMember(members[g.runs.length]!, endedAt);
+        this.failNode(members[g.runs.length]!, g.failure, g.runs.length === 0 ? inputs : {});
+      },
+      onFailure,
+    );
   }
 
   private startMember(node: GraphNode, at: number): void {
@@ -180,21 +219,41 @@ export class Scheduler {
     }
   }
 
-  private finishNode(node: GraphNode, iteration: number, r: NodeRun, startedAt: number, inputs: Record<string, Tensor>, endedAt = this.now()): void {
+  private finishNode(
+    node: GraphNode,
+    iteration: number,
+    r: NodeRun,
+    startedAt: number,
+    inputs: Record<string, Tensor>,
+    endedAt = this.now(),
+  ): void {
     this.release(inputs);
     const timing: NodeTiming = {
-      nodeId: node.id, queueMs: r.queueMs ?? 0, computeMs: r.computeMs ?? endedAt - startedAt,
-      startMs: startedAt - this.t0, endMs: endedAt - this.t0, batchSize: r.batchSize, instance: r.instance,
+      nodeId: node.id,
+      queueMs: r.queueMs ?? 0,
+      computeMs: r.computeMs ?? endedAt - startedAt,
+      startMs: startedAt - this.t0,
+      endMs: endedAt - this.t0,
+      batchSize: r.batchSize,
+      instance: r.instance,
     };
     if (node.kind !== 'input') this.timings.push(timing);
     const first = r.responses[0] ?? {};
-    if (this.observed) this.o.emit({ type: 'node.finished', runId: this.o.runId, nodeId: node.id, timing, outputs: r.summaries ?? summaries(first) });
+    if (this.observed)
+      this.o.emit({
+        type: 'node.finished',
+        runId: this.o.runId,
+        nodeId: node.id,
+        timing,
+        outputs: r.summaries ?? summaries(first),
+      });
     if (r.exit && node.kind === 'condition') this.onExit(node, r.exit.value);
     if (r.responses.length === 0 && !r.exit && !this.counters.has(node.id)) this.silentNodes++;
     const multi = r.responses.length !== 1;
     if (multi) this.partials += r.responses.length;
     r.responses.forEach((resp, k) => {
-      if (multi && this.observed) this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
+      if (multi && this.observed)
+        this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
       const iter = multi ? this.nextIteration(node.id) : iteration;
       this.publish(node.id, iter, resp);
     });
@@ -205,7 +264,8 @@ export class Scheduler {
     if (this.stopped || this.o.signal.aborted) return;
     const k = this.nextIteration(node.id);
     this.partials++;
-    if (this.observed) this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
+    if (this.observed)
+      this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
     this.publish(node.id, k, resp);
   }
 
@@ -234,7 +294,11 @@ export class Scheduler {
     // gate: nothing more flows past the gate (it sent no response); bls/error: the request ends here.
     if (strategy !== 'gate') this.stopped = true;
     if (strategy === 'error' && !this.failure) {
-      this.failure = { code: 'early-exit', message: `in ensemble '${this.o.graph.name}', ${message || `condition '${node.id}' ended the pipeline`}`, nodeId: node.id };
+      this.failure = {
+        code: 'early-exit',
+        message: `in ensemble '${this.o.graph.name}', ${message || `condition '${node.id}' ended the pipeline`}`,
+        nodeId: node.id,
+      };
     }
   }
 
@@ -243,24 +307,43 @@ export class Scheduler {
     const aborted = this.o.signal.aborted;
     const message = aborted ? abortError(this.o.signal).message : messageOf(err);
     const traceback = err instanceof ModelError ? err.traceback : undefined;
-    this.o.emit({ type: 'node.failed', runId: this.o.runId, nodeId: node.id, message, ...(traceback ? { traceback } : {}) });
+    this.o.emit({
+      type: 'node.failed',
+      runId: this.o.runId,
+      nodeId: node.id,
+      message,
+      ...(traceback ? { traceback } : {}),
+    });
     this.stopped = true;
     if (aborted || this.failure) return;
     const code = err instanceof EngineError && err.code !== 'node-failed' ? err.code : 'node-failed';
-    this.failure = { code, message: `in ensemble '${this.o.graph.name}', node '${node.label ?? node.id}': ${message}`, nodeId: node.id };
+    this.failure = {
+      code,
+      message: `in ensemble '${this.o.graph.name}', node '${node.label ?? node.id}': ${message}`,
+      nodeId: node.id,
+    };
   }
 
   private skipReason(): SkipReason | undefined {
     if (this.o.signal.aborted) return { type: 'cancelled', message: abortError(this.o.signal).message };
-    if (this.failure && this.failure.code !== 'early-exit') return { type: 'upstream-failed', nodeId: this.failure.nodeId ?? '', message: this.failure.message };
-    if (this.exit) return { type: 'exit', conditionId: this.exit.conditionId, expression: this.exit.expression, value: this.exit.value };
+    if (this.failure && this.failure.code !== 'early-exit')
+      return { type: 'upstream-failed', nodeId: this.failure.nodeId ?? '', message: this.failure.message };
+    if (this.exit)
+      return {
+        type: 'exit',
+        conditionId: this.exit.conditionId,
+        expression: this.exit.expression,
+        value: this.exit.value,
+      };
     return undefined;
   }
 
   private maybeFinish(): void {
     if (this.inflight > 0) return;
     const reason = this.skipReason();
-    if (reason) for (const id of this.idx.nodes.keys()) if (!this.executed.has(id)) this.o.emit({ type: 'node.skipped', runId: this.o.runId, nodeId: id, reason });
+    if (reason)
+      for (const id of this.idx.nodes.keys())
+        if (!this.executed.has(id)) this.o.emit({ type: 'node.skipped', runId: this.o.runId, nodeId: id, reason });
     const result = this.result();
     if (result.status !== 'failed') this.responses?.flush();
     this.done(result);
@@ -282,7 +365,15 @@ export class Scheduler {
     if (missing.length > 0 && this.silentNodes > 0) return { ...base, status: 'completed', outputs: this.outputs };
     if (missing.length > 0) {
       const names = missing.map((n) => n.params.name).join(', ');
-      return { ...base, status: 'failed', outputs: {}, error: { code: 'output-missing', message: `in ensemble '${this.o.graph.name}', output ${names} was not produced: no more nodes can run` } };
+      return {
+        ...base,
+        status: 'failed',
+        outputs: {},
+        error: {
+          code: 'output-missing',
+          message: `in ensemble '${this.o.graph.name}', output ${names} was not produced: no more nodes can run`,
+        },
+      };
     }
     return { ...base, status: 'completed', outputs: this.outputs };
   }

@@ -8,9 +8,30 @@ import { concatBatch, sameItemDims, splitBatch } from './tensors.ts';
 /** Runs feeds on one instance (the model runtime does threads and transfers). */
 /** `fresh`: feeds built for this request alone (their buffers may move to the worker instead of being copied). */
 /** `flags`: the request's sequence (a backend that hands requests to user code passes on its id and START/END); `extra`: passed to the backend untouched. */
-export type InstanceRunner = (feeds: Record<string, Tensor>, instance: number, signal?: CancelSignal, summarize?: boolean, fresh?: ReadonlySet<Tensor>, flags?: SequenceFlags, extra?: object) => Promise<{ outputs: Record<string, Tensor>; responses?: Record<string, Tensor>[]; instance: string; queueNs: number; computeNs: number }>;
+export type InstanceRunner = (
+  feeds: Record<string, Tensor>,
+  instance: number,
+  signal?: CancelSignal,
+  summarize?: boolean,
+  fresh?: ReadonlySet<Tensor>,
+  flags?: SequenceFlags,
+  extra?: object,
+) => Promise<{
+  outputs: Record<string, Tensor>;
+  responses?: Record<string, Tensor>[];
+  instance: string;
+  queueNs: number;
+  computeNs: number;
+}>;
 
-export interface SequenceResult { outputs: Record<string, Tensor>; responses?: Record<string, Tensor>[]; instance: string; queueNs: number; computeNs: number; batchSize: number }
+export interface SequenceResult {
+  outputs: Record<string, Tensor>;
+  responses?: Record<string, Tensor>[];
+  instance: string;
+  queueNs: number;
+  computeNs: number;
+  batchSize: number;
+}
 
 /** Which instance holds a sequence (observable through `Engine.sequences()`); `instance` is -1 while it waits in the backlog. */
 export interface Binding {
@@ -25,7 +46,10 @@ export interface Binding {
 }
 
 /** A new sequence waiting for a free slot: its requests queue behind `chain` until `assign` runs. */
-interface Backlogged { b: Binding; assign: (instance: number) => void }
+interface Backlogged {
+  b: Binding;
+  assign: (instance: number) => void;
+}
 
 export interface SequenceBatcherOptions {
   model: string;
@@ -44,7 +68,11 @@ export interface SequenceBatcherOptions {
   onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
 }
 
-interface OldestItem { b: Binding; inputs: Record<string, Tensor>; flags: SequenceFlags }
+interface OldestItem {
+  b: Binding;
+  inputs: Record<string, Tensor>;
+  flags: SequenceFlags;
+}
 
 const keyOf = (id: number | string): string => `${typeof id}:${id}`;
 
@@ -74,19 +102,21 @@ export class SequenceBatcher {
     this.idleMs = (sb.max_sequence_idle_microseconds || 1_000_000) / 1000;
     this.schedule = o.schedule ?? realSchedule;
     this.now = o.now ?? Date.now;
-    this.slots = sb.oldest ? (sb.oldest.max_candidate_sequences || Infinity) : Math.max(1, o.config.max_batch_size ?? 0);
+    this.slots = sb.oldest ? sb.oldest.max_candidate_sequences || Infinity : Math.max(1, o.config.max_batch_size ?? 0);
     if (sb.oldest && o.batchesRows !== false) {
       const mbs = Math.max(1, o.config.max_batch_size ?? 0);
       for (let i = 0; i < o.instances; i++) {
-        this.batchers.push(new Batcher<OldestItem, SequenceResult>({
-          maxBatchSize: mbs,
-          preferredSizes: sb.oldest.preferred_batch_size,
-          maxQueueDelayMs: (sb.oldest.max_queue_delay_microseconds ?? 0) / 1000,
-          capacity: 1,
-          keyOf: (it) => batchKey(it.inputs),
-          dispatch: (items) => this.runBatch(i, items),
-          schedule: this.schedule,
-        }));
+        this.batchers.push(
+          new Batcher<OldestItem, SequenceResult>({
+            maxBatchSize: mbs,
+            preferredSizes: sb.oldest.preferred_batch_size,
+            maxQueueDelayMs: (sb.oldest.max_queue_delay_microseconds ?? 0) / 1000,
+            capacity: 1,
+            keyOf: (it) => batchKey(it.inputs),
+            dispatch: (items) => this.runBatch(i, items),
+            schedule: this.schedule,
+          }),
+        );
       }
     }
   }
@@ -98,25 +128,48 @@ export class SequenceBatcher {
   }
 
   /** Runs one request of a sequence; requests of one sequence run in order. `summarize`: see InferRequest. */
-  infer(inputs: Record<string, Tensor>, flags: SequenceFlags, signal?: CancelSignal, onBound?: (instance: string) => void, summarize = false, extra?: object): Promise<SequenceResult> {
+  infer(
+    inputs: Record<string, Tensor>,
+    flags: SequenceFlags,
+    signal?: CancelSignal,
+    onBound?: (instance: string) => void,
+    summarize = false,
+    extra?: object,
+  ): Promise<SequenceResult> {
     if (flags.id === 0 || flags.id === '') {
-      return Promise.reject(new EngineError('invalid-input', `requests to model '${this.o.model}' need a non-zero (or non-empty) sequence id`));
+      return Promise.reject(
+        new EngineError(
+          'invalid-input',
+          `requests to model '${this.o.model}' need a non-zero (or non-empty) sequence id`,
+        ),
+      );
     }
     const key = keyOf(flags.id);
     let b = this.bindings.get(key);
     if (flags.start) {
       this.lost.delete(key);
       if (!b) b = this.bind(key, flags.id, onBound);
-      else b.chain = b.chain.then(() => { b!.state = this.initial(); });
+      else
+        b.chain = b.chain.then(() => {
+          b!.state = this.initial();
+        });
     } else if (!b) {
       const why = this.lost.get(key);
-      return Promise.reject(new EngineError(why ? 'sequence-lost' : 'sequence-unknown', why ??
-        `sequence ${String(flags.id)} is not active on model '${this.o.model}': its first request must set START (a sequence also ends after END or ${this.idleMs / 1000} s without requests)`));
+      return Promise.reject(
+        new EngineError(
+          why ? 'sequence-lost' : 'sequence-unknown',
+          why ??
+            `sequence ${String(flags.id)} is not active on model '${this.o.model}': its first request must set START (a sequence also ends after END or ${this.idleMs / 1000} s without requests)`,
+        ),
+      );
     }
     const binding = b;
     binding.pending++;
     const step = binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize, extra));
-    binding.chain = step.then(() => this.after(key, binding, flags), () => this.after(key, binding, flags));
+    binding.chain = step.then(
+      () => this.after(key, binding, flags),
+      () => this.after(key, binding, flags),
+    );
     return binding.instance < 0 && signal ? untilAborted(step, signal) : step;
   }
 
@@ -131,18 +184,34 @@ export class SequenceBatcher {
   /** The instance at `index` died: its sequences' state is gone. */
   instanceFailed(index: number, message: string): void {
     for (const [key, b] of [...this.bindings].filter(([, x]) => x.instance === index)) {
-      this.lost.set(key, `the state of sequence ${String(b.id)} on model '${this.o.model}' was lost (${message}); restart the sequence with START`);
+      this.lost.set(
+        key,
+        `the state of sequence ${String(b.id)} on model '${this.o.model}' was lost (${message}); restart the sequence with START`,
+      );
       this.free(key, b, 'failed');
     }
   }
 
   private initial(): Record<string, Tensor> {
-    return initialStates(this.o.config, this.o.readFile ?? (() => { throw new Error('initial_state data_file cannot be read'); }));
+    return initialStates(
+      this.o.config,
+      this.o.readFile ??
+        (() => {
+          throw new Error('initial_state data_file cannot be read');
+        }),
+    );
   }
 
   /** A new sequence takes a slot on the least-loaded instance, or joins the backlog. */
   private bind(key: string, id: number | string, onBound?: (instance: string) => void): Binding {
-    const b: Binding = { id, instance: -1, state: this.initial(), lastActiveMs: this.now(), chain: Promise.resolve(), pending: 0 };
+    const b: Binding = {
+      id,
+      instance: -1,
+      state: this.initial(),
+      lastActiveMs: this.now(),
+      chain: Promise.resolve(),
+      pending: 0,
+    };
     this.bindings.set(key, b);
     const assign = (instance: number): void => {
       b.instance = instance;
@@ -152,7 +221,16 @@ export class SequenceBatcher {
     };
     const instance = this.freeInstance();
     if (instance >= 0) assign(instance);
-    else b.chain = new Promise<void>((resolve) => this.backlog.push({ b, assign: (i) => { assign(i); resolve(); } }));
+    else
+      b.chain = new Promise<void>((resolve) =>
+        this.backlog.push({
+          b,
+          assign: (i) => {
+            assign(i);
+            resolve();
+          },
+        }),
+      );
     return b;
   }
 
@@ -204,7 +282,14 @@ export class SequenceBatcher {
     }, ms);
   }
 
-  private async step(b: Binding, inputs: Record<string, Tensor>, flags: SequenceFlags, signal: CancelSignal | undefined, summarize: boolean, extra?: object): Promise<SequenceResult> {
+  private async step(
+    b: Binding,
+    inputs: Record<string, Tensor>,
+    flags: SequenceFlags,
+    signal: CancelSignal | undefined,
+    summarize: boolean,
+    extra?: object,
+  ): Promise<SequenceResult> {
     if (signal?.aborted) throw abortError(signal); // it waited in the backlog past its run's timeout
     const batcher = this.batchers[b.instance];
     // Batched rows lose a worker's summaries when split: a watched run summarises its (small) rows itself.
@@ -219,7 +304,8 @@ export class SequenceBatcher {
   private keepState(b: Binding, outputs: Record<string, Tensor>): void {
     for (const { input, output } of stateNames(this.o.config)) {
       const next = outputs[output];
-      if (!next) throw new EngineError('node-failed', `model '${this.o.model}' did not return its state output '${output}'`);
+      if (!next)
+        throw new EngineError('node-failed', `model '${this.o.model}' did not return its state output '${output}'`);
       b.state[input] = next;
     }
   }
@@ -227,17 +313,24 @@ export class SequenceBatcher {
   /** oldest: one batch of requests of different sequences on instance `i`. */
   private async runBatch(i: number, items: OldestItem[]): Promise<SequenceResult[]> {
     const rows = items.map((it) => firstDim(it.inputs));
-    const feeds: Record<string, Tensor> = controlTensors(this.o.config, items.map((it) => it.flags));
+    const feeds: Record<string, Tensor> = controlTensors(
+      this.o.config,
+      items.map((it) => it.flags),
+    );
     // What this batch built (control tensors, concatenations) moves to the worker; a lone part is a
     // request's own tensor or a view of an earlier batch's outputs, and is copied.
     const fresh = new Set(Object.values(feeds));
     const names = new Set(items.flatMap((it) => [...Object.keys(it.inputs), ...Object.keys(it.b.state)]));
     for (const name of names) {
       const parts = items.map((it) => it.inputs[name] ?? it.b.state[name]);
-      if (parts.some((p) => !p)) throw new EngineError('invalid-input', `input '${name}' is missing from a request to '${this.o.model}'`);
+      if (parts.some((p) => !p))
+        throw new EngineError('invalid-input', `input '${name}' is missing from a request to '${this.o.model}'`);
       const first = parts[0]!;
       if (!parts.every((p) => sameItemDims(p!.shape, first.shape))) {
-        throw new EngineError('invalid-input', `cannot batch '${name}' of model '${this.o.model}': state shapes differ between sequences`);
+        throw new EngineError(
+          'invalid-input',
+          `cannot batch '${name}' of model '${this.o.model}': state shapes differ between sequences`,
+        );
       }
       feeds[name] = concatBatch(parts as Tensor[]);
       if (parts.length > 1) fresh.add(feeds[name]);

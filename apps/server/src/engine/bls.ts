@@ -25,25 +25,48 @@ export function answerBls(deps: BlsDeps, call: BlsCall, sink: BlsSink): void {
   const graph = graphFor(deps, call.model);
   if (typeof graph === 'string') return sink.end(graph);
   if (call.model === call.caller.model && deps.instancesOf(call.model) === 1) {
-    return sink.end(`model '${call.model}' calls itself through BLS but has one instance, which is busy running the caller: the call would wait forever (give it more instances with instance_group count)`);
+    return sink.end(
+      `model '${call.model}' calls itself through BLS but has one instance, which is busy running the caller: the call would wait forever (give it more instances with instance_group count)`,
+    );
   }
   const wanted = call.requestedOutputs.length > 0 ? new Set(call.requestedOutputs) : undefined;
-  const pick = (outputs: Record<string, Tensor>) => (wanted ? Object.fromEntries(Object.entries(outputs).filter(([n]) => wanted.has(n))) : outputs);
-  const sequence = call.correlationId !== 0 && call.correlationId !== ''
-    ? { id: call.correlationId, start: (call.flags & 1) !== 0, end: (call.flags & 2) !== 0 }
-    : undefined;
+  const pick = (outputs: Record<string, Tensor>) =>
+    wanted ? Object.fromEntries(Object.entries(outputs).filter(([n]) => wanted.has(n))) : outputs;
+  const sequence =
+    call.correlationId !== 0 && call.correlationId !== ''
+      ? { id: call.correlationId, start: (call.flags & 1) !== 0, end: (call.flags & 2) !== 0 }
+      : undefined;
   let streamed = 0;
-  deps.run({
-    graph, inputs: call.inputs, signal: call.signal, ...(sequence ? { sequence } : {}),
-    ...(call.timeoutUs > 0 ? { timeoutMs: Math.max(1, Math.ceil(call.timeoutUs / 1000)) } : {}),
-    ...(call.decoupled ? { onResponse: (outputs: Record<string, Tensor>, final: boolean) => { if (!final) { streamed++; sink.response(pick(outputs)); } } } : {}),
-  }).then((r) => {
-    if (r.status === 'failed') return sink.end(r.error?.message ?? 'the call failed');
-    if (r.status === 'exited_early' && r.exit?.strategy === 'error') return sink.end(r.exit.message ?? `pipeline ended early: ${r.exit.expression}`);
-    if (!call.decoupled) sink.response(pick(r.outputs));
-    else if (streamed === 0 && r.status === 'completed' && Object.keys(r.outputs).length > 0) sink.response(pick(r.outputs));
-    sink.end();
-  }, (err: unknown) => sink.end(err instanceof Error ? err.message : String(err)));
+  deps
+    .run({
+      graph,
+      inputs: call.inputs,
+      signal: call.signal,
+      ...(sequence ? { sequence } : {}),
+      ...(call.timeoutUs > 0 ? { timeoutMs: Math.max(1, Math.ceil(call.timeoutUs / 1000)) } : {}),
+      ...(call.decoupled
+        ? {
+            onResponse: (outputs: Record<string, Tensor>, final: boolean) => {
+              if (!final) {
+                streamed++;
+                sink.response(pick(outputs));
+              }
+            },
+          }
+        : {}),
+    })
+    .then(
+      (r) => {
+        if (r.status === 'failed') return sink.end(r.error?.message ?? 'the call failed');
+        if (r.status === 'exited_early' && r.exit?.strategy === 'error')
+          return sink.end(r.exit.message ?? `pipeline ended early: ${r.exit.expression}`);
+        if (!call.decoupled) sink.response(pick(r.outputs));
+        else if (streamed === 0 && r.status === 'completed' && Object.keys(r.outputs).length > 0)
+          sink.response(pick(r.outputs));
+        sink.end();
+      },
+      (err: unknown) => sink.end(err instanceof Error ? err.message : String(err)),
+    );
 }
 
 /** The graph a BLS call runs: a saved graph or ensemble by that name, else the model alone; or why there is none. */

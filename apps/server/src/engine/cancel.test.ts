@@ -64,7 +64,10 @@ describe('Deadlines', () => {
     vi.useFakeTimers();
     const d = new Deadlines(() => Date.now());
     const fired: number[] = [];
-    d.add(10, () => { fired.push(10); d.add(5, () => fired.push(15)); });
+    d.add(10, () => {
+      fired.push(10);
+      d.add(5, () => fired.push(15));
+    });
     d.add(40, () => fired.push(40));
     vi.advanceTimersByTime(40);
     expect(fired).toEqual([10, 15, 40]);

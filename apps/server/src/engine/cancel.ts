@@ -36,7 +36,10 @@ export class RunCancel implements CancelSignal {
   }
 }
 
-interface Deadline { at: number; fire: () => void }
+interface Deadline {
+  at: number;
+  fire: () => void;
+}
 
 /**
  * Per-run time limits on one timer: it is armed for the earliest deadline, and each time it fires

@@ -3,12 +3,27 @@ import type { StageResult } from './backends/onnx/workerProtocol.ts';
 
 /** Error codes a run can fail with (RunResult.error.code). */
 export type EngineErrorCode =
-  | 'invalid-input' | 'invalid-graph' | 'model-unavailable' | 'instance-crashed' | 'timeout' | 'cancelled'
-  | 'limit' | 'node-failed' | 'early-exit' | 'sequence-unknown' | 'sequence-lost' | 'output-missing' | 'closed';
+  | 'invalid-input'
+  | 'invalid-graph'
+  | 'model-unavailable'
+  | 'instance-crashed'
+  | 'timeout'
+  | 'cancelled'
+  | 'limit'
+  | 'node-failed'
+  | 'early-exit'
+  | 'sequence-unknown'
+  | 'sequence-lost'
+  | 'output-missing'
+  | 'closed';
 
 /** An error carrying a stable code; the message says what happened and what to do. */
 export class EngineError extends Error {
-  constructor(readonly code: EngineErrorCode, message: string, readonly nodeId?: string) {
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+    readonly nodeId?: string,
+  ) {
     super(message);
     this.name = 'EngineError';
   }
@@ -16,14 +31,22 @@ export class EngineError extends Error {
 
 /** A model's own code failed (a Python exception or error response); `traceback` names its file:line frames. */
 export class ModelError extends EngineError {
-  constructor(message: string, readonly traceback?: string) {
+  constructor(
+    message: string,
+    readonly traceback?: string,
+  ) {
     super('node-failed', message);
   }
 }
 
 /** A fused group (fusion.ts) failed at step `stage` on `instance`; `stages` are what the steps before it took. */
 export class ChainError extends EngineError {
-  constructor(message: string, readonly stage: number, readonly stages: StageResult[], readonly instance: string) {
+  constructor(
+    message: string,
+    readonly stage: number,
+    readonly stages: StageResult[],
+    readonly instance: string,
+  ) {
     super('node-failed', message);
   }
 }
@@ -32,14 +55,22 @@ export class ChainError extends EngineError {
 export function abortError(signal: CancelSignal): EngineError {
   const r: unknown = signal.reason;
   if (r instanceof EngineError) return r;
-  return new EngineError('cancelled', r instanceof Error && r.name !== 'AbortError' ? r.message : 'the run was cancelled');
+  return new EngineError(
+    'cancelled',
+    r instanceof Error && r.name !== 'AbortError' ? r.message : 'the run was cancelled',
+  );
 }
 
 /**
  * While `entry` waits in `queue`: when `signal` aborts, takes it out and rejects it with the abort
  * error. Returns the listener, to remove once the entry leaves the queue normally.
  */
-export function dequeueOnAbort<T>(queue: T[], entry: T, signal: CancelSignal, reject: (e: EngineError) => void): () => void {
+export function dequeueOnAbort<T>(
+  queue: T[],
+  entry: T,
+  signal: CancelSignal,
+  reject: (e: EngineError) => void,
+): () => void {
   const onAbort = (): void => {
     const at = queue.indexOf(entry);
     if (at >= 0) queue.splice(at, 1);

@@ -10,7 +10,7 @@ import type { GraphIndex } from './graphIndex.ts';
  */
 export function exitDefaults(graph: GraphDoc, idx: GraphIndex, conditionId: string): Record<string, Tensor> {
   const cond = idx.nodes.get(conditionId);
-  const defaults = cond?.kind === 'condition' ? cond.params.defaults ?? {} : {};
+  const defaults = cond?.kind === 'condition' ? (cond.params.defaults ?? {}) : {};
   const out: Record<string, Tensor> = {};
   for (const node of idx.nodes.values()) {
     if (node.kind !== 'output') continue;

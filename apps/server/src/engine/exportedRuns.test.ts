@@ -20,14 +20,21 @@ const feat = new Float32Array(Array.from({ length: 256 }, (_, i) => (i % 5) / 5)
 
 describe('ExportedRuns.runModel', () => {
   it('runs the router the compiler generated for a step: every output a copy of its input', async () => {
-    const r = await runs.runModel(graph, 'fork_share', { graph, inputs: { in: { datatype: 'FP32', shape: [1, 256], data: feat } } });
+    const r = await runs.runModel(graph, 'fork_share', {
+      graph,
+      inputs: { in: { datatype: 'FP32', shape: [1, 256], data: feat } },
+    });
     expect(r.status).toBe('completed');
     expect(Object.keys(r.outputs).sort()).toEqual(['out_0', 'out_1']);
     for (const t of Object.values(r.outputs)) expect(Array.from(t.data as Float32Array)).toEqual(Array.from(feat));
   });
 
   it('a request naming exportedModel runs that model; the whole graph still runs from the same export', async () => {
-    const one = await runs.run({ graph, exportedModel: 'fork_share', inputs: { in: { datatype: 'FP32', shape: [1, 256], data: feat } } });
+    const one = await runs.run({
+      graph,
+      exportedModel: 'fork_share',
+      inputs: { in: { datatype: 'FP32', shape: [1, 256], data: feat } },
+    });
     expect(Object.keys(one.outputs).sort()).toEqual(['out_0', 'out_1']);
     const x = new Float32Array(64).fill(0.5);
     const whole = await runs.run({ graph, inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x } } });
@@ -36,6 +43,8 @@ describe('ExportedRuns.runModel', () => {
   });
 
   it('a model the export does not hold is refused naming the graph and the model', async () => {
-    await expect(runs.runModel(graph, 'fork_nope', { graph, inputs: {} })).rejects.toThrow("graph 'fork' exports no model 'fork_nope'");
+    await expect(runs.runModel(graph, 'fork_nope', { graph, inputs: {} })).rejects.toThrow(
+      "graph 'fork' exports no model 'fork_nope'",
+    );
   });
 });

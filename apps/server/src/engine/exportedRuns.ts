@@ -11,14 +11,22 @@ import { EngineError, messageOf } from './errors.ts';
 import type { EngineOptions, RunRequest, RunResult } from './types.ts';
 
 /** An exported graph ready to run: its repository on disk and an engine over it; one-model graphs of its models as they are asked for. */
-interface Exported { dir: string; engine: Engine; graph: GraphDoc; catalogue: Catalogue; modelGraphs: Map<string, GraphDoc> }
+interface Exported {
+  dir: string;
+  engine: Engine;
+  graph: GraphDoc;
+  catalogue: Catalogue;
+  modelGraphs: Map<string, GraphDoc>;
+}
 
 /** Exported graphs kept ready (each holds its models' processes); the least recently used one goes first. */
 const KEEP = 4;
 
 /** Scratch repositories not yet removed: a process that exits without `close` (Ctrl-C, a crash) still removes them. */
 const LIVE_DIRS = new Set<string>();
-process.once('exit', () => { for (const d of LIVE_DIRS) rmSync(d, { recursive: true, force: true }); });
+process.once('exit', () => {
+  for (const d of LIVE_DIRS) rmSync(d, { recursive: true, force: true });
+});
 
 /**
  * Runs graphs *as exported*: the graph is compiled to a Triton repository (config.pbtxt files and the
@@ -33,7 +41,10 @@ export class ExportedRuns {
   private byGraph = new Map<string, Promise<Exported>>();
   private closed = false;
 
-  constructor(private readonly source: Repository, private readonly options: Omit<EngineOptions, 'repository'> = {}) {}
+  constructor(
+    private readonly source: Repository,
+    private readonly options: Omit<EngineOptions, 'repository'> = {},
+  ) {}
 
   /**
    * Runs the exported form of `req.graph` (or, with `req.exportedModel`, that one model of it); a graph
@@ -57,7 +68,7 @@ export class ExportedRuns {
     if (!modelGraph) {
       const model = catalogueModel(e.catalogue, modelName);
       if (!model) throw new EngineError('invalid-graph', `graph '${graph.name}' exports no model '${modelName}'`);
-      e.modelGraphs.set(modelName, modelGraph = singleModelGraph(model));
+      e.modelGraphs.set(modelName, (modelGraph = singleModelGraph(model)));
     }
     const { exportedModel: _, ...rest } = req;
     return e.engine.run({ ...rest, graph: modelGraph });
@@ -91,7 +102,10 @@ export class ExportedRuns {
     const compiled = compileGraph(graph, this.source.catalogue);
     if (!compiled.ok) {
       const first = compiled.diagnostics.find((d) => d.severity === 'error');
-      throw new EngineError('invalid-graph', `graph '${graph.name}' does not export: ${first?.message ?? 'it does not compile'}`);
+      throw new EngineError(
+        'invalid-graph',
+        `graph '${graph.name}' does not export: ${first?.message ?? 'it does not compile'}`,
+      );
     }
     const dir = mkdtempSync(join(tmpdir(), 'studio-exported-'));
     LIVE_DIRS.add(dir);
@@ -104,11 +118,19 @@ export class ExportedRuns {
       }
       const repo = await loadRepository(dir);
       const engine = await Engine.create({ ...this.options, repository: repo, lazy: true });
-      return { dir, engine, graph: exportedGraph(graph.name, repo.catalogue), catalogue: repo.catalogue, modelGraphs: new Map() };
+      return {
+        dir,
+        engine,
+        graph: exportedGraph(graph.name, repo.catalogue),
+        catalogue: repo.catalogue,
+        modelGraphs: new Map(),
+      };
     } catch (err) {
       rmSync(dir, { recursive: true, force: true });
       LIVE_DIRS.delete(dir);
-      throw err instanceof EngineError ? err : new EngineError('invalid-graph', `graph '${graph.name}' could not be exported for a run: ${messageOf(err)}`);
+      throw err instanceof EngineError
+        ? err
+        : new EngineError('invalid-graph', `graph '${graph.name}' could not be exported for a run: ${messageOf(err)}`);
     }
   }
 
@@ -134,6 +156,7 @@ function exportedGraph(name: string, catalogue: Catalogue): GraphDoc {
   if (top.platform !== 'ensemble') return singleModelGraph(top);
   const imported = graphFromEnsemble(name, catalogue, { plainSteps: true });
   const error = imported.diagnostics.find((d) => d.severity === 'error');
-  if (error) throw new EngineError('invalid-graph', `the exported ensemble '${name}' does not import: ${error.message}`);
+  if (error)
+    throw new EngineError('invalid-graph', `the exported ensemble '${name}' does not import: ${error.message}`);
   return imported.graph;
 }

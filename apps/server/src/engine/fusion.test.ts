@@ -6,16 +6,38 @@ import { ocrGraph, vadGraph } from '../testing/engineGraphs.ts';
 const pos = { x: 0, y: 0 };
 const op = (id: string): GraphNode => ({ id, kind: 'op', position: pos, params: { op: 'topk', values: {} } });
 const model = (id: string): GraphNode => ({ id, kind: 'model', position: pos, params: { model: id } });
-const io = (id: string, kind: 'input' | 'output'): GraphNode => ({ id, kind, position: pos, params: { name: id, datatype: 'FP32', dims: [-1] } });
+const io = (id: string, kind: 'input' | 'output'): GraphNode => ({
+  id,
+  kind,
+  position: pos,
+  params: { name: id, datatype: 'FP32', dims: [-1] },
+});
 let n = 0;
-const edge = (s: string, sp: string, t: string, tp: string): GraphEdge => ({ id: `e${n++}`, source: s, sourcePort: sp, target: t, targetPort: tp });
-const graph = (nodes: GraphNode[], edges: GraphEdge[]): GraphDoc => ({ version: 1, name: 'g', maxBatchSize: 0, nodes, edges });
-const ids = (g: Map<string, { members: GraphNode[] }>) => Object.fromEntries([...g].map(([k, v]) => [k, v.members.map((m) => m.id)]));
+const edge = (s: string, sp: string, t: string, tp: string): GraphEdge => ({
+  id: `e${n++}`,
+  source: s,
+  sourcePort: sp,
+  target: t,
+  targetPort: tp,
+});
+const graph = (nodes: GraphNode[], edges: GraphEdge[]): GraphDoc => ({
+  version: 1,
+  name: 'g',
+  maxBatchSize: 0,
+  nodes,
+  edges,
+});
+const ids = (g: Map<string, { members: GraphNode[] }>) =>
+  Object.fromEntries([...g].map(([k, v]) => [k, v.members.map((m) => m.id)]));
 
 describe('planFusion', () => {
   it('fuses the OCR graph around det, rec and cls, with each member wired to the one before', () => {
     const groups = planFusion(ocrGraph(), () => true);
-    expect(ids(groups)).toEqual({ preprocess: ['preprocess', 'det', 'db'], rec: ['rec', 'ctc'], cls: ['cls', 'angle'] });
+    expect(ids(groups)).toEqual({
+      preprocess: ['preprocess', 'det', 'db'],
+      rec: ['rec', 'ctc'],
+      cls: ['cls', 'angle'],
+    });
     expect(groups.get('preprocess')!.inputs).toEqual([
       {},
       { x: { step: 0, port: 'tensor' } },
@@ -32,33 +54,61 @@ describe('planFusion', () => {
 
   it('does not fuse an op whose output also leaves the group, nor a model whose output does', () => {
     // x → p → m → q → y, and p also feeds an output; m also feeds an output.
-    const g = graph([io('x', 'input'), op('p'), model('m'), op('q'), io('y', 'output'), io('side', 'output')], [
-      edge('x', 'out', 'p', 'scores'), edge('p', 'indices', 'm', 'in'), edge('p', 'indices', 'side', 'in'), edge('m', 'out', 'q', 'scores'), edge('q', 'indices', 'y', 'in'),
-    ]);
+    const g = graph(
+      [io('x', 'input'), op('p'), model('m'), op('q'), io('y', 'output'), io('side', 'output')],
+      [
+        edge('x', 'out', 'p', 'scores'),
+        edge('p', 'indices', 'm', 'in'),
+        edge('p', 'indices', 'side', 'in'),
+        edge('m', 'out', 'q', 'scores'),
+        edge('q', 'indices', 'y', 'in'),
+      ],
+    );
     expect(ids(planFusion(g, () => true))).toEqual({ m: ['m', 'q'] });
     const g2 = graph(g.nodes, [...g.edges.filter((e) => e.target !== 'side'), edge('m', 'out', 'side', 'in')]);
     expect(ids(planFusion(g2, () => true))).toEqual({ p: ['p', 'm'] });
   });
 
   it('does not fuse a model fed by two nodes, nor a post-op reading from outside the group', () => {
-    const g = graph([io('x', 'input'), op('p'), model('m'), op('q'), io('y', 'output')], [
-      edge('x', 'out', 'p', 'scores'), edge('p', 'indices', 'm', 'a'), edge('x', 'out', 'm', 'b'), edge('m', 'out', 'q', 'scores'), edge('x', 'out', 'q', 'k'), edge('q', 'indices', 'y', 'in'),
-    ]);
+    const g = graph(
+      [io('x', 'input'), op('p'), model('m'), op('q'), io('y', 'output')],
+      [
+        edge('x', 'out', 'p', 'scores'),
+        edge('p', 'indices', 'm', 'a'),
+        edge('x', 'out', 'm', 'b'),
+        edge('m', 'out', 'q', 'scores'),
+        edge('x', 'out', 'q', 'k'),
+        edge('q', 'indices', 'y', 'in'),
+      ],
+    );
     expect(planFusion(g, () => true).size).toBe(0);
   });
 
   it('gives an op between two models to the first model only', () => {
-    const g = graph([io('x', 'input'), model('a'), op('mid'), model('b'), io('y', 'output')], [
-      edge('x', 'out', 'a', 'in'), edge('a', 'out', 'mid', 'scores'), edge('mid', 'indices', 'b', 'in'), edge('b', 'out', 'y', 'in'),
-    ]);
+    const g = graph(
+      [io('x', 'input'), model('a'), op('mid'), model('b'), io('y', 'output')],
+      [
+        edge('x', 'out', 'a', 'in'),
+        edge('a', 'out', 'mid', 'scores'),
+        edge('mid', 'indices', 'b', 'in'),
+        edge('b', 'out', 'y', 'in'),
+      ],
+    );
     expect(ids(planFusion(g, () => true))).toEqual({ a: ['a', 'mid'] });
   });
 });
 
 describe('memberSpans', () => {
   it('lays members back to back from the end; the first one also holds the wait', () => {
-    expect(memberSpans(100, 140, [3, 30, 2])).toEqual([{ start: 100, end: 108 }, { start: 108, end: 138 }, { start: 138, end: 140 }]);
+    expect(memberSpans(100, 140, [3, 30, 2])).toEqual([
+      { start: 100, end: 108 },
+      { start: 108, end: 138 },
+      { start: 138, end: 140 },
+    ]);
     // Clock skew between threads never puts a span before the group started.
-    expect(memberSpans(100, 110, [5, 20])).toEqual([{ start: 100, end: 100 }, { start: 100, end: 110 }]);
+    expect(memberSpans(100, 110, [5, 20])).toEqual([
+      { start: 100, end: 100 },
+      { start: 100, end: 110 },
+    ]);
   });
 });

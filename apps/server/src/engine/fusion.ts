@@ -6,7 +6,10 @@ import type { StepSource } from './backends/onnx/workerProtocol.ts';
  * input port of member k comes from: an output of an earlier member. Member 0 takes what the scheduler
  * delivers to it, as feeds named by its ports.
  */
-export interface FusedGroup { members: GraphNode[]; inputs: Record<string, StepSource>[] }
+export interface FusedGroup {
+  members: GraphNode[];
+  inputs: Record<string, StepSource>[];
+}
 
 /**
  * Op fusion: an op that only feeds a model, and an op that only reads a model's outputs, run in that
@@ -51,7 +54,13 @@ export function planFusion(graph: GraphDoc, fusable: (node: ModelNode) => boolea
     if (members.length < 2) continue;
     for (const n of members) taken.add(n.id);
     const at = new Map(members.map((n, k) => [n.id, k]));
-    const inputs = members.map((n, k) => (k === 0 ? {} : Object.fromEntries((into.get(n.id) ?? []).map((e) => [e.targetPort, { step: at.get(e.source)!, port: e.sourcePort }]))));
+    const inputs = members.map((n, k) =>
+      k === 0
+        ? {}
+        : Object.fromEntries(
+            (into.get(n.id) ?? []).map((e) => [e.targetPort, { step: at.get(e.source)!, port: e.sourcePort }]),
+          ),
+    );
     groups.set(members[0]!.id, { members, inputs });
   }
   return groups;

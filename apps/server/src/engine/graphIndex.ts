@@ -23,7 +23,8 @@ export interface GraphIndex {
 export function indexGraph(graph: GraphDoc): GraphIndex {
   const nodes = new Map<string, GraphNode>();
   for (const n of graph.nodes) {
-    if (nodes.has(n.id)) throw new EngineError('invalid-graph', `graph '${graph.name}' has two nodes with id '${n.id}'`);
+    if (nodes.has(n.id))
+      throw new EngineError('invalid-graph', `graph '${graph.name}' has two nodes with id '${n.id}'`);
     nodes.set(n.id, n);
   }
   const inPorts = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
@@ -31,10 +32,14 @@ export function indexGraph(graph: GraphDoc): GraphIndex {
   const next = new Map<string, Set<string>>(graph.nodes.map((n) => [n.id, new Set<string>()]));
   for (const e of graph.edges) {
     if (!nodes.has(e.source) || !nodes.has(e.target)) {
-      throw new EngineError('invalid-graph', `edge '${e.id}' of graph '${graph.name}' connects a node that does not exist`);
+      throw new EngineError(
+        'invalid-graph',
+        `edge '${e.id}' of graph '${graph.name}' connects a node that does not exist`,
+      );
     }
     const ports = inPorts.get(e.target)!;
-    if (ports.has(e.targetPort)) throw new EngineError('invalid-graph', `input '${e.targetPort}' of node '${e.target}' is connected twice`);
+    if (ports.has(e.targetPort))
+      throw new EngineError('invalid-graph', `input '${e.targetPort}' of node '${e.target}' is connected twice`);
     ports.add(e.targetPort);
     const bySource = out.get(e.source)!;
     bySource.set(e.sourcePort, [...(bySource.get(e.sourcePort) ?? []), e]);
@@ -42,12 +47,16 @@ export function indexGraph(graph: GraphDoc): GraphIndex {
   }
   // core's traversal is iterative: a long chain must not exhaust the call stack.
   const cycle = findCycle(graph);
-  if (cycle) throw new EngineError('invalid-graph', `graph '${graph.name}' has a cycle: ${[...cycle, cycle[0]].join(' → ')}`);
+  if (cycle)
+    throw new EngineError('invalid-graph', `graph '${graph.name}' has a cycle: ${[...cycle, cycle[0]].join(' → ')}`);
   return { nodes, inPorts, out, next, outputs: graph.nodes.filter((n): n is OutputNode => n.kind === 'output') };
 }
 
 /** Per graph document, something derived from its nodes and edges (see `memoByGraph`). */
-export type GraphMemo<T> = WeakMap<GraphDoc, { nodes: GraphDoc['nodes']; edges: GraphDoc['edges']; n: number; e: number; value: T }>;
+export type GraphMemo<T> = WeakMap<
+  GraphDoc,
+  { nodes: GraphDoc['nodes']; edges: GraphDoc['edges']; n: number; e: number; value: T }
+>;
 
 /**
  * `build(graph)`, remembered per graph document: a stream runs the same graph ~31 times a second.
@@ -57,7 +66,14 @@ export type GraphMemo<T> = WeakMap<GraphDoc, { nodes: GraphDoc['nodes']; edges: 
  */
 export function memoByGraph<T>(memo: GraphMemo<T>, graph: GraphDoc, build: (graph: GraphDoc) => T): T {
   const hit = memo.get(graph);
-  if (hit && hit.nodes === graph.nodes && hit.edges === graph.edges && hit.n === graph.nodes.length && hit.e === graph.edges.length) return hit.value;
+  if (
+    hit &&
+    hit.nodes === graph.nodes &&
+    hit.edges === graph.edges &&
+    hit.n === graph.nodes.length &&
+    hit.e === graph.edges.length
+  )
+    return hit.value;
   const value = build(graph);
   memo.set(graph, { nodes: graph.nodes, edges: graph.edges, n: graph.nodes.length, e: graph.edges.length, value });
   return value;

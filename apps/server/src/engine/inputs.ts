@@ -4,14 +4,33 @@ import { EngineError } from './errors.ts';
 import { memoByGraph, type GraphMemo } from './graphIndex.ts';
 import { shapeText } from './tensors.ts';
 
-interface InputSpec { name: string; datatype: string; optional: boolean; want: number[] }
+interface InputSpec {
+  name: string;
+  datatype: string;
+  optional: boolean;
+  want: number[];
+}
 const SPECS: GraphMemo<Map<string, InputSpec>> = new WeakMap();
 
 /** The graph's input nodes by tensor name, with their full shapes (batch dim included). */
 function inputSpecs(graph: GraphDoc): Map<string, InputSpec> {
-  return new Map(graph.nodes.flatMap((n) => (n.kind === 'input'
-    ? [[n.params.name, { name: n.params.name, datatype: n.params.datatype, optional: n.params.optional === true, want: fullShape(n.params.dims, graph.maxBatchSize) }] as const]
-    : [])));
+  return new Map(
+    graph.nodes.flatMap((n) =>
+      n.kind === 'input'
+        ? [
+            [
+              n.params.name,
+              {
+                name: n.params.name,
+                datatype: n.params.datatype,
+                optional: n.params.optional === true,
+                want: fullShape(n.params.dims, graph.maxBatchSize),
+              },
+            ] as const,
+          ]
+        : [],
+    ),
+  );
 }
 
 /**
@@ -24,7 +43,10 @@ export function checkInputs(graph: GraphDoc, inputs: Record<string, Tensor>): vo
   const declared = memoByGraph(SPECS, graph, inputSpecs);
   for (const name of Object.keys(inputs)) {
     if (!declared.has(name)) {
-      throw new EngineError('invalid-input', `unexpected input '${name}': graph '${graph.name}' takes ${[...declared.keys()].map((k) => `'${k}'`).join(', ') || 'no inputs'}`);
+      throw new EngineError(
+        'invalid-input',
+        `unexpected input '${name}': graph '${graph.name}' takes ${[...declared.keys()].map((k) => `'${k}'`).join(', ') || 'no inputs'}`,
+      );
     }
   }
   for (const [name, spec] of declared) {
@@ -35,19 +57,35 @@ export function checkInputs(graph: GraphDoc, inputs: Record<string, Tensor>): vo
       throw new EngineError('invalid-input', `input '${name}' is missing (${spec.datatype} ${shapeText(want)})`);
     }
     const where = `input '${name}'`;
-    if (t.datatype !== spec.datatype) throw new EngineError('invalid-input', `${where} must be ${spec.datatype}, got ${t.datatype}`);
-    if (t.shape.length !== want.length) throw new EngineError('invalid-input', `${where} must have rank ${want.length} ${shapeText(want)}, got ${shapeText(t.shape)}`);
+    if (t.datatype !== spec.datatype)
+      throw new EngineError('invalid-input', `${where} must be ${spec.datatype}, got ${t.datatype}`);
+    if (t.shape.length !== want.length)
+      throw new EngineError(
+        'invalid-input',
+        `${where} must have rank ${want.length} ${shapeText(want)}, got ${shapeText(t.shape)}`,
+      );
     for (let i = 0; i < want.length; i++) {
       const d = want[i]!;
       const got = t.shape[i]!;
-      if (!Number.isInteger(got) || got < 0) throw new EngineError('invalid-input', `${where} has an invalid dim ${got} in ${shapeText(t.shape)}`);
-      if (d >= 0 && got !== d) throw new EngineError('invalid-input', `${where} must have shape ${shapeText(want)}, got ${shapeText(t.shape)} (dim ${i} must be ${d})`);
+      if (!Number.isInteger(got) || got < 0)
+        throw new EngineError('invalid-input', `${where} has an invalid dim ${got} in ${shapeText(t.shape)}`);
+      if (d >= 0 && got !== d)
+        throw new EngineError(
+          'invalid-input',
+          `${where} must have shape ${shapeText(want)}, got ${shapeText(t.shape)} (dim ${i} must be ${d})`,
+        );
     }
     if (graph.maxBatchSize > 0 && (t.shape[0] ?? 0) > graph.maxBatchSize) {
-      throw new EngineError('invalid-input', `${where} has batch ${t.shape[0]}, more than the graph's max_batch_size ${graph.maxBatchSize}`);
+      throw new EngineError(
+        'invalid-input',
+        `${where} has batch ${t.shape[0]}, more than the graph's max_batch_size ${graph.maxBatchSize}`,
+      );
     }
     if (t.data.length !== elementCount(t.shape)) {
-      throw new EngineError('invalid-input', `${where} has ${t.data.length} elements but shape ${shapeText(t.shape)} needs ${elementCount(t.shape)}`);
+      throw new EngineError(
+        'invalid-input',
+        `${where} has ${t.data.length} elements but shape ${shapeText(t.shape)} needs ${elementCount(t.shape)}`,
+      );
     }
   }
 }

@@ -31,16 +31,18 @@ const VARIABLE_LAST_DIM = 512;
  */
 export function warmupFeeds(config: ModelConfig, readFile: (name: string) => Uint8Array): Record<string, Tensor>[] {
   const mbs = config.max_batch_size ?? 0;
-  const extra = (): Record<string, Tensor> => (config.sequence_batching
-    ? { ...safeStates(config, readFile), ...controlTensors(config, [{ id: 1, start: true, end: true }]) }
-    : {});
+  const extra = (): Record<string, Tensor> =>
+    config.sequence_batching
+      ? { ...safeStates(config, readFile), ...controlTensors(config, [{ id: 1, start: true, end: true }]) }
+      : {};
   if (config.model_warmup && config.model_warmup.length > 0) {
     return config.model_warmup.map((w) => {
       const feeds: Record<string, Tensor> = extra();
       for (const [name, spec] of Object.entries(w.inputs ?? {})) {
         const shape = mbs > 0 ? [Math.max(1, w.batch_size ?? 1), ...spec.dims] : [...spec.dims];
         const t = zeros(fromConfigType(spec.data_type) ?? 'FP32', shape);
-        if (spec.random_data && t.data instanceof Float32Array) for (let i = 0; i < t.data.length; i++) t.data[i] = Math.random();
+        if (spec.random_data && t.data instanceof Float32Array)
+          for (let i = 0; i < t.data.length; i++) t.data[i] = Math.random();
         feeds[name] = t;
       }
       return feeds;
@@ -48,7 +50,9 @@ export function warmupFeeds(config: ModelConfig, readFile: (name: string) => Uin
   }
   const feeds: Record<string, Tensor> = extra();
   for (const input of config.input ?? []) {
-    const dims = input.dims.map((d, i) => (d >= 0 ? d : i === input.dims.length - 1 ? VARIABLE_LAST_DIM : VARIABLE_DIM));
+    const dims = input.dims.map((d, i) =>
+      d >= 0 ? d : i === input.dims.length - 1 ? VARIABLE_LAST_DIM : VARIABLE_DIM,
+    );
     const shape = mbs > 0 ? [1, ...dims] : dims.map((d, i) => (i === 0 && input.dims[0] === -1 ? 1 : d));
     if (elementCount(shape) > 16_000_000) return [];
     feeds[input.name] = zeros(fromConfigType(input.data_type) ?? 'FP32', shape);

@@ -14,11 +14,15 @@ type Ast = Extract<ReturnType<typeof parseExpression>, { ok: true }>['ast'];
 const parsed = new Map<string, Ast>();
 
 /** Whether a condition holds: its expression evaluated over the tensors on its ports. */
-export function conditionHolds(node: ConditionNode, inputs: Record<string, Tensor>): { holds: boolean; value: number | boolean } {
+export function conditionHolds(
+  node: ConditionNode,
+  inputs: Record<string, Tensor>,
+): { holds: boolean; value: number | boolean } {
   let ast = parsed.get(node.params.expression);
   if (!ast) {
     const p = parseExpression(node.params.expression);
-    if (!p.ok) throw new EngineError('invalid-graph', `condition '${node.id}': ${p.error.message} (column ${p.error.column})`);
+    if (!p.ok)
+      throw new EngineError('invalid-graph', `condition '${node.id}': ${p.error.message} (column ${p.error.column})`);
     ast = p.ast;
     if (parsed.size > 1000) parsed.clear();
     parsed.set(node.params.expression, ast);
@@ -44,9 +48,14 @@ export function createExecutor(deps: ExecutorDeps): NodeExecutor {
   return {
     async execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
       switch (node.kind) {
-        case 'model': return runModel(deps, node, inputs, ctx);
+        case 'model':
+          return runModel(deps, node, inputs, ctx);
         case 'op': {
-          const r = await deps.ops.run(node.params.op, inputs, node.params.values, { signal: ctx.signal, canTransfer: ctx.canTransfer, summarize: ctx.observed });
+          const r = await deps.ops.run(node.params.op, inputs, node.params.values, {
+            signal: ctx.signal,
+            canTransfer: ctx.canTransfer,
+            summarize: ctx.observed,
+          });
           return { responses: [r.outputs], computeMs: r.computeMs, queueMs: r.queueMs, instance: r.instance };
         }
         case 'condition': {
@@ -65,25 +74,46 @@ export function createExecutor(deps: ExecutorDeps): NodeExecutor {
   };
 }
 
-async function runGroup(deps: ExecutorDeps, group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun> {
+async function runGroup(
+  deps: ExecutorDeps,
+  group: FusedGroup,
+  inputs: Record<string, Tensor>,
+  ctx: ExecContext,
+): Promise<GroupRun> {
   const modelStep = group.members.findIndex((m) => m.kind === 'model');
   const rt = runtimeOf(deps, group.members[modelStep]!);
   const steps = group.members.map((m, k): ChainStep => {
-    const wiring = k === 0 ? Object.fromEntries(Object.keys(inputs).map((port) => [port, { feed: port }])) : group.inputs[k]!;
+    const wiring =
+      k === 0 ? Object.fromEntries(Object.keys(inputs).map((port) => [port, { feed: port }])) : group.inputs[k]!;
     if (m.kind === 'op') return { kind: 'op', op: m.params.op, values: m.params.values, inputs: wiring };
     return { kind: 'model', inputs: wiring };
   });
   const last = steps.length - 1;
   try {
-    const r = await rt.runChain({ feeds: inputs, steps, modelStep, signal: ctx.signal, canTransfer: ctx.canTransfer, summarize: ctx.observed });
+    const r = await rt.runChain({
+      feeds: inputs,
+      steps,
+      modelStep,
+      signal: ctx.signal,
+      canTransfer: ctx.canTransfer,
+      summarize: ctx.observed,
+    });
     const runs = r.stages.map((s, k): NodeRun => ({
-      responses: [k === last ? r.outputs : {}], computeMs: s.computeNs / 1e6, instance: r.instance, summaries: plainSummaries(s),
+      responses: [k === last ? r.outputs : {}],
+      computeMs: s.computeNs / 1e6,
+      instance: r.instance,
+      summaries: plainSummaries(s),
       ...(s.batchSize !== undefined ? { batchSize: s.batchSize } : {}),
     }));
     return { runs, queueMs: r.queueMs };
   } catch (err) {
     if (!(err instanceof ChainError)) throw err;
-    const runs = err.stages.map((s): NodeRun => ({ responses: [{}], computeMs: s.computeNs / 1e6, instance: err.instance, summaries: plainSummaries(s) }));
+    const runs = err.stages.map((s): NodeRun => ({
+      responses: [{}],
+      computeMs: s.computeNs / 1e6,
+      instance: err.instance,
+      summaries: plainSummaries(s),
+    }));
     return { runs, failure: err, queueMs: 0 };
   }
 }
@@ -92,20 +122,47 @@ function plainSummaries(stage: StageResult): NodeRun['summaries'] {
   return Object.fromEntries(Object.entries(stage.summaries).map(([port, s]) => [port, restoreSummary(s)]));
 }
 
-async function runModel(deps: ExecutorDeps, node: ModelNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
+async function runModel(
+  deps: ExecutorDeps,
+  node: ModelNode,
+  inputs: Record<string, Tensor>,
+  ctx: ExecContext,
+): Promise<NodeRun> {
   const rt = runtimeOf(deps, node);
   const { feeds, added } = addBatchDim(rt, inputs);
   const strip = (o: Record<string, Tensor>) => (added ? removeBatchDim(o) : o);
   const decoupled = rt.decoupled;
   const r = await rt.infer({
-    inputs: feeds, signal: ctx.signal, sequence: deps.sequence, canTransfer: ctx.canTransfer, summarize: ctx.observed,
+    inputs: feeds,
+    signal: ctx.signal,
+    sequence: deps.sequence,
+    canTransfer: ctx.canTransfer,
+    summarize: ctx.observed,
     onBound: deps.onBound ? boundTo(deps.onBound, node, rt.name) : undefined,
     ...(decoupled ? { respond: (o: Record<string, Tensor>) => ctx.respond(node, strip(o)) } : {}),
-    ...(ctx.observed ? { onLog: (level: LogLevel, message: string, instance: string) => ctx.log(node, { model: rt.name, instance, level, message }) } : {}),
+    ...(ctx.observed
+      ? {
+          onLog: (level: LogLevel, message: string, instance: string) =>
+            ctx.log(node, { model: rt.name, instance, level, message }),
+        }
+      : {}),
   });
   // A decoupled model's responses already flowed downstream one by one.
-  if (decoupled) return { responses: (r.responses ?? []).map(strip), queueMs: r.queueMs, computeMs: r.computeMs, batchSize: r.batchSize, instance: r.instance };
-  return { responses: [strip(r.outputs)], queueMs: r.queueMs, computeMs: r.computeMs, batchSize: r.batchSize, instance: r.instance };
+  if (decoupled)
+    return {
+      responses: (r.responses ?? []).map(strip),
+      queueMs: r.queueMs,
+      computeMs: r.computeMs,
+      batchSize: r.batchSize,
+      instance: r.instance,
+    };
+  return {
+    responses: [strip(r.outputs)],
+    queueMs: r.queueMs,
+    computeMs: r.computeMs,
+    batchSize: r.batchSize,
+    instance: r.instance,
+  };
 }
 
 function runtimeOf(deps: ExecutorDeps, node: GraphNode): ModelRuntime {
@@ -114,7 +171,11 @@ function runtimeOf(deps: ExecutorDeps, node: GraphNode): ModelRuntime {
   return rt;
 }
 
-function boundTo(onBound: NonNullable<ExecutorDeps['onBound']>, node: ModelNode, model: string): (instance: string) => void {
+function boundTo(
+  onBound: NonNullable<ExecutorDeps['onBound']>,
+  node: ModelNode,
+  model: string,
+): (instance: string) => void {
   return (instance) => onBound(node, model, instance);
 }
 
@@ -123,7 +184,10 @@ function boundTo(onBound: NonNullable<ExecutorDeps['onBound']>, node: ModelNode,
  * short of the model's full shape (e.g. from a non-batching ensemble) gets a batch dim of 1, and the
  * outputs lose it again.
  */
-function addBatchDim(rt: ModelRuntime, inputs: Record<string, Tensor>): { feeds: Record<string, Tensor>; added: boolean } {
+function addBatchDim(
+  rt: ModelRuntime,
+  inputs: Record<string, Tensor>,
+): { feeds: Record<string, Tensor>; added: boolean } {
   const cfg = rt.config;
   if ((cfg.max_batch_size ?? 0) <= 0) return { feeds: inputs, added: false };
   let dims = INPUT_RANKS.get(cfg);

@@ -13,7 +13,10 @@ describe('ResponseCollector', () => {
     expect(sent).toEqual([]);
     r.add(0, 'b', t(10));
     r.add(1, 'b', t(11));
-    expect(sent.map((o) => Object.keys(o).sort())).toEqual([['a', 'b'], ['a', 'b']]);
+    expect(sent.map((o) => Object.keys(o).sort())).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
     expect(sent.map((o) => o.b!.data[0])).toEqual([10, 11]);
   });
 

@@ -9,7 +9,10 @@ import type { Tensor } from '@ensemble-studio/core';
 export class ResponseCollector {
   private iterations = new Map<number, Record<string, Tensor>>();
 
-  constructor(private readonly outputs: number, private readonly send: (outputs: Record<string, Tensor>) => void) {}
+  constructor(
+    private readonly outputs: number,
+    private readonly send: (outputs: Record<string, Tensor>) => void,
+  ) {}
 
   /** Output `name` of iteration `iteration` arrived. */
   add(iteration: number, name: string, t: Tensor): void {

@@ -1,4 +1,12 @@
-import type { ConditionNode, GraphDoc, GraphNode, NodeTiming, ServerMessage, Tensor, TensorSummary } from '@ensemble-studio/core';
+import type {
+  ConditionNode,
+  GraphDoc,
+  GraphNode,
+  NodeTiming,
+  ServerMessage,
+  Tensor,
+  TensorSummary,
+} from '@ensemble-studio/core';
 import type { CancelSignal } from './cancel.ts';
 import type { FusedGroup } from './fusion.ts';
 
@@ -18,7 +26,11 @@ export interface NodeRun {
 }
 
 /** What a fused group did: a run per member that finished, in order, then the failure that stopped it, if any. */
-export interface GroupRun { runs: NodeRun[]; failure?: unknown; queueMs: number }
+export interface GroupRun {
+  runs: NodeRun[];
+  failure?: unknown;
+  queueMs: number;
+}
 
 export interface ExecContext {
   signal: CancelSignal;
@@ -29,7 +41,10 @@ export interface ExecContext {
   /** A decoupled node's response, as it arrives: it flows downstream at once as its own iteration. */
   respond(node: GraphNode, outputs: Record<string, Tensor>): void;
   /** A line a node's model logged while running for this run. */
-  log(node: GraphNode, line: { model: string; instance: string; level: 'info' | 'warn' | 'error' | 'verbose'; message: string }): void;
+  log(
+    node: GraphNode,
+    line: { model: string; instance: string; level: 'info' | 'warn' | 'error' | 'verbose'; message: string },
+  ): void;
 }
 
 /** Runs model, op and condition nodes (routers, inputs and outputs are the scheduler's own). */
@@ -39,7 +54,13 @@ export interface NodeExecutor {
   executeGroup?(group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun>;
 }
 
-export interface ExitInfo { conditionId: string; expression: string; value: number | boolean; strategy: ConditionNode['params']['strategy']; message?: string }
+export interface ExitInfo {
+  conditionId: string;
+  expression: string;
+  value: number | boolean;
+  strategy: ConditionNode['params']['strategy'];
+  message?: string;
+}
 
 export interface SchedulerResult {
   status: 'completed' | 'exited_early' | 'failed';

@@ -3,7 +3,11 @@ import type { DataType, ModelConfig, SequenceState, Tensor } from '@ensemble-stu
 import { allocData, elementCount, fromConfigType, zeros } from '@ensemble-studio/core';
 
 /** The flags of one request of a sequence. */
-export interface SequenceFlags { id: number | string; start: boolean; end: boolean }
+export interface SequenceFlags {
+  id: number | string;
+  start: boolean;
+  end: boolean;
+}
 
 /**
  * The initial value of each implicit state for a new sequence: zeros (also Triton's `zero_data`;
@@ -36,7 +40,11 @@ function initialState(s: SequenceState, mbs: number, readFile: (name: string) =>
 /** The state output name → state input name map of a config. */
 export function stateNames(config: ModelConfig): { input: string; output: string }[] {
   let names = STATE_NAMES.get(config);
-  if (!names) STATE_NAMES.set(config, (names = (config.sequence_batching?.state ?? []).map((s) => ({ input: s.input_name, output: s.output_name }))));
+  if (!names)
+    STATE_NAMES.set(
+      config,
+      (names = (config.sequence_batching?.state ?? []).map((s) => ({ input: s.input_name, output: s.output_name }))),
+    );
   return names;
 }
 
@@ -65,16 +73,23 @@ export function controlTensors(config: ModelConfig, flags: readonly SequenceFlag
         out[ci.name] = { datatype, shape, data };
         continue;
       }
-      const pick = (f: SequenceFlags) => (c.kind === 'CONTROL_SEQUENCE_START' ? f.start : c.kind === 'CONTROL_SEQUENCE_END' ? f.end : true);
+      const pick = (f: SequenceFlags) =>
+        c.kind === 'CONTROL_SEQUENCE_START' ? f.start : c.kind === 'CONTROL_SEQUENCE_END' ? f.end : true;
       out[ci.name] = boolControl(c, flags.map(pick), shape);
     }
   }
   return out;
 }
 
-function boolControl(c: { int32_false_true?: number[]; fp32_false_true?: number[]; bool_false_true?: boolean[] }, values: boolean[], shape: number[]): Tensor {
-  if (c.fp32_false_true) return { datatype: 'FP32', shape, data: Float32Array.from(values, (v) => c.fp32_false_true![v ? 1 : 0] ?? 0) };
-  if (c.bool_false_true) return { datatype: 'BOOL', shape, data: Uint8Array.from(values, (v) => (c.bool_false_true![v ? 1 : 0] ? 1 : 0)) };
+function boolControl(
+  c: { int32_false_true?: number[]; fp32_false_true?: number[]; bool_false_true?: boolean[] },
+  values: boolean[],
+  shape: number[],
+): Tensor {
+  if (c.fp32_false_true)
+    return { datatype: 'FP32', shape, data: Float32Array.from(values, (v) => c.fp32_false_true![v ? 1 : 0] ?? 0) };
+  if (c.bool_false_true)
+    return { datatype: 'BOOL', shape, data: Uint8Array.from(values, (v) => (c.bool_false_true![v ? 1 : 0] ? 1 : 0)) };
   const pair = c.int32_false_true ?? [0, 1];
   return { datatype: 'INT32', shape, data: Int32Array.from(values, (v) => pair[v ? 1 : 0] ?? 0) };
 }

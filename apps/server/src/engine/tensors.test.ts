@@ -12,7 +12,7 @@ describe('thumbnail', () => {
     // [1,2,128,256]: channel 0 is 1 on the left half and 0 on the right; channel 1 is all 5.
     const h = 128;
     const w = 256;
-    const t = fp32([1, 2, h, w], (i) => (i >= h * w ? 5 : (i % w) < w / 2 ? 1 : 0));
+    const t = fp32([1, 2, h, w], (i) => (i >= h * w ? 5 : i % w < w / 2 ? 1 : 0));
     const s = summarizeTensor(t);
     expect(s.data).toBeUndefined();
     expect(s.thumbnail?.shape).toEqual([64, 64]);
@@ -26,7 +26,10 @@ describe('thumbnail', () => {
   });
 
   it('averages each box: a 2×2 block of 0,1,2,3 becomes 1.5', () => {
-    const t = thumbnail(Float32Array.from([0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15].map((_, i) => i)), [4, 4]);
+    const t = thumbnail(
+      Float32Array.from([0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15].map((_, i) => i)),
+      [4, 4],
+    );
     expect(t).toEqual({ shape: [4, 4], data: Array.from({ length: 16 }, (_, i) => i) });
     const big = fp32([128, 128], (i) => Math.floor(i / 128) % 2); // odd rows 1, even rows 0
     expect(thumbnail(big.data as Float32Array, big.shape)!.data.every((v) => v === 0.5)).toBe(true);
@@ -43,7 +46,9 @@ describe('thumbnail', () => {
     expect(summarizeTensor(fp32([8, 8], () => 1)).thumbnail).toBeUndefined();
     expect(summarizeTensor(fp32([8, 8], () => 1)).data).toHaveLength(64);
     expect(summarizeTensor(fp32([1, 100, 100], () => 1)).thumbnail).toBeUndefined();
-    expect(summarizeTensor({ datatype: 'INT32', shape: [100, 100], data: new Int32Array(10_000) }).thumbnail).toBeUndefined();
+    expect(
+      summarizeTensor({ datatype: 'INT32', shape: [100, 100], data: new Int32Array(10_000) }).thumbnail,
+    ).toBeUndefined();
     expect(thumbnail(new Float32Array(2100 * 2100), [2100, 2100])).toBeUndefined();
   });
 });
@@ -54,11 +59,19 @@ describe('splitBatch', () => {
     const copies = splitBatch(t, [1, 2]);
     const views = splitBatch(t, [1, 2], 'view');
     for (const parts of [copies, views]) {
-      expect(parts.map((p) => p.shape)).toEqual([[1, 2], [2, 2]]);
-      expect(parts.map((p) => [...(p.data as Float32Array)])).toEqual([[1, 2], [3, 4, 5, 6]]);
+      expect(parts.map((p) => p.shape)).toEqual([
+        [1, 2],
+        [2, 2],
+      ]);
+      expect(parts.map((p) => [...(p.data as Float32Array)])).toEqual([
+        [1, 2],
+        [3, 4, 5, 6],
+      ]);
     }
     expect(copies.every((p) => ownsWholeBuffer(p.data))).toBe(true);
-    expect(views.every((p) => (p.data as Float32Array).buffer === t.data.buffer && !ownsWholeBuffer(p.data))).toBe(true);
+    expect(views.every((p) => (p.data as Float32Array).buffer === t.data.buffer && !ownsWholeBuffer(p.data))).toBe(
+      true,
+    );
     expect(() => splitBatch(t, [1, 1])).toThrow(/batch of 3 into 2 rows/);
   });
 });

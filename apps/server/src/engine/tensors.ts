@@ -4,9 +4,19 @@ import type { PortableTensor } from './backends/onnx/workerProtocol.ts';
 
 /** onnxruntime's element type name for each protocol data type (BF16 is not supported by ORT). */
 export const ORT_TYPES: Partial<Record<DataType, string>> = {
-  BOOL: 'bool', UINT8: 'uint8', UINT16: 'uint16', UINT32: 'uint32', UINT64: 'uint64',
-  INT8: 'int8', INT16: 'int16', INT32: 'int32', INT64: 'int64',
-  FP16: 'float16', FP32: 'float32', FP64: 'float64', BYTES: 'string',
+  BOOL: 'bool',
+  UINT8: 'uint8',
+  UINT16: 'uint16',
+  UINT32: 'uint32',
+  UINT64: 'uint64',
+  INT8: 'int8',
+  INT16: 'int16',
+  INT32: 'int32',
+  INT64: 'int64',
+  FP16: 'float16',
+  FP32: 'float32',
+  FP64: 'float64',
+  BYTES: 'string',
 };
 
 /** Protocol data type of an onnxruntime element type name. */
@@ -34,7 +44,9 @@ export function concatBatch(parts: readonly Tensor[]): Tensor {
   let offset = 0;
   for (const t of parts) {
     if (t.datatype !== first.datatype || !sameItemDims(t.shape, first.shape)) {
-      throw new Error(`cannot batch [${t.shape.join(',')}] ${t.datatype} with [${first.shape.join(',')}] ${first.datatype}`);
+      throw new Error(
+        `cannot batch [${t.shape.join(',')}] ${t.datatype} with [${first.shape.join(',')}] ${first.datatype}`,
+      );
     }
     if (Array.isArray(data)) for (let i = 0; i < t.data.length; i++) data[offset + i] = (t.data as string[])[i]!;
     else (data as Float32Array).set(t.data as Float32Array, offset);
@@ -56,8 +68,11 @@ export function splitBatch(t: Tensor, rows: readonly number[], mode: 'copy' | 'v
   let offset = 0;
   for (const r of rows) {
     const n = r * per;
-    const data = Array.isArray(t.data) ? t.data.slice(offset, offset + n)
-      : mode === 'view' ? (t.data as Float32Array).subarray(offset, offset + n) : (t.data as Float32Array).slice(offset, offset + n);
+    const data = Array.isArray(t.data)
+      ? t.data.slice(offset, offset + n)
+      : mode === 'view'
+        ? (t.data as Float32Array).subarray(offset, offset + n)
+        : (t.data as Float32Array).slice(offset, offset + n);
     out.push({ datatype: t.datatype, shape: [r, ...t.shape.slice(1)], data });
     offset += n;
   }
@@ -111,7 +126,8 @@ export function rememberSummary<T extends Tensor>(t: T, summary: TensorSummary |
 
 /** A summary as a worker sent it (thumbnail as a typed array, see `summarizeAll` in workerChain.ts) made plain JSON again. */
 export function restoreSummary(summary: TensorSummary): TensorSummary {
-  if (summary.thumbnail && !Array.isArray(summary.thumbnail.data)) summary.thumbnail.data = Array.from(summary.thumbnail.data as ArrayLike<number>);
+  if (summary.thumbnail && !Array.isArray(summary.thumbnail.data))
+    summary.thumbnail.data = Array.from(summary.thumbnail.data as ArrayLike<number>);
   return summary;
 }
 
@@ -133,11 +149,14 @@ export function summarizeTensor(t: Tensor): TensorSummary {
     return summary;
   }
   const small = n <= SUMMARY_FULL_LIMIT;
-  const json = small ? tensorToJson(t) : tensorToJson({ ...t, shape: [Math.min(n, PREVIEW)], data: sliceData(t.data, PREVIEW) });
+  const json = small
+    ? tensorToJson(t)
+    : tensorToJson({ ...t, shape: [Math.min(n, PREVIEW)], data: sliceData(t.data, PREVIEW) });
   summary.preview = json.slice(0, PREVIEW);
   if (small) summary.data = json;
   // Stats over huge tensors would stall the event loop (a 4 MP image takes ~4 ms): those get a preview only.
-  if (n > 0 && n <= STATS_LIMIT && t.datatype !== 'BOOL' && t.datatype !== 'FP16' && t.datatype !== 'BF16') Object.assign(summary, stats(t.data));
+  if (n > 0 && n <= STATS_LIMIT && t.datatype !== 'BOOL' && t.datatype !== 'FP16' && t.datatype !== 'BF16')
+    Object.assign(summary, stats(t.data));
   if (!small && t.datatype === 'FP32' && t.data instanceof Float32Array) {
     const thumb = thumbnail(t.data, t.shape);
     if (thumb) summary.thumbnail = thumb;
@@ -153,7 +172,10 @@ const THUMB_LIMIT = 1 << 22;
  * [N,C,H,W] one, for the browser's heatmap. One pass over that plane; none above 4M elements.
  * @example thumbnail(new Float32Array(4 * 4), [4, 4])!.shape // [4, 4]
  */
-export function thumbnail(data: Float32Array, shape: readonly number[]): { shape: [number, number]; data: number[] } | undefined {
+export function thumbnail(
+  data: Float32Array,
+  shape: readonly number[],
+): { shape: [number, number]; data: number[] } | undefined {
   if (data.length === 0 || data.length > THUMB_LIMIT || (shape.length !== 2 && shape.length !== 4)) return undefined;
   const h = shape[shape.length - 2]!;
   const w = shape[shape.length - 1]!;
@@ -232,9 +254,16 @@ export function isOwned(t: Tensor): boolean {
  * may move on) and with the summaries the worker made for them.
  * @example const outputs = receivedOutputs(poolResult.result)
  */
-export function receivedOutputs(r: { outputs: Record<string, Tensor>; summaries: Record<string, TensorSummary> }): Record<string, Tensor> {
+export function receivedOutputs(r: {
+  outputs: Record<string, Tensor>;
+  summaries: Record<string, TensorSummary>;
+}): Record<string, Tensor> {
   const outputs: Record<string, Tensor> = {};
-  for (const [name, t] of Object.entries(r.outputs)) outputs[name] = rememberSummary(markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }), r.summaries[name]);
+  for (const [name, t] of Object.entries(r.outputs))
+    outputs[name] = rememberSummary(
+      markOwned({ datatype: t.datatype, shape: t.shape, data: t.data }),
+      r.summaries[name],
+    );
   return outputs;
 }
 
@@ -242,7 +271,10 @@ export function receivedOutputs(r: { outputs: Record<string, Tensor>; summaries:
  * Tensors for postMessage: each buffer moves when `canTransfer` allows it and the tensor spans it,
  * else goes as a fresh copy; both kinds are listed in `transfer`.
  */
-export function portableFeeds(feeds: Record<string, Tensor>, canTransfer: ((t: Tensor) => boolean) | undefined): { portable: Record<string, PortableTensor>; transfer: ArrayBuffer[] } {
+export function portableFeeds(
+  feeds: Record<string, Tensor>,
+  canTransfer: ((t: Tensor) => boolean) | undefined,
+): { portable: Record<string, PortableTensor>; transfer: ArrayBuffer[] } {
   const transfer: ArrayBuffer[] = [];
   const portable: Record<string, PortableTensor> = {};
   for (const [name, t] of Object.entries(feeds)) portable[name] = toPortable(t, canTransfer?.(t) === true, transfer);
@@ -251,7 +283,10 @@ export function portableFeeds(feeds: Record<string, Tensor>, canTransfer: ((t: T
 
 function toPortable(t: Tensor, mayMove: boolean, transfer: ArrayBuffer[]): PortableTensor {
   if (Array.isArray(t.data)) return { datatype: t.datatype, shape: [...t.shape], data: t.data };
-  const data = mayMove && ownsWholeBuffer(t.data) && !transfer.includes((t.data as Float32Array).buffer as ArrayBuffer) ? t.data : copyData(t.data);
+  const data =
+    mayMove && ownsWholeBuffer(t.data) && !transfer.includes((t.data as Float32Array).buffer as ArrayBuffer)
+      ? t.data
+      : copyData(t.data);
   transfer.push((data as Float32Array).buffer as ArrayBuffer);
   return { datatype: t.datatype, shape: [...t.shape], data };
 }
@@ -262,7 +297,11 @@ export function tensorToBytes(t: Tensor): Uint8Array {
     const parts = t.data.map((s) => Buffer.from(s, 'utf8'));
     const out = Buffer.alloc(parts.reduce((a, p) => a + 4 + p.length, 0));
     let off = 0;
-    for (const p of parts) { out.writeUInt32LE(p.length, off); p.copy(out, off + 4); off += 4 + p.length; }
+    for (const p of parts) {
+      out.writeUInt32LE(p.length, off);
+      p.copy(out, off + 4);
+      off += 4 + p.length;
+    }
     return out;
   }
   const d = t.data as Exclude<Tensor['data'], string[]>;

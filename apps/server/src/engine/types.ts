@@ -1,4 +1,11 @@
-import type { ApiEngineHealth, ConditionStrategy, GraphDoc, NodeTiming, ServerMessage, Tensor } from '@ensemble-studio/core';
+import type {
+  ApiEngineHealth,
+  ConditionStrategy,
+  GraphDoc,
+  NodeTiming,
+  ServerMessage,
+  Tensor,
+} from '@ensemble-studio/core';
 import type { Repository } from '../repo/types.ts';
 import type { CancelSignal } from './cancel.ts';
 
@@ -66,7 +73,13 @@ export interface RunResult {
   status: 'completed' | 'exited_early' | 'failed';
   outputs: Record<string, Tensor>;
   timings: NodeTiming[];
-  exit?: { conditionId: string; expression: string; value: number | boolean; strategy: ConditionStrategy; message?: string };
+  exit?: {
+    conditionId: string;
+    expression: string;
+    value: number | boolean;
+    strategy: ConditionStrategy;
+    message?: string;
+  };
   error?: { code: string; message: string; nodeId?: string };
 }
 
@@ -74,4 +87,9 @@ export interface RunResult {
 export type EngineHealth = ApiEngineHealth;
 
 /** A sequence holding a slot of `instance`, or waiting in the model's backlog (`instance: null`). */
-export interface SequenceInfo { model: string; sequenceId: number | string; instance: string | null; lastActiveMs: number }
+export interface SequenceInfo {
+  model: string;
+  sequenceId: number | string;
+  instance: string | null;
+  lastActiveMs: number;
+}

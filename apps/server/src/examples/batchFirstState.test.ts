@@ -11,7 +11,8 @@ const STATE = { input: 'state', output: 'stateN', dims: [2, 128] as [number, num
 /** [2,B,128] → [B,2,128] (or back: the swap is its own inverse). */
 function swap(data: Float32Array, a: number, b: number): Float32Array {
   const out = new Float32Array(data.length);
-  for (let i = 0; i < a; i++) for (let j = 0; j < b; j++) out.set(data.subarray((i * b + j) * 128, (i * b + j + 1) * 128), (j * a + i) * 128);
+  for (let i = 0; i < a; i++)
+    for (let j = 0; j < b; j++) out.set(data.subarray((i * b + j) * 128, (i * b + j + 1) * 128), (j * a + i) * 128);
   return out;
 }
 
@@ -25,9 +26,18 @@ describe('batchFirstState', () => {
     let stateSecond: Float32Array = new Float32Array(2 * B * 128);
     let stateFirst: Float32Array = new Float32Array(2 * B * 128);
     for (let k = 0; k < 6; k++) {
-      const x = Float32Array.from({ length: B * 576 }, (_, i) => 0.4 * Math.sin(i * (0.03 + 0.01 * k)) * (1 + (i % 576 > 300 ? 1 : 0)));
-      const ra = await original.run({ input: new ort.Tensor('float32', x, [B, 576]), state: new ort.Tensor('float32', stateSecond, [2, B, 128]) });
-      const rb = await rewritten.run({ input: new ort.Tensor('float32', x, [B, 576]), state: new ort.Tensor('float32', stateFirst, [B, 2, 128]) });
+      const x = Float32Array.from(
+        { length: B * 576 },
+        (_, i) => 0.4 * Math.sin(i * (0.03 + 0.01 * k)) * (1 + (i % 576 > 300 ? 1 : 0)),
+      );
+      const ra = await original.run({
+        input: new ort.Tensor('float32', x, [B, 576]),
+        state: new ort.Tensor('float32', stateSecond, [2, B, 128]),
+      });
+      const rb = await rewritten.run({
+        input: new ort.Tensor('float32', x, [B, 576]),
+        state: new ort.Tensor('float32', stateFirst, [B, 2, 128]),
+      });
       expect(rb.stateN!.dims).toEqual([B, 2, 128]);
       expect(Array.from(rb.output!.data as Float32Array)).toEqual(Array.from(ra.output!.data as Float32Array));
       stateSecond = ra.stateN!.data as Float32Array;
@@ -37,6 +47,8 @@ describe('batchFirstState', () => {
   });
 
   it('names the state it could not find', () => {
-    expect(() => batchFirstState(silero(), { ...STATE, input: 'h' })).toThrow(/graph input 'h' and a graph output 'stateN'/);
+    expect(() => batchFirstState(silero(), { ...STATE, input: 'h' })).toThrow(
+      /graph input 'h' and a graph output 'stateN'/,
+    );
   });
 });

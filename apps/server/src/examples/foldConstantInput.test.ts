@@ -17,7 +17,11 @@ describe('foldScalarInput', () => {
     let stateB = stateA;
     for (let k = 0; k < 5; k++) {
       const x = Float32Array.from({ length: 576 }, (_, i) => 0.4 * Math.sin(i * (0.03 + 0.02 * k)));
-      const ra = await a.run({ input: new ort.Tensor('float32', x, [1, 576]), state: stateA, sr: new ort.Tensor('int64', BigInt64Array.from([16000n]), []) });
+      const ra = await a.run({
+        input: new ort.Tensor('float32', x, [1, 576]),
+        state: stateA,
+        sr: new ort.Tensor('int64', BigInt64Array.from([16000n]), []),
+      });
       const rb = await b.run({ input: new ort.Tensor('float32', x, [1, 576]), state: stateB });
       expect(Array.from(rb.output!.data as Float32Array)).toEqual(Array.from(ra.output!.data as Float32Array));
       stateA = ra.stateN as ort.Tensor;

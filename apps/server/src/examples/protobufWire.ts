@@ -2,7 +2,12 @@
  * Just enough of the protobuf wire format to edit an ONNX file without a protobuf library:
  * split a message into its fields, and write fields back. Unknown fields are copied byte for byte.
  */
-export interface WireField { field: number; wireType: number; /** Raw bytes of the whole field (key + value). */ raw: Uint8Array; /** For length-delimited fields: the payload. */ payload?: Uint8Array }
+export interface WireField {
+  field: number;
+  wireType: number;
+  /** Raw bytes of the whole field (key + value). */ raw: Uint8Array;
+  /** For length-delimited fields: the payload. */ payload?: Uint8Array;
+}
 
 function readVarint(buf: Uint8Array, pos: number): [bigint, number] {
   let result = 0n;
@@ -56,7 +61,10 @@ export function varint(value: bigint | number): Uint8Array {
 export function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let pos = 0;
-  for (const p of parts) { out.set(p, pos); pos += p.length; }
+  for (const p of parts) {
+    out.set(p, pos);
+    pos += p.length;
+  }
   return out;
 }
 

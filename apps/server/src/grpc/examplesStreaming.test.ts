@@ -30,26 +30,40 @@ afterAll(async () => {
 /** A stream request for `ocr` with an image file as its UINT8 HWC input. */
 function ocrRequest(file: string, id: string, parameters: Record<string, unknown> = {}) {
   const image = decodeImage(readFileSync(file));
-  return { model_name: 'ocr', id, parameters, inputs: [{ name: 'image', datatype: 'UINT8', shape: [...image.shape] }], raw_input_contents: [Buffer.from(tensorToBytes(image))] };
+  return {
+    model_name: 'ocr',
+    id,
+    parameters,
+    inputs: [{ name: 'image', datatype: 'UINT8', shape: [...image.shape] }],
+    raw_input_contents: [Buffer.from(tensorToBytes(image))],
+  };
 }
 
 /** BYTES elements of a raw output: each a 4-byte little-endian length, then UTF-8. */
 function strings(raw: Uint8Array): string[] {
   const b = Buffer.from(raw);
   const out: string[] = [];
-  for (let off = 0; off < b.length;) { const n = b.readUInt32LE(off); out.push(b.subarray(off + 4, off + 4 + n).toString('utf8')); off += 4 + n; }
+  for (let off = 0; off < b.length;) {
+    const n = b.readUInt32LE(off);
+    out.push(b.subarray(off + 4, off + 4 + n).toString('utf8'));
+    off += 4 + n;
+  }
   return out;
 }
 
 describe('ocr over gRPC', () => {
   it('ModelConfig answers for every model of the examples, and says ocr is decoupled (its gate)', async () => {
     const { models } = await c.call('RepositoryIndex', {});
-    for (const { name } of models as { name: string }[]) expect((await c.call('ModelConfig', { name })).config.name, name).toBe(name);
+    for (const { name } of models as { name: string }[])
+      expect((await c.call('ModelConfig', { name })).config.name, name).toBe(name);
     expect((await c.call('ModelConfig', { name: 'ocr' })).config.model_transaction_policy).toEqual({ decoupled: true });
   });
 
   it('unary ModelInfer is refused as Triton refuses decoupled models', async () => {
-    const err = await c.call('ModelInfer', ocrRequest(makeFixtures().blank, 'u')).then(() => undefined, (e: { code: number; details: string }) => e);
+    const err = await c.call('ModelInfer', ocrRequest(makeFixtures().blank, 'u')).then(
+      () => undefined,
+      (e: { code: number; details: string }) => e,
+    );
     expect(err?.code).toBe(status.UNIMPLEMENTED);
     expect(err?.details).toMatch(/^ModelInfer RPC doesn't support models with decoupled transaction policy/);
   });
@@ -64,27 +78,47 @@ describe('ocr over gRPC', () => {
     expect(strings(r.raw_output_contents[names.indexOf('texts')]).join(' ')).toContain('HELLO 2026');
     // As a decoupled Triton model: the response, then a flags-only final that is sent only on request.
     expect(r.parameters.triton_final_response.bool_param).toBe(false);
-    const asked = await streamAll(c, [ocrRequest(makeFixtures().hello, 'hello-2', { triton_enable_empty_final_response: { bool_param: true } })]);
-    expect(asked.map((m) => [m.infer_response.id, m.infer_response.outputs.length, m.infer_response.parameters.triton_final_response.bool_param]))
-      .toEqual([['hello-2', 4, false], ['hello-2', 0, true]]);
+    const asked = await streamAll(c, [
+      ocrRequest(makeFixtures().hello, 'hello-2', { triton_enable_empty_final_response: { bool_param: true } }),
+    ]);
+    expect(
+      asked.map((m) => [
+        m.infer_response.id,
+        m.infer_response.outputs.length,
+        m.infer_response.parameters.triton_final_response.bool_param,
+      ]),
+    ).toEqual([
+      ['hello-2', 4, false],
+      ['hello-2', 0, true],
+    ]);
   }, 60_000);
 
   it('a blank image streams no response; with triton_enable_empty_final_response, one empty final response', async () => {
     expect(await streamAll(c, [ocrRequest(makeFixtures().blank, 'blank')])).toEqual([]);
-    const asked = await streamAll(c, [ocrRequest(makeFixtures().blank, 'blank-2', { triton_enable_empty_final_response: { bool_param: true } })]);
+    const asked = await streamAll(c, [
+      ocrRequest(makeFixtures().blank, 'blank-2', { triton_enable_empty_final_response: { bool_param: true } }),
+    ]);
     expect(asked).toHaveLength(1);
     expect(asked[0]!.error_message).toBe('');
-    expect(asked[0]!.infer_response).toMatchObject({ id: 'blank-2', model_name: 'ocr', outputs: [], raw_output_contents: [] });
+    expect(asked[0]!.infer_response).toMatchObject({
+      id: 'blank-2',
+      model_name: 'ocr',
+      outputs: [],
+      raw_output_contents: [],
+    });
     expect(asked[0]!.infer_response.parameters.triton_final_response.bool_param).toBe(true);
   }, 60_000);
 });
 
 describe('a client that goes away', () => {
-  it('cancels the stream\'s run in flight: the engine counts it failed, not served, and frees its run slot', async () => {
+  it("cancels the stream's run in flight: the engine counts it failed, not served, and frees its run slot", async () => {
     // A copy: metrics() hands out the live counters.
     const before = { requestSuccess: 0, requestFailure: 0, ...s.studio.engine.metrics().graphs.ocr };
     const stream = c.stream();
-    const ended = new Promise<void>((resolve) => { stream.on('error', () => resolve()); stream.on('end', () => resolve()); });
+    const ended = new Promise<void>((resolve) => {
+      stream.on('error', () => resolve());
+      stream.on('end', () => resolve());
+    });
     stream.on('data', () => undefined);
     stream.write(ocrRequest(makeFixtures().longLine, 'gone'));
     await new Promise((r) => setTimeout(r, 30));
@@ -100,13 +134,21 @@ describe('a client that goes away', () => {
 /** The `data:` events of an SSE body, parsed. */
 async function sseEvents(res: Response): Promise<Record<string, unknown>[]> {
   const text = await res.text();
-  return text.split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)) as Record<string, unknown>);
+  return text
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: '))
+    .map((e) => JSON.parse(e.slice(6)) as Record<string, unknown>);
 }
 
 describe('ocr over HTTP generate_stream', () => {
   const post = (file: string) => {
     const image = decodeImage(readFileSync(file));
-    const body = { id: 'g', inputs: [{ name: 'image', datatype: 'UINT8', shape: [...image.shape], data: Array.from(image.data as Uint8Array) }] };
+    const body = {
+      id: 'g',
+      inputs: [
+        { name: 'image', datatype: 'UINT8', shape: [...image.shape], data: Array.from(image.data as Uint8Array) },
+      ],
+    };
     return fetch(`${s.url}/v2/models/ocr/generate_stream`, { method: 'POST', body: JSON.stringify(body) });
   };
 
@@ -124,8 +166,11 @@ describe('ocr over HTTP generate_stream', () => {
 describe('a decoupled Python model', () => {
   const signal = Array.from({ length: 10_000 }, (_, i) => Math.sin(i / 50));
   const request = (parameters: Record<string, unknown> = {}) => ({
-    model_name: 'python_chunk_stream', id: 'chunks', parameters,
-    inputs: [{ name: 'signal', datatype: 'FP32', shape: [signal.length] }], raw_input_contents: [Buffer.from(new Float32Array(signal).buffer)],
+    model_name: 'python_chunk_stream',
+    id: 'chunks',
+    parameters,
+    inputs: [{ name: 'signal', datatype: 'FP32', shape: [signal.length] }],
+    raw_input_contents: [Buffer.from(new Float32Array(signal).buffer)],
   });
   const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
 
@@ -134,16 +179,22 @@ describe('a decoupled Python model', () => {
     expect(msgs.map((m) => m.error_message)).toEqual(['', '', '', '']);
     const chunks = msgs.slice(0, 3).map((m) => m.infer_response);
     expect(chunks.map((r) => r.parameters.triton_final_response.bool_param)).toEqual([false, false, false]);
-    const index = (r: { outputs: { name: string }[]; raw_output_contents: Uint8Array[] }) => new Int32Array(new Uint8Array(r.raw_output_contents[r.outputs.findIndex((o) => o.name === 'index')]!).buffer)[0];
+    const index = (r: { outputs: { name: string }[]; raw_output_contents: Uint8Array[] }) =>
+      new Int32Array(new Uint8Array(r.raw_output_contents[r.outputs.findIndex((o) => o.name === 'index')]!).buffer)[0];
     expect(chunks.map(index)).toEqual([0, 1, 2]);
-    const joined = chunks.flatMap((r) => floats(r.raw_output_contents[r.outputs.findIndex((o: { name: string }) => o.name === 'chunk')]));
+    const joined = chunks.flatMap((r) =>
+      floats(r.raw_output_contents[r.outputs.findIndex((o: { name: string }) => o.name === 'chunk')]),
+    );
     expect(joined).toEqual(Array.from(new Float32Array(signal)));
     expect(msgs[3]!.infer_response).toMatchObject({ id: 'chunks', outputs: [] });
     expect(msgs[3]!.infer_response.parameters.triton_final_response.bool_param).toBe(true);
   }, 60_000);
 
   it('streams each chunk as its own event over HTTP generate_stream', async () => {
-    const res = await fetch(`${s.url}/v2/models/python_chunk_stream/generate_stream`, { method: 'POST', body: JSON.stringify({ signal }) });
+    const res = await fetch(`${s.url}/v2/models/python_chunk_stream/generate_stream`, {
+      method: 'POST',
+      body: JSON.stringify({ signal }),
+    });
     const events = await sseEvents(res);
     expect(events.map((e) => e.index)).toEqual([0, 1, 2]);
     expect(events.map((e) => (e.chunk as number[]).length)).toEqual([4000, 4000, 2000]);

@@ -18,9 +18,19 @@ afterAll(() => t?.close());
 const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
 const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
 const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected the call to fail'); }, (e: { code: number; details: string }) => ({ code: e.code, details: e.details }));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: { code: number; details: string }) => ({ code: e.code, details: e.details }),
+  );
 const accRequest = (parameters: Record<string, unknown>, id = '') => ({
-  model_name: 'acc', id, parameters, inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 8] }], raw_input_contents: [f32(new Array(8).fill(1))],
+  model_name: 'acc',
+  id,
+  parameters,
+  inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 8] }],
+  raw_input_contents: [f32(new Array(8).fill(1))],
 });
 
 describe('gRPC health, metadata, config, repository', () => {
@@ -39,16 +49,27 @@ describe('gRPC health, metadata, config, repository', () => {
     const meta = await c.call('ModelMetadata', { name: 'head', version: '1' });
     expect(meta).toMatchObject({ name: 'head', versions: ['1'], platform: 'onnxruntime_onnx' });
     expect(meta.inputs).toEqual([{ name: 'feat', datatype: 'FP32', shape: ['-1', '256'] }]);
-    expect(await failure(c.call('ModelMetadata', { name: 'head', version: '3' }))).toEqual({ code: status.NOT_FOUND, details: "Request for unknown model: 'head' version 3 is not found" });
+    expect(await failure(c.call('ModelMetadata', { name: 'head', version: '3' }))).toEqual({
+      code: status.NOT_FOUND,
+      details: "Request for unknown model: 'head' version 3 is not found",
+    });
   });
 
-  it('ModelConfig is Triton\'s ModelConfig message with the HTTP config\'s values', async () => {
+  it("ModelConfig is Triton's ModelConfig message with the HTTP config's values", async () => {
     const { config } = await c.call('ModelConfig', { name: 'head' });
-    expect(config).toMatchObject({ name: 'head', platform: 'onnxruntime_onnx', max_batch_size: 8, input: [{ name: 'feat', data_type: 'TYPE_FP32', dims: ['256'] }] });
+    expect(config).toMatchObject({
+      name: 'head',
+      platform: 'onnxruntime_onnx',
+      max_batch_size: 8,
+      input: [{ name: 'feat', data_type: 'TYPE_FP32', dims: ['256'] }],
+    });
     expect(config.dynamic_batching.max_queue_delay_microseconds).toBe('100');
     const pipe = (await c.call('ModelConfig', { name: 'pipe' })).config;
     expect(pipe.platform).toBe('ensemble');
-    expect(pipe.ensemble_scheduling.step.map((st: { model_name: string }) => st.model_name)).toEqual(['extractor', 'head']);
+    expect(pipe.ensemble_scheduling.step.map((st: { model_name: string }) => st.model_name)).toEqual([
+      'extractor',
+      'head',
+    ]);
     expect(pipe.ensemble_scheduling.step[0].input_map).toEqual({ x: 'x' });
     expect((await failure(c.call('ModelConfig', { name: 'nope' }))).code).toBe(status.NOT_FOUND);
   });
@@ -64,30 +85,52 @@ describe('gRPC health, metadata, config, repository', () => {
 
   it('RepositoryModelLoad re-reads an edited model from disk; an unknown name is NOT_FOUND', async () => {
     const path = join(s.repo, 'head', 'config.pbtxt');
-    writeFileSync(path, readFileSync(path, 'utf8').replace('max_queue_delay_microseconds: 100', 'max_queue_delay_microseconds: 250'));
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8').replace('max_queue_delay_microseconds: 100', 'max_queue_delay_microseconds: 250'),
+    );
     expect(await c.call('RepositoryModelLoad', { model_name: 'head' })).toEqual({});
-    expect((await c.call('ModelConfig', { name: 'head' })).config.dynamic_batching.max_queue_delay_microseconds).toBe('250');
+    expect((await c.call('ModelConfig', { name: 'head' })).config.dynamic_batching.max_queue_delay_microseconds).toBe(
+      '250',
+    );
     const feat = Array.from({ length: 256 }, () => 0.25);
-    const r = await c.call('ModelInfer', { model_name: 'head', inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }], raw_input_contents: [f32(feat)] });
+    const r = await c.call('ModelInfer', {
+      model_name: 'head',
+      inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
+      raw_input_contents: [f32(feat)],
+    });
     expect(floats(r.raw_output_contents[0])).toHaveLength(16);
     expect((await failure(c.call('RepositoryModelLoad', { model_name: 'nope' }))).code).toBe(status.NOT_FOUND);
   });
 
   it('a port in use is refused naming the port and the ways out', async () => {
-    await expect(startGrpcServer(s.studio, '127.0.0.1', t.g.port)).rejects.toThrow(`gRPC cannot listen on 127.0.0.1:${t.g.port}: the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)`);
+    await expect(startGrpcServer(s.studio, '127.0.0.1', t.g.port)).rejects.toThrow(
+      `gRPC cannot listen on 127.0.0.1:${t.g.port}: the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)`,
+    );
   });
 
   it('the RPCs the studio does not offer answer UNIMPLEMENTED with a message', async () => {
     const e = await failure(c.call('SystemSharedMemoryStatus', {}));
-    expect(e).toEqual({ code: status.UNIMPLEMENTED, details: "SystemSharedMemoryStatus is not offered by the studio's gRPC endpoint" });
+    expect(e).toEqual({
+      code: status.UNIMPLEMENTED,
+      details: "SystemSharedMemoryStatus is not offered by the studio's gRPC endpoint",
+    });
   });
 });
 
 describe('gRPC ModelInfer', () => {
   it('raw_input_contents in, raw_output_contents out, id echoed, requested outputs honoured', async () => {
-    const r = await c.call('ModelInfer', { model_name: 'pipe', id: 'req-1', inputs: [{ name: 'x', datatype: 'FP32', shape: [2, 64] }], outputs: [{ name: 'logits' }], raw_input_contents: [f32([...x64, ...x64])] });
+    const r = await c.call('ModelInfer', {
+      model_name: 'pipe',
+      id: 'req-1',
+      inputs: [{ name: 'x', datatype: 'FP32', shape: [2, 64] }],
+      outputs: [{ name: 'logits' }],
+      raw_input_contents: [f32([...x64, ...x64])],
+    });
     expect(r).toMatchObject({ model_name: 'pipe', model_version: '1', id: 'req-1' });
-    expect(r.outputs.map((o: { name: string; datatype: string; shape: string[] }) => [o.name, o.datatype, o.shape])).toEqual([['logits', 'FP32', ['2', '16']]]);
+    expect(
+      r.outputs.map((o: { name: string; datatype: string; shape: string[] }) => [o.name, o.datatype, o.shape]),
+    ).toEqual([['logits', 'FP32', ['2', '16']]]);
     const logits = floats(r.raw_output_contents[0]);
     expect(logits).toHaveLength(32);
     expect(logits.slice(0, 16)).toEqual(logits.slice(16));
@@ -95,32 +138,64 @@ describe('gRPC ModelInfer', () => {
 
   it('typed contents give the same tensor as raw bytes', async () => {
     const feat = Array.from({ length: 256 }, (_, i) => ((i * 7) % 11) / 11);
-    const raw = await c.call('ModelInfer', { model_name: 'head', inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }], raw_input_contents: [f32(feat)] });
-    const typed = await c.call('ModelInfer', { model_name: 'head', inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256], contents: { fp32_contents: feat } }] });
+    const raw = await c.call('ModelInfer', {
+      model_name: 'head',
+      inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
+      raw_input_contents: [f32(feat)],
+    });
+    const typed = await c.call('ModelInfer', {
+      model_name: 'head',
+      inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256], contents: { fp32_contents: feat } }],
+    });
     expect(floats(typed.raw_output_contents[0])).toEqual(floats(raw.raw_output_contents[0]));
   });
 
   it('refuses an unknown model, an unknown input, a wrong datatype or shape, and bad tensor bytes, naming the problem', async () => {
-    expect(await failure(c.call('ModelInfer', { model_name: 'nope', inputs: [] }))).toEqual({ code: status.NOT_FOUND, details: "Request for unknown model: 'nope' is not found" });
-    const head = (input: object, raw?: Buffer) => c.call('ModelInfer', { model_name: 'head', inputs: [input], ...(raw ? { raw_input_contents: [raw] } : {}) });
-    expect(await failure(head({ name: 'feat', datatype: 'INT32', shape: [1, 256] }, Buffer.alloc(1024)))).toEqual({ code: status.INVALID_ARGUMENT, details: "inference input 'feat' data-type is 'INT32', but model 'head' expects 'FP32'" });
-    expect((await failure(head({ name: 'feat', datatype: 'FP32', shape: [1, 255] }, Buffer.alloc(1020)))).details).toMatch(/^unexpected shape for input 'feat' for model 'head'\. Expected \[-1,256\], got \[1,255\]/);
-    expect((await failure(head({ name: 'feat', datatype: 'FP32', shape: [1, 256] }, Buffer.alloc(100)))).details).toBe("input 'feat' has 100 bytes but shape [1,256] of FP32 needs 1024");
-    expect((await failure(head({ name: 'other', datatype: 'FP32', shape: [1, 256] }, Buffer.alloc(1024)))).details).toBe("unexpected inference input 'other' for model 'head'");
-    expect((await failure(head({ name: 'feat', datatype: 'FP32', shape: [1, 256], contents: { int_contents: [1] } }))).details).toMatch(/belongs in contents\.fp32_contents, not contents\.int_contents/);
-    expect((await failure(head({ name: 'feat', datatype: 'NOPE', shape: [1] }))).details).toMatch(/unknown datatype 'NOPE'/);
+    expect(await failure(c.call('ModelInfer', { model_name: 'nope', inputs: [] }))).toEqual({
+      code: status.NOT_FOUND,
+      details: "Request for unknown model: 'nope' is not found",
+    });
+    const head = (input: object, raw?: Buffer) =>
+      c.call('ModelInfer', { model_name: 'head', inputs: [input], ...(raw ? { raw_input_contents: [raw] } : {}) });
+    expect(await failure(head({ name: 'feat', datatype: 'INT32', shape: [1, 256] }, Buffer.alloc(1024)))).toEqual({
+      code: status.INVALID_ARGUMENT,
+      details: "inference input 'feat' data-type is 'INT32', but model 'head' expects 'FP32'",
+    });
+    expect(
+      (await failure(head({ name: 'feat', datatype: 'FP32', shape: [1, 255] }, Buffer.alloc(1020)))).details,
+    ).toMatch(/^unexpected shape for input 'feat' for model 'head'\. Expected \[-1,256\], got \[1,255\]/);
+    expect((await failure(head({ name: 'feat', datatype: 'FP32', shape: [1, 256] }, Buffer.alloc(100)))).details).toBe(
+      "input 'feat' has 100 bytes but shape [1,256] of FP32 needs 1024",
+    );
+    expect(
+      (await failure(head({ name: 'other', datatype: 'FP32', shape: [1, 256] }, Buffer.alloc(1024)))).details,
+    ).toBe("unexpected inference input 'other' for model 'head'");
+    expect(
+      (await failure(head({ name: 'feat', datatype: 'FP32', shape: [1, 256], contents: { int_contents: [1] } })))
+        .details,
+    ).toMatch(/belongs in contents\.fp32_contents, not contents\.int_contents/);
+    expect((await failure(head({ name: 'feat', datatype: 'NOPE', shape: [1] }))).details).toMatch(
+      /unknown datatype 'NOPE'/,
+    );
     expect((await failure(c.call('ModelInfer', { model_name: 'ghost', inputs: [] }))).code).toBe(status.UNAVAILABLE);
   });
 
   it('sequences: number and string correlation ids keep their own state; a missing id is refused', async () => {
-    const y = async (parameters: Record<string, unknown>) => floats((await c.call('ModelInfer', accRequest(parameters))).raw_output_contents[0])[0];
-    const seq = (id: object, start: boolean, end: boolean) => ({ sequence_id: id, sequence_start: { bool_param: start }, sequence_end: { bool_param: end } });
+    const y = async (parameters: Record<string, unknown>) =>
+      floats((await c.call('ModelInfer', accRequest(parameters))).raw_output_contents[0])[0];
+    const seq = (id: object, start: boolean, end: boolean) => ({
+      sequence_id: id,
+      sequence_start: { bool_param: start },
+      sequence_end: { bool_param: end },
+    });
     expect(await y(seq({ int64_param: 41 }, true, false))).toBe(1);
     expect(await y(seq({ string_param: 'abc' }, true, false))).toBe(1);
     expect(await y(seq({ int64_param: 41 }, false, false))).toBe(2);
     expect(await y(seq({ string_param: 'abc' }, false, true))).toBe(2);
     expect(await y(seq({ int64_param: 41 }, false, true))).toBe(3);
-    expect((await failure(c.call('ModelInfer', accRequest({})))).details).toBe("inference request to model 'acc' must specify a non-zero or non-empty correlation ID");
+    expect((await failure(c.call('ModelInfer', accRequest({})))).details).toBe(
+      "inference request to model 'acc' must specify a non-zero or non-empty correlation ID",
+    );
   });
 
   it('ModelStatistics counts the inferences from engine.metrics()', async () => {
@@ -143,7 +218,12 @@ describe('gRPC token', () => {
       expect((await failure(sc.call('ServerLive', {}))).code).toBe(status.UNAUTHENTICATED);
       expect((await failure(sc.call('ServerLive', {}, 'wrong-token-000'))).code).toBe(status.UNAUTHENTICATED);
       expect(await sc.call('ServerLive', {}, 'grpc-token-123')).toEqual({ live: true });
-      const refused = await new Promise<{ code: number }>((resolve) => { const st = sc.stream(); st.on('error', resolve); st.on('data', () => undefined); st.end(); });
+      const refused = await new Promise<{ code: number }>((resolve) => {
+        const st = sc.stream();
+        st.on('error', resolve);
+        st.on('data', () => undefined);
+        st.end();
+      });
       expect(refused.code).toBe(status.UNAUTHENTICATED);
     } finally {
       await secured.close();

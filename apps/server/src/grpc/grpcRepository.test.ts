@@ -20,10 +20,22 @@ afterAll(() => t?.close());
 
 const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
 const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected the call to fail'); }, (e: { code: number; details: string }) => ({ code: e.code, details: e.details }));
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: { code: number; details: string }) => ({ code: e.code, details: e.details }),
+  );
 const feat = Array.from({ length: 256 }, (_, i) => (i % 9) / 9);
-const headInfer = () => c.call('ModelInfer', { model_name: 'head', inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }], raw_input_contents: [f32(feat)] });
-const indexEntry = async (name: string) => ((await c.call('RepositoryIndex', {})).models as { name: string }[]).find((m) => m.name === name);
+const headInfer = () =>
+  c.call('ModelInfer', {
+    model_name: 'head',
+    inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
+    raw_input_contents: [f32(feat)],
+  });
+const indexEntry = async (name: string) =>
+  ((await c.call('RepositoryIndex', {})).models as { name: string }[]).find((m) => m.name === name);
 
 describe('gRPC model repository', () => {
   it('RepositoryModelUnload: ModelReady false, index UNAVAILABLE "unloaded", ModelInfer NOT_FOUND; HTTP sees the same; Load brings it back', async () => {
@@ -31,17 +43,27 @@ describe('gRPC model repository', () => {
     expect(await c.call('ModelReady', { name: 'head' })).toEqual({ ready: false });
     expect((await call(`${s.url}/v2/models/head/ready`)).status).toBe(400);
     expect(await indexEntry('head')).toEqual({ name: 'head', version: '1', state: 'UNAVAILABLE', reason: 'unloaded' });
-    expect(await failure(headInfer())).toEqual({ code: status.NOT_FOUND, details: "Request for unknown model: 'head' has no available versions" });
+    expect(await failure(headInfer())).toEqual({
+      code: status.NOT_FOUND,
+      details: "Request for unknown model: 'head' has no available versions",
+    });
     expect((await failure(c.call('ModelStatistics', { name: 'head' }))).code).toBe(status.NOT_FOUND);
-    expect((await c.call('RepositoryIndex', { ready: true })).models.map((m: { name: string }) => m.name)).not.toContain('head');
+    expect(
+      (await c.call('RepositoryIndex', { ready: true })).models.map((m: { name: string }) => m.name),
+    ).not.toContain('head');
     expect(await c.call('RepositoryModelLoad', { model_name: 'head' })).toEqual({});
     expect(await c.call('ModelReady', { name: 'head' })).toEqual({ ready: true });
     expect(floats((await headInfer()).raw_output_contents[0])).toHaveLength(16);
   });
 
   it('an unknown model and a load carrying its own config are refused, saying why', async () => {
-    expect(await failure(c.call('RepositoryModelUnload', { model_name: 'nope' }))).toEqual({ code: status.NOT_FOUND, details: "failed to unload 'nope': the repository has no model or saved graph 'nope'" });
-    const withConfig = await failure(c.call('RepositoryModelLoad', { model_name: 'head', parameters: { config: { string_param: '{}' } } }));
+    expect(await failure(c.call('RepositoryModelUnload', { model_name: 'nope' }))).toEqual({
+      code: status.NOT_FOUND,
+      details: "failed to unload 'nope': the repository has no model or saved graph 'nope'",
+    });
+    const withConfig = await failure(
+      c.call('RepositoryModelLoad', { model_name: 'head', parameters: { config: { string_param: '{}' } } }),
+    );
     expect(withConfig.code).toBe(status.INVALID_ARGUMENT);
     expect(withConfig.details).toMatch(/^load of 'head' with config is not supported/);
   });
@@ -62,14 +84,25 @@ describe('gRPC helper models of a saved graph', () => {
     expect(await c.call('ModelReady', { name: 'fork_share' })).toEqual({ ready: true });
     const meta = await c.call('ModelMetadata', { name: 'fork_share' });
     expect(meta).toMatchObject({ name: 'fork_share', versions: ['1'], platform: 'python' });
-    expect(meta.outputs.map((o: { name: string; shape: string[] }) => [o.name, o.shape])).toEqual([['out_0', ['-1', '256']], ['out_1', ['-1', '256']]]);
+    expect(meta.outputs.map((o: { name: string; shape: string[] }) => [o.name, o.shape])).toEqual([
+      ['out_0', ['-1', '256']],
+      ['out_1', ['-1', '256']],
+    ]);
     const { config } = await c.call('ModelConfig', { name: 'fork_share' });
-    expect(config).toMatchObject({ name: 'fork_share', backend: 'python', instance_group: [{ name: 'fork_share_0', kind: 'KIND_CPU', count: 1 }] });
+    expect(config).toMatchObject({
+      name: 'fork_share',
+      backend: 'python',
+      instance_group: [{ name: 'fork_share_0', kind: 'KIND_CPU', count: 1 }],
+    });
     expect(await indexEntry('fork_share')).toEqual({ name: 'fork_share', version: '1', state: 'READY', reason: '' });
   });
 
   it('ModelInfer runs its generated model.py in python3', async () => {
-    const r = await c.call('ModelInfer', { model_name: 'fork_share', inputs: [{ name: 'in', datatype: 'FP32', shape: [1, 256] }], raw_input_contents: [f32(feat)] });
+    const r = await c.call('ModelInfer', {
+      model_name: 'fork_share',
+      inputs: [{ name: 'in', datatype: 'FP32', shape: [1, 256] }],
+      raw_input_contents: [f32(feat)],
+    });
     expect(r.outputs.map((o: { name: string }) => o.name).sort()).toEqual(['out_0', 'out_1']);
     for (const raw of r.raw_output_contents) expect(floats(raw)).toEqual(Array.from(new Float32Array(feat)));
   });

@@ -6,16 +6,30 @@ import { plainParameters, type WireParameter } from './params.ts';
 
 /** `InferTensorContents`: typed lists, one per family of datatypes. */
 export interface WireContents {
-  bool_contents?: boolean[]; int_contents?: number[]; int64_contents?: (string | number)[]; uint_contents?: number[];
-  uint64_contents?: (string | number)[]; fp32_contents?: number[]; fp64_contents?: number[]; bytes_contents?: Uint8Array[];
+  bool_contents?: boolean[];
+  int_contents?: number[];
+  int64_contents?: (string | number)[];
+  uint_contents?: number[];
+  uint64_contents?: (string | number)[];
+  fp32_contents?: number[];
+  fp64_contents?: number[];
+  bytes_contents?: Uint8Array[];
 }
 
 /** One input of a `ModelInferRequest` as proto-loader decodes it (64-bit integers as strings). */
-export interface WireInput { name: string; datatype: string; shape: (string | number)[]; parameters?: Record<string, WireParameter>; contents?: WireContents | null }
+export interface WireInput {
+  name: string;
+  datatype: string;
+  shape: (string | number)[];
+  parameters?: Record<string, WireParameter>;
+  contents?: WireContents | null;
+}
 
 /** A `ModelInferRequest`. */
 export interface WireInferRequest {
-  model_name: string; model_version: string; id: string;
+  model_name: string;
+  model_version: string;
+  id: string;
   parameters?: Record<string, WireParameter>;
   inputs: WireInput[];
   outputs?: { name: string; parameters?: Record<string, WireParameter> }[];
@@ -24,7 +38,9 @@ export interface WireInferRequest {
 
 /** A `ModelInferResponse`: outputs described, their bytes in `raw_output_contents` in the same order. */
 export interface WireInferResponse {
-  model_name: string; model_version: string; id: string;
+  model_name: string;
+  model_version: string;
+  id: string;
   parameters: Record<string, WireParameter>;
   outputs: { name: string; datatype: string; shape: number[] }[];
   raw_output_contents: Uint8Array[];
@@ -34,26 +50,45 @@ const bad = (m: string) => new ApiError(400, 'bad-request', m);
 
 /** The typed list each datatype travels in (FP16 and BF16 have none: raw bytes only). */
 const CONTENTS_FIELD: Partial<Record<DataType, keyof WireContents>> = {
-  BOOL: 'bool_contents', INT8: 'int_contents', INT16: 'int_contents', INT32: 'int_contents', INT64: 'int64_contents',
-  UINT8: 'uint_contents', UINT16: 'uint_contents', UINT32: 'uint_contents', UINT64: 'uint64_contents',
-  FP32: 'fp32_contents', FP64: 'fp64_contents', BYTES: 'bytes_contents',
+  BOOL: 'bool_contents',
+  INT8: 'int_contents',
+  INT16: 'int_contents',
+  INT32: 'int_contents',
+  INT64: 'int64_contents',
+  UINT8: 'uint_contents',
+  UINT16: 'uint_contents',
+  UINT32: 'uint_contents',
+  UINT64: 'uint64_contents',
+  FP32: 'fp32_contents',
+  FP64: 'fp64_contents',
+  BYTES: 'bytes_contents',
 };
 
 function filledFields(c: WireContents | null | undefined): (keyof WireContents)[] {
   if (!c) return [];
-  return (Object.keys(c) as (keyof WireContents)[]).filter((k) => Array.isArray(c[k]) && (c[k] as unknown[]).length > 0);
+  return (Object.keys(c) as (keyof WireContents)[]).filter(
+    (k) => Array.isArray(c[k]) && (c[k] as unknown[]).length > 0,
+  );
 }
 
 function tensorFromContents(input: WireInput, datatype: DataType, shape: number[], model: string): Tensor {
   const field = CONTENTS_FIELD[datatype];
-  if (!field) throw bad(`input '${input.name}' of model '${model}': ${datatype} data must be sent in raw_input_contents`);
+  if (!field)
+    throw bad(`input '${input.name}' of model '${model}': ${datatype} data must be sent in raw_input_contents`);
   const others = filledFields(input.contents).filter((f) => f !== field);
-  if (others.length > 0) throw bad(`input '${input.name}' of model '${model}' is ${datatype}, so its data belongs in contents.${field}, not contents.${others[0]}`);
+  if (others.length > 0)
+    throw bad(
+      `input '${input.name}' of model '${model}' is ${datatype}, so its data belongs in contents.${field}, not contents.${others[0]}`,
+    );
   const values = (input.contents?.[field] ?? []) as unknown[];
   const n = elementCount(shape);
-  if (values.length !== n) throw bad(`input '${input.name}' of model '${model}' has ${values.length} elements in contents.${field} but shape [${shape.join(',')}] needs ${n}`);
+  if (values.length !== n)
+    throw bad(
+      `input '${input.name}' of model '${model}' has ${values.length} elements in contents.${field} but shape [${shape.join(',')}] needs ${n}`,
+    );
   // 8- and 16-bit integers travel widened to 32 bits: a value that does not fit is refused, not wrapped.
-  if (datatype === 'INT8' || datatype === 'INT16' || datatype === 'UINT8' || datatype === 'UINT16') checkElements(input.name, datatype, values);
+  if (datatype === 'INT8' || datatype === 'INT16' || datatype === 'UINT8' || datatype === 'UINT16')
+    checkElements(input.name, datatype, values);
   const data = allocData(datatype, n);
   if (Array.isArray(data)) {
     for (let i = 0; i < n; i++) data[i] = Buffer.from(values[i] as Uint8Array).toString('utf8');
@@ -67,7 +102,10 @@ function tensorFromContents(input: WireInput, datatype: DataType, shape: number[
 
 function shapeOf(input: WireInput, model: string): number[] {
   const shape = input.shape.map(Number);
-  if (!shape.every((d) => Number.isSafeInteger(d) && d >= 0)) throw bad(`input '${input.name}' of model '${model}' has shape [${input.shape.join(',')}]: dimensions must be non-negative integers`);
+  if (!shape.every((d) => Number.isSafeInteger(d) && d >= 0))
+    throw bad(
+      `input '${input.name}' of model '${model}' has shape [${input.shape.join(',')}]: dimensions must be non-negative integers`,
+    );
   return shape;
 }
 
@@ -80,16 +118,20 @@ export function requestInputs(req: WireInferRequest, maxTensorElements: number):
   const model = req.model_name;
   const raw = req.raw_input_contents ?? [];
   if (raw.length > 0 && raw.length !== req.inputs.length) {
-    throw bad(`model '${model}': raw_input_contents has ${raw.length} entries but the request has ${req.inputs.length} inputs (one each, in order)`);
+    throw bad(
+      `model '${model}': raw_input_contents has ${raw.length} entries but the request has ${req.inputs.length} inputs (one each, in order)`,
+    );
   }
   const inputs: Record<string, Tensor> = {};
   req.inputs.forEach((input, i) => {
-    if (!isDataType(input.datatype)) throw bad(`input '${input.name}' of model '${model}' has unknown datatype '${input.datatype}'`);
+    if (!isDataType(input.datatype))
+      throw bad(`input '${input.name}' of model '${model}' has unknown datatype '${input.datatype}'`);
     const shape = shapeOf(input, model);
     checkElementCount(input.name, shape, maxTensorElements);
     if (inputs[input.name]) throw bad(`input '${input.name}' of model '${model}' appears twice`);
     if (raw.length > 0) {
-      if (filledFields(input.contents).length > 0) throw bad(`input '${input.name}' of model '${model}' has both contents and raw_input_contents; send one`);
+      if (filledFields(input.contents).length > 0)
+        throw bad(`input '${input.name}' of model '${model}' has both contents and raw_input_contents; send one`);
       inputs[input.name] = tensorFromBytes(input.datatype, shape, raw[i]!, input.name);
     } else {
       inputs[input.name] = tensorFromContents(input, input.datatype, shape, model);
@@ -108,7 +150,12 @@ export function requestParameters(req: WireInferRequest): Record<string, unknown
  * asked for), every tensor as raw little-endian bytes as Triton's server sends them.
  * @param strict throw when a requested output is missing (a streamed response may carry a subset).
  */
-export function inferResponse(base: { model_name: string; model_version: string; id: string }, outputs: Record<string, Tensor>, requested: readonly string[], strict: boolean): WireInferResponse {
+export function inferResponse(
+  base: { model_name: string; model_version: string; id: string },
+  outputs: Record<string, Tensor>,
+  requested: readonly string[],
+  strict: boolean,
+): WireInferResponse {
   const names = requested.length > 0 ? requested : Object.keys(outputs);
   const res: WireInferResponse = { ...base, parameters: {}, outputs: [], raw_output_contents: [] };
   for (const name of names) {

@@ -1,6 +1,11 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadPackageDefinition, type GrpcObject, type ServiceClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
+import {
+  loadPackageDefinition,
+  type GrpcObject,
+  type ServiceClientConstructor,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
 import { loadSync, type Options } from '@grpc/proto-loader';
 
 /** The folder holding `grpc_service.proto` and `model_config.proto`. */
@@ -11,7 +16,14 @@ export const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), 'proto');
  * them too); 64-bit integers as strings, so a sequence id above 2^53 is seen whole and refused
  * rather than silently rounded; enums by name; `oneofs` names which parameter choice is set.
  */
-export const PROTO_OPTIONS: Options = { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [PROTO_DIR] };
+export const PROTO_OPTIONS: Options = {
+  keepCase: true,
+  longs: String,
+  enums: String,
+  defaults: true,
+  oneofs: true,
+  includeDirs: [PROTO_DIR],
+};
 
 let cached: { service: ServiceDefinition; client: ServiceClientConstructor } | undefined;
 

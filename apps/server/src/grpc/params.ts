@@ -23,12 +23,23 @@ export function plainParameters(params: Record<string, WireParameter> | undefine
   const out: Record<string, unknown> = {};
   for (const [key, p] of Object.entries(params ?? {})) {
     switch (p.parameter_choice) {
-      case 'bool_param': out[key] = p.bool_param === true; break;
-      case 'string_param': out[key] = p.string_param ?? ''; break;
-      case 'double_param': out[key] = p.double_param ?? 0; break;
-      case 'int64_param': out[key] = integerValue(p.int64_param); break;
-      case 'uint64_param': out[key] = integerValue(p.uint64_param); break;
-      default: break;
+      case 'bool_param':
+        out[key] = p.bool_param === true;
+        break;
+      case 'string_param':
+        out[key] = p.string_param ?? '';
+        break;
+      case 'double_param':
+        out[key] = p.double_param ?? 0;
+        break;
+      case 'int64_param':
+        out[key] = integerValue(p.int64_param);
+        break;
+      case 'uint64_param':
+        out[key] = integerValue(p.uint64_param);
+        break;
+      default:
+        break;
     }
   }
   return out;

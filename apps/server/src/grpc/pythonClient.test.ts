@@ -32,9 +32,23 @@ afterAll(async () => {
 async function runPythonClient(): Promise<Record<string, any>> {
   const dir = tempDir('grpc-python-');
   try {
-    execFileSync(PYTHON, ['-m', 'grpc_tools.protoc', `-I${PROTO_DIR}`, `--python_out=${dir}`, `--grpc_python_out=${dir}`, 'grpc_service.proto', 'model_config.proto'], { stdio: 'pipe' });
+    execFileSync(
+      PYTHON,
+      [
+        '-m',
+        'grpc_tools.protoc',
+        `-I${PROTO_DIR}`,
+        `--python_out=${dir}`,
+        `--grpc_python_out=${dir}`,
+        'grpc_service.proto',
+        'model_config.proto',
+      ],
+      { stdio: 'pipe' },
+    );
   } catch (err) {
-    throw new Error(`${PYTHON} cannot generate gRPC stubs (apt install python3-grpcio python3-grpc-tools): ${String((err as { stderr?: Buffer }).stderr ?? err)}`);
+    throw new Error(
+      `${PYTHON} cannot generate gRPC stubs (apt install python3-grpcio python3-grpc-tools): ${String((err as { stderr?: Buffer }).stderr ?? err)}`,
+    );
   }
   const fixtures = makeFixtures();
   const images: Record<string, { path: string; shape: number[] }> = {};
@@ -45,7 +59,10 @@ async function runPythonClient(): Promise<Record<string, any>> {
     images[name] = { path, shape: [...t.shape] };
   }
   writeFileSync(join(dir, 'images.json'), JSON.stringify(images));
-  const { stdout } = await promisify(execFile)(PYTHON, [CLIENT, g.address, dir, join(dir, 'images.json')], { encoding: 'utf8', timeout: 120_000 });
+  const { stdout } = await promisify(execFile)(PYTHON, [CLIENT, g.address, dir, join(dir, 'images.json')], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return JSON.parse(stdout) as Record<string, any>;
 }
 
@@ -62,10 +79,22 @@ describe('a Python grpcio client with stubs generated from our .proto', () => {
     expect(r.stream_hello).toHaveLength(1);
     expect(r.stream_hello[0]).toMatchObject({ error: '', id: 'h', final: false });
     expect(r.stream_hello[0].texts.join(' ')).toContain('HELLO 2026');
-    expect(r.stream_hello_final.map((m: { id: string; final: boolean; outputs: string[] }) => [m.id, m.final, m.outputs.length])).toEqual([['hf', false, 4], ['hf', true, 0]]);
+    expect(
+      r.stream_hello_final.map((m: { id: string; final: boolean; outputs: string[] }) => [
+        m.id,
+        m.final,
+        m.outputs.length,
+      ]),
+    ).toEqual([
+      ['hf', false, 4],
+      ['hf', true, 0],
+    ]);
     expect(r.stream_blank).toEqual([]);
     expect(r.stream_blank_final).toEqual([{ error: '', id: 'bf', outputs: [], texts: null, final: true }]);
-    const [bad, ok] = [r.stream_error_then_ok.find((m: { id: string }) => m.id === 'bad'), r.stream_error_then_ok.find((m: { id: string }) => m.id === 'ok')];
+    const [bad, ok] = [
+      r.stream_error_then_ok.find((m: { id: string }) => m.id === 'bad'),
+      r.stream_error_then_ok.find((m: { id: string }) => m.id === 'ok'),
+    ];
     expect(bad.error).toBe("Request for unknown model: 'nope' is not found");
     expect(ok.error).toBe('');
     expect(ok.texts.join(' ')).toContain('HELLO 2026');

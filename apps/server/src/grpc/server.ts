@@ -1,4 +1,13 @@
-import { Server, ServerCredentials, status, type Metadata, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  status,
+  type Metadata,
+  type ServerDuplexStream,
+  type ServerUnaryCall,
+  type sendUnaryData,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { tokenMatches } from '../http/auth.ts';
 import type { Studio } from '../http/Studio.ts';
 import { infoHandlers } from './handlers/info.ts';
@@ -18,8 +27,14 @@ export interface GrpcServer {
 
 /** RPCs of the service the studio does not offer: answered at once, with why. */
 const UNOFFERED = [
-  'SystemSharedMemoryStatus', 'SystemSharedMemoryRegister', 'SystemSharedMemoryUnregister',
-  'CudaSharedMemoryStatus', 'CudaSharedMemoryRegister', 'CudaSharedMemoryUnregister', 'TraceSetting', 'LogSettings',
+  'SystemSharedMemoryStatus',
+  'SystemSharedMemoryRegister',
+  'SystemSharedMemoryUnregister',
+  'CudaSharedMemoryStatus',
+  'CudaSharedMemoryRegister',
+  'CudaSharedMemoryUnregister',
+  'TraceSetting',
+  'LogSettings',
 ];
 
 /** The bearer token of a call's `authorization` metadata, if any. */
@@ -29,18 +44,29 @@ function bearer(metadata: Metadata): string | undefined {
   return m?.[1];
 }
 
-const UNAUTHENTICATED = () => grpcStatus(status.UNAUTHENTICATED, 'missing or wrong bearer token (send metadata authorization: Bearer <token>)');
-const passThrough = (err: unknown) => (typeof (err as { code?: unknown }).code === 'number' && typeof (err as { details?: unknown }).details === 'string' ? err as ReturnType<typeof grpcError> : grpcError(err));
+const UNAUTHENTICATED = () =>
+  grpcStatus(status.UNAUTHENTICATED, 'missing or wrong bearer token (send metadata authorization: Bearer <token>)');
+const passThrough = (err: unknown) =>
+  typeof (err as { code?: unknown }).code === 'number' && typeof (err as { details?: unknown }).details === 'string'
+    ? (err as ReturnType<typeof grpcError>)
+    : grpcError(err);
 
 /** The service's implementation: every RPC checks the token first; errors become gRPC statuses. */
 function implementation(studio: Studio): UntypedServiceImplementation {
   const allowed = (md: Metadata) => !studio.token || tokenMatches(studio.token, bearer(md));
-  const unary = (body: (req: any, signal: AbortSignal) => unknown) => (call: ServerUnaryCall<any, any>, callback: sendUnaryData<any>) => {
-    if (!allowed(call.metadata)) return callback(UNAUTHENTICATED());
-    const abort = new AbortController();
-    call.on('cancelled', () => abort.abort(new Error('the gRPC client cancelled the call')));
-    Promise.resolve().then(() => body(call.request, abort.signal)).then((res) => callback(null, res), (err: unknown) => callback(passThrough(err)));
-  };
+  const unary =
+    (body: (req: any, signal: AbortSignal) => unknown) =>
+    (call: ServerUnaryCall<any, any>, callback: sendUnaryData<any>) => {
+      if (!allowed(call.metadata)) return callback(UNAUTHENTICATED());
+      const abort = new AbortController();
+      call.on('cancelled', () => abort.abort(new Error('the gRPC client cancelled the call')));
+      Promise.resolve()
+        .then(() => body(call.request, abort.signal))
+        .then(
+          (res) => callback(null, res),
+          (err: unknown) => callback(passThrough(err)),
+        );
+    };
   const impl: UntypedServiceImplementation = {};
   for (const [name, body] of Object.entries(infoHandlers(studio))) impl[name] = unary(body);
   impl.ModelInfer = unary((req, signal) => modelInfer(studio, req, signal));
@@ -48,7 +74,10 @@ function implementation(studio: Studio): UntypedServiceImplementation {
     if (!allowed(call.metadata)) return void call.emit('error', UNAUTHENTICATED());
     modelStreamInfer(studio, call);
   };
-  for (const name of UNOFFERED) impl[name] = unary(() => { throw grpcStatus(status.UNIMPLEMENTED, `${name} is not offered by the studio's gRPC endpoint`); });
+  for (const name of UNOFFERED)
+    impl[name] = unary(() => {
+      throw grpcStatus(status.UNIMPLEMENTED, `${name} is not offered by the studio's gRPC endpoint`);
+    });
   return impl;
 }
 
@@ -59,20 +88,29 @@ function implementation(studio: Studio): UntypedServiceImplementation {
  * @example const g = await startGrpcServer(studio, '127.0.0.1', 8001); console.log(`grpc listening on ${g.address}`)
  */
 export async function startGrpcServer(studio: Studio, host: string, port: number): Promise<GrpcServer> {
-  const server = new Server({ 'grpc.max_receive_message_length': studio.limits.maxBodyBytes, 'grpc.max_send_message_length': -1 });
+  const server = new Server({
+    'grpc.max_receive_message_length': studio.limits.maxBodyBytes,
+    'grpc.max_send_message_length': -1,
+  });
   server.addService(inferenceService().service, implementation(studio));
   const hostForAddress = host.includes(':') ? `[${host}]` : host;
   const bound = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${hostForAddress}:${port}`, ServerCredentials.createInsecure(), (err, p) => {
       if (!err) return resolve(p);
-      const inUse = /EADDRINUSE/.test(err.message) ? 'the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)' : err.message;
+      const inUse = /EADDRINUSE/.test(err.message)
+        ? 'the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)'
+        : err.message;
       reject(new Error(`gRPC cannot listen on ${hostForAddress}:${port}: ${inUse}`));
     });
   });
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= new Promise<void>((resolve) => {
-    const timer = setTimeout(() => server.forceShutdown(), studio.limits.shutdownGraceMs);
-    server.tryShutdown(() => { clearTimeout(timer); resolve(); });
-  }));
+  const close = () =>
+    (closing ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(() => server.forceShutdown(), studio.limits.shutdownGraceMs);
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    }));
   return { port: bound, address: `${hostForAddress}:${bound}`, close };
 }

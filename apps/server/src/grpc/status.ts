@@ -4,14 +4,23 @@ import { toApiError } from '../http/errors.ts';
 /** The gRPC status Triton answers for each HTTP status the shared KServe code throws. */
 function codeFor(httpStatus: number): status {
   switch (httpStatus) {
-    case 400: case 413: return status.INVALID_ARGUMENT;
-    case 401: return status.UNAUTHENTICATED;
-    case 403: return status.PERMISSION_DENIED;
-    case 404: return status.NOT_FOUND;
-    case 409: return status.ALREADY_EXISTS;
-    case 501: return status.UNIMPLEMENTED;
-    case 503: return status.UNAVAILABLE;
-    default: return httpStatus < 500 ? status.INVALID_ARGUMENT : status.INTERNAL;
+    case 400:
+    case 413:
+      return status.INVALID_ARGUMENT;
+    case 401:
+      return status.UNAUTHENTICATED;
+    case 403:
+      return status.PERMISSION_DENIED;
+    case 404:
+      return status.NOT_FOUND;
+    case 409:
+      return status.ALREADY_EXISTS;
+    case 501:
+      return status.UNIMPLEMENTED;
+    case 503:
+      return status.UNAVAILABLE;
+    default:
+      return httpStatus < 500 ? status.INVALID_ARGUMENT : status.INTERNAL;
   }
 }
 

@@ -65,7 +65,11 @@ export class Studio {
   /** Reserves one of `maxConcurrentRuns`; returns the release function (idempotent). */
   acquireRun(): () => void {
     if (this.activeRuns >= this.limits.maxConcurrentRuns) {
-      throw new ApiError(503, 'limit', limitMessage('too many runs in flight', 'maxConcurrentRuns', this.limits.maxConcurrentRuns));
+      throw new ApiError(
+        503,
+        'limit',
+        limitMessage('too many runs in flight', 'maxConcurrentRuns', this.limits.maxConcurrentRuns),
+      );
     }
     this.activeRuns++;
     let released = false;
@@ -78,7 +82,11 @@ export class Studio {
   /** Reserves one of `maxOpenSequences`; returns the release function (idempotent). */
   acquireStream(): () => void {
     if (this.openStreams >= this.limits.maxOpenSequences) {
-      throw new ApiError(503, 'limit', limitMessage('too many open sequences', 'maxOpenSequences', this.limits.maxOpenSequences));
+      throw new ApiError(
+        503,
+        'limit',
+        limitMessage('too many open sequences', 'maxOpenSequences', this.limits.maxOpenSequences),
+      );
     }
     this.openStreams++;
     let released = false;
@@ -109,12 +117,30 @@ export class Studio {
   checkGraphLimits(graph: GraphDoc): GraphDoc {
     const { maxGraphNodes, maxGraphEdges } = this.limits;
     const shown = graph.name.slice(0, 128);
-    if (graph.nodes.length > maxGraphNodes) throw new ApiError(400, 'limit', limitMessage(`graph '${shown}' has ${graph.nodes.length} nodes`, 'maxGraphNodes', maxGraphNodes));
-    if (graph.edges.length > maxGraphEdges) throw new ApiError(400, 'limit', limitMessage(`graph '${shown}' has ${graph.edges.length} edges`, 'maxGraphEdges', maxGraphEdges));
+    if (graph.nodes.length > maxGraphNodes)
+      throw new ApiError(
+        400,
+        'limit',
+        limitMessage(`graph '${shown}' has ${graph.nodes.length} nodes`, 'maxGraphNodes', maxGraphNodes),
+      );
+    if (graph.edges.length > maxGraphEdges)
+      throw new ApiError(
+        400,
+        'limit',
+        limitMessage(`graph '${shown}' has ${graph.edges.length} edges`, 'maxGraphEdges', maxGraphEdges),
+      );
     const max = this.limits.maxRouterOutputs;
     for (const n of graph.nodes) {
       if (n.kind === 'router' && n.params.count > max) {
-        throw new ApiError(400, 'limit', limitMessage(`router '${n.id.slice(0, 128)}' of graph '${graph.name.slice(0, 128)}' has ${n.params.count} outputs`, 'maxRouterOutputs', max));
+        throw new ApiError(
+          400,
+          'limit',
+          limitMessage(
+            `router '${n.id.slice(0, 128)}' of graph '${graph.name.slice(0, 128)}' has ${n.params.count} outputs`,
+            'maxRouterOutputs',
+            max,
+          ),
+        );
       }
     }
     return graph;
@@ -130,7 +156,7 @@ export class Studio {
         // One document per catalogue model: the engine keeps a graph's index and plans per document, and
         // building both anew cost ~0.5 ms per KServe request on a small model.
         let graph = this.modelGraphs.get(model);
-        if (!graph) this.modelGraphs.set(model, graph = singleModelGraph(model));
+        if (!graph) this.modelGraphs.set(model, (graph = singleModelGraph(model)));
         return graph;
       }
       throw new ApiError(404, 'unknown-graph', `unknown graph or model "${ref.slice(0, 128)}"`);
@@ -160,7 +186,8 @@ export class Studio {
   private async swapRepository(dir: string, resolveDir: () => Promise<string>): Promise<Repository> {
     if (!this.createEngine) throw new ApiError(501, 'unsupported', 'this server cannot open another repository');
     // One at a time: each import loads a whole repository and its engine.
-    if (this.importing) throw new ApiError(409, 'busy', 'another repository is being opened; try again when it is done');
+    if (this.importing)
+      throw new ApiError(409, 'busy', 'another repository is being opened; try again when it is done');
     this.importing = true;
     try {
       const real = await resolveDir();
@@ -168,7 +195,11 @@ export class Studio {
       try {
         repo = await loadRepository(real);
       } catch (err) {
-        throw new ApiError(400, 'bad-repository', `cannot open repository "${dir.slice(0, 256)}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        throw new ApiError(
+          400,
+          'bad-repository',
+          `cannot open repository "${dir.slice(0, 256)}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+        );
       }
       const engine = await this.createEngine(repo);
       const old = this.engine;
@@ -185,18 +216,30 @@ export class Studio {
   private async allowedRepositoryDir(dir: string): Promise<string> {
     const shown = dir.slice(0, 256);
     if (this.importRoots.length === 0) {
-      throw new ApiError(403, 'import-not-allowed', 'this server opens no other repository: start it with --import-root DIR to allow repositories under DIR');
+      throw new ApiError(
+        403,
+        'import-not-allowed',
+        'this server opens no other repository: start it with --import-root DIR to allow repositories under DIR',
+      );
     }
     let real: string;
     try {
       real = await realpath(dir);
       if (!(await stat(real)).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     } catch (err) {
-      throw new ApiError(400, 'bad-repository', `cannot open repository "${shown}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new ApiError(
+        400,
+        'bad-repository',
+        `cannot open repository "${shown}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
     const roots = await Promise.all(this.importRoots.map((r) => realpath(r).catch(() => undefined)));
     if (!roots.some((r) => r !== undefined && isInside(r, real))) {
-      throw new ApiError(403, 'import-not-allowed', `"${shown}" is not under an allowed import root (${this.importRoots.join(', ')})`);
+      throw new ApiError(
+        403,
+        'import-not-allowed',
+        `"${shown}" is not under an allowed import root (${this.importRoots.join(', ')})`,
+      );
     }
     return real;
   }

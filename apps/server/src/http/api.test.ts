@@ -41,7 +41,10 @@ describe('/api', () => {
     expect(put.status).toBe(200);
     expect(put.json).toMatchObject({ saved: 'copy', configWritten: true });
     expect(JSON.parse(readFileSync(join(s.repo, 'copy', 'studio.json'), 'utf8')).description).toBe('saved over HTTP');
-    expect((await call(`${s.url}/api/graphs`)).json.graphs.map((g: { name: string }) => g.name)).toEqual(['copy', 'pipe']);
+    expect((await call(`${s.url}/api/graphs`)).json.graphs.map((g: { name: string }) => g.name)).toEqual([
+      'copy',
+      'pipe',
+    ]);
     expect((await call(`${s.url}/v2/models/copy`)).json.platform).toBe('ensemble');
     expect((await call(`${s.url}/api/graphs/copy`, 'DELETE')).status).toBe(204);
     expect(existsSync(join(s.repo, 'copy', 'studio.json'))).toBe(false);
@@ -61,7 +64,9 @@ describe('/api', () => {
 
   it('refuses to save over a plain model, a name mismatch, or a malformed document', async () => {
     const pipe = (await call(`${s.url}/api/graphs/pipe`)).json as GraphDoc;
-    expect((await call(`${s.url}/api/graphs/head`, 'PUT', { ...pipe, name: 'head' })).json.error.code).toBe('name-taken');
+    expect((await call(`${s.url}/api/graphs/head`, 'PUT', { ...pipe, name: 'head' })).json.error.code).toBe(
+      'name-taken',
+    );
     expect((await call(`${s.url}/api/graphs/other`, 'PUT', pipe)).json.error.code).toBe('name-mismatch');
     const bad = await call(`${s.url}/api/graphs/x`, 'PUT', { graph: { nodes: 'no' } });
     expect(bad.status).toBe(400);
@@ -78,11 +83,17 @@ describe('/api', () => {
     const node = await call(`${s.url}/api/compile`, 'POST', { graph: 'pipe', nodeId: 'head' });
     expect(node.json.files.some((f: { path: string }) => f.path === 'head/config.pbtxt')).toBe(true);
     expect((await call(`${s.url}/api/compile`, 'POST', { graph: 'pipe', nodeId: 'ghost' })).status).toBe(404);
-    const zip = await fetch(`${s.url}/api/export`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ graph: 'pipe' }) });
+    const zip = await fetch(`${s.url}/api/export`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ graph: 'pipe' }),
+    });
     expect(zip.headers.get('content-type')).toBe('application/zip');
     expect(zip.headers.get('content-disposition')).toContain('pipe.zip');
     const entries = unzipSync(new Uint8Array(await zip.arrayBuffer()));
-    expect(Object.keys(entries)).toEqual(expect.arrayContaining(['pipe/config.pbtxt', 'head/1/model.onnx', 'extractor/1/model.onnx']));
+    expect(Object.keys(entries)).toEqual(
+      expect.arrayContaining(['pipe/config.pbtxt', 'head/1/model.onnx', 'extractor/1/model.onnx']),
+    );
   });
 
   it('export refuses a graph that does not compile, with its diagnostics', async () => {
@@ -104,12 +115,17 @@ describe('/api', () => {
 
   it('import opens another repository and serves it', async () => {
     const other = makeTestRepository();
-    writeFileSync(join(other, 'pipe', 'studio.json'), JSON.stringify({ ...(await call(`${s.url}/api/graphs/pipe`)).json, description: 'other repo' }));
+    writeFileSync(
+      join(other, 'pipe', 'studio.json'),
+      JSON.stringify({ ...(await call(`${s.url}/api/graphs/pipe`)).json, description: 'other repo' }),
+    );
     const r = await call(`${s.url}/api/import`, 'POST', { dir: other });
     expect(r.status).toBe(200);
     expect(r.json.dir).toBe(other);
     expect((await call(`${s.url}/api/graphs/pipe`)).json.description).toBe('other repo');
-    expect((await call(`${s.url}/api/import`, 'POST', { dir: join(other, 'missing') })).json.error.code).toBe('bad-repository');
+    expect((await call(`${s.url}/api/import`, 'POST', { dir: join(other, 'missing') })).json.error.code).toBe(
+      'bad-repository',
+    );
   });
 
   it('serves the web app with an SPA fallback, but not for API paths', async () => {
@@ -124,9 +140,14 @@ describe('token', () => {
   it('requires the bearer token on /api, /v2 and /metrics when the server has one', async () => {
     const t = await startTestServer({ token: 'secret-token-1' });
     try {
-      for (const p of ['/api/health', '/v2/models/pipe', '/metrics']) expect((await call(`${t.url}${p}`)).status).toBe(401);
-      expect((await call(`${t.url}/api/health`, 'GET', undefined, { authorization: 'Bearer wrong-token-1' })).status).toBe(401);
-      expect((await call(`${t.url}/api/health`, 'GET', undefined, { authorization: 'Bearer secret-token-1' })).status).toBe(200);
+      for (const p of ['/api/health', '/v2/models/pipe', '/metrics'])
+        expect((await call(`${t.url}${p}`)).status).toBe(401);
+      expect(
+        (await call(`${t.url}/api/health`, 'GET', undefined, { authorization: 'Bearer wrong-token-1' })).status,
+      ).toBe(401);
+      expect(
+        (await call(`${t.url}/api/health`, 'GET', undefined, { authorization: 'Bearer secret-token-1' })).status,
+      ).toBe(200);
     } finally {
       await t.close();
     }

@@ -31,8 +31,11 @@ export function requireToken(token: string | undefined): RequestHandler {
   return (req, res, next) => {
     if (!token || tokenMatches(token, bearerToken(req))) return next();
     res.setHeader('WWW-Authenticate', 'Bearer');
-    if (req.path.startsWith('/v2') || req.baseUrl.startsWith('/v2')) return void res.status(401).json({ error: 'missing or wrong bearer token' });
-    res.status(401).json({ error: { code: 'unauthorized', message: 'missing or wrong bearer token (Authorization: Bearer <token>)' } });
+    if (req.path.startsWith('/v2') || req.baseUrl.startsWith('/v2'))
+      return void res.status(401).json({ error: 'missing or wrong bearer token' });
+    res.status(401).json({
+      error: { code: 'unauthorized', message: 'missing or wrong bearer token (Authorization: Bearer <token>)' },
+    });
   };
 }
 
@@ -86,6 +89,11 @@ export function requireSameOrigin(): RequestHandler {
 export function requireLoopbackHost(token: string | undefined): RequestHandler {
   return (req, res, next) => {
     if (hostAllowed(req.headers.host, token)) return next();
-    res.status(403).type('text/plain').send(`this studio has no --token, so it only answers requests to localhost or 127.0.0.1 (got Host: ${String(req.headers.host).slice(0, 100)})\n`);
+    res
+      .status(403)
+      .type('text/plain')
+      .send(
+        `this studio has no --token, so it only answers requests to localhost or 127.0.0.1 (got Host: ${String(req.headers.host).slice(0, 100)})\n`,
+      );
   };
 }

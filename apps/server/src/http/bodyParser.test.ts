@@ -15,9 +15,17 @@ function largeInfer(rows: number, last = '0.5'): Buffer {
 function loopTurns(): { count: () => number; stop: () => void } {
   let n = 0;
   let on = true;
-  const spin = () => { n++; if (on) setImmediate(spin); };
+  const spin = () => {
+    n++;
+    if (on) setImmediate(spin);
+  };
   setImmediate(spin);
-  return { count: () => n, stop: () => { on = false; } };
+  return {
+    count: () => n,
+    stop: () => {
+      on = false;
+    },
+  };
 }
 
 describe('BodyParser', () => {
@@ -39,18 +47,30 @@ describe('BodyParser', () => {
   });
 
   it('gives a large body the errors a small one gets', async () => {
-    await expect(parser.kserve(largeInfer(6000, '"abc"'), { kind: 'infer', headerLength: undefined, maxTensorElements: 1e7 }))
-      .rejects.toMatchObject({ status: 400, message: "input 'x' element 383999 is not a valid FP32 value: not a finite number" });
-    await expect(parser.kserve(largeInfer(6000), { kind: 'infer', headerLength: undefined, maxTensorElements: 1000 }))
-      .rejects.toMatchObject({ status: 400, code: 'limit' });
-    await expect(parser.kserve(Buffer.concat([largeInfer(6000), Buffer.from('}')]), { kind: 'infer', headerLength: undefined, maxTensorElements: 1e7 }))
-      .rejects.toMatchObject({ status: 400, message: expect.stringMatching(/failed to parse the request JSON buffer/) });
+    await expect(
+      parser.kserve(largeInfer(6000, '"abc"'), { kind: 'infer', headerLength: undefined, maxTensorElements: 1e7 }),
+    ).rejects.toMatchObject({
+      status: 400,
+      message: "input 'x' element 383999 is not a valid FP32 value: not a finite number",
+    });
+    await expect(
+      parser.kserve(largeInfer(6000), { kind: 'infer', headerLength: undefined, maxTensorElements: 1000 }),
+    ).rejects.toMatchObject({ status: 400, code: 'limit' });
+    await expect(
+      parser.kserve(Buffer.concat([largeInfer(6000), Buffer.from('}')]), {
+        kind: 'infer',
+        headerLength: undefined,
+        maxTensorElements: 1e7,
+      }),
+    ).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/failed to parse the request JSON buffer/) });
   });
 });
 
 describe('large requests on a running server', () => {
   let s: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => { s = await startTestServer(); });
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
   afterAll(async () => {
     await s?.close();
     if (s) removeTempDir(s.repo);
@@ -64,13 +84,24 @@ describe('large requests on a running server', () => {
 
   it('a large WebSocket message is parsed off the thread and later messages keep their order', async () => {
     const c = await connect(s.url);
-    const big = JSON.parse(largeInfer(6000, '"abc"').toString()) as { inputs: { name: string; datatype: string; shape: number[]; data: unknown[] }[] };
+    const big = JSON.parse(largeInfer(6000, '"abc"').toString()) as {
+      inputs: { name: string; datatype: string; shape: number[]; data: unknown[] }[];
+    };
     const input = big.inputs[0]!;
-    c.send({ type: 'run.start', requestId: 'big', graph: 'extractor', inputs: { x: { datatype: input.datatype, shape: input.shape, data: input.data } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'big',
+      graph: 'extractor',
+      inputs: { x: { datatype: input.datatype, shape: input.shape, data: input.data } },
+    });
     c.send({ type: 'ping', at: 7 });
     await c.next('pong');
     const first = c.received.find((m) => 'json' in m && (m.json.type === 'error' || m.json.type === 'pong'));
-    expect(first && 'json' in first && first.json).toMatchObject({ type: 'error', ref: 'big', error: { message: expect.stringMatching(/element 383999 is not a valid FP32/) } });
+    expect(first && 'json' in first && first.json).toMatchObject({
+      type: 'error',
+      ref: 'big',
+      error: { message: expect.stringMatching(/element 383999 is not a valid FP32/) },
+    });
     await c.close();
   });
 });

@@ -17,7 +17,9 @@ export type WireResult =
   | { kind: 'kserve'; request: Omit<InferRequest | GenerateRequest, 'inputs'>; inputs: [string, Tensor][] }
   | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] };
 /** The worker's answer to one job. */
-export type BodyReply = { id: number; ok: true; result: WireResult } | { id: number; ok: false; error: { status: number; code: string; message: string } };
+export type BodyReply =
+  | { id: number; ok: true; result: WireResult }
+  | { id: number; ok: false; error: { status: number; code: string; message: string } };
 
 /** Bodies up to this size are parsed on the main thread: a worker hop costs more than parsing them. */
 export const INLINE_PARSE_BYTES = 1024 * 1024;
@@ -47,13 +49,21 @@ export class BodyParser {
   private readonly pending = new Map<number, { resolve: (v: WireResult) => void; reject: (e: Error) => void }>();
 
   /** A KServe infer or generate body. @throws ApiError naming what is wrong with it. */
-  async kserve<J extends Exclude<BodyJob, { kind: 'ws' }>>(body: Uint8Array, job: J): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
+  async kserve<J extends Exclude<BodyJob, { kind: 'ws' }>>(
+    body: Uint8Array,
+    job: J,
+  ): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
     type Out = J extends { kind: 'infer' } ? InferRequest : GenerateRequest;
     if (body.byteLength <= INLINE_PARSE_BYTES) {
-      return (job.kind === 'infer' ? parseInferBody(body, job.headerLength, job.maxTensorElements) : parseGenerateBody(body, job.target, job.maxTensorElements)) as Out;
+      return (
+        job.kind === 'infer'
+          ? parseInferBody(body, job.headerLength, job.maxTensorElements)
+          : parseGenerateBody(body, job.target, job.maxTensorElements)
+      ) as Out;
     }
     const r = await this.post(body, job);
-    if (r.kind !== 'kserve') throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    if (r.kind !== 'kserve')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
     return { ...r.request, inputs: entriesToRecord(r.inputs) } as Out;
   }
 
@@ -75,7 +85,13 @@ export class BodyParser {
 
   private post(body: Uint8Array, job: BodyJob): Promise<WireResult> {
     if (this.pending.size >= MAX_QUEUED) {
-      return Promise.reject(new ApiError(503, 'limit', `too many large request bodies are being parsed (at most ${MAX_QUEUED} at once); try again shortly`));
+      return Promise.reject(
+        new ApiError(
+          503,
+          'limit',
+          `too many large request bodies are being parsed (at most ${MAX_QUEUED} at once); try again shortly`,
+        ),
+      );
     }
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
@@ -88,7 +104,10 @@ export class BodyParser {
   }
 
   private start(): Worker {
-    const worker = new Worker(BOOT, { workerData: { entry: ENTRY }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = new Worker(BOOT, {
+      workerData: { entry: ENTRY },
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    });
     worker.unref();
     worker.on('message', (reply: BodyReply) => {
       const p = this.pending.get(reply.id);
@@ -101,7 +120,11 @@ export class BodyParser {
       if (this.worker === worker) this.worker = undefined;
       const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
       const apiErr = oom
-        ? new ApiError(413, 'too-large', `the request needs more than ${WORKER_HEAP_MB} MB of memory to parse; send large tensors as binary data`)
+        ? new ApiError(
+            413,
+            'too-large',
+            `the request needs more than ${WORKER_HEAP_MB} MB of memory to parse; send large tensors as binary data`,
+          )
         : new ApiError(500, 'internal', `the body parser stopped: ${err.message}`);
       for (const p of this.pending.values()) p.reject(apiErr);
       this.pending.clear();

@@ -11,7 +11,8 @@ import { parseGenerateBody, parseInferBody } from './kserveBody.ts';
 function transferables(tensors: Iterable<Tensor>): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
   for (const t of tensors) {
-    if (!Array.isArray(t.data) && t.data.byteOffset === 0 && t.data.byteLength === t.data.buffer.byteLength) out.push(t.data.buffer as ArrayBuffer);
+    if (!Array.isArray(t.data) && t.data.byteOffset === 0 && t.data.byteLength === t.data.buffer.byteLength)
+      out.push(t.data.buffer as ArrayBuffer);
   }
   return out;
 }
@@ -20,9 +21,15 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
   if (job.kind === 'ws') {
     const parsed = parseClientText(body, job);
     if (!parsed.ok) return [{ kind: 'ws', parsed }, []];
-    return [{ kind: 'ws', parsed: { ...parsed, decoded: {} }, decoded: Object.entries(parsed.decoded) }, transferables(Object.values(parsed.decoded))];
+    return [
+      { kind: 'ws', parsed: { ...parsed, decoded: {} }, decoded: Object.entries(parsed.decoded) },
+      transferables(Object.values(parsed.decoded)),
+    ];
   }
-  const request = job.kind === 'infer' ? parseInferBody(body, job.headerLength, job.maxTensorElements) : parseGenerateBody(body, job.target, job.maxTensorElements);
+  const request =
+    job.kind === 'infer'
+      ? parseInferBody(body, job.headerLength, job.maxTensorElements)
+      : parseGenerateBody(body, job.target, job.maxTensorElements);
   const { inputs, ...rest } = request;
   return [{ kind: 'kserve', request: rest, inputs: Object.entries(inputs) }, transferables(Object.values(inputs))];
 }

@@ -24,7 +24,15 @@ function serveWeb(app: Express, webDist: string | undefined): void {
     app.get('/{*splat}', (req, res, next) => (NOT_SPA.test(req.path) ? next() : res.sendFile(index)));
     return;
   }
-  app.get('/', (_req, res) => void res.type('text/plain').send('Ensemble Studio server: the web app is not built (run `pnpm build:web`). The API is under /api, KServe v2 under /v2.\n'));
+  app.get(
+    '/',
+    (_req, res) =>
+      void res
+        .type('text/plain')
+        .send(
+          'Ensemble Studio server: the web app is not built (run `pnpm build:web`). The API is under /api, KServe v2 under /v2.\n',
+        ),
+  );
 }
 
 /**
@@ -51,7 +59,9 @@ export function createApp(deps: AppDeps): Express {
   app.use('/metrics', auth);
   app.use(metricsRouter(studio));
   serveWeb(app, deps.webDist);
-  app.use((req, _res, next) => next(new ApiError(404, 'not-found', `no route ${req.method} ${req.path.slice(0, 200)}`)));
+  app.use((req, _res, next) =>
+    next(new ApiError(404, 'not-found', `no route ${req.method} ${req.path.slice(0, 200)}`)),
+  );
   app.use(errorHandler(studio.limits.maxBodyBytes));
   return app;
 }

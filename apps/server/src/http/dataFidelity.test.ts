@@ -4,7 +4,9 @@ import { tensorFromBytes, tritonJsonText } from './kserveTensors.ts';
 import { startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => { s = await startTestServer(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
 afterAll(async () => {
   await s?.close();
   if (s) removeTempDir(s.repo);
@@ -12,10 +14,18 @@ afterAll(async () => {
 
 /** A binary-extension infer request: JSON header + raw FP32 bytes for `x`. */
 async function inferBinary(values: Float32Array): Promise<{ status: number; text: string }> {
-  const header = Buffer.from(JSON.stringify({ inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], parameters: { binary_data_size: values.byteLength } }] }));
+  const header = Buffer.from(
+    JSON.stringify({
+      inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], parameters: { binary_data_size: values.byteLength } }],
+    }),
+  );
   const r = await fetch(`${s.url}/v2/models/extractor/infer`, {
-    method: 'POST', body: Buffer.concat([header, Buffer.from(values.buffer)]),
-    headers: { 'content-type': 'application/octet-stream', 'inference-header-content-length': String(header.byteLength) },
+    method: 'POST',
+    body: Buffer.concat([header, Buffer.from(values.buffer)]),
+    headers: {
+      'content-type': 'application/octet-stream',
+      'inference-header-content-length': String(header.byteLength),
+    },
   });
   return { status: r.status, text: await r.text() };
 }
@@ -29,13 +39,17 @@ describe('values JSON cannot hold', () => {
   });
 
   it('tritonJsonText writes NaN and ±Infinity as bare tokens and leaves strings alone', () => {
-    expect(tritonJsonText({ data: [1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY] })).toBe('{"data":[1,NaN,Infinity,-Infinity]}');
+    expect(tritonJsonText({ data: [1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY] })).toBe(
+      '{"data":[1,NaN,Infinity,-Infinity]}',
+    );
     expect(tritonJsonText({ data: ['NaN', 2] })).toBe('{"data":["NaN",2]}');
   });
 
   it('BYTES elements that are not UTF-8 are refused, not turned into U+FFFD', () => {
     const bytes = Buffer.concat([Buffer.from([2, 0, 0, 0]), Buffer.from([0xc3, 0x28])]);
-    expect(() => tensorFromBytes('BYTES', [1], bytes, 'text')).toThrow("input 'text' BYTES element 0 is not valid UTF-8");
+    expect(() => tensorFromBytes('BYTES', [1], bytes, 'text')).toThrow(
+      "input 'text' BYTES element 0 is not valid UTF-8",
+    );
     const ok = Buffer.concat([Buffer.from([2, 0, 0, 0]), Buffer.from('é')]);
     expect(tensorFromBytes('BYTES', [1], ok, 'text').data).toEqual(['é']);
   });

@@ -5,7 +5,9 @@ import { capMessage, MAX_ERROR_MESSAGE } from './errors.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => { s = await startTestServer(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
 afterAll(async () => {
   await s?.close();
   if (s) removeTempDir(s.repo);
@@ -16,11 +18,15 @@ const limit = MAX_ERROR_MESSAGE + 100;
 
 describe('errors do not echo hostile input in full', () => {
   it('KServe: a 100 KB input name and a 100k-dimension shape', async () => {
-    const name = await call(`${s.url}/v2/models/extractor/infer`, 'POST', { inputs: [{ name: longName, datatype: 'FP32', shape: [1], data: [1] }] });
+    const name = await call(`${s.url}/v2/models/extractor/infer`, 'POST', {
+      inputs: [{ name: longName, datatype: 'FP32', shape: [1], data: [1] }],
+    });
     expect(name.status).toBe(400);
     expect(name.json.error.length).toBeLessThan(limit);
     expect(name.json.error).toMatch(/more characters\)$/);
-    const shape = await call(`${s.url}/v2/models/extractor/infer`, 'POST', { inputs: [{ name: 'x', datatype: 'FP32', shape: new Array(100_000).fill(1), data: [1] }] });
+    const shape = await call(`${s.url}/v2/models/extractor/infer`, 'POST', {
+      inputs: [{ name: 'x', datatype: 'FP32', shape: new Array(100_000).fill(1), data: [1] }],
+    });
     expect(shape.status).toBe(400);
     expect(shape.json.error.length).toBeLessThan(limit);
   });
@@ -35,7 +41,12 @@ describe('errors do not echo hostile input in full', () => {
 
   it('WebSocket: a 100 KB input name', async () => {
     const c = await connect(s.url);
-    c.send({ type: 'run.start', requestId: 'r', graph: 'extractor', inputs: { [longName]: { datatype: 'FP32', shape: [1], data: [1] } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'r',
+      graph: 'extractor',
+      inputs: { [longName]: { datatype: 'FP32', shape: [1], data: [1] } },
+    });
     const answer = await Promise.race([c.next('error'), c.next('run.failed')]);
     expect(JSON.stringify(answer).length).toBeLessThan(limit + 200);
     expect(JSON.stringify(answer)).toMatch(/more characters/);

@@ -5,7 +5,12 @@ import { GraphNameError } from '../repo/saveGraph.ts';
 
 /** An API error with its HTTP status, a stable code and optional details (diagnostics, limits…). */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: unknown) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
     super(message);
     this.name = 'ApiError';
   }
@@ -24,7 +29,12 @@ export function capMessage(message: string): string {
   return `${message.slice(0, MAX_ERROR_MESSAGE)}… (${message.length - MAX_ERROR_MESSAGE} more characters)`;
 }
 
-interface BodyParserError { type?: string; status?: number; limit?: number; message?: string }
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  limit?: number;
+  message?: string;
+}
 
 /** Maps any thrown value to {status, code, message, details}. */
 export function toApiError(err: unknown, maxBodyBytes: number): ApiError {
@@ -33,17 +43,28 @@ export function toApiError(err: unknown, maxBodyBytes: number): ApiError {
   if (err instanceof GraphNameError) return new ApiError(409, err.code, err.message);
   const e = (err ?? {}) as BodyParserError;
   if (e.type === 'entity.too.large') {
-    return new ApiError(413, 'too-large', `request body is over the limit maxBodyBytes=${maxBodyBytes}`, { limit: 'maxBodyBytes', value: maxBodyBytes });
+    return new ApiError(413, 'too-large', `request body is over the limit maxBodyBytes=${maxBodyBytes}`, {
+      limit: 'maxBodyBytes',
+      value: maxBodyBytes,
+    });
   }
-  if (e.type === 'entity.parse.failed') return new ApiError(400, 'bad-json', `request body is not valid JSON: ${e.message ?? ''}`.trim());
-  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError(e.status, 'bad-request', e.message ?? 'bad request');
+  if (e.type === 'entity.parse.failed')
+    return new ApiError(400, 'bad-json', `request body is not valid JSON: ${e.message ?? ''}`.trim());
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500)
+    return new ApiError(e.status, 'bad-request', e.message ?? 'bad request');
   return new ApiError(500, 'internal', err instanceof Error ? err.message : String(err));
 }
 
 /** Sends `{error:{code,message,details}}` with the error's status. */
 export function sendApiError(res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();
-  const body = { error: { code: err.code, message: capMessage(err.message), ...(err.details === undefined ? {} : { details: err.details }) } };
+  const body = {
+    error: {
+      code: err.code,
+      message: capMessage(err.message),
+      ...(err.details === undefined ? {} : { details: err.details }),
+    },
+  };
   res.status(err.status).json(body satisfies ApiErrorBody);
 }
 
@@ -70,7 +91,17 @@ export function errorHandler(maxBodyBytes: number): ErrorRequestHandler {
 export function storageError(err: unknown): unknown {
   const code = (err as { code?: unknown } | undefined)?.code;
   const message = err instanceof Error ? err.message : String(err);
-  if (code === 'ENOSPC' || code === 'EDQUOT') return new ApiError(507, 'storage-full', `the disk is full, so nothing was written (the previously saved files are intact): ${message}`);
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new ApiError(500, 'storage-denied', `the repository cannot be written (${String(code)}), so nothing was saved: ${message}`);
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return new ApiError(
+      507,
+      'storage-full',
+      `the disk is full, so nothing was written (the previously saved files are intact): ${message}`,
+    );
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+    return new ApiError(
+      500,
+      'storage-denied',
+      `the repository cannot be written (${String(code)}), so nothing was saved: ${message}`,
+    );
   return err;
 }

@@ -4,7 +4,9 @@ import { checkElements } from './kserveTensors.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => { s = await startTestServer({ limits: { maxTensorElements: 1000 } }); });
+beforeAll(async () => {
+  s = await startTestServer({ limits: { maxTensorElements: 1000 } });
+});
 afterAll(async () => {
   await s?.close();
   if (s) removeTempDir(s.repo);
@@ -14,12 +16,21 @@ const row = (v: unknown) => Array.from({ length: 64 }, (_, i) => (i === 3 ? v : 
 
 describe('/generate applies the limits and element checks of /infer', () => {
   it('refuses a tensor over maxTensorElements, naming the limit', async () => {
-    const r = await call(`${s.url}/v2/models/extractor/generate`, 'POST', { x: Array.from({ length: 20 }, () => row(0)) });
+    const r = await call(`${s.url}/v2/models/extractor/generate`, 'POST', {
+      x: Array.from({ length: 20 }, () => row(0)),
+    });
     expect(r.status).toBe(400);
     expect(r.json.error).toBe("input 'x' has 1280 elements, over the limit maxTensorElements=1000");
   });
 
-  it.each([['"abc"', 'abc'], ['"Infinity"', 'Infinity'], ['{}', {}], ['null', null], ['true', true], ['[[]] (ragged)', [[]]]])('refuses %s as an FP32 element', async (_what, value) => {
+  it.each([
+    ['"abc"', 'abc'],
+    ['"Infinity"', 'Infinity'],
+    ['{}', {}],
+    ['null', null],
+    ['true', true],
+    ['[[]] (ragged)', [[]]],
+  ])('refuses %s as an FP32 element', async (_what, value) => {
     const r = await call(`${s.url}/v2/models/extractor/generate`, 'POST', { x: [row(value)] });
     expect(r.status).toBe(400);
     expect(r.json.error).toMatch(/input 'x'/);

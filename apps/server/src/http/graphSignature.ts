@@ -2,9 +2,17 @@ import type { Catalogue, DataType, GraphDoc } from '@ensemble-studio/core';
 import { catalogueModel, fullShape } from '@ensemble-studio/core';
 
 /** One tensor of a model's KServe metadata: full shape (batch dim as -1 when batching). */
-export interface MetaTensor { name: string; datatype: DataType; shape: number[]; optional?: boolean }
+export interface MetaTensor {
+  name: string;
+  datatype: DataType;
+  shape: number[];
+  optional?: boolean;
+}
 
-export interface GraphSignature { inputs: MetaTensor[]; outputs: MetaTensor[] }
+export interface GraphSignature {
+  inputs: MetaTensor[];
+  outputs: MetaTensor[];
+}
 
 /**
  * A graph's inputs and outputs as a Triton client sees them (from its input/output nodes).
@@ -15,9 +23,18 @@ export function graphSignature(graph: GraphDoc): GraphSignature {
   const outputs: MetaTensor[] = [];
   for (const n of graph.nodes) {
     if (n.kind === 'input') {
-      inputs.push({ name: n.params.name, datatype: n.params.datatype, shape: fullShape(n.params.dims, graph.maxBatchSize), ...(n.params.optional ? { optional: true } : {}) });
+      inputs.push({
+        name: n.params.name,
+        datatype: n.params.datatype,
+        shape: fullShape(n.params.dims, graph.maxBatchSize),
+        ...(n.params.optional ? { optional: true } : {}),
+      });
     } else if (n.kind === 'output') {
-      outputs.push({ name: n.params.name, datatype: n.params.datatype, shape: fullShape(n.params.dims, graph.maxBatchSize) });
+      outputs.push({
+        name: n.params.name,
+        datatype: n.params.datatype,
+        shape: fullShape(n.params.dims, graph.maxBatchSize),
+      });
     }
   }
   return { inputs, outputs };
@@ -31,7 +48,8 @@ export function graphSignature(graph: GraphDoc): GraphSignature {
 export function graphIsDecoupled(graph: GraphDoc, catalogue: Catalogue): boolean {
   return graph.nodes.some((n) => {
     if (n.kind === 'condition') return n.params.strategy === 'gate';
-    if (n.kind === 'model') return n.params.settings?.decoupled ?? catalogueModel(catalogue, n.params.model)?.decoupled ?? false;
+    if (n.kind === 'model')
+      return n.params.settings?.decoupled ?? catalogueModel(catalogue, n.params.model)?.decoupled ?? false;
     return false;
   });
 }
@@ -41,6 +59,8 @@ export function graphIsStateful(graph: GraphDoc, catalogue: Catalogue): boolean 
   return graph.nodes.some((n) => {
     if (n.kind !== 'model') return false;
     const s = n.params.settings?.sequence_batching;
-    return s === null ? false : s !== undefined || catalogueModel(catalogue, n.params.model)?.config.sequence_batching !== undefined;
+    return s === null
+      ? false
+      : s !== undefined || catalogueModel(catalogue, n.params.model)?.config.sequence_batching !== undefined;
   });
 }

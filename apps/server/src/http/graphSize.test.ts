@@ -5,7 +5,9 @@ import { connect } from '../testing/wsTestClient.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => { s = await startTestServer({ limits: { maxApiBodyBytes: 300_000 } }); });
+beforeAll(async () => {
+  s = await startTestServer({ limits: { maxApiBodyBytes: 300_000 } });
+});
 afterAll(async () => {
   await s?.close();
   if (s) removeTempDir(s.repo);
@@ -17,7 +19,12 @@ async function bigGraph(name: string, n: number): Promise<GraphDoc> {
   const nodes = [...pipe.nodes];
   const edges = [...pipe.edges];
   for (let i = 0; i < n; i++) {
-    nodes.push({ id: `e${i}`, kind: 'model', position: { x: i, y: 0 }, params: { model: 'extractor' } } as GraphDoc['nodes'][number]);
+    nodes.push({
+      id: `e${i}`,
+      kind: 'model',
+      position: { x: i, y: 0 },
+      params: { model: 'extractor' },
+    } as GraphDoc['nodes'][number]);
     edges.push({ id: `ed${i}`, source: 'in:x', sourcePort: 'out', target: `e${i}`, targetPort: 'x' });
   }
   return { ...pipe, name, nodes, edges };
@@ -39,7 +46,10 @@ describe('graphs too large to validate or compile quickly are refused before any
   it('running one over WebSocket', async () => {
     const c = await connect(s.url);
     c.send({ type: 'run.start', requestId: 'big', graph: await bigGraph('huge', 1100), inputs: {} });
-    expect(await c.next('error')).toMatchObject({ ref: 'big', error: { code: 'limit', message: expect.stringMatching(/maxGraphNodes=1024/) } });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'big',
+      error: { code: 'limit', message: expect.stringMatching(/maxGraphNodes=1024/) },
+    });
     await c.close();
   });
 
@@ -61,7 +71,10 @@ describe('a huge inline graph in a large WebSocket message', () => {
     const text = JSON.stringify({ type: 'run.start', requestId: 'huge', graph: g, inputs: {} });
     expect(text.length).toBeGreaterThan(1024 * 1024);
     c.send(text);
-    expect(await c.next('error')).toMatchObject({ ref: 'huge', error: { code: 'limit', message: 'inline graph has 20004 nodes: over the limit maxGraphNodes=1024' } });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'huge',
+      error: { code: 'limit', message: 'inline graph has 20004 nodes: over the limit maxGraphNodes=1024' },
+    });
     await c.close();
   });
 });

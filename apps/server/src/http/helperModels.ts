@@ -1,5 +1,11 @@
 import type { Catalogue, CatalogueModel, GraphDoc } from '@ensemble-studio/core';
-import { catalogueModel, catalogueModelFromConfig, compileGraph, normalizeConfig, parsePbtxt } from '@ensemble-studio/core';
+import {
+  catalogueModel,
+  catalogueModelFromConfig,
+  compileGraph,
+  normalizeConfig,
+  parsePbtxt,
+} from '@ensemble-studio/core';
 import type { Studio } from './Studio.ts';
 
 /**
@@ -7,7 +13,11 @@ import type { Studio } from './Studio.ts';
  * served as Triton serves every composing model of an ensemble. `model` is its catalogue entry built from
  * its compiled config; inference runs its generated model.py in the graph's exported repository.
  */
-export interface HelperModel { name: string; graph: GraphDoc; model: CatalogueModel }
+export interface HelperModel {
+  name: string;
+  graph: GraphDoc;
+  model: CatalogueModel;
+}
 
 /** Per saved graph document: the helpers its compilation generates, and the catalogue they were compiled against. */
 const compiled = new WeakMap<GraphDoc, { catalogue: Catalogue; helpers: HelperModel[] }>();
@@ -43,7 +53,8 @@ export function graphHelpers(graph: GraphDoc, catalogue: Catalogue): HelperModel
 export function allHelpers(studio: Studio): Map<string, HelperModel> {
   const out = new Map<string, HelperModel>();
   for (const name of Object.keys(studio.repository.graphs).sort()) {
-    for (const h of graphHelpers(studio.repository.graphs[name]!, studio.catalogue)) if (!out.has(h.name)) out.set(h.name, h);
+    for (const h of graphHelpers(studio.repository.graphs[name]!, studio.catalogue))
+      if (!out.has(h.name)) out.set(h.name, h);
   }
   return out;
 }

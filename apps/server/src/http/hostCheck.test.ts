@@ -8,7 +8,13 @@ import { startTestServer } from '../testing/testServer.ts';
 function getWithHost(url: string, host: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = request({ hostname: u.hostname, port: u.port, path: u.pathname, headers: { host, ...headers } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+    const req = request(
+      { hostname: u.hostname, port: u.port, path: u.pathname, headers: { host, ...headers } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -16,8 +22,10 @@ function getWithHost(url: string, host: string, headers: Record<string, string> 
 
 describe('hostAllowed (DNS rebinding)', () => {
   it('accepts loopback names and refuses others when there is no token', () => {
-    for (const h of ['127.0.0.1:8080', 'localhost:8080', 'localhost', '[::1]:8080', '127.0.0.2']) expect(hostAllowed(h, undefined), h).toBe(true);
-    for (const h of ['evil.example:8080', 'evil.example', '10.0.0.1:8080', '', undefined]) expect(hostAllowed(h, undefined), String(h)).toBe(false);
+    for (const h of ['127.0.0.1:8080', 'localhost:8080', 'localhost', '[::1]:8080', '127.0.0.2'])
+      expect(hostAllowed(h, undefined), h).toBe(true);
+    for (const h of ['evil.example:8080', 'evil.example', '10.0.0.1:8080', '', undefined])
+      expect(hostAllowed(h, undefined), String(h)).toBe(false);
   });
 
   it('leaves the decision to the token when there is one', () => {
@@ -27,7 +35,9 @@ describe('hostAllowed (DNS rebinding)', () => {
 
 describe('a server without a token', () => {
   let s: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => { s = await startTestServer(); });
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
   afterAll(async () => s?.close());
 
   it('refuses HTTP requests addressed to another host name and serves loopback ones', async () => {
@@ -36,6 +46,8 @@ describe('a server without a token', () => {
   });
 
   it('refuses a WebSocket upgrade addressed to another host name', async () => {
-    await expect(connect(s.url, { headers: { host: 'rebound.example', origin: 'http://rebound.example' } })).rejects.toThrow(/HTTP 403/);
+    await expect(
+      connect(s.url, { headers: { host: 'rebound.example', origin: 'http://rebound.example' } }),
+    ).rejects.toThrow(/HTTP 403/);
   });
 });

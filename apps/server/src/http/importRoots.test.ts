@@ -55,7 +55,9 @@ describe('/api/import opens only repositories under the roots the server was sta
   });
 
   it('opens one repository at a time: concurrent imports are refused while one loads', async () => {
-    const statuses = await Promise.all([1, 2, 3, 4].map(() => call(`${s.url}/api/import`, 'POST', { dir: join(root, 'allowed') }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      [1, 2, 3, 4].map(() => call(`${s.url}/api/import`, 'POST', { dir: join(root, 'allowed') }).then((r) => r.status)),
+    );
     expect(statuses.filter((x) => x === 200).length).toBeGreaterThanOrEqual(1);
     expect(statuses.filter((x) => x !== 200).every((x) => x === 409)).toBe(true);
     expect(statuses).toContain(409);

@@ -2,7 +2,13 @@ import type { Tensor } from '@ensemble-studio/core';
 import { elementCount, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
 import { ApiError } from './errors.ts';
 import type { GraphSignature } from './graphSignature.ts';
-import { checkElementCount, checkElements, flattenData, parseInferRequest, type InferRequest } from './kserveTensors.ts';
+import {
+  checkElementCount,
+  checkElements,
+  flattenData,
+  parseInferRequest,
+  type InferRequest,
+} from './kserveTensors.ts';
 
 // Pure parsing of KServe request bodies (no Express, no Studio): it runs on the main thread for
 // small bodies and in the body worker for large ones, with the same results and the same errors.
@@ -17,16 +23,26 @@ export interface GenerateTarget {
 }
 
 /** A generate request's id, parameters and input tensors. */
-export interface GenerateRequest { id?: string; params: Record<string, unknown>; inputs: Record<string, Tensor> }
+export interface GenerateRequest {
+  id?: string;
+  params: Record<string, unknown>;
+  inputs: Record<string, Tensor>;
+}
 
 /**
  * The JSON part of a raw body (all of it, or the header of a binary-extension request) and the binary rest.
  * @param headerLength the `Inference-Header-Content-Length` header, when the request has one.
  * @throws ApiError 400 when the header does not fit the body or the JSON does not parse.
  */
-export function splitRawBody(buf: Uint8Array, headerLength: string | undefined): { json: unknown; binary?: Uint8Array } {
+export function splitRawBody(
+  buf: Uint8Array,
+  headerLength: string | undefined,
+): { json: unknown; binary?: Uint8Array } {
   const n = headerLength === undefined ? buf.byteLength : Number(headerLength);
-  if (!Number.isInteger(n) || n < 0 || n > buf.byteLength) throw bad(`Inference-Header-Content-Length ${String(headerLength).slice(0, 32)} does not fit the body (${buf.byteLength} bytes)`);
+  if (!Number.isInteger(n) || n < 0 || n > buf.byteLength)
+    throw bad(
+      `Inference-Header-Content-Length ${String(headerLength).slice(0, 32)} does not fit the body (${buf.byteLength} bytes)`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(buf.buffer, buf.byteOffset, n).toString('utf8'));
@@ -40,7 +56,11 @@ export function splitRawBody(buf: Uint8Array, headerLength: string | undefined):
  * An infer request from its raw body.
  * @example parseInferBody(Buffer.from('{"inputs":[]}'), undefined, 1e6).inputs
  */
-export function parseInferBody(buf: Uint8Array, headerLength: string | undefined, maxTensorElements: number): InferRequest {
+export function parseInferBody(
+  buf: Uint8Array,
+  headerLength: string | undefined,
+  maxTensorElements: number,
+): InferRequest {
   const { json, binary } = splitRawBody(buf, headerLength);
   return parseInferRequest(json, { maxTensorElements, ...(binary ? { binary } : {}) });
 }
@@ -50,7 +70,10 @@ function nestedShape(v: unknown): number[] {
   if (!Array.isArray(v)) return [1];
   const shape: number[] = [];
   let cur: unknown = v;
-  while (Array.isArray(cur)) { shape.push(cur.length); cur = cur[0]; }
+  while (Array.isArray(cur)) {
+    shape.push(cur.length);
+    cur = cur[0];
+  }
   return shape;
 }
 
@@ -58,7 +81,11 @@ function nestedShape(v: unknown): number[] {
  * Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3), under the
  * same element-count limit and element checks as `/infer`.
  */
-export function generateInputs(target: GenerateTarget, body: Record<string, unknown>, maxTensorElements: number): Record<string, Tensor> {
+export function generateInputs(
+  target: GenerateTarget,
+  body: Record<string, unknown>,
+  maxTensorElements: number,
+): Record<string, Tensor> {
   const inputs = keyedRecord<Tensor>();
   for (const spec of target.inputs) {
     if (!Object.hasOwn(body, spec.name)) continue;
@@ -67,7 +94,8 @@ export function generateInputs(target: GenerateTarget, body: Record<string, unkn
     if (target.batched && shape.length === spec.shape.length - 1) shape = [1, ...shape];
     checkElementCount(spec.name, shape, maxTensorElements);
     const flat = flattenData(value);
-    if (flat.length !== elementCount(shape)) throw bad(`input '${spec.name}' is a ragged array: ${flat.length} elements for shape [${shape.join(',')}]`);
+    if (flat.length !== elementCount(shape))
+      throw bad(`input '${spec.name}' is a ragged array: ${flat.length} elements for shape [${shape.join(',')}]`);
     checkElements(spec.name, spec.datatype, flat);
     try {
       inputs[spec.name] = tensorFromJson(spec.datatype, shape, flat as (number | string | boolean)[]);
@@ -84,13 +112,15 @@ export function generateInputs(target: GenerateTarget, body: Record<string, unkn
  */
 export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTensorElements: number): GenerateRequest {
   const { json } = splitRawBody(buf, undefined);
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw bad('generate request must be a JSON object');
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw bad('generate request must be a JSON object');
   const body = json as Record<string, unknown>;
   const id = typeof body.id === 'string' ? body.id : undefined;
   if (Array.isArray(body.inputs)) {
     const p = parseInferRequest(body, { maxTensorElements });
     return { ...(id === undefined ? {} : { id }), params: p.parameters, inputs: p.inputs };
   }
-  const params = typeof body.parameters === 'object' && body.parameters !== null ? body.parameters as Record<string, unknown> : {};
+  const params =
+    typeof body.parameters === 'object' && body.parameters !== null ? (body.parameters as Record<string, unknown>) : {};
   return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(target, body, maxTensorElements) };
 }

@@ -18,13 +18,30 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 const feat = Array.from({ length: 256 }, (_, i) => (i % 7) / 7);
-const inferHead = () => call(`${s.url}/v2/models/head/infer`, 'POST', { inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256], data: feat }] });
-const index = async () => (await call(`${s.url}/v2/repository/index`, 'POST')).json as { name: string; version: string; state: string; reason?: string }[];
+const inferHead = () =>
+  call(`${s.url}/v2/models/head/infer`, 'POST', {
+    inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256], data: feat }],
+  });
+const index = async () =>
+  (await call(`${s.url}/v2/repository/index`, 'POST')).json as {
+    name: string;
+    version: string;
+    state: string;
+    reason?: string;
+  }[];
 
 describe('server metadata', () => {
   it('names exactly the extensions the HTTP endpoint serves, and each one answers', async () => {
     const meta = (await call(`${s.url}/v2`)).json;
-    expect(meta.extensions).toEqual(['model_configuration', 'model_repository', 'statistics', 'sequence', 'binary_tensor_data', 'parameters', 'generate']);
+    expect(meta.extensions).toEqual([
+      'model_configuration',
+      'model_repository',
+      'statistics',
+      'sequence',
+      'binary_tensor_data',
+      'parameters',
+      'generate',
+    ]);
     expect(meta.extensions).toEqual(HTTP_EXTENSIONS);
     expect((await call(`${s.url}/v2/models/head/config`)).status).toBe(200);
     expect((await call(`${s.url}/v2/repository/index`, 'POST')).status).toBe(200);
@@ -35,27 +52,51 @@ describe('server metadata', () => {
 });
 
 describe('statistics extension', () => {
-  it('a model\'s stats are Triton\'s JSON, counted from the engine', async () => {
+  it("a model's stats are Triton's JSON, counted from the engine", async () => {
     const before = Date.now();
     for (let i = 0; i < 2; i++) expect((await inferHead()).status).toBe(200);
     const r = await call(`${s.url}/v2/models/head/stats`);
     expect(r.status).toBe(200);
     const [head] = r.json.model_stats;
-    expect(Object.keys(head).sort()).toEqual(['batch_stats', 'execution_count', 'inference_count', 'inference_stats', 'last_inference', 'memory_usage', 'name', 'response_stats', 'version']);
+    expect(Object.keys(head).sort()).toEqual([
+      'batch_stats',
+      'execution_count',
+      'inference_count',
+      'inference_stats',
+      'last_inference',
+      'memory_usage',
+      'name',
+      'response_stats',
+      'version',
+    ]);
     expect(head).toMatchObject({ name: 'head', version: '1' });
     expect(head.inference_count).toBeGreaterThanOrEqual(2);
     expect(head.last_inference).toBeGreaterThanOrEqual(before);
     expect(head.last_inference).toBeLessThanOrEqual(Date.now());
     expect((await call(`${s.url}/v2/models/ghost/stats`)).json.model_stats[0].last_inference).toBe(0);
     expect(head.execution_count).toBeGreaterThanOrEqual(1);
-    expect(Object.keys(head.inference_stats)).toEqual(['success', 'fail', 'queue', 'compute_input', 'compute_infer', 'compute_output', 'cache_hit', 'cache_miss']);
+    expect(Object.keys(head.inference_stats)).toEqual([
+      'success',
+      'fail',
+      'queue',
+      'compute_input',
+      'compute_infer',
+      'compute_output',
+      'cache_hit',
+      'cache_miss',
+    ]);
     expect(head.inference_stats.success.count).toBeGreaterThanOrEqual(2);
     expect(head.inference_stats.compute_infer.ns).toBeGreaterThan(0);
-    expect(head.batch_stats.find((b: { batch_size: number }) => b.batch_size === 1)?.compute_infer.count).toBeGreaterThanOrEqual(1);
+    expect(
+      head.batch_stats.find((b: { batch_size: number }) => b.batch_size === 1)?.compute_infer.count,
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('by version, for every ready model, and 404 for an unknown model or version', async () => {
-    expect((await call(`${s.url}/v2/models/head/versions/1/stats`)).json.model_stats[0]).toMatchObject({ name: 'head', version: '1' });
+    expect((await call(`${s.url}/v2/models/head/versions/1/stats`)).json.model_stats[0]).toMatchObject({
+      name: 'head',
+      version: '1',
+    });
     const all = (await call(`${s.url}/v2/models/stats`)).json.model_stats.map((m: { name: string }) => m.name);
     expect(all).toEqual(expect.arrayContaining(['head', 'pipe', 'fork', 'fork_share']));
     expect(all).not.toContain('bad');
@@ -69,21 +110,37 @@ describe('helper models of a saved graph', () => {
   it('are ready, with metadata, their compiled config, and a place in the repository index', async () => {
     expect((await call(`${s.url}/v2/models/fork_share/ready`)).status).toBe(200);
     expect((await call(`${s.url}/v2/models/fork_share`)).json).toEqual({
-      name: 'fork_share', versions: ['1'], platform: 'python',
+      name: 'fork_share',
+      versions: ['1'],
+      platform: 'python',
       inputs: [{ name: 'in', datatype: 'FP32', shape: [-1, 256] }],
-      outputs: [{ name: 'out_0', datatype: 'FP32', shape: [-1, 256] }, { name: 'out_1', datatype: 'FP32', shape: [-1, 256] }],
+      outputs: [
+        { name: 'out_0', datatype: 'FP32', shape: [-1, 256] },
+        { name: 'out_1', datatype: 'FP32', shape: [-1, 256] },
+      ],
     });
     const config = (await call(`${s.url}/v2/models/fork_share/config`)).json;
-    expect(config).toMatchObject({ name: 'fork_share', backend: 'python', max_batch_size: 0, instance_group: [{ name: 'fork_share_0', kind: 'KIND_CPU', count: 1 }] });
+    expect(config).toMatchObject({
+      name: 'fork_share',
+      backend: 'python',
+      max_batch_size: 0,
+      instance_group: [{ name: 'fork_share_0', kind: 'KIND_CPU', count: 1 }],
+    });
     expect(config.parameters.ensemble_studio.string_value).toContain('"router"');
-    expect((await index()).find((m) => m.name === 'fork_share')).toEqual({ name: 'fork_share', version: '1', state: 'READY' });
+    expect((await index()).find((m) => m.name === 'fork_share')).toEqual({
+      name: 'fork_share',
+      version: '1',
+      state: 'READY',
+    });
     const ready = (await call(`${s.url}/v2/repository/index`, 'POST', { ready: true })).json as { name: string }[];
     expect(ready.map((m) => m.name)).toContain('fork_share');
     expect(ready.map((m) => m.name)).not.toContain('bad');
   });
 
   it('inference runs the generated model.py: the copy router returns its input on every output', async () => {
-    const r = await call(`${s.url}/v2/models/fork_share/infer`, 'POST', { inputs: [{ name: 'in', datatype: 'FP32', shape: [1, 256], data: feat }] });
+    const r = await call(`${s.url}/v2/models/fork_share/infer`, 'POST', {
+      inputs: [{ name: 'in', datatype: 'FP32', shape: [1, 256], data: feat }],
+    });
     expect(r.status).toBe(200);
     expect(r.json.model_name).toBe('fork_share');
     for (const name of ['out_0', 'out_1']) {
@@ -91,7 +148,9 @@ describe('helper models of a saved graph', () => {
       expect(out.shape).toEqual([1, 256]);
       expect(out.data).toEqual(Array.from(new Float32Array(feat)));
     }
-    const wrong = await call(`${s.url}/v2/models/fork_share/infer`, 'POST', { inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 256], data: feat }] });
+    const wrong = await call(`${s.url}/v2/models/fork_share/infer`, 'POST', {
+      inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 256], data: feat }],
+    });
     expect([wrong.status, wrong.json.error]).toEqual([400, "unexpected inference input 'x' for model 'fork_share'"]);
   });
 });
@@ -100,14 +159,27 @@ describe('model repository extension: load and unload', () => {
   it('unload: not ready, UNAVAILABLE "unloaded", inference refused as Triton refuses it; graphs using it are not ready; load brings it back', async () => {
     expect((await call(`${s.url}/v2/repository/models/head/unload`, 'POST')).status).toBe(200);
     expect((await call(`${s.url}/v2/models/head/ready`)).status).toBe(400);
-    expect((await index()).find((m) => m.name === 'head')).toEqual({ name: 'head', version: '1', state: 'UNAVAILABLE', reason: 'unloaded' });
+    expect((await index()).find((m) => m.name === 'head')).toEqual({
+      name: 'head',
+      version: '1',
+      state: 'UNAVAILABLE',
+      reason: 'unloaded',
+    });
     const refused = await inferHead();
-    expect([refused.status, refused.json]).toEqual([404, { error: "Request for unknown model: 'head' has no available versions" }]);
+    expect([refused.status, refused.json]).toEqual([
+      404,
+      { error: "Request for unknown model: 'head' has no available versions" },
+    ]);
     expect((await call(`${s.url}/v2/models/head`)).status).toBe(404);
     expect((await call(`${s.url}/v2/models/head/stats`)).status).toBe(404);
-    expect((await call(`${s.url}/v2/models/stats`)).json.model_stats.map((m: { name: string }) => m.name)).not.toContain('head');
+    expect(
+      (await call(`${s.url}/v2/models/stats`)).json.model_stats.map((m: { name: string }) => m.name),
+    ).not.toContain('head');
     expect((await call(`${s.url}/v2/models/pipe/ready`)).status).toBe(400);
-    expect((await index()).find((m) => m.name === 'pipe')).toMatchObject({ state: 'UNAVAILABLE', reason: "graph 'pipe' cannot run: model 'head' is unloaded" });
+    expect((await index()).find((m) => m.name === 'pipe')).toMatchObject({
+      state: 'UNAVAILABLE',
+      reason: "graph 'pipe' cannot run: model 'head' is unloaded",
+    });
     expect((await call(`${s.url}/v2/repository/models/head/load`, 'POST', {})).status).toBe(200);
     expect((await call(`${s.url}/v2/models/head/ready`)).status).toBe(200);
     expect((await call(`${s.url}/v2/models/pipe/ready`)).status).toBe(200);
@@ -116,21 +188,39 @@ describe('model repository extension: load and unload', () => {
 
   it('load re-reads an edited model config and an edited graph from disk', async () => {
     const path = join(s.repo, 'head', 'config.pbtxt');
-    writeFileSync(path, readFileSync(path, 'utf8').replace('max_queue_delay_microseconds: 100', 'max_queue_delay_microseconds: 250'));
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8').replace('max_queue_delay_microseconds: 100', 'max_queue_delay_microseconds: 250'),
+    );
     expect((await call(`${s.url}/v2/repository/models/head/load`, 'POST')).status).toBe(200);
     expect((await call(`${s.url}/v2/models/head/config`)).json.dynamic_batching.max_queue_delay_microseconds).toBe(250);
     writeFileSync(join(s.repo, 'fork', 'studio.json'), JSON.stringify(forkGraph('fork', 3)));
     expect((await call(`${s.url}/v2/repository/models/fork/load`, 'POST')).status).toBe(200);
-    expect((await call(`${s.url}/v2/models/fork_share`)).json.outputs.map((o: { name: string }) => o.name)).toEqual(['out_0', 'out_1', 'out_2']);
+    expect((await call(`${s.url}/v2/models/fork_share`)).json.outputs.map((o: { name: string }) => o.name)).toEqual([
+      'out_0',
+      'out_1',
+      'out_2',
+    ]);
   });
 
   it('refuses an unknown model, a malformed body, and a load that carries its own config, saying why', async () => {
     const unload = await call(`${s.url}/v2/repository/models/nope/unload`, 'POST');
-    expect([unload.status, unload.json]).toEqual([404, { error: "failed to unload 'nope': the repository has no model or saved graph 'nope'" }]);
+    expect([unload.status, unload.json]).toEqual([
+      404,
+      { error: "failed to unload 'nope': the repository has no model or saved graph 'nope'" },
+    ]);
     const load = await call(`${s.url}/v2/repository/models/nope/load`, 'POST');
-    expect([load.status, load.json.error]).toEqual([404, "failed to load 'nope', failed to poll from model repository: it has no model or saved graph 'nope'"]);
-    expect((await call(`${s.url}/v2/repository/models/head/load`, 'POST', '{"parameters":')).json.error).toMatch(/^the request body is not JSON/);
+    expect([load.status, load.json.error]).toEqual([
+      404,
+      "failed to load 'nope', failed to poll from model repository: it has no model or saved graph 'nope'",
+    ]);
+    expect((await call(`${s.url}/v2/repository/models/head/load`, 'POST', '{"parameters":')).json.error).toMatch(
+      /^the request body is not JSON/,
+    );
     const withConfig = await call(`${s.url}/v2/repository/models/head/load`, 'POST', { parameters: { config: '{}' } });
-    expect([withConfig.status, withConfig.json.error]).toEqual([400, "load of 'head' with config is not supported: the studio loads models from its repository on disk (edit the files, then load)"]);
+    expect([withConfig.status, withConfig.json.error]).toEqual([
+      400,
+      "load of 'head' with config is not supported: the studio loads models from its repository on disk (edit the files, then load)",
+    ]);
   });
 });

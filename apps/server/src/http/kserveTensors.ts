@@ -1,5 +1,13 @@
 import type { DataType, Tensor } from '@ensemble-studio/core';
-import { allocData, dtypeSize, elementCount, isDataType, keyedRecord, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
+import {
+  allocData,
+  dtypeSize,
+  elementCount,
+  isDataType,
+  keyedRecord,
+  tensorFromJson,
+  tensorToJson,
+} from '@ensemble-studio/core';
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
@@ -22,11 +30,14 @@ const bad = (message: string) => new ApiError(400, 'bad-request', message);
 export function flattenData(data: unknown, out: unknown[] = []): unknown[] {
   // Iterative: a hostile, deeply nested body must get a 400, not exhaust the stack.
   const stack: { items: unknown[]; i: number }[] = [];
-  if (!Array.isArray(data)) return out.push(data), out;
+  if (!Array.isArray(data)) return (out.push(data), out);
   stack.push({ items: data, i: 0 });
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
-    if (top.i >= top.items.length) { stack.pop(); continue; }
+    if (top.i >= top.items.length) {
+      stack.pop();
+      continue;
+    }
     const d = top.items[top.i++];
     if (Array.isArray(d)) stack.push({ items: d, i: 0 });
     else out.push(d);
@@ -35,8 +46,14 @@ export function flattenData(data: unknown, out: unknown[] = []): unknown[] {
 }
 
 const INTEGER_RANGES: Partial<Record<DataType, readonly [number, number]>> = {
-  UINT8: [0, 0xff], UINT16: [0, 0xffff], UINT32: [0, 0xffffffff], UINT64: [0, 2 ** 64 - 1],
-  INT8: [-0x80, 0x7f], INT16: [-0x8000, 0x7fff], INT32: [-0x80000000, 0x7fffffff], INT64: [-(2 ** 63), 2 ** 63 - 1],
+  UINT8: [0, 0xff],
+  UINT16: [0, 0xffff],
+  UINT32: [0, 0xffffffff],
+  UINT64: [0, 2 ** 64 - 1],
+  INT8: [-0x80, 0x7f],
+  INT16: [-0x8000, 0x7fff],
+  INT32: [-0x80000000, 0x7fffffff],
+  INT64: [-(2 ** 63), 2 ** 63 - 1],
 };
 const FP32_MAX = 3.4028234663852886e38;
 
@@ -73,7 +90,12 @@ export function checkElements(name: string, datatype: DataType, flat: readonly u
  */
 export function checkElementCount(name: string, shape: readonly number[], maxTensorElements: number): number {
   const n = elementCount(shape);
-  if (n > maxTensorElements) throw new ApiError(400, 'limit', `input '${name}' has ${n} elements, over the limit maxTensorElements=${maxTensorElements}`);
+  if (n > maxTensorElements)
+    throw new ApiError(
+      400,
+      'limit',
+      `input '${name}' has ${n} elements, over the limit maxTensorElements=${maxTensorElements}`,
+    );
   return n;
 }
 
@@ -85,20 +107,29 @@ export function tensorFromBytes(datatype: DataType, shape: number[], bytes: Uint
     let off = 0;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     while (off < bytes.byteLength) {
-      if (off + 4 > bytes.byteLength) throw bad(`input '${name}' BYTES element ${data.length} has a truncated length prefix`);
+      if (off + 4 > bytes.byteLength)
+        throw bad(`input '${name}' BYTES element ${data.length} has a truncated length prefix`);
       const len = view.getUint32(off, true);
-      if (off + 4 + len > bytes.byteLength) throw bad(`input '${name}' BYTES element ${data.length} runs past the end of its buffer`);
+      if (off + 4 + len > bytes.byteLength)
+        throw bad(`input '${name}' BYTES element ${data.length} runs past the end of its buffer`);
       const element = Buffer.from(bytes.buffer, bytes.byteOffset + off + 4, len);
       // Elements are kept as text: bytes that are not UTF-8 are refused rather than silently replaced by U+FFFD.
-      if (!isUtf8(element)) throw bad(`input '${name}' BYTES element ${data.length} is not valid UTF-8 (this server keeps BYTES elements as text)`);
+      if (!isUtf8(element))
+        throw bad(
+          `input '${name}' BYTES element ${data.length} is not valid UTF-8 (this server keeps BYTES elements as text)`,
+        );
       data.push(element.toString('utf8'));
       off += 4 + len;
     }
-    if (data.length !== n) throw bad(`input '${name}' has ${data.length} BYTES elements but shape [${shape.join(',')}] needs ${n}`);
+    if (data.length !== n)
+      throw bad(`input '${name}' has ${data.length} BYTES elements but shape [${shape.join(',')}] needs ${n}`);
     return { datatype, shape, data };
   }
   const size = dtypeSize(datatype);
-  if (bytes.byteLength !== n * size) throw bad(`input '${name}' has ${bytes.byteLength} bytes but shape [${shape.join(',')}] of ${datatype} needs ${n * size}`);
+  if (bytes.byteLength !== n * size)
+    throw bad(
+      `input '${name}' has ${bytes.byteLength} bytes but shape [${shape.join(',')}] of ${datatype} needs ${n * size}`,
+    );
   const data = allocData(datatype, n) as Exclude<ReturnType<typeof allocData>, string[]>;
   new Uint8Array(data.buffer).set(bytes);
   return { datatype, shape, data };
@@ -106,18 +137,27 @@ export function tensorFromBytes(datatype: DataType, shape: number[], bytes: Uint
 
 export { tensorToBytes };
 
-interface ParseOptions { maxTensorElements: number; binary?: Uint8Array }
+interface ParseOptions {
+  maxTensorElements: number;
+  binary?: Uint8Array;
+}
 
 function parseInput(raw: unknown, opts: ParseOptions, cursor: { off: number }): [string, Tensor] {
   if (!isObj(raw) || typeof raw.name !== 'string') throw bad('each input needs a "name"');
   const { name } = raw;
   if (!isDataType(raw.datatype)) throw bad(`input '${name}' has unknown datatype ${JSON.stringify(raw.datatype)}`);
-  if (!Array.isArray(raw.shape) || !raw.shape.every((d) => Number.isInteger(d) && (d as number) >= 0)) throw bad(`input '${name}' shape must be an array of non-negative integers`);
+  if (!Array.isArray(raw.shape) || !raw.shape.every((d) => Number.isInteger(d) && (d as number) >= 0))
+    throw bad(`input '${name}' shape must be an array of non-negative integers`);
   const shape = raw.shape as number[];
   const n = checkElementCount(name, shape, opts.maxTensorElements);
   const size = isObj(raw.parameters) ? raw.parameters.binary_data_size : undefined;
   if (size !== undefined) {
-    if (!opts.binary || !Number.isInteger(size) || (size as number) < 0 || cursor.off + (size as number) > opts.binary.byteLength) {
+    if (
+      !opts.binary ||
+      !Number.isInteger(size) ||
+      (size as number) < 0 ||
+      cursor.off + (size as number) > opts.binary.byteLength
+    ) {
       throw bad(`input '${name}' binary_data_size ${String(size)} does not fit the binary body`);
     }
     const bytes = opts.binary.subarray(cursor.off, cursor.off + (size as number));
@@ -126,7 +166,8 @@ function parseInput(raw: unknown, opts: ParseOptions, cursor: { off: number }): 
   }
   if (raw.data === undefined) throw bad(`input '${name}' has no data`);
   const flat = flattenData(raw.data);
-  if (flat.length !== n) throw bad(`input '${name}' has ${flat.length} elements but shape [${shape.join(',')}] needs ${n}`);
+  if (flat.length !== n)
+    throw bad(`input '${name}' has ${flat.length} elements but shape [${shape.join(',')}] needs ${n}`);
   checkElements(name, raw.datatype, flat);
   return [name, tensorFromJson(raw.datatype, shape, flat as (number | string | boolean)[])];
 }
@@ -150,10 +191,10 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   const binaryOutput = parameters.binary_data_output === true;
   const outputs = Array.isArray(body.outputs)
     ? body.outputs.map((o) => {
-      if (!isObj(o) || typeof o.name !== 'string') throw bad('each requested output needs a "name"');
-      const p = isObj(o.parameters) ? o.parameters : {};
-      return { name: o.name, binary: p.binary_data === true || (p.binary_data === undefined && binaryOutput) };
-    })
+        if (!isObj(o) || typeof o.name !== 'string') throw bad('each requested output needs a "name"');
+        const p = isObj(o.parameters) ? o.parameters : {};
+        return { name: o.name, binary: p.binary_data === true || (p.binary_data === undefined && binaryOutput) };
+      })
     : undefined;
   const id = typeof body.id === 'string' ? body.id : undefined;
   return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput };
@@ -168,7 +209,9 @@ export function tritonJsonText(value: unknown): string {
   if (!hasNonFinite(value)) return JSON.stringify(value);
   // A per-response random mark: no string a client sent can be mistaken for it.
   const mark = `nonfinite-${Math.random().toString(36).slice(2)}:`;
-  const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? `${mark}${String(v)}` : v));
+  const text = JSON.stringify(value, (_k, v: unknown) =>
+    typeof v === 'number' && !Number.isFinite(v) ? `${mark}${String(v)}` : v,
+  );
   return text.replace(new RegExp(`"${mark}(NaN|Infinity|-Infinity)"`, 'g'), '$1');
 }
 
@@ -179,6 +222,9 @@ function hasNonFinite(v: unknown): boolean {
 }
 
 /** One output in KServe JSON form (`data` flat; BOOL as booleans; BYTES as strings). */
-export function outputJson(name: string, t: Tensor): { name: string; datatype: DataType; shape: number[]; data: (number | string | boolean)[] } {
+export function outputJson(
+  name: string,
+  t: Tensor,
+): { name: string; datatype: DataType; shape: number[]; data: (number | string | boolean)[] } {
   return { name, datatype: t.datatype, shape: [...t.shape], data: tensorToJson(t) };
 }

@@ -6,7 +6,9 @@ import { UNSAVED_GRAPHS } from './routes/metrics.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => { s = await startTestServer(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
 afterAll(async () => {
   await s?.close();
   if (s) removeTempDir(s.repo);
@@ -18,7 +20,12 @@ describe('/metrics labels', () => {
     const c = await connect(s.url);
     const x = { datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0.5) };
     for (let i = 0; i < 20; i++) {
-      c.send({ type: 'run.start', requestId: `r${i}`, graph: { ...pipe, name: `made_up_${i}_${'n'.repeat(200)}` }, inputs: { x } });
+      c.send({
+        type: 'run.start',
+        requestId: `r${i}`,
+        graph: { ...pipe, name: `made_up_${i}_${'n'.repeat(200)}` },
+        inputs: { x },
+      });
       await c.next('run.completed');
     }
     await c.close();

@@ -11,7 +11,7 @@ const unloadedBy = new WeakMap<Studio, Set<string>>();
 
 function unloadedSet(studio: Studio): Set<string> {
   let set = unloadedBy.get(studio);
-  if (!set) unloadedBy.set(studio, set = new Set());
+  if (!set) unloadedBy.set(studio, (set = new Set()));
   return set;
 }
 
@@ -22,7 +22,11 @@ export function isUnloaded(studio: Studio, name: string): boolean {
 
 /** True when the open repository serves `name`: a model, a saved graph, or a helper model a graph generates. */
 export function repositoryHas(studio: Studio, name: string): boolean {
-  return catalogueModel(studio.catalogue, name) !== undefined || ownValue(studio.repository.graphs, name) !== undefined || findHelper(studio, name) !== undefined;
+  return (
+    catalogueModel(studio.catalogue, name) !== undefined ||
+    ownValue(studio.repository.graphs, name) !== undefined ||
+    findHelper(studio, name) !== undefined
+  );
 }
 
 /**
@@ -34,7 +38,8 @@ export function unloadedDependency(studio: Studio, name: string): string | undef
   const set = unloadedBy.get(studio);
   const graph = ownValue(studio.repository.graphs, name);
   if (!set || set.size === 0 || !graph) return undefined;
-  for (const n of graph.nodes) if (n.kind === 'model' && set.has(n.params.model)) return `model '${n.params.model}' is unloaded`;
+  for (const n of graph.nodes)
+    if (n.kind === 'model' && set.has(n.params.model)) return `model '${n.params.model}' is unloaded`;
   for (const h of graphHelpers(graph, studio.catalogue)) if (set.has(h.name)) return `model '${h.name}' is unloaded`;
   return undefined;
 }
@@ -45,7 +50,12 @@ export function unloadedDependency(studio: Studio, name: string): string | undef
  * @throws ApiError 404 when the repository has no such model.
  */
 export function unloadModel(studio: Studio, name: string): void {
-  if (!repositoryHas(studio, name)) throw new ApiError(404, 'not-found', `failed to unload '${name}': the repository has no model or saved graph '${name}'`);
+  if (!repositoryHas(studio, name))
+    throw new ApiError(
+      404,
+      'not-found',
+      `failed to unload '${name}': the repository has no model or saved graph '${name}'`,
+    );
   unloadedSet(studio).add(name);
 }
 
@@ -57,7 +67,11 @@ export function unloadModel(studio: Studio, name: string): void {
 export async function loadModel(studio: Studio, name: string): Promise<void> {
   await studio.reloadRepository();
   if (!repositoryHas(studio, name)) {
-    throw new ApiError(404, 'not-found', `failed to load '${name}', failed to poll from model repository: it has no model or saved graph '${name}'`);
+    throw new ApiError(
+      404,
+      'not-found',
+      `failed to load '${name}', failed to poll from model repository: it has no model or saved graph '${name}'`,
+    );
   }
   unloadedBy.get(studio)?.delete(name);
 }

@@ -6,7 +6,10 @@ import { findServedModel } from './routes/kserve.ts';
 import type { Studio } from './Studio.ts';
 
 /** A count and the nanoseconds they took together (`StatisticDuration`). */
-export interface Duration { count: number; ns: number }
+export interface Duration {
+  count: number;
+  ns: number;
+}
 
 /** One model's statistics in Triton's form (the gRPC `ModelStatistics` message and the HTTP JSON alike). */
 export interface ModelStatisticsEntry {
@@ -15,7 +18,16 @@ export interface ModelStatisticsEntry {
   last_inference: number;
   inference_count: number;
   execution_count: number;
-  inference_stats: { success: Duration; fail: Duration; queue: Duration; compute_input: Duration; compute_infer: Duration; compute_output: Duration; cache_hit: Duration; cache_miss: Duration };
+  inference_stats: {
+    success: Duration;
+    fail: Duration;
+    queue: Duration;
+    compute_input: Duration;
+    compute_infer: Duration;
+    compute_output: Duration;
+    cache_hit: Duration;
+    cache_miss: Duration;
+  };
   /** Per-response statistics of decoupled models; the engine does not measure them, so empty. */
   response_stats: Record<string, never>;
   batch_stats: { batch_size: number; compute_input: Duration; compute_infer: Duration; compute_output: Duration }[];
@@ -29,13 +41,28 @@ function fromModel(name: string, version: string, m: ModelMetrics): ModelStatist
   const ok = m.requestSuccess;
   // The engine measures queue and compute time per execution, not per batch size: batch entries carry counts only.
   return {
-    name, version, last_inference: m.lastInferenceMs, inference_count: m.inferenceCount, execution_count: m.execCount,
+    name,
+    version,
+    last_inference: m.lastInferenceMs,
+    inference_count: m.inferenceCount,
+    execution_count: m.execCount,
     inference_stats: {
-      success: d(ok, m.queueNs + m.computeNs), fail: d(m.requestFailure, 0), queue: d(ok, m.queueNs),
-      compute_input: d(ok, 0), compute_infer: d(ok, m.computeNs), compute_output: d(ok, 0), cache_hit: d(0, 0), cache_miss: d(0, 0),
+      success: d(ok, m.queueNs + m.computeNs),
+      fail: d(m.requestFailure, 0),
+      queue: d(ok, m.queueNs),
+      compute_input: d(ok, 0),
+      compute_infer: d(ok, m.computeNs),
+      compute_output: d(ok, 0),
+      cache_hit: d(0, 0),
+      cache_miss: d(0, 0),
     },
     response_stats: {},
-    batch_stats: Object.entries(m.batchSizes).map(([size, n]) => ({ batch_size: Number(size), compute_input: d(n, 0), compute_infer: d(n, 0), compute_output: d(n, 0) })),
+    batch_stats: Object.entries(m.batchSizes).map(([size, n]) => ({
+      batch_size: Number(size),
+      compute_input: d(n, 0),
+      compute_infer: d(n, 0),
+      compute_output: d(n, 0),
+    })),
     memory_usage: [],
   };
 }
@@ -43,10 +70,20 @@ function fromModel(name: string, version: string, m: ModelMetrics): ModelStatist
 function fromGraph(name: string, g: GraphMetrics): ModelStatisticsEntry {
   const ok = g.requestSuccess;
   return {
-    name, version: '1', last_inference: g.lastRunMs, inference_count: ok, execution_count: ok,
+    name,
+    version: '1',
+    last_inference: g.lastRunMs,
+    inference_count: ok,
+    execution_count: ok,
     inference_stats: {
-      success: d(ok, g.durationNs), fail: d(g.requestFailure, 0), queue: d(ok, 0),
-      compute_input: d(ok, 0), compute_infer: d(ok, g.durationNs), compute_output: d(ok, 0), cache_hit: d(0, 0), cache_miss: d(0, 0),
+      success: d(ok, g.durationNs),
+      fail: d(g.requestFailure, 0),
+      queue: d(ok, 0),
+      compute_input: d(ok, 0),
+      compute_infer: d(ok, g.durationNs),
+      compute_output: d(ok, 0),
+      cache_hit: d(0, 0),
+      cache_miss: d(0, 0),
     },
     response_stats: {},
     batch_stats: [],
@@ -54,7 +91,17 @@ function fromGraph(name: string, g: GraphMetrics): ModelStatisticsEntry {
   };
 }
 
-const EMPTY: ModelMetrics = { requestSuccess: 0, requestFailure: 0, inferenceCount: 0, execCount: 0, queueNs: 0, computeNs: 0, batchSizes: {}, activeSequences: 0, lastInferenceMs: 0 };
+const EMPTY: ModelMetrics = {
+  requestSuccess: 0,
+  requestFailure: 0,
+  inferenceCount: 0,
+  execCount: 0,
+  queueNs: 0,
+  computeNs: 0,
+  batchSizes: {},
+  activeSequences: 0,
+  lastInferenceMs: 0,
+};
 
 /**
  * Triton's statistics extension, for HTTP (`/v2/models[/m[/versions/v]]/stats`) and gRPC (`ModelStatistics`)
@@ -72,7 +119,14 @@ export function modelStatistics(studio: Studio, name?: string, version?: string)
     return fromModel(n, v ?? String(served.versions.at(-1) ?? 1), metrics.models[n] ?? EMPTY);
   };
   if (name !== undefined) return [entry(name, version)];
-  const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs), ...allHelpers(studio).keys()]);
+  const names = new Set([
+    ...Object.keys(studio.catalogue.models),
+    ...Object.keys(studio.repository.graphs),
+    ...allHelpers(studio).keys(),
+  ]);
   // Triton lists the models it has loaded: not those that failed to load or were unloaded.
-  return [...names].sort().filter((n) => !isUnloaded(studio, n) && findServedModel(studio, n, undefined).ready).map((n) => entry(n, undefined));
+  return [...names]
+    .sort()
+    .filter((n) => !isUnloaded(studio, n) && findServedModel(studio, n, undefined).ready)
+    .map((n) => entry(n, undefined));
 }

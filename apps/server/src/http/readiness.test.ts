@@ -19,10 +19,17 @@ afterAll(async () => {
 
 describe('a model corrupted at startup is not ready anywhere', () => {
   it('the repository index, /ready and metadata agree, and the reasons name the model', async () => {
-    const index = (await call(`${s.url}/v2/repository/index`, 'POST')).json as { name: string; state: string; reason?: string }[];
+    const index = (await call(`${s.url}/v2/repository/index`, 'POST')).json as {
+      name: string;
+      state: string;
+      reason?: string;
+    }[];
     const entry = (n: string) => index.find((e) => e.name === n);
     expect(entry('head')).toMatchObject({ state: 'UNAVAILABLE', reason: expect.stringMatching(/model 'head'/) });
-    expect(entry('pipe')).toMatchObject({ state: 'UNAVAILABLE', reason: expect.stringMatching(/graph 'pipe' cannot run: model 'head'/) });
+    expect(entry('pipe')).toMatchObject({
+      state: 'UNAVAILABLE',
+      reason: expect.stringMatching(/graph 'pipe' cannot run: model 'head'/),
+    });
     expect(entry('extractor')).toMatchObject({ state: 'READY' });
     expect((await call(`${s.url}/v2/models/head/ready`)).status).toBe(400);
     expect((await call(`${s.url}/v2/models/pipe/ready`)).status).toBe(400);
@@ -30,7 +37,9 @@ describe('a model corrupted at startup is not ready anywhere', () => {
   });
 
   it('an infer on the graph says which model is at fault', async () => {
-    const r = await call(`${s.url}/v2/models/pipe/infer`, 'POST', { inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0) }] });
+    const r = await call(`${s.url}/v2/models/pipe/infer`, 'POST', {
+      inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0) }],
+    });
     expect(r.status).toBe(503);
     expect(r.json.error).toMatch(/model 'head'/);
   });

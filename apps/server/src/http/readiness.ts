@@ -3,16 +3,26 @@ import { catalogueModel, ownValue } from '@ensemble-studio/core';
 import type { Studio } from './Studio.ts';
 
 /** Whether a model or saved graph can serve requests now, and if not, why (naming the model at fault). */
-export interface Readiness { ready: boolean; reason?: string }
+export interface Readiness {
+  ready: boolean;
+  reason?: string;
+}
 
 /** Why model `name` cannot run (its config, or its session in the engine), or undefined when it can. */
-function modelProblem(studio: Studio, name: string, engineModels: ReturnType<Studio['engine']['health']>['models']): string | undefined {
+function modelProblem(
+  studio: Studio,
+  name: string,
+  engineModels: ReturnType<Studio['engine']['health']>['models'],
+): string | undefined {
   const m = catalogueModel(studio.catalogue, name);
   if (!m) return `model '${name}' is not in the repository`;
   if (m.error) return `model '${name}' failed to load: ${m.error}`;
   if (m.platform === 'ensemble') return undefined;
   const e = ownValue(engineModels, name);
-  if (e?.state === 'unavailable') return e.error?.includes(`'${name}'`) ? e.error : `model '${name}' is unavailable: ${e.error ?? 'its session did not load'}`;
+  if (e?.state === 'unavailable')
+    return e.error?.includes(`'${name}'`)
+      ? e.error
+      : `model '${name}' is unavailable: ${e.error ?? 'its session did not load'}`;
   return undefined;
 }
 

@@ -5,7 +5,9 @@ import { connect } from '../testing/wsTestClient.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => { s = await startTestServer(); });
+beforeAll(async () => {
+  s = await startTestServer();
+});
 afterAll(async () => {
   await s?.close();
   if (s) removeTempDir(s.repo);
@@ -14,14 +16,29 @@ afterAll(async () => {
 /** `pipe` with a copy router of `count` outputs added beside it. */
 async function withRouter(name: string, count: number): Promise<GraphDoc> {
   const pipe = (await call(`${s.url}/api/graphs/pipe`)).json as GraphDoc;
-  return { ...pipe, name, nodes: [...pipe.nodes, { id: 'fan', kind: 'router', position: { x: 0, y: 0 }, params: { mode: 'copy', count } }] } as GraphDoc;
+  return {
+    ...pipe,
+    name,
+    nodes: [...pipe.nodes, { id: 'fan', kind: 'router', position: { x: 0, y: 0 }, params: { mode: 'copy', count } }],
+  } as GraphDoc;
 }
 
 describe('router fan-out is capped by maxRouterOutputs', () => {
   it('an inline graph over WebSocket is refused before it runs', async () => {
     const c = await connect(s.url);
-    c.send({ type: 'run.start', requestId: 'fan', graph: await withRouter('fanout', 2000), inputs: { x: { datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0) } } });
-    expect(await c.next('error')).toMatchObject({ ref: 'fan', error: { code: 'limit', message: "router 'fan' of graph 'fanout' has 2000 outputs: over the limit maxRouterOutputs=64" } });
+    c.send({
+      type: 'run.start',
+      requestId: 'fan',
+      graph: await withRouter('fanout', 2000),
+      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0) } },
+    });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'fan',
+      error: {
+        code: 'limit',
+        message: "router 'fan' of graph 'fanout' has 2000 outputs: over the limit maxRouterOutputs=64",
+      },
+    });
     await c.close();
   });
 

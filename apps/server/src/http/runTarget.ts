@@ -23,8 +23,18 @@ export interface RunTarget {
 export function runTarget(studio: Studio, served: ServedModel): RunTarget {
   if (served.helper) {
     const { graph, model } = served.helper;
-    return { graph, decoupled: model.decoupled, stateful: model.config.sequence_batching !== undefined, run: { exported: true, exportedModel: model.name } };
+    return {
+      graph,
+      decoupled: model.decoupled,
+      stateful: model.config.sequence_batching !== undefined,
+      run: { exported: true, exportedModel: model.name },
+    };
   }
   const graph = studio.checkGraphLimits(served.graph ?? studio.resolveGraph(served.name));
-  return { graph, decoupled: graphIsDecoupled(graph, studio.catalogue), stateful: graphIsStateful(graph, studio.catalogue), run: {} };
+  return {
+    graph,
+    decoupled: graphIsDecoupled(graph, studio.catalogue),
+    stateful: graphIsStateful(graph, studio.catalogue),
+    run: {},
+  };
 }

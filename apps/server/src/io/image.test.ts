@@ -13,7 +13,11 @@ function png(w: number, h: number, rgba: number[], colorType: 0 | 2 | 4 | 6): Ui
 
 describe('decodeImage / encodePng', () => {
   it('round-trips an RGB tensor through PNG', () => {
-    const t = tensorFromJson('UINT8', [2, 3, 3], Array.from({ length: 18 }, (_, i) => i * 13));
+    const t = tensorFromJson(
+      'UINT8',
+      [2, 3, 3],
+      Array.from({ length: 18 }, (_, i) => i * 13),
+    );
     const back = decodeImage(encodePng(t));
     expect(back.shape).toEqual([2, 3, 3]);
     expect(Array.from(back.data as Uint8Array)).toEqual(Array.from(t.data as Uint8Array));
@@ -22,7 +26,9 @@ describe('decodeImage / encodePng', () => {
   it('composites alpha over white and expands gray to three channels', () => {
     const rgba = [10, 20, 30, 0, 40, 50, 60, 128, 70, 80, 90, 255];
     // 40·128/255 + 255·127/255 = 147.08…, 50 → 152.1…, 60 → 157.1…
-    expect(Array.from(decodeImage(png(3, 1, rgba, 6)).data as Uint8Array)).toEqual([255, 255, 255, 147, 152, 157, 70, 80, 90]);
+    expect(Array.from(decodeImage(png(3, 1, rgba, 6)).data as Uint8Array)).toEqual([
+      255, 255, 255, 147, 152, 157, 70, 80, 90,
+    ]);
     const gray = png(2, 1, [7, 7, 7, 255, 200, 200, 200, 255], 0);
     expect(Array.from(decodeImage(gray).data as Uint8Array)).toEqual([7, 7, 7, 200, 200, 200]);
   });
@@ -41,7 +47,9 @@ describe('decodeImage / encodePng', () => {
 
   it('says what is wrong with empty, unknown or corrupt data', () => {
     expect(() => decodeImage(new Uint8Array())).toThrow('decodeImage: the file is empty');
-    expect(() => decodeImage(new TextEncoder().encode('GIF89a..'))).toThrow(/decodeImage: not a PNG or JPEG \(starts with 47 49 46 38/);
+    expect(() => decodeImage(new TextEncoder().encode('GIF89a..'))).toThrow(
+      /decodeImage: not a PNG or JPEG \(starts with 47 49 46 38/,
+    );
     const good = encodePng(tensorFromJson('UINT8', [4, 4, 3], new Array(48).fill(1)));
     expect(() => decodeImage(good.subarray(0, 40))).toThrow(/decodeImage: invalid PNG/);
     expect(() => decodeImage(Uint8Array.of(0xff, 0xd8, 0xff, 0xe0, 0, 0))).toThrow(/decodeImage: invalid JPEG/);

@@ -18,7 +18,9 @@ describe('decodeJsonTensor', () => {
     expect(() => decodeJsonTensor('[[1, 2], [3]]')).toThrow(/decodeJsonTensor: ragged array/);
     expect(() => decodeJsonTensor('{"shape": [1]}')).toThrow(/needs a "data" field/);
     expect(() => decodeJsonTensor('{"datatype": "FLOAT", "data": [1]}')).toThrow(/unknown datatype "FLOAT"/);
-    expect(() => decodeJsonTensor('{"shape": [3], "data": [1, 2]}')).toThrow(/decodeJsonTensor: tensor has 2 elements but shape \[3\] needs 3/);
+    expect(() => decodeJsonTensor('{"shape": [3], "data": [1, 2]}')).toThrow(
+      /decodeJsonTensor: tensor has 2 elements but shape \[3\] needs 3/,
+    );
     expect(() => decodeJsonTensor('[1, "a"]')).toThrow(/mixed element types/);
     expect(() => decodeJsonTensor('{')).toThrow(/decodeJsonTensor: invalid JSON/);
   });

@@ -6,13 +6,15 @@ type Scalar = number | string | boolean;
 /** Flattens a (possibly nested) rectangular array and returns its shape. */
 function flatten(value: unknown): { shape: number[]; flat: Scalar[] } {
   if (!Array.isArray(value)) {
-    if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return { shape: [], flat: [value] };
+    if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')
+      return { shape: [], flat: [value] };
     throw new Error(`decodeJsonTensor: unsupported element ${JSON.stringify(value)}`);
   }
   const parts = value.map(flatten);
   const inner = parts[0]?.shape ?? [];
   for (const p of parts) {
-    if (p.shape.join(',') !== inner.join(',')) throw new Error(`decodeJsonTensor: ragged array (rows of shape [${inner.join(',')}] and [${p.shape.join(',')}])`);
+    if (p.shape.join(',') !== inner.join(','))
+      throw new Error(`decodeJsonTensor: ragged array (rows of shape [${inner.join(',')}] and [${p.shape.join(',')}])`);
   }
   return { shape: [value.length, ...inner], flat: parts.flatMap((p) => p.flat) };
 }
@@ -38,11 +40,13 @@ export function decodeJsonTensor(text: string, fallback?: DataType): Tensor {
   } catch (e) {
     throw new Error(`decodeJsonTensor: invalid JSON: ${(e as Error).message}`);
   }
-  const obj = typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
+  const obj =
+    typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
   if (obj !== undefined && !('data' in obj)) throw new Error('decodeJsonTensor: an object needs a "data" field');
   const { shape: nested, flat } = flatten(obj !== undefined ? obj.data : doc);
   const declared = obj?.datatype;
-  if (declared !== undefined && !isDataType(declared)) throw new Error(`decodeJsonTensor: unknown datatype ${JSON.stringify(declared)}`);
+  if (declared !== undefined && !isDataType(declared))
+    throw new Error(`decodeJsonTensor: unknown datatype ${JSON.stringify(declared)}`);
   const datatype = declared ?? fallback ?? inferType(flat);
   const shape = obj?.shape;
   if (shape !== undefined && !(Array.isArray(shape) && shape.every((d) => Number.isInteger(d) && d >= 0))) {

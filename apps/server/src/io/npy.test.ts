@@ -31,8 +31,14 @@ describe('decodeNpy', () => {
   });
 
   it('reads a file written by numpy itself', () => {
-    const b64 = execFileSync('python3', ['-c',
-      'import io,base64,numpy as np; b=io.BytesIO(); np.save(b, np.arange(6, dtype=np.float64).reshape(2,3) / 4); print(base64.b64encode(b.getvalue()).decode())'], { encoding: 'utf8' });
+    const b64 = execFileSync(
+      'python3',
+      [
+        '-c',
+        'import io,base64,numpy as np; b=io.BytesIO(); np.save(b, np.arange(6, dtype=np.float64).reshape(2,3) / 4); print(base64.b64encode(b.getvalue()).decode())',
+      ],
+      { encoding: 'utf8' },
+    );
     const t = decodeNpy(new Uint8Array(Buffer.from(b64.trim(), 'base64')));
     expect([t.datatype, t.shape]).toEqual(['FP64', [2, 3]]);
     expect(Array.from(t.data as Float64Array)).toEqual([0, 0.25, 0.5, 0.75, 1, 1.25]);
@@ -42,6 +48,8 @@ describe('decodeNpy', () => {
     expect(() => decodeNpy(Uint8Array.of(1, 2, 3))).toThrow('decodeNpy: not a .npy file');
     expect(() => decodeNpy(npy('>f4', [1], new Uint8Array(4)))).toThrow(/decodeNpy: unsupported dtype '>f4'/);
     expect(() => decodeNpy(npy('<f4', [2, 2], new Uint8Array(16), true))).toThrow(/Fortran-ordered/);
-    expect(() => decodeNpy(npy('<f4', [4], new Uint8Array(8)))).toThrow(/decodeNpy: data is 8 bytes, shape \[4\] needs 16/);
+    expect(() => decodeNpy(npy('<f4', [4], new Uint8Array(8)))).toThrow(
+      /decodeNpy: data is 8 bytes, shape \[4\] needs 16/,
+    );
   });
 });

@@ -15,14 +15,42 @@ function turned(o: number): number[][] {
 
 describe('orient', () => {
   it('turns an image each of the eight EXIF ways', () => {
-    expect(turned(1)).toEqual([[1, 2, 3], [4, 5, 6]]);
-    expect(turned(2)).toEqual([[3, 2, 1], [6, 5, 4]]);
-    expect(turned(3)).toEqual([[6, 5, 4], [3, 2, 1]]);
-    expect(turned(4)).toEqual([[4, 5, 6], [1, 2, 3]]);
-    expect(turned(5)).toEqual([[1, 4], [2, 5], [3, 6]]);
-    expect(turned(6)).toEqual([[4, 1], [5, 2], [6, 3]]);
-    expect(turned(7)).toEqual([[6, 3], [5, 2], [4, 1]]);
-    expect(turned(8)).toEqual([[3, 6], [2, 5], [1, 4]]);
+    expect(turned(1)).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
+    expect(turned(2)).toEqual([
+      [3, 2, 1],
+      [6, 5, 4],
+    ]);
+    expect(turned(3)).toEqual([
+      [6, 5, 4],
+      [3, 2, 1],
+    ]);
+    expect(turned(4)).toEqual([
+      [4, 5, 6],
+      [1, 2, 3],
+    ]);
+    expect(turned(5)).toEqual([
+      [1, 4],
+      [2, 5],
+      [3, 6],
+    ]);
+    expect(turned(6)).toEqual([
+      [4, 1],
+      [5, 2],
+      [6, 3],
+    ]);
+    expect(turned(7)).toEqual([
+      [6, 3],
+      [5, 2],
+      [4, 1],
+    ]);
+    expect(turned(8)).toEqual([
+      [3, 6],
+      [2, 5],
+      [1, 4],
+    ]);
   });
 
   it('moves whole pixels (every channel together)', () => {
@@ -52,7 +80,11 @@ describe('jpegOrientation', () => {
     const w = 8;
     const h = 4;
     const rgba = new Uint8Array(w * h * 4).map((_, i) => (i % 4 === 3 ? 255 : Math.floor(i / 4) % w < w / 2 ? 0 : 255));
-    const bytes = withExifOrientation(new Uint8Array(jpeg.encode({ width: w, height: h, data: rgba }, 95).data), 6, false);
+    const bytes = withExifOrientation(
+      new Uint8Array(jpeg.encode({ width: w, height: h, data: rgba }, 95).data),
+      6,
+      false,
+    );
     const t = decodeImage(bytes);
     expect(t.shape).toEqual([8, 4, 3]);
     const px = t.data as Uint8Array;

@@ -42,7 +42,10 @@ export function jpegOrientation(bytes: Uint8Array): number {
   let at = 2;
   while (at + 4 <= bytes.length && bytes[at] === 0xff) {
     const marker = bytes[at + 1]!;
-    if (marker === 0xff) { at++; continue; }
+    if (marker === 0xff) {
+      at++;
+      continue;
+    }
     if (marker === SOS || marker === 0xd9) return 1;
     const length = (bytes[at + 2]! << 8) | bytes[at + 3]!;
     const end = Math.min(at + 2 + length, bytes.length);
@@ -80,12 +83,19 @@ export function orient(t: Tensor, o: number): Tensor {
 /** Where the shown image's pixels lie in the stored w × h one: the first, and the steps right and down. */
 function walk(o: number, w: number, h: number): { origin: number; stepX: number; stepY: number } {
   switch (o) {
-    case 2: return { origin: w - 1, stepX: -1, stepY: w };
-    case 3: return { origin: h * w - 1, stepX: -1, stepY: -w };
-    case 4: return { origin: (h - 1) * w, stepX: 1, stepY: -w };
-    case 5: return { origin: 0, stepX: w, stepY: 1 };
-    case 6: return { origin: (h - 1) * w, stepX: -w, stepY: 1 };
-    case 7: return { origin: h * w - 1, stepX: -w, stepY: -1 };
-    default: return { origin: w - 1, stepX: w, stepY: -1 };
+    case 2:
+      return { origin: w - 1, stepX: -1, stepY: w };
+    case 3:
+      return { origin: h * w - 1, stepX: -1, stepY: -w };
+    case 4:
+      return { origin: (h - 1) * w, stepX: 1, stepY: -w };
+    case 5:
+      return { origin: 0, stepX: w, stepY: 1 };
+    case 6:
+      return { origin: (h - 1) * w, stepX: -w, stepY: 1 };
+    case 7:
+      return { origin: h * w - 1, stepX: -w, stepY: -1 };
+    default:
+      return { origin: w - 1, stepX: w, stepY: -1 };
   }
 }

@@ -7,20 +7,27 @@ import { decodeNpy } from './npy.ts';
 import { decodeWav } from './wav.ts';
 
 /** What the consuming input port expects (full shape, −1 = any). */
-export interface InputSpec { datatype: DataType; shape: number[] }
+export interface InputSpec {
+  datatype: DataType;
+  shape: number[];
+}
 
 /** Adds a leading batch dim of 1 when the spec has one more dim whose first is 1 or −1. */
 function fitBatch(t: Tensor, spec: InputSpec): Tensor {
   const first = spec.shape[0];
-  if (spec.shape.length === t.shape.length + 1 && (first === 1 || first === -1)) return { ...t, shape: [1, ...t.shape] };
+  if (spec.shape.length === t.shape.length + 1 && (first === 1 || first === -1))
+    return { ...t, shape: [1, ...t.shape] };
   return t;
 }
 
 function check(path: string, t: Tensor, spec: InputSpec): Tensor {
   const fitted = fitBatch(t, spec);
-  const shapeOk = fitted.shape.length === spec.shape.length && spec.shape.every((d, i) => d === -1 || d === fitted.shape[i]);
+  const shapeOk =
+    fitted.shape.length === spec.shape.length && spec.shape.every((d, i) => d === -1 || d === fitted.shape[i]);
   if (fitted.datatype !== spec.datatype || !shapeOk) {
-    throw new Error(`${path}: holds ${t.datatype} [${t.shape.join(',')}] but the input expects ${spec.datatype} [${spec.shape.join(',')}]`);
+    throw new Error(
+      `${path}: holds ${t.datatype} [${t.shape.join(',')}] but the input expects ${spec.datatype} [${spec.shape.join(',')}]`,
+    );
   }
   return fitted;
 }

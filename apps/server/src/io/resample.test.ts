@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { resample } from './resample.ts';
 
-const tone = (hz: number, rate: number, seconds: number) => Float32Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.sin((2 * Math.PI * hz * i) / rate));
-const rms = (x: Float32Array, from: number, to: number) => Math.sqrt(x.subarray(from, to).reduce((s, v) => s + v * v, 0) / (to - from));
+const tone = (hz: number, rate: number, seconds: number) =>
+  Float32Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.sin((2 * Math.PI * hz * i) / rate));
+const rms = (x: Float32Array, from: number, to: number) =>
+  Math.sqrt(x.subarray(from, to).reduce((s, v) => s + v * v, 0) / (to - from));
 
 describe('resample (torchaudio sinc_interp_hann)', () => {
   it('gives ceil(n · to / from) samples and a copy at the same rate', () => {
@@ -35,6 +37,8 @@ describe('resample (torchaudio sinc_interp_hann)', () => {
   it('rejects rates that are not positive whole numbers, and tables too large to build', () => {
     expect(() => resample(new Float32Array(4), 0, 16000)).toThrow(/resample: rates must be positive whole numbers/);
     expect(() => resample(new Float32Array(4), 44100.5, 16000)).toThrow(/positive whole numbers/);
-    expect(() => resample(new Float32Array(4), 44101, 16001)).toThrow(/resample: 44101 Hz → 16001 Hz needs a .*filter table/);
+    expect(() => resample(new Float32Array(4), 44101, 16001)).toThrow(
+      /resample: 44101 Hz → 16001 Hz needs a .*filter table/,
+    );
   });
 });

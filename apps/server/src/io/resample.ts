@@ -36,12 +36,16 @@ function filterTable(orig: number, next: number): { table: Float64Array; taps: n
  * @example resample(new Float32Array(44100), 44100, 16000).length === 16000
  */
 export function resample(samples: Float32Array, from: number, to: number): Float32Array {
-  if (!Number.isInteger(from) || !Number.isInteger(to) || from < 1 || to < 1) throw new Error(`resample: rates must be positive whole numbers of Hz (got ${from} → ${to})`);
+  if (!Number.isInteger(from) || !Number.isInteger(to) || from < 1 || to < 1)
+    throw new Error(`resample: rates must be positive whole numbers of Hz (got ${from} → ${to})`);
   if (from === to) return samples.slice();
   const g = gcd(from, to);
   const [orig, next] = [from / g, to / g];
-  const size = next * (2 * Math.ceil(LOBES * orig / (Math.min(orig, next) * ROLLOFF)) + orig);
-  if (size > MAX_TABLE) throw new Error(`resample: ${from} Hz → ${to} Hz needs a ${size}-entry filter table (the rates share only a factor of ${g}); convert the file to a common rate first`);
+  const size = next * (2 * Math.ceil((LOBES * orig) / (Math.min(orig, next) * ROLLOFF)) + orig);
+  if (size > MAX_TABLE)
+    throw new Error(
+      `resample: ${from} Hz → ${to} Hz needs a ${size}-entry filter table (the rates share only a factor of ${g}); convert the file to a common rate first`,
+    );
   const { table, taps, width } = filterTable(orig, next);
   const n = samples.length;
   const out = new Float32Array(Math.ceil((next * n) / orig));
@@ -50,7 +54,8 @@ export function resample(samples: Float32Array, from: number, to: number): Float
     const start = ((m - phase) / next) * orig - width;
     const row = phase * taps;
     let acc = 0;
-    for (let k = Math.max(0, -start), end = Math.min(taps, n - start); k < end; k++) acc += table[row + k]! * samples[start + k]!;
+    for (let k = Math.max(0, -start), end = Math.min(taps, n - start); k < end; k++)
+      acc += table[row + k]! * samples[start + k]!;
     out[m] = acc;
   }
   return out;

@@ -1,7 +1,15 @@
 /** Decoded audio: mono float samples in [-1, 1]. */
-export interface Wav { sampleRate: number; samples: Float32Array }
+export interface Wav {
+  sampleRate: number;
+  samples: Float32Array;
+}
 
-interface Format { code: number; channels: number; sampleRate: number; bits: number }
+interface Format {
+  code: number;
+  channels: number;
+  sampleRate: number;
+  bits: number;
+}
 
 const WAVE_FORMAT_PCM = 1;
 const WAVE_FORMAT_FLOAT = 3;
@@ -16,7 +24,12 @@ function readFormat(v: DataView, at: number, size: number): Format {
   let code = v.getUint16(at, true);
   // WAVE_FORMAT_EXTENSIBLE keeps the real format in the first 2 bytes of the sub-format GUID.
   if (code === WAVE_FORMAT_EXTENSIBLE && size >= 26) code = v.getUint16(at + 24, true);
-  return { code, channels: v.getUint16(at + 2, true), sampleRate: v.getUint32(at + 4, true), bits: v.getUint16(at + 14, true) };
+  return {
+    code,
+    channels: v.getUint16(at + 2, true),
+    sampleRate: v.getUint32(at + 4, true),
+    bits: v.getUint16(at + 14, true),
+  };
 }
 
 /** A reader for one sample of the format, scaled to [-1, 1]. */
@@ -25,13 +38,20 @@ function sampleReader(f: Format): (v: DataView, at: number) => number {
   if (f.code === WAVE_FORMAT_FLOAT && f.bits === 64) return (v, at) => v.getFloat64(at, true);
   if (f.code === WAVE_FORMAT_PCM) {
     switch (f.bits) {
-      case 8: return (v, at) => (v.getUint8(at) - 128) / 128;
-      case 16: return (v, at) => v.getInt16(at, true) / 32768;
-      case 24: return (v, at) => (((v.getUint8(at + 2) << 24) | (v.getUint8(at + 1) << 16) | (v.getUint8(at) << 8)) >> 8) / 8388608;
-      case 32: return (v, at) => v.getInt32(at, true) / 2147483648;
+      case 8:
+        return (v, at) => (v.getUint8(at) - 128) / 128;
+      case 16:
+        return (v, at) => v.getInt16(at, true) / 32768;
+      case 24:
+        return (v, at) =>
+          (((v.getUint8(at + 2) << 24) | (v.getUint8(at + 1) << 16) | (v.getUint8(at) << 8)) >> 8) / 8388608;
+      case 32:
+        return (v, at) => v.getInt32(at, true) / 2147483648;
     }
   }
-  throw new Error(`decodeWav: unsupported encoding (format ${f.code}, ${f.bits} bits); use PCM 8/16/24/32-bit or 32-bit float`);
+  throw new Error(
+    `decodeWav: unsupported encoding (format ${f.code}, ${f.bits} bits); use PCM 8/16/24/32-bit or 32-bit float`,
+  );
 }
 
 /**
@@ -42,10 +62,11 @@ function sampleReader(f: Format): (v: DataView, at: number) => number {
  */
 export function decodeWav(bytes: Uint8Array): Wav {
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.length < 12 || tag(v, 0) !== 'RIFF' || tag(v, 8) !== 'WAVE') throw new Error('decodeWav: not a RIFF/WAVE file');
+  if (bytes.length < 12 || tag(v, 0) !== 'RIFF' || tag(v, 8) !== 'WAVE')
+    throw new Error('decodeWav: not a RIFF/WAVE file');
   let format: Format | undefined;
   let data: { at: number; size: number } | undefined;
-  for (let at = 12; at + 8 <= bytes.length; ) {
+  for (let at = 12; at + 8 <= bytes.length;) {
     const id = tag(v, at);
     const size = v.getUint32(at + 4, true);
     if (id === 'fmt ') format = readFormat(v, at + 8, size);
@@ -54,7 +75,8 @@ export function decodeWav(bytes: Uint8Array): Wav {
   }
   if (format === undefined) throw new Error('decodeWav: no fmt chunk');
   if (data === undefined) throw new Error('decodeWav: no data chunk');
-  if (format.channels < 1 || format.sampleRate < 1) throw new Error(`decodeWav: bad fmt chunk (${format.channels} channels, ${format.sampleRate} Hz)`);
+  if (format.channels < 1 || format.sampleRate < 1)
+    throw new Error(`decodeWav: bad fmt chunk (${format.channels} channels, ${format.sampleRate} Hz)`);
   const read = sampleReader(format);
   const step = format.bits / 8;
   const frames = Math.floor(data.size / (step * format.channels));

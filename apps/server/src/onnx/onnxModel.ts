@@ -5,14 +5,29 @@ export const ONNX_TYPES = { FLOAT: 1, INT32: 6, INT64: 7, BOOL: 9 } as const;
 export type OnnxElemType = (typeof ONNX_TYPES)[keyof typeof ONNX_TYPES];
 
 /** A graph input/output: `dims` entries are a size, or a string for a symbolic (variable) dim. */
-export interface ValueInfo { name: string; elemType: OnnxElemType; dims: (number | string)[] }
+export interface ValueInfo {
+  name: string;
+  elemType: OnnxElemType;
+  dims: (number | string)[];
+}
 
 /** A constant weight: FP32 `data` of `dims` (stored as raw little-endian bytes). */
-export interface Initializer { name: string; dims: number[]; data: Float32Array | BigInt64Array }
+export interface Initializer {
+  name: string;
+  dims: number[];
+  data: Float32Array | BigInt64Array;
+}
 
-export type Attribute = { name: string; int: number } | { name: string; float: number } | { name: string; ints: number[] };
+export type Attribute =
+  { name: string; int: number } | { name: string; float: number } | { name: string; ints: number[] };
 
-export interface OnnxNode { opType: string; inputs: string[]; outputs: string[]; name?: string; attributes?: Attribute[] }
+export interface OnnxNode {
+  opType: string;
+  inputs: string[];
+  outputs: string[];
+  name?: string;
+  attributes?: Attribute[];
+}
 
 export interface OnnxGraph {
   name: string;
@@ -29,14 +44,16 @@ const ATTR_INTS = 7;
 
 function writeValueInfo(w: ProtoWriter, v: ValueInfo): void {
   w.string(1, v.name);
-  w.message(2, (type) => type.message(1, (tensor) => {
-    tensor.varint(1, v.elemType);
-    tensor.message(2, (shape) => {
-      for (const d of v.dims) {
-        shape.message(1, (dim) => (typeof d === 'number' ? dim.varint(1, d) : dim.string(2, d)));
-      }
-    });
-  }));
+  w.message(2, (type) =>
+    type.message(1, (tensor) => {
+      tensor.varint(1, v.elemType);
+      tensor.message(2, (shape) => {
+        for (const d of v.dims) {
+          shape.message(1, (dim) => (typeof d === 'number' ? dim.varint(1, d) : dim.string(2, d)));
+        }
+      });
+    }),
+  );
 }
 
 function writeInitializer(w: ProtoWriter, t: Initializer): void {

@@ -44,7 +44,9 @@ export class ProtoWriter {
   /** An int32/int64/enum/bool field. */
   varint(field: number, value: number | bigint | boolean): this {
     this.tag(field, WIRE_VARINT);
-    this.rawVarint(typeof value === 'bigint' ? value : BigInt(typeof value === 'boolean' ? (value ? 1 : 0) : Math.trunc(value)));
+    this.rawVarint(
+      typeof value === 'bigint' ? value : BigInt(typeof value === 'boolean' ? (value ? 1 : 0) : Math.trunc(value)),
+    );
     return this;
   }
 

@@ -30,7 +30,8 @@ describe('synthetic ONNX models', () => {
 
   it('are deterministic', () => {
     const again = buildSyntheticModels();
-    for (const name of Object.keys(models)) expect(Buffer.from(again[name]!).equals(Buffer.from(models[name]!))).toBe(true);
+    for (const name of Object.keys(models))
+      expect(Buffer.from(again[name]!).equals(Buffer.from(models[name]!))).toBe(true);
   });
 
   it('extractor computes relu(x · W)', async () => {
@@ -52,7 +53,9 @@ describe('synthetic ONNX models', () => {
     expect(out.logits!.dims).toEqual([2, C]);
     let cur = x;
     const ws = headWeights();
-    ws.forEach((w, i) => { cur = matmul(cur, 2, w.rows, w.data, w.cols, i < ws.length - 1); });
+    ws.forEach((w, i) => {
+      cur = matmul(cur, 2, w.rows, w.data, w.cols, i < ws.length - 1);
+    });
     expect(maxAbsDiff(out.logits!.data as Float32Array, cur)).toBeLessThan(1e-3);
   });
 
@@ -61,7 +64,10 @@ describe('synthetic ONNX models', () => {
     const s = await ort.InferenceSession.create(models.accumulator!);
     const x = Float32Array.from({ length: 2 * S }, (_, i) => i);
     const st = Float32Array.from({ length: 2 * S }, () => 10);
-    const out = await s.run({ x: new ort.Tensor('float32', x, [2, S]), state_in: new ort.Tensor('float32', st, [2, S]) });
+    const out = await s.run({
+      x: new ort.Tensor('float32', x, [2, S]),
+      state_in: new ort.Tensor('float32', st, [2, S]),
+    });
     expect(Array.from(out.y!.data as Float32Array)).toEqual(Array.from(x, (v) => v + 10));
     expect(Array.from(out.state_out!.data as Float32Array)).toEqual(Array.from(x, (v) => v + 10));
   });

@@ -120,5 +120,10 @@ export function buildAccumulator(): Uint8Array {
  * @example writeFileSync('extractor/1/model.onnx', buildSyntheticModels().extractor!)
  */
 export function buildSyntheticModels(): Record<string, Uint8Array> {
-  return { extractor: buildExtractor(), head: buildHead(), head_b: buildHead(SYNTHETIC.SEED + 7), accumulator: buildAccumulator() };
+  return {
+    extractor: buildExtractor(),
+    head: buildHead(),
+    head_b: buildHead(SYNTHETIC.SEED + 7),
+    accumulator: buildAccumulator(),
+  };
 }

@@ -33,7 +33,11 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
 export async function syncDir(dir: string): Promise<void> {
   try {
     const fh = await open(dir, 'r');
-    try { await fh.sync(); } finally { await fh.close(); }
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
   } catch {
     // some filesystems refuse fsync on directories; the rename is still atomic
   }

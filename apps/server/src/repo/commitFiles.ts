@@ -56,7 +56,9 @@ function journalRenames(text: string): [string, string][] {
   if (!Array.isArray(parsed.renames)) return [];
   // Only plain names inside the directory: a journal is never trusted to point elsewhere.
   const plain = (s: unknown): s is string => typeof s === 'string' && s === basename(s) && s !== '..' && s !== '.';
-  return parsed.renames.filter((r): r is [string, string] => Array.isArray(r) && plain(r[0]) && plain(r[1]) && TEMP_FILE.test(r[0]));
+  return parsed.renames.filter(
+    (r): r is [string, string] => Array.isArray(r) && plain(r[0]) && plain(r[1]) && TEMP_FILE.test(r[0]),
+  );
 }
 
 /**
@@ -69,7 +71,11 @@ export async function recoverCommits(dir: string): Promise<string[]> {
   const journal = join(dir, COMMIT_JOURNAL);
   if (existsSync(journal)) {
     let renames: [string, string][] = [];
-    try { renames = journalRenames(await readFile(journal, 'utf8')); } catch { renames = []; }
+    try {
+      renames = journalRenames(await readFile(journal, 'utf8'));
+    } catch {
+      renames = [];
+    }
     const pending = renames.filter(([tmp]) => existsSync(join(dir, tmp)));
     await applyRenames(dir, pending);
     await rm(journal, { force: true });

@@ -28,13 +28,21 @@ describe('loadRepository', async () => {
   it('lists a bad model with its error instead of throwing', () => {
     expect(repo.catalogue.models.bad?.error).toMatch(/^config\.pbtxt:4:1: /);
     expect(repo.catalogue.models.ghost?.error).toMatch(/version 1 has no model\.onnx/);
-    expect(repo.problems.map((p) => p.message)).toEqual([expect.stringMatching(/^bad: /), expect.stringMatching(/^ghost: /)]);
+    expect(repo.problems.map((p) => p.message)).toEqual([
+      expect.stringMatching(/^bad: /),
+      expect.stringMatching(/^ghost: /),
+    ]);
     expect(repo.catalogue.models['.hidden']).toBeUndefined();
   });
 
   it('imports an ensemble without studio.json as a graph', () => {
     const g = repo.graphs.pipe!;
-    expect(g.nodes.filter((n) => n.kind === 'model').map((n) => n.kind === 'model' && n.params.model).sort()).toEqual(['extractor', 'head']);
+    expect(
+      g.nodes
+        .filter((n) => n.kind === 'model')
+        .map((n) => n.kind === 'model' && n.params.model)
+        .sort(),
+    ).toEqual(['extractor', 'head']);
     expect(g.edges.length).toBeGreaterThanOrEqual(3);
   });
 
@@ -44,7 +52,9 @@ describe('loadRepository', async () => {
     writeFileSync(join(dir, 'bad', 'studio.json'), '{ not json');
     const again = await loadRepository(dir);
     expect(again.graphs.pipe?.description).toBe('from studio.json');
-    expect(again.problems.some((p) => p.code === 'graph-load' && p.message.startsWith('bad: studio.json is not JSON'))).toBe(true);
+    expect(
+      again.problems.some((p) => p.code === 'graph-load' && p.message.startsWith('bad: studio.json is not JSON')),
+    ).toBe(true);
   });
 
   it('throws only when the directory itself cannot be read', async () => {

@@ -2,14 +2,29 @@ import { existsSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Catalogue, CatalogueModel, Diagnostic, GraphDoc, ModelConfig } from '@ensemble-studio/core';
-import { catalogueModel, catalogueModelFromConfig, graphFromEnsemble, keyedRecord, migrate, normalizeConfig, parsePbtxtLenient } from '@ensemble-studio/core';
+import {
+  catalogueModel,
+  catalogueModelFromConfig,
+  graphFromEnsemble,
+  keyedRecord,
+  migrate,
+  normalizeConfig,
+  parsePbtxtLenient,
+} from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
 import { recoverCommits } from './commitFiles.ts';
 import { configFromOnnx, readOnnxSignature } from './onnxSignature.ts';
 import { autoCompletePython, definesAutoComplete, pythonInterpreter } from '../engine/backends/python/autoComplete.ts';
 
 /** What one model directory holds on disk. */
-interface ModelDir { name: string; dir: string; versions: number[]; files: string[]; hasConfig: boolean; hasStudio: boolean }
+interface ModelDir {
+  name: string;
+  dir: string;
+  versions: number[];
+  files: string[];
+  hasConfig: boolean;
+  hasStudio: boolean;
+}
 
 /** Numeric version directories (Triton ignores names starting with '0'), ascending. */
 async function listVersions(dir: string): Promise<number[]> {
@@ -24,9 +39,13 @@ async function scanModelDir(root: string, name: string): Promise<ModelDir> {
   const dir = join(root, name);
   const versions = await listVersions(dir);
   const latest = versions.at(-1);
-  const files = latest === undefined ? [] : (await readdir(join(dir, String(latest)))).filter((f) => !f.startsWith('.'));
+  const files =
+    latest === undefined ? [] : (await readdir(join(dir, String(latest)))).filter((f) => !f.startsWith('.'));
   return {
-    name, dir, versions, files,
+    name,
+    dir,
+    versions,
+    files,
     hasConfig: existsSync(join(dir, 'config.pbtxt')),
     hasStudio: existsSync(join(dir, 'studio.json')),
   };
@@ -34,7 +53,18 @@ async function scanModelDir(root: string, name: string): Promise<ModelDir> {
 
 /** A catalogue entry for a model that could not be loaded: listed, with the reason, unavailable. */
 function brokenModel(name: string, versions: number[], error: string): CatalogueModel {
-  return { name, versions, platform: '', backend: '', maxBatchSize: 0, inputs: [], outputs: [], decoupled: false, config: { name }, error };
+  return {
+    name,
+    versions,
+    platform: '',
+    backend: '',
+    maxBatchSize: 0,
+    inputs: [],
+    outputs: [],
+    decoupled: false,
+    config: { name },
+    error,
+  };
 }
 
 async function readModelConfig(m: ModelDir): Promise<ModelConfig> {
@@ -84,7 +114,13 @@ async function autoComplete(m: ModelDir, config: ModelConfig): Promise<ModelConf
 function missingFile(m: ModelDir, model: CatalogueModel): string | undefined {
   // No version directory at all is the config rules' no-version-to-serve, reported with the config's other problems.
   if (model.platform === 'ensemble' || m.versions.length === 0) return undefined;
-  const expected = model.config.default_model_filename ?? (model.backend === 'python' ? 'model.py' : model.platform === 'onnxruntime_onnx' || model.backend === 'onnxruntime' ? 'model.onnx' : undefined);
+  const expected =
+    model.config.default_model_filename ??
+    (model.backend === 'python'
+      ? 'model.py'
+      : model.platform === 'onnxruntime_onnx' || model.backend === 'onnxruntime'
+        ? 'model.onnx'
+        : undefined);
   if (expected && !m.files.includes(expected)) return `version ${m.versions.at(-1)} has no ${expected}`;
   return undefined;
 }
@@ -114,15 +150,26 @@ async function loadStudioGraph(m: ModelDir): Promise<GraphDoc> {
   return { ...migrated.graph, name: m.name };
 }
 
-async function loadGraphs(dirs: ModelDir[], catalogue: Catalogue, problems: Diagnostic[]): Promise<Record<string, GraphDoc>> {
+async function loadGraphs(
+  dirs: ModelDir[],
+  catalogue: Catalogue,
+  problems: Diagnostic[],
+): Promise<Record<string, GraphDoc>> {
   const graphs = keyedRecord<GraphDoc>();
   for (const m of dirs) {
     try {
       if (m.hasStudio) graphs[m.name] = await loadStudioGraph(m);
-      else if (catalogueModel(catalogue, m.name)?.platform === 'ensemble' && !catalogueModel(catalogue, m.name)?.error) {
+      else if (
+        catalogueModel(catalogue, m.name)?.platform === 'ensemble' &&
+        !catalogueModel(catalogue, m.name)?.error
+      ) {
         const imported = graphFromEnsemble(m.name, catalogue);
         graphs[m.name] = imported.graph;
-        problems.push(...imported.diagnostics.filter((d) => d.severity === 'error').map((d) => ({ ...d, message: `${m.name}: ${d.message}` })));
+        problems.push(
+          ...imported.diagnostics
+            .filter((d) => d.severity === 'error')
+            .map((d) => ({ ...d, message: `${m.name}: ${d.message}` })),
+        );
       }
     } catch (err) {
       problems.push({ code: 'graph-load', severity: 'error', message: `${m.name}: ${(err as Error).message}` });
@@ -142,10 +189,15 @@ async function loadGraphs(dirs: ModelDir[], catalogue: Catalogue, problems: Diag
 export async function loadRepository(dir: string): Promise<Repository> {
   const root = resolve(dir);
   const entries = await readdir(root, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort();
   const problems: Diagnostic[] = [];
   for (const n of names) {
-    for (const note of await recoverCommits(join(root, n)).catch((err: Error) => [`could not finish an interrupted save: ${err.message}`])) {
+    for (const note of await recoverCommits(join(root, n)).catch((err: Error) => [
+      `could not finish an interrupted save: ${err.message}`,
+    ])) {
       problems.push({ code: 'save-recovered', severity: 'warning', message: `${n}: ${note}` });
     }
   }
@@ -159,7 +211,13 @@ export async function loadRepository(dir: string): Promise<Repository> {
     if (model.error) problems.push({ code: 'model-load', severity: 'error', message: `${m.name}: ${model.error}` });
   }
   const graphs = await loadGraphs(dirs, catalogue, problems);
-  return { dir: root, catalogue, graphs, problems, modelFile: (model, version) => modelFile(root, catalogue, model, version) };
+  return {
+    dir: root,
+    catalogue,
+    graphs,
+    problems,
+    modelFile: (model, version) => modelFile(root, catalogue, model, version),
+  };
 }
 
 /** Absolute path of a model's file for a version (default: latest). */

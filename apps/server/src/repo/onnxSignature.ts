@@ -3,13 +3,27 @@ import { toConfigType } from '@ensemble-studio/core';
 import { InferenceSession } from 'onnxruntime-node';
 
 const ONNX_TYPES: Record<string, DataType> = {
-  float32: 'FP32', float64: 'FP64', float16: 'FP16', bfloat16: 'BF16', int8: 'INT8', uint8: 'UINT8',
-  int16: 'INT16', uint16: 'UINT16', int32: 'INT32', uint32: 'UINT32', int64: 'INT64', uint64: 'UINT64',
-  bool: 'BOOL', string: 'BYTES',
+  float32: 'FP32',
+  float64: 'FP64',
+  float16: 'FP16',
+  bfloat16: 'BF16',
+  int8: 'INT8',
+  uint8: 'UINT8',
+  int16: 'INT16',
+  uint16: 'UINT16',
+  int32: 'INT32',
+  uint32: 'UINT32',
+  int64: 'INT64',
+  uint64: 'UINT64',
+  bool: 'BOOL',
+  string: 'BYTES',
 };
 
 /** The signature of an ONNX file as onnxruntime reports it. Symbolic dims become -1. */
-export interface OnnxSignature { inputs: TensorSpec[]; outputs: TensorSpec[] }
+export interface OnnxSignature {
+  inputs: TensorSpec[];
+  outputs: TensorSpec[];
+}
 
 function toSpecs(meta: readonly InferenceSession.ValueMetadata[]): TensorSpec[] {
   return meta.map((m) => {
@@ -25,7 +39,10 @@ function toSpecs(meta: readonly InferenceSession.ValueMetadata[]): TensorSpec[] 
  * @example const sig = await readOnnxSignature('/repo/vad/1/model.onnx'); sig.inputs[0].dims // [-1, -1]
  */
 export async function readOnnxSignature(file: string): Promise<OnnxSignature> {
-  const session = await InferenceSession.create(file, { executionProviders: ['cpu'], graphOptimizationLevel: 'disabled' });
+  const session = await InferenceSession.create(file, {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'disabled',
+  });
   try {
     return { inputs: toSpecs(session.inputMetadata), outputs: toSpecs(session.outputMetadata) };
   } finally {
@@ -41,5 +58,11 @@ export async function readOnnxSignature(file: string): Promise<OnnxSignature> {
  */
 export function configFromOnnx(name: string, sig: OnnxSignature): ModelConfig {
   const io = (t: TensorSpec) => ({ name: t.name, data_type: toConfigType(t.datatype), dims: [...t.dims] });
-  return { name, platform: 'onnxruntime_onnx', max_batch_size: 0, input: sig.inputs.map(io), output: sig.outputs.map(io) };
+  return {
+    name,
+    platform: 'onnxruntime_onnx',
+    max_batch_size: 0,
+    input: sig.inputs.map(io),
+    output: sig.outputs.map(io),
+  };
 }

@@ -20,7 +20,9 @@ describe('writeRepoFiles', () => {
     const out = tempDir('out-');
     await writeRepoFiles(out, files, src);
     expect(readFileSync(join(out, 'pipe', 'config.pbtxt'), 'utf8')).toBe('name: "pipe"\n');
-    expect(readFileSync(join(out, 'head', '1', 'model.onnx')).equals(readFileSync(join(src, 'head', '1', 'model.onnx')))).toBe(true);
+    expect(
+      readFileSync(join(out, 'head', '1', 'model.onnx')).equals(readFileSync(join(src, 'head', '1', 'model.onnx'))),
+    ).toBe(true);
     expect(statSync(join(out, 'empty', '1')).isDirectory()).toBe(true);
   });
 
@@ -36,7 +38,9 @@ describe('zipRepoFiles', () => {
     const zip = zipRepoFiles(files, src);
     const entries = unzipSync(zip);
     expect(strFromU8(entries['pipe/config.pbtxt']!)).toBe('name: "pipe"\n');
-    expect(Buffer.from(entries['head/1/model.onnx']!).equals(readFileSync(join(src, 'head', '1', 'model.onnx')))).toBe(true);
+    expect(Buffer.from(entries['head/1/model.onnx']!).equals(readFileSync(join(src, 'head', '1', 'model.onnx')))).toBe(
+      true,
+    );
     expect(Object.keys(entries)).toContain('empty/1/');
     expect(Buffer.from(zipRepoFiles(files, src)).equals(Buffer.from(zip))).toBe(true);
   });

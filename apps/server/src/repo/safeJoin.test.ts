@@ -49,6 +49,7 @@ describe('isSafeName', () => {
   it('accepts Triton-like names and rejects path-like ones', () => {
     expect(isSafeName('vad-stream')).toBe(true);
     expect(isSafeName('model_1.v2')).toBe(true);
-    for (const bad of ['', '.', '..', 'a/b', '../a', 'a..b', '.hidden', 'a b', 'x\0', 42]) expect(isSafeName(bad)).toBe(false);
+    for (const bad of ['', '.', '..', 'a/b', '../a', 'a..b', '.hidden', 'a b', 'x\0', 42])
+      expect(isSafeName(bad)).toBe(false);
   });
 });

@@ -67,5 +67,7 @@ export function safeJoin(repoDir: string, relative: string): string {
  * @example isSafeName('ocr') === true; isSafeName('../x') === false
  */
 export function isSafeName(name: unknown): name is string {
-  return typeof name === 'string' && /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(name) && name !== '.' && !name.includes('..');
+  return (
+    typeof name === 'string' && /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(name) && name !== '.' && !name.includes('..')
+  );
 }

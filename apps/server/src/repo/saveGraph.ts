@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Diagnostic, GraphDoc } from '@ensemble-studio/core';
-import { catalogueModel, catalogueModelFromConfig, compileGraph, normalizeConfig, ownValue, parsePbtxt } from '@ensemble-studio/core';
+import {
+  catalogueModel,
+  catalogueModelFromConfig,
+  compileGraph,
+  normalizeConfig,
+  ownValue,
+  parsePbtxt,
+} from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
 import { commitFiles } from './commitFiles.ts';
 import { PathError, isSafeName, safeJoin } from './safeJoin.ts';
@@ -26,7 +33,11 @@ function withGraphLock<T>(repo: Repository, name: string, fn: () => Promise<T>):
   const key = `${repo.dir}\0${name}`;
   const run = (graphLocks.get(key) ?? Promise.resolve()).catch(() => undefined).then(fn);
   graphLocks.set(key, run);
-  void run.catch(() => undefined).finally(() => { if (graphLocks.get(key) === run) graphLocks.delete(key); });
+  void run
+    .catch(() => undefined)
+    .finally(() => {
+      if (graphLocks.get(key) === run) graphLocks.delete(key);
+    });
   return run;
 }
 
@@ -35,7 +46,9 @@ function checkName(repo: Repository, name: string): void {
   if (!isSafeName(name)) throw new PathError(`graph name "${String(name)}" is not a valid model name`);
   const existing = catalogueModel(repo.catalogue, name);
   if (existing && existing.platform !== 'ensemble' && !ownValue(repo.graphs, name)) {
-    throw new GraphNameError(`"${name}" is a ${existing.platform || existing.backend} model of the repository, not a graph`);
+    throw new GraphNameError(
+      `"${name}" is a ${existing.platform || existing.backend} model of the repository, not a graph`,
+    );
   }
 }
 
@@ -59,7 +72,10 @@ async function saveUnlocked(repo: Repository, graph: GraphDoc): Promise<SaveResu
   const configText = compiled.files.find((f) => f.path === `${graph.name}/config.pbtxt`)?.text;
   const configWritten = compiled.ok && configText !== undefined;
   // studio.json and config.pbtxt are committed together: a crash never leaves one from another save.
-  await commitFiles(dir, { 'studio.json': `${JSON.stringify(graph, null, 2)}\n`, ...(configWritten ? { 'config.pbtxt': configText } : {}) });
+  await commitFiles(dir, {
+    'studio.json': `${JSON.stringify(graph, null, 2)}\n`,
+    ...(configWritten ? { 'config.pbtxt': configText } : {}),
+  });
   if (configWritten) {
     const parsed = parsePbtxt(configText);
     if (parsed.ok) {

@@ -9,6 +9,8 @@ const repo = await loadRepository(dir!);
 const base = JSON.parse(graphJson!) as GraphDoc;
 process.stdout.write('ready\n');
 for (let i = 0; ; i++) {
-  const nodes = base.nodes.map((n) => (n.kind === 'output' ? { ...n, params: { ...n.params, name: i % 2 === 0 ? 'logits' : 'scores' } } : n));
+  const nodes = base.nodes.map((n) =>
+    n.kind === 'output' ? { ...n, params: { ...n.params, name: i % 2 === 0 ? 'logits' : 'scores' } } : n,
+  );
   await saveGraph(repo, { ...base, name: 'crash', nodes, description: `save ${i}` });
 }

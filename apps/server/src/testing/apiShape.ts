@@ -3,12 +3,24 @@
 // that gains, loses or retypes a field no longer compiles against its shape, and a response that differs from
 // its shape fails at run time. A value typed `unknown` is `'any'`: any kind passes.
 
-type JsonKind<V> = unknown extends V ? 'any'
-  : V extends string ? 'string' : V extends number ? 'number' : V extends boolean ? 'boolean'
-  : V extends readonly unknown[] ? 'array' : V extends null ? 'null' : 'object';
+type JsonKind<V> = unknown extends V
+  ? 'any'
+  : V extends string
+    ? 'string'
+    : V extends number
+      ? 'number'
+      : V extends boolean
+        ? 'boolean'
+        : V extends readonly unknown[]
+          ? 'array'
+          : V extends null
+            ? 'null'
+            : 'object';
 
 /** Every key of `T` with the JSON kind of its value; optional keys end in `?`. */
-export type Shape<T> = { readonly [K in keyof T]-?: {} extends Pick<T, K> ? `${JsonKind<Exclude<T[K], undefined>>}?` : JsonKind<T[K]> };
+export type Shape<T> = {
+  readonly [K in keyof T]-?: {} extends Pick<T, K> ? `${JsonKind<Exclude<T[K], undefined>>}?` : JsonKind<T[K]>;
+};
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
@@ -35,7 +47,8 @@ export function shapeProblems(value: unknown, shape: Readonly<Record<string, str
     const actual = kindOf(record[key]);
     if (kind !== 'any' && actual !== kind) problems.push(`${where}.${key}: expected ${kind}, got ${actual}`);
   }
-  for (const key of Object.keys(record)) if (!Object.hasOwn(shape, key)) problems.push(`${where}.${key}: not in the type`);
+  for (const key of Object.keys(record))
+    if (!Object.hasOwn(shape, key)) problems.push(`${where}.${key}: not in the type`);
   return problems;
 }
 
@@ -46,5 +59,7 @@ export function shapeProblems(value: unknown, shape: Readonly<Record<string, str
 export function eachShapeProblems(values: unknown, shape: Readonly<Record<string, string>>, where: string): string[] {
   if (Array.isArray(values)) return values.flatMap((v, i) => shapeProblems(v, shape, `${where}[${i}]`));
   if (kindOf(values) !== 'object') return [`${where}: expected an array or a record, got ${kindOf(values)}`];
-  return Object.entries(values as Record<string, unknown>).flatMap(([k, v]) => shapeProblems(v, shape, `${where}.${k}`));
+  return Object.entries(values as Record<string, unknown>).flatMap(([k, v]) =>
+    shapeProblems(v, shape, `${where}.${k}`),
+  );
 }

@@ -20,16 +20,20 @@ export function connectTestClient(address: string): TestClient {
     return m;
   };
   return {
-    call: (method, request, token) => new Promise((resolve, reject) => {
-      client[method](request, md(token), (err: ServiceError | null, res: any) => (err ? reject(err) : resolve(res)));
-    }),
+    call: (method, request, token) =>
+      new Promise((resolve, reject) => {
+        client[method](request, md(token), (err: ServiceError | null, res: any) => (err ? reject(err) : resolve(res)));
+      }),
     stream: (token) => client.ModelStreamInfer(md(token)),
     close: () => client.close(),
   };
 }
 
 /** One message of a `ModelStreamInfer` stream as the client decodes it. */
-export interface StreamMessage { error_message: string; infer_response: any }
+export interface StreamMessage {
+  error_message: string;
+  infer_response: any;
+}
 
 /**
  * Writes `requests` on one `ModelStreamInfer` stream, half-closes it and collects every message

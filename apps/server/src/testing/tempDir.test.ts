@@ -37,9 +37,13 @@ describe('tempDir', () => {
 describe('the run temp directory', () => {
   it('is a per-run directory the test workers and their child processes share', () => {
     expect(basename(tmpdir())).toMatch(/^studio-test-run-\d+-/);
-    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(require("node:os").tmpdir())'], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(require("node:os").tmpdir())'], {
+      encoding: 'utf8',
+    });
     expect(child.stdout).toBe(tmpdir());
-    const py = spawnSync('python3', ['-c', 'import tempfile,sys; sys.stdout.write(tempfile.gettempdir())'], { encoding: 'utf8' });
+    const py = spawnSync('python3', ['-c', 'import tempfile,sys; sys.stdout.write(tempfile.gettempdir())'], {
+      encoding: 'utf8',
+    });
     expect(py.stdout).toBe(tmpdir());
   });
 });

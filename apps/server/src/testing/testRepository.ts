@@ -23,16 +23,21 @@ export function makeTestRepository(): string {
   file('extractor/1/model.onnx', buildExtractor());
   file('extractor/0/model.onnx', 'not a model: version dirs starting with 0 are ignored');
   file('head/1/model.onnx', buildHead());
-  file('head/config.pbtxt', `name: "head"
+  file(
+    'head/config.pbtxt',
+    `name: "head"
 platform: "onnxruntime_onnx"
 max_batch_size: 8
 input [ { name: "feat" data_type: TYPE_FP32 dims: [ 256 ] } ]
 output [ { name: "logits" data_type: TYPE_FP32 dims: [ 16 ] } ]
 dynamic_batching { max_queue_delay_microseconds: 100 }
 some_future_field: 7
-`);
+`,
+  );
   file('pipe/1/.gitkeep', '');
-  file('pipe/config.pbtxt', `name: "pipe"
+  file(
+    'pipe/config.pbtxt',
+    `name: "pipe"
 platform: "ensemble"
 max_batch_size: 0
 input [ { name: "x" data_type: TYPE_FP32 dims: [ -1, 64 ] } ]
@@ -43,13 +48,22 @@ ensemble_scheduling {
     { model_name: "head" model_version: -1 input_map { key: "feat" value: "feat" } output_map { key: "logits" value: "logits" } }
   ]
 }
-`);
+`,
+  );
   file('bad/1/model.onnx', buildHead());
-  file('bad/config.pbtxt', 'name: "bad"\nplatform: "onnxruntime_onnx"\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] \n');
+  file(
+    'bad/config.pbtxt',
+    'name: "bad"\nplatform: "onnxruntime_onnx"\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] \n',
+  );
   file('ghost/1/.gitkeep', '');
-  file('ghost/config.pbtxt', 'name: "ghost"\nplatform: "onnxruntime_onnx"\nmax_batch_size: 0\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n');
+  file(
+    'ghost/config.pbtxt',
+    'name: "ghost"\nplatform: "onnxruntime_onnx"\nmax_batch_size: 0\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n',
+  );
   file('acc/1/model.onnx', buildAccumulator());
-  file('acc/config.pbtxt', `name: "acc"
+  file(
+    'acc/config.pbtxt',
+    `name: "acc"
 platform: "onnxruntime_onnx"
 max_batch_size: 4
 input [ { name: "x" data_type: TYPE_FP32 dims: [ 8 ] } ]
@@ -60,7 +74,8 @@ sequence_batching {
   state [ { input_name: "state_in" output_name: "state_out" data_type: TYPE_FP32 dims: [ 8 ]
     initial_state [ { data_type: TYPE_FP32 dims: [ 8 ] zero_data: true name: "zeros" } ] } ]
 }
-`);
+`,
+  );
   mkdirSync(join(dir, '.hidden'));
   return dir;
 }

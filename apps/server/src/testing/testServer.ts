@@ -6,17 +6,40 @@ import { makeTestRepository } from './testRepository.ts';
  * A real server (engine included) on an ephemeral port over a fresh test repository.
  * @example const s = await startTestServer(); await fetch(`${s.url}/api/health`); await s.close()
  */
-export async function startTestServer(opts: { limits?: Partial<Limits>; token?: string; webDist?: string; repo?: string; importRoots?: string[] } = {}): Promise<RunningServer & { repo: string }> {
+export async function startTestServer(
+  opts: { limits?: Partial<Limits>; token?: string; webDist?: string; repo?: string; importRoots?: string[] } = {},
+): Promise<RunningServer & { repo: string }> {
   const repo = opts.repo ?? makeTestRepository();
-  const s = await startServer({ repo, port: 0, host: '127.0.0.1', webDist: opts.webDist ?? '/nonexistent', ...(opts.token ? { token: opts.token } : {}), ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.importRoots ? { importRoots: opts.importRoots } : {}) });
+  const s = await startServer({
+    repo,
+    port: 0,
+    host: '127.0.0.1',
+    webDist: opts.webDist ?? '/nonexistent',
+    ...(opts.token ? { token: opts.token } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
+    ...(opts.importRoots ? { importRoots: opts.importRoots } : {}),
+  });
   return { ...s, repo };
 }
 
 /** fetch + JSON body helper. */
-export async function call(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string; headers: Headers }> {
-  const r = await fetch(url, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+export async function call(
+  url: string,
+  method = 'GET',
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; text: string; headers: Headers }> {
+  const r = await fetch(url, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
   const text = await r.text();
   let json: unknown;
-  try { json = JSON.parse(text); } catch { json = undefined; }
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
   return { status: r.status, json, text, headers: r.headers };
 }

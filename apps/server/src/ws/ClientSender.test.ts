@@ -13,10 +13,16 @@ async function stalledPair() {
   const serverSide = new Promise<WebSocket>((r) => wss.once('connection', r));
   const client = new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}`);
   const received: ServerMessage[] = [];
-  client.on('message', (d: Buffer, binary: boolean) => { if (!binary) received.push(JSON.parse(d.toString()) as ServerMessage); });
+  client.on('message', (d: Buffer, binary: boolean) => {
+    if (!binary) received.push(JSON.parse(d.toString()) as ServerMessage);
+  });
   await new Promise((r) => client.once('open', r));
   const ws = await serverSide;
-  const stop = async () => { client.terminate(); wss.close(); await new Promise((r) => server.close(r)); };
+  const stop = async () => {
+    client.terminate();
+    wss.close();
+    await new Promise((r) => server.close(r));
+  };
   return { ws, client, received, stop };
 }
 
@@ -28,7 +34,8 @@ describe('ClientSender backpressure', () => {
     const big = 'x'.repeat(64 * 1024);
     let i = 0;
     // write until the kernel buffers are full and ws starts buffering in user space
-    while (ws.bufferedAmount <= 1024 && i < 10_000) sender.send({ type: 'notice', level: 'info', message: `${i++}${big}` });
+    while (ws.bufferedAmount <= 1024 && i < 10_000)
+      sender.send({ type: 'notice', level: 'info', message: `${i++}${big}` });
     expect(ws.bufferedAmount).toBeGreaterThan(1024);
     for (let n = 0; n < 5; n++) sender.send({ type: 'node.started', runId: 'r', nodeId: `n${n}`, atMs: n });
     sender.send({ type: 'run.completed', runId: 'r', outputs: {}, timings: [], totalMs: 1 });
@@ -36,7 +43,10 @@ describe('ClientSender backpressure', () => {
     (client as unknown as { _socket: { resume(): void } })._socket.resume();
     await expect.poll(() => received.some((m) => m.type === 'run.completed'), { timeout: 20_000 }).toBe(true);
     expect(received.filter((m) => m.type === 'node.started')).toEqual([]);
-    expect(received.find((m) => m.type === 'backpressure')).toMatchObject({ dropped: 1, policy: expect.stringMatching(/^drop-progress: .*maxBufferedBytes/) });
+    expect(received.find((m) => m.type === 'backpressure')).toMatchObject({
+      dropped: 1,
+      policy: expect.stringMatching(/^drop-progress: .*maxBufferedBytes/),
+    });
     // delivery resumes once drained, with the count of what was dropped
     await expect.poll(() => ws.bufferedAmount, { timeout: 20_000 }).toBe(0);
     sender.send({ type: 'node.started', runId: 'r', nodeId: 'late', atMs: 9 });

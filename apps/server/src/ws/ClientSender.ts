@@ -16,7 +16,10 @@ export class ClientSender {
   private dropped = 0;
   private totalDropped = 0;
 
-  constructor(private readonly ws: WebSocket, private readonly maxBufferedBytes: number) {}
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly maxBufferedBytes: number,
+  ) {}
 
   get droppedCount(): number {
     return this.totalDropped;

@@ -16,13 +16,26 @@ type RunRequest = Parameters<Studio['engine']['run']>[0];
 const TERMINAL = new Set<ServerMessage['type']>(['run.completed', 'run.failed', 'run.exited_early']);
 
 /** A message whose inputs refer to binary frames, waiting for them (their byte total counted against the message limit). */
-interface PendingBinary { msg: Extract<ClientMessage, { inputs: unknown }>; needed: number; frames: Uint8Array[]; bytes: number; sizes: (number | undefined)[]; decoded: Record<string, Tensor> }
+interface PendingBinary {
+  msg: Extract<ClientMessage, { inputs: unknown }>;
+  needed: number;
+  frames: Uint8Array[];
+  bytes: number;
+  sizes: (number | undefined)[];
+  decoded: Record<string, Tensor>;
+}
 
 /** Largest `timeoutMs` a timer can hold (2^31 - 1 ms, about 24.8 days); Node re-arms longer ones every millisecond. */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 export interface RunOptions {
-  graph: GraphDoc; inputs: Record<string, Tensor>; requestId?: string; streamId?: string; timeoutMs?: number; sequence?: RunRequest['sequence']; exported?: boolean;
+  graph: GraphDoc;
+  inputs: Record<string, Tensor>;
+  requestId?: string;
+  streamId?: string;
+  timeoutMs?: number;
+  sequence?: RunRequest['sequence'];
+  exported?: boolean;
   /** The sequence id as the client knows it (events carry it instead of the engine's id). */
   clientSequenceId?: number | string;
 }
@@ -40,25 +53,37 @@ export class RunClient {
   private inbox: Promise<void> | undefined;
   private closed = false;
 
-  constructor(readonly ws: WebSocket, readonly studio: Studio) {
+  constructor(
+    readonly ws: WebSocket,
+    readonly studio: Studio,
+  ) {
     this.sender = new ClientSender(ws, studio.limits.maxBufferedBytes);
     this.streams = new StreamManager(this);
   }
 
   /** Sends an `error` message (the connection carries on). */
   error(code: string, message: string, ref?: string): void {
-    this.sender.send({ type: 'error', ...(ref === undefined ? {} : { ref: ref.slice(0, 256) }), error: { code, message: capMessage(message) } });
+    this.sender.send({
+      type: 'error',
+      ...(ref === undefined ? {} : { ref: ref.slice(0, 256) }),
+      error: { code, message: capMessage(message) },
+    });
   }
 
   /** Handles one incoming frame: JSON text, or a binary frame a pending message waits for. */
   onMessage(data: Buffer, isBinary: boolean): void {
     const max = this.studio.limits.maxWsMessageBytes;
-    if (data.byteLength > max) return this.error('limit', limitMessage(`message of ${data.byteLength} bytes`, 'maxWsMessageBytes', max));
+    if (data.byteLength > max)
+      return this.error('limit', limitMessage(`message of ${data.byteLength} bytes`, 'maxWsMessageBytes', max));
     // A large text message is parsed off the main thread; what arrives meanwhile waits behind it, in order.
     if (this.inbox || (!isBinary && data.byteLength > INLINE_PARSE_BYTES)) {
-      const next = (this.inbox ?? Promise.resolve()).then(() => this.receive(data, isBinary)).catch((err: unknown) => this.error(err instanceof ApiError ? err.code : 'internal', (err as Error).message));
+      const next = (this.inbox ?? Promise.resolve())
+        .then(() => this.receive(data, isBinary))
+        .catch((err: unknown) => this.error(err instanceof ApiError ? err.code : 'internal', (err as Error).message));
       this.inbox = next;
-      void next.finally(() => { if (this.inbox === next) this.inbox = undefined; });
+      void next.finally(() => {
+        if (this.inbox === next) this.inbox = undefined;
+      });
       return;
     }
     void this.receive(data, isBinary);
@@ -68,7 +93,11 @@ export class RunClient {
     if (this.closed) return;
     if (isBinary) return this.onBinary(data);
     if (this.pending) {
-      this.error('missing-binary', `expected ${this.pending.needed - this.pending.frames.length} more binary frame(s) before the next message`, refOf(this.pending.msg));
+      this.error(
+        'missing-binary',
+        `expected ${this.pending.needed - this.pending.frames.length} more binary frame(s) before the next message`,
+        refOf(this.pending.msg),
+      );
       this.pending = undefined;
     }
     const limits = this.studio.limits;
@@ -96,7 +125,8 @@ export class RunClient {
 
   private onBinary(data: Buffer): void {
     const p = this.pending;
-    if (!p) return this.error('unexpected-binary', 'binary frame without a message announcing it (inputs with "binary": i)');
+    if (!p)
+      return this.error('unexpected-binary', 'binary frame without a message announcing it (inputs with "binary": i)');
     const index = p.frames.length;
     const expected = p.sizes[index];
     const max = this.studio.limits.maxWsMessageBytes;
@@ -104,12 +134,20 @@ export class RunClient {
     // of the wrong size is refused as it arrives instead of after the rest were buffered.
     if (expected !== undefined && data.byteLength !== expected) {
       this.pending = undefined;
-      return this.error('bad-input', `binary frame ${index} has ${data.byteLength} bytes but its input needs ${expected}`, refOf(p.msg));
+      return this.error(
+        'bad-input',
+        `binary frame ${index} has ${data.byteLength} bytes but its input needs ${expected}`,
+        refOf(p.msg),
+      );
     }
     p.bytes += data.byteLength;
     if (p.bytes > max) {
       this.pending = undefined;
-      return this.error('limit', limitMessage(`message with its binary frames (${p.bytes} bytes so far)`, 'maxWsMessageBytes', max), refOf(p.msg));
+      return this.error(
+        'limit',
+        limitMessage(`message with its binary frames (${p.bytes} bytes so far)`, 'maxWsMessageBytes', max),
+        refOf(p.msg),
+      );
     }
     p.frames.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     if (p.frames.length < p.needed) return;
@@ -119,23 +157,43 @@ export class RunClient {
 
   private dispatch(msg: ClientMessage, frames: Uint8Array[], decoded: Record<string, Tensor>): void {
     switch (msg.type) {
-      case 'ping': return this.sender.send({ type: 'pong', at: msg.at });
-      case 'run.cancel': return this.cancel(msg.runId);
-      case 'run.start': return this.start(msg, frames, decoded);
-      case 'stream.open': return this.streams.open(msg);
-      case 'stream.append': return this.streams.append(msg, frames, decoded);
-      case 'stream.end': return this.streams.end(msg.streamId);
+      case 'ping':
+        return this.sender.send({ type: 'pong', at: msg.at });
+      case 'run.cancel':
+        return this.cancel(msg.runId);
+      case 'run.start':
+        return this.start(msg, frames, decoded);
+      case 'stream.open':
+        return this.streams.open(msg);
+      case 'stream.append':
+        return this.streams.append(msg, frames, decoded);
+      case 'stream.end':
+        return this.streams.end(msg.streamId);
     }
   }
 
-  private start(msg: Extract<ClientMessage, { type: 'run.start' }>, frames: Uint8Array[], decoded: Record<string, Tensor>): void {
+  private start(
+    msg: Extract<ClientMessage, { type: 'run.start' }>,
+    frames: Uint8Array[],
+    decoded: Record<string, Tensor>,
+  ): void {
     if (msg.timeoutMs !== undefined && msg.timeoutMs > MAX_TIMEOUT_MS) {
-      return this.error('bad-message', `timeoutMs ${msg.timeoutMs} is over the largest timer, ${MAX_TIMEOUT_MS} ms`, msg.requestId);
+      return this.error(
+        'bad-message',
+        `timeoutMs ${msg.timeoutMs} is over the largest timer, ${MAX_TIMEOUT_MS} ms`,
+        msg.requestId,
+      );
     }
     try {
       const graph = this.studio.resolveGraph(msg.graph);
       const inputs = decodeWireTensors(msg.inputs, frames, decoded);
-      void this.run({ graph, inputs, requestId: msg.requestId, ...(msg.timeoutMs === undefined ? {} : { timeoutMs: msg.timeoutMs }), ...(msg.exported ? { exported: true } : {}) }).catch(() => undefined);
+      void this.run({
+        graph,
+        inputs,
+        requestId: msg.requestId,
+        ...(msg.timeoutMs === undefined ? {} : { timeoutMs: msg.timeoutMs }),
+        ...(msg.exported ? { exported: true } : {}),
+      }).catch(() => undefined);
     } catch (err) {
       this.error(err instanceof ApiError ? err.code : 'bad-input', (err as Error).message, msg.requestId);
     }
@@ -156,32 +214,60 @@ export class RunClient {
     const ref = opts.requestId ?? opts.streamId;
     const perClient = this.studio.limits.maxRunsPerClient;
     if (this.runs.size >= perClient) {
-      const err = new ApiError(429, 'limit', limitMessage('too many runs on this connection', 'maxRunsPerClient', perClient));
+      const err = new ApiError(
+        429,
+        'limit',
+        limitMessage('too many runs on this connection', 'maxRunsPerClient', perClient),
+      );
       this.error(err.code, err.message, ref);
       throw err;
     }
     let release: () => void;
-    try { release = this.studio.acquireRun(); } catch (err) { this.error('limit', (err as Error).message, ref); throw err; }
+    try {
+      release = this.studio.acquireRun();
+    } catch (err) {
+      this.error('limit', (err as Error).message, ref);
+      throw err;
+    }
     const runId = randomUUID();
     const cancel = new RunCancel();
     this.runs.set(runId, cancel);
     let terminal: ServerMessage | undefined;
     const onEvent = (m: ServerMessage) => {
       if (TERMINAL.has(m.type)) terminal = m;
-      else if (m.type === 'run.started') this.sender.send({ ...m, ...(opts.requestId ? { requestId: opts.requestId } : {}), ...(opts.streamId ? { streamId: opts.streamId } : {}) });
-      else if (m.type === 'sequence.bound' && opts.streamId) this.sender.send({ ...m, streamId: opts.streamId, ...(opts.clientSequenceId === undefined ? {} : { sequenceId: opts.clientSequenceId }) });
+      else if (m.type === 'run.started')
+        this.sender.send({
+          ...m,
+          ...(opts.requestId ? { requestId: opts.requestId } : {}),
+          ...(opts.streamId ? { streamId: opts.streamId } : {}),
+        });
+      else if (m.type === 'sequence.bound' && opts.streamId)
+        this.sender.send({
+          ...m,
+          streamId: opts.streamId,
+          ...(opts.clientSequenceId === undefined ? {} : { sequenceId: opts.clientSequenceId }),
+        });
       else this.sender.send(m);
     };
     try {
       const result = await this.studio.engine.run({
-        graph: opts.graph, inputs: opts.inputs, runId, signal: cancel, onEvent,
-        ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }), ...(opts.sequence ? { sequence: opts.sequence } : {}),
+        graph: opts.graph,
+        inputs: opts.inputs,
+        runId,
+        signal: cancel,
+        onEvent,
+        ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+        ...(opts.sequence ? { sequence: opts.sequence } : {}),
         ...(opts.exported ? { exported: true } : {}),
       });
       this.sendFinal(runId, result, terminal);
       return result;
     } catch (err) {
-      this.sender.send({ type: 'run.failed', runId, error: { code: 'internal', message: capMessage((err as Error).message) } });
+      this.sender.send({
+        type: 'run.failed',
+        runId,
+        error: { code: 'internal', message: capMessage((err as Error).message) },
+      });
       throw err;
     } finally {
       this.runs.delete(runId);
@@ -192,14 +278,30 @@ export class RunClient {
   /** The run's final message, outputs encoded from the result (binary frames for large tensors). */
   private sendFinal(runId: string, result: RunResult, terminal: ServerMessage | undefined): void {
     if (result.status === 'failed') {
-      const msg = terminal?.type === 'run.failed' ? terminal : { type: 'run.failed' as const, runId, error: result.error ?? { code: 'internal', message: 'run failed' } };
+      const msg =
+        terminal?.type === 'run.failed'
+          ? terminal
+          : { type: 'run.failed' as const, runId, error: result.error ?? { code: 'internal', message: 'run failed' } };
       return this.sender.send({ ...msg, error: { ...msg.error, message: capMessage(msg.error.message) } });
     }
     const { tensors, frames } = encodeWireTensors(result.outputs);
-    if (result.status === 'exited_early' && terminal?.type === 'run.exited_early') return this.sender.send({ ...terminal, outputs: tensors }, frames);
+    if (result.status === 'exited_early' && terminal?.type === 'run.exited_early')
+      return this.sender.send({ ...terminal, outputs: tensors }, frames);
     if (result.status === 'exited_early' && result.exit) {
       const e = result.exit;
-      return this.sender.send({ type: 'run.exited_early', runId, conditionId: e.conditionId, expression: e.expression, value: e.value, strategy: e.strategy, ...(e.message ? { message: e.message } : {}), outputs: tensors }, frames);
+      return this.sender.send(
+        {
+          type: 'run.exited_early',
+          runId,
+          conditionId: e.conditionId,
+          expression: e.expression,
+          value: e.value,
+          strategy: e.strategy,
+          ...(e.message ? { message: e.message } : {}),
+          outputs: tensors,
+        },
+        frames,
+      );
     }
     const timings = terminal?.type === 'run.completed' ? terminal.timings : result.timings;
     const totalMs = terminal?.type === 'run.completed' ? terminal.totalMs : Math.max(0, ...timings.map((t) => t.endMs));

@@ -38,10 +38,15 @@ export class StreamManager {
 
   open(msg: Extract<ClientMessage, { type: 'stream.open' }>): void {
     const { streamId } = msg;
-    if (this.streams.has(streamId)) return this.client.error('stream-exists', `stream "${streamId}" is already open`, streamId);
+    if (this.streams.has(streamId))
+      return this.client.error('stream-exists', `stream "${streamId}" is already open`, streamId);
     const perClient = this.client.studio.limits.maxSequencesPerClient;
     if (this.streams.size >= perClient) {
-      return this.client.error('limit', limitMessage('too many open sequences on this connection', 'maxSequencesPerClient', perClient), streamId);
+      return this.client.error(
+        'limit',
+        limitMessage('too many open sequences on this connection', 'maxSequencesPerClient', perClient),
+        streamId,
+      );
     }
     let graph: GraphDoc;
     let release: () => void;
@@ -54,17 +59,38 @@ export class StreamManager {
     const sequenceId = msg.sequenceId ?? `studio-stream-${nextSequenceId++}`;
     if (sequenceId === 0 || sequenceId === '') {
       release();
-      return this.client.error('bad-sequence', 'sequenceId must be non-zero (0 and "" mean "not in a sequence")', streamId);
+      return this.client.error(
+        'bad-sequence',
+        'sequenceId must be non-zero (0 and "" mean "not in a sequence")',
+        streamId,
+      );
     }
     const engineId = `ws-${this.connection}-${typeof sequenceId}-${sequenceId}`;
     if ([...this.streams.values()].some((s) => s.engineId === engineId)) {
       release();
-      return this.client.error('sequence-exists', `sequence ${JSON.stringify(sequenceId)} is already open on this connection`, streamId);
+      return this.client.error(
+        'sequence-exists',
+        `sequence ${JSON.stringify(sequenceId)} is already open on this connection`,
+        streamId,
+      );
     }
-    this.streams.set(streamId, { streamId, graph, sequenceId, engineId, chunks: 0, tail: Promise.resolve(), ended: false, release });
+    this.streams.set(streamId, {
+      streamId,
+      graph,
+      sequenceId,
+      engineId,
+      chunks: 0,
+      tail: Promise.resolve(),
+      ended: false,
+      release,
+    });
   }
 
-  append(msg: Extract<ClientMessage, { type: 'stream.append' }>, frames: Uint8Array[], decoded?: Record<string, Tensor>): void {
+  append(
+    msg: Extract<ClientMessage, { type: 'stream.append' }>,
+    frames: Uint8Array[],
+    decoded?: Record<string, Tensor>,
+  ): void {
     const s = this.streams.get(msg.streamId);
     if (!s || s.ended) return this.client.error('unknown-stream', `no open stream "${msg.streamId}"`, msg.streamId);
     let inputs: Record<string, Tensor>;
@@ -82,7 +108,13 @@ export class StreamManager {
     if (this.client.isClosed || (s.ended && !end && !this.streams.has(s.streamId))) return;
     const chunk = s.chunks++;
     try {
-      const result = await this.client.run({ graph: s.graph, inputs, streamId: s.streamId, clientSequenceId: s.sequenceId, sequence: { id: s.engineId, start: chunk === 0, end } });
+      const result = await this.client.run({
+        graph: s.graph,
+        inputs,
+        streamId: s.streamId,
+        clientSequenceId: s.sequenceId,
+        sequence: { id: s.engineId, start: chunk === 0, end },
+      });
       this.client.sender.send({ type: 'sequence.chunk', streamId: s.streamId, chunk, runId: result.runId });
       if (result.status === 'failed') return this.finish(s, 'failed', result.error?.message);
       if (end) this.finish(s, 'end');
@@ -107,7 +139,13 @@ export class StreamManager {
     // A sequence that ended without its END chunk (stream.end with nothing queued, a closed socket)
     // is ended in the engine now rather than at the model's idle timeout.
     this.client.studio.engine.endSequence(s.engineId);
-    this.client.sender.send({ type: 'sequence.ended', streamId: s.streamId, sequenceId: s.sequenceId, reason, ...(message ? { message } : {}) });
+    this.client.sender.send({
+      type: 'sequence.ended',
+      streamId: s.streamId,
+      sequenceId: s.sequenceId,
+      reason,
+      ...(message ? { message } : {}),
+    });
   }
 
   /** Ends every stream (socket closed). */

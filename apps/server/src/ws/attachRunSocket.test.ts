@@ -4,7 +4,11 @@ import { startTestServer } from '../testing/testServer.ts';
 import { connect } from '../testing/wsTestClient.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => { s = await startTestServer({ limits: { maxWsMessageBytes: 100_000, maxOpenSequences: 2, maxTensorElements: 50_000, heartbeatMs: 300 } }); });
+beforeAll(async () => {
+  s = await startTestServer({
+    limits: { maxWsMessageBytes: 100_000, maxOpenSequences: 2, maxTensorElements: 50_000, heartbeatMs: 300 },
+  });
+});
 afterAll(async () => s?.close());
 
 const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
@@ -15,7 +19,12 @@ describe('run over WebSocket', () => {
     const hello = await c.next('hello');
     expect(hello).toMatchObject({ protocol: 1 });
     expect(hello.executionProviders).toContain('cpu');
-    c.send({ type: 'run.start', requestId: 'r1', graph: 'pipe', inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'r1',
+      graph: 'pipe',
+      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } },
+    });
     const started = await c.next('run.started');
     expect(started.requestId).toBe('r1');
     const finished = await c.next('node.finished', (m) => m.nodeId === 'head');
@@ -31,16 +40,31 @@ describe('run over WebSocket', () => {
     const c = await connect(s.url);
     const rows = 20;
     const input = new Float32Array(rows * 64).map((_, i) => (i % 5) / 5);
-    c.send({ type: 'run.start', requestId: 'bin', graph: 'extractor', inputs: { x: { datatype: 'FP32', shape: [rows, 64], binary: 0 } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'bin',
+      graph: 'extractor',
+      inputs: { x: { datatype: 'FP32', shape: [rows, 64], binary: 0 } },
+    });
     c.ws.send(Buffer.from(input.buffer));
     const done = await c.next('run.completed');
     expect(done.outputs.feat).toEqual({ datatype: 'FP32', shape: [rows, 256], binary: 0 });
     const at = c.received.findIndex((r) => 'json' in r && r.json === done);
     const frame = c.received[at + 1];
     expect(frame && 'binary' in frame && frame.binary.byteLength).toBe(rows * 256 * 4);
-    c.send({ type: 'run.start', requestId: 'json', graph: 'extractor', inputs: { x: { datatype: 'FP32', shape: [1, 64], data: Array.from(input.subarray(0, 64)) } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'json',
+      graph: 'extractor',
+      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: Array.from(input.subarray(0, 64)) } },
+    });
     const small = await c.next('run.completed');
-    const first = new Float32Array((frame as { binary: Buffer }).binary.buffer.slice((frame as { binary: Buffer }).binary.byteOffset, (frame as { binary: Buffer }).binary.byteOffset + 1024));
+    const first = new Float32Array(
+      (frame as { binary: Buffer }).binary.buffer.slice(
+        (frame as { binary: Buffer }).binary.byteOffset,
+        (frame as { binary: Buffer }).binary.byteOffset + 1024,
+      ),
+    );
     expect(small.outputs.feat?.data).toEqual(Array.from(first));
     await c.close();
   });
@@ -51,11 +75,24 @@ describe('run over WebSocket', () => {
     expect((await c.next('error')).error.code).toBe('bad-json');
     c.send({ type: 'explode' });
     expect((await c.next('error')).error.message).toMatch(/unknown message type "explode"/);
-    c.send({ type: 'run.start', requestId: 'r2', graph: 'pipe', inputs: { x: { datatype: 'FP32', shape: [2, 64], data: x64 } } });
-    expect(await c.next('error')).toMatchObject({ ref: 'r2', error: { message: expect.stringMatching(/64 elements but shape \[2,64\] needs 128/) } });
+    c.send({
+      type: 'run.start',
+      requestId: 'r2',
+      graph: 'pipe',
+      inputs: { x: { datatype: 'FP32', shape: [2, 64], data: x64 } },
+    });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'r2',
+      error: { message: expect.stringMatching(/64 elements but shape \[2,64\] needs 128/) },
+    });
     c.send({ type: 'run.start', requestId: 'r3', graph: 'nope', inputs: {} });
     expect(await c.next('error')).toMatchObject({ ref: 'r3', error: { code: 'unknown-graph' } });
-    c.send({ type: 'run.start', requestId: 'r4', graph: 'extractor', inputs: { x: { datatype: 'FP32', shape: [1000, 1000], binary: 0 } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'r4',
+      graph: 'extractor',
+      inputs: { x: { datatype: 'FP32', shape: [1000, 1000], binary: 0 } },
+    });
     expect((await c.next('error')).error.message).toMatch(/maxTensorElements=50000/);
     c.send('x'.repeat(150_000));
     expect((await c.next('error')).error.message).toMatch(/maxWsMessageBytes=100000/);
@@ -63,7 +100,12 @@ describe('run over WebSocket', () => {
     expect((await c.next('error')).error.code).toBe('unexpected-binary');
     c.send({ type: 'run.cancel', runId: 'ghost' });
     expect((await c.next('error')).error.code).toBe('unknown-run');
-    c.send({ type: 'run.start', requestId: 'r5', graph: 'pipe', inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'r5',
+      graph: 'pipe',
+      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } },
+    });
     expect((await c.next('run.completed')).outputs.logits?.shape).toEqual([1, 16]);
     c.send({ type: 'ping', at: 7 });
     expect(await c.next('pong')).toEqual({ type: 'pong', at: 7 });
@@ -72,7 +114,12 @@ describe('run over WebSocket', () => {
 
   it('a run the engine refuses reports run.failed with the reason', async () => {
     const c = await connect(s.url);
-    c.send({ type: 'run.start', requestId: 'f', graph: 'acc', inputs: { x: { datatype: 'FP32', shape: [1, 8], data: new Array(8).fill(1) } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'f',
+      graph: 'acc',
+      inputs: { x: { datatype: 'FP32', shape: [1, 8], data: new Array(8).fill(1) } },
+    });
     expect((await c.next('run.failed')).error.message).toMatch(/sequence/);
     await c.close();
   });
@@ -103,7 +150,11 @@ describe('sequence streams', () => {
   it('stream.end without a final chunk ends the sequence in the engine at once, not at the idle timeout', async () => {
     const c = await connect(s.url);
     c.send({ type: 'stream.open', streamId: 'open-end', graph: 'acc', sequenceId: 4242 });
-    c.send({ type: 'stream.append', streamId: 'open-end', inputs: { x: { datatype: 'FP32', shape: [1, 8], data: new Array(8).fill(1) } } });
+    c.send({
+      type: 'stream.append',
+      streamId: 'open-end',
+      inputs: { x: { datatype: 'FP32', shape: [1, 8], data: new Array(8).fill(1) } },
+    });
     await c.next('sequence.chunk', (m) => m.streamId === 'open-end');
     const engineIds = () => s.studio.engine.sequences().map((q) => String(q.sequenceId));
     expect(engineIds().filter((id) => id.endsWith('-4242'))).toHaveLength(1);
@@ -118,7 +169,10 @@ describe('sequence streams', () => {
     c.send({ type: 'stream.open', streamId: 'a', graph: 'acc' });
     c.send({ type: 'stream.open', streamId: 'b', graph: 'acc' });
     c.send({ type: 'stream.open', streamId: 'c', graph: 'acc' });
-    expect(await c.next('error')).toMatchObject({ ref: 'c', error: { message: expect.stringMatching(/maxOpenSequences=2/) } });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'c',
+      error: { message: expect.stringMatching(/maxOpenSequences=2/) },
+    });
     c.send({ type: 'stream.end', streamId: 'a' });
     expect(await c.next('sequence.ended')).toMatchObject({ streamId: 'a', reason: 'end' });
     c.send({ type: 'stream.open', streamId: 'c', graph: 'acc' });
@@ -139,9 +193,13 @@ describe('upgrade checks and heartbeat', () => {
   it('terminates a client that stops answering pings', async () => {
     const { port } = new URL(s.url);
     const sock = netConnect(Number(port), '127.0.0.1');
-    sock.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    sock.write(
+      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
     let head = '';
-    sock.on('data', (d: Buffer) => { head += d.toString('latin1'); });
+    sock.on('data', (d: Buffer) => {
+      head += d.toString('latin1');
+    });
     await new Promise<void>((resolve) => sock.on('close', () => resolve()));
     expect(head).toMatch(/^HTTP\/1\.1 101/);
   });

@@ -19,12 +19,16 @@ export interface RunSocket {
 }
 
 function reject(socket: Duplex, status: number, text: string, body: string): void {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
 /** Token from `Authorization: Bearer`, the `studio-token.<T>` subprotocol, or `?token=`. */
 function requestToken(req: IncomingMessage, url: URL): string | undefined {
-  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim());
   const proto = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX));
   return bearerToken(req) ?? proto?.slice(TOKEN_PROTOCOL_PREFIX.length) ?? url.searchParams.get('token') ?? undefined;
 }
@@ -42,7 +46,12 @@ export function originAllowed(req: IncomingMessage): boolean {
 
 function hello(studio: Studio): string {
   const eps = studio.engine.health().executionProviders.available;
-  return JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, server: `ensemble-studio ${studio.version}`, executionProviders: eps });
+  return JSON.stringify({
+    type: 'hello',
+    protocol: PROTOCOL_VERSION,
+    server: `ensemble-studio ${studio.version}`,
+    executionProviders: eps,
+  });
 }
 
 /**
@@ -62,9 +71,16 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) return reject(socket, 404, 'Not Found', `no WebSocket endpoint at ${url.pathname}\n`);
-    if (!hostAllowed(req.headers.host, studio.token)) return reject(socket, 403, 'Forbidden', 'without --token the studio only accepts connections to localhost or 127.0.0.1\n');
+    if (!hostAllowed(req.headers.host, studio.token))
+      return reject(
+        socket,
+        403,
+        'Forbidden',
+        'without --token the studio only accepts connections to localhost or 127.0.0.1\n',
+      );
     if (!originAllowed(req)) return reject(socket, 403, 'Forbidden', 'Origin does not match the server host\n');
-    if (studio.token && !tokenMatches(studio.token, requestToken(req, url))) return reject(socket, 401, 'Unauthorized', 'missing or wrong token\n');
+    if (studio.token && !tokenMatches(studio.token, requestToken(req, url)))
+      return reject(socket, 401, 'Unauthorized', 'missing or wrong token\n');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
   wss.on('connection', (ws: WebSocket) => {
@@ -72,7 +88,10 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
     clients.set(ws, client);
     trackPongs(ws);
     ws.on('message', (data, isBinary) => client.onMessage(toBuffer(data), isBinary));
-    ws.on('close', () => { client.close(); clients.delete(ws); });
+    ws.on('close', () => {
+      client.close();
+      clients.delete(ws);
+    });
     ws.on('error', () => ws.terminate());
     ws.send(hello(studio));
   });
@@ -82,7 +101,10 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
     clients: () => clients.size,
     close: async () => {
       stopHeartbeat();
-      for (const [ws, client] of clients) { client.close(); ws.close(1001, 'server shutting down'); }
+      for (const [ws, client] of clients) {
+        client.close();
+        ws.close(1001, 'server shutting down');
+      }
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       for (const ws of clients.keys()) ws.terminate();
     },

@@ -4,7 +4,9 @@ import { removeTempDir } from '../testing/tempDir.ts';
 import { connect } from '../testing/wsTestClient.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => { s = await startTestServer({ limits: { maxWsMessageBytes: 100_000, maxTensorElements: 50_000 } }); });
+beforeAll(async () => {
+  s = await startTestServer({ limits: { maxWsMessageBytes: 100_000, maxTensorElements: 50_000 } });
+});
 afterAll(async () => {
   await s?.close();
   if (s) removeTempDir(s.repo);
@@ -15,21 +17,42 @@ const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
 describe('binary frames a message announces', () => {
   it('a message cannot announce more frames than it has binary inputs', async () => {
     const c = await connect(s.url);
-    c.send({ type: 'run.start', requestId: 'far', graph: 'extractor', inputs: { x: { datatype: 'FP32', shape: [1, 64], binary: 100000 } } });
-    expect(await c.next('error')).toMatchObject({ ref: 'far', error: { code: 'bad-message', message: expect.stringMatching(/binary frame 100000 .* announces 1 binary input/) } });
+    c.send({
+      type: 'run.start',
+      requestId: 'far',
+      graph: 'extractor',
+      inputs: { x: { datatype: 'FP32', shape: [1, 64], binary: 100000 } },
+    });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'far',
+      error: { code: 'bad-message', message: expect.stringMatching(/binary frame 100000 .* announces 1 binary input/) },
+    });
     // nothing is pending: a frame now is unexpected, and the connection still runs graphs
     c.ws.send(Buffer.alloc(256));
     expect((await c.next('error')).error.code).toBe('unexpected-binary');
-    c.send({ type: 'run.start', requestId: 'ok', graph: 'extractor', inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'ok',
+      graph: 'extractor',
+      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } },
+    });
     expect((await c.next('run.completed')).outputs.feat?.shape).toEqual([1, 256]);
     await c.close();
   });
 
   it('a frame of the wrong size is refused when it arrives', async () => {
     const c = await connect(s.url);
-    c.send({ type: 'run.start', requestId: 'size', graph: 'extractor', inputs: { x: { datatype: 'FP32', shape: [2, 64], binary: 0 } } });
+    c.send({
+      type: 'run.start',
+      requestId: 'size',
+      graph: 'extractor',
+      inputs: { x: { datatype: 'FP32', shape: [2, 64], binary: 0 } },
+    });
     c.ws.send(Buffer.alloc(90_000));
-    expect(await c.next('error')).toMatchObject({ ref: 'size', error: { code: 'bad-input', message: 'binary frame 0 has 90000 bytes but its input needs 512' } });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'size',
+      error: { code: 'bad-input', message: 'binary frame 0 has 90000 bytes but its input needs 512' },
+    });
     await c.close();
   });
 
@@ -39,7 +62,10 @@ describe('binary frames a message announces', () => {
     const inputs = Object.fromEntries([0, 1, 2, 3].map((i) => [`t${i}`, { datatype: 'BYTES', shape: [1], binary: i }]));
     c.send({ type: 'run.start', requestId: 'sum', graph: 'extractor', inputs });
     for (let i = 0; i < 4; i++) c.ws.send(Buffer.alloc(40_000));
-    expect(await c.next('error')).toMatchObject({ ref: 'sum', error: { code: 'limit', message: expect.stringMatching(/maxWsMessageBytes=100000/) } });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'sum',
+      error: { code: 'limit', message: expect.stringMatching(/maxWsMessageBytes=100000/) },
+    });
     await c.close();
   });
 });
@@ -47,17 +73,43 @@ describe('binary frames a message announces', () => {
 describe('run.start values a timer or a tensor cannot hold', () => {
   it('refuses timeoutMs over 2^31-1 ms', async () => {
     const c = await connect(s.url);
-    c.send({ type: 'run.start', requestId: 't', graph: 'extractor', timeoutMs: 2 ** 31, inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } } });
-    expect(await c.next('error')).toMatchObject({ ref: 't', error: { code: 'bad-message', message: expect.stringMatching(/timeoutMs 2147483648 is over the largest timer, 2147483647 ms/) } });
-    c.send({ type: 'run.start', requestId: 'ok', graph: 'extractor', timeoutMs: 2 ** 31 - 1, inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } } });
+    c.send({
+      type: 'run.start',
+      requestId: 't',
+      graph: 'extractor',
+      timeoutMs: 2 ** 31,
+      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } },
+    });
+    expect(await c.next('error')).toMatchObject({
+      ref: 't',
+      error: {
+        code: 'bad-message',
+        message: expect.stringMatching(/timeoutMs 2147483648 is over the largest timer, 2147483647 ms/),
+      },
+    });
+    c.send({
+      type: 'run.start',
+      requestId: 'ok',
+      graph: 'extractor',
+      timeoutMs: 2 ** 31 - 1,
+      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } },
+    });
     expect((await c.next('run.completed')).outputs.feat?.shape).toEqual([1, 256]);
     await c.close();
   });
 
   it('refuses FP32 JSON values that would overflow to Infinity', async () => {
     const c = await connect(s.url);
-    c.send({ type: 'run.start', requestId: 'big', graph: 'extractor', inputs: { x: { datatype: 'FP32', shape: [1, 64], data: [3.5e38, ...x64.slice(1)] } } });
-    expect(await c.next('error')).toMatchObject({ ref: 'big', error: { message: expect.stringMatching(/element 0 .* outside FP32's range/) } });
+    c.send({
+      type: 'run.start',
+      requestId: 'big',
+      graph: 'extractor',
+      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: [3.5e38, ...x64.slice(1)] } },
+    });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'big',
+      error: { message: expect.stringMatching(/element 0 .* outside FP32's range/) },
+    });
     await c.close();
   });
 });

@@ -4,7 +4,9 @@ import { removeTempDir } from '../testing/tempDir.ts';
 import { connect } from '../testing/wsTestClient.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => { s = await startTestServer({ limits: { maxSequencesPerClient: 2 } }); });
+beforeAll(async () => {
+  s = await startTestServer({ limits: { maxSequencesPerClient: 2 } });
+});
 afterAll(async () => {
   await s?.close();
   if (s) removeTempDir(s.repo);
@@ -36,7 +38,10 @@ describe('sequences over WebSocket belong to their connection', () => {
   it('one client cannot hold more than maxSequencesPerClient; others still open theirs', async () => {
     const greedy = await connect(s.url);
     for (const id of ['g1', 'g2', 'g3']) greedy.send({ type: 'stream.open', streamId: id, graph: 'acc' });
-    expect(await greedy.next('error')).toMatchObject({ ref: 'g3', error: { code: 'limit', message: expect.stringMatching(/maxSequencesPerClient=2/) } });
+    expect(await greedy.next('error')).toMatchObject({
+      ref: 'g3',
+      error: { code: 'limit', message: expect.stringMatching(/maxSequencesPerClient=2/) },
+    });
     const other = await connect(s.url);
     other.send({ type: 'stream.open', streamId: 'o1', graph: 'acc' });
     other.send({ type: 'stream.append', streamId: 'o1', inputs: chunk(5), end: true });

@@ -12,7 +12,11 @@ export const BINARY_THRESHOLD = 4096;
  * @throws Error naming the tensor when sizes do not match or a frame is missing.
  * @example decodeWireTensors({ x: { datatype: 'FP32', shape: [2], data: [1, 2] } }, [])
  */
-export function decodeWireTensors(inputs: Record<string, WireTensor>, frames: readonly Uint8Array[], decoded?: Readonly<Record<string, Tensor>>): Record<string, Tensor> {
+export function decodeWireTensors(
+  inputs: Record<string, WireTensor>,
+  frames: readonly Uint8Array[],
+  decoded?: Readonly<Record<string, Tensor>>,
+): Record<string, Tensor> {
   const out = keyedRecord<Tensor>();
   for (const [name, w] of Object.entries(inputs)) {
     const done = decoded && Object.hasOwn(decoded, name) ? decoded[name] : undefined;
@@ -20,7 +24,8 @@ export function decodeWireTensors(inputs: Record<string, WireTensor>, frames: re
       out[name] = done;
     } else if (w.binary !== undefined) {
       const frame = frames[w.binary];
-      if (!frame) throw new Error(`input "${name}" refers to binary frame ${w.binary} but only ${frames.length} arrived`);
+      if (!frame)
+        throw new Error(`input "${name}" refers to binary frame ${w.binary} but only ${frames.length} arrived`);
       out[name] = tensorFromBytes(w.datatype, w.shape, frame, name);
     } else {
       checkElements(name, w.datatype, w.data ?? []);
@@ -41,8 +46,12 @@ export function binaryFrameCount(inputs: Record<string, WireTensor> | undefined)
   const used = Object.entries(inputs ?? {}).filter(([, w]) => w.binary !== undefined);
   const seen = new Set<number>();
   for (const [name, w] of used) {
-    if (w.binary! >= used.length) throw new Error(`input "${name}" refers to binary frame ${w.binary} but the message announces ${used.length} binary input(s), numbered from 0`);
-    if (seen.has(w.binary!)) throw new Error(`input "${name}" refers to binary frame ${w.binary}, which another input already uses`);
+    if (w.binary! >= used.length)
+      throw new Error(
+        `input "${name}" refers to binary frame ${w.binary} but the message announces ${used.length} binary input(s), numbered from 0`,
+      );
+    if (seen.has(w.binary!))
+      throw new Error(`input "${name}" refers to binary frame ${w.binary}, which another input already uses`);
     seen.add(w.binary!);
   }
   return used.length;
@@ -62,7 +71,10 @@ export function expectedFrameBytes(w: WireTensor): number | undefined {
  * `binary: i` with the bytes in `frames[i]` (sent right after the JSON message).
  * @example const { tensors, frames } = encodeWireTensors(result.outputs)
  */
-export function encodeWireTensors(tensors: Record<string, Tensor>, threshold = BINARY_THRESHOLD): { tensors: Record<string, WireTensor>; frames: Uint8Array[] } {
+export function encodeWireTensors(
+  tensors: Record<string, Tensor>,
+  threshold = BINARY_THRESHOLD,
+): { tensors: Record<string, WireTensor>; frames: Uint8Array[] } {
   const out: Record<string, WireTensor> = {};
   const frames: Uint8Array[] = [];
   for (const [name, t] of Object.entries(tensors)) {

@@ -1,11 +1,26 @@
 import type {
-  ApiCatalogue, ApiCompileNodeResponse, ApiCompileRequest, ApiCompileResponse, ApiErrorBody, ApiGraph, ApiGraphList, ApiGraphRequest, ApiHealth,
-  ApiModelSource, ApiSaveGraphRequest, ApiSaveGraphResponse, GraphDoc,
+  ApiCatalogue,
+  ApiCompileNodeResponse,
+  ApiCompileRequest,
+  ApiCompileResponse,
+  ApiErrorBody,
+  ApiGraph,
+  ApiGraphList,
+  ApiGraphRequest,
+  ApiHealth,
+  ApiModelSource,
+  ApiSaveGraphRequest,
+  ApiSaveGraphResponse,
+  GraphDoc,
 } from '@ensemble-studio/core';
 
 /** An error the server reported (`{ error: { code, message } }`) or a network failure. */
 export class ApiError extends Error {
-  constructor(readonly code: string, message: string, readonly status = 0) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 0,
+  ) {
     super(message);
   }
 }
@@ -23,7 +38,11 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   }
   if (!res.ok) {
     const payload = (await res.json().catch(() => null)) as Partial<ApiErrorBody> | null;
-    throw new ApiError(payload?.error?.code ?? 'http', payload?.error?.message ?? `${method} ${path}: HTTP ${res.status}`, res.status);
+    throw new ApiError(
+      payload?.error?.code ?? 'http',
+      payload?.error?.message ?? `${method} ${path}: HTTP ${res.status}`,
+      res.status,
+    );
   }
   return (await res.json()) as T;
 }
@@ -36,16 +55,31 @@ export const api = {
   modelSource: (name: string) => request<ApiModelSource>('GET', `/api/models/${encodeURIComponent(name)}/source`),
   graphs: async () => (await request<ApiGraphList>('GET', '/api/graphs')).graphs,
   graph: (name: string) => request<ApiGraph>('GET', `/api/graphs/${encodeURIComponent(name)}`),
-  saveGraph: (graph: GraphDoc) => request<ApiSaveGraphResponse>('PUT', `/api/graphs/${encodeURIComponent(graph.name)}`, graph satisfies ApiSaveGraphRequest),
+  saveGraph: (graph: GraphDoc) =>
+    request<ApiSaveGraphResponse>(
+      'PUT',
+      `/api/graphs/${encodeURIComponent(graph.name)}`,
+      graph satisfies ApiSaveGraphRequest,
+    ),
   deleteGraph: (name: string) => request<unknown>('DELETE', `/api/graphs/${encodeURIComponent(name)}`),
-  compile: (graph: GraphDoc) => request<ApiCompileResponse>('POST', '/api/compile', { graph } satisfies ApiCompileRequest),
-  compileNode: (graph: GraphDoc, nodeId: string) => request<ApiCompileNodeResponse>('POST', '/api/compile', { graph, nodeId } satisfies ApiCompileRequest),
+  compile: (graph: GraphDoc) =>
+    request<ApiCompileResponse>('POST', '/api/compile', { graph } satisfies ApiCompileRequest),
+  compileNode: (graph: GraphDoc, nodeId: string) =>
+    request<ApiCompileNodeResponse>('POST', '/api/compile', { graph, nodeId } satisfies ApiCompileRequest),
   /** The repository `.zip` as a Blob. */
   async exportZip(graph: GraphDoc): Promise<Blob> {
-    const res = await fetch('/api/export', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ graph } satisfies ApiGraphRequest) });
+    const res = await fetch('/api/export', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ graph } satisfies ApiGraphRequest),
+    });
     if (!res.ok) {
       const payload = (await res.json().catch(() => null)) as Partial<ApiErrorBody> | null;
-      throw new ApiError(payload?.error?.code ?? 'http', payload?.error?.message ?? `export failed: HTTP ${res.status}`, res.status);
+      throw new ApiError(
+        payload?.error?.code ?? 'http',
+        payload?.error?.message ?? `export failed: HTTP ${res.status}`,
+        res.status,
+      );
     }
     return res.blob();
   },

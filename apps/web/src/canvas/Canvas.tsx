@@ -1,7 +1,17 @@
 import { useCallback, useEffect, useMemo, useRef, type DragEvent } from 'react';
 import {
-  Background, BackgroundVariant, Controls, MiniMap, ReactFlow, useReactFlow, useStore,
-  type Connection, type Edge, type OnConnectEnd, type ReactFlowState, type Viewport,
+  Background,
+  BackgroundVariant,
+  Controls,
+  MiniMap,
+  ReactFlow,
+  useReactFlow,
+  useStore,
+  type Connection,
+  type Edge,
+  type OnConnectEnd,
+  type ReactFlowState,
+  type Viewport,
 } from '@xyflow/react';
 import { canConnect } from '@ensemble-studio/core';
 import { useEditor, useEditorStore } from '../store/useEditor.ts';
@@ -16,32 +26,50 @@ import { DETAIL_ZOOM, fitLegible } from './viewport.ts';
 export const PALETTE_MIME = 'application/x-ensemble-studio-node';
 
 const toPortConnection = (c: Connection | Edge) => ({
-  source: c.source, sourcePort: c.sourceHandle ?? '', target: c.target, targetPort: c.targetHandle ?? '',
+  source: c.source,
+  sourcePort: c.sourceHandle ?? '',
+  target: c.target,
+  targetPort: c.targetHandle ?? '',
 });
 
 function useFlowCallbacks() {
   const store = useEditorStore();
   const { screenToFlowPosition } = useReactFlow();
   // Reads the store at call time, so the callback identity never changes (STYLE §3).
-  const isValidConnection = useCallback((c: Connection | Edge) => {
-    const s = store.getState();
-    return canConnect(s.doc.graph, s.catalogue, toPortConnection(c)).ok;
-  }, [store]);
+  const isValidConnection = useCallback(
+    (c: Connection | Edge) => {
+      const s = store.getState();
+      return canConnect(s.doc.graph, s.catalogue, toPortConnection(c)).ok;
+    },
+    [store],
+  );
   const onConnect = useCallback((c: Connection) => store.getState().actions.connect(toPortConnection(c)), [store]);
-  const onConnectEnd: OnConnectEnd = useCallback((_event, state) => {
-    if (state.isValid !== false || !state.fromHandle || !state.toHandle) return;
-    const [src, tgt] = state.fromHandle.type === 'source' ? [state.fromHandle, state.toHandle] : [state.toHandle, state.fromHandle];
-    const s = store.getState();
-    const r = canConnect(s.doc.graph, s.catalogue, { source: src.nodeId, sourcePort: src.id ?? '', target: tgt.nodeId, targetPort: tgt.id ?? '' });
-    if (!r.ok) s.actions.notify(`Connection refused — ${r.reason}`, 'error');
-  }, [store]);
-  const onDrop = useCallback((e: DragEvent) => {
-    const raw = e.dataTransfer.getData(PALETTE_MIME);
-    if (!raw) return;
-    e.preventDefault();
-    const template = JSON.parse(raw) as NodeTemplate;
-    store.getState().actions.addNode(template, screenToFlowPosition({ x: e.clientX - 100, y: e.clientY - 30 }));
-  }, [store, screenToFlowPosition]);
+  const onConnectEnd: OnConnectEnd = useCallback(
+    (_event, state) => {
+      if (state.isValid !== false || !state.fromHandle || !state.toHandle) return;
+      const [src, tgt] =
+        state.fromHandle.type === 'source' ? [state.fromHandle, state.toHandle] : [state.toHandle, state.fromHandle];
+      const s = store.getState();
+      const r = canConnect(s.doc.graph, s.catalogue, {
+        source: src.nodeId,
+        sourcePort: src.id ?? '',
+        target: tgt.nodeId,
+        targetPort: tgt.id ?? '',
+      });
+      if (!r.ok) s.actions.notify(`Connection refused — ${r.reason}`, 'error');
+    },
+    [store],
+  );
+  const onDrop = useCallback(
+    (e: DragEvent) => {
+      const raw = e.dataTransfer.getData(PALETTE_MIME);
+      if (!raw) return;
+      e.preventDefault();
+      const template = JSON.parse(raw) as NodeTemplate;
+      store.getState().actions.addNode(template, screenToFlowPosition({ x: e.clientX - 100, y: e.clientY - 30 }));
+    },
+    [store, screenToFlowPosition],
+  );
   const onDragOver = useCallback((e: DragEvent) => {
     if (e.dataTransfer.types.includes(PALETTE_MIME)) {
       e.preventDefault();
@@ -66,23 +94,31 @@ function useViewportRequests(nodes: PipelineFlowNode[]) {
     if (!n) return;
     const w = n.measured.width ?? 200;
     const h = n.measured.height ?? 100;
-    void setCenter(n.internals.positionAbsolute.x + w / 2, n.internals.positionAbsolute.y + h / 2, { zoom: 1.1, duration: 300 });
+    void setCenter(n.internals.positionAbsolute.x + w / 2, n.internals.positionAbsolute.y + h / 2, {
+      zoom: 1.1,
+      duration: 300,
+    });
   }, [focus, setCenter, getInternalNode]);
   const fitted = useRef(-1);
   // A culled large graph never measures its off-screen nodes: there the first measured ones are enough.
-  const measured = nodes.length > 0 && (nodes.length > VISIBLE_ONLY_FROM ? nodes.some((n) => n.measured) : nodes.every((n) => n.measured));
+  const measured =
+    nodes.length > 0 &&
+    (nodes.length > VISIBLE_ONLY_FROM ? nodes.some((n) => n.measured) : nodes.every((n) => n.measured));
   // The view the graph was last framed at: while the user has not moved it, a canvas that changes size (a wider
   // run panel, a resized window) frames the graph again.
   const framed = useRef<Viewport | null>(null);
   useEffect(() => {
     if (!measured || fitted.current === loaded) return;
     fitted.current = loaded;
-    requestAnimationFrame(() => { framed.current = fitLegible(rf); });
+    requestAnimationFrame(() => {
+      framed.current = fitLegible(rf);
+    });
   }, [measured, loaded, rf]);
   useEffect(() => {
     const el = document.querySelector('.react-flow');
     if (!el) return;
-    const same = (a: Viewport, b: Viewport) => Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.zoom - b.zoom) < 1e-3;
+    const same = (a: Viewport, b: Viewport) =>
+      Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5 && Math.abs(a.zoom - b.zoom) < 1e-3;
     const observer = new ResizeObserver(() => {
       if (framed.current && same(framed.current, rf.getViewport())) framed.current = fitLegible(rf);
     });

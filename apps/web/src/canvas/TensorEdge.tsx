@@ -10,13 +10,26 @@ import type { TensorFlowEdge } from './toFlow.ts';
  */
 function TensorEdgeImpl(p: EdgeProps<TensorFlowEdge>) {
   const lane = useEditor((s) => selectEdgeLanes(s).get(p.id));
-  const [path, labelX, labelY] = lane === undefined || p.targetX >= p.sourceX
-    ? getBezierPath(p)
-    : getSmoothStepPath({ ...p, centerY: lane, borderRadius: 8, offset: 16 });
+  const [path, labelX, labelY] =
+    lane === undefined || p.targetX >= p.sourceX
+      ? getBezierPath(p)
+      : getSmoothStepPath({ ...p, centerY: lane, borderRadius: 8, offset: 16 });
   return (
-    <BaseEdge id={p.id} path={path} markerEnd={p.markerEnd} style={p.style} interactionWidth={p.interactionWidth}
-      label={p.label} labelX={labelX} labelY={labelY} labelStyle={p.labelStyle} labelShowBg={p.labelShowBg}
-      labelBgStyle={p.labelBgStyle} labelBgPadding={p.labelBgPadding} labelBgBorderRadius={p.labelBgBorderRadius} />
+    <BaseEdge
+      id={p.id}
+      path={path}
+      markerEnd={p.markerEnd}
+      style={p.style}
+      interactionWidth={p.interactionWidth}
+      label={p.label}
+      labelX={labelX}
+      labelY={labelY}
+      labelStyle={p.labelStyle}
+      labelShowBg={p.labelShowBg}
+      labelBgStyle={p.labelBgStyle}
+      labelBgPadding={p.labelBgPadding}
+      labelBgBorderRadius={p.labelBgBorderRadius}
+    />
   );
 }
 

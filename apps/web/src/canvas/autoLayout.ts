@@ -5,7 +5,9 @@ import type { Size } from '../store/types.ts';
 /** The canvas on screen less the fit's padding: the view the layout fills (a 1440×900 editor's when not mounted). */
 export function canvasView(): Size {
   const r = document.querySelector('.react-flow')?.getBoundingClientRect();
-  return r && r.width > 0 && r.height > 0 ? { width: r.width - 2 * FIT_PADDING_PX, height: r.height - 2 * FIT_PADDING_PX } : IMPORT_VIEW;
+  return r && r.width > 0 && r.height > 0
+    ? { width: r.width - 2 * FIT_PADDING_PX, height: r.height - 2 * FIT_PADDING_PX }
+    : IMPORT_VIEW;
 }
 
 /**
@@ -13,6 +15,10 @@ export function canvasView(): Size {
  * Returns top-left positions for `moveNodes`; one call = one undo step.
  * @example actions.moveNodes(autoLayout(graph, measured, canvasView()))
  */
-export function autoLayout(graph: Pick<GraphDoc, 'nodes' | 'edges'>, measured: Readonly<Record<string, Size>>, view: Size): Record<string, XY> {
+export function autoLayout(
+  graph: Pick<GraphDoc, 'nodes' | 'edges'>,
+  measured: Readonly<Record<string, Size>>,
+  view: Size,
+): Record<string, XY> {
   return layoutPositions(graph, { sizes: measured, view });
 }

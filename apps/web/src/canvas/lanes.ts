@@ -13,7 +13,8 @@ export function freeLanes(boxes: { top: number; bottom: number }[]): { y: number
   const lanes: { y: number; height: number }[] = [];
   let reach = -Infinity;
   for (const b of sorted) {
-    if (reach !== -Infinity && b.top - reach >= MIN_LANE_PX) lanes.push({ y: (reach + b.top) / 2, height: b.top - reach });
+    if (reach !== -Infinity && b.top - reach >= MIN_LANE_PX)
+      lanes.push({ y: (reach + b.top) / 2, height: b.top - reach });
     reach = Math.max(reach, b.bottom);
   }
   return lanes;
@@ -23,11 +24,22 @@ export function freeLanes(boxes: { top: number; bottom: number }[]): { y: number
  * The y of every backward edge (its target left of its source: the next band of a wrapped layout): the lowest free
  * lane above its target, edges sharing a lane spread across it. Edges with no such lane are absent (drawn as curves).
  */
-export function edgeLanes(graph: { nodes: readonly Pick<GraphNode, 'id' | 'position'>[]; edges: readonly Pick<GraphEdge, 'id' | 'source' | 'target'>[] }, measured: Readonly<Record<string, Size>>): Map<string, number> {
-  const box = new Map(graph.nodes.map((n) => {
-    const size = measured[n.id] ?? DEFAULT_SIZE;
-    return [n.id, { x: n.position.x, top: n.position.y, bottom: n.position.y + size.height, right: n.position.x + size.width }];
-  }));
+export function edgeLanes(
+  graph: {
+    nodes: readonly Pick<GraphNode, 'id' | 'position'>[];
+    edges: readonly Pick<GraphEdge, 'id' | 'source' | 'target'>[];
+  },
+  measured: Readonly<Record<string, Size>>,
+): Map<string, number> {
+  const box = new Map(
+    graph.nodes.map((n) => {
+      const size = measured[n.id] ?? DEFAULT_SIZE;
+      return [
+        n.id,
+        { x: n.position.x, top: n.position.y, bottom: n.position.y + size.height, right: n.position.x + size.width },
+      ];
+    }),
+  );
   const lanes = freeLanes([...box.values()]);
   const byLane = new Map<number, { id: string; order: number }[]>();
   for (const e of graph.edges) {
@@ -35,7 +47,9 @@ export function edgeLanes(graph: { nodes: readonly Pick<GraphNode, 'id' | 'posit
     const t = box.get(e.target);
     if (!s || !t || t.x >= s.right) continue;
     let pick = -1;
-    lanes.forEach((l, i) => { if (l.y < t.top && l.y > Math.min(s.top, t.top)) pick = i; });
+    lanes.forEach((l, i) => {
+      if (l.y < t.top && l.y > Math.min(s.top, t.top)) pick = i;
+    });
     if (pick < 0) continue;
     (byLane.get(pick) ?? byLane.set(pick, []).get(pick)!).push({ id: e.id, order: t.top * 1e3 + s.top });
   }
@@ -55,7 +69,8 @@ export const selectEdgeLanes = (() => {
   let last: { nodes: unknown; edges: unknown; measured: unknown; lanes: Map<string, number> } | null = null;
   return (s: EditorState): Map<string, number> => {
     const { nodes, edges } = s.doc.graph;
-    if (last && (s.ui.dragging || (last.nodes === nodes && last.edges === edges && last.measured === s.ui.measured))) return last.lanes;
+    if (last && (s.ui.dragging || (last.nodes === nodes && last.edges === edges && last.measured === s.ui.measured)))
+      return last.lanes;
     last = { nodes, edges, measured: s.ui.measured, lanes: edgeLanes(s.doc.graph, s.ui.measured) };
     return last.lanes;
   };

@@ -6,7 +6,13 @@ import { modelFacts, type ModelFacts } from '../nodes/modelFacts.ts';
 import type { EditorState, Selection, Size } from '../store/types.ts';
 
 /** A port as the canvas draws it: name plus the (possibly inferred) dtype and full shape; a wired one's type is on its edge. */
-export interface PortView { name: string; datatype: DataType | null; shape: number[] | null; optional?: boolean; wired: boolean }
+export interface PortView {
+  name: string;
+  datatype: DataType | null;
+  shape: number[] | null;
+  optional?: boolean;
+  wired: boolean;
+}
 
 export interface PipelineData extends Record<string, unknown> {
   node: GraphNode;
@@ -19,11 +25,23 @@ export interface PipelineData extends Record<string, unknown> {
 export type PipelineFlowNode = Node<PipelineData, 'pipeline'>;
 export type TensorFlowEdge = Edge<{ severity: NodeProblems['severity'] | null; messages: string[] }>;
 
-function portViews(graph: GraphDoc, node: GraphNode, catalogue: Catalogue, types: Map<string, PortType>, wired: Set<string>) {
+function portViews(
+  graph: GraphDoc,
+  node: GraphNode,
+  catalogue: Catalogue,
+  types: Map<string, PortType>,
+  wired: Set<string>,
+) {
   const ports = nodePorts(graph, node, catalogue);
   const view = (p: (typeof ports.inputs)[number], dir: 'in' | 'out'): PortView => {
     const t = types.get(portKey(node.id, p.name));
-    return { name: p.name, datatype: p.datatype ?? t?.datatype ?? null, shape: p.shape ?? t?.shape ?? null, optional: p.optional, wired: wired.has(`${dir}:${portKey(node.id, p.name)}`) };
+    return {
+      name: p.name,
+      datatype: p.datatype ?? t?.datatype ?? null,
+      shape: p.shape ?? t?.shape ?? null,
+      optional: p.optional,
+      wired: wired.has(`${dir}:${portKey(node.id, p.name)}`),
+    };
   };
   return { inputs: ports.inputs.map((p) => view(p, 'in')), outputs: ports.outputs.map((p) => view(p, 'out')) };
 }
@@ -43,7 +61,15 @@ const wiredPorts = (() => {
   };
 })();
 
-interface CacheEntry { src: GraphNode; selected: boolean; size: Size | undefined; types: unknown; wired: Set<string>; problems: NodeProblems | null; flow: PipelineFlowNode }
+interface CacheEntry {
+  src: GraphNode;
+  selected: boolean;
+  size: Size | undefined;
+  types: unknown;
+  wired: Set<string>;
+  problems: NodeProblems | null;
+  flow: PipelineFlowNode;
+}
 
 /**
  * The GraphDoc ↔ React Flow adapter: one `pipeline` node per graph node, reusing the previous flow
@@ -51,7 +77,8 @@ interface CacheEntry { src: GraphNode; selected: boolean; size: Size | undefined
  */
 export function createToFlowNodes() {
   let cache = new Map<string, CacheEntry>();
-  let last: { graph: GraphDoc; selection: Selection; measured: Record<string, Size>; out: PipelineFlowNode[] } | null = null;
+  let last: { graph: GraphDoc; selection: Selection; measured: Record<string, Size>; out: PipelineFlowNode[] } | null =
+    null;
   return (s: EditorState): PipelineFlowNode[] => {
     const { graph } = s.doc;
     const { selection, measured } = s.ui;
@@ -66,13 +93,29 @@ export function createToFlowNodes() {
       const isSel = selected.has(n.id);
       const size = measured[n.id];
       const problems = diags.nodes.get(n.id) ?? null;
-      if (entry && entry.src === n && entry.selected === isSel && entry.size === size && entry.types === types && entry.wired === wired && entry.problems === problems) {
+      if (
+        entry &&
+        entry.src === n &&
+        entry.selected === isSel &&
+        entry.size === size &&
+        entry.types === types &&
+        entry.wired === wired &&
+        entry.problems === problems
+      ) {
         next.set(n.id, entry);
         return entry.flow;
       }
       const flow: PipelineFlowNode = {
-        id: n.id, type: 'pipeline', position: n.position, selected: isSel,
-        data: { node: n, ...portViews(graph, n, s.catalogue, types, wired), problems, model: n.kind === 'model' ? modelFacts(s.catalogue.models[n.params.model], n.params.settings) : null },
+        id: n.id,
+        type: 'pipeline',
+        position: n.position,
+        selected: isSel,
+        data: {
+          node: n,
+          ...portViews(graph, n, s.catalogue, types, wired),
+          problems,
+          model: n.kind === 'model' ? modelFacts(s.catalogue.models[n.params.model], n.params.settings) : null,
+        },
         ...(size ? { measured: size } : {}),
       };
       next.set(n.id, { src: n, selected: isSel, size, types, wired, problems, flow });
@@ -92,19 +135,41 @@ export function tensorLabel(t: PortType | undefined): string {
 
 /** Edges labelled with the tensor's dtype/shape and marked with their diagnostics. */
 export function createToFlowEdges() {
-  let last: { edges: unknown; types: unknown; diags: unknown; selection: Selection; running: unknown; out: TensorFlowEdge[] } | null = null;
+  let last: {
+    edges: unknown;
+    types: unknown;
+    diags: unknown;
+    selection: Selection;
+    running: unknown;
+    out: TensorFlowEdge[];
+  } | null = null;
   return (s: EditorState): TensorFlowEdge[] => {
     const { graph } = s.doc;
     const types = graphTypes(graph, s.catalogue);
     const diags = diagnosticsByTarget(graph, s.catalogue);
-    if (last && last.edges === graph.edges && last.types === types && last.diags === diags && last.selection === s.ui.selection && last.running === s.run.nodes) return last.out;
+    if (
+      last &&
+      last.edges === graph.edges &&
+      last.types === types &&
+      last.diags === diags &&
+      last.selection === s.ui.selection &&
+      last.running === s.run.nodes
+    )
+      return last.out;
     const selected = new Set(s.ui.selection.edges);
     const out = graph.edges.map((e): TensorFlowEdge => {
       const problems = diags.edges.get(e.id);
       const flowing = s.run.nodes[e.source]?.status === 'finished' && s.run.nodes[e.target]?.status === 'running';
       return {
-        id: e.id, type: 'tensor', source: e.source, sourceHandle: e.sourcePort, target: e.target, targetHandle: e.targetPort,
-        selected: selected.has(e.id), animated: flowing, label: tensorLabel(types.get(portKey(e.source, e.sourcePort))),
+        id: e.id,
+        type: 'tensor',
+        source: e.source,
+        sourceHandle: e.sourcePort,
+        target: e.target,
+        targetHandle: e.targetPort,
+        selected: selected.has(e.id),
+        animated: flowing,
+        label: tensorLabel(types.get(portKey(e.source, e.sourcePort))),
         className: problems ? `edge-${problems.severity}` : undefined,
         data: { severity: problems?.severity ?? null, messages: problems?.messages ?? [] },
       };

@@ -22,16 +22,30 @@ export function fitLegible(rf: ReactFlowInstance<PipelineFlowNode>, duration = 0
   const el = document.querySelector('.react-flow')?.getBoundingClientRect();
   if (nodes.length === 0 || !el || el.width === 0) return null;
   const b = getNodesBounds(nodes);
-  const fit = Math.min((el.width - 2 * FIT_PADDING_PX) / Math.max(b.width, 1), (el.height - 2 * FIT_PADDING_PX) / Math.max(b.height, 1), MAX_ZOOM);
+  const fit = Math.min(
+    (el.width - 2 * FIT_PADDING_PX) / Math.max(b.width, 1),
+    (el.height - 2 * FIT_PADDING_PX) / Math.max(b.height, 1),
+    MAX_ZOOM,
+  );
   if (fit >= LEGIBLE_ZOOM) {
-    const whole = { zoom: fit, x: (el.width - b.width * fit) / 2 - b.x * fit, y: (el.height - b.height * fit) / 2 - b.y * fit };
+    const whole = {
+      zoom: fit,
+      x: (el.width - b.width * fit) / 2 - b.x * fit,
+      y: (el.height - b.height * fit) / 2 - b.y * fit,
+    };
     void rf.setViewport(whole, { duration });
     return whole;
   }
   const zoom = LEGIBLE_ZOOM;
   // Centred along an axis that fits; from the top-left along one that does not.
-  const x = b.width * zoom <= el.width - 2 * FIT_PADDING_PX ? (el.width - b.width * zoom) / 2 - b.x * zoom : FIT_PADDING_PX - b.x * zoom;
-  const y = b.height * zoom <= el.height - 2 * FIT_PADDING_PX ? (el.height - b.height * zoom) / 2 - b.y * zoom : FIT_PADDING_PX - b.y * zoom;
+  const x =
+    b.width * zoom <= el.width - 2 * FIT_PADDING_PX
+      ? (el.width - b.width * zoom) / 2 - b.x * zoom
+      : FIT_PADDING_PX - b.x * zoom;
+  const y =
+    b.height * zoom <= el.height - 2 * FIT_PADDING_PX
+      ? (el.height - b.height * zoom) / 2 - b.y * zoom
+      : FIT_PADDING_PX - b.y * zoom;
   void rf.setViewport({ zoom, x, y }, { duration });
   return { zoom, x, y };
 }

@@ -36,7 +36,9 @@ export function useGraphFiles() {
   const store = useEditorStore();
   const [graphs, setGraphs] = useState<ApiGraphListing[]>([]);
   const refresh = useCallback(() => api.graphs().then(setGraphs, () => setGraphs([])), []);
-  useEffect(() => { void refresh(); }, [refresh]);
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
   useEffect(() => {
     const onBeforeUnload = (e: BeforeUnloadEvent) => {
       if (selectDirty(store.getState())) e.preventDefault();
@@ -48,14 +50,19 @@ export function useGraphFiles() {
   const guard = () => !selectDirty(store.getState()) || window.confirm(UNSAVED);
   const fail = (e: unknown) => actions().notify((e as Error).message, 'error');
 
-  const open = useCallback(async (name: string) => {
-    if (!guard()) return;
-    try {
-      const doc = await loadGraphDoc(name);
-      actions().loadGraph(doc);
-      setGraphInUrl(doc.name);
-    } catch (e) { fail(e); }
-  }, [store]); // eslint-disable-line react-hooks/exhaustive-deps
+  const open = useCallback(
+    async (name: string) => {
+      if (!guard()) return;
+      try {
+        const doc = await loadGraphDoc(name);
+        actions().loadGraph(doc);
+        setGraphInUrl(doc.name);
+      } catch (e) {
+        fail(e);
+      }
+    },
+    [store],
+  ); // eslint-disable-line react-hooks/exhaustive-deps
   const save = useCallback(async () => {
     const graph = store.getState().doc.graph;
     try {
@@ -63,9 +70,15 @@ export function useGraphFiles() {
       actions().markSaved(graph);
       setGraphInUrl(graph.name);
       const errors = r.diagnostics.filter((d) => d.severity === 'error').length;
-      actions().notify(errors ? `Saved '${graph.name}' as a draft (${errors} problem${errors > 1 ? 's' : ''} left)` : `Saved '${graph.name}'`);
+      actions().notify(
+        errors
+          ? `Saved '${graph.name}' as a draft (${errors} problem${errors > 1 ? 's' : ''} left)`
+          : `Saved '${graph.name}'`,
+      );
       void refresh();
-    } catch (e) { fail(e); }
+    } catch (e) {
+      fail(e);
+    }
   }, [store, refresh]); // eslint-disable-line react-hooks/exhaustive-deps
   const create = useCallback(() => {
     if (!guard()) return;
@@ -78,7 +91,9 @@ export function useGraphFiles() {
     const graph = store.getState().doc.graph;
     try {
       download(await api.exportZip(graph), `${graph.name}-model_repository.zip`);
-    } catch (e) { fail(e); }
+    } catch (e) {
+      fail(e);
+    }
   }, [store]); // eslint-disable-line react-hooks/exhaustive-deps
   return { graphs, open, save, create, exportZip };
 }

@@ -30,7 +30,10 @@ export function useShortcuts(store: EditorStore, extra: { save(): void; fit(): v
       const a = s.actions;
       const mod = e.ctrlKey || e.metaKey;
       const key = e.key.toLowerCase();
-      const act = (f: () => void) => { e.preventDefault(); f(); };
+      const act = (f: () => void) => {
+        e.preventDefault();
+        f();
+      };
       if (mod && key === 'z') act(e.shiftKey ? a.redo : a.undo);
       else if (mod && key === 'y') act(a.redo);
       else if (mod && key === 'c') act(a.copySelection);
@@ -41,7 +44,11 @@ export function useShortcuts(store: EditorStore, extra: { save(): void; fit(): v
       else if (mod || e.altKey) return;
       else if (key === 'delete' || key === 'backspace') act(a.removeSelection);
       else if (key === '?') act(() => a.toggleHelp());
-      else if (key === 'escape') act(() => { a.toggleHelp(false); a.select({ nodes: [], edges: [] }); });
+      else if (key === 'escape')
+        act(() => {
+          a.toggleHelp(false);
+          a.select({ nodes: [], edges: [] });
+        });
       else if (key === 'l') act(extra.layout);
       else if (key === 'f') act(extra.fit);
     };

@@ -11,9 +11,25 @@ function PipelineNodeImpl({ id, data, selected }: NodeProps<PipelineFlowNode>) {
   const run = useEditor((s) => s.run.nodes[id]); // one node's run state; replaced only when it changes
   const n = data.node;
   return (
-    <NodeFrame kind={n.kind} title={nodeTitle(n)} subtitle={nodeSubtitle(n)} model={data.model} selected={!!selected} run={run} problems={data.problems}>
-      <div className="ports-in">{data.inputs.map((p) => <PortHandle key={p.name} port={p} type="target" />)}</div>
-      <div className="ports-out">{data.outputs.map((p) => <PortHandle key={p.name} port={p} type="source" />)}</div>
+    <NodeFrame
+      kind={n.kind}
+      title={nodeTitle(n)}
+      subtitle={nodeSubtitle(n)}
+      model={data.model}
+      selected={!!selected}
+      run={run}
+      problems={data.problems}
+    >
+      <div className="ports-in">
+        {data.inputs.map((p) => (
+          <PortHandle key={p.name} port={p} type="target" />
+        ))}
+      </div>
+      <div className="ports-out">
+        {data.outputs.map((p) => (
+          <PortHandle key={p.name} port={p} type="source" />
+        ))}
+      </div>
     </NodeFrame>
   );
 }

@@ -10,9 +10,21 @@ function PortHandleImpl({ port, type }: { port: PortView; type: 'source' | 'targ
   const tip = `${port.name}: ${port.datatype ?? 'inferred'} ${formatShape(port.shape)}${port.optional ? ' (optional)' : ''}`;
   return (
     <div className={`port port-${type}`} title={tip}>
-      <Handle id={port.name} type={type} position={type === 'target' ? Position.Left : Position.Right} style={{ background: color, borderColor: color }} />
-      <span className="port-name">{port.name}{port.optional ? '?' : ''}</span>
-      {!port.wired && <span className="port-type" style={{ color }}>{port.datatype ?? '·'} {port.shape ? formatShape(port.shape) : ''}</span>}
+      <Handle
+        id={port.name}
+        type={type}
+        position={type === 'target' ? Position.Left : Position.Right}
+        style={{ background: color, borderColor: color }}
+      />
+      <span className="port-name">
+        {port.name}
+        {port.optional ? '?' : ''}
+      </span>
+      {!port.wired && (
+        <span className="port-type" style={{ color }}>
+          {port.datatype ?? '·'} {port.shape ? formatShape(port.shape) : ''}
+        </span>
+      )}
     </div>
   );
 }

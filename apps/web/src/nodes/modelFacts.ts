@@ -32,7 +32,8 @@ export function modelFile(m: CatalogueModel): string | null {
  */
 export function modelFacts(m: CatalogueModel | undefined, settings?: ModelSettings): ModelFacts | null {
   if (!m) return null;
-  const seq = settings?.sequence_batching === null ? undefined : settings?.sequence_batching ?? m.config.sequence_batching;
+  const seq =
+    settings?.sequence_batching === null ? undefined : (settings?.sequence_batching ?? m.config.sequence_batching);
   return {
     backend: backendOf(m),
     file: modelFile(m),

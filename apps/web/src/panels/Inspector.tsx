@@ -17,7 +17,14 @@ export function Inspector() {
   const node = useEditor((s) => (id ? nodeById(s.doc.graph, id) : undefined));
   const count = useEditor((s) => s.ui.selection.nodes.length);
   if (!node) {
-    return count > 1 ? <div className="inspector-body"><h3>{count} nodes selected</h3><p className="muted small">Ctrl+C / Ctrl+V copies them, Delete removes them, L lays the graph out.</p></div> : <GraphForm />;
+    return count > 1 ? (
+      <div className="inspector-body">
+        <h3>{count} nodes selected</h3>
+        <p className="muted small">Ctrl+C / Ctrl+V copies them, Delete removes them, L lays the graph out.</p>
+      </div>
+    ) : (
+      <GraphForm />
+    );
   }
   return <NodeInspector node={node} />;
 }
@@ -26,29 +33,79 @@ function NodeInspector({ node }: { node: GraphNode }) {
   const a = useActions();
   const catalogue = useEditor((s) => s.catalogue);
   const diagnostics = useEditor(selectDiagnostics);
-  const outputs = useEditor((s) => outputNodes(s.doc.graph).map((o) => o.params.name).join('\n'));
+  const outputs = useEditor((s) =>
+    outputNodes(s.doc.graph)
+      .map((o) => o.params.name)
+      .join('\n'),
+  );
   const mine = useMemo(() => diagnostics.filter((d) => d.nodeId === node.id), [diagnostics, node.id]);
   const onParams = (p: Record<string, unknown>) => a.setParams(node.id, p);
   return (
     <div className="inspector-body" data-node={node.id}>
-      <h3><span className={`kind-badge kind-${node.kind}`}>{node.kind}</span> {nodeTitle(node)}</h3>
-      <p className="muted small">{node.kind === 'op' ? opDef(node.params.op)?.description : KIND_DEFS[node.kind].description} <i>Compiles to: {KIND_DEFS[node.kind].compilesTo}.</i></p>
-      <TextField label="Label" name="label" value={node.label ?? ''} placeholder={node.id} onCommit={(v) => a.setLabel(node.id, v)} />
+      <h3>
+        <span className={`kind-badge kind-${node.kind}`}>{node.kind}</span> {nodeTitle(node)}
+      </h3>
+      <p className="muted small">
+        {node.kind === 'op' ? opDef(node.params.op)?.description : KIND_DEFS[node.kind].description}{' '}
+        <i>Compiles to: {KIND_DEFS[node.kind].compilesTo}.</i>
+      </p>
+      <TextField
+        label="Label"
+        name="label"
+        value={node.label ?? ''}
+        placeholder={node.id}
+        onCommit={(v) => a.setLabel(node.id, v)}
+      />
       {(node.kind === 'input' || node.kind === 'output') && <TensorForm node={node} onParams={onParams} />}
-      {node.kind === 'model' && catalogue.models[node.params.model] && <ModelSource nodeId={node.id} model={catalogue.models[node.params.model]!} settings={node.params.settings} />}
-      {node.kind === 'model' && <ModelSettingsForm node={node} model={catalogue.models[node.params.model]} models={Object.keys(catalogue.models).filter((m) => catalogue.models[m]?.platform !== 'ensemble').sort()} onParams={onParams} />}
-      {node.kind === 'router' && KIND_DEFS.router.params.map((spec) => (
-        <ParamField key={spec.name} spec={spec} value={node.params[spec.name as 'mode' | 'count']} onCommit={(v) => onParams({ [spec.name]: v })} />
-      ))}
-      {node.kind === 'condition' && <ConditionForm node={node} diagnostics={mine} outputs={outputs ? outputs.split('\n') : []} onParams={onParams} />}
-      {node.kind === 'op' && (opDef(node.params.op)?.params ?? []).map((spec) => (
-        <ParamField key={spec.name} spec={spec} value={node.params.values[spec.name]} error={mine.find((d) => d.code === 'invalid-param' && d.message.includes(spec.name))?.message}
-          onCommit={(v) => onParams({ values: { ...node.params.values, [spec.name]: v } })} />
-      ))}
+      {node.kind === 'model' && catalogue.models[node.params.model] && (
+        <ModelSource nodeId={node.id} model={catalogue.models[node.params.model]!} settings={node.params.settings} />
+      )}
+      {node.kind === 'model' && (
+        <ModelSettingsForm
+          node={node}
+          model={catalogue.models[node.params.model]}
+          models={Object.keys(catalogue.models)
+            .filter((m) => catalogue.models[m]?.platform !== 'ensemble')
+            .sort()}
+          onParams={onParams}
+        />
+      )}
+      {node.kind === 'router' &&
+        KIND_DEFS.router.params.map((spec) => (
+          <ParamField
+            key={spec.name}
+            spec={spec}
+            value={node.params[spec.name as 'mode' | 'count']}
+            onCommit={(v) => onParams({ [spec.name]: v })}
+          />
+        ))}
+      {node.kind === 'condition' && (
+        <ConditionForm
+          node={node}
+          diagnostics={mine}
+          outputs={outputs ? outputs.split('\n') : []}
+          onParams={onParams}
+        />
+      )}
+      {node.kind === 'op' &&
+        (opDef(node.params.op)?.params ?? []).map((spec) => (
+          <ParamField
+            key={spec.name}
+            spec={spec}
+            value={node.params.values[spec.name]}
+            error={mine.find((d) => d.code === 'invalid-param' && d.message.includes(spec.name))?.message}
+            onCommit={(v) => onParams({ values: { ...node.params.values, [spec.name]: v } })}
+          />
+        ))}
       {mine.length > 0 && (
         <div className="node-problems">
           <h4>Problems</h4>
-          {mine.map((d, i) => <div key={i} className={`problem sev-${d.severity}`}><div>{d.message}</div>{d.fix && <div className="fix">→ {d.fix}</div>}</div>)}
+          {mine.map((d, i) => (
+            <div key={i} className={`problem sev-${d.severity}`}>
+              <div>{d.message}</div>
+              {d.fix && <div className="fix">→ {d.fix}</div>}
+            </div>
+          ))}
         </div>
       )}
     </div>

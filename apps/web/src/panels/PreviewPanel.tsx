@@ -15,25 +15,60 @@ export function PreviewPanel() {
     let live = true;
     const t = setTimeout(() => {
       const req = nodeId ? api.compileNode(graph, nodeId) : api.compile(graph);
-      req.then((r) => { if (live) { setFiles(r.files.filter((f) => f.text !== undefined)); setError(null); } },
-        (e: Error) => { if (live) { setFiles(null); setError(e.message); } });
+      req.then(
+        (r) => {
+          if (live) {
+            setFiles(r.files.filter((f) => f.text !== undefined));
+            setError(null);
+          }
+        },
+        (e: Error) => {
+          if (live) {
+            setFiles(null);
+            setError(e.message);
+          }
+        },
+      );
     }, 250);
-    return () => { live = false; clearTimeout(t); };
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
   }, [graph, nodeId]);
-  const file = files?.find((f) => f.path === picked) ?? files?.find((f) => f.path.endsWith('config.pbtxt')) ?? files?.[0];
-  const copy = () => { if (file?.text) void navigator.clipboard.writeText(file.text); };
+  const file =
+    files?.find((f) => f.path === picked) ?? files?.find((f) => f.path.endsWith('config.pbtxt')) ?? files?.[0];
+  const copy = () => {
+    if (file?.text) void navigator.clipboard.writeText(file.text);
+  };
   return (
     <div className="preview">
-      <p className="muted small">{nodeId ? `Files for node '${nodeId}'` : 'The whole repository'} — updates as you edit.</p>
+      <p className="muted small">
+        {nodeId ? `Files for node '${nodeId}'` : 'The whole repository'} — updates as you edit.
+      </p>
       {error && <p className="field-error">{error}</p>}
-      {files && files.length === 0 && <p className="muted small">Nothing to generate for this node (ensemble inputs/outputs live in the ensemble's config).</p>}
+      {files && files.length === 0 && (
+        <p className="muted small">
+          Nothing to generate for this node (ensemble inputs/outputs live in the ensemble's config).
+        </p>
+      )}
       {files && files.length > 0 && (
         <>
           <div className="file-tabs">
-            {files.map((f) => <button key={f.path} className={f === file ? 'on' : ''} onClick={() => setPicked(f.path)}>{f.path}</button>)}
+            {files.map((f) => (
+              <button key={f.path} className={f === file ? 'on' : ''} onClick={() => setPicked(f.path)}>
+                {f.path}
+              </button>
+            ))}
           </div>
-          <div className="code-head"><span className="mono small">{file?.path}</span><button onClick={copy} title="Copy to clipboard">Copy</button></div>
-          <pre className="code mono" data-file={file?.path}>{file?.text}</pre>
+          <div className="code-head">
+            <span className="mono small">{file?.path}</span>
+            <button onClick={copy} title="Copy to clipboard">
+              Copy
+            </button>
+          </div>
+          <pre className="code mono" data-file={file?.path}>
+            {file?.text}
+          </pre>
         </>
       )}
     </div>

@@ -24,15 +24,28 @@ export function ProblemsPanel() {
     <section className={`problems ${open ? 'open' : ''}`} aria-label="Problems">
       <button className="problems-head" onClick={() => setOpen(!open)}>
         <b>Problems</b>
-        <span className={`count err ${errors ? 'on' : ''}`}>{errors} error{errors === 1 ? '' : 's'}</span>
-        <span className={`count warn ${warnings ? 'on' : ''}`}>{warnings} warning{warnings === 1 ? '' : 's'}</span>
+        <span className={`count err ${errors ? 'on' : ''}`}>
+          {errors} error{errors === 1 ? '' : 's'}
+        </span>
+        <span className={`count warn ${warnings ? 'on' : ''}`}>
+          {warnings} warning{warnings === 1 ? '' : 's'}
+        </span>
         <span className="muted small">{open ? '▾' : '▸'}</span>
       </button>
       {open && (
         <ul className="problem-list">
-          {diagnostics.length === 0 && <li className="muted small ok">✓ Nothing Triton would reject. Export when ready.</li>}
+          {diagnostics.length === 0 && (
+            <li className="muted small ok">✓ Nothing Triton would reject. Export when ready.</li>
+          )}
           {diagnostics.map((d, i) => (
-            <li key={`${d.code}-${i}`} className={`problem sev-${d.severity}`} data-code={d.code} onClick={() => focus(d)} tabIndex={0} onKeyDown={(e) => e.key === 'Enter' && focus(d)}>
+            <li
+              key={`${d.code}-${i}`}
+              className={`problem sev-${d.severity}`}
+              data-code={d.code}
+              onClick={() => focus(d)}
+              tabIndex={0}
+              onKeyDown={(e) => e.key === 'Enter' && focus(d)}
+            >
               <span className="sev">{d.severity === 'error' ? '●' : '▲'}</span>
               <span className="msg">{d.message}</span>
               {d.fix && <span className="fix">→ {d.fix}</span>}

@@ -11,12 +11,21 @@ import { RunOutputs } from './run/RunOutputs.tsx';
 
 /** True when a model of the graph is stateful: inputs are then sent as a sequence, chunk by chunk. */
 function isStreaming(s: EditorState): boolean {
-  return s.doc.graph.nodes.some((n) => n.kind === 'model'
-    && (n.params.settings?.sequence_batching ?? (n.params.settings?.sequence_batching === null ? null : s.catalogue.models[n.params.model]?.config.sequence_batching)));
+  return s.doc.graph.nodes.some(
+    (n) =>
+      n.kind === 'model' &&
+      (n.params.settings?.sequence_batching ??
+        (n.params.settings?.sequence_batching === null
+          ? null
+          : s.catalogue.models[n.params.model]?.config.sequence_batching)),
+  );
 }
 
 /** What a session card can do to its own stream. */
-export interface SessionControls { end(streamId: string): void; cancel(streamId: string): void }
+export interface SessionControls {
+  end(streamId: string): void;
+  cancel(streamId: string): void;
+}
 
 const MIC = 'microphone';
 
@@ -32,7 +41,9 @@ export function RunPanel() {
   const [values, setValues] = useState<Record<string, PreparedInput | undefined>>({});
   const [realtime, setRealtime] = useState(true);
   const [exported, setExported] = useState(false);
-  const recording = useEditor((s) => Object.values(s.run.streams).find((st) => !st.ended && st.source?.startsWith(MIC))?.streamId ?? null);
+  const recording = useEditor(
+    (s) => Object.values(s.run.streams).find((st) => !st.ended && st.source?.startsWith(MIC))?.streamId ?? null,
+  );
   const [micError, setMicError] = useState<string | null>(null);
   const inputs = inputNodes(graph);
   const batched = graph.maxBatchSize > 0;
@@ -44,7 +55,9 @@ export function RunPanel() {
     const audio = inputs.find((n) => values[n.params.name]?.type === 'audio');
     if (audio) {
       const v = values[audio.params.name] as Extract<PreparedInput, { type: 'audio' }>;
-      const s = streamSamples({ socket, graph, node: audio, batched }, v.samples, v.name, realtime, () => liveSessions.delete(s.streamId));
+      const s = streamSamples({ socket, graph, node: audio, batched }, v.samples, v.name, realtime, () =>
+        liveSessions.delete(s.streamId),
+      );
       liveSessions.set(s.streamId, s);
       return;
     }
@@ -60,7 +73,9 @@ export function RunPanel() {
     }
     setMicError(null);
     try {
-      const s = await streamMicrophone({ socket, graph, node: audioNode, batched }, () => liveSessions.delete(s.streamId));
+      const s = await streamMicrophone({ socket, graph, node: audioNode, batched }, () =>
+        liveSessions.delete(s.streamId),
+      );
       liveSessions.set(s.streamId, s);
     } catch (e) {
       setMicError(`microphone: ${(e as Error).message}`);
@@ -87,31 +102,72 @@ export function RunPanel() {
 
   return (
     <div className="run-panel">
-      {inputs.length === 0 && <p className="muted small">This graph has no inputs. Add an <b>Input</b> node to run it.</p>}
+      {inputs.length === 0 && (
+        <p className="muted small">
+          This graph has no inputs. Add an <b>Input</b> node to run it.
+        </p>
+      )}
       {inputs.map((n) => (
-        <InputEditor key={n.id} node={n} batched={batched} streaming={streaming} value={values[n.params.name]}
-          onChange={(v) => setValues((old) => ({ ...old, [n.params.name]: v }))} />
+        <InputEditor
+          key={n.id}
+          node={n}
+          batched={batched}
+          streaming={streaming}
+          value={values[n.params.name]}
+          onChange={(v) => setValues((old) => ({ ...old, [n.params.name]: v }))}
+        />
       ))}
       <div className="run-actions">
-        <button className="primary" disabled={!socket || missing.length > 0 || (busy && !streaming)} onClick={run} title={missing.length ? `Provide ${missing.map((n) => n.params.name).join(', ')}` : streaming ? 'Each press starts one more session' : ''}>
+        <button
+          className="primary"
+          disabled={!socket || missing.length > 0 || (busy && !streaming)}
+          onClick={run}
+          title={
+            missing.length
+              ? `Provide ${missing.map((n) => n.params.name).join(', ')}`
+              : streaming
+                ? 'Each press starts one more session'
+                : ''
+          }
+        >
           {streaming ? '▶ Stream' : '▶ Run'}
         </button>
         {audioNode && (
-          <button className={recording ? 'recording' : ''} disabled={!socket} onClick={() => void record()} title="Stream the microphone, resampled to 16 kHz, as a sequence">
+          <button
+            className={recording ? 'recording' : ''}
+            disabled={!socket}
+            onClick={() => void record()}
+            title="Stream the microphone, resampled to 16 kHz, as a sequence"
+          >
             {recording ? '■ Stop' : '● Record'}
           </button>
         )}
-        <button disabled={!busy && !anyOpen} onClick={cancel}>■ Cancel</button>
-        {streaming && <label className="small"><input type="checkbox" checked={realtime} onChange={(e) => setRealtime(e.target.checked)} /> real time</label>}
+        <button disabled={!busy && !anyOpen} onClick={cancel}>
+          ■ Cancel
+        </button>
+        {streaming && (
+          <label className="small">
+            <input type="checkbox" checked={realtime} onChange={(e) => setRealtime(e.target.checked)} /> real time
+          </label>
+        )}
         {!streaming && (
-          <label className="small" title="Run the exported Triton repository: the generated model.py of routers, gates, ops and BLS in python3, exactly what Triton will run">
+          <label
+            className="small"
+            title="Run the exported Triton repository: the generated model.py of routers, gates, ops and BLS in python3, exactly what Triton will run"
+          >
             <input type="checkbox" checked={exported} onChange={(e) => setExported(e.target.checked)} /> as exported
           </label>
         )}
         {!connected && <span className="field-error small">engine disconnected</span>}
       </div>
       {micError && <p className="field-error small">{micError}</p>}
-      <RunOutputs image={Object.values(values).find((v) => v?.type === 'image') as Extract<PreparedInput, { type: 'image' }> | undefined} sessions={controls} />
+      <RunOutputs
+        image={
+          Object.values(values).find((v) => v?.type === 'image') as
+            Extract<PreparedInput, { type: 'image' }> | undefined
+        }
+        sessions={controls}
+      />
     </div>
   );
 }

@@ -11,5 +11,9 @@ export function ToastView() {
     return () => clearTimeout(t);
   }, [toast, a]);
   if (!toast) return null;
-  return <div className={`toast toast-${toast.level}`} role="status" onClick={a.dismissToast}>{toast.text}</div>;
+  return (
+    <div className={`toast toast-${toast.level}`} role="status" onClick={a.dismissToast}>
+      {toast.text}
+    </div>
+  );
 }

@@ -54,7 +54,11 @@ export class Windower {
   private readonly buf: Float32Array;
   private fill: number;
 
-  constructor(private readonly onWindow: (w: Float32Array) => void, private readonly window = 512, private readonly context = 64) {
+  constructor(
+    private readonly onWindow: (w: Float32Array) => void,
+    private readonly window = 512,
+    private readonly context = 64,
+  ) {
     this.buf = new Float32Array(context + window);
     this.fill = context;
   }

@@ -2,7 +2,12 @@ import type { DataType } from '@ensemble-studio/core';
 import type { BrowserTensor } from './runSocket.ts';
 
 /** How an input tensor holds an image, inferred from its dtype and dims (no batch dim). */
-export interface ImageLayout { layout: 'HWC' | 'CHW'; datatype: DataType; height: number; width: number }
+export interface ImageLayout {
+  layout: 'HWC' | 'CHW';
+  datatype: DataType;
+  height: number;
+  width: number;
+}
 
 /** An image layout for dims like [-1,-1,3] (HWC) or [3,H,W] (CHW); null when the input is no image. */
 export function imageLayout(datatype: DataType, dims: readonly number[]): ImageLayout | null {
@@ -35,7 +40,11 @@ async function pixels(file: Blob, l: ImageLayout): Promise<ImageData> {
  * HWC or CHW, RGB, resized when the dims fix a size. A leading batch dim is added when `batched`.
  * @example const t = await decodeImage(file, imageLayout('UINT8', [-1, -1, 3])!, false) // shape [h, w, 3]
  */
-export async function decodeImage(file: Blob, l: ImageLayout, batched: boolean): Promise<{ tensor: BrowserTensor; width: number; height: number }> {
+export async function decodeImage(
+  file: Blob,
+  l: ImageLayout,
+  batched: boolean,
+): Promise<{ tensor: BrowserTensor; width: number; height: number }> {
   const img = await pixels(file, l);
   const { width: w, height: h, data } = img;
   const n = w * h;

@@ -1,16 +1,25 @@
 import { resampler, TARGET_RATE } from './audioInput.ts';
 
 /** A running microphone capture; `stop()` releases the device. */
-export interface MicCapture { rate: number; stop(): Promise<void> }
+export interface MicCapture {
+  rate: number;
+  stop(): Promise<void>;
+}
 
 /**
  * Captures the default microphone with getUserMedia and a ScriptProcessor (works everywhere, no
  * worklet module to serve), mixes to mono and resamples to 16 kHz; calls `onSamples` per block.
  * @example const mic = await startMicrophone((x) => windower.push(x)); …; await mic.stop()
  */
-export async function startMicrophone(onSamples: (samples: Float32Array) => void, rate = TARGET_RATE): Promise<MicCapture> {
-  if (!navigator.mediaDevices?.getUserMedia) throw new Error('this browser cannot capture audio here (a secure context — https or localhost — is needed)');
-  const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: false } });
+export async function startMicrophone(
+  onSamples: (samples: Float32Array) => void,
+  rate = TARGET_RATE,
+): Promise<MicCapture> {
+  if (!navigator.mediaDevices?.getUserMedia)
+    throw new Error('this browser cannot capture audio here (a secure context — https or localhost — is needed)');
+  const stream = await navigator.mediaDevices.getUserMedia({
+    audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: false },
+  });
   const ctx = new AudioContext();
   const source = ctx.createMediaStreamSource(stream);
   const proc = ctx.createScriptProcessor(4096, 1, 1);

@@ -7,16 +7,31 @@ export const KEPT_RUNS = 5;
 export const KEPT_LOG_LINES = 500;
 
 export const initialRun = (): RunState => ({
-  runId: null, requestId: null, status: 'idle', nodes: {}, partials: [], outputs: {}, message: null, totalMs: null,
-  startedAt: null, records: [], streams: {}, runStreams: {}, connected: false, logs: [],
+  runId: null,
+  requestId: null,
+  status: 'idle',
+  nodes: {},
+  partials: [],
+  outputs: {},
+  message: null,
+  totalMs: null,
+  startedAt: null,
+  records: [],
+  streams: {},
+  runStreams: {},
+  connected: false,
+  logs: [],
 });
 
 /** A skip reason in words, e.g. "no text? exited: len(boxes) == 0 was true". */
 export function skipText(r: SkipReason): string {
   switch (r.type) {
-    case 'exit': return `exited early at '${r.conditionId}': ${r.expression} was ${String(r.value)}`;
-    case 'upstream-failed': return `'${r.nodeId}' failed: ${r.message}`;
-    case 'cancelled': return r.message || 'cancelled';
+    case 'exit':
+      return `exited early at '${r.conditionId}': ${r.expression} was ${String(r.value)}`;
+    case 'upstream-failed':
+      return `'${r.nodeId}' failed: ${r.message}`;
+    case 'cancelled':
+      return r.message || 'cancelled';
   }
 }
 
@@ -38,10 +53,21 @@ function updateStream(s: RunState, streamId: string, f: (st: StreamState) => Str
   return st ? { ...s, streams: { ...s.streams, [streamId]: f(st) } } : s;
 }
 
-function finish(s: RunState, runId: string, status: RunRecord['status'], totalMs: number, timings: RunRecord['timings']): RunState {
+function finish(
+  s: RunState,
+  runId: string,
+  status: RunRecord['status'],
+  totalMs: number,
+  timings: RunRecord['timings'],
+): RunState {
   if (runId !== s.runId) return s;
   const record: RunRecord = { runId, graph: '', status, totalMs, timings };
-  return { ...s, status: s.status === 'cancelled' ? 'cancelled' : status, totalMs, records: [record, ...s.records].slice(0, KEPT_RUNS) };
+  return {
+    ...s,
+    status: s.status === 'cancelled' ? 'cancelled' : status,
+    totalMs,
+    records: [record, ...s.records].slice(0, KEPT_RUNS),
+  };
 }
 
 /** Timings of what finished so far, for runs that end without `run.completed`. */
@@ -51,28 +77,64 @@ function reduceRunEvent(s: RunState, msg: ServerMessage): RunState {
   switch (msg.type) {
     case 'run.started': {
       const stream = msg.streamId !== undefined ? s.streams[msg.streamId] : undefined;
-      const adopt = (msg.requestId !== undefined && msg.requestId === s.requestId) || (stream !== undefined && !stream.ended);
+      const adopt =
+        (msg.requestId !== undefined && msg.requestId === s.requestId) || (stream !== undefined && !stream.ended);
       if (!adopt) return s;
       const nodes = Object.fromEntries(msg.nodes.map((id) => [id, { status: 'queued' as const }]));
       const runStreams = msg.streamId ? { ...s.runStreams, [msg.runId]: msg.streamId } : s.runStreams;
-      return { ...s, runId: msg.runId, status: 'running', nodes, partials: msg.streamId ? s.partials : [], outputs: {}, message: null, totalMs: null, runStreams, logs: msg.streamId ? s.logs : [] };
+      return {
+        ...s,
+        runId: msg.runId,
+        status: 'running',
+        nodes,
+        partials: msg.streamId ? s.partials : [],
+        outputs: {},
+        message: null,
+        totalMs: null,
+        runStreams,
+        logs: msg.streamId ? s.logs : [],
+      };
     }
     case 'node.started':
-      return msg.runId === s.runId ? setNode(s, msg.nodeId, { status: 'running', instance: msg.instance, batchSize: msg.batchSize }) : s;
+      return msg.runId === s.runId
+        ? setNode(s, msg.nodeId, { status: 'running', instance: msg.instance, batchSize: msg.batchSize })
+        : s;
     case 'node.finished':
-      return msg.runId === s.runId ? setNode(s, msg.nodeId, { status: 'finished', timing: msg.timing, outputs: msg.outputs }) : s;
+      return msg.runId === s.runId
+        ? setNode(s, msg.nodeId, { status: 'finished', timing: msg.timing, outputs: msg.outputs })
+        : s;
     case 'node.skipped':
       return msg.runId === s.runId ? setNode(s, msg.nodeId, { status: 'skipped', reason: skipText(msg.reason) }) : s;
     case 'node.failed':
-      return msg.runId === s.runId ? setNode(s, msg.nodeId, { status: 'failed', reason: msg.message, ...(msg.traceback ? { traceback: msg.traceback } : {}) }) : s;
+      return msg.runId === s.runId
+        ? setNode(s, msg.nodeId, {
+            status: 'failed',
+            reason: msg.message,
+            ...(msg.traceback ? { traceback: msg.traceback } : {}),
+          })
+        : s;
     case 'run.log': {
       if (msg.runId !== s.runId && !s.runStreams[msg.runId]) return s;
-      const line = { ...(msg.nodeId ? { nodeId: msg.nodeId } : {}), model: msg.model, instance: msg.instance, level: msg.level, message: msg.message };
-      const logs = s.logs.length >= KEPT_LOG_LINES ? [...s.logs.slice(s.logs.length - KEPT_LOG_LINES + 1), line] : [...s.logs, line];
+      const line = {
+        ...(msg.nodeId ? { nodeId: msg.nodeId } : {}),
+        model: msg.model,
+        instance: msg.instance,
+        level: msg.level,
+        message: msg.message,
+      };
+      const logs =
+        s.logs.length >= KEPT_LOG_LINES
+          ? [...s.logs.slice(s.logs.length - KEPT_LOG_LINES + 1), line]
+          : [...s.logs, line];
       return { ...s, logs };
     }
     case 'run.partial':
-      return msg.runId === s.runId ? { ...s, partials: [...s.partials, { nodeId: msg.nodeId, index: msg.index, chunk: msg.chunk, outputs: msg.outputs }] } : s;
+      return msg.runId === s.runId
+        ? {
+            ...s,
+            partials: [...s.partials, { nodeId: msg.nodeId, index: msg.index, chunk: msg.chunk, outputs: msg.outputs }],
+          }
+        : s;
     case 'run.exited_early': {
       const text = `Exited early at '${msg.conditionId}' (${msg.strategy}): ${msg.expression} was ${String(msg.value)}${msg.message ? ` — ${msg.message}` : ''}`;
       const next = finish(s, msg.runId, 'exited', 0, timingsOf(s));
@@ -80,10 +142,12 @@ function reduceRunEvent(s: RunState, msg: ServerMessage): RunState {
     }
     case 'run.completed': {
       const streamId = s.runStreams[msg.runId];
-      let next = streamId ? updateStream(s, streamId, (st) => {
-        const v = firstNumber(msg.outputs);
-        return v === undefined ? st : { ...st, values: [...st.values, v] };
-      }) : s;
+      let next = streamId
+        ? updateStream(s, streamId, (st) => {
+            const v = firstNumber(msg.outputs);
+            return v === undefined ? st : { ...st, values: [...st.values, v] };
+          })
+        : s;
       next = finish(next, msg.runId, 'completed', msg.totalMs, msg.timings);
       return msg.runId === s.runId ? { ...next, outputs: msg.outputs } : next;
     }
@@ -103,11 +167,20 @@ function reduceRunEvent(s: RunState, msg: ServerMessage): RunState {
 export function reduceRun(s: RunState, msg: ServerMessage): RunState {
   switch (msg.type) {
     case 'sequence.bound':
-      return updateStream(s, msg.streamId, (st) => ({ ...st, sequenceId: msg.sequenceId, instance: msg.instance, model: msg.model }));
+      return updateStream(s, msg.streamId, (st) => ({
+        ...st,
+        sequenceId: msg.sequenceId,
+        instance: msg.instance,
+        model: msg.model,
+      }));
     case 'sequence.chunk':
-      return updateStream(s, msg.streamId, (st) => (msg.chunk + 1 > st.acknowledged ? { ...st, acknowledged: msg.chunk + 1 } : st));
+      return updateStream(s, msg.streamId, (st) =>
+        msg.chunk + 1 > st.acknowledged ? { ...st, acknowledged: msg.chunk + 1 } : st,
+      );
     case 'sequence.ended':
-      return updateStream(s, msg.streamId, (st) => (st.ended ? st : { ...st, ended: msg.message ? `${msg.reason}: ${msg.message}` : msg.reason }));
+      return updateStream(s, msg.streamId, (st) =>
+        st.ended ? st : { ...st, ended: msg.message ? `${msg.reason}: ${msg.message}` : msg.reason },
+      );
     case 'error':
       return { ...s, status: s.status === 'starting' ? 'failed' : s.status, message: msg.error.message };
     default:

@@ -96,7 +96,16 @@ export function createRunSocket(store: EditorStore): RunSocket {
       const requestId = newId('req');
       actions().beginRun(requestId);
       const { wire, frames } = encodeInputs(inputs);
-      send({ type: 'run.start', requestId, graph: graphRef(graph), inputs: wire, ...(opts.exported ? { exported: true } : {}) }, frames);
+      send(
+        {
+          type: 'run.start',
+          requestId,
+          graph: graphRef(graph),
+          inputs: wire,
+          ...(opts.exported ? { exported: true } : {}),
+        },
+        frames,
+      );
       return requestId;
     },
     cancel() {

@@ -4,17 +4,30 @@ import { startMicrophone } from './micInput.ts';
 import type { RunSocket } from './runSocket.ts';
 
 /** One live sequence stream the user can end (the sequence finishes normally) or cancel. */
-export interface Session { streamId: string; end(): void; cancel(): void }
+export interface Session {
+  streamId: string;
+  end(): void;
+  cancel(): void;
+}
 
 /** Sessions still sending, by stream id: module-wide so they outlive the run panel being closed and reopened. */
 export const liveSessions = new Map<string, Session>();
 
 /** Where a stream's windows go: one `stream.append` per 576-sample window, shaped as the input wants. */
-interface Target { socket: RunSocket; graph: GraphDoc; node: InputNode; batched: boolean }
+interface Target {
+  socket: RunSocket;
+  graph: GraphDoc;
+  node: InputNode;
+  batched: boolean;
+}
 
 function sendWindow({ socket, node, batched }: Target, streamId: string, w: Float32Array, end: boolean): void {
   const shape = node.params.dims.map((d) => (d < 0 ? w.length : d));
-  socket.append(streamId, { [node.params.name]: { datatype: 'FP32', shape: batched ? [1, ...shape] : shape, bytes: w } }, end);
+  socket.append(
+    streamId,
+    { [node.params.name]: { datatype: 'FP32', shape: batched ? [1, ...shape] : shape, bytes: w } },
+    end,
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -25,7 +38,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * sequence after what was sent; `cancel()` ends it at once and marks it cancelled.
  * @example const s = streamSamples(target, samples, 'speech.wav', true); s.cancel()
  */
-export function streamSamples(t: Target, samples: Float32Array, source: string, realtime: boolean, onDone?: () => void): Session {
+export function streamSamples(
+  t: Target,
+  samples: Float32Array,
+  source: string,
+  realtime: boolean,
+  onDone?: () => void,
+): Session {
   const streamId = t.socket.openStream(t.graph, source);
   let stopped = false;
   void (async () => {

@@ -1,5 +1,8 @@
 /** A frame of a Python traceback: the file as Python printed it, and the line. */
-export interface Frame { file: string; line: number }
+export interface Frame {
+  file: string;
+  line: number;
+}
 
 const FRAME = /^\s*File "([^"]+)", line (\d+)/gm;
 

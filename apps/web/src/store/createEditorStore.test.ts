@@ -19,7 +19,11 @@ describe('editor store: history', () => {
 
   it('a drag is one undo step', () => {
     const ed = editorFixture();
-    ed.drag('simple', [{ x: 10, y: 0 }, { x: 20, y: 5 }, { x: 30, y: 10 }]);
+    ed.drag('simple', [
+      { x: 10, y: 0 },
+      { x: 20, y: 5 },
+      { x: 30, y: 10 },
+    ]);
     expect(ed.node('simple')?.position).toEqual({ x: 30, y: 10 });
     expect(ed.state().history.past).toHaveLength(1);
     ed.undo();
@@ -93,7 +97,9 @@ describe('editor store: editing', () => {
     const ids = ed.doc().nodes.map((n) => n.id);
     expect(ids).toContain('INPUT0_2');
     expect(ids).toContain('simple_2');
-    expect(ed.doc().edges).toContainEqual(expect.objectContaining({ source: 'INPUT0_2', target: 'simple_2', targetPort: 'INPUT0' }));
+    expect(ed.doc().edges).toContainEqual(
+      expect.objectContaining({ source: 'INPUT0_2', target: 'simple_2', targetPort: 'INPUT0' }),
+    );
     expect(ed.state().ui.selection.nodes.sort()).toEqual(['INPUT0_2', 'simple_2']);
     const copy = ed.node('INPUT0_2');
     expect(copy?.kind === 'input' && copy.params.name).not.toBe('INPUT0');
@@ -120,7 +126,12 @@ describe('editor store: editing', () => {
 
   it('the connection rule the canvas uses refuses a dtype mismatch with a reason', () => {
     const ed = editorFixture(fixtures.graphFixture('g').input('F', 'FP32', [-1]).model('simple', 'simple').doc());
-    const r = canConnect(ed.doc(), ed.state().catalogue, { source: 'F', sourcePort: 'out', target: 'simple', targetPort: 'INPUT0' });
+    const r = canConnect(ed.doc(), ed.state().catalogue, {
+      source: 'F',
+      sourcePort: 'out',
+      target: 'simple',
+      targetPort: 'INPUT0',
+    });
     expect(r).toEqual({ ok: false, reason: expect.stringContaining('dtype mismatch') });
   });
 });

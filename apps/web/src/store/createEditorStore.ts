@@ -8,7 +8,11 @@ import { createRunActions } from './runSlice.ts';
 import type { EditorState, Theme } from './types.ts';
 import { createUiActions, initialUi } from './uiSlice.ts';
 
-export interface EditorInit { catalogue: Catalogue; graph?: GraphDoc; theme?: Theme }
+export interface EditorInit {
+  catalogue: Catalogue;
+  graph?: GraphDoc;
+  theme?: Theme;
+}
 export type EditorStore = StoreApi<EditorState>;
 
 /**

@@ -3,24 +3,38 @@ import type { Catalogue, Diagnostic, GraphDoc, PortType } from '@ensemble-studio
 
 // Types and diagnostics depend on the graph's structure, not on node positions. A drag replaces
 // node objects but keeps their `params` and the `edges` array, so this key lets a drag reuse them.
-interface StructureKey { edges: unknown; mbs: number; params: unknown[]; ids: string[]; labels: (string | undefined)[]; catalogue: Catalogue }
+interface StructureKey {
+  edges: unknown;
+  mbs: number;
+  params: unknown[];
+  ids: string[];
+  labels: (string | undefined)[];
+  catalogue: Catalogue;
+}
 
 function keyOf(graph: GraphDoc, catalogue: Catalogue): StructureKey {
   return {
-    edges: graph.edges, mbs: graph.maxBatchSize, catalogue,
-    params: graph.nodes.map((n) => n.params), ids: graph.nodes.map((n) => n.id), labels: graph.nodes.map((n) => n.label),
+    edges: graph.edges,
+    mbs: graph.maxBatchSize,
+    catalogue,
+    params: graph.nodes.map((n) => n.params),
+    ids: graph.nodes.map((n) => n.id),
+    labels: graph.nodes.map((n) => n.label),
   };
 }
 
 function sameKey(a: StructureKey, b: StructureKey): boolean {
-  if (a.edges !== b.edges || a.mbs !== b.mbs || a.catalogue !== b.catalogue || a.ids.length !== b.ids.length) return false;
+  if (a.edges !== b.edges || a.mbs !== b.mbs || a.catalogue !== b.catalogue || a.ids.length !== b.ids.length)
+    return false;
   for (let i = 0; i < a.ids.length; i++) {
     if (a.ids[i] !== b.ids[i] || a.params[i] !== b.params[i] || a.labels[i] !== b.labels[i]) return false;
   }
   return true;
 }
 
-function structural<T>(compute: (graph: GraphDoc, catalogue: Catalogue) => T): (graph: GraphDoc, catalogue: Catalogue) => T {
+function structural<T>(
+  compute: (graph: GraphDoc, catalogue: Catalogue) => T,
+): (graph: GraphDoc, catalogue: Catalogue) => T {
   let last: { graph: GraphDoc; key: StructureKey; value: T } | null = null;
   return (graph, catalogue) => {
     if (last && last.graph === graph && last.key.catalogue === catalogue) return last.value;
@@ -40,7 +54,10 @@ export const graphTypes: (graph: GraphDoc, catalogue: Catalogue) => Map<string, 
 /** `validateGraph`, memoised on the graph's structure. */
 export const graphDiagnostics: (graph: GraphDoc, catalogue: Catalogue) => Diagnostic[] = structural(validateGraph);
 
-export interface NodeProblems { severity: 'error' | 'warning' | 'info'; messages: string[] }
+export interface NodeProblems {
+  severity: 'error' | 'warning' | 'info';
+  messages: string[];
+}
 
 /** Diagnostics grouped by node and by edge (worst severity first). */
 export const diagnosticsByTarget = structural((graph, catalogue) => {

@@ -1,5 +1,15 @@
 import {
-  addNode, connect, createNode, disconnect, duplicateNodes, moveNodes, removeNodes, renameGraph, setLabel, setMaxBatchSize, setParams,
+  addNode,
+  connect,
+  createNode,
+  disconnect,
+  duplicateNodes,
+  moveNodes,
+  removeNodes,
+  renameGraph,
+  setLabel,
+  setMaxBatchSize,
+  setParams,
 } from '@ensemble-studio/core';
 import type { GraphDoc, NodeKind, XY } from '@ensemble-studio/core';
 import * as history from './history.ts';
@@ -22,9 +32,15 @@ export function commit(set: Set, get: Get, next: GraphDoc, mode: history.History
   const ids = new Set(next.nodes.map((n) => n.id));
   const eids = new Set(next.edges.map((e) => e.id));
   const sel = s.ui.selection;
-  const selection = sel.nodes.every((id) => ids.has(id)) && sel.edges.every((id) => eids.has(id))
-    ? sel : { nodes: sel.nodes.filter((id) => ids.has(id)), edges: sel.edges.filter((id) => eids.has(id)) };
-  set({ doc: { ...s.doc, graph: next }, history: history.record(s.history, s.doc.graph, next, mode), ui: { ...s.ui, selection } });
+  const selection =
+    sel.nodes.every((id) => ids.has(id)) && sel.edges.every((id) => eids.has(id))
+      ? sel
+      : { nodes: sel.nodes.filter((id) => ids.has(id)), edges: sel.edges.filter((id) => eids.has(id)) };
+  set({
+    doc: { ...s.doc, graph: next },
+    history: history.record(s.history, s.doc.graph, next, mode),
+    ui: { ...s.ui, selection },
+  });
 }
 
 /** Adds copies of `fragment` (nodes + their edges) to `graph` using only core ops. */
@@ -33,7 +49,10 @@ function pasteFragment(graph: GraphDoc, fragment: Fragment, offset: XY): { graph
   const staged: GraphDoc = {
     ...graph,
     nodes: [...graph.nodes, ...fragment.nodes.map((n) => ({ ...n, id: TMP + n.id }))],
-    edges: [...graph.edges, ...fragment.edges.map((e) => ({ ...e, id: TMP + e.id, source: TMP + e.source, target: TMP + e.target }))],
+    edges: [
+      ...graph.edges,
+      ...fragment.edges.map((e) => ({ ...e, id: TMP + e.id, source: TMP + e.source, target: TMP + e.target })),
+    ],
   };
   const nextId = idFactory(staged);
   const ids: string[] = [];
@@ -42,10 +61,21 @@ function pasteFragment(graph: GraphDoc, fragment: Fragment, offset: XY): { graph
     if (fragment.nodes.some((n) => TMP + n.id === old)) ids.push(id);
     return id;
   };
-  const copied = duplicateNodes(staged, fragment.nodes.map((n) => TMP + n.id), idFor, offset);
-  const done = removeNodes(copied, fragment.nodes.map((n) => TMP + n.id));
+  const copied = duplicateNodes(
+    staged,
+    fragment.nodes.map((n) => TMP + n.id),
+    idFor,
+    offset,
+  );
+  const done = removeNodes(
+    copied,
+    fragment.nodes.map((n) => TMP + n.id),
+  );
   // Edge ids of copies follow the readable `a.p->b.q` convention.
-  return { graph: { ...done, edges: done.edges.map((e) => (graph.edges.includes(e) ? e : { ...e, id: edgeId(e) })) }, ids };
+  return {
+    graph: { ...done, edges: done.edges.map((e) => (graph.edges.includes(e) ? e : { ...e, id: edgeId(e) })) },
+    ids,
+  };
 }
 
 export function createDocActions(set: Set, get: Get): DocActions {
@@ -54,7 +84,11 @@ export function createDocActions(set: Set, get: Get): DocActions {
   const selectNodes = (nodes: string[]) => set((s) => ({ ui: { ...s.ui, selection: { nodes, edges: [] } } }));
   return {
     loadGraph(g, saved = true) {
-      set((s) => ({ doc: { graph: g, saved: saved ? g : null }, history: history.emptyHistory(), ui: { ...s.ui, selection: { nodes: [], edges: [] }, loaded: s.ui.loaded + 1 } }));
+      set((s) => ({
+        doc: { graph: g, saved: saved ? g : null },
+        history: history.emptyHistory(),
+        ui: { ...s.ui, selection: { nodes: [], edges: [] }, loaded: s.ui.loaded + 1 },
+      }));
     },
     markSaved(g) {
       set((s) => ({ doc: { ...s.doc, saved: g } }));
@@ -101,7 +135,18 @@ export function createDocActions(set: Set, get: Get): DocActions {
       apply(next);
       selectNodes(ids);
       // Paste again → a further offset, like every drawing tool.
-      set((s) => ({ ui: { ...s.ui, clipboard: { ...clip, nodes: clip.nodes.map((n) => ({ ...n, position: { x: n.position.x + PASTE_OFFSET.x, y: n.position.y + PASTE_OFFSET.y } })) } } }));
+      set((s) => ({
+        ui: {
+          ...s.ui,
+          clipboard: {
+            ...clip,
+            nodes: clip.nodes.map((n) => ({
+              ...n,
+              position: { x: n.position.x + PASTE_OFFSET.x, y: n.position.y + PASTE_OFFSET.y },
+            })),
+          },
+        },
+      }));
     },
     duplicateSelection() {
       const ids = get().ui.selection.nodes;

@@ -40,5 +40,8 @@ export function undo(h: HistoryState, doc: GraphDoc): { history: HistoryState; d
 export function redo(h: HistoryState, doc: GraphDoc): { history: HistoryState; doc: GraphDoc } | null {
   const next = h.future[0];
   if (!next) return null;
-  return { doc: next, history: { past: [...h.past, doc].slice(-HISTORY_LIMIT), future: h.future.slice(1), mark: null } };
+  return {
+    doc: next,
+    history: { past: [...h.past, doc].slice(-HISTORY_LIMIT), future: h.future.slice(1), mark: null },
+  };
 }

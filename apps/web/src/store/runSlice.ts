@@ -13,12 +13,33 @@ export function createRunActions(set: Set): RunActions {
       });
     },
     beginRun(requestId) {
-      set((s) => ({ run: { ...s.run, runId: null, requestId, status: 'starting', nodes: {}, partials: [], outputs: {}, message: null, totalMs: null, startedAt: performance.now(), logs: [] } }));
+      set((s) => ({
+        run: {
+          ...s.run,
+          runId: null,
+          requestId,
+          status: 'starting',
+          nodes: {},
+          partials: [],
+          outputs: {},
+          message: null,
+          totalMs: null,
+          startedAt: performance.now(),
+          logs: [],
+        },
+      }));
     },
     beginStream(streamId, graph, source) {
       set((s) => ({
         run: {
-          ...s.run, requestId: null, status: 'starting', nodes: {}, partials: [], outputs: {}, message: null, startedAt: performance.now(),
+          ...s.run,
+          requestId: null,
+          status: 'starting',
+          nodes: {},
+          partials: [],
+          outputs: {},
+          message: null,
+          startedAt: performance.now(),
           streams: { ...s.run.streams, [streamId]: { streamId, graph, source, sent: 0, acknowledged: 0, values: [] } },
         },
       }));
@@ -32,7 +53,9 @@ export function createRunActions(set: Set): RunActions {
     streamCancelled(streamId) {
       set((s) => {
         const st = s.run.streams[streamId];
-        return st && !st.ended ? { run: { ...s.run, streams: { ...s.run.streams, [streamId]: { ...st, ended: 'cancelled by the user' } } } } : {};
+        return st && !st.ended
+          ? { run: { ...s.run, streams: { ...s.run.streams, [streamId]: { ...st, ended: 'cancelled by the user' } } } }
+          : {};
       });
     },
     setConnected(connected) {
@@ -40,9 +63,22 @@ export function createRunActions(set: Set): RunActions {
     },
     markCancelled() {
       set((s) => {
-        const streams = Object.fromEntries(Object.entries(s.run.streams).map(([id, st]) => [id, st.ended ? st : { ...st, ended: 'cancelled by the user' }]));
+        const streams = Object.fromEntries(
+          Object.entries(s.run.streams).map(([id, st]) => [
+            id,
+            st.ended ? st : { ...st, ended: 'cancelled by the user' },
+          ]),
+        );
         const active = s.run.status === 'starting' || s.run.status === 'running';
-        return { run: { ...s.run, streams, nodes: cancelledNodes(s.run.nodes), status: active ? 'cancelled' : s.run.status, message: active ? 'Cancelled by the user' : s.run.message } };
+        return {
+          run: {
+            ...s.run,
+            streams,
+            nodes: cancelledNodes(s.run.nodes),
+            status: active ? 'cancelled' : s.run.status,
+            message: active ? 'Cancelled by the user' : s.run.message,
+          },
+        };
       });
     },
     clearRun() {
@@ -53,5 +89,12 @@ export function createRunActions(set: Set): RunActions {
 
 /** A cancelled run: nodes that had not finished say so. */
 export function cancelledNodes(nodes: Record<string, NodeRun>): Record<string, NodeRun> {
-  return Object.fromEntries(Object.entries(nodes).map(([id, n]) => [id, n.status === 'queued' || n.status === 'running' ? { ...n, status: 'cancelled' as const, reason: 'cancelled by the user' } : n]));
+  return Object.fromEntries(
+    Object.entries(nodes).map(([id, n]) => [
+      id,
+      n.status === 'queued' || n.status === 'running'
+        ? { ...n, status: 'cancelled' as const, reason: 'cancelled by the user' }
+        : n,
+    ]),
+  );
 }

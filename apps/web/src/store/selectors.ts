@@ -7,5 +7,6 @@ export const selectCanUndo = (s: EditorState) => s.history.past.length > 0;
 export const selectCanRedo = (s: EditorState) => s.history.future.length > 0;
 export const selectDiagnostics = (s: EditorState) => graphDiagnostics(s.doc.graph, s.catalogue);
 /** The one selected node id, or null when zero or several are selected. */
-export const selectSingleNode = (s: EditorState) => (s.ui.selection.nodes.length === 1 ? (s.ui.selection.nodes[0] ?? null) : null);
+export const selectSingleNode = (s: EditorState) =>
+  s.ui.selection.nodes.length === 1 ? (s.ui.selection.nodes[0] ?? null) : null;
 export const selectNodeStatus = (id: string) => (s: EditorState) => s.run.nodes[id]?.status ?? 'idle';

@@ -1,25 +1,65 @@
-import type { Catalogue, GraphDoc, GraphEdge, GraphNode, NodeKind, NodeTiming, ServerMessage, TensorSummary, WireTensor, XY } from '@ensemble-studio/core';
+import type {
+  Catalogue,
+  GraphDoc,
+  GraphEdge,
+  GraphNode,
+  NodeKind,
+  NodeTiming,
+  ServerMessage,
+  TensorSummary,
+  WireTensor,
+  XY,
+} from '@ensemble-studio/core';
 import type { EdgeChange, NodeChange } from '@xyflow/react';
 
 /** A connection the user is making: output port → input port. */
-export interface PortConnection { source: string; sourcePort: string; target: string; targetPort: string }
+export interface PortConnection {
+  source: string;
+  sourcePort: string;
+  target: string;
+  targetPort: string;
+}
 
 /** What the palette hands to `addNode`. */
-export interface NodeTemplate { kind: NodeKind; model?: string; op?: string }
+export interface NodeTemplate {
+  kind: NodeKind;
+  model?: string;
+  op?: string;
+}
 
 /** Copied nodes and the edges among them. */
-export interface Fragment { nodes: GraphNode[]; edges: GraphEdge[] }
+export interface Fragment {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+}
 
-export interface Selection { nodes: string[]; edges: string[] }
-export interface Size { width: number; height: number }
+export interface Selection {
+  nodes: string[];
+  edges: string[];
+}
+export interface Size {
+  width: number;
+  height: number;
+}
 export type RightPanel = 'inspect' | 'preview' | 'run';
 export type Theme = 'dark' | 'light';
-export interface Toast { id: number; level: 'info' | 'error'; text: string }
+export interface Toast {
+  id: number;
+  level: 'info' | 'error';
+  text: string;
+}
 
 /** The document: the only state that is saved, compiled, validated and undone. */
-export interface DocState { graph: GraphDoc; saved: GraphDoc | null }
+export interface DocState {
+  graph: GraphDoc;
+  saved: GraphDoc | null;
+}
 
-export interface HistoryState { past: GraphDoc[]; future: GraphDoc[]; mark: GraphDoc | null }
+export interface HistoryState {
+  past: GraphDoc[];
+  future: GraphDoc[];
+  mark: GraphDoc | null;
+}
 
 /** Editor session state: never saved, never undone. */
 export interface UiState {
@@ -55,13 +95,30 @@ export interface NodeRun {
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'completed' | 'exited' | 'failed' | 'cancelled';
 
-export interface Partial { nodeId: string; index: number; chunk?: number; outputs: Record<string, TensorSummary> }
+export interface Partial {
+  nodeId: string;
+  index: number;
+  chunk?: number;
+  outputs: Record<string, TensorSummary>;
+}
 
 /** A line a model wrote while the run used it (`print`, stderr, `pb_utils.Logger`). */
-export interface RunLogLine { nodeId?: string; model: string; instance: string; level: 'info' | 'warn' | 'error' | 'verbose'; message: string }
+export interface RunLogLine {
+  nodeId?: string;
+  model: string;
+  instance: string;
+  level: 'info' | 'warn' | 'error' | 'verbose';
+  message: string;
+}
 
 /** A finished run kept for the timeline comparison. */
-export interface RunRecord { runId: string; graph: string; status: RunStatus; totalMs: number; timings: NodeTiming[] }
+export interface RunRecord {
+  runId: string;
+  graph: string;
+  status: RunStatus;
+  totalMs: number;
+  timings: NodeTiming[];
+}
 
 export interface StreamState {
   streamId: string;

@@ -9,7 +9,17 @@ type Set = (partial: Partial<EditorState> | ((s: EditorState) => Partial<EditorS
 type Get = () => EditorState;
 
 export const initialUi = (theme: UiState['theme'] = 'dark'): UiState => ({
-  selection: { nodes: [], edges: [] }, measured: {}, dragging: false, toast: null, panel: 'inspect', help: false, theme, focus: null, clipboard: null, loaded: 0, source: null,
+  selection: { nodes: [], edges: [] },
+  measured: {},
+  dragging: false,
+  toast: null,
+  panel: 'inspect',
+  help: false,
+  theme,
+  focus: null,
+  clipboard: null,
+  loaded: 0,
+  source: null,
 });
 
 function applySelect(sel: string[], changes: { id: string; selected: boolean }[]): string[] {
@@ -53,7 +63,11 @@ function routeNodeChanges(set: Set, get: Get, changes: NodeChange[]): void {
     });
   }
   if (Object.keys(moving).length > 0) {
-    if (dragging) set((s) => ({ history: history.mark(s.history, s.doc.graph), ui: s.ui.dragging ? s.ui : { ...s.ui, dragging: true } }));
+    if (dragging)
+      set((s) => ({
+        history: history.mark(s.history, s.doc.graph),
+        ui: s.ui.dragging ? s.ui : { ...s.ui, dragging: true },
+      }));
     commit(set, get, moveNodes(get().doc.graph, moving), get().history.mark ? 'ignore' : 'record');
   }
   if (dragEnd) set((s) => ({ history: history.squash(s.history, s.doc.graph), ui: { ...s.ui, dragging: false } }));
@@ -102,7 +116,12 @@ export function createUiActions(set: Set, get: Get): UiActions {
     },
     showSource(nodeId, line) {
       const seq = ++focusSeq;
-      ui({ focus: { nodeId, seq }, selection: { nodes: [nodeId], edges: [] }, panel: 'inspect', source: { nodeId, line: line ?? null, seq } });
+      ui({
+        focus: { nodeId, seq },
+        selection: { nodes: [nodeId], edges: [] },
+        panel: 'inspect',
+        source: { nodeId, line: line ?? null, seq },
+      });
     },
   };
 }

@@ -41,7 +41,10 @@ export function compileGraph(graph: GraphDoc, catalogue: Catalogue, opts: Compil
     roles.push({ name: safe.name, role: 'Python BLS model (entry point): runs the whole graph' });
   } else {
     own.push(...plan.diagnostics);
-    files.push({ path: `${safe.name}/config.pbtxt`, text: printPbtxt(ensembleConfig(plan)) }, { path: `${safe.name}/1/.gitkeep`, text: '' });
+    files.push(
+      { path: `${safe.name}/config.pbtxt`, text: printPbtxt(ensembleConfig(plan)) },
+      { path: `${safe.name}/1/.gitkeep`, text: '' },
+    );
     roles.push({ name: safe.name, role: 'ensemble (entry point)' });
   }
   for (const g of generated) {
@@ -56,8 +59,13 @@ export function compileGraph(graph: GraphDoc, catalogue: Catalogue, opts: Compil
   const decoupled = strategy === 'gate' || composing.decoupled;
   own.push(...versionCheck(opts.tritonVersion, strategy, decoupled));
   const readme = exportReadme({
-    graph: safe, strategy, decoupled: strategy !== 'bls' && decoupled, stateful: composing.stateful, models: roles,
-    minTriton: minimumTriton(strategy, decoupled), ...(opts.tritonVersion ? { tritonVersion: opts.tritonVersion } : {}),
+    graph: safe,
+    strategy,
+    decoupled: strategy !== 'bls' && decoupled,
+    stateful: composing.stateful,
+    models: roles,
+    minTriton: minimumTriton(strategy, decoupled),
+    ...(opts.tritonVersion ? { tritonVersion: opts.tritonVersion } : {}),
   });
   files.push({ path: 'README.md', text: readme });
   const diagnostics = mergeDiagnostics(validation, own);
@@ -107,12 +115,20 @@ function generatedRole(g: GeneratedModel): string {
   const marker = g.config.parameters?.ensemble_studio?.string_value ?? '{}';
   const m = JSON.parse(marker) as { kind?: string; count?: number; strategy?: string; op?: string };
   if (m.kind === 'router') return `generated Python: copy router (${m.count ?? 0} independent copies)`;
-  if (m.kind === 'condition') return m.strategy === 'gate' ? 'generated Python: decoupled gate (ends the request with zero responses when the condition holds)' : 'generated Python: error gate (fails the request when the condition holds)';
+  if (m.kind === 'condition')
+    return m.strategy === 'gate'
+      ? 'generated Python: decoupled gate (ends the request with zero responses when the condition holds)'
+      : 'generated Python: error gate (fails the request when the condition holds)';
   if (m.kind === 'op') return `generated Python: built-in op ${m.op ?? ''} (numpy)`;
   return 'generated Python model';
 }
 
-interface Composing { files: RepoFile[]; roles: ReadmeModel[]; decoupled: boolean; stateful: boolean }
+interface Composing {
+  files: RepoFile[];
+  roles: ReadmeModel[];
+  decoupled: boolean;
+  stateful: boolean;
+}
 
 function composingModels(graph: GraphDoc, catalogue: Catalogue, diagnostics: Diagnostic[]): Composing {
   const nodes = graph.nodes.filter((n): n is ModelNode => n.kind === 'model');
@@ -129,7 +145,10 @@ function composingModels(graph: GraphDoc, catalogue: Catalogue, diagnostics: Dia
     out.decoupled ||= decoupled;
     out.stateful ||= stateful;
     const kind = config.platform || config.backend || 'model';
-    out.roles.push({ name, role: `composing model (${kind}${decoupled ? ', decoupled' : ''}${stateful ? ', stateful: sequence batching' : ''})` });
+    out.roles.push({
+      name,
+      role: `composing model (${kind}${decoupled ? ', decoupled' : ''}${stateful ? ', stateful: sequence batching' : ''})`,
+    });
   }
   return out;
 }
@@ -137,14 +156,27 @@ function composingModels(graph: GraphDoc, catalogue: Catalogue, diagnostics: Dia
 function nameCollisions(graph: GraphDoc, catalogue: Catalogue, generated: GeneratedModel[]): Diagnostic[] {
   const out: Diagnostic[] = [];
   const seen = new Map<string, string>([[graph.name, 'the graph']]);
-  for (const n of graph.nodes) if (n.kind === 'model' && n.params.model === graph.name) {
-    out.push({ code: 'name-collision', severity: 'error', nodeId: n.id, message: `the graph is named like its model '${graph.name}'`, fix: 'rename the graph' });
-  }
+  for (const n of graph.nodes)
+    if (n.kind === 'model' && n.params.model === graph.name) {
+      out.push({
+        code: 'name-collision',
+        severity: 'error',
+        nodeId: n.id,
+        message: `the graph is named like its model '${graph.name}'`,
+        fix: 'rename the graph',
+      });
+    }
   for (const g of generated) {
     if (g.name === graph.name) continue;
     const existing = catalogueModel(catalogue, g.name);
     const clash = seen.get(g.name) ?? (existing && !existing.generated ? `repository model '${g.name}'` : undefined);
-    if (clash) out.push({ code: 'name-collision', severity: 'error', message: `generated model '${g.name}' collides with ${clash}`, fix: 'rename the node or the graph' });
+    if (clash)
+      out.push({
+        code: 'name-collision',
+        severity: 'error',
+        message: `generated model '${g.name}' collides with ${clash}`,
+        fix: 'rename the node or the graph',
+      });
     seen.set(g.name, `generated model '${g.name}'`);
   }
   return out;
@@ -158,11 +190,14 @@ function versionCheck(version: string | undefined, strategy: ExportStrategy, dec
   const y = Number(m[1]);
   const mo = Number(m[2]);
   if (y > ny || (y === ny && mo >= nm)) return [];
-  return [{
-    code: 'triton-too-old', severity: 'error',
-    message: `this export needs Triton ${need} or newer (target: ${version})`,
-    fix: strategy === 'gate' ? 'use the error or bls strategy, or a newer Triton' : `use Triton ${need} or newer`,
-  }];
+  return [
+    {
+      code: 'triton-too-old',
+      severity: 'error',
+      message: `this export needs Triton ${need} or newer (target: ${version})`,
+      fix: strategy === 'gate' ? 'use the error or bls strategy, or a newer Triton' : `use Triton ${need} or newer`,
+    },
+  ];
 }
 
 /** Validation first; compiler diagnostics that repeat one (same code, node and port) are dropped. */
@@ -172,7 +207,11 @@ function mergeDiagnostics(validation: Diagnostic[], own: Diagnostic[]): Diagnost
   const out = [...validation];
   for (const d of own) {
     const k = key(d);
-    if (seen.has(k) || (d.code === 'unused-output' && seen.has(`router-output-unconnected|${d.nodeId ?? ''}|${d.port ?? ''}`))) continue;
+    if (
+      seen.has(k) ||
+      (d.code === 'unused-output' && seen.has(`router-output-unconnected|${d.nodeId ?? ''}|${d.port ?? ''}`))
+    )
+      continue;
     seen.add(k);
     out.push(d);
   }
@@ -183,5 +222,7 @@ function mergeDiagnostics(validation: Diagnostic[], own: Diagnostic[]): Diagnost
 function sortFiles(files: RepoFile[]): RepoFile[] {
   const byPath = new Map<string, RepoFile>();
   for (const f of files) byPath.set(f.path, f);
-  return [...byPath.values()].sort((a, b) => (a.path === 'README.md' ? -1 : b.path === 'README.md' ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...byPath.values()].sort((a, b) =>
+    a.path === 'README.md' ? -1 : b.path === 'README.md' ? 1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+  );
 }

@@ -16,7 +16,9 @@ export function ensembleConfig(plan: EnsemblePlan): ModelConfig {
   for (const n of graph.nodes) {
     if (n.kind === 'input') {
       input.push({
-        name: n.params.name, data_type: toConfigType(n.params.datatype), dims: [...n.params.dims],
+        name: n.params.name,
+        data_type: toConfigType(n.params.datatype),
+        dims: [...n.params.dims],
         ...(n.params.optional ? { optional: true } : {}),
       });
     } else if (n.kind === 'output') {

@@ -4,7 +4,10 @@ import { nodePorts } from '../kinds/registry.ts';
 import type { DataType } from '../tensor/dtype.ts';
 
 /** A port of a node: where a tensor is produced or consumed. */
-export interface PortRef { node: GraphNode; port: string }
+export interface PortRef {
+  node: GraphNode;
+  port: string;
+}
 
 /** Indexed view of a graph for the compiler: adjacency, topological order, tensor tracing. */
 export interface GraphInfo {
@@ -103,7 +106,10 @@ export function consumersOf(info: GraphInfo, nodeId: string, port: string, depth
   return out;
 }
 
-export interface PortType { datatype: DataType | null; shape: number[] | null }
+export interface PortType {
+  datatype: DataType | null;
+  shape: number[] | null;
+}
 
 /**
  * The dtype and FULL shape of the tensor produced at output `port` of `node`, tracing through

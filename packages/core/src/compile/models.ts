@@ -39,7 +39,9 @@ function cloneJson<T>(v: T): T {
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v !== null && typeof v === 'object') {
-    const keys = Object.keys(v as object).filter((k) => (v as Record<string, unknown>)[k] !== undefined).sort();
+    const keys = Object.keys(v as object)
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
@@ -49,7 +51,10 @@ export function canonicalJson(v: unknown): string {
  * Groups model nodes by model; two nodes of one model with different settings cannot both be
  * written into its single config.pbtxt, so the first node's settings win and an error is reported.
  */
-export function modelsToExport(nodes: readonly ModelNode[]): { byModel: Map<string, ModelNode>; diagnostics: Diagnostic[] } {
+export function modelsToExport(nodes: readonly ModelNode[]): {
+  byModel: Map<string, ModelNode>;
+  diagnostics: Diagnostic[];
+} {
   const byModel = new Map<string, ModelNode>();
   const diagnostics: Diagnostic[] = [];
   for (const n of nodes) {
@@ -60,7 +65,9 @@ export function modelsToExport(nodes: readonly ModelNode[]): { byModel: Map<stri
     }
     if (canonicalJson(first.params.settings ?? {}) !== canonicalJson(n.params.settings ?? {})) {
       diagnostics.push({
-        code: 'conflicting-model-settings', severity: 'error', nodeId: n.id,
+        code: 'conflicting-model-settings',
+        severity: 'error',
+        nodeId: n.id,
         message: `${n.id} and ${first.id} both use model '${n.params.model}' with different settings; a model has one config.pbtxt`,
         fix: `give ${n.id} the same settings as ${first.id}`,
       });

@@ -5,7 +5,10 @@ import { consumersOf, isDirectRouter, resolveSource, type GraphInfo } from './gr
 import { tritonSafe } from './pyStr.ts';
 
 /** A node port and the name of the matching input/output on the step's model. */
-export interface StepPort { port: string; name: string }
+export interface StepPort {
+  port: string;
+  name: string;
+}
 
 /** One ensemble step: a model node, or a node the compiler turns into a generated model. */
 export interface Step {
@@ -48,17 +51,28 @@ function stepOf(info: GraphInfo, n: GraphNode): Step {
   const ports = nodePorts(info.graph, n, info.catalogue);
   const same = (names: string[]): StepPort[] => names.map((port) => ({ port, name: port }));
   if (n.kind === 'model') {
-    return { node: n, modelName: n.params.model, inputs: same(ports.inputs.map((p) => p.name)), outputs: same(ports.outputs.map((p) => p.name)) };
+    return {
+      node: n,
+      modelName: n.params.model,
+      inputs: same(ports.inputs.map((p) => p.name)),
+      outputs: same(ports.outputs.map((p) => p.name)),
+    };
   }
   const modelName = generatedModelName(info.graph.name, n.id);
   if (n.kind === 'condition') {
     return {
-      node: n, modelName,
+      node: n,
+      modelName,
       inputs: n.params.ports.map((port) => ({ port, name: gateTensorNames(port).input })),
       outputs: n.params.ports.map((port) => ({ port, name: gateTensorNames(port).output })),
     };
   }
-  return { node: n, modelName, inputs: same(ports.inputs.map((p) => p.name)), outputs: same(ports.outputs.map((p) => p.name)) };
+  return {
+    node: n,
+    modelName,
+    inputs: same(ports.inputs.map((p) => p.name)),
+    outputs: same(ports.outputs.map((p) => p.name)),
+  };
 }
 
 /**
@@ -83,18 +97,33 @@ export function planEnsemble(info: GraphInfo): EnsemblePlan {
   return { info, steps, tensors, diagnostics };
 }
 
-function nameStepOutputs(info: GraphInfo, step: Step, tensors: Map<string, string>, used: Set<string>, diagnostics: Diagnostic[]): void {
+function nameStepOutputs(
+  info: GraphInfo,
+  step: Step,
+  tensors: Map<string, string>,
+  used: Set<string>,
+  diagnostics: Diagnostic[],
+): void {
   for (const out of step.outputs) {
     const consumers = consumersOf(info, step.node.id, out.port);
     if (consumers.length === 0) {
       diagnostics.push({
-        code: 'unused-output', severity: 'warning', nodeId: step.node.id, port: out.port,
+        code: 'unused-output',
+        severity: 'warning',
+        nodeId: step.node.id,
+        port: out.port,
         message: `output '${out.port}' of ${step.node.id} is not used; the compiler leaves it out of the ensemble`,
         fix: 'connect it to a consumer or an output if you need it',
       });
       continue;
     }
-    const outputNames = [...new Set(consumers.filter((c) => c.node.kind === 'output').map((c) => (c.node.kind === 'output' ? c.node.params.name : '')))];
+    const outputNames = [
+      ...new Set(
+        consumers
+          .filter((c) => c.node.kind === 'output')
+          .map((c) => (c.node.kind === 'output' ? c.node.params.name : '')),
+      ),
+    ];
     // A step output feeding two graph outputs is validation's `output-wired-twice` (ensembles only: BLS reads both from it).
     const name = outputNames[0] ?? uniqueName(`${tritonSafe(step.node.id)}__${tritonSafe(out.port)}`, used);
     used.add(name);
@@ -115,7 +144,9 @@ function checkInputsWiredToOutputs(info: GraphInfo, diagnostics: Diagnostic[]): 
     const src = resolveSource(info, n.id, 'in');
     if (src?.node.kind === 'input') {
       diagnostics.push({
-        code: 'output-from-input', severity: 'error', nodeId: n.id,
+        code: 'output-from-input',
+        severity: 'error',
+        nodeId: n.id,
         message: `ensemble output '${n.params.name}' comes straight from input '${src.node.params.name}'; an ensemble needs a step in between`,
         fix: 'insert a copy router between them',
       });
@@ -126,5 +157,5 @@ function checkInputsWiredToOutputs(info: GraphInfo, diagnostics: Diagnostic[]): 
 /** The ensemble tensor feeding input `port` of `nodeId` (through direct routers), or null. */
 export function tensorInto(plan: EnsemblePlan, nodeId: string, port: string): string | null {
   const src = resolveSource(plan.info, nodeId, port);
-  return src ? plan.tensors.get(`${src.node.id}:${src.port}`) ?? null : null;
+  return src ? (plan.tensors.get(`${src.node.id}:${src.port}`) ?? null) : null;
 }

@@ -4,10 +4,45 @@
  */
 
 const PY_KEYWORDS = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue', 'def',
-  'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in', 'is',
-  'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield',
-  'match', 'case', 'type', '_',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
+  'match',
+  'case',
+  'type',
+  '_',
 ]);
 
 /**
@@ -36,11 +71,16 @@ export function pyStr(s: string): string {
 
 function escapeUnit(c: number): string {
   switch (c) {
-    case 0x5c: return '\\\\';
-    case 0x22: return '\\"';
-    case 0x0a: return '\\n';
-    case 0x0d: return '\\r';
-    case 0x09: return '\\t';
+    case 0x5c:
+      return '\\\\';
+    case 0x22:
+      return '\\"';
+    case 0x0a:
+      return '\\n';
+    case 0x0d:
+      return '\\r';
+    case 0x09:
+      return '\\t';
   }
   if (c < 0x20 || c === 0x7f) return `\\x${c.toString(16).padStart(2, '0')}`;
   if (c > 0x7e) return `\\u${c.toString(16).padStart(4, '0')}`;
@@ -111,5 +151,8 @@ export function tritonSafe(s: string): string {
 /** Indents every non-empty line of `code` by `n` spaces. */
 export function indent(code: string, n: number): string {
   const pad = ' '.repeat(n);
-  return code.split('\n').map((l) => (l === '' ? l : pad + l)).join('\n');
+  return code
+    .split('\n')
+    .map((l) => (l === '' ? l : pad + l))
+    .join('\n');
 }

@@ -4,7 +4,10 @@ import type { GraphDoc } from '../graph/types.ts';
 export type ExportStrategy = 'ensemble' | 'gate' | 'error' | 'bls';
 
 /** One model of the exported repository, for the README's table. */
-export interface ReadmeModel { name: string; role: string }
+export interface ReadmeModel {
+  name: string;
+  role: string;
+}
 
 export interface ReadmeInput {
   graph: GraphDoc;
@@ -33,14 +36,17 @@ export function minimumTriton(strategy: ExportStrategy, decoupled: boolean): str
 
 const STRATEGY_TEXT: Record<ExportStrategy, string> = {
   ensemble: 'A plain Triton ensemble: every node is an ensemble step (routers and ops are generated Python models).',
-  gate: 'An ensemble with a **decoupled Python gate** per condition. When the condition holds, the gate sends no response '
-    + '(only the FINAL flag), so the steps after it never run and the request ends with **zero responses**. Triton then '
-    + 'treats the whole ensemble as decoupled.',
-  error: 'An ensemble with a Python gate per condition that **fails the request** with the condition\'s message when it holds '
-    + '(clients receive an error response `in ensemble ..., <message>`); otherwise the tensors pass through.',
-  bls: 'The whole graph is **one Python BLS model** that calls the composing models with `pb_utils.InferenceRequest(...).exec()` '
-    + 'in topological order, runs ops inline and evaluates the conditions in Python. When a condition holds, it returns the '
-    + 'declared default outputs (empty tensors where none are declared).',
+  gate:
+    'An ensemble with a **decoupled Python gate** per condition. When the condition holds, the gate sends no response ' +
+    '(only the FINAL flag), so the steps after it never run and the request ends with **zero responses**. Triton then ' +
+    'treats the whole ensemble as decoupled.',
+  error:
+    "An ensemble with a Python gate per condition that **fails the request** with the condition's message when it holds " +
+    '(clients receive an error response `in ensemble ..., <message>`); otherwise the tensors pass through.',
+  bls:
+    'The whole graph is **one Python BLS model** that calls the composing models with `pb_utils.InferenceRequest(...).exec()` ' +
+    'in topological order, runs ops inline and evaluates the conditions in Python. When a condition holds, it returns the ' +
+    'declared default outputs (empty tensors where none are declared).',
 };
 
 /**
@@ -78,9 +84,10 @@ export function exportReadme(r: ReadmeInput): string {
 
 function versionLines(r: ReadmeInput): string[] {
   const min = r.minTriton;
-  const why = min !== '22.12'
-    ? 'decoupled steps (and an ensemble that finishes with zero responses, core PR #229) need r23.07'
-    : 'any recent release works';
+  const why =
+    min !== '22.12'
+      ? 'decoupled steps (and an ensemble that finishes with zero responses, core PR #229) need r23.07'
+      : 'any recent release works';
   const lines = [`Needs Triton **${min}** or newer: ${why}.`];
   if (r.tritonVersion) lines.push('', `Exported for Triton ${md(r.tritonVersion)}.`);
   return lines;
@@ -91,25 +98,28 @@ function callingLines(r: ReadmeInput, name: string): string[] {
   if (r.decoupled) {
     lines.push(
       `\`${name}\` is **decoupled**: HTTP \`/v2/models/${name}/infer\` and unary gRPC \`ModelInfer\` refuse it.`,
-      '- gRPC streaming: `ModelStreamInfer` (e.g. `tritonclient.grpc` `start_stream` + `async_stream_infer`). '
-        + 'Send the request parameter `triton_enable_empty_final_response=true` to be told when a request ends with no response.',
+      '- gRPC streaming: `ModelStreamInfer` (e.g. `tritonclient.grpc` `start_stream` + `async_stream_infer`). ' +
+        'Send the request parameter `triton_enable_empty_final_response=true` to be told when a request ends with no response.',
       `- HTTP streaming: \`POST /v2/models/${name}/generate_stream\` (one \`data: {...}\` event per response).`,
     );
-    if (r.strategy === 'gate') lines.push('- An early exit ends the request with **zero responses** (the final flag only).');
+    if (r.strategy === 'gate')
+      lines.push('- An early exit ends the request with **zero responses** (the final flag only).');
   } else {
     lines.push(
       `- HTTP: \`POST /v2/models/${name}/infer\` with \`{"inputs": [{"name", "shape", "datatype", "data"}]}\`.`,
       '- gRPC: `ModelInfer`.',
     );
-    if (r.strategy === 'error') lines.push('- An early exit comes back as an error response carrying the condition\'s message.');
-    if (r.strategy === 'bls') lines.push('- An early exit comes back as a normal response holding the default outputs.');
+    if (r.strategy === 'error')
+      lines.push("- An early exit comes back as an error response carrying the condition's message.");
+    if (r.strategy === 'bls')
+      lines.push('- An early exit comes back as a normal response holding the default outputs.');
   }
   if (r.stateful) {
     lines.push(
       '',
-      'A stateful (sequence-batched) model is inside: every request must carry the sequence parameters '
-        + '`"parameters": {"sequence_id": <non-zero id>, "sequence_start": true|false, "sequence_end": true|false}` '
-        + '(gRPC: `sequence_id`, `sequence_start`, `sequence_end`), with `sequence_start: true` on the first request of a stream.',
+      'A stateful (sequence-batched) model is inside: every request must carry the sequence parameters ' +
+        '`"parameters": {"sequence_id": <non-zero id>, "sequence_start": true|false, "sequence_end": true|false}` ' +
+        '(gRPC: `sequence_id`, `sequence_start`, `sequence_end`), with `sequence_start: true` on the first request of a stream.',
     );
   }
   return lines;

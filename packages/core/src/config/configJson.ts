@@ -11,11 +11,20 @@ import { ENUMS, messageDef, type FieldDef, type FieldType } from '../pbtxt/schem
 
 /** Field paths (message.field) whose 64-bit values Triton prints as numbers. */
 const NUMERIC_64 = new Set([
-  'ModelInput.dims', 'ModelOutput.dims', 'ModelTensorReshape.shape', 'ModelVersionPolicy.Specific.versions',
-  'ModelDynamicBatching.max_queue_delay_microseconds', 'ModelDynamicBatching.priority_levels', 'ModelDynamicBatching.default_priority_level',
-  'ModelQueuePolicy.default_timeout_microseconds', 'ModelSequenceBatching.max_sequence_idle_microseconds',
-  'ModelSequenceBatching.StrategyOldest.max_queue_delay_microseconds', 'ModelSequenceBatching.StrategyDirect.max_queue_delay_microseconds',
-  'ModelSequenceBatching.State.dims', 'ModelEnsembling.Step.model_version', 'ModelWarmup.Input.dims',
+  'ModelInput.dims',
+  'ModelOutput.dims',
+  'ModelTensorReshape.shape',
+  'ModelVersionPolicy.Specific.versions',
+  'ModelDynamicBatching.max_queue_delay_microseconds',
+  'ModelDynamicBatching.priority_levels',
+  'ModelDynamicBatching.default_priority_level',
+  'ModelQueuePolicy.default_timeout_microseconds',
+  'ModelSequenceBatching.max_sequence_idle_microseconds',
+  'ModelSequenceBatching.StrategyOldest.max_queue_delay_microseconds',
+  'ModelSequenceBatching.StrategyDirect.max_queue_delay_microseconds',
+  'ModelSequenceBatching.State.dims',
+  'ModelEnsembling.Step.model_version',
+  'ModelWarmup.Input.dims',
 ]);
 const WIDE = new Set(['int64', 'uint64']);
 
@@ -30,7 +39,13 @@ function defaultOf(type: FieldType): unknown {
 function scalarJson(v: unknown, type: FieldType, path: string): unknown {
   if (type.kind === 'enum') return typeof v === 'number' ? (ENUMS[type.enum]?.[v] ?? v) : v;
   if (type.kind === 'message') return messageJson(v, type.message);
-  if (type.kind === 'scalar' && WIDE.has(type.scalar) && !NUMERIC_64.has(path) && (typeof v === 'number' || typeof v === 'bigint')) return String(v);
+  if (
+    type.kind === 'scalar' &&
+    WIDE.has(type.scalar) &&
+    !NUMERIC_64.has(path) &&
+    (typeof v === 'number' || typeof v === 'bigint')
+  )
+    return String(v);
   return v;
 }
 
@@ -39,7 +54,12 @@ function fieldJson(v: unknown, f: FieldDef, path: string): unknown {
     const value = f.type.value;
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(typeof v === 'object' && v !== null ? v : {})) {
-      Object.defineProperty(out, k, { value: scalarJson(x, value, path), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, {
+        value: scalarJson(x, value, path),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }
@@ -51,7 +71,8 @@ function messageJson(value: unknown, message: string): Record<string, unknown> {
   const def = messageDef(message);
   const src = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  const put = (k: string, v: unknown): void => void Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  const put = (k: string, v: unknown): void =>
+    void Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   for (const f of def.fields) {
     const has = Object.hasOwn(src, f.name) && src[f.name] !== undefined;
     const path = `${message}.${f.name}`;
@@ -59,8 +80,17 @@ function messageJson(value: unknown, message: string): Record<string, unknown> {
     else if (f.repeated) put(f.name, []);
     else if (f.type.kind === 'map') put(f.name, {});
     // The studio's schema lists the response spelling of max_inflight as a second oneof member; Triton's proto has one plain field.
-    else if (f.oneof === 'max_inflight' && f.name === 'max_inflight_requests' && !Object.hasOwn(src, 'max_inflight_responses')) put(f.name, 0);
-    else if (f.oneof === undefined && f.type.kind !== 'message') put(f.name, WIDE.has((f.type as { scalar?: string }).scalar ?? '') && !NUMERIC_64.has(path) ? '0' : defaultOf(f.type));
+    else if (
+      f.oneof === 'max_inflight' &&
+      f.name === 'max_inflight_requests' &&
+      !Object.hasOwn(src, 'max_inflight_responses')
+    )
+      put(f.name, 0);
+    else if (f.oneof === undefined && f.type.kind !== 'message')
+      put(
+        f.name,
+        WIDE.has((f.type as { scalar?: string }).scalar ?? '') && !NUMERIC_64.has(path) ? '0' : defaultOf(f.type),
+      );
   }
   for (const [k, v] of Object.entries(src)) if (!def.byName.has(k) && v !== undefined) put(k, v);
   return out;

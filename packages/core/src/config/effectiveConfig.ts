@@ -23,7 +23,6 @@ export interface EffectiveConfigOptions {
 /** Triton's default idle time of a sequence, 1 s. */
 export const SEQUENCE_IDLE_DEFAULT_MICROSECONDS = 1_000_000;
 
-
 function fillBackend(config: ModelConfig, opts: EffectiveConfigOptions): void {
   const fields = autoCompleteBackend(config, opts.dirName, opts.files ?? []);
   if (fields.platform) config.platform = fields.platform;
@@ -89,7 +88,10 @@ export function effectiveConfig(config: ModelConfig, opts: EffectiveConfigOption
   normalizeGroups(out, opts.gpus ?? 0);
   if (isEnsemble(out) && out.ensemble_scheduling !== undefined) {
     const configs = { ...(opts.configs ?? {}), [out.name]: out };
-    out.model_transaction_policy = { ...asRecord(out.model_transaction_policy), decoupled: isEnsembleDecoupled(out.name, configs) };
+    out.model_transaction_policy = {
+      ...asRecord(out.model_transaction_policy),
+      decoupled: isEnsembleDecoupled(out.name, configs),
+    };
   }
   return out;
 }

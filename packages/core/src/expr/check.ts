@@ -37,9 +37,12 @@ class Checker {
     if (Object.hasOwn(this.ports, ref.name)) return this.ports[ref.name];
     const names = Object.keys(this.ports);
     const guess = closestName(ref.name, names);
-    const hint = guess !== undefined ? `; did you mean ${quote(guess)}?`
-      : names.length > 0 ? `; the ports are ${names.slice(0, 8).map(quote).join(', ')}${names.length > 8 ? ', …' : ''}`
-        : '; this condition has no ports';
+    const hint =
+      guess !== undefined
+        ? `; did you mean ${quote(guess)}?`
+        : names.length > 0
+          ? `; the ports are ${names.slice(0, 8).map(quote).join(', ')}${names.length > 8 ? ', …' : ''}`
+          : '; this condition has no ports';
     this.errors.push(at(ref, `unknown port ${quote(ref.name)}${hint}`));
     return undefined;
   }
@@ -55,8 +58,13 @@ class Checker {
       const known = p.shape.filter((d) => d >= 0);
       const product = known.reduce((a, b) => a * b, 1);
       if (product !== 1) {
-        this.errors.push(at(ref, `${quote(ref.name)} has shape ${shapeText(p.shape)}, not one element; `
-          + `reduce it first, e.g. max(${ref.name}) or len(${ref.name})`));
+        this.errors.push(
+          at(
+            ref,
+            `${quote(ref.name)} has shape ${shapeText(p.shape)}, not one element; ` +
+              `reduce it first, e.g. max(${ref.name}) or len(${ref.name})`,
+          ),
+        );
         return 'any';
       }
     }
@@ -67,8 +75,12 @@ class Checker {
     const result: Ty = NUMBER_FUNCTIONS.has(e.fn) ? 'number' : 'bool';
     const arg = e.args[0];
     if (e.args.length !== 1 || arg === undefined) {
-      this.errors.push(at({ start: e.start, end: e.start + e.fn.length },
-        `${e.fn}() takes exactly one tensor name (got ${e.args.length} arguments), e.g. ${e.fn}(x)`));
+      this.errors.push(
+        at(
+          { start: e.start, end: e.start + e.fn.length },
+          `${e.fn}() takes exactly one tensor name (got ${e.args.length} arguments), e.g. ${e.fn}(x)`,
+        ),
+      );
       return result;
     }
     if (arg.type !== 'ref') {
@@ -80,7 +92,9 @@ class Checker {
     if (e.fn === 'len' && p.shape !== null && p.shape.length === 0) {
       this.errors.push(at(arg, `len() of scalar tensor ${quote(arg.name)} (shape []); use size(${arg.name})`));
     } else if (e.fn !== 'len' && e.fn !== 'size' && p.datatype === 'BYTES') {
-      this.errors.push(at(arg, `${e.fn}() cannot read BYTES tensor ${quote(arg.name)}; only len(), size() and .shape[i] can`));
+      this.errors.push(
+        at(arg, `${e.fn}() cannot read BYTES tensor ${quote(arg.name)}; only len(), size() and .shape[i] can`),
+      );
     }
     return result;
   }
@@ -92,16 +106,24 @@ class Checker {
 
   check(e: Expr): Ty {
     switch (e.type) {
-      case 'number': return 'number';
-      case 'bool': return 'bool';
-      case 'ref': return this.ref(e);
-      case 'call': return this.call(e);
+      case 'number':
+        return 'number';
+      case 'bool':
+        return 'bool';
+      case 'ref':
+        return this.ref(e);
+      case 'call':
+        return this.call(e);
       case 'shape': {
         const p = this.port(e.tensor);
         const rank = p?.shape?.length;
         if (rank !== undefined && (e.index >= rank || e.index < -rank)) {
-          this.errors.push(at({ start: e.indexStart, end: e.indexEnd },
-            `${e.tensor.name}.shape[${e.index}] is out of range: ${quote(e.tensor.name)} has rank ${rank}`));
+          this.errors.push(
+            at(
+              { start: e.indexStart, end: e.indexEnd },
+              `${e.tensor.name}.shape[${e.index}] is out of range: ${quote(e.tensor.name)} has rank ${rank}`,
+            ),
+          );
         }
         return 'number';
       }
@@ -117,7 +139,8 @@ class Checker {
         this.expect(e.left, 'number', `'${e.op}'`);
         this.expect(e.right, 'number', `'${e.op}'`);
         return 'number';
-      case 'compare': return this.compare(e.op, e.left, e.right, e.opStart);
+      case 'compare':
+        return this.compare(e.op, e.left, e.right, e.opStart);
     }
   }
 
@@ -130,7 +153,9 @@ class Checker {
     const l = this.check(left);
     const r = this.check(right);
     if (l !== 'any' && r !== 'any' && l !== r) {
-      this.errors.push(at({ start: opStart, end: opStart + op.length }, `'${op}' compares ${tyName(l)} with ${tyName(r)}`));
+      this.errors.push(
+        at({ start: opStart, end: opStart + op.length }, `'${op}' compares ${tyName(l)} with ${tyName(r)}`),
+      );
     }
     return 'bool';
   }

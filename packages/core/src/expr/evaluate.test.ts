@@ -119,8 +119,15 @@ describe('evaluateExpression: runtime errors', () => {
 
 describe('tensor element decoding', () => {
   it.each([
-    [0x0000, 0], [0x3c00, 1], [0xc000, -2], [0x7bff, 65504], [0x0001, 2 ** -24], [0x03ff, 1023 * 2 ** -24],
-    [0x7c00, Infinity], [0xfc00, -Infinity], [0x3555, 0.333251953125],
+    [0x0000, 0],
+    [0x3c00, 1],
+    [0xc000, -2],
+    [0x7bff, 65504],
+    [0x0001, 2 ** -24],
+    [0x03ff, 1023 * 2 ** -24],
+    [0x7c00, Infinity],
+    [0xfc00, -Infinity],
+    [0x3555, 0.333251953125],
   ])('fp16 %i', (bits, value) => {
     expect(fp16ToNumber(bits)).toBe(value);
   });
@@ -130,7 +137,12 @@ describe('tensor element decoding', () => {
     expect(Object.is(fp16ToNumber(0x8000), -0)).toBe(true);
   });
 
-  it.each([[0x3f80, 1], [0xc040, -3], [0x7f80, Infinity], [0x0001, 2 ** -133]])('bf16 %i', (bits, value) => {
+  it.each([
+    [0x3f80, 1],
+    [0xc040, -3],
+    [0x7f80, Infinity],
+    [0x0001, 2 ** -133],
+  ])('bf16 %i', (bits, value) => {
     expect(bf16ToNumber(bits)).toBe(value);
   });
 

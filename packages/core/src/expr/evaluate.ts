@@ -17,7 +17,8 @@ function lookup(ref: RefExpr, tensors: Record<string, Tensor>): Tensor {
 
 function refValue(ref: RefExpr, tensors: Record<string, Tensor>): Value {
   const t = lookup(ref, tensors);
-  if (t.datatype === 'BYTES') throw new Error(`BYTES tensor ${quote(ref.name)} has no value; use len(), size() or .shape[i]`);
+  if (t.datatype === 'BYTES')
+    throw new Error(`BYTES tensor ${quote(ref.name)} has no value; use len(), size() or .shape[i]`);
   if (t.data.length !== 1) {
     throw new Error(`${quote(ref.name)} has shape [${t.shape.join(', ')}], not one element; use e.g. max(${ref.name})`);
   }
@@ -29,7 +30,8 @@ function shapeValue(e: ShapeExpr, tensors: Record<string, Tensor>): number {
   const t = lookup(e.tensor, tensors);
   const rank = t.shape.length;
   const i = e.index < 0 ? rank + e.index : e.index;
-  if (i < 0 || i >= rank) throw new Error(`${e.tensor.name}.shape[${e.index}] is out of range: ${quote(e.tensor.name)} has rank ${rank}`);
+  if (i < 0 || i >= rank)
+    throw new Error(`${e.tensor.name}.shape[${e.index}] is out of range: ${quote(e.tensor.name)} has rank ${rank}`);
   return t.shape[i]!;
 }
 
@@ -64,12 +66,18 @@ function callValue(e: CallExpr, tensors: Record<string, Tensor>): Value {
   if (t.datatype === 'BYTES') throw new Error(`${e.fn}() cannot read BYTES tensor ${quote(arg.name)}`);
   const xs = tensorNumbers(t);
   switch (e.fn) {
-    case 'sum': return sequentialSum(xs);
-    case 'mean': return xs.length === 0 ? NaN : sequentialSum(xs) / xs.length;
-    case 'max': return extreme(xs, (a, b) => a > b, -Infinity);
-    case 'min': return extreme(xs, (a, b) => a < b, Infinity);
-    case 'any': return xs.some((x) => x !== 0);
-    case 'all': return xs.every((x) => x !== 0);
+    case 'sum':
+      return sequentialSum(xs);
+    case 'mean':
+      return xs.length === 0 ? NaN : sequentialSum(xs) / xs.length;
+    case 'max':
+      return extreme(xs, (a, b) => a > b, -Infinity);
+    case 'min':
+      return extreme(xs, (a, b) => a < b, Infinity);
+    case 'any':
+      return xs.some((x) => x !== 0);
+    case 'all':
+      return xs.every((x) => x !== 0);
   }
 }
 
@@ -91,19 +99,27 @@ function compare(op: CompareOp, a: Value, b: Value): boolean {
   const x = num(a, `'${op}'`);
   const y = num(b, `'${op}'`);
   switch (op) {
-    case '<': return x < y;
-    case '<=': return x <= y;
-    case '>': return x > y;
-    case '>=': return x >= y;
+    case '<':
+      return x < y;
+    case '<=':
+      return x <= y;
+    case '>':
+      return x > y;
+    case '>=':
+      return x >= y;
   }
 }
 
 function arithmetic(op: '+' | '-' | '*' | '/', x: number, y: number): number {
   switch (op) {
-    case '+': return x + y;
-    case '-': return x - y;
-    case '*': return x * y;
-    case '/': return x / y; // IEEE: 1/0 = Infinity, 0/0 = NaN, as numpy float64 division
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    case '/':
+      return x / y; // IEEE: 1/0 = Infinity, 0/0 = NaN, as numpy float64 division
   }
 }
 
@@ -117,10 +133,15 @@ function arithmetic(op: '+' | '-' | '*' | '/', x: number, y: number): number {
  */
 export function evaluateExpression(ast: Expr, tensors: Record<string, Tensor>): boolean | number {
   switch (ast.type) {
-    case 'number': case 'bool': return ast.value;
-    case 'ref': return refValue(ast, tensors);
-    case 'shape': return shapeValue(ast, tensors);
-    case 'call': return callValue(ast, tensors);
+    case 'number':
+    case 'bool':
+      return ast.value;
+    case 'ref':
+      return refValue(ast, tensors);
+    case 'shape':
+      return shapeValue(ast, tensors);
+    case 'call':
+      return callValue(ast, tensors);
     case 'unary': {
       const v = evaluateExpression(ast.operand, tensors);
       return ast.op === 'not' ? !bool(v, "'not'") : -num(v, "unary '-'");
@@ -134,7 +155,11 @@ export function evaluateExpression(ast: Expr, tensors: Record<string, Tensor>): 
       return compare(ast.op, evaluateExpression(ast.left, tensors), evaluateExpression(ast.right, tensors));
     case 'binary': {
       const what = `'${ast.op}'`;
-      return arithmetic(ast.op, num(evaluateExpression(ast.left, tensors), what), num(evaluateExpression(ast.right, tensors), what));
+      return arithmetic(
+        ast.op,
+        num(evaluateExpression(ast.left, tensors), what),
+        num(evaluateExpression(ast.right, tensors), what),
+      );
     }
   }
 }

@@ -19,17 +19,23 @@ function wrap(e: Expr, min: number): string {
  */
 export function formatExpression(ast: Expr): string {
   switch (ast.type) {
-    case 'number': return formatNumber(ast.value);
-    case 'bool': return ast.value ? 'true' : 'false';
-    case 'ref': return ast.name;
-    case 'shape': return `${ast.tensor.name}.shape[${ast.index}]`;
-    case 'call': return `${ast.fn}(${ast.args.map((a) => formatExpression(a)).join(', ')})`;
+    case 'number':
+      return formatNumber(ast.value);
+    case 'bool':
+      return ast.value ? 'true' : 'false';
+    case 'ref':
+      return ast.name;
+    case 'shape':
+      return `${ast.tensor.name}.shape[${ast.index}]`;
+    case 'call':
+      return `${ast.fn}(${ast.args.map((a) => formatExpression(a)).join(', ')})`;
     case 'unary':
       return ast.op === 'not' ? `not ${wrap(ast.operand, PREC.not)}` : `-${wrap(ast.operand, PREC.neg)}`;
     case 'compare':
       // Both sides bind tighter than a comparison: comparisons do not chain.
       return `${wrap(ast.left, PREC.add)} ${ast.op} ${wrap(ast.right, PREC.add)}`;
-    case 'binary': case 'logical': {
+    case 'binary':
+    case 'logical': {
       const p = precedence(ast);
       return `${wrap(ast.left, p)} ${ast.op} ${wrap(ast.right, p + 1)}`;
     }

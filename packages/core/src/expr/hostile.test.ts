@@ -82,7 +82,8 @@ describe('hostile input', () => {
   it('emits nothing but mapped identifiers, numbers and fixed code for parsed input', () => {
     const r = parseExpression('len(import) == 1e999 or max(x_1) / 0 >= .5');
     expect(r.ok && expressionToPython(r.ast, (p) => `t['${p}']`)).toBe(
-      "bool(np.float64(len(t['import'])) == np.float64(np.inf) or "
-      + "np.float64(np.max(t['x_1']) + 0 if t['x_1'].size else -np.inf) / np.float64(0.0) >= np.float64(0.5))");
+      "bool(np.float64(len(t['import'])) == np.float64(np.inf) or " +
+        "np.float64(np.max(t['x_1']) + 0 if t['x_1'].size else -np.inf) / np.float64(0.0) >= np.float64(0.5))",
+    );
   });
 });

@@ -12,8 +12,21 @@
 // Limits: MAX_EXPRESSION_LENGTH characters, MAX_NESTING levels of (), calls and unary operators,
 // MAX_AST_DEPTH nested operations. Columns are 1-based UTF-16 offsets.
 export type {
-  Expr, ExprError, ExprFunction, ArithmeticOp, CompareOp, LogicalOp,
-  NumberExpr, BoolExpr, RefExpr, ShapeExpr, CallExpr, UnaryExpr, BinaryExpr, CompareExpr, LogicalExpr,
+  Expr,
+  ExprError,
+  ExprFunction,
+  ArithmeticOp,
+  CompareOp,
+  LogicalOp,
+  NumberExpr,
+  BoolExpr,
+  RefExpr,
+  ShapeExpr,
+  CallExpr,
+  UnaryExpr,
+  BinaryExpr,
+  CompareExpr,
+  LogicalExpr,
 } from './ast.ts';
 export { EXPR_FUNCTIONS, referencedPorts } from './ast.ts';
 export { parseExpression, MAX_NESTING, MAX_AST_DEPTH } from './parser.ts';

@@ -51,7 +51,8 @@ export function describeChar(ch: string): string {
   const hex = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
   const printable = cp > 0x20 && cp !== 0x7f && !(cp >= 0x80 && cp <= 0xa0) && !/\s/u.test(ch);
   if (cp < 0x80 && printable) return `'${ch}'`;
-  if (!printable) return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ? `control character ${hex}` : `space character ${hex}`;
+  if (!printable)
+    return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ? `control character ${hex}` : `space character ${hex}`;
   return `'${ch}' (${hex})`;
 }
 
@@ -77,7 +78,11 @@ function scanNumber(src: string, start: number): number {
 function malformed(src: string, start: number, end: number): LexError {
   let e = end;
   while (isIdentPart(src[e]) || src[e] === '.') e++;
-  return new LexError({ message: 'malformed number', column: start + 1, length: Math.max(1, Math.min(e, src.length) - start) });
+  return new LexError({
+    message: 'malformed number',
+    column: start + 1,
+    length: Math.max(1, Math.min(e, src.length) - start),
+  });
 }
 
 function scanOperator(src: string, i: number): Token {

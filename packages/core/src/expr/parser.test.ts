@@ -5,13 +5,20 @@ import { MAX_AST_DEPTH, MAX_NESTING, parseExpression } from './parser.ts';
 /** Compact Lisp-like form of a tree, so tables stay readable. */
 function sexpr(e: Expr): string {
   switch (e.type) {
-    case 'number': return String(e.value);
-    case 'bool': return String(e.value);
-    case 'ref': return e.name;
-    case 'shape': return `(shape ${e.tensor.name} ${e.index})`;
-    case 'call': return `(${e.fn}${e.args.map((a) => ` ${sexpr(a)}`).join('')})`;
-    case 'unary': return `(${e.op} ${sexpr(e.operand)})`;
-    default: return `(${e.op} ${sexpr(e.left)} ${sexpr(e.right)})`;
+    case 'number':
+      return String(e.value);
+    case 'bool':
+      return String(e.value);
+    case 'ref':
+      return e.name;
+    case 'shape':
+      return `(shape ${e.tensor.name} ${e.index})`;
+    case 'call':
+      return `(${e.fn}${e.args.map((a) => ` ${sexpr(a)}`).join('')})`;
+    case 'unary':
+      return `(${e.op} ${sexpr(e.operand)})`;
+    default:
+      return `(${e.op} ${sexpr(e.left)} ${sexpr(e.right)})`;
   }
 }
 
@@ -58,7 +65,11 @@ describe('parseExpression: trees', () => {
 
   it('records 0-based offsets on every node', () => {
     expect(parsed('len(b) == -2')).toEqual({
-      type: 'compare', op: '==', start: 0, end: 12, opStart: 7,
+      type: 'compare',
+      op: '==',
+      start: 0,
+      end: 12,
+      opStart: 7,
       left: { type: 'call', fn: 'len', start: 0, end: 6, args: [{ type: 'ref', name: 'b', start: 4, end: 5 }] },
       right: { type: 'unary', op: '-', start: 10, end: 12, operand: { type: 'number', value: 2, start: 11, end: 12 } },
     });
@@ -66,7 +77,12 @@ describe('parseExpression: trees', () => {
 
   it('records the span of a shape index, sign included', () => {
     expect(parsed(' x.shape[ -1 ]')).toEqual({
-      type: 'shape', index: -1, indexStart: 10, indexEnd: 12, start: 1, end: 14,
+      type: 'shape',
+      index: -1,
+      indexStart: 10,
+      indexEnd: 12,
+      start: 1,
+      end: 14,
       tensor: { type: 'ref', name: 'x', start: 1, end: 2 },
     });
   });
@@ -121,19 +137,30 @@ describe('parseExpression: errors', () => {
 
   it('reports the first error in source order', () => {
     const r = parseExpression('foo(x) == "s"');
-    expect(r.ok ? null : r.error).toMatchObject({ column: 1, message: expect.stringContaining("unknown function 'foo'") });
+    expect(r.ok ? null : r.error).toMatchObject({
+      column: 1,
+      message: expect.stringContaining("unknown function 'foo'"),
+    });
   });
 
   it(`accepts ${MAX_NESTING} levels of parentheses and rejects one more`, () => {
     const ok = `${'('.repeat(MAX_NESTING)}x${')'.repeat(MAX_NESTING)}`;
     expect(parseExpression(ok).ok).toBe(true);
     const r = parseExpression(`(${ok})`);
-    expect(r.ok ? null : r.error).toMatchObject({ column: MAX_NESTING + 1, length: 1, message: expect.stringContaining('nested too deeply') });
+    expect(r.ok ? null : r.error).toMatchObject({
+      column: MAX_NESTING + 1,
+      length: 1,
+      message: expect.stringContaining('nested too deeply'),
+    });
   });
 
   it('rejects long flat chains beyond the tree depth limit with a clear message', () => {
     expect(parseExpression(Array(MAX_AST_DEPTH).fill('a').join(' + ')).ok).toBe(true);
-    const r = parseExpression(Array(MAX_AST_DEPTH + 2).fill('a').join(' + '));
+    const r = parseExpression(
+      Array(MAX_AST_DEPTH + 2)
+        .fill('a')
+        .join(' + '),
+    );
     expect(r.ok ? null : r.error.message).toContain('too complex');
   });
 });

@@ -1,6 +1,12 @@
 import {
-  EXPR_FUNCTIONS, KEYWORDS, children,
-  type CompareOp, type Expr, type ExprError, type ExprFunction, type RefExpr,
+  EXPR_FUNCTIONS,
+  KEYWORDS,
+  children,
+  type CompareOp,
+  type Expr,
+  type ExprError,
+  type ExprFunction,
+  type RefExpr,
 } from './ast.ts';
 import { tokenize, type Token } from './lexer.ts';
 
@@ -73,7 +79,8 @@ class Parser {
     if (d + 1 > MAX_AST_DEPTH) {
       throw new ParseError({
         message: `expression is too complex (more than ${MAX_AST_DEPTH} nested operations)`,
-        column: e.start + 1, length: e.end - e.start,
+        column: e.start + 1,
+        length: e.end - e.start,
       });
     }
     this.depth.set(e, d + 1);
@@ -82,7 +89,8 @@ class Parser {
 
   /** Runs `f` one nesting level deeper; rejects nesting beyond {@link MAX_NESTING}. */
   private nested<T>(at: Token, f: () => T): T {
-    if (this.nesting >= MAX_NESTING) this.fail(`expression is nested too deeply (the limit is ${MAX_NESTING} levels)`, at);
+    if (this.nesting >= MAX_NESTING)
+      this.fail(`expression is nested too deeply (the limit is ${MAX_NESTING} levels)`, at);
     this.nesting++;
     try {
       return f();
@@ -96,7 +104,8 @@ class Parser {
     const e = this.parseOr();
     const t = this.peek();
     if (t.type !== 'eof') {
-      const extra = t.type === 'op' && t.text === ')' ? "unmatched ')'" : `unexpected ${describe(t)} after a complete expression`;
+      const extra =
+        t.type === 'op' && t.text === ')' ? "unmatched ')'" : `unexpected ${describe(t)} after a complete expression`;
       this.fail(extra, t);
     }
     return e;
@@ -137,7 +146,15 @@ class Parser {
     if (again.type === 'op' && COMPARE_OPS.has(again.text)) {
       this.fail(`comparisons cannot be chained; write 'a ${t.text} b and b ${again.text} c'`, again);
     }
-    return this.node({ type: 'compare', op: t.text as CompareOp, left, right, opStart: t.start, start: left.start, end: right.end });
+    return this.node({
+      type: 'compare',
+      op: t.text as CompareOp,
+      left,
+      right,
+      opStart: t.start,
+      start: left.start,
+      end: right.end,
+    });
   }
 
   private parseAdd(): Expr {
@@ -175,7 +192,7 @@ class Parser {
       if (e.type !== 'ref') this.fail("'.shape[i]' applies only to a tensor name");
       return this.parseShape(e);
     }
-    if (this.isOp('[')) this.fail("indexing is not supported; use x.shape[i], or max(x), min(x), …");
+    if (this.isOp('[')) this.fail('indexing is not supported; use x.shape[i], or max(x), min(x), …');
     if (this.isOp('(')) this.fail(`unexpected '(' after ${quote(this.tokens[this.pos - 1]!.text)}`);
     return e;
   }
@@ -185,21 +202,33 @@ class Parser {
     const attr = this.peek();
     if (attr.type === 'ident' && attr.text !== 'shape' && this.tokens[this.pos + 1]?.text === '(') {
       const name = `${tensor.name}.${attr.text}`;
-      this.fail(`unknown function ${quote(name)}; the functions are ${EXPR_FUNCTIONS.join(', ')}`, { ...attr, start: tensor.start });
+      this.fail(`unknown function ${quote(name)}; the functions are ${EXPR_FUNCTIONS.join(', ')}`, {
+        ...attr,
+        start: tensor.start,
+      });
     }
     if (attr.type !== 'ident' || attr.text !== 'shape') this.fail("only '.shape[i]' is supported after a tensor name");
     this.next();
     this.expectOp('[', "after '.shape'");
     const sign = this.isOp('-') ? this.next() : undefined;
     const num = this.peek();
-    if (num.type !== 'number' || !/^[0-9]+$/.test(num.text)) this.fail('the shape index must be an integer literal, e.g. x.shape[0]');
+    if (num.type !== 'number' || !/^[0-9]+$/.test(num.text))
+      this.fail('the shape index must be an integer literal, e.g. x.shape[0]');
     const magnitude = Number(num.text);
     if (!Number.isSafeInteger(magnitude)) this.fail('the shape index is too large', num);
     this.next();
     const close = this.expectOp(']', 'to close the shape index');
     const index = sign ? -magnitude : magnitude;
     const indexStart = sign ? sign.start : num.start;
-    return this.node({ type: 'shape', tensor, index, indexStart, indexEnd: num.end, start: tensor.start, end: close.end });
+    return this.node({
+      type: 'shape',
+      tensor,
+      index,
+      indexStart,
+      indexEnd: num.end,
+      start: tensor.start,
+      end: close.end,
+    });
   }
 
   private parsePrimary(): Expr {
@@ -223,7 +252,8 @@ class Parser {
   private parseGroup(open: Token): Expr {
     this.next();
     const inner = this.nested(open, () => this.parseOr());
-    if (!this.isOp(')')) this.fail(`expected ')' to close the '(' at column ${open.start + 1}, found ${describe(this.peek())}`);
+    if (!this.isOp(')'))
+      this.fail(`expected ')' to close the '(' at column ${open.start + 1}, found ${describe(this.peek())}`);
     this.next();
     return inner;
   }

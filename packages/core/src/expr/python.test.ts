@@ -9,8 +9,11 @@ import { MAX_AST_DEPTH, MAX_NESTING, parseExpression } from './parser.ts';
 import { expressionToPython, pythonNumber } from './python.ts';
 
 // core's tsconfig has no Node types (it must stay pure), so this test types the one Node API it needs itself.
-type SpawnSync = (cmd: string, args: string[], options: { input: string; encoding: 'utf8'; maxBuffer: number }) =>
-  { status: number | null; stdout: string; stderr: string; error?: Error };
+type SpawnSync = (
+  cmd: string,
+  args: string[],
+  options: { input: string; encoding: 'utf8'; maxBuffer: number },
+) => { status: number | null; stdout: string; stderr: string; error?: Error };
 const { spawnSync } = (await import('node:child_process' as string)) as { spawnSync: SpawnSync };
 
 // Runs every case in ONE python3 process: builds the numpy arrays, evals the emitted code, reports the result.
@@ -48,20 +51,27 @@ function floatText(v: number): string {
 
 function tensorJson(t: Tensor): unknown {
   const d = t.data;
-  const data = Array.isArray(d) ? d
-    : t.datatype === 'FP32' || t.datatype === 'FP64' ? Array.from(d as Float64Array, floatText)
+  const data = Array.isArray(d)
+    ? d
+    : t.datatype === 'FP32' || t.datatype === 'FP64'
+      ? Array.from(d as Float64Array, floatText)
       : Array.from(d as ArrayLike<number | bigint>, (x) => String(x));
   return { datatype: t.datatype, shape: t.shape, data };
 }
 
-interface Case { tensors: Record<string, Tensor>; ast: Expr }
+interface Case {
+  tensors: Record<string, Tensor>;
+  ast: Expr;
+}
 
 /** Runs the cases under python3 + numpy; each result is a boolean or an 'error: …' string. */
 function runPython(cases: Case[]): (boolean | string)[] {
-  const input = JSON.stringify(cases.map((c) => ({
-    tensors: Object.fromEntries(Object.entries(c.tensors).map(([k, t]) => [k, tensorJson(t)])),
-    code: expressionToPython(c.ast, (p) => `v_${p}`),
-  })));
+  const input = JSON.stringify(
+    cases.map((c) => ({
+      tensors: Object.fromEntries(Object.entries(c.tensors).map(([k, t]) => [k, tensorJson(t)])),
+      code: expressionToPython(c.ast, (p) => `v_${p}`),
+    })),
+  );
   const r = spawnSync('python3', ['-c', HARNESS], { input, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.status !== 0) throw new Error(`python3 failed: ${r.stderr || String(r.error)}`);
   return JSON.parse(r.stdout) as (boolean | string)[];
@@ -78,44 +88,103 @@ function jsResult(c: Case): boolean | string {
 
 // ---- random tensors -------------------------------------------------------------------------------------
 const at = { start: 0, end: 0 };
-const DTYPES: DataType[] = ['BOOL', 'UINT8', 'UINT16', 'UINT32', 'UINT64', 'INT8', 'INT16', 'INT32', 'INT64', 'FP16', 'FP32', 'FP64', 'BF16', 'BYTES'];
+const DTYPES: DataType[] = [
+  'BOOL',
+  'UINT8',
+  'UINT16',
+  'UINT32',
+  'UINT64',
+  'INT8',
+  'INT16',
+  'INT32',
+  'INT64',
+  'FP16',
+  'FP32',
+  'FP64',
+  'BF16',
+  'BYTES',
+];
 
 function dataArb(dt: DataType, n: number): fc.Arbitrary<TensorData> {
-  const ints = (min: number, max: number) => fc.array(fc.oneof(fc.integer({ min: -2, max: 3 }).filter((x) => x >= min), fc.integer({ min, max })), { minLength: n, maxLength: n });
-  const big = (min: bigint, max: bigint) => fc.array(fc.oneof(fc.bigInt({ min: 0n, max: 3n }), fc.bigInt({ min, max })), { minLength: n, maxLength: n });
+  const ints = (min: number, max: number) =>
+    fc.array(
+      fc.oneof(
+        fc.integer({ min: -2, max: 3 }).filter((x) => x >= min),
+        fc.integer({ min, max }),
+      ),
+      { minLength: n, maxLength: n },
+    );
+  const big = (min: bigint, max: bigint) =>
+    fc.array(fc.oneof(fc.bigInt({ min: 0n, max: 3n }), fc.bigInt({ min, max })), { minLength: n, maxLength: n });
   const special = fc.constantFrom(0, -0, 1, -1, 0.5, NaN, Infinity, -Infinity);
   const moderate = fc.double({ min: -100, max: 100, noNaN: true }); // sums whose rounding depends on the order
   switch (dt) {
-    case 'BOOL': return fc.array(fc.integer({ min: 0, max: 1 }), { minLength: n, maxLength: n }).map((a) => Uint8Array.from(a));
-    case 'UINT8': return ints(0, 255).map((a) => Uint8Array.from(a));
-    case 'INT8': return ints(-128, 127).map((a) => Int8Array.from(a));
-    case 'UINT16': return ints(0, 65535).map((a) => Uint16Array.from(a));
-    case 'INT16': return ints(-32768, 32767).map((a) => Int16Array.from(a));
-    case 'UINT32': return ints(0, 2 ** 32 - 1).map((a) => Uint32Array.from(a));
-    case 'INT32': return ints(-(2 ** 31), 2 ** 31 - 1).map((a) => Int32Array.from(a));
-    case 'INT64': return big(-(2n ** 63n), 2n ** 63n - 1n).map((a) => BigInt64Array.from(a));
-    case 'UINT64': return big(0n, 2n ** 64n - 1n).map((a) => BigUint64Array.from(a));
-    case 'FP16': case 'BF16': return fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: n, maxLength: n }).map((a) => Uint16Array.from(a));
-    case 'FP32': return fc.array(fc.oneof(special, moderate.map(Math.fround), moderate.map(Math.fround), fc.float()), { minLength: n, maxLength: n }).map((a) => Float32Array.from(a));
-    case 'FP64': return fc.array(fc.oneof(special, moderate, moderate, fc.double()), { minLength: n, maxLength: n }).map((a) => Float64Array.from(a));
-    case 'BYTES': return fc.array(fc.string({ maxLength: 3 }), { minLength: n, maxLength: n });
+    case 'BOOL':
+      return fc.array(fc.integer({ min: 0, max: 1 }), { minLength: n, maxLength: n }).map((a) => Uint8Array.from(a));
+    case 'UINT8':
+      return ints(0, 255).map((a) => Uint8Array.from(a));
+    case 'INT8':
+      return ints(-128, 127).map((a) => Int8Array.from(a));
+    case 'UINT16':
+      return ints(0, 65535).map((a) => Uint16Array.from(a));
+    case 'INT16':
+      return ints(-32768, 32767).map((a) => Int16Array.from(a));
+    case 'UINT32':
+      return ints(0, 2 ** 32 - 1).map((a) => Uint32Array.from(a));
+    case 'INT32':
+      return ints(-(2 ** 31), 2 ** 31 - 1).map((a) => Int32Array.from(a));
+    case 'INT64':
+      return big(-(2n ** 63n), 2n ** 63n - 1n).map((a) => BigInt64Array.from(a));
+    case 'UINT64':
+      return big(0n, 2n ** 64n - 1n).map((a) => BigUint64Array.from(a));
+    case 'FP16':
+    case 'BF16':
+      return fc
+        .array(fc.integer({ min: 0, max: 0xffff }), { minLength: n, maxLength: n })
+        .map((a) => Uint16Array.from(a));
+    case 'FP32':
+      return fc
+        .array(fc.oneof(special, moderate.map(Math.fround), moderate.map(Math.fround), fc.float()), {
+          minLength: n,
+          maxLength: n,
+        })
+        .map((a) => Float32Array.from(a));
+    case 'FP64':
+      return fc
+        .array(fc.oneof(special, moderate, moderate, fc.double()), { minLength: n, maxLength: n })
+        .map((a) => Float64Array.from(a));
+    case 'BYTES':
+      return fc.array(fc.string({ maxLength: 3 }), { minLength: n, maxLength: n });
   }
 }
 
-const tensorArb: fc.Arbitrary<Tensor> = fc.tuple(fc.constantFrom(...DTYPES), fc.oneof(
-  fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }),
-  fc.array(fc.integer({ min: 8, max: 40 }), { minLength: 1, maxLength: 1 }), // long enough for numpy's pairwise sum to differ
-))
-  .chain(([datatype, shape]) => dataArb(datatype, elementCount(shape)).map((data): Tensor => ({ datatype, shape, data })));
+const tensorArb: fc.Arbitrary<Tensor> = fc
+  .tuple(
+    fc.constantFrom(...DTYPES),
+    fc.oneof(
+      fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }),
+      fc.array(fc.integer({ min: 8, max: 40 }), { minLength: 1, maxLength: 1 }), // long enough for numpy's pairwise sum to differ
+    ),
+  )
+  .chain(([datatype, shape]) =>
+    dataArb(datatype, elementCount(shape)).map((data): Tensor => ({ datatype, shape, data })),
+  );
 
 // ---- random well-typed expressions over given tensors ------------------------------------------------------
-const call = (fn: ExprFunction, name: string): Expr => ({ type: 'call', fn, args: [{ type: 'ref', name, ...at }], ...at });
+const call = (fn: ExprFunction, name: string): Expr => ({
+  type: 'call',
+  fn,
+  args: [{ type: 'ref', name, ...at }],
+  ...at,
+});
 const ref = (name: string): Expr => ({ type: 'ref', name, ...at });
 
 function leaves(tensors: Record<string, Tensor>): { num: fc.Arbitrary<Expr>[]; bool: fc.Arbitrary<Expr>[] } {
   const num: fc.Arbitrary<Expr>[] = [
-    fc.oneof(fc.integer({ min: 0, max: 4 }), fc.double({ min: 0, max: 10, noNaN: true }), fc.constant(Infinity))
-      .filter((v) => !Object.is(v, -0)).map((value): Expr => ({ type: 'number', value, ...at })),
+    fc
+      .oneof(fc.integer({ min: 0, max: 4 }), fc.double({ min: 0, max: 10, noNaN: true }), fc.constant(Infinity))
+      .filter((v) => !Object.is(v, -0))
+      .map((value): Expr => ({ type: 'number', value, ...at })),
   ];
   const bool: fc.Arbitrary<Expr>[] = [fc.boolean().map((value): Expr => ({ type: 'bool', value, ...at }))];
   for (const [name, t] of Object.entries(tensors)) {
@@ -123,9 +192,16 @@ function leaves(tensors: Record<string, Tensor>): { num: fc.Arbitrary<Expr>[]; b
     num.push(fc.constant(call('size', name)));
     if (rank > 0) {
       num.push(fc.constant(call('len', name)));
-      num.push(fc.integer({ min: -rank, max: rank - 1 }).map((index): Expr => ({
-        type: 'shape', tensor: { type: 'ref', name, ...at }, index, indexStart: 0, indexEnd: 0, ...at,
-      })));
+      num.push(
+        fc.integer({ min: -rank, max: rank - 1 }).map((index): Expr => ({
+          type: 'shape',
+          tensor: { type: 'ref', name, ...at },
+          index,
+          indexStart: 0,
+          indexEnd: 0,
+          ...at,
+        })),
+      );
     }
     if (t.datatype === 'BYTES') continue;
     num.push(fc.constantFrom<ExprFunction>('max', 'min', 'sum', 'mean').map((fn) => call(fn, name)));
@@ -138,22 +214,37 @@ function leaves(tensors: Record<string, Tensor>): { num: fc.Arbitrary<Expr>[]; b
 function exprArb(tensors: Record<string, Tensor>): fc.Arbitrary<Expr> {
   const { num, bool } = leaves(tensors);
   const tree = fc.letrec<{ num: Expr; bool: Expr }>((tie) => ({
-    num: fc.oneof({ depthSize: 'small', withCrossShrink: true },
+    num: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
       fc.oneof(...num),
       tie('num').map((operand): Expr => ({ type: 'unary', op: '-', operand, ...at })),
-      fc.tuple(fc.constantFrom('+' as const, '-' as const, '*' as const, '/' as const), tie('num'), tie('num'))
-        .map(([op, left, right]): Expr => ({ type: 'binary', op, left, right, opStart: 0, ...at }))),
-    bool: fc.oneof({ depthSize: 'small', withCrossShrink: true },
+      fc
+        .tuple(fc.constantFrom('+' as const, '-' as const, '*' as const, '/' as const), tie('num'), tie('num'))
+        .map(([op, left, right]): Expr => ({ type: 'binary', op, left, right, opStart: 0, ...at })),
+    ),
+    bool: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
       fc.oneof(...bool),
       tie('bool').map((operand): Expr => ({ type: 'unary', op: 'not', operand, ...at })),
-      fc.tuple(fc.constantFrom('and' as const, 'or' as const), tie('bool'), tie('bool'))
+      fc
+        .tuple(fc.constantFrom('and' as const, 'or' as const), tie('bool'), tie('bool'))
         .map(([op, left, right]): Expr => ({ type: 'logical', op, left, right, opStart: 0, ...at })),
-      fc.tuple(fc.constantFrom('==' as const, '!=' as const, '<' as const, '<=' as const, '>' as const, '>=' as const), tie('num'), tie('num'))
+      fc
+        .tuple(
+          fc.constantFrom('==' as const, '!=' as const, '<' as const, '<=' as const, '>' as const, '>=' as const),
+          tie('num'),
+          tie('num'),
+        )
         .map(([op, left, right]): Expr => ({ type: 'compare', op, left, right, opStart: 0, ...at })),
-      fc.tuple(fc.constantFrom('==' as const, '!=' as const), tie('bool'), tie('bool'))
-        .map(([op, left, right]): Expr => ({ type: 'compare', op, left, right, opStart: 0, ...at }))),
+      fc
+        .tuple(fc.constantFrom('==' as const, '!=' as const), tie('bool'), tie('bool'))
+        .map(([op, left, right]): Expr => ({ type: 'compare', op, left, right, opStart: 0, ...at })),
+    ),
   }));
-  return fc.oneof(tree.bool, tree.num.map((e) => exactly(e, tensors)));
+  return fc.oneof(
+    tree.bool,
+    tree.num.map((e) => exactly(e, tensors)),
+  );
 }
 
 /** `e == <its value per the evaluator>` (or `e != e` for NaN): checks numeric results bit for bit, not just a verdict. */
@@ -165,7 +256,8 @@ function exactly(e: Expr, tensors: Record<string, Tensor>): Expr {
   return { type: 'compare', op: '==', left: e, right, opStart: 0, ...at };
 }
 
-const caseArb: fc.Arbitrary<Case> = fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), tensorArb, { minKeys: 1, maxKeys: 4 })
+const caseArb: fc.Arbitrary<Case> = fc
+  .dictionary(fc.constantFrom('a', 'b', 'c', 'd'), tensorArb, { minKeys: 1, maxKeys: 4 })
   .chain((tensors) => exprArb(tensors).map((ast) => ({ tensors, ast })));
 
 describe('expressionToPython agrees with evaluateExpression under numpy', () => {
@@ -174,7 +266,16 @@ describe('expressionToPython agrees with evaluateExpression under numpy', () => 
     const py = runPython(cases);
     const mismatches = cases.flatMap((c, i) => {
       const js = jsResult(c);
-      return js === py[i] ? [] : [{ expr: formatExpression(c.ast), js, py: py[i], tensors: JSON.stringify(Object.values(c.tensors).map(tensorJson)) }];
+      return js === py[i]
+        ? []
+        : [
+            {
+              expr: formatExpression(c.ast),
+              js,
+              py: py[i],
+              tensors: JSON.stringify(Object.values(c.tensors).map(tensorJson)),
+            },
+          ];
     });
     expect(mismatches.slice(0, 3)).toEqual([]);
     expect(cases.filter((c) => jsResult(c) === true).length).toBeGreaterThan(100);
@@ -190,12 +291,29 @@ describe('expressionToPython agrees with evaluateExpression under numpy', () => 
       f: { datatype: 'BOOL', shape: [1, 1], data: new Uint8Array([1]) },
     };
     const sources = [
-      'max(e) == -1e999', 'min(e) == 1e999', 'sum(e) == 0', 'mean(e) != mean(e)', 'not any(e) and all(e)',
-      's == 9007199254740992', 'not (s > 9007199254740992)', '1 / 0 == 1e999', '0 / 0 != 0 / 0', '-1 / (0 * -1) == 1e999',
-      'len(w) == 2 and size(w) == 2 and w.shape[-1] == 2', 'f and f == true', 'mean(m) == 2.5 and m.shape[-2] == 2',
-      '1e308 * 10 == 1e999', '0.1 + 0.2 != 0.3', 'not (len(e) > 0 and e > 0)', 'len(e) == 0 or e > 0',
+      'max(e) == -1e999',
+      'min(e) == 1e999',
+      'sum(e) == 0',
+      'mean(e) != mean(e)',
+      'not any(e) and all(e)',
+      's == 9007199254740992',
+      'not (s > 9007199254740992)',
+      '1 / 0 == 1e999',
+      '0 / 0 != 0 / 0',
+      '-1 / (0 * -1) == 1e999',
+      'len(w) == 2 and size(w) == 2 and w.shape[-1] == 2',
+      'f and f == true',
+      'mean(m) == 2.5 and m.shape[-2] == 2',
+      '1e308 * 10 == 1e999',
+      '0.1 + 0.2 != 0.3',
+      'not (len(e) > 0 and e > 0)',
+      'len(e) == 0 or e > 0',
       // Runtime errors: both sides must fail.
-      'len(s) > 0', 'm > 0', 'm.shape[2] == 1', 'm.shape[-3] == 1', 'e > 0',
+      'len(s) > 0',
+      'm > 0',
+      'm.shape[2] == 1',
+      'm.shape[-3] == 1',
+      'e > 0',
     ];
     const cases = sources.map((src): Case => {
       const r = parseExpression(src);
@@ -205,7 +323,9 @@ describe('expressionToPython agrees with evaluateExpression under numpy', () => 
     const py = runPython(cases);
     const got = cases.map((c, i) => [sources[i], jsResult(c), py[i]]);
     expect(got.map(([src, js]) => [src, js])).toEqual(sources.map((src, i) => [src, i < 17 ? true : 'error']));
-    expect(got.map(([src, , p]) => [src, typeof p === 'string' ? 'error' : p])).toEqual(sources.map((src, i) => [src, i < 17 ? true : 'error']));
+    expect(got.map(([src, , p]) => [src, typeof p === 'string' ? 'error' : p])).toEqual(
+      sources.map((src, i) => [src, i < 17 ? true : 'error']),
+    );
   });
 
   it('sums long tensors left to right, bit for bit (numpy alone would sum pairwise)', () => {
@@ -229,8 +349,12 @@ describe('expressionToPython agrees with evaluateExpression under numpy', () => 
       `${'(a - '.repeat(MAX_NESTING - 1)}a${')'.repeat(MAX_NESTING - 1)} == 0`,
       `${'-'.repeat(MAX_NESTING)}a == 1`,
       `${'not '.repeat(MAX_NESTING - 1)}(a > 0)`,
-      `${Array(MAX_AST_DEPTH - 1).fill('a').join(' / ')} == 1`,
-      Array(MAX_AST_DEPTH - 1).fill('a > 0').join(' and '),
+      `${Array(MAX_AST_DEPTH - 1)
+        .fill('a')
+        .join(' / ')} == 1`,
+      Array(MAX_AST_DEPTH - 1)
+        .fill('a > 0')
+        .join(' and '),
     ];
     const cases = sources.map((src): Case => {
       const r = parseExpression(src);
@@ -246,24 +370,55 @@ describe('expressionToPython output', () => {
   it('wraps the whole expression in bool() and parenthesises only where precedence needs it', () => {
     const r = parseExpression('not (len(x) > 0 and a) or -(b - 1) / 2 == 3');
     expect(r.ok && expressionToPython(r.ast, (p) => `t_${p}`)).toBe(
-      'bool(not (np.float64(len(t_x)) > np.float64(0.0) and (t_a.item() if t_a.dtype == np.bool_ else np.float64(t_a.item())))'
-      + ' or -((t_b.item() if t_b.dtype == np.bool_ else np.float64(t_b.item())) - np.float64(1.0)) / np.float64(2.0) == np.float64(3.0))');
+      'bool(not (np.float64(len(t_x)) > np.float64(0.0) and (t_a.item() if t_a.dtype == np.bool_ else np.float64(t_a.item())))' +
+        ' or -((t_b.item() if t_b.dtype == np.bool_ else np.float64(t_b.item())) - np.float64(1.0)) / np.float64(2.0) == np.float64(3.0))',
+    );
   });
 
   it('prints numbers as float literals Python reads back exactly', () => {
     expect([0, 5, 0.1, 1e21, 1.5e-7, 5e-324, -0, Infinity, -Infinity, NaN].map(pythonNumber)).toEqual([
-      'np.float64(0.0)', 'np.float64(5.0)', 'np.float64(0.1)', 'np.float64(1e+21)', 'np.float64(1.5e-7)', 'np.float64(5e-324)',
-      'np.float64(-0.0)', 'np.float64(np.inf)', 'np.float64(-np.inf)', 'np.float64(np.nan)',
+      'np.float64(0.0)',
+      'np.float64(5.0)',
+      'np.float64(0.1)',
+      'np.float64(1e+21)',
+      'np.float64(1.5e-7)',
+      'np.float64(5e-324)',
+      'np.float64(-0.0)',
+      'np.float64(np.inf)',
+      'np.float64(-np.inf)',
+      'np.float64(np.nan)',
     ]);
   });
 
   it('refuses hand-built trees that would smuggle text into the Python', () => {
     const evil: Expr[] = [
       { type: 'ref', name: 'x) or __import__("os").system("id") or (x', start: 0, end: 0 },
-      { type: 'call', fn: 'eval' as ExprFunction, args: [{ type: 'ref', name: 'x', start: 0, end: 0 }], start: 0, end: 0 },
+      {
+        type: 'call',
+        fn: 'eval' as ExprFunction,
+        args: [{ type: 'ref', name: 'x', start: 0, end: 0 }],
+        start: 0,
+        end: 0,
+      },
       { type: 'call', fn: 'len', args: [{ type: 'number', value: 1, start: 0, end: 0 }], start: 0, end: 0 },
-      { type: 'shape', tensor: { type: 'ref', name: 'x', start: 0, end: 0 }, index: 0.5, indexStart: 0, indexEnd: 0, start: 0, end: 0 },
-      { type: 'binary', op: '**' as '+', left: { type: 'number', value: 1, start: 0, end: 0 }, right: { type: 'number', value: 1, start: 0, end: 0 }, opStart: 0, start: 0, end: 0 },
+      {
+        type: 'shape',
+        tensor: { type: 'ref', name: 'x', start: 0, end: 0 },
+        index: 0.5,
+        indexStart: 0,
+        indexEnd: 0,
+        start: 0,
+        end: 0,
+      },
+      {
+        type: 'binary',
+        op: '**' as '+',
+        left: { type: 'number', value: 1, start: 0, end: 0 },
+        right: { type: 'number', value: 1, start: 0, end: 0 },
+        opStart: 0,
+        start: 0,
+        end: 0,
+      },
       { type: 'unary', op: '~' as '-', operand: { type: 'number', value: 1, start: 0, end: 0 }, start: 0, end: 0 },
       { type: 'lambda' } as unknown as Expr,
     ];

@@ -23,16 +23,24 @@ function pythonCall(e: CallExpr, tensorVar: (port: string) => string): string {
   if (e.args.length !== 1 || e.args[0] === undefined) throw new Error(`${e.fn}() takes exactly one tensor name`);
   const x = tensorVar(tensorName(e.args[0], e.fn));
   switch (e.fn) {
-    case 'len': return `np.float64(len(${x}))`;
-    case 'size': return `np.float64(${x}.size)`;
+    case 'len':
+      return `np.float64(len(${x}))`;
+    case 'size':
+      return `np.float64(${x}.size)`;
     // `+ 0` turns -0.0 into 0.0: which zero numpy's max/min return among equal zeros varies with the dtype.
-    case 'max': return `np.float64(np.max(${x}) + 0 if ${x}.size else -np.inf)`;
-    case 'min': return `np.float64(np.min(${x}) + 0 if ${x}.size else np.inf)`;
+    case 'max':
+      return `np.float64(np.max(${x}) + 0 if ${x}.size else -np.inf)`;
+    case 'min':
+      return `np.float64(np.min(${x}) + 0 if ${x}.size else np.inf)`;
     // cumsum adds strictly left to right (np.sum is pairwise), matching the evaluator bit for bit.
-    case 'sum': return `np.float64(np.cumsum(${x}, dtype=np.float64)[-1] if ${x}.size else 0.0)`;
-    case 'mean': return `np.float64(np.cumsum(${x}, dtype=np.float64)[-1] / ${x}.size if ${x}.size else np.nan)`;
-    case 'any': return `bool(np.any(${x}))`;
-    case 'all': return `bool(np.all(${x}))`;
+    case 'sum':
+      return `np.float64(np.cumsum(${x}, dtype=np.float64)[-1] if ${x}.size else 0.0)`;
+    case 'mean':
+      return `np.float64(np.cumsum(${x}, dtype=np.float64)[-1] / ${x}.size if ${x}.size else np.nan)`;
+    case 'any':
+      return `bool(np.any(${x}))`;
+    case 'all':
+      return `bool(np.all(${x}))`;
   }
 }
 
@@ -42,8 +50,10 @@ function emit(e: Expr, tensorVar: (port: string) => string): string {
     return precedence(c) < min ? `(${code})` : code;
   };
   switch (e.type) {
-    case 'number': return pythonNumber(e.value);
-    case 'bool': return e.value ? 'True' : 'False';
+    case 'number':
+      return pythonNumber(e.value);
+    case 'bool':
+      return e.value ? 'True' : 'False';
     case 'ref': {
       const x = tensorVar(tensorName(e, 'a value'));
       return `(${x}.item() if ${x}.dtype == np.bool_ else np.float64(${x}.item()))`;
@@ -52,15 +62,18 @@ function emit(e: Expr, tensorVar: (port: string) => string): string {
       if (!Number.isSafeInteger(e.index)) throw new Error('the shape index must be an integer');
       return `np.float64(${tensorVar(tensorName(e.tensor, 'shape'))}.shape[${e.index}])`;
     }
-    case 'call': return pythonCall(e, tensorVar);
+    case 'call':
+      return pythonCall(e, tensorVar);
     case 'unary':
       if (e.op === 'not') return `not ${sub(e.operand, PREC.not)}`;
       if (e.op === '-') return `-${sub(e.operand, PREC.neg)}`;
       break;
     case 'compare':
-      if (['==', '!=', '<', '<=', '>', '>='].includes(e.op)) return `${sub(e.left, PREC.add)} ${e.op} ${sub(e.right, PREC.add)}`;
+      if (['==', '!=', '<', '<=', '>', '>='].includes(e.op))
+        return `${sub(e.left, PREC.add)} ${e.op} ${sub(e.right, PREC.add)}`;
       break;
-    case 'binary': case 'logical':
+    case 'binary':
+    case 'logical':
       if (['+', '-', '*', '/', 'and', 'or'].includes(e.op)) {
         const p = precedence(e);
         return `${sub(e.left, p)} ${e.op} ${sub(e.right, p + 1)}`;

@@ -14,7 +14,7 @@ const bf16View = new DataView(new ArrayBuffer(4));
 
 /** Decodes bfloat16 bits (the top half of a float32) to a number (exact). */
 export function bf16ToNumber(bits: number): number {
-  bf16View.setUint32(0, (bits & 0xffff) << 16 >>> 0);
+  bf16View.setUint32(0, ((bits & 0xffff) << 16) >>> 0);
   return bf16View.getFloat32(0);
 }
 

@@ -45,7 +45,9 @@ export function removeNodes(doc: GraphDoc, ids: readonly string[]): GraphDoc {
  * @example connect(doc, { id: 'e1', source: 'det', sourcePort: 'prob', target: 'db', targetPort: 'prob' })
  */
 export function connect(doc: GraphDoc, edge: GraphEdge): GraphDoc {
-  const kept = doc.edges.filter((e) => e.id !== edge.id && !(e.target === edge.target && e.targetPort === edge.targetPort));
+  const kept = doc.edges.filter(
+    (e) => e.id !== edge.id && !(e.target === edge.target && e.targetPort === edge.targetPort),
+  );
   return { ...doc, edges: [...kept, edge] };
 }
 
@@ -67,7 +69,10 @@ function updateNode(doc: GraphDoc, id: string, f: (n: GraphNode) => GraphNode): 
 /** Port names that exist on a router/condition, known without the catalogue. */
 function structuralPorts(node: GraphNode): { inputs: Set<string>; outputs: Set<string> } | null {
   if (node.kind === 'router') {
-    return { inputs: new Set(['in']), outputs: new Set(Array.from({ length: Math.max(0, node.params.count) }, (_, i) => `out_${i}`)) };
+    return {
+      inputs: new Set(['in']),
+      outputs: new Set(Array.from({ length: Math.max(0, node.params.count) }, (_, i) => `out_${i}`)),
+    };
   }
   if (node.kind === 'condition') return { inputs: new Set(node.params.ports), outputs: new Set(node.params.ports) };
   return null;
@@ -83,7 +88,9 @@ export function setParams(doc: GraphDoc, id: string, params: Record<string, unkn
   const node = next.nodes.find((n) => n.id === id);
   const ports = node ? structuralPorts(node) : null;
   if (!ports) return next;
-  const edges = next.edges.filter((e) => (e.target !== id || ports.inputs.has(e.targetPort)) && (e.source !== id || ports.outputs.has(e.sourcePort)));
+  const edges = next.edges.filter(
+    (e) => (e.target !== id || ports.inputs.has(e.targetPort)) && (e.source !== id || ports.outputs.has(e.sourcePort)),
+  );
   return edges.length === next.edges.length ? next : { ...next, edges };
 }
 
@@ -104,7 +111,13 @@ export function setLabel(doc: GraphDoc, id: string, label: string | undefined): 
  */
 export function moveNodes(doc: GraphDoc, positions: Readonly<Record<string, XY>>): GraphDoc {
   if (!doc.nodes.some((n) => positions[n.id])) return doc;
-  return { ...doc, nodes: doc.nodes.map((n) => { const p = positions[n.id]; return p ? { ...n, position: { x: p.x, y: p.y } } : n; }) };
+  return {
+    ...doc,
+    nodes: doc.nodes.map((n) => {
+      const p = positions[n.id];
+      return p ? { ...n, position: { x: p.x, y: p.y } } : n;
+    }),
+  };
 }
 
 /** @example renameGraph(doc, 'ocr_v2') */
@@ -131,7 +144,12 @@ function uniqueTensorName(doc: GraphDoc, kind: 'input' | 'output', base: string,
  * and edge ids), shifted by `offset`. Copied input/output nodes get fresh tensor names.
  * @example duplicateNodes(doc, ['det'], (id) => `${id}-copy`, { x: 40, y: 40 })
  */
-export function duplicateNodes(doc: GraphDoc, ids: readonly string[], idFor: (oldId: string) => string, offset: XY): GraphDoc {
+export function duplicateNodes(
+  doc: GraphDoc,
+  ids: readonly string[],
+  idFor: (oldId: string) => string,
+  offset: XY,
+): GraphDoc {
   const picked = new Set(ids);
   const idMap = new Map<string, string>();
   const taken = new Set<string>();
@@ -142,7 +160,8 @@ export function duplicateNodes(doc: GraphDoc, ids: readonly string[], idFor: (ol
     idMap.set(n.id, id);
     const position = { x: n.position.x + offset.x, y: n.position.y + offset.y };
     let params = JSON.parse(JSON.stringify(n.params)) as GraphNode['params'];
-    if (n.kind === 'input' || n.kind === 'output') params = { ...n.params, name: uniqueTensorName(doc, n.kind, n.params.name, taken) };
+    if (n.kind === 'input' || n.kind === 'output')
+      params = { ...n.params, name: uniqueTensorName(doc, n.kind, n.params.name, taken) };
     copies.push({ ...n, id, position, params } as GraphNode);
   }
   const edges = doc.edges
@@ -178,7 +197,13 @@ function defaultParams(kind: NodeKind, id: string, catalogue: Catalogue, extra: 
  * @example createNode('op', 'pre', { x: 0, y: 0 }, catalogue, { op: 'image_preprocess' })
  * @example createNode('model', 'det', { x: 260, y: 0 }, catalogue, { model: 'det' })
  */
-export function createNode<K extends NodeKind>(kind: K, id: string, position: XY, catalogue: Catalogue, extra: Partial<ParamsOf<K>> = {}): NodeOfKind<K> {
+export function createNode<K extends NodeKind>(
+  kind: K,
+  id: string,
+  position: XY,
+  catalogue: Catalogue,
+  extra: Partial<ParamsOf<K>> = {},
+): NodeOfKind<K> {
   const base = defaultParams(kind, id, catalogue, extra as Record<string, unknown>) as Record<string, unknown>;
   const params = kind === 'op' ? { ...extra, ...base } : { ...base, ...extra };
   return { id, kind, position: { x: position.x, y: position.y }, params } as unknown as NodeOfKind<K>;
@@ -194,13 +219,41 @@ export function singleModelGraph(model: CatalogueModel): GraphDoc {
   const edges: GraphEdge[] = [];
   const at = { x: 0, y: 0 };
   for (const t of model.inputs) {
-    nodes.push({ id: `in:${t.name}`, kind: 'input', position: at, params: { name: t.name, datatype: t.datatype, dims: [...t.dims], ...(t.optional ? { optional: true } : {}) } });
-    edges.push({ id: `e:in:${t.name}`, source: `in:${t.name}`, sourcePort: 'out', target: 'model', targetPort: t.name });
+    nodes.push({
+      id: `in:${t.name}`,
+      kind: 'input',
+      position: at,
+      params: { name: t.name, datatype: t.datatype, dims: [...t.dims], ...(t.optional ? { optional: true } : {}) },
+    });
+    edges.push({
+      id: `e:in:${t.name}`,
+      source: `in:${t.name}`,
+      sourcePort: 'out',
+      target: 'model',
+      targetPort: t.name,
+    });
   }
   nodes.push({ id: 'model', kind: 'model', position: at, params: { model: model.name } });
   for (const t of model.outputs) {
-    nodes.push({ id: `out:${t.name}`, kind: 'output', position: at, params: { name: t.name, datatype: t.datatype, dims: [...t.dims] } });
-    edges.push({ id: `e:out:${t.name}`, source: 'model', sourcePort: t.name, target: `out:${t.name}`, targetPort: 'in' });
+    nodes.push({
+      id: `out:${t.name}`,
+      kind: 'output',
+      position: at,
+      params: { name: t.name, datatype: t.datatype, dims: [...t.dims] },
+    });
+    edges.push({
+      id: `e:out:${t.name}`,
+      source: 'model',
+      sourcePort: t.name,
+      target: `out:${t.name}`,
+      targetPort: 'in',
+    });
   }
-  return layoutGraph({ version: GRAPH_VERSION, name: model.name, maxBatchSize: Math.max(0, model.maxBatchSize), nodes, edges });
+  return layoutGraph({
+    version: GRAPH_VERSION,
+    name: model.name,
+    maxBatchSize: Math.max(0, model.maxBatchSize),
+    nodes,
+    edges,
+  });
 }

@@ -1,10 +1,34 @@
 import { describe, expect, it } from 'vitest';
 import { addSubGraph, graphFixture } from '../testing/fixtures.ts';
-import { ancestors, edgesInto, edgesOutOf, findCycle, incomers, inputNodes, nodeById, outgoers, outputNodes, reaches, topoOrder } from './queries.ts';
+import {
+  ancestors,
+  edgesInto,
+  edgesOutOf,
+  findCycle,
+  incomers,
+  inputNodes,
+  nodeById,
+  outgoers,
+  outputNodes,
+  reaches,
+  topoOrder,
+} from './queries.ts';
 
-const diamond = () => graphFixture('d').input('A', 'FP32', [-1]).router('r', 2).model('m1', 'identity').model('m2', 'identity').model('join', 'optional_in').output('Y', 'FP32', [-1])
-  .feed('A', 'r', 'in').wire('r', 'out_0', 'm1', 'INPUT0').wire('r', 'out_1', 'm2', 'INPUT0')
-  .wire('m1', 'OUTPUT0', 'join', 'INPUT0').wire('m2', 'OUTPUT0', 'join', 'INPUT1').emit('join', 'OUTPUT0', 'Y').doc();
+const diamond = () =>
+  graphFixture('d')
+    .input('A', 'FP32', [-1])
+    .router('r', 2)
+    .model('m1', 'identity')
+    .model('m2', 'identity')
+    .model('join', 'optional_in')
+    .output('Y', 'FP32', [-1])
+    .feed('A', 'r', 'in')
+    .wire('r', 'out_0', 'm1', 'INPUT0')
+    .wire('r', 'out_1', 'm2', 'INPUT0')
+    .wire('m1', 'OUTPUT0', 'join', 'INPUT0')
+    .wire('m2', 'OUTPUT0', 'join', 'INPUT1')
+    .emit('join', 'OUTPUT0', 'Y')
+    .doc();
 
 describe('graph queries', () => {
   it('finds nodes and the edges around them', () => {
@@ -21,7 +45,12 @@ describe('graph queries', () => {
   });
 
   it('lists each neighbour once even when several edges join them', () => {
-    const g = graphFixture().input('A', 'INT32', [16]).model('s', 'simple').feed('A', 's', 'INPUT0').feed('A', 's', 'INPUT1').doc();
+    const g = graphFixture()
+      .input('A', 'INT32', [16])
+      .model('s', 'simple')
+      .feed('A', 's', 'INPUT0')
+      .feed('A', 's', 'INPUT1')
+      .doc();
     expect(outgoers(g, 'A').map((n) => n.id)).toEqual(['s']);
   });
 
@@ -39,8 +68,16 @@ describe('graph queries', () => {
   });
 
   it('returns the cycle instead of an order', () => {
-    const g = graphFixture().input('A', 'FP32', [-1]).model('a', 'identity').model('b', 'identity').model('c', 'identity')
-      .feed('A', 'a', 'INPUT0').wire('a', 'OUTPUT0', 'b', 'INPUT0').wire('b', 'OUTPUT0', 'c', 'INPUT0').wire('c', 'OUTPUT0', 'b', 'INPUT0').doc();
+    const g = graphFixture()
+      .input('A', 'FP32', [-1])
+      .model('a', 'identity')
+      .model('b', 'identity')
+      .model('c', 'identity')
+      .feed('A', 'a', 'INPUT0')
+      .wire('a', 'OUTPUT0', 'b', 'INPUT0')
+      .wire('b', 'OUTPUT0', 'c', 'INPUT0')
+      .wire('c', 'OUTPUT0', 'b', 'INPUT0')
+      .doc();
     expect(topoOrder(g)).toEqual({ ok: false, cycle: ['b', 'c'] });
     expect(findCycle(g)).toEqual(['b', 'c']);
   });

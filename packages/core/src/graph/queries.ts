@@ -43,7 +43,10 @@ function uniqueNodes(graph: GraphLike, ids: readonly string[]): GraphNode[] {
  * @example incomers(graph, 'rec').map((n) => n.id) // ['crop']
  */
 export function incomers(graph: GraphLike, nodeId: string): GraphNode[] {
-  return uniqueNodes(graph, edgesInto(graph, nodeId).map((e) => e.source));
+  return uniqueNodes(
+    graph,
+    edgesInto(graph, nodeId).map((e) => e.source),
+  );
 }
 
 /**
@@ -51,7 +54,10 @@ export function incomers(graph: GraphLike, nodeId: string): GraphNode[] {
  * @example outgoers(graph, 'det').map((n) => n.id) // ['db']
  */
 export function outgoers(graph: GraphLike, nodeId: string): GraphNode[] {
-  return uniqueNodes(graph, edgesOutOf(graph, nodeId).map((e) => e.target));
+  return uniqueNodes(
+    graph,
+    edgesOutOf(graph, nodeId).map((e) => e.target),
+  );
 }
 
 /** @example inputNodes(graph).map((n) => n.params.name) */
@@ -146,7 +152,11 @@ export function reaches(graph: GraphLike, from: string, to: string): boolean {
   while (todo.length > 0) {
     const id = todo.pop()!;
     if (id === to) return true;
-    for (const t of adj.get(id) ?? []) if (!seen.has(t)) { seen.add(t); todo.push(t); }
+    for (const t of adj.get(id) ?? [])
+      if (!seen.has(t)) {
+        seen.add(t);
+        todo.push(t);
+      }
   }
   return false;
 }
@@ -161,7 +171,10 @@ export function ancestors(graph: GraphLike, nodeId: string): Set<string> {
   while (todo.length > 0) {
     const id = todo.pop()!;
     for (const e of edgesInto(graph, id)) {
-      if (!seen.has(e.source) && e.source !== nodeId) { seen.add(e.source); todo.push(e.source); }
+      if (!seen.has(e.source) && e.source !== nodeId) {
+        seen.add(e.source);
+        todo.push(e.source);
+      }
     }
   }
   return seen;

@@ -9,7 +9,10 @@ export type RouterMode = 'copy' | 'direct';
 export type ConditionStrategy = 'gate' | 'bls' | 'error';
 export type OpId = 'image_preprocess' | 'db_postprocess' | 'crop_resize' | 'ctc_decode' | 'topk' | 'audio_frame';
 
-export interface XY { x: number; y: number }
+export interface XY {
+  x: number;
+  y: number;
+}
 
 /** One ensemble: the saved, validated, compiled and undone document (PRODUCT §2). */
 export interface GraphDoc {
@@ -61,22 +64,28 @@ export type ModelNode = NodeBase<'model', { model: string; settings?: ModelSetti
 export type RouterNode = NodeBase<'router', { mode: RouterMode; count: number }>;
 
 /** A default value for one ensemble output when the pipeline ends early (bls strategy). */
-export interface DefaultOutput { shape: number[]; data: (number | string | boolean)[] }
+export interface DefaultOutput {
+  shape: number[];
+  data: (number | string | boolean)[];
+}
 
 /**
  * Evaluates `expression` over its input ports. Each name in `ports` is both an input and an
  * output port: tensors pass through the condition (so with `gate`, everything that crosses the
  * condition flows through it, as Triton requires).
  */
-export type ConditionNode = NodeBase<'condition', {
-  expression: string;
-  strategy: ConditionStrategy;
-  ports: string[];
-  /** Error message for the `error` strategy. */
-  message: string;
-  /** bls: values returned for ensemble outputs on exit; outputs not listed are empty tensors. */
-  defaults: Record<string, DefaultOutput>;
-}>;
+export type ConditionNode = NodeBase<
+  'condition',
+  {
+    expression: string;
+    strategy: ConditionStrategy;
+    ports: string[];
+    /** Error message for the `error` strategy. */
+    message: string;
+    /** bls: values returned for ensemble outputs on exit; outputs not listed are empty tensors. */
+    defaults: Record<string, DefaultOutput>;
+  }
+>;
 
 /** A built-in pre/post-processing step; ports and params come from its OpDef. */
 export type OpNode = NodeBase<'op', { op: OpId; values: Record<string, number | string | boolean> }>;

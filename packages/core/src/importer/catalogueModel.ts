@@ -14,21 +14,35 @@ export function parseStudioMarker(config: ModelConfig): StudioMarker | undefined
   if (raw === undefined) return undefined;
   try {
     const v: unknown = JSON.parse(raw);
-    if (typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { kind?: unknown }).kind === 'string') return v as StudioMarker;
+    if (typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { kind?: unknown }).kind === 'string')
+      return v as StudioMarker;
   } catch {
     // not JSON: treated as an ordinary parameter
   }
   return undefined;
 }
 
-function tensors(side: 'input' | 'output', list: (ModelInput | ModelOutput)[] | undefined, problems: string[]): TensorSpec[] {
+function tensors(
+  side: 'input' | 'output',
+  list: (ModelInput | ModelOutput)[] | undefined,
+  problems: string[],
+): TensorSpec[] {
   const out: TensorSpec[] = [];
   for (const t of list ?? []) {
     // Left out, not a load error: the config rules report a tensor without a name or data_type.
-    if (typeof t.name !== 'string' || !t.name || typeof t.data_type !== 'string' || t.data_type === 'TYPE_INVALID') continue;
+    if (typeof t.name !== 'string' || !t.name || typeof t.data_type !== 'string' || t.data_type === 'TYPE_INVALID')
+      continue;
     const datatype = fromConfigType(t.data_type);
-    if (!datatype) { problems.push(`${side} '${t.name}' has unknown data_type '${t.data_type}'`); continue; }
-    out.push({ name: t.name, datatype, dims: [...(t.dims ?? [])], ...((t as ModelInput).optional ? { optional: true } : {}) });
+    if (!datatype) {
+      problems.push(`${side} '${t.name}' has unknown data_type '${t.data_type}'`);
+      continue;
+    }
+    out.push({
+      name: t.name,
+      datatype,
+      dims: [...(t.dims ?? [])],
+      ...((t as ModelInput).optional ? { optional: true } : {}),
+    });
   }
   return out;
 }

@@ -103,11 +103,24 @@ describe('graphFromEnsemble', () => {
     const { graph, diagnostics } = graphFromEnsemble('ensemble_partial_add_sub', catalogue(PARTIAL_ADD_SUB));
     expect(diagnostics).toEqual([]);
     expect(graph).toMatchObject({ name: 'ensemble_partial_add_sub', maxBatchSize: 8, version: 1 });
-    expect(graph.nodes.map((n) => `${n.kind}:${n.id}`)).toEqual(['input:in:INPUT0', 'input:in:INPUT1', 'model:simple', 'model:simple#2', 'output:out:OUTPUT0', 'output:out:OUTPUT1']);
-    expect(edgesOf(graph)).toEqual([
-      'in:INPUT0.out -> simple#2.INPUT0', 'in:INPUT0.out -> simple#2.INPUT1', 'in:INPUT1.out -> simple.INPUT0', 'in:INPUT1.out -> simple.INPUT1',
-      'simple#2.OUTPUT1 -> out:OUTPUT1.in', 'simple.OUTPUT0 -> out:OUTPUT0.in',
-    ].sort());
+    expect(graph.nodes.map((n) => `${n.kind}:${n.id}`)).toEqual([
+      'input:in:INPUT0',
+      'input:in:INPUT1',
+      'model:simple',
+      'model:simple#2',
+      'output:out:OUTPUT0',
+      'output:out:OUTPUT1',
+    ]);
+    expect(edgesOf(graph)).toEqual(
+      [
+        'in:INPUT0.out -> simple#2.INPUT0',
+        'in:INPUT0.out -> simple#2.INPUT1',
+        'in:INPUT1.out -> simple.INPUT0',
+        'in:INPUT1.out -> simple.INPUT1',
+        'simple#2.OUTPUT1 -> out:OUTPUT1.in',
+        'simple.OUTPUT0 -> out:OUTPUT0.in',
+      ].sort(),
+    );
     const cat = catalogue(PARTIAL_ADD_SUB);
     expect(validateGraph(graph, cat).filter((d) => d.severity === 'error')).toEqual([]);
   });
@@ -116,13 +129,24 @@ describe('graphFromEnsemble', () => {
     const cat = catalogue(TUTORIAL);
     const { graph, diagnostics } = graphFromEnsemble('ensemble_model', cat);
     expect(diagnostics).toEqual([]);
-    expect(edgesOf(graph)).toContain('detection_preprocessing.detection_preprocessing_output -> detection_postprocessing.detection_postprocessing_input_3');
-    expect(edgesOf(graph)).toContain('text_detection.feature_fusion/Conv_7/Sigmoid:0 -> detection_postprocessing.detection_postprocessing_input_1');
+    expect(edgesOf(graph)).toContain(
+      'detection_preprocessing.detection_preprocessing_output -> detection_postprocessing.detection_postprocessing_input_3',
+    );
+    expect(edgesOf(graph)).toContain(
+      'text_detection.feature_fusion/Conv_7/Sigmoid:0 -> detection_postprocessing.detection_postprocessing_input_1',
+    );
     // In reading order: each step right of the one before it, or on a band below (the layout wraps for a laptop's canvas).
     const at = (id: string) => graph.nodes.find((n) => n.id === id)!.position;
-    const path = ['in:input_image', 'detection_preprocessing', 'text_detection', 'detection_postprocessing', 'out:cropped_images'].map(at);
+    const path = [
+      'in:input_image',
+      'detection_preprocessing',
+      'text_detection',
+      'detection_postprocessing',
+      'out:cropped_images',
+    ].map(at);
     expect(path[0]).toEqual({ x: 0, y: 0 });
-    for (let i = 1; i < path.length; i++) expect(path[i]!.x > path[i - 1]!.x || path[i]!.y > path[i - 1]!.y + 40).toBe(true);
+    for (let i = 1; i < path.length; i++)
+      expect(path[i]!.x > path[i - 1]!.x || path[i]!.y > path[i - 1]!.y + 40).toBe(true);
     expect(validateGraph(graph, cat).filter((d) => d.severity === 'error')).toEqual([]);
   });
 
@@ -133,8 +157,16 @@ describe('graphFromEnsemble', () => {
     expect(diagnostics[0]).toMatchObject({ nodeId: 'detection_preprocessing', severity: 'error' });
     expect(graph.nodes.filter((n) => n.kind === 'model')).toHaveLength(3);
     expect(edgesOf(graph)).toContain('in:input_image.out -> detection_preprocessing.detection_preprocessing_input');
-    const broken = catalogue({ ...PARTIAL_ADD_SUB, ensemble_partial_add_sub: PARTIAL_ADD_SUB.ensemble_partial_add_sub.replace('value: "INPUT0" }\n      input_map { key: "INPUT1" value: "INPUT0"', 'value: "NOPE" }\n      input_map { key: "INPUT1" value: "INPUT0"') });
-    expect(graphFromEnsemble('ensemble_partial_add_sub', broken).diagnostics).toEqual([expect.objectContaining({ code: 'unproduced-tensor', nodeId: 'simple#2', port: 'INPUT0' })]);
+    const broken = catalogue({
+      ...PARTIAL_ADD_SUB,
+      ensemble_partial_add_sub: PARTIAL_ADD_SUB.ensemble_partial_add_sub.replace(
+        'value: "INPUT0" }\n      input_map { key: "INPUT1" value: "INPUT0"',
+        'value: "NOPE" }\n      input_map { key: "INPUT1" value: "INPUT0"',
+      ),
+    });
+    expect(graphFromEnsemble('ensemble_partial_add_sub', broken).diagnostics).toEqual([
+      expect.objectContaining({ code: 'unproduced-tensor', nodeId: 'simple#2', port: 'INPUT0' }),
+    ]);
   });
 
   it('turns generated models back into router, condition and op nodes', () => {
@@ -159,22 +191,35 @@ parameters { key: "ensemble_studio" value: { string_value: '{"kind":"op","op":"t
     const { graph, diagnostics } = graphFromEnsemble('ocr', cat);
     expect(diagnostics).toEqual([]);
     const byId = Object.fromEntries(graph.nodes.map((n) => [n.id, n]));
-    expect(byId.exit).toMatchObject({ kind: 'condition', params: { expression: 'len(boxes) == 0', strategy: 'gate', ports: ['boxes'], message: 'm' } });
+    expect(byId.exit).toMatchObject({
+      kind: 'condition',
+      params: { expression: 'len(boxes) == 0', strategy: 'gate', ports: ['boxes'], message: 'm' },
+    });
     expect(byId.r).toMatchObject({ kind: 'router', params: { mode: 'copy', count: 2 } });
     expect(byId.k).toMatchObject({ kind: 'op', params: { op: 'topk', values: { k: 3 } } });
     expect(edgesOf(graph)).toEqual([
-      'exit.boxes -> r.in', 'in:image.out -> exit.boxes', 'k.indices -> out:b.in', 'nobatch.OUTPUT0 -> out:a.in', 'r.out_0 -> nobatch.INPUT0', 'r.out_1 -> k.scores',
+      'exit.boxes -> r.in',
+      'in:image.out -> exit.boxes',
+      'k.indices -> out:b.in',
+      'nobatch.OUTPUT0 -> out:a.in',
+      'r.out_0 -> nobatch.INPUT0',
+      'r.out_1 -> k.scores',
     ]);
   });
 
   it('reads a BLS export from its studio.json sidecar, and says so when it is missing', () => {
-    const cat = catalogue({ ocr: `name: "ocr" backend: "python" input [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ] output [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]
-parameters { key: "ensemble_studio" value: { string_value: '{"graph":"ocr","kind":"bls"}' } }` });
+    const cat = catalogue({
+      ocr: `name: "ocr" backend: "python" input [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ] output [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]
+parameters { key: "ensemble_studio" value: { string_value: '{"graph":"ocr","kind":"bls"}' } }`,
+    });
     const missing = graphFromEnsemble('ocr', cat);
     expect(missing.diagnostics).toEqual([expect.objectContaining({ code: 'bls-without-sidecar', severity: 'error' })]);
     expect(missing.graph.nodes).toEqual([]);
     const sidecar = addSubGraph();
-    expect(graphFromEnsemble('ocr', cat, { sidecar: JSON.parse(JSON.stringify(sidecar)) })).toEqual({ graph: sidecar, diagnostics: [] });
+    expect(graphFromEnsemble('ocr', cat, { sidecar: JSON.parse(JSON.stringify(sidecar)) })).toEqual({
+      graph: sidecar,
+      diagnostics: [],
+    });
     expect(graphFromEnsemble('ocr', cat, { sidecar: { version: 1 } }).diagnostics[0]?.code).toBe('invalid-sidecar');
   });
 

@@ -19,13 +19,26 @@ function chain(len: number): { graph: GraphDoc; sizes: Record<string, { width: n
 
 const overlaps = (pos: Record<string, { x: number; y: number }>, size: { width: number; height: number }) => {
   const ids = Object.keys(pos);
-  return ids.some((a, i) => ids.slice(i + 1).some((b) => Math.abs(pos[a]!.x - pos[b]!.x) < size.width && Math.abs(pos[a]!.y - pos[b]!.y) < size.height));
+  return ids.some((a, i) =>
+    ids
+      .slice(i + 1)
+      .some((b) => Math.abs(pos[a]!.x - pos[b]!.x) < size.width && Math.abs(pos[a]!.y - pos[b]!.y) < size.height),
+  );
 };
 
 describe('layoutGraph', () => {
   it('places nodes by longest path from the inputs, level with what feeds them', () => {
-    const g = graphFixture().input('A', 'FP32', [-1]).model('m1', 'identity').model('m2', 'identity').output('Y', 'FP32', [-1]).output('Z', 'FP32', [-1])
-      .feed('A', 'm1', 'INPUT0').wire('m1', 'OUTPUT0', 'm2', 'INPUT0').emit('m2', 'OUTPUT0', 'Y').emit('m1', 'OUTPUT0', 'Z').doc();
+    const g = graphFixture()
+      .input('A', 'FP32', [-1])
+      .model('m1', 'identity')
+      .model('m2', 'identity')
+      .output('Y', 'FP32', [-1])
+      .output('Z', 'FP32', [-1])
+      .feed('A', 'm1', 'INPUT0')
+      .wire('m1', 'OUTPUT0', 'm2', 'INPUT0')
+      .emit('m2', 'OUTPUT0', 'Y')
+      .emit('m1', 'OUTPUT0', 'Z')
+      .doc();
     const laid = layoutGraph(g);
     const at = Object.fromEntries(laid.nodes.map((n) => [n.id, n.position]));
     expect([at.A!.x, at.m1!.x, at.m2!.x, at.Y!.x]).toEqual([0, 1, 2, 3].map((c) => c * LAYOUT_COLUMN_PX));
@@ -38,14 +51,28 @@ describe('layoutGraph', () => {
   });
 
   it('uses measured sizes: a wide column pushes the next one right, tall nodes push their neighbours down', () => {
-    const g = graphFixture().input('A', 'FP32', [-1]).router('r', 2).output('Y', 'FP32', [-1]).output('Z', 'FP32', [-1])
-      .feed('A', 'r', 'in').emit('r', 'out_0', 'Y').emit('r', 'out_1', 'Z').doc();
-    const at = layoutPositions(g, { sizes: { A: { width: 500, height: 60 }, r: { width: 180, height: 90 }, Y: { width: 180, height: 300 }, Z: { width: 180, height: 60 } } });
+    const g = graphFixture()
+      .input('A', 'FP32', [-1])
+      .router('r', 2)
+      .output('Y', 'FP32', [-1])
+      .output('Z', 'FP32', [-1])
+      .feed('A', 'r', 'in')
+      .emit('r', 'out_0', 'Y')
+      .emit('r', 'out_1', 'Z')
+      .doc();
+    const at = layoutPositions(g, {
+      sizes: {
+        A: { width: 500, height: 60 },
+        r: { width: 180, height: 90 },
+        Y: { width: 180, height: 300 },
+        Z: { width: 180, height: 60 },
+      },
+    });
     expect(at.r!.x).toBe(500 + LAYOUT_GAP.column);
     expect(at.Z!.y).toBeGreaterThanOrEqual(at.Y!.y + 300 + LAYOUT_GAP.row);
   });
 
-  it('wraps a long chain into bands that fill the view\'s aspect, without overlaps', () => {
+  it("wraps a long chain into bands that fill the view's aspect, without overlaps", () => {
     const { graph, sizes } = chain(14);
     const flat = layoutPositions(graph, { sizes });
     expect(new Set(Object.values(flat).map((p) => p.y))).toEqual(new Set([0]));
@@ -65,19 +92,32 @@ describe('layoutGraph', () => {
 
   it('keeps a graph that already fits the view in one band', () => {
     const { graph, sizes } = chain(1);
-    expect(new Set(Object.values(layoutPositions(graph, { sizes, view: { width: 900, height: 640 } })).map((p) => p.y))).toEqual(new Set([0]));
+    expect(
+      new Set(Object.values(layoutPositions(graph, { sizes, view: { width: 900, height: 640 } })).map((p) => p.y)),
+    ).toEqual(new Set([0]));
   });
 
   it('orders a column by its predecessors so edges do not cross', () => {
-    const g = graphFixture().input('A', 'FP32', [-1]).input('B', 'FP32', [-1]).output('fromB', 'FP32', [-1]).output('fromA', 'FP32', [-1])
-      .emit('B', 'out', 'fromB').emit('A', 'out', 'fromA').doc();
+    const g = graphFixture()
+      .input('A', 'FP32', [-1])
+      .input('B', 'FP32', [-1])
+      .output('fromB', 'FP32', [-1])
+      .output('fromA', 'FP32', [-1])
+      .emit('B', 'out', 'fromB')
+      .emit('A', 'out', 'fromA')
+      .doc();
     const at = layoutPositions(g);
     expect(at.A!.y).toBeLessThan(at.B!.y);
     expect(at.fromA!.y).toBeLessThan(at.fromB!.y);
   });
 
   it('terminates on a cycle', () => {
-    const g = graphFixture().model('a', 'identity').model('b', 'identity').wire('a', 'OUTPUT0', 'b', 'INPUT0').wire('b', 'OUTPUT0', 'a', 'INPUT0').doc();
+    const g = graphFixture()
+      .model('a', 'identity')
+      .model('b', 'identity')
+      .wire('a', 'OUTPUT0', 'b', 'INPUT0')
+      .wire('b', 'OUTPUT0', 'a', 'INPUT0')
+      .doc();
     expect(layoutGraph(g, { view: { width: 900, height: 700 } }).nodes).toHaveLength(2);
   });
 });

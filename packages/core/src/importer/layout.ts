@@ -1,7 +1,10 @@
 import type { GraphDoc, XY } from '../graph/types.ts';
 
 /** A node's box on the canvas, in canvas pixels. */
-export interface LayoutSize { width: number; height: number }
+export interface LayoutSize {
+  width: number;
+  height: number;
+}
 
 export interface LayoutOptions {
   /** Sizes the editor measured; a node without one gets an estimate from how many ports it wires. */
@@ -25,7 +28,11 @@ export const IMPORT_VIEW: LayoutSize = { width: 900, height: 700 };
 
 type Graph = Pick<GraphDoc, 'nodes' | 'edges'>;
 
-interface Wiring { preds: Map<string, string[]>; succs: Map<string, string[]>; ports: Map<string, number> }
+interface Wiring {
+  preds: Map<string, string[]>;
+  succs: Map<string, string[]>;
+  ports: Map<string, number>;
+}
 
 function wiring(graph: Graph): Wiring {
   const ids = new Set(graph.nodes.map((n) => n.id));
@@ -33,7 +40,8 @@ function wiring(graph: Graph): Wiring {
   const succs = new Map<string, string[]>(graph.nodes.map((n) => [n.id, []]));
   const inPorts = new Map<string, Set<string>>();
   const outPorts = new Map<string, Set<string>>();
-  const add = (m: Map<string, Set<string>>, id: string, port: string) => (m.get(id) ?? m.set(id, new Set()).get(id)!).add(port);
+  const add = (m: Map<string, Set<string>>, id: string, port: string) =>
+    (m.get(id) ?? m.set(id, new Set()).get(id)!).add(port);
   for (const e of graph.edges) {
     if (!ids.has(e.source) || !ids.has(e.target)) continue;
     succs.get(e.source)!.push(e.target);
@@ -41,7 +49,9 @@ function wiring(graph: Graph): Wiring {
     add(outPorts, e.source, e.sourcePort);
     add(inPorts, e.target, e.targetPort);
   }
-  const ports = new Map(graph.nodes.map((n) => [n.id, Math.max(1, inPorts.get(n.id)?.size ?? 0, outPorts.get(n.id)?.size ?? 0)]));
+  const ports = new Map(
+    graph.nodes.map((n) => [n.id, Math.max(1, inPorts.get(n.id)?.size ?? 0, outPorts.get(n.id)?.size ?? 0)]),
+  );
   return { preds, succs, ports };
 }
 
@@ -134,11 +144,15 @@ function columnsPerBand(widths: number[], heights: number[], view: LayoutSize): 
  */
 export function layoutPositions(graph: Graph, opts: LayoutOptions = {}): Record<string, XY> {
   const w = wiring(graph);
-  const size = (id: string): LayoutSize => opts.sizes?.[id] ?? { width: LAYOUT_NODE_WIDTH, height: 52 + 18 * w.ports.get(id)! };
+  const size = (id: string): LayoutSize =>
+    opts.sizes?.[id] ?? { width: LAYOUT_NODE_WIDTH, height: 52 + 18 * w.ports.get(id)! };
   const cols = orderColumns(graph, columns(graph, w), w);
   const widths = cols.map((ids) => ids.reduce((m, id) => Math.max(m, size(id).width), 0));
   const heights = cols.map((ids) => stackHeight(ids, size));
-  const perBand = opts.view && opts.view.width > 0 && opts.view.height > 0 && cols.length > 1 ? columnsPerBand(widths, heights, opts.view) : cols.length;
+  const perBand =
+    opts.view && opts.view.width > 0 && opts.view.height > 0 && cols.length > 1
+      ? columnsPerBand(widths, heights, opts.view)
+      : cols.length;
   const out: Record<string, XY> = {};
   const band = new Map<string, number>();
   let top = 0;

@@ -17,7 +17,8 @@ const invert = (m: Record<string, string>): Map<string, string> => new Map(Objec
 const at = { x: 0, y: 0 };
 
 function routerNode(id: string, marker: StudioMarker, model: CatalogueModel): StepNode {
-  const count = typeof marker.count === 'number' && Number.isInteger(marker.count) ? marker.count : model.outputs.length;
+  const count =
+    typeof marker.count === 'number' && Number.isInteger(marker.count) ? marker.count : model.outputs.length;
   return {
     node: { id, kind: 'router', position: at, params: { mode: marker.mode === 'direct' ? 'direct' : 'copy', count } },
     inPort: () => 'in',
@@ -32,7 +33,9 @@ function conditionNode(id: string, marker: StudioMarker): StepNode {
   const outs = invert(isStringMap(marker.outputs) ? marker.outputs : {});
   return {
     node: {
-      id, kind: 'condition', position: at,
+      id,
+      kind: 'condition',
+      position: at,
       params: {
         expression: typeof marker.expression === 'string' ? marker.expression : '',
         strategy: strategies.find((s) => s === marker.strategy) ?? 'gate',
@@ -47,9 +50,18 @@ function conditionNode(id: string, marker: StudioMarker): StepNode {
 }
 
 function opNode(id: string, marker: StudioMarker): StepNode {
-  const raw = typeof marker.values === 'object' && marker.values !== null ? (marker.values as Record<string, unknown>) : {};
-  const values = Object.fromEntries(Object.entries(raw).filter((e): e is [string, number | string | boolean] => ['number', 'string', 'boolean'].includes(typeof e[1])));
-  return { node: { id, kind: 'op', position: at, params: { op: String(marker.op) as OpId, values } }, inPort: identity, outPort: identity };
+  const raw =
+    typeof marker.values === 'object' && marker.values !== null ? (marker.values as Record<string, unknown>) : {};
+  const values = Object.fromEntries(
+    Object.entries(raw).filter((e): e is [string, number | string | boolean] =>
+      ['number', 'string', 'boolean'].includes(typeof e[1]),
+    ),
+  );
+  return {
+    node: { id, kind: 'op', position: at, params: { op: String(marker.op) as OpId, values } },
+    inPort: identity,
+    outPort: identity,
+  };
 }
 
 /**
@@ -58,7 +70,12 @@ function opNode(id: string, marker: StudioMarker): StepNode {
  */
 export function stepNode(id: string, modelName: string, model: CatalogueModel | undefined): StepNode | undefined {
   const marker = model?.generated;
-  if (!model || !marker) return { node: { id, kind: 'model', position: at, params: { model: modelName } }, inPort: identity, outPort: identity };
+  if (!model || !marker)
+    return {
+      node: { id, kind: 'model', position: at, params: { model: modelName } },
+      inPort: identity,
+      outPort: identity,
+    };
   if (marker.kind === 'router') return routerNode(id, marker, model);
   if (marker.kind === 'condition') return conditionNode(id, marker);
   if (marker.kind === 'op' && typeof marker.op === 'string' && marker.op in OP_DEFS) return opNode(id, marker);

@@ -1,6 +1,14 @@
 /** A parameter of a node kind or op, described as data so web renders it and validate checks it. */
 export type ParamSpec =
-  | { name: string; label: string; type: 'number' | 'integer'; default: number; min?: number; max?: number; help?: string }
+  | {
+      name: string;
+      label: string;
+      type: 'number' | 'integer';
+      default: number;
+      min?: number;
+      max?: number;
+      help?: string;
+    }
   | { name: string; label: string; type: 'string'; default: string; help?: string }
   | { name: string; label: string; type: 'boolean'; default: boolean; help?: string }
   | { name: string; label: string; type: 'enum'; default: string; options: readonly string[]; help?: string };
@@ -24,8 +32,13 @@ export function checkParam(spec: ParamSpec, value: unknown): string | undefined 
       if (spec.max !== undefined && value > spec.max) return `${spec.name} must be ≤ ${spec.max} (got ${value})`;
       return undefined;
     }
-    case 'string': return typeof value === 'string' ? undefined : `${spec.name} must be a string`;
-    case 'boolean': return typeof value === 'boolean' ? undefined : `${spec.name} must be true or false`;
-    case 'enum': return spec.options.includes(String(value)) ? undefined : `${spec.name} must be one of ${spec.options.join(', ')}`;
+    case 'string':
+      return typeof value === 'string' ? undefined : `${spec.name} must be a string`;
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `${spec.name} must be true or false`;
+    case 'enum':
+      return spec.options.includes(String(value))
+        ? undefined
+        : `${spec.name} must be one of ${spec.options.join(', ')}`;
   }
 }

@@ -17,27 +17,41 @@ export interface KindDef {
 
 export const KIND_DEFS: Record<NodeKind, KindDef> = {
   input: {
-    kind: 'input', title: 'Input', description: 'An ensemble input tensor.', compilesTo: 'ensemble input',
+    kind: 'input',
+    title: 'Input',
+    description: 'An ensemble input tensor.',
+    compilesTo: 'ensemble input',
     params: [],
   },
   output: {
-    kind: 'output', title: 'Output', description: 'An ensemble output tensor.', compilesTo: 'ensemble output',
+    kind: 'output',
+    title: 'Output',
+    description: 'An ensemble output tensor.',
+    compilesTo: 'ensemble output',
     params: [],
   },
   model: {
-    kind: 'model', title: 'Model', description: 'A model of the repository.', compilesTo: 'ensemble step + the model\'s config.pbtxt',
+    kind: 'model',
+    title: 'Model',
+    description: 'A model of the repository.',
+    compilesTo: "ensemble step + the model's config.pbtxt",
     params: [],
   },
   router: {
-    kind: 'router', title: 'Router', description: 'Fans one tensor out to several consumers.',
-    compilesTo: 'copy: generated Python model returning N copies; direct: one ensemble tensor mapped into several steps',
+    kind: 'router',
+    title: 'Router',
+    description: 'Fans one tensor out to several consumers.',
+    compilesTo:
+      'copy: generated Python model returning N copies; direct: one ensemble tensor mapped into several steps',
     params: [
       { name: 'mode', label: 'Mode', type: 'enum', default: 'copy', options: ['copy', 'direct'] },
       { name: 'count', label: 'Outputs', type: 'integer', default: 2, min: 1, max: 64 },
     ],
   },
   condition: {
-    kind: 'condition', title: 'Condition', description: 'Ends the pipeline early when its expression holds.',
+    kind: 'condition',
+    title: 'Condition',
+    description: 'Ends the pipeline early when its expression holds.',
     compilesTo: 'gate: decoupled Python gate; bls: one Python BLS model; error: Python gate that fails the request',
     params: [
       { name: 'expression', label: 'Exit when', type: 'string', default: 'len(boxes) == 0' },
@@ -46,12 +60,18 @@ export const KIND_DEFS: Record<NodeKind, KindDef> = {
     ],
   },
   op: {
-    kind: 'op', title: 'Op', description: 'A built-in pre/post-processing step.', compilesTo: 'generated Python model (numpy)',
+    kind: 'op',
+    title: 'Op',
+    description: 'A built-in pre/post-processing step.',
+    compilesTo: 'generated Python model (numpy)',
     params: [],
   },
 };
 
-export interface NodePorts { inputs: PortSpec[]; outputs: PortSpec[] }
+export interface NodePorts {
+  inputs: PortSpec[];
+  outputs: PortSpec[];
+}
 
 /**
  * The ports of a node. Model ports come from the catalogue (full shapes with the batch dim when the
@@ -61,20 +81,44 @@ export interface NodePorts { inputs: PortSpec[]; outputs: PortSpec[] }
 export function nodePorts(graph: Pick<GraphDoc, 'maxBatchSize'>, node: GraphNode, catalogue: Catalogue): NodePorts {
   switch (node.kind) {
     case 'input':
-      return { inputs: [], outputs: [{ name: 'out', datatype: node.params.datatype, shape: fullShape(node.params.dims, graph.maxBatchSize), optional: node.params.optional }] };
+      return {
+        inputs: [],
+        outputs: [
+          {
+            name: 'out',
+            datatype: node.params.datatype,
+            shape: fullShape(node.params.dims, graph.maxBatchSize),
+            optional: node.params.optional,
+          },
+        ],
+      };
     case 'output':
-      return { inputs: [{ name: 'in', datatype: node.params.datatype, shape: fullShape(node.params.dims, graph.maxBatchSize) }], outputs: [] };
+      return {
+        inputs: [
+          { name: 'in', datatype: node.params.datatype, shape: fullShape(node.params.dims, graph.maxBatchSize) },
+        ],
+        outputs: [],
+      };
     case 'model': {
       const m = catalogueModel(catalogue, node.params.model);
       if (!m) return { inputs: [], outputs: [] };
       const mbs = node.params.settings?.max_batch_size ?? m.maxBatchSize;
-      const port = (t: (typeof m.inputs)[number]): PortSpec => ({ name: t.name, datatype: t.datatype, shape: fullShape(t.dims, mbs), optional: t.optional });
+      const port = (t: (typeof m.inputs)[number]): PortSpec => ({
+        name: t.name,
+        datatype: t.datatype,
+        shape: fullShape(t.dims, mbs),
+        optional: t.optional,
+      });
       return { inputs: m.inputs.map(port), outputs: m.outputs.map(port) };
     }
     case 'router':
       return {
         inputs: [{ name: 'in', datatype: null, shape: null }],
-        outputs: Array.from({ length: Math.max(0, node.params.count) }, (_, i) => ({ name: `out_${i}`, datatype: null, shape: null })),
+        outputs: Array.from({ length: Math.max(0, node.params.count) }, (_, i) => ({
+          name: `out_${i}`,
+          datatype: null,
+          shape: null,
+        })),
       };
     case 'condition':
       return {

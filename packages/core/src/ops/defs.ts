@@ -21,7 +21,11 @@ export interface OpDef {
  * PaddleOCR normalises channel 0, blue, with ImageNet's first mean), while images arrive as RGB.
  */
 const CHANNELS: ParamSpec = {
-  name: 'channels', label: 'Channel order', type: 'enum', default: 'bgr', options: ['bgr', 'rgb'],
+  name: 'channels',
+  label: 'Channel order',
+  type: 'enum',
+  default: 'bgr',
+  options: ['bgr', 'rgb'],
   help: 'The order the model was trained on: bgr for PaddleOCR (OpenCV), rgb for most others.',
 };
 
@@ -29,7 +33,8 @@ export const OP_DEFS: Record<OpId, OpDef> = {
   image_preprocess: {
     id: 'image_preprocess',
     title: 'Image preprocess',
-    description: 'UINT8 HWC image (RGB) → normalised FP32 NCHW in the model’s channel order, resized so each side is a multiple of 32 and the longer side ≤ max_side.',
+    description:
+      'UINT8 HWC image (RGB) → normalised FP32 NCHW in the model’s channel order, resized so each side is a multiple of 32 and the longer side ≤ max_side.',
     inputs: [{ name: 'image', datatype: 'UINT8', shape: [-1, -1, 3] }],
     outputs: [
       { name: 'tensor', datatype: 'FP32', shape: [1, 3, -1, -1] },
@@ -39,14 +44,21 @@ export const OP_DEFS: Record<OpId, OpDef> = {
     params: [
       { name: 'max_side', label: 'Max side', type: 'integer', default: 960, min: 32, max: 4096 },
       { name: 'multiple', label: 'Multiple of', type: 'integer', default: 32, min: 1, max: 256 },
-      { name: 'normalize', label: 'Normalisation', type: 'enum', default: 'imagenet', options: ['imagenet', 'half', 'unit'] },
+      {
+        name: 'normalize',
+        label: 'Normalisation',
+        type: 'enum',
+        default: 'imagenet',
+        options: ['imagenet', 'half', 'unit'],
+      },
       CHANNELS,
     ],
   },
   db_postprocess: {
     id: 'db_postprocess',
     title: 'DB post-process',
-    description: 'Probability map → rotated text boxes [N,4,2] (corners top-left, top-right, bottom-right, bottom-left as x,y in image pixels) and scores, with unclip, as PaddleOCR’s DB post-process.',
+    description:
+      'Probability map → rotated text boxes [N,4,2] (corners top-left, top-right, bottom-right, bottom-left as x,y in image pixels) and scores, with unclip, as PaddleOCR’s DB post-process.',
     inputs: [
       { name: 'prob', datatype: 'FP32', shape: [1, 1, -1, -1] },
       { name: 'shape_info', datatype: 'FP32', shape: [4] },
@@ -66,7 +78,8 @@ export const OP_DEFS: Record<OpId, OpDef> = {
   crop_resize: {
     id: 'crop_resize',
     title: 'Crop & resize',
-    description: 'Warps each box (four corners, as db_postprocess gives them) straight out of the image (a crop 1.5× taller than wide is turned 90° counter-clockwise, as PaddleOCR reads vertical text) and resizes it to height × W, aspect kept, normalised to [-1, 1] in the model’s channel order, right-padded to the widest crop (as PaddleOCR sizes a recognition batch: at least min_width, at most max_width).',
+    description:
+      'Warps each box (four corners, as db_postprocess gives them) straight out of the image (a crop 1.5× taller than wide is turned 90° counter-clockwise, as PaddleOCR reads vertical text) and resizes it to height × W, aspect kept, normalised to [-1, 1] in the model’s channel order, right-padded to the widest crop (as PaddleOCR sizes a recognition batch: at least min_width, at most max_width).',
     inputs: [
       { name: 'image', datatype: 'UINT8', shape: [-1, -1, 3] },
       { name: 'boxes', datatype: 'FP32', shape: [-1, 4, 2] },
@@ -82,14 +95,21 @@ export const OP_DEFS: Record<OpId, OpDef> = {
   ctc_decode: {
     id: 'ctc_decode',
     title: 'CTC decode',
-    description: 'Greedy CTC decode of [N,T,C] class probabilities with a character dictionary (index 0 = blank) → texts and mean confidences.',
+    description:
+      'Greedy CTC decode of [N,T,C] class probabilities with a character dictionary (index 0 = blank) → texts and mean confidences.',
     inputs: [{ name: 'probs', datatype: 'FP32', shape: [-1, -1, -1] }],
     outputs: [
       { name: 'texts', datatype: 'BYTES', shape: [-1] },
       { name: 'scores', datatype: 'FP32', shape: [-1] },
     ],
     params: [
-      { name: 'dictionary', label: 'Dictionary file', type: 'string', default: 'rec/ppocr_keys_v1.txt', help: 'A repository-relative file, one character a line (PP-OCR format).' },
+      {
+        name: 'dictionary',
+        label: 'Dictionary file',
+        type: 'string',
+        default: 'rec/ppocr_keys_v1.txt',
+        help: 'A repository-relative file, one character a line (PP-OCR format).',
+      },
       { name: 'space_char', label: 'Append space', type: 'boolean', default: true },
     ],
   },
@@ -107,7 +127,8 @@ export const OP_DEFS: Record<OpId, OpDef> = {
   audio_frame: {
     id: 'audio_frame',
     title: 'Audio framing',
-    description: 'A chunk of mono samples whose first `context` samples repeat the end of the previous chunk → [N, context+window] frames, plus the sample rate.',
+    description:
+      'A chunk of mono samples whose first `context` samples repeat the end of the previous chunk → [N, context+window] frames, plus the sample rate.',
     inputs: [{ name: 'audio', datatype: 'FP32', shape: [-1] }],
     outputs: [
       { name: 'frames', datatype: 'FP32', shape: [-1, -1] },

@@ -32,7 +32,17 @@ export class PbtxtSyntaxError extends Error {
 const IDENT_START = /[A-Za-z_]/;
 const IDENT_CHAR = /[A-Za-z0-9_]/;
 const SIMPLE_ESCAPES: Record<string, number> = {
-  n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11, '\\': 92, "'": 39, '"': 34, '?': 63,
+  n: 10,
+  t: 9,
+  r: 13,
+  a: 7,
+  b: 8,
+  f: 12,
+  v: 11,
+  '\\': 92,
+  "'": 39,
+  '"': 34,
+  '?': 63,
 };
 
 /** Encodes one code point as UTF-8 bytes. */
@@ -46,7 +56,7 @@ function pushUtf8(out: number[], cp: number): void {
 /** Decodes UTF-8 bytes; malformed sequences become U+FFFD. */
 export function decodeUtf8(bytes: readonly number[]): string {
   let s = '';
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i] ?? 0;
     const len = b < 0x80 ? 1 : b >= 0xf0 && b < 0xf8 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 0;
     let cp = len === 1 ? b : len === 2 ? b & 31 : len === 3 ? b & 15 : b & 7;
@@ -99,7 +109,10 @@ export function tokenize(text: string): Token[] {
         while (j < text.length && IDENT_CHAR.test(text[j] ?? '')) j++;
         push('ident', j);
       } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(text[i + 1] ?? ''))) {
-        push('number', scanNumber(text, i, (m) => fail(start, m)));
+        push(
+          'number',
+          scanNumber(text, i, (m) => fail(start, m)),
+        );
       } else if (c === '"' || c === "'") {
         const [end, value] = scanString(text, i, (at, m) => fail(at, m));
         push('string', end, value);

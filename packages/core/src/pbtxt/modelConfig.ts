@@ -19,7 +19,11 @@ export interface ModelConfig {
   parameters?: Record<string, { string_value?: string }>;
   model_transaction_policy?: { decoupled?: boolean };
   default_model_filename?: string;
-  version_policy?: { latest?: { num_versions?: number }; all?: Record<string, never>; specific?: { versions?: number[] } };
+  version_policy?: {
+    latest?: { num_versions?: number };
+    all?: Record<string, never>;
+    specific?: { versions?: number[] };
+  };
   model_warmup?: ModelWarmup[];
   [key: string]: unknown;
 }
@@ -80,7 +84,12 @@ export interface SequenceBatching {
   max_sequence_idle_microseconds?: number;
   control_input?: { name: string; control: SequenceControl[] }[];
   direct?: { max_queue_delay_microseconds?: number; minimum_slot_utilization?: number };
-  oldest?: { max_candidate_sequences?: number; preferred_batch_size?: number[]; max_queue_delay_microseconds?: number; preserve_ordering?: boolean };
+  oldest?: {
+    max_candidate_sequences?: number;
+    preferred_batch_size?: number[];
+    max_queue_delay_microseconds?: number;
+    preserve_ordering?: boolean;
+  };
   state?: SequenceState[];
   [key: string]: unknown;
 }
@@ -96,7 +105,10 @@ export interface EnsembleStep {
 export interface ModelWarmup {
   name: string;
   batch_size?: number;
-  inputs?: Record<string, { data_type: string; dims: number[]; zero_data?: boolean; random_data?: boolean; input_data_file?: string }>;
+  inputs?: Record<
+    string,
+    { data_type: string; dims: number[]; zero_data?: boolean; random_data?: boolean; input_data_file?: string }
+  >;
   count?: number;
   [key: string]: unknown;
 }

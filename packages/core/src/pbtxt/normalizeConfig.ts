@@ -20,13 +20,16 @@ export function clone<T>(v: T): T {
   if (Array.isArray(v)) return v.map(clone) as T;
   if (typeof v !== 'object' || v === null) return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: clone(x), writable: true, enumerable: true, configurable: true });
+  for (const [k, x] of Object.entries(v))
+    Object.defineProperty(out, k, { value: clone(x), writable: true, enumerable: true, configurable: true });
   return out as T;
 }
 
 /** The first version directory's file names, e.g. ['model.onnx'] from ['1/model.onnx', '2/model.onnx']. */
 function versionFiles(files: readonly string[]): string[] {
-  const versions = files.map((f) => /^(\d+)\//.exec(f)?.[1]).filter((v): v is string => v !== undefined && !v.startsWith('0'));
+  const versions = files
+    .map((f) => /^(\d+)\//.exec(f)?.[1])
+    .filter((v): v is string => v !== undefined && !v.startsWith('0'));
   const first = versions.length ? String(Math.min(...versions.map(Number))) : undefined;
   return files.flatMap((f) => {
     const m = /^(\d+)\/([^/]+)/.exec(f);
@@ -36,9 +39,16 @@ function versionFiles(files: readonly string[]): string[] {
 }
 
 /** The backend fields Triton's auto-complete settles on (core `AutoCompleteBackendFields`). */
-export interface BackendFields { platform: string; backend: string; default_model_filename: string }
+export interface BackendFields {
+  platform: string;
+  backend: string;
+  default_model_filename: string;
+}
 
-const TF_FILES: Record<string, string> = { 'model.savedmodel': 'tensorflow_savedmodel', 'model.graphdef': 'tensorflow_graphdef' };
+const TF_FILES: Record<string, string> = {
+  'model.savedmodel': 'tensorflow_savedmodel',
+  'model.graphdef': 'tensorflow_graphdef',
+};
 
 /**
  * Fills `platform`, `backend` and `default_model_filename` the way Triton does before validating:
@@ -54,7 +64,14 @@ export function autoCompleteBackend(config: ModelConfig, dirName: string, files:
   const done = (): BackendFields => ({ platform, backend, default_model_filename: file });
   const fromDir = !file && files.length > 0;
   if (!platform && (!backend || backend === 'tensorflow')) {
-    platform = TF_FILES[file] ?? (fromDir ? (Object.keys(TF_FILES).filter((f) => present.has(f)).map((f) => TF_FILES[f]!).pop() ?? '') : '');
+    platform =
+      TF_FILES[file] ??
+      (fromDir
+        ? (Object.keys(TF_FILES)
+            .filter((f) => present.has(f))
+            .map((f) => TF_FILES[f]!)
+            .pop() ?? '')
+        : '');
   }
   if (platform === 'tensorflow_savedmodel' || platform === 'tensorflow_graphdef') {
     backend ||= 'tensorflow';
@@ -63,11 +80,11 @@ export function autoCompleteBackend(config: ModelConfig, dirName: string, files:
   }
   const byFile = (name: string): boolean => file === name || (!platform && fromDir && present.has(name));
   if (!backend && (platform === 'tensorrt_plan' || byFile('model.plan'))) backend = 'tensorrt';
-  if (backend === 'tensorrt') return (platform ||= 'tensorrt_plan', file ||= 'model.plan', done());
+  if (backend === 'tensorrt') return ((platform ||= 'tensorrt_plan'), (file ||= 'model.plan'), done());
   if (!backend && (platform === 'onnxruntime_onnx' || byFile('model.onnx'))) backend = 'onnxruntime';
-  if (backend === 'onnxruntime') return (platform ||= 'onnxruntime_onnx', file ||= 'model.onnx', done());
+  if (backend === 'onnxruntime') return ((platform ||= 'onnxruntime_onnx'), (file ||= 'model.onnx'), done());
   if (!backend && byFile('model.xml')) backend = 'openvino';
-  if (backend === 'openvino') return (file ||= 'model.xml', done());
+  if (backend === 'openvino') return ((file ||= 'model.xml'), done());
   if (!backend) {
     if (platform === 'pytorch_libtorch' || platform === 'libtorch' || file === 'model.pt') backend = 'pytorch';
     else if (platform === 'torch_aoti' || file === 'model.pt2') backend = 'pytorch';
@@ -80,7 +97,7 @@ export function autoCompleteBackend(config: ModelConfig, dirName: string, files:
     return done();
   }
   if (!backend && byFile('model.py')) backend = 'python';
-  if (backend === 'python') return (file ||= 'model.py', done());
+  if (backend === 'python') return ((file ||= 'model.py'), done());
   if (!backend && !platform && !file) {
     const dot = dirName.indexOf('.');
     if (dot >= 0) [backend, file] = [dirName.slice(dot + 1), `model.${dirName.slice(dot + 1)}`];

@@ -143,9 +143,14 @@ describe('parsePbtxt fixtures', () => {
 
   it('reads sequence batching controls, state and initial_state', () => {
     const sb = ok(SEQUENCE).sequence_batching;
-    expect(sb?.control_input?.[0]).toEqual({ name: 'START', control: [{ kind: 'CONTROL_SEQUENCE_START', fp32_false_true: [0, 1] }] });
+    expect(sb?.control_input?.[0]).toEqual({
+      name: 'START',
+      control: [{ kind: 'CONTROL_SEQUENCE_START', fp32_false_true: [0, 1] }],
+    });
     expect(sb?.control_input?.[1]?.control[0]?.bool_false_true).toEqual([false, true]);
-    expect(sb?.state?.[0]?.initial_state).toEqual([{ data_type: 'TYPE_FP32', dims: [2, 1], zero_data: true, name: 'zeros' }]);
+    expect(sb?.state?.[0]?.initial_state).toEqual([
+      { data_type: 'TYPE_FP32', dims: [2, 1], zero_data: true, name: 'zeros' },
+    ]);
     expect(sb?.oldest).toEqual({ max_candidate_sequences: 4, preferred_batch_size: [2, 4] });
   });
 
@@ -186,7 +191,9 @@ describe('parsePbtxt syntax', () => {
   });
 
   it('decodes string escapes and concatenates adjacent strings', () => {
-    expect(ok(`name: "a\\n\\t\\\\\\"\\'\\x41\\101\\u00e9" 'b"c' "é"`).name).toBe('a\n\t\\"\'AAébcé'.replace('bc', 'b"c'));
+    expect(ok(`name: "a\\n\\t\\\\\\"\\'\\x41\\101\\u00e9" 'b"c' "é"`).name).toBe(
+      'a\n\t\\"\'AAébcé'.replace('bc', 'b"c'),
+    );
   });
 
   it('reads integers in decimal, hex, octal and negative form', () => {
@@ -194,7 +201,9 @@ describe('parsePbtxt syntax', () => {
   });
 
   it('reads floats including inf, nan, exponents and the f suffix', () => {
-    const c = ok('model_metrics { metric_control { histogram_options { buckets: [ 1e-3, 1.5f, -inf, .5, 2, nan ] } } }');
+    const c = ok(
+      'model_metrics { metric_control { histogram_options { buckets: [ 1e-3, 1.5f, -inf, .5, 2, nan ] } } }',
+    );
     const buckets = (c.model_metrics as any).metric_control[0].histogram_options.buckets;
     expect(buckets.slice(0, 5)).toEqual([0.001, 1.5, -Infinity, 0.5, 2]);
     expect(buckets[5]).toBeNaN();
@@ -215,7 +224,10 @@ describe('parsePbtxt syntax', () => {
   });
 
   it('keeps the last entry of a duplicated map key', () => {
-    expect(ok('parameters { key: "k" value { string_value: "1" } } parameters { key: "k" value { string_value: "2" } }').parameters).toEqual({
+    expect(
+      ok('parameters { key: "k" value { string_value: "1" } } parameters { key: "k" value { string_value: "2" } }')
+        .parameters,
+    ).toEqual({
       k: { string_value: '2' },
     });
   });
@@ -269,7 +281,8 @@ describe('parsePbtxt errors', () => {
 
 describe('parsePbtxtLenient', () => {
   it('keeps unknown fields as generic values and prints them back', () => {
-    const text = 'name: "x"\nfuture { mode: FAST label: "s" n: -2.5 on: true }\nfuture { n: 1 }\nflags: [ 1, 2 ]\ninput [ { name: "a" is_new: true } ]\n';
+    const text =
+      'name: "x"\nfuture { mode: FAST label: "s" n: -2.5 on: true }\nfuture { n: 1 }\nflags: [ 1, 2 ]\ninput [ { name: "a" is_new: true } ]\n';
     const r = parsePbtxtLenient(text);
     expect(r.ok && r.config).toEqual({
       name: 'x',

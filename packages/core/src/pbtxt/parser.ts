@@ -74,16 +74,28 @@ class Parser {
     }
   }
 
-  private parseKnownField(def: MessageDef, field: FieldDef, obj: Json, at: Token, seen: Set<string>, oneofs: Map<string, string>, depth: number): void {
+  private parseKnownField(
+    def: MessageDef,
+    field: FieldDef,
+    obj: Json,
+    at: Token,
+    seen: Set<string>,
+    oneofs: Map<string, string>,
+    depth: number,
+  ): void {
     const repeated = field.repeated || field.type.kind === 'map';
     if (!repeated) {
-      if (seen.has(field.name)) this.fail(`field "${field.name}" of inference.${def.name} is given twice but is not repeated`, at);
+      if (seen.has(field.name))
+        this.fail(`field "${field.name}" of inference.${def.name} is given twice but is not repeated`, at);
       seen.add(field.name);
     }
     if (field.oneof) {
       const other = oneofs.get(field.oneof);
       if (other !== undefined && other !== field.name) {
-        this.fail(`fields "${other}" and "${field.name}" are both set, but only one member of oneof "${field.oneof}" may be given`, at);
+        this.fail(
+          `fields "${other}" and "${field.name}" are both set, but only one member of oneof "${field.oneof}" may be given`,
+          at,
+        );
       }
       oneofs.set(field.oneof, field.name);
     }
@@ -97,7 +109,8 @@ class Parser {
       this.parseList(() => this.addValue(field, obj, depth + 1), open, depth + 1);
       return;
     }
-    if (isMessage && !this.is('{') && !this.is('<')) this.fail(`expected "{" to start field "${field.name}", found ${show(this.peek())}`);
+    if (isMessage && !this.is('{') && !this.is('<'))
+      this.fail(`expected "{" to start field "${field.name}", found ${show(this.peek())}`);
     this.addValue(field, obj, depth);
   }
 
@@ -106,7 +119,8 @@ class Parser {
     this.checkDepth(depth);
     if (this.tryConsume(']')) return;
     for (;;) {
-      if (this.peek().type === 'eof') this.fail(`unterminated list: expected "]" to close the list opened at ${open.line}:${open.column}`);
+      if (this.peek().type === 'eof')
+        this.fail(`unterminated list: expected "]" to close the list opened at ${open.line}:${open.column}`);
       item();
       if (this.tryConsume(']')) return;
       this.expect(',', 'or "]" in list');
@@ -119,7 +133,11 @@ class Parser {
     if (t.kind === 'map') {
       const entry = this.parseNested(mapEntryDef(field), depth);
       const map = (obj[field.name] ??= {}) as Json;
-      setOwn(map, String(entry.key ?? defaultScalar(entryField(field, 'key'))), entry.value ?? defaultScalar(entryField(field, 'value')));
+      setOwn(
+        map,
+        String(entry.key ?? defaultScalar(entryField(field, 'key'))),
+        entry.value ?? defaultScalar(entryField(field, 'value')),
+      );
       return;
     }
     const value = t.kind === 'message' ? this.parseNested(messageDef(t.message), depth) : this.readScalar(field);
@@ -144,7 +162,10 @@ class Parser {
     let r: ScalarResult;
     if (t.kind === 'enum') r = readEnum(t.enum, tok, negative, field.name);
     else if (t.kind !== 'scalar') r = { ok: false, message: `field "${field.name}" expects a message` };
-    else if (t.scalar === 'bool') r = negative ? { ok: false, message: `field "${field.name}" expects true or false, found "-"` } : readBool(tok, field.name);
+    else if (t.scalar === 'bool')
+      r = negative
+        ? { ok: false, message: `field "${field.name}" expects true or false, found "-"` }
+        : readBool(tok, field.name);
     else if (t.scalar === 'float' || t.scalar === 'double') r = readFloat(tok, negative, field.name);
     else r = readInt(t.scalar, tok, negative, field.name);
     if (!r.ok) this.fail(r.message, tok);
@@ -179,7 +200,8 @@ class Parser {
       else setOwn(obj, name, [prev, ...items]);
       return;
     }
-    if (!hadColon && !this.is('{') && !this.is('<')) this.fail(`expected ":" or "{" after field "${name}", found ${show(this.peek())}`);
+    if (!hadColon && !this.is('{') && !this.is('<'))
+      this.fail(`expected ":" or "{" after field "${name}", found ${show(this.peek())}`);
     store(this.readGeneric(depth));
   }
 
@@ -225,7 +247,14 @@ function mapEntryDef(field: FieldDef): MessageDef {
   const key: FieldDef = { name: 'key', number: 1, type: { kind: 'scalar', scalar: field.type.key }, repeated: false };
   const value: FieldDef = { name: 'value', number: 2, type: field.type.value, repeated: false };
   const entryName = `${field.name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Entry`;
-  def = { name: entryName, fields: [key, value], byName: new Map([['key', key], ['value', value]]) };
+  def = {
+    name: entryName,
+    fields: [key, value],
+    byName: new Map([
+      ['key', key],
+      ['value', value],
+    ]),
+  };
   entryDefs.set(field, def);
   return def;
 }

@@ -5,18 +5,28 @@ import { parsePbtxt, parsePbtxtLenient } from './parser.ts';
 import { printPbtxt, quoteString } from './printer.ts';
 import { ENUMS, messageDef, type FieldDef, type FieldType, type ScalarKind } from './schema.ts';
 
-const text = fc.string({ unit: 'binary', maxLength: 12 }).filter((s) => !/[\ud800-\udfff]/.test(s.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')));
+const text = fc
+  .string({ unit: 'binary', maxLength: 12 })
+  .filter((s) => !/[\ud800-\udfff]/.test(s.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')));
 const name = fc.oneof(text, fc.constantFrom('INPUT0', 'x', 'é', 'a b', '"q"', 'back\\slash', 'line\nbreak'));
 
 function scalarArb(s: ScalarKind): fc.Arbitrary<unknown> {
   switch (s) {
-    case 'int32': return fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
-    case 'uint32': return fc.integer({ min: 0, max: 2 ** 32 - 1 });
-    case 'int64': return fc.oneof(fc.integer({ min: -5, max: 100 }), fc.maxSafeInteger(), fc.constant(Number.MIN_SAFE_INTEGER));
-    case 'uint64': return fc.oneof(fc.integer({ min: 0, max: 100 }), fc.maxSafeNat());
-    case 'float': case 'double': return fc.double();
-    case 'bool': return fc.boolean();
-    default: return name;
+    case 'int32':
+      return fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
+    case 'uint32':
+      return fc.integer({ min: 0, max: 2 ** 32 - 1 });
+    case 'int64':
+      return fc.oneof(fc.integer({ min: -5, max: 100 }), fc.maxSafeInteger(), fc.constant(Number.MIN_SAFE_INTEGER));
+    case 'uint64':
+      return fc.oneof(fc.integer({ min: 0, max: 100 }), fc.maxSafeNat());
+    case 'float':
+    case 'double':
+      return fc.double();
+    case 'bool':
+      return fc.boolean();
+    default:
+      return name;
   }
 }
 
@@ -69,7 +79,11 @@ function variant(printed: string, seed: number[]): string {
     .map((line) => {
       let l = line;
       const list = /^(\s*)(\w+): \[ ([-\w.]+(?:, [-\w.]+)*) \]$/.exec(l);
-      if (list && pick(2)) l = list[3]!.split(', ').map((v) => `${list[1]}${list[2]}: ${v}`).join(' ');
+      if (list && pick(2))
+        l = list[3]!
+          .split(', ')
+          .map((v) => `${list[1]}${list[2]}: ${v}`)
+          .join(' ');
       if (/^\s*\w+: [^{[]/.test(l) && pick(3) === 0) l += pick(2) ? ';' : ',';
       if (/^\s*\w+: \{/.test(l) && pick(2)) l = l.replace(': {', ' {');
       l = l.replace(/^\s+/, (ws) => [ws, '\t', ' ', ws + ws][pick(4)]!);
@@ -146,7 +160,9 @@ ensemble_future {
     const out = printPbtxt({
       name: 'e',
       platform: 'ensemble',
-      ensemble_scheduling: { step: [{ model_name: 'a', model_version: -1, input_map: { b: 'B', a: 'A' }, output_map: { o: 'O' } }] },
+      ensemble_scheduling: {
+        step: [{ model_name: 'a', model_version: -1, input_map: { b: 'B', a: 'A' }, output_map: { o: 'O' } }],
+      },
     });
     expect(out).toContain(`ensemble_scheduling {
   step [
@@ -205,11 +221,49 @@ describe('round-trip properties', () => {
 
   it('hostile text never throws: always a config or a positioned error', () => {
     const token = fc.constantFrom(
-      '{', '}', '[', ']', '<', '>', ':', ',', ';', '"', "'", '#', '\n', ' ', '-', '\\', 'name', 'input', 'dims',
-      'parameters', 'key', 'value', 'string_value', 'data_type', 'TYPE_FP32', 'x', '1', '0x', '1e', '.5', 'inf', 'true',
-      '"s"', '\\x', '\\777', 'dynamic_batching', 'sequence_batching', 'priority_queue_policy',
+      '{',
+      '}',
+      '[',
+      ']',
+      '<',
+      '>',
+      ':',
+      ',',
+      ';',
+      '"',
+      "'",
+      '#',
+      '\n',
+      ' ',
+      '-',
+      '\\',
+      'name',
+      'input',
+      'dims',
+      'parameters',
+      'key',
+      'value',
+      'string_value',
+      'data_type',
+      'TYPE_FP32',
+      'x',
+      '1',
+      '0x',
+      '1e',
+      '.5',
+      'inf',
+      'true',
+      '"s"',
+      '\\x',
+      '\\777',
+      'dynamic_batching',
+      'sequence_batching',
+      'priority_queue_policy',
     );
-    const hostile = fc.oneof(fc.string({ maxLength: 60 }), fc.array(token, { maxLength: 60 }).map((t) => t.join('')));
+    const hostile = fc.oneof(
+      fc.string({ maxLength: 60 }),
+      fc.array(token, { maxLength: 60 }).map((t) => t.join('')),
+    );
     fc.assert(
       fc.property(hostile, fc.boolean(), (s, lenient) => {
         const r = lenient ? parsePbtxtLenient(s) : parsePbtxt(s);

@@ -26,7 +26,8 @@ export function quoteString(s: string): string {
     else if (ch === '\r') out += '\\r';
     else if (ch === '\t') out += '\\t';
     else if (c < 0x20 || c === 0x7f) out += `\\${c.toString(8).padStart(3, '0')}`;
-    else if (c >= 0xd800 && c <= 0xdfff) out += '\ufffd'; // a lone surrogate has no UTF-8 form
+    else if (c >= 0xd800 && c <= 0xdfff)
+      out += '\ufffd'; // a lone surrogate has no UTF-8 form
     else out += ch;
   }
   return `${out}"`;
@@ -133,7 +134,13 @@ function printField(field: FieldDef, value: unknown, indent: string, out: string
   out.push(`${indent}${field.name}: ${formatScalar(t, value)}`);
 }
 
-function printMap(field: FieldDef, t: Extract<FieldType, { kind: 'map' }>, map: Json, indent: string, out: string[]): void {
+function printMap(
+  field: FieldDef,
+  t: Extract<FieldType, { kind: 'map' }>,
+  map: Json,
+  indent: string,
+  out: string[],
+): void {
   const numeric = t.key !== 'string' && t.key !== 'bytes' && t.key !== 'bool';
   const keys = Object.keys(map).sort((a, b) => (numeric ? Number(a) - Number(b) : a < b ? -1 : a > b ? 1 : 0));
   if (keys.length === 0) return void out.push(`${indent}${field.name} [ ]`);

@@ -43,7 +43,13 @@ function checkCycles(configs: Configs): Diagnostic[] {
         const key = [...new Set(cycle)].sort().join('\0');
         if (!reported.has(key)) {
           reported.add(key);
-          out.push(error('ensemble-cycle', `circular dependency between ensembles: ${cycle[0]} -> ... -> ${cycle[cycle.length - 2]} -> ${cycle[0]} (${cycle.join(' -> ')})`, `remove '${cycle[cycle.length - 2]}' from the steps of '${cycle[cycle.length - 3] ?? dep}' or restructure the ensembles`));
+          out.push(
+            error(
+              'ensemble-cycle',
+              `circular dependency between ensembles: ${cycle[0]} -> ... -> ${cycle[cycle.length - 2]} -> ${cycle[0]} (${cycle.join(' -> ')})`,
+              `remove '${cycle[cycle.length - 2]}' from the steps of '${cycle[cycle.length - 3] ?? dep}' or restructure the ensembles`,
+            ),
+          );
         }
       } else if (!state.has(dep)) visit(dep, [...path, dep]);
     }
@@ -58,9 +64,17 @@ function checkCycles(configs: Configs): Diagnostic[] {
 function checkSteps(e: string, ens: ModelConfig, configs: Configs, versions: Versions | undefined): Diagnostic[] {
   const out: Diagnostic[] = [];
   const steps = stepsOf(ens);
-  const missing = [...new Set(steps.map((s) => s.model_name).filter((n) => typeof n === 'string' && n && !own(configs, n)))];
+  const missing = [
+    ...new Set(steps.map((s) => s.model_name).filter((n) => typeof n === 'string' && n && !own(configs, n))),
+  ];
   if (missing.length) {
-    out.push(error('ensemble-model-missing', `ensemble ${e} contains models that are not available or ambiguous: ${missing.join(', ')}`, 'add the models to the repository or remove those steps'));
+    out.push(
+      error(
+        'ensemble-model-missing',
+        `ensemble ${e} contains models that are not available or ambiguous: ${missing.join(', ')}`,
+        'add the models to the repository or remove those steps',
+      ),
+    );
   }
   out.push(...checkRequiredVersions(e, steps, configs, versions));
   const mbs = ens.max_batch_size ?? 0;
@@ -69,7 +83,13 @@ function checkSteps(e: string, ens: ModelConfig, configs: Configs, versions: Ver
     if (!model) return;
     const mmbs = model.max_batch_size ?? 0;
     if (mmbs > 0 && mmbs < mbs) {
-      out.push(error('ensemble-batch-size', `ensemble ${e} allows maximum batch size ${mbs}, but it contains model ${step.model_name} which only allows maximum batch size to be ${mmbs} (step ${k})`, `lower max_batch_size of '${e}' to ${mmbs} or raise it on '${step.model_name}'`));
+      out.push(
+        error(
+          'ensemble-batch-size',
+          `ensemble ${e} allows maximum batch size ${mbs}, but it contains model ${step.model_name} which only allows maximum batch size to be ${mmbs} (step ${k})`,
+          `lower max_batch_size of '${e}' to ${mmbs} or raise it on '${step.model_name}'`,
+        ),
+      );
     }
     out.push(...checkMaps(e, step, k, model));
   });
@@ -84,15 +104,38 @@ function checkMaps(e: string, step: EnsembleStep, k: number, model: ModelConfig)
   const outputs = new Set(asList(model.output).map((o) => String(o.name)));
   const inputMap = mapOf(step.input_map);
   for (const key of Object.keys(inputMap)) {
-    if (!inputs.some((i) => i.name === key)) out.push(error('ensemble-map-unknown-input', `in ensemble ${e}, ensemble tensor ${inputMap[key]} is mapping to non-existing input ${key} in model ${m} (step ${k})`, `use one of: ${inputs.map((i) => String(i.name)).join(', ') || '(none)'}`, key));
+    if (!inputs.some((i) => i.name === key))
+      out.push(
+        error(
+          'ensemble-map-unknown-input',
+          `in ensemble ${e}, ensemble tensor ${inputMap[key]} is mapping to non-existing input ${key} in model ${m} (step ${k})`,
+          `use one of: ${inputs.map((i) => String(i.name)).join(', ') || '(none)'}`,
+          key,
+        ),
+      );
   }
   for (const key of Object.keys(mapOf(step.output_map))) {
-    if (!outputs.has(key)) out.push(error('ensemble-map-unknown-output', `in ensemble ${e}, ensemble tensor ${mapOf(step.output_map)[key]} is mapped from non-existing output ${key} in model ${m} (step ${k})`, `use one of: ${[...outputs].join(', ') || '(none)'}`, key));
+    if (!outputs.has(key))
+      out.push(
+        error(
+          'ensemble-map-unknown-output',
+          `in ensemble ${e}, ensemble tensor ${mapOf(step.output_map)[key]} is mapped from non-existing output ${key} in model ${m} (step ${k})`,
+          `use one of: ${[...outputs].join(', ') || '(none)'}`,
+          key,
+        ),
+      );
   }
   for (const input of inputs) {
     const name = String(input.name ?? '');
     if (name && !(name in inputMap) && input.optional !== true) {
-      out.push(error('ensemble-input-unmapped', `in ensemble ${e}, input ${name} in model ${m} is not mapped to any ensemble tensors (step ${k})`, `add input_map { key: "${name}" value: "<tensor>" }`, name));
+      out.push(
+        error(
+          'ensemble-input-unmapped',
+          `in ensemble ${e}, input ${name} in model ${m} is not mapped to any ensemble tensors (step ${k})`,
+          `add input_map { key: "${name}" value: "<tensor>" }`,
+          name,
+        ),
+      );
     }
   }
   return out;
@@ -112,30 +155,47 @@ function checkDecoupledJoins(e: string, ens: ModelConfig, configs: Configs): Dia
   const join = (reader: string, tensors: string[], fix: string): number | undefined => {
     const labels = new Set(tensors.map((t) => label.get(t)));
     if (labels.size <= 1) return [...labels][0];
-    out.push(error('ensemble-decoupled-join', `in ensemble ${e}, step of model '${reader}' receives inputs originated from different decoupled models`, fix));
+    out.push(
+      error(
+        'ensemble-decoupled-join',
+        `in ensemble ${e}, step of model '${reader}' receives inputs originated from different decoupled models`,
+        fix,
+      ),
+    );
     return undefined;
   };
-  for (let changed = true; changed && out.length === 0; ) {
+  for (let changed = true; changed && out.length === 0;) {
     changed = false;
     steps.forEach((s, k) => {
       const ins = Object.values(mapOf(s.input_map));
       if (done.has(k) || out.length > 0 || !ins.every((t) => label.has(t))) return;
       done.add(k);
       changed = true;
-      const mine = join(s.model_name, ins, 'feed the step from one decoupled source only (e.g. pass the other tensors through the decoupled model)') ?? 0;
+      const mine =
+        join(
+          s.model_name,
+          ins,
+          'feed the step from one decoupled source only (e.g. pass the other tensors through the decoupled model)',
+        ) ?? 0;
       const outLabel = isEnsembleDecoupled(s.model_name, configs) ? ++fresh : mine;
       for (const t of Object.values(mapOf(s.output_map))) if (!label.has(t)) label.set(t, outLabel);
     });
   }
   const outs = asList(ens.output).map((o) => String(o.name ?? ''));
-  if (out.length === 0 && outs.every((t) => label.has(t))) join(e, outs, 'take every ensemble output from the same decoupled step (or from steps after it)');
+  if (out.length === 0 && outs.every((t) => label.has(t)))
+    join(e, outs, 'take every ensemble output from the same decoupled step (or from steps after it)');
   return out;
 }
 
 type Versions = Record<string, readonly number[]>;
 
 /** Each step's `model_version` must be one its model serves (core `CheckEnsembleDependencies`). */
-function checkRequiredVersions(e: string, steps: EnsembleStep[], configs: Configs, versions: Versions | undefined): Diagnostic[] {
+function checkRequiredVersions(
+  e: string,
+  steps: EnsembleStep[],
+  configs: Configs,
+  versions: Versions | undefined,
+): Diagnostic[] {
   if (!versions) return [];
   const out: Diagnostic[] = [];
   const reported = new Set<string>();
@@ -148,8 +208,13 @@ function checkRequiredVersions(e: string, steps: EnsembleStep[], configs: Config
     const key = `${s.model_name}\0${v}`;
     if (served.length === 0 || v === -1 || served.includes(v) || reported.has(key)) continue;
     reported.add(key);
-    out.push(error('ensemble-version-not-loaded', `ensemble '${e}' depends on '${s.model_name}' whose required version ${v} is not loaded (it serves ${served.join(', ')})`,
-      `set model_version: -1 or one of ${served.join(', ')}, or change the version_policy of '${s.model_name}'`));
+    out.push(
+      error(
+        'ensemble-version-not-loaded',
+        `ensemble '${e}' depends on '${s.model_name}' whose required version ${v} is not loaded (it serves ${served.join(', ')})`,
+        `set model_version: -1 or one of ${served.join(', ')}, or change the version_policy of '${s.model_name}'`,
+      ),
+    );
   }
   return out;
 }
@@ -165,7 +230,11 @@ export function validateEnsembleConfigs(configs: Configs, versions?: Versions): 
   for (const e of Object.keys(configs).sort()) {
     const ens = own(configs, e);
     if (!ens || !isEnsemble(ens)) continue;
-    out.push(...checkSteps(e, ens, configs, versions), ...checkTensorTypes(e, ens, configs), ...checkDecoupledJoins(e, ens, configs));
+    out.push(
+      ...checkSteps(e, ens, configs, versions),
+      ...checkTensorTypes(e, ens, configs),
+      ...checkDecoupledJoins(e, ens, configs),
+    );
   }
   return out;
 }

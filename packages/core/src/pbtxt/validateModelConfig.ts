@@ -7,7 +7,15 @@ import type { ModelConfig } from './modelConfig.ts';
 import { checkEnsembleFlow, checkEnsembleShape } from './rules/ensembleRules.ts';
 import { checkInstanceGroups } from './rules/instanceRules.ts';
 import { checkIO } from './rules/ioRules.ts';
-import { checkMaxBatchSize, checkModelMetrics, checkName, checkPlatform, checkRuntime, checkVersions, checkWarmup } from './rules/modelRules.ts';
+import {
+  checkMaxBatchSize,
+  checkModelMetrics,
+  checkName,
+  checkPlatform,
+  checkRuntime,
+  checkVersions,
+  checkWarmup,
+} from './rules/modelRules.ts';
 import { checkDynamicBatching, checkResponseCache, checkSequenceBatching } from './rules/schedulingRules.ts';
 import { modelLabel } from './rules/util.ts';
 

@@ -31,7 +31,11 @@ export function readInt(kind: ScalarKind, tok: Token, negative: boolean, field: 
   if (raw === undefined) return { ok: false, message: `field "${field}" expects an integer, found ${describe(tok)}` };
   const v = negative ? -raw : raw;
   const [lo, hi] = INT_RANGES[kind] ?? [0n, 0n];
-  if (v < lo || v > hi) return { ok: false, message: `integer ${negative ? '-' : ''}${tok.text} is out of range for ${kind} field "${field}"` };
+  if (v < lo || v > hi)
+    return {
+      ok: false,
+      message: `integer ${negative ? '-' : ''}${tok.text} is out of range for ${kind} field "${field}"`,
+    };
   return { ok: true, value: Number(v) };
 }
 
@@ -70,12 +74,20 @@ export function readEnum(enumName: string, tok: Token, negative: boolean, field:
   const short = enumName.split('.').pop() ?? enumName;
   if (tok.type === 'ident' && !negative) {
     if (names.includes(tok.text)) return { ok: true, value: tok.text };
-    return { ok: false, message: `unknown value "${tok.text}" for enum ${short} of field "${field}" (expected one of ${names.join(', ')})` };
+    return {
+      ok: false,
+      message: `unknown value "${tok.text}" for enum ${short} of field "${field}" (expected one of ${names.join(', ')})`,
+    };
   }
   const int = tok.type === 'number' ? parseIntText(tok.text) : undefined;
-  if (int === undefined) return { ok: false, message: `field "${field}" expects an enum ${short} value, found ${describe(tok)}` };
+  if (int === undefined)
+    return { ok: false, message: `field "${field}" expects an enum ${short} value, found ${describe(tok)}` };
   const name = negative ? undefined : names[Number(int)];
-  if (name === undefined) return { ok: false, message: `unknown number ${negative ? '-' : ''}${tok.text} for enum ${short} of field "${field}"` };
+  if (name === undefined)
+    return {
+      ok: false,
+      message: `unknown number ${negative ? '-' : ''}${tok.text} for enum ${short} of field "${field}"`,
+    };
   return { ok: true, value: name };
 }
 

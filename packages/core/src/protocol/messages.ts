@@ -31,11 +31,26 @@ export type SkipReason =
   | { type: 'upstream-failed'; nodeId: string; message: string }
   | { type: 'cancelled'; message: string };
 
-export interface NodeTiming { nodeId: string; queueMs: number; computeMs: number; startMs: number; endMs: number; batchSize?: number; instance?: string }
+export interface NodeTiming {
+  nodeId: string;
+  queueMs: number;
+  computeMs: number;
+  startMs: number;
+  endMs: number;
+  batchSize?: number;
+  instance?: string;
+}
 
 /** Client → server. */
 export type ClientMessage =
-  | { type: 'run.start'; requestId: string; graph: string | GraphDoc; inputs: Record<string, WireTensor>; timeoutMs?: number; exported?: boolean }
+  | {
+      type: 'run.start';
+      requestId: string;
+      graph: string | GraphDoc;
+      inputs: Record<string, WireTensor>;
+      timeoutMs?: number;
+      exported?: boolean;
+    }
   | { type: 'run.cancel'; runId: string }
   | { type: 'stream.open'; streamId: string; graph: string | GraphDoc; sequenceId?: number | string }
   | { type: 'stream.append'; streamId: string; inputs: Record<string, WireTensor>; end?: boolean }
@@ -51,14 +66,57 @@ export type ServerMessage =
   | { type: 'node.skipped'; runId: string; nodeId: string; reason: SkipReason }
   | { type: 'node.failed'; runId: string; nodeId: string; message: string; traceback?: string }
   /** A line a model wrote (`print`, stderr, `pb_utils.Logger`) while this run used it; `nodeId` is absent when it cannot be told which node asked. */
-  | { type: 'run.log'; runId: string; nodeId?: string; model: string; instance: string; level: 'info' | 'warn' | 'error' | 'verbose'; message: string }
-  | { type: 'run.partial'; runId: string; nodeId: string; index: number; outputs: Record<string, TensorSummary>; chunk?: number }
-  | { type: 'run.exited_early'; runId: string; conditionId: string; expression: string; value: number | boolean; strategy: 'gate' | 'bls' | 'error'; message?: string; outputs: Record<string, WireTensor> }
-  | { type: 'run.completed'; runId: string; outputs: Record<string, WireTensor>; timings: NodeTiming[]; totalMs: number }
+  | {
+      type: 'run.log';
+      runId: string;
+      nodeId?: string;
+      model: string;
+      instance: string;
+      level: 'info' | 'warn' | 'error' | 'verbose';
+      message: string;
+    }
+  | {
+      type: 'run.partial';
+      runId: string;
+      nodeId: string;
+      index: number;
+      outputs: Record<string, TensorSummary>;
+      chunk?: number;
+    }
+  | {
+      type: 'run.exited_early';
+      runId: string;
+      conditionId: string;
+      expression: string;
+      value: number | boolean;
+      strategy: 'gate' | 'bls' | 'error';
+      message?: string;
+      outputs: Record<string, WireTensor>;
+    }
+  | {
+      type: 'run.completed';
+      runId: string;
+      outputs: Record<string, WireTensor>;
+      timings: NodeTiming[];
+      totalMs: number;
+    }
   | { type: 'run.failed'; runId: string; error: { code: string; message: string; nodeId?: string } }
-  | { type: 'sequence.bound'; streamId: string; sequenceId: number | string; model: string; instance: string; nodeId: string }
+  | {
+      type: 'sequence.bound';
+      streamId: string;
+      sequenceId: number | string;
+      model: string;
+      instance: string;
+      nodeId: string;
+    }
   | { type: 'sequence.chunk'; streamId: string; chunk: number; runId: string }
-  | { type: 'sequence.ended'; streamId: string; sequenceId: number | string; reason: 'end' | 'cancelled' | 'idle' | 'failed'; message?: string }
+  | {
+      type: 'sequence.ended';
+      streamId: string;
+      sequenceId: number | string;
+      reason: 'end' | 'cancelled' | 'idle' | 'failed';
+      message?: string;
+    }
   | { type: 'notice'; level: 'info' | 'warning'; message: string }
   | { type: 'backpressure'; dropped: number; policy: string }
   | { type: 'error'; ref?: string; error: { code: string; message: string } }

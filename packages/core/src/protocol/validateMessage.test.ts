@@ -36,7 +36,12 @@ describe('validateClientMessage', () => {
   });
 
   it('returns the request id as ref so the client can match the error', () => {
-    const r = validateClientMessage({ type: 'run.start', requestId: 'abc', graph: 'g', inputs: { x: { ...tensor, data: [1] } } });
+    const r = validateClientMessage({
+      type: 'run.start',
+      requestId: 'abc',
+      graph: 'g',
+      inputs: { x: { ...tensor, data: [1] } },
+    });
     expect(r).toMatchObject({ ok: false, ref: 'abc' });
   });
 });
@@ -58,8 +63,9 @@ describe('checkWireTensor', () => {
   });
 
   it('names the element limit and its value', () => {
-    expect(checkWireTensor('x', { datatype: 'FP32', shape: [1000, 1000], binary: 0 }, { maxTensorElements: 1000 }))
-      .toMatch(/1000000 elements, over the limit maxTensorElements=1000/);
+    expect(
+      checkWireTensor('x', { datatype: 'FP32', shape: [1000, 1000], binary: 0 }, { maxTensorElements: 1000 }),
+    ).toMatch(/1000000 elements, over the limit maxTensorElements=1000/);
   });
 
   it('accepts BOOL as booleans or 0/1', () => {

@@ -3,19 +3,27 @@ import { isObj, SchemaError, type Obj } from './read.ts';
 import { readGraph } from './readGraph.ts';
 
 /** One step: brings a document from version `key` to `key + 1`. Input is untrusted (checked after). */
-export interface Migration { description: string; up(doc: Obj): Obj }
+export interface Migration {
+  description: string;
+  up(doc: Obj): Obj;
+}
 
 /** The migrations, keyed by the version they start from. */
 export const MIGRATIONS: Readonly<Record<number, Migration>> = {
   0: {
-    description: 'pre-release documents: edges named their ports sourceHandle/targetHandle (React Flow) and maxBatchSize was optional',
+    description:
+      'pre-release documents: edges named their ports sourceHandle/targetHandle (React Flow) and maxBatchSize was optional',
     up(doc) {
       const edges = Array.isArray(doc.edges)
         ? doc.edges.map((e: unknown) => {
-          if (!isObj(e)) return e;
-          const { sourceHandle, targetHandle, ...rest } = e;
-          return { ...rest, sourcePort: rest.sourcePort ?? sourceHandle, targetPort: rest.targetPort ?? targetHandle };
-        })
+            if (!isObj(e)) return e;
+            const { sourceHandle, targetHandle, ...rest } = e;
+            return {
+              ...rest,
+              sourcePort: rest.sourcePort ?? sourceHandle,
+              targetPort: rest.targetPort ?? targetHandle,
+            };
+          })
         : doc.edges;
       return { ...doc, version: 1, maxBatchSize: doc.maxBatchSize ?? 0, edges };
     },
@@ -32,9 +40,13 @@ export type MigrateResult = { ok: true; graph: GraphDoc; from: number } | { ok: 
 export function migrate(doc: unknown): MigrateResult {
   if (!isObj(doc)) return { ok: false, error: 'the graph document must be a JSON object' };
   const from = doc.version ?? 0;
-  if (typeof from !== 'number' || !Number.isInteger(from) || from < 0) return { ok: false, error: 'version must be a non-negative integer' };
+  if (typeof from !== 'number' || !Number.isInteger(from) || from < 0)
+    return { ok: false, error: 'version must be a non-negative integer' };
   if (from > GRAPH_VERSION) {
-    return { ok: false, error: `graph version ${from} is newer than this Ensemble Studio supports (${GRAPH_VERSION}); update Ensemble Studio to open it` };
+    return {
+      ok: false,
+      error: `graph version ${from} is newer than this Ensemble Studio supports (${GRAPH_VERSION}); update Ensemble Studio to open it`,
+    };
   }
   let current: Obj = doc;
   for (let v = from; v < GRAPH_VERSION; v++) {

@@ -33,7 +33,9 @@ export function bool(v: unknown, path: string): boolean {
 }
 
 export function oneOf<T extends string>(v: unknown, path: string, options: readonly T[]): T {
-  return typeof v === 'string' && (options as readonly string[]).includes(v) ? (v as T) : fail(path, `must be one of ${options.join(', ')}`);
+  return typeof v === 'string' && (options as readonly string[]).includes(v)
+    ? (v as T)
+    : fail(path, `must be one of ${options.join(', ')}`);
 }
 
 export function arr<T>(v: unknown, path: string, item: (x: unknown, p: string) => T): T[] {
@@ -47,7 +49,12 @@ export function record<T>(v: unknown, path: string, item: (x: unknown, p: string
 }
 
 /** Reads `o[key]` with `f` when present (not undefined); returns `{}` or `{ [key]: value }` to spread. */
-export function opt<K extends string, T>(o: Obj, key: K, path: string, f: (x: unknown, p: string) => T): { [P in K]?: T } {
+export function opt<K extends string, T>(
+  o: Obj,
+  key: K,
+  path: string,
+  f: (x: unknown, p: string) => T,
+): { [P in K]?: T } {
   return o[key] === undefined ? {} : ({ [key]: f(o[key], `${path}.${key}`) } as { [P in K]?: T });
 }
 

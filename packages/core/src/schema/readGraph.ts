@@ -21,27 +21,41 @@ function instanceGroup(v: unknown, path: string): Obj {
 function sequenceBatching(v: unknown, path: string): Obj {
   return openObj(v, path, (o) => ({
     ...opt(o, 'max_sequence_idle_microseconds', path, (x, p) => int(x, p, 0)),
-    ...opt(o, 'state', path, (x, p) => arr(x, p, (s, q) => openObj(s, q, (so) => ({
-      input_name: str(so.input_name, `${q}.input_name`, true),
-      output_name: str(so.output_name, `${q}.output_name`, true),
-      data_type: str(so.data_type, `${q}.data_type`, true),
-      dims: arr(so.dims, `${q}.dims`, (d, r) => int(d, r)),
-    })))),
+    ...opt(o, 'state', path, (x, p) =>
+      arr(x, p, (s, q) =>
+        openObj(s, q, (so) => ({
+          input_name: str(so.input_name, `${q}.input_name`, true),
+          output_name: str(so.output_name, `${q}.output_name`, true),
+          data_type: str(so.data_type, `${q}.data_type`, true),
+          dims: arr(so.dims, `${q}.dims`, (d, r) => int(d, r)),
+        })),
+      ),
+    ),
     ...opt(o, 'control_input', path, (x, p) => arr(x, p, (c, q) => obj(c, q))),
   }));
 }
 
 function settings(v: unknown, path: string): ModelSettings {
   const o = obj(v, path);
-  const orNull = <T>(f: (x: unknown, p: string) => T) => (x: unknown, p: string): T | null => (x === null ? null : f(x, p));
+  const orNull =
+    <T>(f: (x: unknown, p: string) => T) =>
+    (x: unknown, p: string): T | null =>
+      x === null ? null : f(x, p);
   return {
     ...opt(o, 'max_batch_size', path, (x, p) => int(x, p, 0)),
     ...opt(o, 'instance_group', path, (x, p) => arr(x, p, instanceGroup)),
-    ...opt(o, 'dynamic_batching', path, orNull((x, p) => openObj(x, p, (d) => ({
-      ...opt(d, 'preferred_batch_size', p, (y, q) => arr(y, q, (z, r) => int(z, r))),
-      ...opt(d, 'max_queue_delay_microseconds', p, (y, q) => int(y, q, 0)),
-      ...opt(d, 'preserve_ordering', p, bool),
-    })))),
+    ...opt(
+      o,
+      'dynamic_batching',
+      path,
+      orNull((x, p) =>
+        openObj(x, p, (d) => ({
+          ...opt(d, 'preferred_batch_size', p, (y, q) => arr(y, q, (z, r) => int(z, r))),
+          ...opt(d, 'max_queue_delay_microseconds', p, (y, q) => int(y, q, 0)),
+          ...opt(d, 'preserve_ordering', p, bool),
+        })),
+      ),
+    ),
     ...opt(o, 'sequence_batching', path, orNull(sequenceBatching)),
     ...opt(o, 'decoupled', path, bool),
   } as ModelSettings;
@@ -99,7 +113,13 @@ function node(v: unknown, p: string): GraphNode {
 function edge(v: unknown, p: string): GraphEdge {
   const o = obj(v, p);
   const s = (k: string) => str(o[k], `${p}.${k}`, true);
-  return { id: s('id'), source: s('source'), sourcePort: s('sourcePort'), target: s('target'), targetPort: s('targetPort') };
+  return {
+    id: s('id'),
+    source: s('source'),
+    sourcePort: s('sourcePort'),
+    target: s('target'),
+    targetPort: s('targetPort'),
+  };
 }
 
 function unique(items: { id: string }[], path: string): void {

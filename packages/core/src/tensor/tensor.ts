@@ -2,8 +2,17 @@ import type { DataType } from './dtype.ts';
 
 /** Typed array backing each data type. BYTES tensors hold strings; BF16/FP16 hold raw Uint16 bits. */
 export type TensorData =
-  | Float32Array | Float64Array | Int8Array | Int16Array | Int32Array | BigInt64Array
-  | Uint8Array | Uint16Array | Uint32Array | BigUint64Array | string[];
+  | Float32Array
+  | Float64Array
+  | Int8Array
+  | Int16Array
+  | Int32Array
+  | BigInt64Array
+  | Uint8Array
+  | Uint16Array
+  | Uint32Array
+  | BigUint64Array
+  | string[];
 
 /** An immutable tensor value shared by the engine, protocol and ops. Shape is the full shape. */
 export interface Tensor {
@@ -26,22 +35,40 @@ export function zeros(datatype: DataType, shape: readonly number[]): Tensor {
 
 export function allocData(datatype: DataType, n: number): TensorData {
   switch (datatype) {
-    case 'BOOL': case 'UINT8': return new Uint8Array(n);
-    case 'INT8': return new Int8Array(n);
-    case 'INT16': return new Int16Array(n);
-    case 'UINT16': case 'FP16': case 'BF16': return new Uint16Array(n);
-    case 'INT32': return new Int32Array(n);
-    case 'UINT32': return new Uint32Array(n);
-    case 'INT64': return new BigInt64Array(n);
-    case 'UINT64': return new BigUint64Array(n);
-    case 'FP32': return new Float32Array(n);
-    case 'FP64': return new Float64Array(n);
-    case 'BYTES': return new Array<string>(n).fill('');
+    case 'BOOL':
+    case 'UINT8':
+      return new Uint8Array(n);
+    case 'INT8':
+      return new Int8Array(n);
+    case 'INT16':
+      return new Int16Array(n);
+    case 'UINT16':
+    case 'FP16':
+    case 'BF16':
+      return new Uint16Array(n);
+    case 'INT32':
+      return new Int32Array(n);
+    case 'UINT32':
+      return new Uint32Array(n);
+    case 'INT64':
+      return new BigInt64Array(n);
+    case 'UINT64':
+      return new BigUint64Array(n);
+    case 'FP32':
+      return new Float32Array(n);
+    case 'FP64':
+      return new Float64Array(n);
+    case 'BYTES':
+      return new Array<string>(n).fill('');
   }
 }
 
 /** Builds a tensor from plain numbers/strings (KServe JSON form), checking the element count. */
-export function tensorFromJson(datatype: DataType, shape: readonly number[], flat: readonly (number | string | boolean)[]): Tensor {
+export function tensorFromJson(
+  datatype: DataType,
+  shape: readonly number[],
+  flat: readonly (number | string | boolean)[],
+): Tensor {
   const n = elementCount(shape);
   if (flat.length !== n) {
     throw new Error(`tensor has ${flat.length} elements but shape [${shape.join(',')}] needs ${n}`);

@@ -3,10 +3,17 @@ import { fixtureCatalogue, graphFixture } from '../testing/fixtures.ts';
 import { canConnect } from './canConnect.ts';
 
 const catalogue = fixtureCatalogue();
-const base = () => graphFixture('e', 4)
-  .input('X', 'FP32', [-1]).input('I', 'INT32', [-1]).input('M', 'FP32', [-1, 4])
-  .model('a', 'identity').model('b', 'identity').router('r', 2).model('s', 'simple')
-  .feed('X', 'a', 'INPUT0').wire('a', 'OUTPUT0', 'b', 'INPUT0');
+const base = () =>
+  graphFixture('e', 4)
+    .input('X', 'FP32', [-1])
+    .input('I', 'INT32', [-1])
+    .input('M', 'FP32', [-1, 4])
+    .model('a', 'identity')
+    .model('b', 'identity')
+    .router('r', 2)
+    .model('s', 'simple')
+    .feed('X', 'a', 'INPUT0')
+    .wire('a', 'OUTPUT0', 'b', 'INPUT0');
 const check = (g: ReturnType<typeof base>, source: string, sourcePort: string, target: string, targetPort: string) =>
   canConnect(g.doc(), catalogue, { source, sourcePort, target, targetPort });
 
@@ -24,7 +31,11 @@ describe('canConnect', () => {
     ['an unknown node', ['ghost', 'out', 'b', 'INPUT0'], "unknown node 'ghost'"],
     ['a dtype mismatch', ['I', 'out', 'a', 'INPUT0'], 'dtype mismatch'],
     ['a rank mismatch', ['M', 'out', 'a', 'INPUT0'], 'shape mismatch'],
-    ['a dtype mismatch between models', ['a', 'OUTPUT0', 's', 'INPUT0'], 'dtype mismatch: \'a\'.OUTPUT0 is FP32 but \'s\'.INPUT0 expects INT32'],
+    [
+      'a dtype mismatch between models',
+      ['a', 'OUTPUT0', 's', 'INPUT0'],
+      "dtype mismatch: 'a'.OUTPUT0 is FP32 but 's'.INPUT0 expects INT32",
+    ],
   ] as const)('refuses %s', (_, [s, sp, t, tp], reason) => {
     const r = check(base(), s, sp, t, tp);
     expect(r.ok).toBe(false);
@@ -32,7 +43,11 @@ describe('canConnect', () => {
   });
 
   it('refuses a fixed dim that differs, with -1 as a wildcard', () => {
-    const g = graphFixture('e', 8).input('A', 'INT32', [8]).input('B', 'INT32', [16]).input('V', 'INT32', [-1]).model('s', 'simple');
+    const g = graphFixture('e', 8)
+      .input('A', 'INT32', [8])
+      .input('B', 'INT32', [16])
+      .input('V', 'INT32', [-1])
+      .model('s', 'simple');
     const r = check(g, 'A', 'out', 's', 'INPUT0');
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.reason).toBe("shape mismatch: 'A'.out is [-1,8] but 's'.INPUT0 expects [-1,16]");

@@ -45,7 +45,8 @@ export function effectiveModel(node: ModelNode, catalogue: Catalogue): Effective
   const model = catalogueModel(catalogue, node.params.model);
   if (!model) return undefined;
   const s = node.params.settings ?? {};
-  const pick = <T>(v: T | null | undefined, fallback: T | undefined): T | undefined => (v === null ? undefined : v ?? fallback);
+  const pick = <T>(v: T | null | undefined, fallback: T | undefined): T | undefined =>
+    v === null ? undefined : (v ?? fallback);
   return {
     model,
     maxBatchSize: s.max_batch_size ?? model.maxBatchSize,
@@ -56,4 +57,5 @@ export function effectiveModel(node: ModelNode, catalogue: Catalogue): Effective
   };
 }
 
-export const modelNodes = (graph: GraphDoc): ModelNode[] => graph.nodes.filter((n): n is ModelNode => n.kind === 'model');
+export const modelNodes = (graph: GraphDoc): ModelNode[] =>
+  graph.nodes.filter((n): n is ModelNode => n.kind === 'model');

@@ -6,7 +6,11 @@ const catalogue = fixtureCatalogue();
 
 describe('propagateTypes', () => {
   it('gives declared ports their full shapes (batch dim from the effective max_batch_size)', () => {
-    const g = graphFixture('e', 4).input('X', 'FP32', [-1]).model('a', 'identity').model('b', 'identity', { max_batch_size: 0 }).doc();
+    const g = graphFixture('e', 4)
+      .input('X', 'FP32', [-1])
+      .model('a', 'identity')
+      .model('b', 'identity', { max_batch_size: 0 })
+      .doc();
     const t = propagateTypes(g, catalogue);
     expect(t.get(portKey('X', 'out'))).toEqual({ datatype: 'FP32', shape: [-1, -1] });
     expect(t.get(portKey('a', 'INPUT0'))).toEqual({ datatype: 'FP32', shape: [-1, -1] });
@@ -14,8 +18,15 @@ describe('propagateTypes', () => {
   });
 
   it('passes types through chained routers and conditions, from their producers', () => {
-    const g = graphFixture('e', 8).input('A', 'INT32', [16]).router('r1', 2).router('r2', 3).condition('c', { ports: ['p', 'q'] })
-      .wire('r2', 'out_2', 'c', 'p').wire('r1', 'out_1', 'r2', 'in').feed('A', 'r1', 'in').doc();
+    const g = graphFixture('e', 8)
+      .input('A', 'INT32', [16])
+      .router('r1', 2)
+      .router('r2', 3)
+      .condition('c', { ports: ['p', 'q'] })
+      .wire('r2', 'out_2', 'c', 'p')
+      .wire('r1', 'out_1', 'r2', 'in')
+      .feed('A', 'r1', 'in')
+      .doc();
     const t = propagateTypes(g, catalogue);
     const int16 = { datatype: 'INT32', shape: [-1, 16] };
     expect(t.get(portKey('r1', 'out_0'))).toEqual(int16);
@@ -25,7 +36,12 @@ describe('propagateTypes', () => {
   });
 
   it('terminates on a cycle through routers', () => {
-    const g = graphFixture().router('r1', 1).router('r2', 1).wire('r1', 'out_0', 'r2', 'in').wire('r2', 'out_0', 'r1', 'in').doc();
+    const g = graphFixture()
+      .router('r1', 1)
+      .router('r2', 1)
+      .wire('r1', 'out_0', 'r2', 'in')
+      .wire('r2', 'out_0', 'r1', 'in')
+      .doc();
     expect(propagateTypes(g, catalogue).get(portKey('r1', 'out_0'))).toEqual({ datatype: null, shape: null });
   });
 

@@ -5,7 +5,10 @@ import { nodePorts } from '../kinds/registry.ts';
 import type { DataType } from '../tensor/dtype.ts';
 
 /** A port's tensor type; null = unknown (nothing typed is connected). Shapes are FULL shapes. */
-export interface PortType { datatype: DataType | null; shape: number[] | null }
+export interface PortType {
+  datatype: DataType | null;
+  shape: number[] | null;
+}
 
 /** The key of a port in `propagateTypes`' map. @example portKey('det', 'prob') === 'det:prob' */
 export const portKey = (nodeId: string, port: string): string => `${nodeId}:${port}`;
@@ -47,7 +50,8 @@ export function propagateTypes(graph: GraphDoc, catalogue: Catalogue): Map<strin
   const types = new Map<string, PortType>();
   for (const node of graph.nodes) {
     const ports = nodePorts(graph, node, catalogue);
-    for (const p of [...ports.inputs, ...ports.outputs]) types.set(portKey(node.id, p.name), { datatype: p.datatype, shape: p.shape });
+    for (const p of [...ports.inputs, ...ports.outputs])
+      types.set(portKey(node.id, p.name), { datatype: p.datatype, shape: p.shape });
   }
   const topo = topoOrder(graph);
   const order = topo.ok ? topo.order : graph.nodes.map((n) => n.id);
@@ -57,7 +61,8 @@ export function propagateTypes(graph: GraphDoc, catalogue: Catalogue): Map<strin
     let changed = false;
     for (const id of order) {
       const node = byId.get(id);
-      if (node && (node.kind === 'router' || node.kind === 'condition')) changed = inferPassThrough(graph, types, node) || changed;
+      if (node && (node.kind === 'router' || node.kind === 'condition'))
+        changed = inferPassThrough(graph, types, node) || changed;
     }
     if (topo.ok || !changed) break;
   }

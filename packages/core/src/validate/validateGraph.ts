@@ -5,13 +5,40 @@ import { ruleContext, type Rule } from './context.ts';
 import { decoupledJoins } from './rules/decoupled.ts';
 import { conflictingSettings, decoupledGraph, modelSettings, statefulModels, unknownModels } from './rules/models.ts';
 import { nodeParams } from './rules/nodes.ts';
-import { cycles, danglingEdges, doublyFedInputs, emptyGraph, optionalInputs, sharedOutputs, tensorNames, unconnectedInputs, unreachedOutputs, unusedTensors } from './rules/structure.ts';
+import {
+  cycles,
+  danglingEdges,
+  doublyFedInputs,
+  emptyGraph,
+  optionalInputs,
+  sharedOutputs,
+  tensorNames,
+  unconnectedInputs,
+  unreachedOutputs,
+  unusedTensors,
+} from './rules/structure.ts';
 import { batchSizes, edgeTypes } from './rules/types.ts';
 
 /** Every rule of PRODUCT §6, in the order their diagnostics are listed. */
 export const GRAPH_RULES: readonly Rule[] = [
-  emptyGraph, cycles, danglingEdges, doublyFedInputs, unconnectedInputs, unreachedOutputs, unusedTensors, sharedOutputs, optionalInputs, tensorNames,
-  edgeTypes, batchSizes, unknownModels, modelSettings, conflictingSettings, statefulModels, decoupledJoins, decoupledGraph,
+  emptyGraph,
+  cycles,
+  danglingEdges,
+  doublyFedInputs,
+  unconnectedInputs,
+  unreachedOutputs,
+  unusedTensors,
+  sharedOutputs,
+  optionalInputs,
+  tensorNames,
+  edgeTypes,
+  batchSizes,
+  unknownModels,
+  modelSettings,
+  conflictingSettings,
+  statefulModels,
+  decoupledJoins,
+  decoupledGraph,
   nodeParams,
 ];
 
@@ -25,5 +52,8 @@ const RANK = { error: 0, warning: 1, info: 2 } as const;
 export function validateGraph(graph: GraphDoc, catalogue: Catalogue): Diagnostic[] {
   const ctx = ruleContext(graph, catalogue);
   const all = GRAPH_RULES.flatMap((rule) => rule(ctx));
-  return all.map((d, i) => ({ d, i })).sort((a, b) => RANK[a.d.severity] - RANK[b.d.severity] || a.i - b.i).map(({ d }) => d);
+  return all
+    .map((d, i) => ({ d, i }))
+    .sort((a, b) => RANK[a.d.severity] - RANK[b.d.severity] || a.i - b.i)
+    .map(({ d }) => d);
 }

@@ -14,15 +14,21 @@ import { formatDiagnostic } from './validate.ts';
  * @example await compileCommand(['ocr', '--out', '/tmp/ocr'], io)
  */
 export async function compileCommand(argv: string[], io: CliIO): Promise<number> {
-  const { positionals, values } = parseCommandArgs(argv, { repo: { type: 'string' }, out: { type: 'string' }, zip: { type: 'string' } }, 1);
+  const { positionals, values } = parseCommandArgs(
+    argv,
+    { repo: { type: 'string' }, out: { type: 'string' }, zip: { type: 'string' } },
+    1,
+  );
   const target = positionals[0];
   if (target === undefined) throw new UsageError('compile needs a graph: NAME or GRAPH.json');
   const out = str(values, 'out');
   const zip = str(values, 'zip');
   if (!out && !zip) throw new UsageError('compile needs --out DIR (and/or --zip FILE)');
-  const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch((err: NodeJS.ErrnoException) => {
-    throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
-  });
+  const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch(
+    (err: NodeJS.ErrnoException) => {
+      throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
+    },
+  );
   const graph = await resolveTarget(repo, target, false);
   const result = compileGraph(graph, repo.catalogue);
   for (const d of result.diagnostics) io.err(formatDiagnostic({ target: graph.name, ...d }));

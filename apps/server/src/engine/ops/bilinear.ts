@@ -1,5 +1,10 @@
 /** A pixel rectangle of an image: top-left corner and size, all integers. */
-export interface Region { x: number; y: number; w: number; h: number }
+export interface Region {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
 
 /**
  * Half-pixel sample positions of a resize from `inN` to `outN` samples (align_corners = false,
@@ -31,7 +36,12 @@ export function axisSamples(outN: number, inN: number): { i0: Int32Array; i1: In
  * @example resizeBilinear(img, 4, { x: 0, y: 0, w: 4, h: 2 }, 1, 2, 3) // a 1×2×3 Float64Array
  */
 export function resizeBilinear(
-  src: Uint8Array, width: number, region: Region, outH: number, outW: number, channels: number,
+  src: Uint8Array,
+  width: number,
+  region: Region,
+  outH: number,
+  outW: number,
+  channels: number,
 ): Float64Array {
   const out = new Float64Array(outH * outW * channels);
   const ys = axisSamples(outH, region.h);

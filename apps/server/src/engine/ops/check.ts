@@ -50,15 +50,24 @@ export function channelOrder(values: OpValues): ChannelOrder {
  * @throws Error like `crop_resize: input 'boxes' must be FP32 of rank 2, got INT64 [3]`.
  * @example const prob = input('db_postprocess', inputs, 'prob', 'FP32', 4);
  */
-export function input(op: OpId, inputs: Record<string, Tensor>, port: string, datatype: DataType, rank: number): Tensor {
+export function input(
+  op: OpId,
+  inputs: Record<string, Tensor>,
+  port: string,
+  datatype: DataType,
+  rank: number,
+): Tensor {
   const t = inputs[port];
   if (t === undefined) throw new Error(`${op}: missing input '${port}'`);
   if (t.datatype !== datatype || t.shape.length !== rank) {
-    throw new Error(`${op}: input '${port}' must be ${datatype} of rank ${rank}, got ${t.datatype} [${t.shape.join(',')}]`);
+    throw new Error(
+      `${op}: input '${port}' must be ${datatype} of rank ${rank}, got ${t.datatype} [${t.shape.join(',')}]`,
+    );
   }
   let n = 1;
   for (const d of t.shape) n *= d;
-  if (t.data.length !== n) throw new Error(`${op}: input '${port}' has ${t.data.length} elements for shape [${t.shape.join(',')}]`);
+  if (t.data.length !== n)
+    throw new Error(`${op}: input '${port}' has ${t.data.length} elements for shape [${t.shape.join(',')}]`);
   return t;
 }
 

@@ -1,13 +1,20 @@
 /** One 8-connected component of a binary map: its bounding box, run ends and raster-first run. */
 export interface Component {
-  minX: number; maxX: number; minY: number; maxY: number;
+  minX: number;
+  maxX: number;
+  minY: number;
+  maxY: number;
   /** The two end pixels of each of its runs, flat as x, y pairs (its convex hull's candidates). */
   ends: number[];
   /** Index of its first run in raster order (a unique tie-break). */
   first: number;
 }
 
-interface Runs { y: number[]; x0: number[]; x1: number[] }
+interface Runs {
+  y: number[];
+  x0: number[];
+  x1: number[];
+}
 
 /** Horizontal runs of pixels with value > thresh, in raster order (x1 inclusive). */
 function findRuns(map: Float32Array, h: number, w: number, thresh: number): Runs {
@@ -18,7 +25,9 @@ function findRuns(map: Float32Array, h: number, w: number, thresh: number): Runs
       const on = x < w && (map[y * w + x] ?? 0) > thresh;
       if (on && start < 0) start = x;
       if (!on && start >= 0) {
-        runs.y.push(y); runs.x0.push(start); runs.x1.push(x - 1);
+        runs.y.push(y);
+        runs.x0.push(start);
+        runs.x1.push(x - 1);
         start = -1;
       }
     }
@@ -29,7 +38,11 @@ function findRuns(map: Float32Array, h: number, w: number, thresh: number): Runs
 function find(parent: Int32Array, i: number): number {
   let r = i;
   while ((parent[r] ?? r) !== r) r = parent[r] ?? r;
-  while ((parent[i] ?? i) !== r) { const next = parent[i] ?? i; parent[i] = r; i = next; }
+  while ((parent[i] ?? i) !== r) {
+    const next = parent[i] ?? i;
+    parent[i] = r;
+    i = next;
+  }
   return r;
 }
 
@@ -39,7 +52,7 @@ function find(parent: Int32Array, i: number): number {
  */
 function linkRows(runs: Runs, parent: Int32Array): void {
   let prev = 0; // first run of the previous row
-  let cur = 0;  // first run of the current row
+  let cur = 0; // first run of the current row
   const n = runs.y.length;
   while (cur < n) {
     const y = runs.y[cur] ?? 0;
@@ -54,7 +67,8 @@ function linkRows(runs: Runs, parent: Int32Array): void {
           const rb = find(parent, b);
           if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
         }
-        if ((runs.x1[a] ?? 0) < (runs.x1[b] ?? 0)) a++; else b++;
+        if ((runs.x1[a] ?? 0) < (runs.x1[b] ?? 0)) a++;
+        else b++;
       }
     }
     prev = cur;
@@ -83,7 +97,9 @@ export function components(map: Float32Array, h: number, w: number, thresh: numb
       c = { minX: x0, maxX: x1, minY: y, maxY: y, ends: [], first: root };
       byRoot.set(root, c);
     }
-    c.minX = Math.min(c.minX, x0); c.maxX = Math.max(c.maxX, x1); c.maxY = y;
+    c.minX = Math.min(c.minX, x0);
+    c.maxX = Math.max(c.maxX, x1);
+    c.maxY = y;
     c.ends.push(x0, y, x1, y);
   }
   return [...byRoot.values()].sort((a, b) => a.minY - b.minY || a.minX - b.minX || a.first - b.first);

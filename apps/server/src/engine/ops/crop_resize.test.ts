@@ -9,7 +9,11 @@ const ctx = { readText: () => '' };
 const corners = ([x1, y1, x2, y2]: number[]) => [x1!, y1!, x2!, y1!, x2!, y2!, x1!, y2!];
 /** Crops `boxes`, each either [x1, y1, x2, y2] (axis-aligned) or eight corner coordinates. */
 const run = (image: Tensor, boxes: number[][], values: Record<string, number | string | boolean> = {}) => {
-  const b = tensorFromJson('FP32', [boxes.length, 4, 2], boxes.flatMap((q) => (q.length === 4 ? corners(q) : q)));
+  const b = tensorFromJson(
+    'FP32',
+    [boxes.length, 4, 2],
+    boxes.flatMap((q) => (q.length === 4 ? corners(q) : q)),
+  );
   const out = OPS.crop_resize.run({ image, boxes: b }, values, ctx).crops!;
   return { shape: out.shape, data: Array.from(out.data as Float32Array) };
 };
@@ -23,10 +27,38 @@ function image(h: number, w: number, f: (y: number, x: number) => number): Tenso
 
 describe('crop_resize', () => {
   it('sizes a crop as get_rotate_crop_image: the longer of each pair of opposite sides, truncated', () => {
-    expect(quadSize([[0, 0], [10.7, 0], [10.7, 3], [0, 3]])).toEqual({ w: 10, h: 3, tall: false });
-    expect(quadSize([[0, 0], [3, 4], [-1, 7], [-4, 3]])).toEqual({ w: 5, h: 5, tall: false });
-    expect(quadSize([[2, 2], [2, 2], [2, 2], [2, 2]])).toEqual({ w: 1, h: 1, tall: false });
-    expect(quadSize([[0, 0], [4, 0], [4, 6], [0, 6]]).tall).toBe(true);
+    expect(
+      quadSize([
+        [0, 0],
+        [10.7, 0],
+        [10.7, 3],
+        [0, 3],
+      ]),
+    ).toEqual({ w: 10, h: 3, tall: false });
+    expect(
+      quadSize([
+        [0, 0],
+        [3, 4],
+        [-1, 7],
+        [-4, 3],
+      ]),
+    ).toEqual({ w: 5, h: 5, tall: false });
+    expect(
+      quadSize([
+        [2, 2],
+        [2, 2],
+        [2, 2],
+        [2, 2],
+      ]),
+    ).toEqual({ w: 1, h: 1, tall: false });
+    expect(
+      quadSize([
+        [0, 0],
+        [4, 0],
+        [4, 6],
+        [0, 6],
+      ]).tall,
+    ).toBe(true);
   });
 
   it('warps a tilted box straight: a bar along the box reads as whole rows of the crop', () => {
@@ -34,7 +66,12 @@ describe('crop_resize', () => {
     const [c, s] = [Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180)];
     // A bright bar 6 px thick through (30, 30) at 20°.
     const img = image(60, 60, (y, x) => (Math.abs((y - 30) * c - (x - 30) * s) < 3 ? 255 : 0));
-    const quad = [[-20, -6], [20, -6], [20, 6], [-20, 6]].flatMap(([u, v]) => [30 + u! * c - v! * s, 30 + u! * s + v! * c]);
+    const quad = [
+      [-20, -6],
+      [20, -6],
+      [20, 6],
+      [-20, 6],
+    ].flatMap(([u, v]) => [30 + u! * c - v! * s, 30 + u! * s + v! * c]);
     const { shape, data } = run(img, [quad], { height: 12, min_width: 1 });
     expect(shape).toEqual([1, 3, 12, 40]);
     const px = (y: number, x: number) => (data[y * 40 + x]! + 1) * 127.5;
@@ -64,7 +101,14 @@ describe('crop_resize', () => {
 
   it('keeps the aspect ratio, normalises to [-1, 1] and right-pads with zeros', () => {
     const img = image(8, 32, (_y, x) => (x < 16 ? 255 : 0));
-    const { shape, data } = run(img, [[0, 0, 16, 8], [16, 0, 28, 8]], { height: 16, min_width: 1 });
+    const { shape, data } = run(
+      img,
+      [
+        [0, 0, 16, 8],
+        [16, 0, 28, 8],
+      ],
+      { height: 16, min_width: 1 },
+    );
     expect(shape).toEqual([2, 3, 16, 32]);
     const plane = 16 * 32;
     expect(data.slice(0, 32)).toEqual(new Array(32).fill(1));
@@ -95,11 +139,21 @@ describe('crop_resize', () => {
     const column = (x: number) => Array.from({ length: 16 }, (_, y) => y * 10 + x * 15);
     expect(px).toEqual([...column(7), ...column(6)]);
     // 1.4× taller stays as it is.
-    expect(run(image(14, 10, () => 9), [[0, 0, 10, 14]], { height: 14, min_width: 1 }).shape).toEqual([1, 3, 14, 10]);
+    expect(
+      run(
+        image(14, 10, () => 9),
+        [[0, 0, 10, 14]],
+        { height: 14, min_width: 1 },
+      ).shape,
+    ).toEqual([1, 3, 14, 10]);
   });
 
   it('returns an empty [0,3,height,min_width] batch when there are no boxes', () => {
-    const out = run(image(4, 4, () => 0), [], { height: 48 });
+    const out = run(
+      image(4, 4, () => 0),
+      [],
+      { height: 48 },
+    );
     expect(out.shape).toEqual([0, 3, 48, 320]);
     expect(out.data).toEqual([]);
   });
@@ -107,8 +161,12 @@ describe('crop_resize', () => {
   it('rejects boxes that are not [N,4,2] or not finite', () => {
     const img = image(4, 4, () => 0);
     const b = tensorFromJson('FP32', [1, 3, 2], [0, 0, 1, 1, 2, 2]);
-    expect(() => OPS.crop_resize.run({ image: img, boxes: b }, {}, ctx)).toThrow(/crop_resize: input 'boxes' must be \[N,4,2\]/);
-    expect(() => OPS.crop_resize.run({ image: img, boxes: tensorFromJson('FP32', [1, 4], [0, 0, 1, 1]) }, {}, ctx)).toThrow(/crop_resize: input 'boxes'.*rank 3/);
+    expect(() => OPS.crop_resize.run({ image: img, boxes: b }, {}, ctx)).toThrow(
+      /crop_resize: input 'boxes' must be \[N,4,2\]/,
+    );
+    expect(() =>
+      OPS.crop_resize.run({ image: img, boxes: tensorFromJson('FP32', [1, 4], [0, 0, 1, 1]) }, {}, ctx),
+    ).toThrow(/crop_resize: input 'boxes'.*rank 3/);
     expect(() => run(img, [[0, 0, Number.NaN, 1]])).toThrow(/crop_resize: input 'boxes' holds a non-finite/);
   });
 });

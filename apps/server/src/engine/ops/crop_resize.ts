@@ -28,7 +28,12 @@ export function quadSize(q: Quad): { w: number; h: number; tall: boolean } {
  * ceil(height · w/h), up to the pad. Squashing a long line into a fixed width garbles it.
  * @example cropWidths([{ w: 100, h: 10 }, { w: 20, h: 10 }], 48, 320, 3200) // { pad: 480, widths: [480, 96] }
  */
-export function cropWidths(sizes: { w: number; h: number }[], height: number, minWidth: number, maxWidth: number): { pad: number; widths: number[] } {
+export function cropWidths(
+  sizes: { w: number; h: number }[],
+  height: number,
+  minWidth: number,
+  maxWidth: number,
+): { pad: number; widths: number[] } {
   const ratios = sizes.map((r) => r.w / r.h);
   const pad = Math.min(Math.max(minWidth, Math.floor(height * Math.max(0, ...ratios))), maxWidth);
   return { pad, widths: ratios.map((q) => Math.min(Math.max(Math.ceil(height * q), 1), pad)) };
@@ -99,13 +104,33 @@ export const cropResize: OpImpl = {
     const image = input('crop_resize', inputs, 'image', 'UINT8', 3);
     const boxes = input('crop_resize', inputs, 'boxes', 'FP32', 3);
     const [ih, iw] = [dim(image, 0), dim(image, 1)];
-    ensure(ih > 0 && iw > 0 && dim(image, 2) === 3, 'crop_resize', 'image', `must be [H,W,3] with H,W ≥ 1, got [${image.shape.join(',')}]`);
-    ensure(dim(boxes, 1) === 4 && dim(boxes, 2) === 2, 'crop_resize', 'boxes', `must be [N,4,2] (four corners x, y), got [${boxes.shape.join(',')}]`);
+    ensure(
+      ih > 0 && iw > 0 && dim(image, 2) === 3,
+      'crop_resize',
+      'image',
+      `must be [H,W,3] with H,W ≥ 1, got [${image.shape.join(',')}]`,
+    );
+    ensure(
+      dim(boxes, 1) === 4 && dim(boxes, 2) === 2,
+      'crop_resize',
+      'boxes',
+      `must be [N,4,2] (four corners x, y), got [${boxes.shape.join(',')}]`,
+    );
     const b = boxes.data as Float32Array;
-    ensure(b.every((x) => Number.isFinite(x)), 'crop_resize', 'boxes', 'holds a non-finite coordinate');
+    ensure(
+      b.every((x) => Number.isFinite(x)),
+      'crop_resize',
+      'boxes',
+      'holds a non-finite coordinate',
+    );
     const height = num(v, 'height');
-    const quads: Quad[] = Array.from({ length: dim(boxes, 0) }, (_, i) => [0, 1, 2, 3].map((k): [number, number] => [b[i * 8 + k * 2]!, b[i * 8 + k * 2 + 1]!]));
-    const sizes = quads.map((q) => { const s = quadSize(q); return s.tall ? { w: s.h, h: s.w } : s; });
+    const quads: Quad[] = Array.from({ length: dim(boxes, 0) }, (_, i) =>
+      [0, 1, 2, 3].map((k): [number, number] => [b[i * 8 + k * 2]!, b[i * 8 + k * 2 + 1]!]),
+    );
+    const sizes = quads.map((q) => {
+      const s = quadSize(q);
+      return s.tall ? { w: s.h, h: s.w } : s;
+    });
     const { pad, widths } = cropWidths(sizes, height, num(v, 'min_width'), num(v, 'max_width'));
     const order = channelOrder(v);
     const out = new Float32Array(quads.length * 3 * height * pad);

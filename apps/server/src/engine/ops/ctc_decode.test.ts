@@ -7,7 +7,9 @@ const ctx = { readText: (p: string) => (p === 'dict.txt' ? 'a\r\nb\nc\n' : 'ä\n
 
 /** One-hot-ish rows: step s puts probability `p` on class cls[s], the rest spread evenly. */
 function probs(rows: number[][], c: number, p = 0.8): ReturnType<typeof tensorFromJson> {
-  const flat = rows.flatMap((row) => row.flatMap((cls) => Array.from({ length: c }, (_, k) => (k === cls ? p : (1 - p) / (c - 1)))));
+  const flat = rows.flatMap((row) =>
+    row.flatMap((cls) => Array.from({ length: c }, (_, k) => (k === cls ? p : (1 - p) / (c - 1)))),
+  );
   return tensorFromJson('FP32', [rows.length, rows[0]!.length, c], flat);
 }
 
@@ -18,8 +20,20 @@ describe('ctc_decode', () => {
   });
 
   it('collapses repeats, drops blanks and maps the class after the dictionary to a space', () => {
-    const out = OPS.ctc_decode.run({ probs: probs([[1, 1, 0, 2, 4], [1, 0, 1, 3, 3], [0, 0, 0, 0, 0]], 5) },
-      { dictionary: 'dict.txt', space_char: true }, ctx);
+    const out = OPS.ctc_decode.run(
+      {
+        probs: probs(
+          [
+            [1, 1, 0, 2, 4],
+            [1, 0, 1, 3, 3],
+            [0, 0, 0, 0, 0],
+          ],
+          5,
+        ),
+      },
+      { dictionary: 'dict.txt', space_char: true },
+      ctx,
+    );
     expect(out.texts?.data).toEqual(['ab ', 'aac', '']);
     expect(out.texts?.datatype).toBe('BYTES');
     const scores = Array.from(out.scores!.data as Float32Array);
@@ -36,11 +50,14 @@ describe('ctc_decode', () => {
 
   it('breaks argmax ties towards the lower class', () => {
     const t = tensorFromJson('FP32', [1, 1, 3], [0.2, 0.4, 0.4]);
-    expect(OPS.ctc_decode.run({ probs: t }, { dictionary: 'other.txt', space_char: false }, ctx).texts?.data).toEqual(['ä']);
+    expect(OPS.ctc_decode.run({ probs: t }, { dictionary: 'other.txt', space_char: false }, ctx).texts?.data).toEqual([
+      'ä',
+    ]);
   });
 
   it('rejects a class count that does not match the dictionary', () => {
-    expect(() => OPS.ctc_decode.run({ probs: probs([[1]], 4) }, { dictionary: 'dict.txt', space_char: true }, ctx))
-      .toThrow(/ctc_decode: input 'probs' has 4 classes but dictionary 'dict.txt' gives 5/);
+    expect(() =>
+      OPS.ctc_decode.run({ probs: probs([[1]], 4) }, { dictionary: 'dict.txt', space_char: true }, ctx),
+    ).toThrow(/ctc_decode: input 'probs' has 4 classes but dictionary 'dict.txt' gives 5/);
   });
 });

@@ -34,7 +34,9 @@ export const ctcDecode: OpImpl = {
     if (v.space_char === true) chars.push(' ');
     const [n, t, c] = [dim(probs, 0), dim(probs, 1), dim(probs, 2)];
     if (c !== chars.length + 1) {
-      throw new Error(`ctc_decode: input 'probs' has ${c} classes but dictionary '${String(v.dictionary)}' gives ${chars.length + 1} (${chars.length} characters${v.space_char === true ? ' incl. space' : ''} + blank)`);
+      throw new Error(
+        `ctc_decode: input 'probs' has ${c} classes but dictionary '${String(v.dictionary)}' gives ${chars.length + 1} (${chars.length} characters${v.space_char === true ? ' incl. space' : ''} + blank)`,
+      );
     }
     const p = probs.data as Float32Array;
     const texts: string[] = [];
@@ -52,9 +54,16 @@ export const ctcDecode: OpImpl = {
         const end = base + c;
         for (let k = base + 1; k < end; k++) {
           const q = p[k]!;
-          if (q > bestP) { best = k - base; bestP = q; }
+          if (q > bestP) {
+            best = k - base;
+            bestP = q;
+          }
         }
-        if (best !== 0 && best !== prev) { text += chars[best - 1] ?? ''; sum += bestP; kept++; }
+        if (best !== 0 && best !== prev) {
+          text += chars[best - 1] ?? '';
+          sum += bestP;
+          kept++;
+        }
         prev = best;
       }
       texts.push(text);

@@ -9,16 +9,30 @@ const ctx = { readText: () => '' };
 /** A [1,1,h,w] map from rows of characters: '#' = 0.9, '+' = 0.7, '.' = 0.1. */
 function map(rows: string[]): Tensor {
   const v = { '#': 0.9, '+': 0.7, '.': 0.1 } as Record<string, number>;
-  return tensorFromJson('FP32', [1, 1, rows.length, rows[0]!.length], rows.join('').split('').map((c) => v[c]!));
+  return tensorFromJson(
+    'FP32',
+    [1, 1, rows.length, rows[0]!.length],
+    rows
+      .join('')
+      .split('')
+      .map((c) => v[c]!),
+  );
 }
 const info = (h: number, w: number, rh: number, rw: number) => tensorFromJson('FP32', [4], [h, w, rh, rw]);
 const run = (prob: Tensor, shapeInfo: Tensor, values: Record<string, number | string | boolean> = {}) => {
   const out = OPS.db_postprocess.run({ prob, shape_info: shapeInfo }, values, ctx);
-  return { shape: out.boxes!.shape, boxes: Array.from(out.boxes!.data as Float32Array), scores: Array.from(out.scores!.data as Float32Array) };
+  return {
+    shape: out.boxes!.shape,
+    boxes: Array.from(out.boxes!.data as Float32Array),
+    scores: Array.from(out.scores!.data as Float32Array),
+  };
 };
 
 /** Corners [[x,y]×4] of each box. */
-const quads = (boxes: number[]) => Array.from({ length: boxes.length / 8 }, (_, i) => [0, 1, 2, 3].map((k) => [boxes[i * 8 + k * 2]!, boxes[i * 8 + k * 2 + 1]!]));
+const quads = (boxes: number[]) =>
+  Array.from({ length: boxes.length / 8 }, (_, i) =>
+    [0, 1, 2, 3].map((k) => [boxes[i * 8 + k * 2]!, boxes[i * 8 + k * 2 + 1]!]),
+  );
 
 describe('db_postprocess', () => {
   it('boxes a component by its smallest rectangle around the pixel centres, unclipped by area·ratio/perimeter, in image pixels', () => {
@@ -34,17 +48,27 @@ describe('db_postprocess', () => {
     const { shape, boxes, scores } = run(m, info(14, 24, 0.5, 0.5));
     expect(shape).toEqual([1, 4, 2]);
     // centres x 1..8, y 1..4: 7×3, d = 21·1.5/20 = 1.575 → x −0.575..9.575, y −0.575..5.575, ×2, clipped at 0.
-    const expected = [[0, 0], [19.15, 0], [19.15, 11.15], [0, 11.15]];
-    quads(boxes)[0]!.forEach(([x, y], k) => { expect(x).toBeCloseTo(expected[k]![0]!, 4); expect(y).toBeCloseTo(expected[k]![1]!, 4); });
+    const expected = [
+      [0, 0],
+      [19.15, 0],
+      [19.15, 11.15],
+      [0, 11.15],
+    ];
+    quads(boxes)[0]!.forEach(([x, y], k) => {
+      expect(x).toBeCloseTo(expected[k]![0]!, 4);
+      expect(y).toBeCloseTo(expected[k]![1]!, 4);
+    });
     expect(scores[0]).toBeCloseTo(0.9, 6);
   });
 
   it('follows tilted text: the box is the rotated rectangle, corners top-left, top-right, bottom-right, bottom-left', () => {
     // A band rising one row every 4 columns (slope −1/4), 4 rows thick, clear of the map's edges.
-    const rows = Array.from({ length: 20 }, (_, y) => Array.from({ length: 40 }, (_, x) => {
-      const top = 13 - Math.floor((x - 4) / 4);
-      return x >= 4 && x <= 35 && y >= top && y < top + 4 ? '#' : '.';
-    }).join(''));
+    const rows = Array.from({ length: 20 }, (_, y) =>
+      Array.from({ length: 40 }, (_, x) => {
+        const top = 13 - Math.floor((x - 4) / 4);
+        return x >= 4 && x <= 35 && y >= top && y < top + 4 ? '#' : '.';
+      }).join(''),
+    );
     const { shape, boxes } = run(map(rows), info(20, 40, 1, 1));
     expect(shape).toEqual([1, 4, 2]);
     const [tl, tr, br, bl] = quads(boxes)[0]!;
@@ -95,7 +119,11 @@ describe('db_postprocess', () => {
     // At ratio 0.25 the right box's top (3.5 px) is 4 px above the left one's (7.5 px): one line,
     // read left to right; the third box is a line of its own (27.5 px).
     const firstCorners = quads(run(m, info(48, 64, 0.25, 0.25), { min_size: 1 }).boxes).map((q) => q[0]!);
-    expect(firstCorners.map(([x, y]) => [x, y])).toEqual([[0, 7.5], [35.5, 3.5], [3.5, 27.5]]);
+    expect(firstCorners.map(([x, y]) => [x, y])).toEqual([
+      [0, 7.5],
+      [35.5, 3.5],
+      [3.5, 27.5],
+    ]);
   });
 
   it('reads as PaddleOCR sorted_boxes: top then left, a box moving before its line neighbours to its right', () => {

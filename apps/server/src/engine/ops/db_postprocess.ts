@@ -46,11 +46,20 @@ export const dbPostprocess: OpImpl = {
     const v = resolveValues('db_postprocess', values);
     const prob = input('db_postprocess', inputs, 'prob', 'FP32', 4);
     const info = input('db_postprocess', inputs, 'shape_info', 'FP32', 1);
-    ensure(dim(prob, 0) === 1 && dim(prob, 1) === 1, 'db_postprocess', 'prob', `must be [1,1,H,W], got [${prob.shape.join(',')}]`);
+    ensure(
+      dim(prob, 0) === 1 && dim(prob, 1) === 1,
+      'db_postprocess',
+      'prob',
+      `must be [1,1,H,W], got [${prob.shape.join(',')}]`,
+    );
     ensure(dim(info, 0) === 4, 'db_postprocess', 'shape_info', `must have 4 values, got ${dim(info, 0)}`);
     const [srcH, srcW, ratioH, ratioW] = Array.from(info.data as Float32Array, (x) => x);
-    ensure([srcH, srcW, ratioH, ratioW].every((x) => Number.isFinite(x) && (x ?? 0) > 0),
-      'db_postprocess', 'shape_info', 'must hold positive [src_h, src_w, ratio_h, ratio_w]');
+    ensure(
+      [srcH, srcW, ratioH, ratioW].every((x) => Number.isFinite(x) && (x ?? 0) > 0),
+      'db_postprocess',
+      'shape_info',
+      'must hold positive [src_h, src_w, ratio_h, ratio_w]',
+    );
     const [sh, sw, rh, rw] = [srcH ?? 1, srcW ?? 1, ratioH ?? 1, ratioW ?? 1];
     const h = dim(prob, 2);
     const w = dim(prob, 3);
@@ -73,9 +82,16 @@ export const dbPostprocess: OpImpl = {
       boxes.push(box);
       scores.push(score);
     }
-    const order = readingOrder(boxes.map((b) => b[0]![1]), boxes.map((b) => b[0]![0]));
+    const order = readingOrder(
+      boxes.map((b) => b[0]![1]),
+      boxes.map((b) => b[0]![0]),
+    );
     const out: Record<string, Tensor> = {
-      boxes: { datatype: 'FP32', shape: [scores.length, 4, 2], data: Float32Array.from(order.flatMap((i) => boxes[i]!.flat())) },
+      boxes: {
+        datatype: 'FP32',
+        shape: [scores.length, 4, 2],
+        data: Float32Array.from(order.flatMap((i) => boxes[i]!.flat())),
+      },
       scores: { datatype: 'FP32', shape: [scores.length], data: Float32Array.from(order, (i) => scores[i]!) },
     };
     return out;

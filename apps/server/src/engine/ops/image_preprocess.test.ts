@@ -30,7 +30,9 @@ describe('image_preprocess', () => {
     const img = tensorFromJson('UINT8', [1, 1, 3], [10, 20, 30]);
     const bgr = f32(run(img, { multiple: 2, normalize: 'unit' }).tensor!).map((x) => Math.round(x * 255));
     expect(bgr).toEqual([30, 30, 30, 30, 20, 20, 20, 20, 10, 10, 10, 10]);
-    const rgb = f32(run(img, { multiple: 2, normalize: 'unit', channels: 'rgb' }).tensor!).map((x) => Math.round(x * 255));
+    const rgb = f32(run(img, { multiple: 2, normalize: 'unit', channels: 'rgb' }).tensor!).map((x) =>
+      Math.round(x * 255),
+    );
     expect(rgb).toEqual([10, 10, 10, 10, 20, 20, 20, 20, 30, 30, 30, 30]);
   });
 
@@ -39,7 +41,9 @@ describe('image_preprocess', () => {
     const img = tensorFromJson('UINT8', [1, 2, 3], [0, 0, 0, 100, 100, 100]);
     const { tensor, shape_info } = run(img, { multiple: 4, normalize: 'unit' });
     expect(tensor?.shape).toEqual([1, 3, 4, 4]);
-    const row = f32(tensor!).slice(0, 4).map((x) => x * 255);
+    const row = f32(tensor!)
+      .slice(0, 4)
+      .map((x) => x * 255);
     row.forEach((x, i) => expect(x).toBeCloseTo([0, 25, 75, 100][i]!, 4));
     expect(f32(shape_info!)).toEqual([1, 2, 4, 2]);
   });

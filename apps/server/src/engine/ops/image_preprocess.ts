@@ -45,7 +45,11 @@ function normaliseResized(resized: Float64Array, mode: string, order: ChannelOrd
 function normaliseBytes(src: Uint8Array, mode: string, order: ChannelOrder): Float32Array {
   const plane = src.length / 3;
   const out = new Float32Array(src.length);
-  const [t0, t1, t2] = [0, 1, 2].map((c) => Float32Array.from({ length: 256 }, (_, b) => normalise(mode, b, c))) as [Float32Array, Float32Array, Float32Array];
+  const [t0, t1, t2] = [0, 1, 2].map((c) => Float32Array.from({ length: 256 }, (_, b) => normalise(mode, b, c))) as [
+    Float32Array,
+    Float32Array,
+    Float32Array,
+  ];
   const [f0, f1, f2] = order;
   // One pass over the pixels in memory order (three planes written together): ~2× faster than a pass per channel.
   for (let p = 0, i = 0; p < plane; p++, i += 3) {
@@ -68,7 +72,12 @@ export const imagePreprocess: OpImpl = {
     const v = resolveValues('image_preprocess', values);
     const image = input('image_preprocess', inputs, 'image', 'UINT8', 3);
     const [h, w] = [dim(image, 0), dim(image, 1)];
-    ensure(h > 0 && w > 0 && dim(image, 2) === 3, 'image_preprocess', 'image', `must be [H,W,3] with H,W ≥ 1, got [${image.shape.join(',')}]`);
+    ensure(
+      h > 0 && w > 0 && dim(image, 2) === 3,
+      'image_preprocess',
+      'image',
+      `must be [H,W,3] with H,W ≥ 1, got [${image.shape.join(',')}]`,
+    );
     const maxSide = num(v, 'max_side');
     const multiple = num(v, 'multiple');
     const scale = Math.min(1, maxSide / Math.max(h, w));
@@ -76,9 +85,14 @@ export const imagePreprocess: OpImpl = {
     const outW = targetSide(w, scale, multiple, maxSide);
     const mode = String(v.normalize);
     const order = channelOrder(v);
-    const out = outH === h && outW === w
-      ? normaliseBytes(image.data as Uint8Array, mode, order)
-      : normaliseResized(resizeBilinear(image.data as Uint8Array, w, { x: 0, y: 0, w, h }, outH, outW, 3), mode, order);
+    const out =
+      outH === h && outW === w
+        ? normaliseBytes(image.data as Uint8Array, mode, order)
+        : normaliseResized(
+            resizeBilinear(image.data as Uint8Array, w, { x: 0, y: 0, w, h }, outH, outW, 3),
+            mode,
+            order,
+          );
     const tensor: Tensor = { datatype: 'FP32', shape: [1, 3, outH, outW], data: out };
     const shapeInfo: Tensor = { datatype: 'FP32', shape: [4], data: Float32Array.of(h, w, outH / h, outW / w) };
     return { tensor, shape_info: shapeInfo };

@@ -50,7 +50,9 @@ function rotate180(t: Tensor): Tensor {
 
 describe('OCR ops with the real PP-OCRv4 models', () => {
   it('the rec model has 6625 classes: 6623 dictionary lines + space + blank', async () => {
-    const lines = OCR_CTX.readText().split('\n').filter((l, i, a) => i < a.length - 1 || l !== '');
+    const lines = OCR_CTX.readText()
+      .split('\n')
+      .filter((l, i, a) => i < a.length - 1 || l !== '');
     expect(lines.length).toBe(6623);
     const { crops } = await read(fx.hello);
     expect((await runModel(rec, crops)).shape[2]).toBe(6625);
@@ -93,7 +95,8 @@ describe('OCR ops with the real PP-OCRv4 models', () => {
     expect(texts).toEqual(['SKEWED TEXT LINE', 'reads straight 2026']);
     const b = boxes.data as Float32Array;
     // Turned clockwise, each line's top-right corner is lower than its top-left, by about tan 10°.
-    for (const i of [0, 1]) expect((b[i * 8 + 3]! - b[i * 8 + 1]!) / (b[i * 8 + 2]! - b[i * 8]!)).toBeCloseTo(Math.tan(Math.PI / 18), 1);
+    for (const i of [0, 1])
+      expect((b[i * 8 + 3]! - b[i * 8 + 1]!) / (b[i * 8 + 2]! - b[i * 8]!)).toBeCloseTo(Math.tan(Math.PI / 18), 1);
   });
 
   it('finds no boxes on a blank image, and crop_resize then yields an empty batch', async () => {

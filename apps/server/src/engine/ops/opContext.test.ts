@@ -18,6 +18,7 @@ describe('createOpContext', () => {
 
   it('refuses paths that leave the repository, symlinks included', () => {
     const ctx = createOpContext(repo);
-    for (const p of ['../x.txt', join(outside, 'secret.txt'), 'rec/link.txt']) expect(() => ctx.readText(p), p).toThrow();
+    for (const p of ['../x.txt', join(outside, 'secret.txt'), 'rec/link.txt'])
+      expect(() => ctx.readText(p), p).toThrow();
   });
 });

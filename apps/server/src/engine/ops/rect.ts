@@ -8,7 +8,16 @@
  * A rectangle in its own frame: a point is (ox, oy) + a·(ux, uy) + b·(−uy, ux) for a in [a0, a1],
  * b in [b0, b1]; (ux, uy) is a unit vector along one of its sides.
  */
-export interface Rect { ox: number; oy: number; ux: number; uy: number; a0: number; a1: number; b0: number; b1: number }
+export interface Rect {
+  ox: number;
+  oy: number;
+  ux: number;
+  uy: number;
+  a0: number;
+  a1: number;
+  b0: number;
+  b1: number;
+}
 
 /**
  * Convex hull (Andrew's monotone chain) of integer points given flat as x0, y0, x1, y1, …: the
@@ -22,7 +31,8 @@ export function convexHull(flat: number[]): [number, number][] {
   pts.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
   const unique = pts.filter((p, i) => i === 0 || p[0] !== pts[i - 1]![0] || p[1] !== pts[i - 1]![1]);
   if (unique.length < 3) return unique;
-  const cross = (o: [number, number], a: [number, number], b: [number, number]) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+  const cross = (o: [number, number], a: [number, number], b: [number, number]) =>
+    (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
   const half = (list: [number, number][]) => {
     const h: [number, number][] = [];
     for (const p of list) {
@@ -58,11 +68,16 @@ export function minAreaRect(hull: [number, number][]): Rect | undefined {
       const ry = py - oy;
       const a = rx * ux + ry * uy;
       const b = ry * ux - rx * uy;
-      a0 = Math.min(a0, a); a1 = Math.max(a1, a);
-      b0 = Math.min(b0, b); b1 = Math.max(b1, b);
+      a0 = Math.min(a0, a);
+      a1 = Math.max(a1, a);
+      b0 = Math.min(b0, b);
+      b1 = Math.max(b1, b);
     }
     const area = (a1 - a0) * (b1 - b0);
-    if (area < bestArea) { bestArea = area; best = { ox, oy, ux, uy, a0, a1, b0, b1 }; }
+    if (area < bestArea) {
+      bestArea = area;
+      best = { ox, oy, ux, uy, a0, a1, b0, b1 };
+    }
   }
   return best;
 }

@@ -19,7 +19,11 @@ export interface OpContext {
  */
 export interface OpImpl {
   id: OpId;
-  run(inputs: Record<string, Tensor>, values: Record<string, number | string | boolean>, ctx: OpContext): Record<string, Tensor>;
+  run(
+    inputs: Record<string, Tensor>,
+    values: Record<string, number | string | boolean>,
+    ctx: OpContext,
+  ): Record<string, Tensor>;
 }
 
 /**

@@ -18,6 +18,8 @@ describe('topk', () => {
 
   it('rejects k larger than the row', () => {
     const scores = tensorFromJson('FP32', [1, 2], [1, 2]);
-    expect(() => OPS.topk.run({ scores }, { k: 3 }, ctx)).toThrow(/topk: k = 3 exceeds the 2 columns of input 'scores'/);
+    expect(() => OPS.topk.run({ scores }, { k: 3 }, ctx)).toThrow(
+      /topk: k = 3 exceeds the 2 columns of input 'scores'/,
+    );
   });
 });

@@ -6,7 +6,13 @@ import { findServedModel, type ServedModel } from '../../http/routes/kserve.ts';
 import { checkInputs, runError, sequenceOf } from '../../http/routes/kserveInfer.ts';
 import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';
-import { inferResponse, requestInputs, requestParameters, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
+import {
+  inferResponse,
+  requestInputs,
+  requestParameters,
+  type WireInferRequest,
+  type WireInferResponse,
+} from '../grpcTensors.ts';
 import { grpcStatus } from '../status.ts';
 
 /** Called once per response a graph sends, as it is produced (the last one with `final`). */
@@ -36,14 +42,21 @@ export interface PreparedInfer {
 export function prepareInfer(studio: Studio, req: WireInferRequest): PreparedInfer {
   if (req.model_name === '') throw new ApiError(400, 'bad-request', 'ModelInferRequest.model_name is empty');
   const served = findServedModel(studio, req.model_name, req.model_version === '' ? undefined : req.model_version);
-  if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
+  if (!served.ready)
+    throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
   const target = runTarget(studio, served);
   const inputs = requestInputs(req, studio.limits.maxTensorElements);
   checkInputs(served, inputs);
   const params = requestParameters(req);
   const sequence = sequenceOf(served, params, target.stateful);
   return {
-    served, graph: target.graph, run: target.run, inputs, sequence, params, decoupled: target.decoupled,
+    served,
+    graph: target.graph,
+    run: target.run,
+    inputs,
+    sequence,
+    params,
+    decoupled: target.decoupled,
     requested: (req.outputs ?? []).map((o) => o.name),
     base: { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), id: req.id },
   };
@@ -53,10 +66,20 @@ export function prepareInfer(studio: Studio, req: WireInferRequest): PreparedInf
  * Runs a prepared request on the engine under the studio's run limit; `onResponse` hears each
  * response as the graph produces it. `signal` cancels the run (the client went away).
  */
-export async function runPrepared(studio: Studio, p: PreparedInfer, signal: AbortSignal, onResponse?: ResponseListener): Promise<RunResult> {
+export async function runPrepared(
+  studio: Studio,
+  p: PreparedInfer,
+  signal: AbortSignal,
+  onResponse?: ResponseListener,
+): Promise<RunResult> {
   const release = studio.acquireRun();
   const request: RunRequest = {
-    graph: p.graph, inputs: p.inputs, signal, ...p.run, ...(p.sequence ? { sequence: p.sequence } : {}), ...(onResponse ? { onResponse } : {}),
+    graph: p.graph,
+    inputs: p.inputs,
+    signal,
+    ...p.run,
+    ...(p.sequence ? { sequence: p.sequence } : {}),
+    ...(onResponse ? { onResponse } : {}),
   };
   try {
     return await studio.engine.run(request);
@@ -69,9 +92,17 @@ export async function runPrepared(studio: Studio, p: PreparedInfer, signal: Abor
  * `ModelInfer`: one request, one response with every requested output as raw bytes. A decoupled
  * model or ensemble is refused as Triton refuses it (its responses need `ModelStreamInfer`).
  */
-export async function modelInfer(studio: Studio, req: WireInferRequest, signal: AbortSignal): Promise<WireInferResponse> {
+export async function modelInfer(
+  studio: Studio,
+  req: WireInferRequest,
+  signal: AbortSignal,
+): Promise<WireInferResponse> {
   const p = prepareInfer(studio, req);
-  if (p.decoupled) throw grpcStatus(status.UNIMPLEMENTED, `ModelInfer RPC doesn't support models with decoupled transaction policy (model '${p.served.name}'; use ModelStreamInfer)`);
+  if (p.decoupled)
+    throw grpcStatus(
+      status.UNIMPLEMENTED,
+      `ModelInfer RPC doesn't support models with decoupled transaction policy (model '${p.served.name}'; use ModelStreamInfer)`,
+    );
   const result = await runPrepared(studio, p, signal);
   const err = runError(result);
   if (err) throw err;

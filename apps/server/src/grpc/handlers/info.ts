@@ -15,13 +15,17 @@ type RepositoryRequest = { model_name: string; parameters?: Record<string, unkno
 function refuseOverrides(r: RepositoryRequest): void {
   const overrides = Object.keys(r.parameters ?? {}).filter((k) => k === 'config' || k.startsWith('file:'));
   if (overrides.length > 0) {
-    throw grpcStatus(status.INVALID_ARGUMENT, `load of '${r.model_name}' with ${overrides.join(', ')} is not supported: the studio loads models from its repository on disk (edit the files, then load)`);
+    throw grpcStatus(
+      status.INVALID_ARGUMENT,
+      `load of '${r.model_name}' with ${overrides.join(', ')} is not supported: the studio loads models from its repository on disk (edit the files, then load)`,
+    );
   }
 }
 /** A handler's body: the request in, the response (or a thrown error) out. */
 export type UnaryBody = (request: any) => unknown;
 
-const served = (studio: Studio, r: NameVersion) => findServedModel(studio, r.name, r.version === '' ? undefined : r.version);
+const served = (studio: Studio, r: NameVersion) =>
+  findServedModel(studio, r.name, r.version === '' ? undefined : r.version);
 
 /**
  * Health, metadata, config, repository and statistics RPCs: the same answers as the HTTP KServe
@@ -33,16 +37,34 @@ export function infoHandlers(studio: Studio): Record<string, UnaryBody> {
     ServerLive: () => ({ live: true }),
     ServerReady: () => ({ ready: true }),
     ModelReady: (r: NameVersion) => {
-      try { return { ready: served(studio, r).ready }; } catch { return { ready: false }; }
+      try {
+        return { ready: served(studio, r).ready };
+      } catch {
+        return { ready: false };
+      }
     },
     ServerMetadata: () => ({ name: 'ensemble-studio', version: studio.version, extensions: GRPC_EXTENSIONS }),
     ModelMetadata: (r: NameVersion) => {
       const s = served(studio, r);
-      return { name: s.name, versions: s.versions.map(String), platform: s.platform, inputs: s.signature.inputs, outputs: s.signature.outputs };
+      return {
+        name: s.name,
+        versions: s.versions.map(String),
+        platform: s.platform,
+        inputs: s.signature.inputs,
+        outputs: s.signature.outputs,
+      };
     },
     ModelConfig: (r: NameVersion) => ({ config: modelConfig(studio, served(studio, r)) }),
-    ModelStatistics: (r: NameVersion) => ({ model_stats: modelStatistics(studio, r.name === '' ? undefined : r.name, r.version === '' ? undefined : r.version) }),
-    RepositoryIndex: (r: { ready: boolean }) => ({ models: repositoryIndex(studio).filter((m) => !r.ready || m.state === 'READY') }),
+    ModelStatistics: (r: NameVersion) => ({
+      model_stats: modelStatistics(
+        studio,
+        r.name === '' ? undefined : r.name,
+        r.version === '' ? undefined : r.version,
+      ),
+    }),
+    RepositoryIndex: (r: { ready: boolean }) => ({
+      models: repositoryIndex(studio).filter((m) => !r.ready || m.state === 'READY'),
+    }),
     RepositoryModelLoad: async (r: RepositoryRequest) => {
       refuseOverrides(r);
       await loadModel(studio, r.model_name);

@@ -8,10 +8,18 @@ import { grpcError } from '../status.ts';
 import { prepareInfer, runPrepared, type PreparedInfer } from './infer.ts';
 
 /** One message of the stream: a response, or one request's error (the stream stays open). */
-interface StreamMessage { error_message: string; infer_response: WireInferResponse | null }
+interface StreamMessage {
+  error_message: string;
+  infer_response: WireInferResponse | null;
+}
 
 type Base = PreparedInfer['base'];
-const emptyResponse = (base: Base): WireInferResponse => ({ ...base, parameters: {}, outputs: [], raw_output_contents: [] });
+const emptyResponse = (base: Base): WireInferResponse => ({
+  ...base,
+  parameters: {},
+  outputs: [],
+  raw_output_contents: [],
+});
 
 /**
  * `ModelStreamInfer`: every request on the stream runs as it arrives and every response of it is
@@ -26,8 +34,12 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
   let pending = 0;
   let ended = false;
   let cancelled = false;
-  const write = (m: StreamMessage) => { if (!cancelled) call.write(m); };
-  const finishIfDone = () => { if (ended && pending === 0 && !cancelled) call.end(); };
+  const write = (m: StreamMessage) => {
+    if (!cancelled) call.write(m);
+  };
+  const finishIfDone = () => {
+    if (ended && pending === 0 && !cancelled) call.end();
+  };
 
   const handle = async (req: WireInferRequest, p: PreparedInfer): Promise<void> => {
     const abort = new AbortController();
@@ -79,15 +91,23 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
       run = tail ? tail.then(() => handle(req, p)) : handle(req, p);
       if (key) {
         sequenceTails.set(key, run);
-        void run.then(() => { if (sequenceTails.get(key) === run) sequenceTails.delete(key); });
+        void run.then(() => {
+          if (sequenceTails.get(key) === run) sequenceTails.delete(key);
+        });
       }
     } catch (err) {
       writeError(req, err);
       run = Promise.resolve();
     }
-    void run.finally(() => { pending--; finishIfDone(); });
+    void run.finally(() => {
+      pending--;
+      finishIfDone();
+    });
   });
-  call.on('end', () => { ended = true; finishIfDone(); });
+  call.on('end', () => {
+    ended = true;
+    finishIfDone();
+  });
   call.on('cancelled', () => {
     cancelled = true;
     for (const a of aborts) a.abort(new Error('the gRPC client cancelled the stream'));

@@ -1,8 +1,25 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type {
-  ApiCatalogue, ApiCompileNodeResponse, ApiCompileResponse, ApiGraph, ApiGraphList, ApiHealth, ApiImportResponse, ApiSaveGraphResponse, ApiValidateResponse, GraphDoc,
+  ApiCatalogue,
+  ApiCompileNodeResponse,
+  ApiCompileResponse,
+  ApiGraph,
+  ApiGraphList,
+  ApiHealth,
+  ApiImportResponse,
+  ApiSaveGraphResponse,
+  ApiValidateResponse,
+  GraphDoc,
 } from '@ensemble-studio/core';
-import { PROTOCOL_VERSION, compileGraph, compileNodePreview, hasErrors, migrate, ownValue, validateGraph } from '@ensemble-studio/core';
+import {
+  PROTOCOL_VERSION,
+  compileGraph,
+  compileNodePreview,
+  hasErrors,
+  migrate,
+  ownValue,
+  validateGraph,
+} from '@ensemble-studio/core';
 import { isAbsolute, resolve } from 'node:path';
 import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
 import { zipRepoFiles } from '../../repo/repoFiles.ts';
@@ -14,13 +31,15 @@ import type { Studio } from '../Studio.ts';
 /** The graph of a JSON body: `{graph: name | GraphDoc}`. */
 function bodyGraph(studio: Studio, req: Request): GraphDoc {
   const body = req.body as { graph?: unknown } | undefined;
-  if (!body || typeof body !== 'object' || body.graph === undefined) throw new ApiError(400, 'bad-request', 'body must be JSON {"graph": <name or graph document>}');
+  if (!body || typeof body !== 'object' || body.graph === undefined)
+    throw new ApiError(400, 'bad-request', 'body must be JSON {"graph": <name or graph document>}');
   return studio.resolveGraph(body.graph);
 }
 
 function graphName(req: Request): string {
   const name = req.params.name;
-  if (!isSafeName(name)) throw new ApiError(400, 'bad-name', `"${String(name).slice(0, 128)}" is not a valid graph name`);
+  if (!isSafeName(name))
+    throw new ApiError(400, 'bad-name', `"${String(name).slice(0, 128)}" is not a valid graph name`);
   return name;
 }
 
@@ -29,9 +48,15 @@ function readRoutes(studio: Studio, router: Router): void {
   router.get('/health', (_req, res) => {
     const repo = studio.repository;
     res.json({
-      ok: true, version: studio.version, protocol: PROTOCOL_VERSION, repository: repo.dir,
-      models: Object.keys(repo.catalogue.models).length, graphs: Object.keys(repo.graphs).length,
-      problems: repo.problems.length + engineProblems(studio).length, runsInFlight: studio.runsInFlight, engine: studio.engine.health(),
+      ok: true,
+      version: studio.version,
+      protocol: PROTOCOL_VERSION,
+      repository: repo.dir,
+      models: Object.keys(repo.catalogue.models).length,
+      graphs: Object.keys(repo.graphs).length,
+      problems: repo.problems.length + engineProblems(studio).length,
+      runsInFlight: studio.runsInFlight,
+      engine: studio.engine.health(),
     } satisfies ApiHealth);
   });
   router.get('/catalogue', (_req, res) => {
@@ -40,7 +65,10 @@ function readRoutes(studio: Studio, router: Router): void {
   });
   router.get('/graphs', (_req, res) => {
     const graphs = Object.values(studio.repository.graphs).map((g) => ({
-      name: g.name, description: g.description, nodes: g.nodes.length, edges: g.edges.length,
+      name: g.name,
+      description: g.description,
+      nodes: g.nodes.length,
+      edges: g.edges.length,
       errors: validateGraph(g, studio.catalogue).filter((d) => d.severity === 'error').length,
     }));
     res.json({ graphs: graphs.sort((a, b) => a.name.localeCompare(b.name)) } satisfies ApiGraphList);
@@ -60,14 +88,23 @@ function writeRoutes(studio: Studio, router: Router): void {
     const doc = body && typeof body === 'object' && 'graph' in body ? body.graph : body;
     const migrated = migrate(doc);
     if (!migrated.ok) throw new ApiError(400, 'bad-graph', `graph document: ${migrated.error}`);
-    if (migrated.graph.name !== name) throw new ApiError(400, 'name-mismatch', `graph is named "${migrated.graph.name}" but was saved as "${name}"`);
+    if (migrated.graph.name !== name)
+      throw new ApiError(400, 'name-mismatch', `graph is named "${migrated.graph.name}" but was saved as "${name}"`);
     studio.checkGraphLimits(migrated.graph);
-    const result = await saveGraph(studio.repository, migrated.graph).catch((err: unknown) => { throw storageError(err); });
-    res.json({ saved: name, configWritten: result.configWritten, diagnostics: result.diagnostics } satisfies ApiSaveGraphResponse);
+    const result = await saveGraph(studio.repository, migrated.graph).catch((err: unknown) => {
+      throw storageError(err);
+    });
+    res.json({
+      saved: name,
+      configWritten: result.configWritten,
+      diagnostics: result.diagnostics,
+    } satisfies ApiSaveGraphResponse);
   });
   router.delete('/graphs/:name', async (req, res) => {
     const name = graphName(req);
-    const deleted = await deleteGraph(studio.repository, name).catch((err: unknown) => { throw storageError(err); });
+    const deleted = await deleteGraph(studio.repository, name).catch((err: unknown) => {
+      throw storageError(err);
+    });
     if (!deleted) throw new ApiError(404, 'not-found', `no graph named "${name}"`);
     res.status(204).end();
   });
@@ -83,15 +120,20 @@ function toolRoutes(studio: Studio, router: Router): void {
     const graph = bodyGraph(studio, req);
     const nodeId = (req.body as { nodeId?: unknown } | undefined)?.nodeId;
     if (nodeId !== undefined) {
-      if (typeof nodeId !== 'string' || !graph.nodes.some((n) => n.id === nodeId)) throw new ApiError(404, 'not-found', `graph "${graph.name}" has no node "${String(nodeId)}"`);
-      return void res.json({ nodeId, files: compileNodePreview(graph, studio.catalogue, nodeId) } satisfies ApiCompileNodeResponse);
+      if (typeof nodeId !== 'string' || !graph.nodes.some((n) => n.id === nodeId))
+        throw new ApiError(404, 'not-found', `graph "${graph.name}" has no node "${String(nodeId)}"`);
+      return void res.json({
+        nodeId,
+        files: compileNodePreview(graph, studio.catalogue, nodeId),
+      } satisfies ApiCompileNodeResponse);
     }
     res.json(compileGraph(graph, studio.catalogue) satisfies ApiCompileResponse);
   });
   router.post('/export', (req, res) => {
     const graph = bodyGraph(studio, req);
     const compiled = compileGraph(graph, studio.catalogue);
-    if (!compiled.ok) throw new ApiError(422, 'invalid-graph', `graph "${graph.name}" does not compile`, compiled.diagnostics);
+    if (!compiled.ok)
+      throw new ApiError(422, 'invalid-graph', `graph "${graph.name}" does not compile`, compiled.diagnostics);
     const zip = zipRepoFiles(compiled.files, studio.repository.dir);
     res.setHeader('Content-Type', 'application/zip');
     res.setHeader('Content-Disposition', `attachment; filename="${graph.name}.zip"`);
@@ -99,9 +141,17 @@ function toolRoutes(studio: Studio, router: Router): void {
   });
   router.post('/import', async (req, res) => {
     const dir = (req.body as { dir?: unknown } | undefined)?.dir;
-    if (typeof dir !== 'string' || dir === '' || dir.includes('\0')) throw new ApiError(400, 'bad-request', 'body must be JSON {"dir": "<repository directory>"}');
-    const repo = await studio.openRepository(isAbsolute(dir) ? dir : resolve(process.env.INIT_CWD ?? process.cwd(), dir));
-    const imported = { dir: repo.dir, models: Object.keys(repo.catalogue.models).sort(), graphs: Object.keys(repo.graphs).sort(), problems: repo.problems };
+    if (typeof dir !== 'string' || dir === '' || dir.includes('\0'))
+      throw new ApiError(400, 'bad-request', 'body must be JSON {"dir": "<repository directory>"}');
+    const repo = await studio.openRepository(
+      isAbsolute(dir) ? dir : resolve(process.env.INIT_CWD ?? process.cwd(), dir),
+    );
+    const imported = {
+      dir: repo.dir,
+      models: Object.keys(repo.catalogue.models).sort(),
+      graphs: Object.keys(repo.graphs).sort(),
+      problems: repo.problems,
+    };
     res.json(imported satisfies ApiImportResponse);
   });
 }
@@ -118,11 +168,20 @@ export function apiRouter(studio: Studio): Router {
   router.use(express.json({ limit }));
   router.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => {
     const tooLarge = (err as { type?: string } | undefined)?.type === 'entity.too.large';
-    next(tooLarge ? new ApiError(413, 'too-large', `request body is over the limit ${limitName}=${limit}`, { limit: limitName, value: limit }) : err);
+    next(
+      tooLarge
+        ? new ApiError(413, 'too-large', `request body is over the limit ${limitName}=${limit}`, {
+            limit: limitName,
+            value: limit,
+          })
+        : err,
+    );
   });
   readRoutes(studio, router);
   writeRoutes(studio, router);
   toolRoutes(studio, router);
-  router.use((req, _res, next) => next(new ApiError(404, 'not-found', `no API route ${req.method} ${req.baseUrl}${req.path}`)));
+  router.use((req, _res, next) =>
+    next(new ApiError(404, 'not-found', `no API route ${req.method} ${req.baseUrl}${req.path}`)),
+  );
   return router;
 }

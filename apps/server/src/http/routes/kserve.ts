@@ -1,6 +1,15 @@
 import express, { Router, type Request, type Response } from 'express';
 import type { CatalogueModel, GraphDoc, ModelConfig } from '@ensemble-studio/core';
-import { catalogueModel, compileGraph, configJson, effectiveConfig, fullShape, keyedRecord, ownValue, parsePbtxt } from '@ensemble-studio/core';
+import {
+  catalogueModel,
+  compileGraph,
+  configJson,
+  effectiveConfig,
+  fullShape,
+  keyedRecord,
+  ownValue,
+  parsePbtxt,
+} from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { graphSignature, type GraphSignature } from '../graphSignature.ts';
 import { allHelpers, findHelper, type HelperModel } from '../helperModels.ts';
@@ -16,14 +25,35 @@ const M = '/v2/models/:model{/versions/:version}';
  * The extensions the HTTP endpoint serves, named as Triton names them in its server metadata
  * (`generate` is the generate and generate_stream endpoints).
  */
-export const HTTP_EXTENSIONS = ['model_configuration', 'model_repository', 'statistics', 'sequence', 'binary_tensor_data', 'parameters', 'generate'];
+export const HTTP_EXTENSIONS = [
+  'model_configuration',
+  'model_repository',
+  'statistics',
+  'sequence',
+  'binary_tensor_data',
+  'parameters',
+  'generate',
+];
 
 /** What a KServe client sees of one model, saved graph, or helper model a saved graph generates. */
-export interface ServedModel { name: string; versions: number[]; platform: string; signature: GraphSignature; ready: boolean; error?: string; graph?: GraphDoc; helper?: HelperModel }
+export interface ServedModel {
+  name: string;
+  versions: number[];
+  platform: string;
+  signature: GraphSignature;
+  ready: boolean;
+  error?: string;
+  graph?: GraphDoc;
+  helper?: HelperModel;
+}
 
 /** Finds the model or saved graph an HTTP request's path names. Throws Triton-like 404s. */
 export function servedModel(studio: Studio, req: Request): ServedModel {
-  return findServedModel(studio, String(req.params.model), req.params.version === undefined ? undefined : String(req.params.version));
+  return findServedModel(
+    studio,
+    String(req.params.model),
+    req.params.version === undefined ? undefined : String(req.params.version),
+  );
 }
 
 /**
@@ -32,7 +62,8 @@ export function servedModel(studio: Studio, req: Request): ServedModel {
  */
 export function findServedModel(studio: Studio, name: string, versionText: string | undefined): ServedModel {
   const version = versionText === undefined ? undefined : Number(versionText);
-  if (isUnloaded(studio, name)) throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' has no available versions`);
+  if (isUnloaded(studio, name))
+    throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' has no available versions`);
   const graph = ownValue(studio.repository.graphs, name);
   const model = catalogueModel(studio.catalogue, name);
   let served: ServedModel;
@@ -41,14 +72,36 @@ export function findServedModel(studio: Studio, name: string, versionText: strin
     const { ready, reason } = readiness(studio, name);
     const unloaded = ready ? unloadedDependency(studio, name) : undefined;
     const error = reason ?? (unloaded ? `graph '${name}' cannot run: ${unloaded}` : undefined);
-    served = { name, versions: [1], platform: 'ensemble', signature: graphSignature(graph), ready: ready && !unloaded, graph, ...(error ? { error } : {}) };
+    served = {
+      name,
+      versions: [1],
+      platform: 'ensemble',
+      signature: graphSignature(graph),
+      ready: ready && !unloaded,
+      graph,
+      ...(error ? { error } : {}),
+    };
   } else if (model) {
     const { ready, reason } = readiness(studio, name);
-    served = { name, versions: model.versions, platform: model.platform || model.backend, ready, signature: modelSignature(model), ...(reason ? { error: reason } : {}) };
+    served = {
+      name,
+      versions: model.versions,
+      platform: model.platform || model.backend,
+      ready,
+      signature: modelSignature(model),
+      ...(reason ? { error: reason } : {}),
+    };
   } else {
     const helper = findHelper(studio, name);
     if (!helper) throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' is not found`);
-    served = { name, versions: [1], platform: helper.model.platform || helper.model.backend, ready: true, signature: modelSignature(helper.model), helper };
+    served = {
+      name,
+      versions: [1],
+      platform: helper.model.platform || helper.model.backend,
+      ready: true,
+      signature: modelSignature(helper.model),
+      helper,
+    };
   }
   if (version !== undefined && !served.versions.includes(version)) {
     throw new ApiError(404, 'not-found', `Request for unknown model: '${name}' version ${versionText} is not found`);
@@ -58,7 +111,11 @@ export function findServedModel(studio: Studio, name: string, versionText: strin
 
 /** A model's inputs and outputs with their full shapes (the batch dimension first when it batches). */
 function modelSignature(model: CatalogueModel): GraphSignature {
-  const meta = (t: CatalogueModel['inputs'][number]) => ({ name: t.name, datatype: t.datatype, shape: fullShape(t.dims, model.maxBatchSize) });
+  const meta = (t: CatalogueModel['inputs'][number]) => ({
+    name: t.name,
+    datatype: t.datatype,
+    shape: fullShape(t.dims, model.maxBatchSize),
+  });
   return { inputs: model.inputs.map(meta), outputs: model.outputs.map(meta) };
 }
 
@@ -80,7 +137,11 @@ export function modelConfig(studio: Studio, served: ServedModel): ModelConfig {
   const text = compiled.files.find((f) => f.path === `${graph.name}/config.pbtxt`)?.text;
   if (!compiled.ok || text === undefined) {
     if (cat) return effective(cat.config);
-    throw new ApiError(400, 'invalid-graph', `graph '${graph.name}' does not compile: ${compiled.diagnostics.find((d) => d.severity === 'error')?.message ?? 'unknown error'}`);
+    throw new ApiError(
+      400,
+      'invalid-graph',
+      `graph '${graph.name}' does not compile: ${compiled.diagnostics.find((d) => d.severity === 'error')?.message ?? 'unknown error'}`,
+    );
   }
   // The graph's generated helper models count for the decoupled flag as the catalogue's models do.
   for (const f of compiled.files) {
@@ -90,7 +151,8 @@ export function modelConfig(studio: Studio, served: ServedModel): ModelConfig {
     if (parsedHelper.ok) configs[helper] = parsedHelper.config;
   }
   const parsed = parsePbtxt(text);
-  if (!parsed.ok) throw new ApiError(500, 'internal', `compiled config of '${graph.name}' does not parse: ${parsed.error.message}`);
+  if (!parsed.ok)
+    throw new ApiError(500, 'internal', `compiled config of '${graph.name}' does not parse: ${parsed.error.message}`);
   return effective(parsed.config);
 }
 
@@ -107,8 +169,14 @@ function healthRoutes(studio: Studio, router: Router): void {
  * (HTTP and gRPC); an unloaded one is UNAVAILABLE with reason "unloaded", as Triton reports it.
  * @example repositoryIndex(studio).filter((m) => m.state === 'READY')
  */
-export function repositoryIndex(studio: Studio): { name: string; version: string; state: 'READY' | 'UNAVAILABLE'; reason?: string }[] {
-  const names = new Set([...Object.keys(studio.catalogue.models), ...Object.keys(studio.repository.graphs), ...allHelpers(studio).keys()]);
+export function repositoryIndex(
+  studio: Studio,
+): { name: string; version: string; state: 'READY' | 'UNAVAILABLE'; reason?: string }[] {
+  const names = new Set([
+    ...Object.keys(studio.catalogue.models),
+    ...Object.keys(studio.repository.graphs),
+    ...allHelpers(studio).keys(),
+  ]);
   return [...names].sort().map((name) => {
     const version = String(catalogueModel(studio.catalogue, name)?.versions.at(-1) ?? 1);
     if (isUnloaded(studio, name)) return { name, version, state: 'UNAVAILABLE', reason: 'unloaded' };
@@ -120,11 +188,21 @@ export function repositoryIndex(studio: Studio): { name: string; version: string
 function modelRoutes(studio: Studio, router: Router): void {
   router.get(M, (req, res) => {
     const s = servedModel(studio, req);
-    res.json({ name: s.name, versions: s.versions.map(String), platform: s.platform, inputs: s.signature.inputs, outputs: s.signature.outputs });
+    res.json({
+      name: s.name,
+      versions: s.versions.map(String),
+      platform: s.platform,
+      inputs: s.signature.inputs,
+      outputs: s.signature.outputs,
+    });
   });
   router.get(`${M}/ready`, (req, res) => {
     let ready = false;
-    try { ready = servedModel(studio, req).ready; } catch { ready = false; }
+    try {
+      ready = servedModel(studio, req).ready;
+    } catch {
+      ready = false;
+    }
     res.status(ready ? 200 : 400).end();
   });
   router.get(`${M}/config`, (req, res) => void res.json(configJson(modelConfig(studio, servedModel(studio, req)))));
@@ -148,6 +226,10 @@ export function kserveRouter(studio: Studio): Router {
   // Before the model routes: `/v2/models/stats` would otherwise read as the metadata of a model called "stats".
   repositoryRoutes(studio, router);
   modelRoutes(studio, router);
-  router.use('/v2', (req: Request, res: Response) => void res.status(404).json({ error: `no such endpoint ${req.method} ${req.originalUrl.split('?')[0]}` }));
+  router.use(
+    '/v2',
+    (req: Request, res: Response) =>
+      void res.status(404).json({ error: `no such endpoint ${req.method} ${req.originalUrl.split('?')[0]}` }),
+  );
   return router;
 }

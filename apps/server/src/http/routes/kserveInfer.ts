@@ -28,15 +28,24 @@ function headerLength(req: Request): string | undefined {
 }
 
 /** Triton's sequence parameters → the engine's sequence flags (TRITON §5.2, §4.1). */
-export function sequenceOf(served: ServedModel, params: Record<string, unknown>, stateful: boolean): Sequence | undefined {
+export function sequenceOf(
+  served: ServedModel,
+  params: Record<string, unknown>,
+  stateful: boolean,
+): Sequence | undefined {
   const id = params.sequence_id;
   const start = params.sequence_start === true;
   const end = params.sequence_end === true;
   const none = id === undefined || id === 0 || id === '';
-  if (!none && !(typeof id === 'number' && Number.isInteger(id) && id > 0) && !(typeof id === 'string' && id.length <= 128)) {
+  if (
+    !none &&
+    !(typeof id === 'number' && Number.isInteger(id) && id > 0) &&
+    !(typeof id === 'string' && id.length <= 128)
+  ) {
     throw bad(`sequence_id must be a positive integer or a string of at most 128 characters`);
   }
-  if (none && (start || end || stateful)) throw bad(`inference request to model '${served.name}' must specify a non-zero or non-empty correlation ID`);
+  if (none && (start || end || stateful))
+    throw bad(`inference request to model '${served.name}' must specify a non-zero or non-empty correlation ID`);
   return none ? undefined : { id: id as number | string, start, end };
 }
 
@@ -50,22 +59,48 @@ export function checkInputs(served: ServedModel, inputs: Record<string, Tensor>)
   for (const [name, t] of Object.entries(inputs)) {
     const spec = specs.get(name);
     if (!spec) throw bad(`unexpected inference input '${name}' for model '${served.name}'`);
-    if (spec.datatype !== t.datatype) throw bad(`inference input '${name}' data-type is '${t.datatype}', but model '${served.name}' expects '${spec.datatype}'`);
-    if (!shapeMatches(spec.shape, t.shape)) throw bad(`unexpected shape for input '${name}' for model '${served.name}'. Expected [${spec.shape.join(',')}], got [${t.shape.join(',')}]`);
+    if (spec.datatype !== t.datatype)
+      throw bad(
+        `inference input '${name}' data-type is '${t.datatype}', but model '${served.name}' expects '${spec.datatype}'`,
+      );
+    if (!shapeMatches(spec.shape, t.shape))
+      throw bad(
+        `unexpected shape for input '${name}' for model '${served.name}'. Expected [${spec.shape.join(',')}], got [${t.shape.join(',')}]`,
+      );
   }
   const required = served.signature.inputs.filter((s) => !s.optional);
   const missing = required.filter((s) => !Object.hasOwn(inputs, s.name));
-  if (missing.length > 0) throw bad(`expected ${required.length} inputs but got ${Object.keys(inputs).length} inputs for model '${served.name}'`);
+  if (missing.length > 0)
+    throw bad(
+      `expected ${required.length} inputs but got ${Object.keys(inputs).length} inputs for model '${served.name}'`,
+    );
 }
 
 /** Runs a served model for one HTTP request; a client that goes away cancels the run. */
-async function runFor(studio: Studio, req: Request, res: Response, target: RunTarget, inputs: Record<string, Tensor>, sequence: Sequence | undefined, onResponse?: RunRequest['onResponse']): Promise<RunResult> {
+async function runFor(
+  studio: Studio,
+  req: Request,
+  res: Response,
+  target: RunTarget,
+  inputs: Record<string, Tensor>,
+  sequence: Sequence | undefined,
+  onResponse?: RunRequest['onResponse'],
+): Promise<RunResult> {
   const release = studio.acquireRun();
   const abort = new AbortController();
-  const onClose = () => { if (!res.writableFinished) abort.abort(); };
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
   res.on('close', onClose);
   try {
-    return await studio.engine.run({ graph: target.graph, inputs, signal: abort.signal, ...target.run, ...(sequence ? { sequence } : {}), ...(onResponse ? { onResponse } : {}) });
+    return await studio.engine.run({
+      graph: target.graph,
+      inputs,
+      signal: abort.signal,
+      ...target.run,
+      ...(sequence ? { sequence } : {}),
+      ...(onResponse ? { onResponse } : {}),
+    });
   } finally {
     release();
     res.off('close', onClose);
@@ -77,8 +112,11 @@ async function runFor(studio: Studio, req: Request, res: Response, target: RunTa
 export function runError(result: RunResult): ApiError | undefined {
   if (result.status === 'failed') {
     const code = result.error?.code ?? 'internal';
-    const status = /^(model-unavailable|limit|timeout|closed|sequence-lost)$/.test(code) ? 503
-      : /^(node-failed|instance-crashed|output-missing|internal)$/.test(code) ? 500 : 400;
+    const status = /^(model-unavailable|limit|timeout|closed|sequence-lost)$/.test(code)
+      ? 503
+      : /^(node-failed|instance-crashed|output-missing|internal)$/.test(code)
+        ? 500
+        : 400;
     return new ApiError(status, code, result.error?.message ?? 'inference failed');
   }
   if (result.status === 'exited_early' && result.exit?.strategy === 'error') {
@@ -89,7 +127,11 @@ export function runError(result: RunResult): ApiError | undefined {
 
 function sendInferResponse(res: Response, served: ServedModel, req: InferRequest, result: RunResult): void {
   const wanted = req.outputs ?? Object.keys(result.outputs).map((name) => ({ name, binary: req.binaryOutput }));
-  const base = { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), ...(req.id === undefined ? {} : { id: req.id }) };
+  const base = {
+    model_name: served.name,
+    model_version: String(served.versions.at(-1) ?? 1),
+    ...(req.id === undefined ? {} : { id: req.id }),
+  };
   const chunks: Uint8Array[] = [];
   const outputs = wanted.map(({ name, binary }) => {
     const t = ownValue(result.outputs, name);
@@ -112,12 +154,19 @@ function sendInferResponse(res: Response, served: ServedModel, req: InferRequest
 export function inferHandler(studio: Studio): RequestHandler {
   return async (req, res) => {
     const served = servedModel(studio, req);
-    if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
+    if (!served.ready)
+      throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
     const target = runTarget(studio, served);
     if (target.decoupled) {
-      throw bad(`HTTP end point doesn't support models with decoupled transaction policy (model '${served.name}'; use /v2/models/${served.name}/generate_stream or gRPC streaming)`);
+      throw bad(
+        `HTTP end point doesn't support models with decoupled transaction policy (model '${served.name}'; use /v2/models/${served.name}/generate_stream or gRPC streaming)`,
+      );
     }
-    const parsed = await studio.bodies.kserve(rawBody(req), { kind: 'infer', headerLength: headerLength(req), maxTensorElements: studio.limits.maxTensorElements });
+    const parsed = await studio.bodies.kserve(rawBody(req), {
+      kind: 'infer',
+      headerLength: headerLength(req),
+      maxTensorElements: studio.limits.maxTensorElements,
+    });
     checkInputs(served, parsed.inputs);
     const sequence = sequenceOf(served, parsed.parameters, target.stateful);
     const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
@@ -127,8 +176,16 @@ export function inferHandler(studio: Studio): RequestHandler {
   };
 }
 
-function generateResponse(served: ServedModel, id: string | undefined, outputs: Record<string, Tensor>): Record<string, unknown> {
-  const out: Record<string, unknown> = { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), ...(id === undefined ? {} : { id }) };
+function generateResponse(
+  served: ServedModel,
+  id: string | undefined,
+  outputs: Record<string, Tensor>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    model_name: served.name,
+    model_version: String(served.versions.at(-1) ?? 1),
+    ...(id === undefined ? {} : { id }),
+  };
   for (const [name, t] of Object.entries(outputs)) {
     const data = outputJson(name, t).data;
     out[name] = data.length === 1 ? data[0] : data;
@@ -138,8 +195,14 @@ function generateResponse(served: ServedModel, id: string | undefined, outputs: 
 
 /** Inputs and parameters of a generate request (`inputs: [...]` or top-level keys), large bodies parsed off the main thread. */
 function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promise<GenerateRequest> {
-  const batched = (served.signature.inputs[0]?.shape[0] ?? 0) === -1 && (served.graph?.maxBatchSize ?? catalogueModel(studio.catalogue, served.name)?.maxBatchSize ?? 0) > 0;
-  return studio.bodies.kserve(rawBody(req), { kind: 'generate', target: { inputs: served.signature.inputs, batched }, maxTensorElements: studio.limits.maxTensorElements });
+  const batched =
+    (served.signature.inputs[0]?.shape[0] ?? 0) === -1 &&
+    (served.graph?.maxBatchSize ?? catalogueModel(studio.catalogue, served.name)?.maxBatchSize ?? 0) > 0;
+  return studio.bodies.kserve(rawBody(req), {
+    kind: 'generate',
+    target: { inputs: served.signature.inputs, batched },
+    maxTensorElements: studio.limits.maxTensorElements,
+  });
 }
 
 /**
@@ -150,7 +213,8 @@ function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promi
 export function generateStreamHandler(studio: Studio, stream: boolean): RequestHandler {
   return async (req, res) => {
     const served = servedModel(studio, req);
-    if (!served.ready) throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
+    if (!served.ready)
+      throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
     const target = runTarget(studio, served);
     const { id, params, inputs } = await parseGenerate(studio, served, req);
     checkInputs(served, inputs);
@@ -183,4 +247,3 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
     res.end();
   };
 }
-

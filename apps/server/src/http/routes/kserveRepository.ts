@@ -10,8 +10,13 @@ function bodyObject(req: Request): Record<string, unknown> {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8').trim() : '';
   if (raw === '') return {};
   let parsed: unknown;
-  try { parsed = JSON.parse(raw); } catch (err) { throw new ApiError(400, 'bad-request', `the request body is not JSON: ${(err as Error).message}`); }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ApiError(400, 'bad-request', 'the request body must be a JSON object');
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    throw new ApiError(400, 'bad-request', `the request body is not JSON: ${(err as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ApiError(400, 'bad-request', 'the request body must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
@@ -19,10 +24,15 @@ function bodyObject(req: Request): Record<string, unknown> {
 function refuseOverrides(name: string, body: Record<string, unknown>): void {
   const params = body.parameters;
   if (params === undefined) return;
-  if (params === null || typeof params !== 'object' || Array.isArray(params)) throw new ApiError(400, 'bad-request', "'parameters' must be a JSON object");
+  if (params === null || typeof params !== 'object' || Array.isArray(params))
+    throw new ApiError(400, 'bad-request', "'parameters' must be a JSON object");
   const overrides = Object.keys(params).filter((k) => k === 'config' || k.startsWith('file:'));
   if (overrides.length > 0) {
-    throw new ApiError(400, 'bad-request', `load of '${name}' with ${overrides.join(', ')} is not supported: the studio loads models from its repository on disk (edit the files, then load)`);
+    throw new ApiError(
+      400,
+      'bad-request',
+      `load of '${name}' with ${overrides.join(', ')} is not supported: the studio loads models from its repository on disk (edit the files, then load)`,
+    );
   }
 }
 

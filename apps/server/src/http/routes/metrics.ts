@@ -22,20 +22,80 @@ export interface ModelCounters {
   activeSequences?: number;
 }
 
-interface Family { name: string; help: string; type: 'counter' | 'gauge'; value: (c: ModelCounters) => number | undefined }
+interface Family {
+  name: string;
+  help: string;
+  type: 'counter' | 'gauge';
+  value: (c: ModelCounters) => number | undefined;
+}
 
 const FAMILIES: Family[] = [
-  { name: 'nv_inference_request_success', help: 'Number of successful inference requests, all batch sizes', type: 'counter', value: (c) => c.success },
-  { name: 'nv_inference_request_failure', help: 'Number of failed inference requests, all batch sizes', type: 'counter', value: (c) => c.failure },
-  { name: 'nv_inference_count', help: 'Number of inferences performed (does not include cached requests)', type: 'counter', value: (c) => c.inferenceCount },
-  { name: 'nv_inference_exec_count', help: 'Number of model executions performed (does not include cached requests)', type: 'counter', value: (c) => c.execCount },
-  { name: 'nv_inference_request_duration_us', help: 'Cumulative inference request duration in microseconds (includes cached requests)', type: 'counter', value: (c) => c.requestDurationUs },
-  { name: 'nv_inference_queue_duration_us', help: 'Cumulative inference queuing duration in microseconds (includes cached requests)', type: 'counter', value: (c) => c.queueDurationUs },
-  { name: 'nv_inference_compute_input_duration_us', help: 'Cumulative compute input duration in microseconds (does not include cached requests)', type: 'counter', value: (c) => c.computeInputDurationUs },
-  { name: 'nv_inference_compute_infer_duration_us', help: 'Cumulative compute inference duration in microseconds (does not include cached requests)', type: 'counter', value: (c) => c.computeInferDurationUs },
-  { name: 'nv_inference_compute_output_duration_us', help: 'Cumulative inference compute output duration in microseconds (does not include cached requests)', type: 'counter', value: (c) => c.computeOutputDurationUs },
-  { name: 'nv_inference_response_count', help: 'Number of responses sent, including streamed (decoupled) responses', type: 'counter', value: (c) => c.responses },
-  { name: 'nv_inference_active_sequences', help: 'Sequences currently bound to an instance of the model', type: 'gauge', value: (c) => c.activeSequences },
+  {
+    name: 'nv_inference_request_success',
+    help: 'Number of successful inference requests, all batch sizes',
+    type: 'counter',
+    value: (c) => c.success,
+  },
+  {
+    name: 'nv_inference_request_failure',
+    help: 'Number of failed inference requests, all batch sizes',
+    type: 'counter',
+    value: (c) => c.failure,
+  },
+  {
+    name: 'nv_inference_count',
+    help: 'Number of inferences performed (does not include cached requests)',
+    type: 'counter',
+    value: (c) => c.inferenceCount,
+  },
+  {
+    name: 'nv_inference_exec_count',
+    help: 'Number of model executions performed (does not include cached requests)',
+    type: 'counter',
+    value: (c) => c.execCount,
+  },
+  {
+    name: 'nv_inference_request_duration_us',
+    help: 'Cumulative inference request duration in microseconds (includes cached requests)',
+    type: 'counter',
+    value: (c) => c.requestDurationUs,
+  },
+  {
+    name: 'nv_inference_queue_duration_us',
+    help: 'Cumulative inference queuing duration in microseconds (includes cached requests)',
+    type: 'counter',
+    value: (c) => c.queueDurationUs,
+  },
+  {
+    name: 'nv_inference_compute_input_duration_us',
+    help: 'Cumulative compute input duration in microseconds (does not include cached requests)',
+    type: 'counter',
+    value: (c) => c.computeInputDurationUs,
+  },
+  {
+    name: 'nv_inference_compute_infer_duration_us',
+    help: 'Cumulative compute inference duration in microseconds (does not include cached requests)',
+    type: 'counter',
+    value: (c) => c.computeInferDurationUs,
+  },
+  {
+    name: 'nv_inference_compute_output_duration_us',
+    help: 'Cumulative inference compute output duration in microseconds (does not include cached requests)',
+    type: 'counter',
+    value: (c) => c.computeOutputDurationUs,
+  },
+  {
+    name: 'nv_inference_response_count',
+    help: 'Number of responses sent, including streamed (decoupled) responses',
+    type: 'counter',
+    value: (c) => c.responses,
+  },
+  {
+    name: 'nv_inference_active_sequences',
+    help: 'Sequences currently bound to an instance of the model',
+    type: 'gauge',
+    value: (c) => c.activeSequences,
+  },
 ];
 
 const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
@@ -77,9 +137,18 @@ export function engineCounters(studio: Studio): ModelCounters[] {
   const m = studio.engine.metrics();
   const version = (name: string) => String(catalogueModel(studio.catalogue, name)?.versions.at(-1) ?? 1);
   const models: ModelCounters[] = Object.entries(m.models).map(([model, c]) => ({
-    model, version: version(model), success: c.requestSuccess, failure: c.requestFailure, inferenceCount: c.inferenceCount,
-    execCount: c.execCount, requestDurationUs: Math.round((c.queueNs + c.computeNs) / 1000), queueDurationUs: Math.round(c.queueNs / 1000),
-    computeInputDurationUs: 0, computeInferDurationUs: Math.round(c.computeNs / 1000), computeOutputDurationUs: 0, activeSequences: c.activeSequences,
+    model,
+    version: version(model),
+    success: c.requestSuccess,
+    failure: c.requestFailure,
+    inferenceCount: c.inferenceCount,
+    execCount: c.execCount,
+    requestDurationUs: Math.round((c.queueNs + c.computeNs) / 1000),
+    queueDurationUs: Math.round(c.queueNs / 1000),
+    computeInputDurationUs: 0,
+    computeInferDurationUs: Math.round(c.computeNs / 1000),
+    computeOutputDurationUs: 0,
+    activeSequences: c.activeSequences,
   }));
   // Graph names come from clients (inline documents): only saved graphs get a label of their own, so
   // the label set stays as small as the repository however many names clients make up.
@@ -87,12 +156,27 @@ export function engineCounters(studio: Studio): ModelCounters[] {
   for (const [name, g] of Object.entries(m.graphs)) {
     const model = ownValue(studio.repository.graphs, name) ? name : UNSAVED_GRAPHS;
     const c = graphs.get(model) ?? {
-      model, version: '1', success: 0, failure: 0, inferenceCount: 0, execCount: 0, requestDurationUs: 0, queueDurationUs: 0,
-      computeInputDurationUs: 0, computeInferDurationUs: 0, computeOutputDurationUs: 0, responses: 0,
+      model,
+      version: '1',
+      success: 0,
+      failure: 0,
+      inferenceCount: 0,
+      execCount: 0,
+      requestDurationUs: 0,
+      queueDurationUs: 0,
+      computeInputDurationUs: 0,
+      computeInferDurationUs: 0,
+      computeOutputDurationUs: 0,
+      responses: 0,
     };
     const us = Math.round(g.durationNs / 1000);
-    c.success += g.requestSuccess; c.failure += g.requestFailure; c.inferenceCount += g.requestSuccess; c.execCount += g.requestSuccess;
-    c.requestDurationUs += us; c.computeInferDurationUs += us; c.responses = (c.responses ?? 0) + (g.streamedResponses ?? 0);
+    c.success += g.requestSuccess;
+    c.failure += g.requestFailure;
+    c.inferenceCount += g.requestSuccess;
+    c.execCount += g.requestSuccess;
+    c.requestDurationUs += us;
+    c.computeInferDurationUs += us;
+    c.responses = (c.responses ?? 0) + (g.streamedResponses ?? 0);
     graphs.set(model, c);
   }
   return [...models, ...graphs.values()];
@@ -105,7 +189,14 @@ export const UNSAVED_GRAPHS = '(unsaved graphs)';
 export function batchSizeLines(studio: Studio): string[] {
   const lines: string[] = [];
   for (const [model, c] of Object.entries(studio.engine.metrics().models)) {
-    for (const [size, n] of Object.entries(c.batchSizes)) lines.push(`studio_batch_executions_total{model="${esc(model)}",version="1",batch_size="${size}"} ${n}`);
+    for (const [size, n] of Object.entries(c.batchSizes))
+      lines.push(`studio_batch_executions_total{model="${esc(model)}",version="1",batch_size="${size}"} ${n}`);
   }
-  return lines.length ? ['# HELP studio_batch_executions_total Model executions per batch size', '# TYPE studio_batch_executions_total counter', ...lines] : [];
+  return lines.length
+    ? [
+        '# HELP studio_batch_executions_total Model executions per batch size',
+        '# TYPE studio_batch_executions_total counter',
+        ...lines,
+      ]
+    : [];
 }

@@ -5,14 +5,19 @@ import { tempDir } from '../../testing/tempDir.ts';
 import { call, startTestServer } from '../../testing/testServer.ts';
 import { MAX_MODEL_SOURCE_BYTES } from './modelSource.ts';
 
-const SOURCE = 'import triton_python_backend_utils as pb_utils\n\nclass TritonPythonModel:\n    def execute(self, requests):\n        raise pb_utils.TritonModelException("boom")\n';
-const config = (name: string, backend = 'backend: "python"') => `name: "${name}"\n${backend}\nmax_batch_size: 0\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n`;
+const SOURCE =
+  'import triton_python_backend_utils as pb_utils\n\nclass TritonPythonModel:\n    def execute(self, requests):\n        raise pb_utils.TritonModelException("boom")\n';
+const config = (name: string, backend = 'backend: "python"') =>
+  `name: "${name}"\n${backend}\nmax_batch_size: 0\ninput [ { name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n`;
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {
   const repo = tempDir('model-source-');
   const outside = tempDir('model-source-outside-');
-  const file = (p: string, text: string) => { mkdirSync(join(repo, p, '..'), { recursive: true }); writeFileSync(join(repo, p), text); };
+  const file = (p: string, text: string) => {
+    mkdirSync(join(repo, p, '..'), { recursive: true });
+    writeFileSync(join(repo, p), text);
+  };
   file('add_one/config.pbtxt', config('add_one'));
   file('add_one/1/model.py', 'old version');
   file('add_one/3/model.py', SOURCE);
@@ -30,10 +35,15 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 describe('GET /api/models/:name/source', () => {
-  it('returns the latest version\'s model.py with its repository-relative path', async () => {
+  it("returns the latest version's model.py with its repository-relative path", async () => {
     const r = await call(`${s.url}/api/models/add_one/source`);
     expect(r.status).toBe(200);
-    expect(r.json).toEqual({ model: 'add_one', path: 'add_one/3/model.py', bytes: Buffer.byteLength(SOURCE), text: SOURCE });
+    expect(r.json).toEqual({
+      model: 'add_one',
+      path: 'add_one/3/model.py',
+      bytes: Buffer.byteLength(SOURCE),
+      text: SOURCE,
+    });
   });
 
   it('refuses a model that is not Python, an unknown one and a bad name, saying which', async () => {

@@ -1,7 +1,17 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import type { ParamSpec } from '@ensemble-studio/core';
 
-interface TextProps { label: string; value: string; onCommit(v: string): void; error?: string | null; mono?: boolean; placeholder?: string; name?: string; hint?: string; children?: ReactNode }
+interface TextProps {
+  label: string;
+  value: string;
+  onCommit(v: string): void;
+  error?: string | null;
+  mono?: boolean;
+  placeholder?: string;
+  name?: string;
+  hint?: string;
+  children?: ReactNode;
+}
 
 /** A param's `help`, under its field. */
 const Hint = ({ text }: { text?: string }) => (text ? <span className="field-hint">{text}</span> : null);
@@ -10,13 +20,25 @@ const Hint = ({ text }: { text?: string }) => (text ? <span className="field-hin
 export function TextField({ label, value, onCommit, error, mono, placeholder, name, hint, children }: TextProps) {
   const [draft, setDraft] = useState(value);
   useEffect(() => setDraft(value), [value]);
-  const commit = () => { if (draft !== value) onCommit(draft); };
+  const commit = () => {
+    if (draft !== value) onCommit(draft);
+  };
   return (
     <label className={`field${error ? ' invalid' : ''}`}>
       <span className="field-label">{label}</span>
-      <input className={`nodrag${mono ? ' mono' : ''}`} name={name ?? label} value={draft} placeholder={placeholder} spellCheck={false}
-        onChange={(e) => setDraft(e.target.value)} onBlur={commit}
-        onKeyDown={(e) => { if (e.key === 'Enter') commit(); if (e.key === 'Escape') setDraft(value); }} />
+      <input
+        className={`nodrag${mono ? ' mono' : ''}`}
+        name={name ?? label}
+        value={draft}
+        placeholder={placeholder}
+        spellCheck={false}
+        onChange={(e) => setDraft(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') commit();
+          if (e.key === 'Escape') setDraft(value);
+        }}
+      />
       {children}
       <Hint text={hint} />
       {error && <span className="field-error">{error}</span>}
@@ -25,7 +47,27 @@ export function TextField({ label, value, onCommit, error, mono, placeholder, na
 }
 
 /** A number field (blank = undefined); commits on blur or Enter. */
-export function NumberField({ label, value, onCommit, min, max, step, error, name, hint }: { label: string; value: number | undefined; onCommit(v: number | undefined): void; min?: number; max?: number; step?: number; error?: string | null; name?: string; hint?: string }) {
+export function NumberField({
+  label,
+  value,
+  onCommit,
+  min,
+  max,
+  step,
+  error,
+  name,
+  hint,
+}: {
+  label: string;
+  value: number | undefined;
+  onCommit(v: number | undefined): void;
+  min?: number;
+  max?: number;
+  step?: number;
+  error?: string | null;
+  name?: string;
+  hint?: string;
+}) {
   const [draft, setDraft] = useState(value === undefined ? '' : String(value));
   useEffect(() => setDraft(value === undefined ? '' : String(value)), [value]);
   const commit = () => {
@@ -35,27 +77,67 @@ export function NumberField({ label, value, onCommit, min, max, step, error, nam
   return (
     <label className={`field${error ? ' invalid' : ''}`}>
       <span className="field-label">{label}</span>
-      <input className="nodrag" type="number" name={name ?? label} value={draft} min={min} max={max} step={step ?? 'any'}
-        onChange={(e) => setDraft(e.target.value)} onBlur={commit} onKeyDown={(e) => e.key === 'Enter' && commit()} />
+      <input
+        className="nodrag"
+        type="number"
+        name={name ?? label}
+        value={draft}
+        min={min}
+        max={max}
+        step={step ?? 'any'}
+        onChange={(e) => setDraft(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => e.key === 'Enter' && commit()}
+      />
       <Hint text={hint} />
       {error && <span className="field-error">{error}</span>}
     </label>
   );
 }
 
-export function SelectField({ label, value, options, onCommit, name, hint }: { label: string; value: string; options: readonly string[]; onCommit(v: string): void; name?: string; hint?: string }) {
+export function SelectField({
+  label,
+  value,
+  options,
+  onCommit,
+  name,
+  hint,
+}: {
+  label: string;
+  value: string;
+  options: readonly string[];
+  onCommit(v: string): void;
+  name?: string;
+  hint?: string;
+}) {
   return (
     <label className="field">
       <span className="field-label">{label}</span>
       <select className="nodrag" name={name ?? label} value={value} onChange={(e) => onCommit(e.target.value)}>
-        {options.map((o) => <option key={o} value={o}>{o}</option>)}
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
       </select>
       <Hint text={hint} />
     </label>
   );
 }
 
-export function CheckField({ label, value, onCommit, name, hint }: { label: string; value: boolean; onCommit(v: boolean): void; name?: string; hint?: string }) {
+export function CheckField({
+  label,
+  value,
+  onCommit,
+  name,
+  hint,
+}: {
+  label: string;
+  value: boolean;
+  onCommit(v: boolean): void;
+  name?: string;
+  hint?: string;
+}) {
   return (
     <label className="field check">
       <input type="checkbox" name={name ?? label} checked={value} onChange={(e) => onCommit(e.target.checked)} />
@@ -66,13 +148,65 @@ export function CheckField({ label, value, onCommit, name, hint }: { label: stri
 }
 
 /** One param rendered from its ParamSpec (KIND_DEFS / OP_DEFS), its `help` under it. */
-export function ParamField({ spec, value, onCommit, error }: { spec: ParamSpec; value: unknown; onCommit(v: unknown): void; error?: string | null }) {
+export function ParamField({
+  spec,
+  value,
+  onCommit,
+  error,
+}: {
+  spec: ParamSpec;
+  value: unknown;
+  onCommit(v: unknown): void;
+  error?: string | null;
+}) {
   const name = `param-${spec.name}`;
   const hint = spec.help;
   switch (spec.type) {
-    case 'enum': return <SelectField label={spec.label} name={name} value={String(value ?? spec.default)} options={spec.options} onCommit={onCommit} hint={hint} />;
-    case 'boolean': return <CheckField label={spec.label} name={name} value={Boolean(value ?? spec.default)} onCommit={onCommit} hint={hint} />;
-    case 'string': return <TextField label={spec.label} name={name} value={String(value ?? spec.default)} onCommit={onCommit} error={error} hint={hint} />;
-    default: return <NumberField label={spec.label} name={name} value={typeof value === 'number' ? value : spec.default} min={spec.min} max={spec.max} step={spec.type === 'integer' ? 1 : undefined} onCommit={(v) => onCommit(v ?? spec.default)} error={error} hint={hint} />;
+    case 'enum':
+      return (
+        <SelectField
+          label={spec.label}
+          name={name}
+          value={String(value ?? spec.default)}
+          options={spec.options}
+          onCommit={onCommit}
+          hint={hint}
+        />
+      );
+    case 'boolean':
+      return (
+        <CheckField
+          label={spec.label}
+          name={name}
+          value={Boolean(value ?? spec.default)}
+          onCommit={onCommit}
+          hint={hint}
+        />
+      );
+    case 'string':
+      return (
+        <TextField
+          label={spec.label}
+          name={name}
+          value={String(value ?? spec.default)}
+          onCommit={onCommit}
+          error={error}
+          hint={hint}
+        />
+      );
+    default:
+      return (
+        <NumberField
+          label={spec.label}
+          name={name}
+          value={typeof value === 'number' ? value : spec.default}
+          min={spec.min}
+          max={spec.max}
+          step={spec.type === 'integer' ? 1 : undefined}
+          onCommit={(v) => onCommit(v ?? spec.default)}
+          error={error}
+          hint={hint}
+        />
+      );
   }
 }

@@ -3,7 +3,12 @@ import { formatShape } from '@ensemble-studio/core';
 import { CheckField, NumberField, SelectField, TextField } from './Field.tsx';
 import { formatDims, parseDims } from './dims.ts';
 
-interface Props { node: ModelNode; model: CatalogueModel | undefined; models: string[]; onParams(p: Record<string, unknown>): void }
+interface Props {
+  node: ModelNode;
+  model: CatalogueModel | undefined;
+  models: string[];
+  onParams(p: Record<string, unknown>): void;
+}
 
 /** Edits the model's config.pbtxt through the node (PRODUCT §3): batching, instances, sequences, decoupled. */
 export function ModelSettingsForm({ node, model, models, onParams }: Props) {
@@ -16,34 +21,100 @@ export function ModelSettingsForm({ node, model, models, onParams }: Props) {
   };
   const group = st.instance_group?.[0] ?? cfg?.instance_group?.[0] ?? { count: 1, kind: 'KIND_CPU' };
   const dyn = st.dynamic_batching === null ? undefined : (st.dynamic_batching ?? cfg?.dynamic_batching);
-  const seq: SequenceBatching | undefined = st.sequence_batching === null ? undefined : (st.sequence_batching ?? cfg?.sequence_batching);
+  const seq: SequenceBatching | undefined =
+    st.sequence_batching === null ? undefined : (st.sequence_batching ?? cfg?.sequence_batching);
   return (
     <>
-      <SelectField label="Model" name="model" value={node.params.model} options={models.includes(node.params.model) ? models : [node.params.model, ...models]} onCommit={(m) => onParams({ model: m })} />
+      <SelectField
+        label="Model"
+        name="model"
+        value={node.params.model}
+        options={models.includes(node.params.model) ? models : [node.params.model, ...models]}
+        onCommit={(m) => onParams({ model: m })}
+      />
       {model?.error && <p className="field-error">{model.error}</p>}
       {model && (
         <div className="sig small">
-          {model.inputs.map((t) => <div key={`i${t.name}`}>→ {t.name} {t.datatype} {formatShape(t.dims)}</div>)}
-          {model.outputs.map((t) => <div key={`o${t.name}`}>← {t.name} {t.datatype} {formatShape(t.dims)}</div>)}
+          {model.inputs.map((t) => (
+            <div key={`i${t.name}`}>
+              → {t.name} {t.datatype} {formatShape(t.dims)}
+            </div>
+          ))}
+          {model.outputs.map((t) => (
+            <div key={`o${t.name}`}>
+              ← {t.name} {t.datatype} {formatShape(t.dims)}
+            </div>
+          ))}
         </div>
       )}
       <h4>Batching &amp; instances</h4>
-      <NumberField label="max_batch_size" name="max_batch_size" min={0} step={1} value={st.max_batch_size ?? model?.maxBatchSize} onCommit={(v) => set({ max_batch_size: v })} />
+      <NumberField
+        label="max_batch_size"
+        name="max_batch_size"
+        min={0}
+        step={1}
+        value={st.max_batch_size ?? model?.maxBatchSize}
+        onCommit={(v) => set({ max_batch_size: v })}
+      />
       <div className="row">
-        <NumberField label="Instances" name="instance_count" min={1} step={1} value={group.count ?? 1} onCommit={(v) => set({ instance_group: [{ ...group, count: v ?? 1 }] })} />
-        <SelectField label="Kind" name="instance_kind" value={group.kind ?? 'KIND_CPU'} options={['KIND_CPU', 'KIND_GPU', 'KIND_AUTO']} onCommit={(k) => set({ instance_group: [{ ...group, kind: k as 'KIND_CPU' }] })} />
+        <NumberField
+          label="Instances"
+          name="instance_count"
+          min={1}
+          step={1}
+          value={group.count ?? 1}
+          onCommit={(v) => set({ instance_group: [{ ...group, count: v ?? 1 }] })}
+        />
+        <SelectField
+          label="Kind"
+          name="instance_kind"
+          value={group.kind ?? 'KIND_CPU'}
+          options={['KIND_CPU', 'KIND_GPU', 'KIND_AUTO']}
+          onCommit={(k) => set({ instance_group: [{ ...group, kind: k as 'KIND_CPU' }] })}
+        />
       </div>
-      <CheckField label="Dynamic batching" name="dynamic_batching" value={!!dyn} onCommit={(on) => set({ dynamic_batching: on ? { max_queue_delay_microseconds: 100 } : null })} />
+      <CheckField
+        label="Dynamic batching"
+        name="dynamic_batching"
+        value={!!dyn}
+        onCommit={(on) => set({ dynamic_batching: on ? { max_queue_delay_microseconds: 100 } : null })}
+      />
       {dyn && (
         <div className="row">
-          <TextField label="Preferred sizes" name="preferred_batch_size" value={formatDims(dyn.preferred_batch_size ?? [])} onCommit={(t) => set({ dynamic_batching: { ...dyn, preferred_batch_size: parseDims(t)?.filter((d) => d > 0) ?? [] } })} />
-          <NumberField label="Max queue delay µs" name="max_queue_delay" min={0} step={1} value={dyn.max_queue_delay_microseconds ?? 0} onCommit={(v) => set({ dynamic_batching: { ...dyn, max_queue_delay_microseconds: v ?? 0 } })} />
+          <TextField
+            label="Preferred sizes"
+            name="preferred_batch_size"
+            value={formatDims(dyn.preferred_batch_size ?? [])}
+            onCommit={(t) =>
+              set({ dynamic_batching: { ...dyn, preferred_batch_size: parseDims(t)?.filter((d) => d > 0) ?? [] } })
+            }
+          />
+          <NumberField
+            label="Max queue delay µs"
+            name="max_queue_delay"
+            min={0}
+            step={1}
+            value={dyn.max_queue_delay_microseconds ?? 0}
+            onCommit={(v) => set({ dynamic_batching: { ...dyn, max_queue_delay_microseconds: v ?? 0 } })}
+          />
         </div>
       )}
       <h4>Sequences &amp; streaming</h4>
-      <CheckField label="Sequence batching (stateful)" name="sequence_batching" value={!!seq} onCommit={(on) => set({ sequence_batching: on ? { direct: {}, max_sequence_idle_microseconds: 5_000_000 } : null })} />
+      <CheckField
+        label="Sequence batching (stateful)"
+        name="sequence_batching"
+        value={!!seq}
+        onCommit={(on) =>
+          set({ sequence_batching: on ? { direct: {}, max_sequence_idle_microseconds: 5_000_000 } : null })
+        }
+      />
       {seq && <SequenceForm seq={seq} onChange={(s) => set({ sequence_batching: s })} />}
-      <CheckField label="Decoupled (0..n responses per request)" name="decoupled" value={st.decoupled ?? model?.decoupled ?? false} onCommit={(v) => set({ decoupled: v })} />
+      <CheckField
+        label="Decoupled (0..n responses per request)"
+        name="decoupled"
+        value={st.decoupled ?? model?.decoupled ?? false}
+        onCommit={(v) => set({ decoupled: v })}
+      />
     </>
   );
 }
@@ -53,15 +124,38 @@ function SequenceForm({ seq, onChange }: { seq: SequenceBatching; onChange(s: Se
   return (
     <>
       <div className="row">
-        <SelectField label="Strategy" name="sequence_strategy" value={strategy} options={['direct', 'oldest']}
-          onCommit={(v) => { const { direct: _d, oldest: _o, ...rest } = seq; onChange(v === 'oldest' ? { ...rest, oldest: { max_candidate_sequences: 64 } } : { ...rest, direct: {} }); }} />
-        <NumberField label="Idle timeout µs" name="idle_timeout" min={0} step={1} value={seq.max_sequence_idle_microseconds} onCommit={(v) => onChange({ ...seq, max_sequence_idle_microseconds: v })} />
+        <SelectField
+          label="Strategy"
+          name="sequence_strategy"
+          value={strategy}
+          options={['direct', 'oldest']}
+          onCommit={(v) => {
+            const { direct: _d, oldest: _o, ...rest } = seq;
+            onChange(v === 'oldest' ? { ...rest, oldest: { max_candidate_sequences: 64 } } : { ...rest, direct: {} });
+          }}
+        />
+        <NumberField
+          label="Idle timeout µs"
+          name="idle_timeout"
+          min={0}
+          step={1}
+          value={seq.max_sequence_idle_microseconds}
+          onCommit={(v) => onChange({ ...seq, max_sequence_idle_microseconds: v })}
+        />
       </div>
       {(seq.state ?? []).map((s) => (
-        <div key={s.input_name} className="state-row small">state <b>{s.input_name}</b> → <b>{s.output_name}</b> {s.data_type} [{s.dims.join(',')}]</div>
+        <div key={s.input_name} className="state-row small">
+          state <b>{s.input_name}</b> → <b>{s.output_name}</b> {s.data_type} [{s.dims.join(',')}]
+        </div>
       ))}
-      {(seq.state ?? []).length === 0 && <p className="muted small">No implicit state: clients send their own state tensors.</p>}
-      {(seq.control_input ?? []).map((c) => <div key={c.name} className="small">control {c.name}: {c.control.map((k) => k.kind.replace('CONTROL_SEQUENCE_', '')).join(', ')}</div>)}
+      {(seq.state ?? []).length === 0 && (
+        <p className="muted small">No implicit state: clients send their own state tensors.</p>
+      )}
+      {(seq.control_input ?? []).map((c) => (
+        <div key={c.name} className="small">
+          control {c.name}: {c.control.map((k) => k.kind.replace('CONTROL_SEQUENCE_', '')).join(', ')}
+        </div>
+      ))}
     </>
   );
 }

@@ -22,19 +22,35 @@ function SourceView({ text, path, line }: { text: string; path: string; line: nu
   return (
     <div className="source-view" ref={box} aria-label={`${path} (read-only)`} data-line={line ?? undefined}>
       {line !== null && <div className="source-mark" style={{ top: 8 + (line - 1) * LINE_PX }} />}
-      <pre className="source-gutter" aria-hidden>{Array.from({ length: lines }, (_, i) => i + 1).join('\n')}</pre>
-      <pre className="source-code"><code className="hljs language-python" dangerouslySetInnerHTML={{ __html: html }} /></pre>
+      <pre className="source-gutter" aria-hidden>
+        {Array.from({ length: lines }, (_, i) => i + 1).join('\n')}
+      </pre>
+      <pre className="source-code">
+        <code className="hljs language-python" dangerouslySetInnerHTML={{ __html: html }} />
+      </pre>
     </div>
   );
 }
 
 /** A model node's backend and file; for a Python model, its model.py read-only, opened at a traceback's line on request. */
-export function ModelSource({ nodeId, model, settings }: { nodeId: string; model: CatalogueModel; settings?: ModelSettings }) {
+export function ModelSource({
+  nodeId,
+  model,
+  settings,
+}: {
+  nodeId: string;
+  model: CatalogueModel;
+  settings?: ModelSettings;
+}) {
   const facts = modelFacts(model, settings)!;
   const request = useEditor((s) => (s.ui.source?.nodeId === nodeId ? s.ui.source : null));
   const [open, setOpen] = useState(false);
-  const [source, setSource] = useState<{ name: string; path: string; text: string } | { name: string; error: string } | null>(null);
-  useEffect(() => { if (request) setOpen(true); }, [request]);
+  const [source, setSource] = useState<
+    { name: string; path: string; text: string } | { name: string; error: string } | null
+  >(null);
+  useEffect(() => {
+    if (request) setOpen(true);
+  }, [request]);
   useEffect(() => {
     if (!open || source?.name === model.name) return;
     api.modelSource(model.name).then(
@@ -46,13 +62,33 @@ export function ModelSource({ nodeId, model, settings }: { nodeId: string; model
   return (
     <div className="model-source" data-backend={facts.backend}>
       <dl className="model-facts small">
-        <dt>Backend</dt><dd data-testid="model-backend">{facts.backend}{facts.decoupled ? ' · decoupled' : ''}{facts.sequence ? ` · sequence (${facts.sequence})` : ''}</dd>
-        {facts.file && <><dt>File</dt><dd className="mono" data-testid="model-file">{facts.file}</dd></>}
+        <dt>Backend</dt>
+        <dd data-testid="model-backend">
+          {facts.backend}
+          {facts.decoupled ? ' · decoupled' : ''}
+          {facts.sequence ? ` · sequence (${facts.sequence})` : ''}
+        </dd>
+        {facts.file && (
+          <>
+            <dt>File</dt>
+            <dd className="mono" data-testid="model-file">
+              {facts.file}
+            </dd>
+          </>
+        )}
       </dl>
-      {python && <button className="small" onClick={() => setOpen(!open)} aria-expanded={open}>{open ? 'Hide model.py' : 'View model.py'}</button>}
-      {open && source?.name === model.name && ('error' in source
-        ? <p className="field-error small">{source.error}</p>
-        : <SourceView text={source.text} path={source.path} line={request?.line ?? null} />)}
+      {python && (
+        <button className="small" onClick={() => setOpen(!open)} aria-expanded={open}>
+          {open ? 'Hide model.py' : 'View model.py'}
+        </button>
+      )}
+      {open &&
+        source?.name === model.name &&
+        ('error' in source ? (
+          <p className="field-error small">{source.error}</p>
+        ) : (
+          <SourceView text={source.text} path={source.path} line={request?.line ?? null} />
+        ))}
     </div>
   );
 }

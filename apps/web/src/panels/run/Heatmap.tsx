@@ -2,7 +2,12 @@ import { useEffect, useRef } from 'react';
 import type { HeatmapData } from './tensorViews.ts';
 
 // Dark blue → teal → yellow: low → high.
-const STOPS: [number, number, number][] = [[20, 24, 82], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+const STOPS: [number, number, number][] = [
+  [20, 24, 82],
+  [33, 145, 140],
+  [94, 201, 98],
+  [253, 231, 37],
+];
 
 function ramp(x: number): [number, number, number] {
   const p = Math.max(0, Math.min(1, x)) * (STOPS.length - 1);
@@ -18,7 +23,11 @@ export function Heatmap({ name, map }: { name: string; map: HeatmapData }) {
   const ref = useRef<HTMLCanvasElement>(null);
   let min = Infinity;
   let max = -Infinity;
-  for (const v of map.data) if (Number.isFinite(v)) { if (v < min) min = v; if (v > max) max = v; }
+  for (const v of map.data)
+    if (Number.isFinite(v)) {
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
   useEffect(() => {
     const ctx = ref.current?.getContext('2d');
     if (!ctx) return;
@@ -32,9 +41,16 @@ export function Heatmap({ name, map }: { name: string; map: HeatmapData }) {
   }, [map, min, max]);
   return (
     <figure className="heatmap" data-testid="heatmap" data-tensor={name}>
-      <canvas ref={ref} width={map.w} height={map.h} style={{ aspectRatio: String(map.aspect), maxWidth: `${Math.round(160 * map.aspect)}px` }} />
+      <canvas
+        ref={ref}
+        width={map.w}
+        height={map.h}
+        style={{ aspectRatio: String(map.aspect), maxWidth: `${Math.round(160 * map.aspect)}px` }}
+      />
       <figcaption className="small muted">
-        {name}: {map.h}×{map.w}{map.downsampled ? ' (box-averaged)' : ''} · {Number.isFinite(min) ? `${min.toPrecision(3)} → ${max.toPrecision(3)}` : 'no finite values'}
+        {name}: {map.h}×{map.w}
+        {map.downsampled ? ' (box-averaged)' : ''} ·{' '}
+        {Number.isFinite(min) ? `${min.toPrecision(3)} → ${max.toPrecision(3)}` : 'no finite values'}
       </figcaption>
     </figure>
   );

@@ -16,7 +16,11 @@ export function Traceback({ nodeId, run }: { nodeId: string; run: NodeRun }) {
   const own = frame && file && frame.file.endsWith(file);
   return (
     <div className="traceback" data-testid="traceback">
-      {own && <button className="link small" onClick={() => showSource(nodeId, frame.line)}>open {frameLabel(frame)}</button>}
+      {own && (
+        <button className="link small" onClick={() => showSource(nodeId, frame.line)}>
+          open {frameLabel(frame)}
+        </button>
+      )}
       <pre className="mono">{run.traceback}</pre>
     </div>
   );
@@ -32,7 +36,11 @@ export function RunLog() {
       <ol className="run-log mono small" data-testid="run-log">
         {logs.map((l, i) => (
           <li key={i} className={`log-${l.level}`} data-model={l.model}>
-            <span className="muted">{l.instance}{l.nodeId && l.nodeId !== l.model ? ` (${l.nodeId})` : ''}</span> {l.message}
+            <span className="muted">
+              {l.instance}
+              {l.nodeId && l.nodeId !== l.model ? ` (${l.nodeId})` : ''}
+            </span>{' '}
+            {l.message}
           </li>
         ))}
       </ol>

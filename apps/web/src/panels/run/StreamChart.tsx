@@ -10,11 +10,17 @@ export function StreamChart({ values: v, threshold = 0.5 }: { values: number[]; 
   return (
     <>
       <svg className="chart" viewBox={`0 0 ${W} ${H}`} preserveAspectRatio="none" data-points={v.length}>
-        {v.map((p, i) => (p > threshold ? <rect key={i} className="speech" x={x(i) - W / n / 2} y={0} width={W / n} height={H} /> : null))}
+        {v.map((p, i) =>
+          p > threshold ? (
+            <rect key={i} className="speech" x={x(i) - W / n / 2} y={0} width={W / n} height={H} />
+          ) : null,
+        )}
         <line x1={0} x2={W} y1={y(threshold)} y2={y(threshold)} className="thresh" />
         <polyline points={points} className="line" />
       </svg>
-      <div className="small muted">speech probability per {Math.round(512 / 16)} ms chunk · shaded = above {threshold}</div>
+      <div className="small muted">
+        speech probability per {Math.round(512 / 16)} ms chunk · shaded = above {threshold}
+      </div>
     </>
   );
 }

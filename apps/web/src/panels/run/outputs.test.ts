@@ -6,9 +6,27 @@ const t = (shape: number[], data: number[]): TensorSummary => ({ datatype: 'FP32
 
 describe('findBoxes', () => {
   it('reads [N,4,2] corner boxes (tilted ones included) and [N,4] axis-aligned ones as corners', () => {
-    expect(findBoxes([{ source: 'db', name: 'boxes', t: t([1, 4, 2], [1, 2, 9, 4, 8, 8, 0, 6]) }])).toEqual([[[1, 2], [9, 4], [8, 8], [0, 6]]]);
+    expect(findBoxes([{ source: 'db', name: 'boxes', t: t([1, 4, 2], [1, 2, 9, 4, 8, 8, 0, 6]) }])).toEqual([
+      [
+        [1, 2],
+        [9, 4],
+        [8, 8],
+        [0, 6],
+      ],
+    ]);
     expect(findBoxes([{ source: 'm', name: 'rois', t: t([2, 4], [0, 0, 2, 1, 5, 5, 6, 7]) }])).toEqual([
-      [[0, 0], [2, 0], [2, 1], [0, 1]], [[5, 5], [6, 5], [6, 7], [5, 7]],
+      [
+        [0, 0],
+        [2, 0],
+        [2, 1],
+        [0, 1],
+      ],
+      [
+        [5, 5],
+        [6, 5],
+        [6, 7],
+        [5, 7],
+      ],
     ]);
   });
 

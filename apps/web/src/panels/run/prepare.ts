@@ -32,13 +32,24 @@ export function parseJsonTensor(text: string, datatype: DataType, fallbackShape:
   const v = JSON.parse(text) as unknown;
   if (v && typeof v === 'object' && !Array.isArray(v) && 'data' in v) {
     const o = v as { shape?: number[]; data: unknown[] };
-    return { datatype, shape: o.shape ?? [o.data.length], data: (o.data as unknown[]).flat(8) as (number | string | boolean)[] };
+    return {
+      datatype,
+      shape: o.shape ?? [o.data.length],
+      data: (o.data as unknown[]).flat(8) as (number | string | boolean)[],
+    };
   }
   if (!Array.isArray(v)) throw new Error('enter a JSON array, or { "shape": [...], "data": [...] }');
   const shape: number[] = [];
   for (let cur: unknown = v; Array.isArray(cur); cur = cur[0]) shape.push(cur.length);
   const flat = v.flat(shape.length) as (number | string | boolean)[];
-  return { datatype, shape: shape.length === 1 && fallbackShape.length > 1 && elementCount(fallbackShape) === flat.length ? fallbackShape : shape, data: flat };
+  return {
+    datatype,
+    shape:
+      shape.length === 1 && fallbackShape.length > 1 && elementCount(fallbackShape) === flat.length
+        ? fallbackShape
+        : shape,
+    data: flat,
+  };
 }
 
 /** True when this input is fed window by window as a sequence (the graph has a stateful model). */

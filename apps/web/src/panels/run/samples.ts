@@ -20,7 +20,7 @@ export function sampleAudio(rate = 16_000): Float32Array {
     if (t < 0.8 || t > 2.2) continue;
     const f0 = 120 + 30 * Math.sin(2 * Math.PI * 3 * t);
     let v = 0;
-    for (let h = 1; h <= 20; h++) v += Math.sin(2 * Math.PI * f0 * h * t) / h * (h % 3 === 0 ? 1.6 : 1);
+    for (let h = 1; h <= 20; h++) v += (Math.sin(2 * Math.PI * f0 * h * t) / h) * (h % 3 === 0 ? 1.6 : 1);
     out[i] = 0.25 * v * (0.6 + 0.4 * Math.sin(2 * Math.PI * 4 * t));
   }
   return out;

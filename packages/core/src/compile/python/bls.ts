@@ -39,13 +39,24 @@ const v = (tensor: string): string => `v[${pyStr(tensor)}]`;
  */
 export function blsModel(plan: EnsemblePlan): GeneratedModel {
   const { graph } = plan.info;
-  const ctx: Ctx = { plan, idents: new IdentAllocator(), diagnostics: [], files: [], defs: [], init: [], methods: [], name: graph.name };
+  const ctx: Ctx = {
+    plan,
+    idents: new IdentAllocator(),
+    diagnostics: [],
+    files: [],
+    defs: [],
+    init: [],
+    methods: [],
+    name: graph.name,
+  };
   const body: string[] = [];
   for (const step of plan.steps) body.push(...stepLines(ctx, step));
   body.push('return [');
   for (const o of outputNodes(graph.nodes)) {
     const t = tensorInto(plan, o.id, 'in');
-    body.push(`    pb_utils.Tensor(${pyStr(o.params.name)}, ${t === null ? defaultExpr(ctx, o, undefined) : `np.asarray(${v(t)}, dtype=${numpyType(o.params.datatype)})`}),`);
+    body.push(
+      `    pb_utils.Tensor(${pyStr(o.params.name)}, ${t === null ? defaultExpr(ctx, o, undefined) : `np.asarray(${v(t)}, dtype=${numpyType(o.params.datatype)})`}),`,
+    );
   }
   body.push(']');
   const ens = ensembleConfig(plan);
@@ -74,11 +85,18 @@ export function blsModel(plan: EnsemblePlan): GeneratedModel {
     indent(body.join('\n'), 8),
     '',
   ].join('\n');
-  return { name: graph.name, config, files: [{ path: `${graph.name}/1/model.py`, text }, ...ctx.files], diagnostics: ctx.diagnostics };
+  return {
+    name: graph.name,
+    config,
+    files: [{ path: `${graph.name}/1/model.py`, text }, ...ctx.files],
+    diagnostics: ctx.diagnostics,
+  };
 }
 
 function defaultsMethod(ctx: Ctx, name: string, cond: ConditionNode | undefined): string {
-  const lines = outputNodes(ctx.plan.info.graph.nodes).map((o) => `            pb_utils.Tensor(${pyStr(o.params.name)}, ${defaultExpr(ctx, o, cond)}),`);
+  const lines = outputNodes(ctx.plan.info.graph.nodes).map(
+    (o) => `            pb_utils.Tensor(${pyStr(o.params.name)}, ${defaultExpr(ctx, o, cond)}),`,
+  );
   return [
     `    def ${name}(self, batch):`,
     '        """The outputs returned when the pipeline ends early."""',
@@ -95,8 +113,12 @@ function outputNodes(nodes: readonly GraphNode[]): OutputNode[] {
 
 function stepLines(ctx: Ctx, step: Step): string[] {
   const n = step.node;
-  const outs = step.outputs.map((o) => ({ ...o, tensor: ctx.plan.tensors.get(`${n.id}:${o.port}`) })).filter((o) => o.tensor !== undefined);
-  const ins = step.inputs.map((i) => ({ ...i, tensor: tensorInto(ctx.plan, n.id, i.port) })).filter((i) => i.tensor !== null);
+  const outs = step.outputs
+    .map((o) => ({ ...o, tensor: ctx.plan.tensors.get(`${n.id}:${o.port}`) }))
+    .filter((o) => o.tensor !== undefined);
+  const ins = step.inputs
+    .map((i) => ({ ...i, tensor: tensorInto(ctx.plan, n.id, i.port) }))
+    .filter((i) => i.tensor !== null);
   const inDict = `_pick(v, ${pyValue(ins.map((i) => [i.name, i.tensor]))})`;
   const header = `# ${n.kind} ${tritonSafe(n.id)}`;
   switch (n.kind) {
@@ -121,21 +143,40 @@ function stepLines(ctx: Ctx, step: Step): string[] {
         ctx.files.push({ path: `${ctx.name}/1/${file}`, text: `import os\n\nimport numpy as np\n\n${emitted.code}` });
         for (const f of emitted.files) ctx.files.push({ path: `${ctx.name}/${f.to}`, copyFrom: f.from });
       } catch (e) {
-        ctx.diagnostics.push({ code: 'op-emit-failed', severity: 'error', nodeId: n.id, message: `cannot generate ${n.params.op}: ${(e as Error).message}` });
+        ctx.diagnostics.push({
+          code: 'op-emit-failed',
+          severity: 'error',
+          nodeId: n.id,
+          message: `cannot generate ${n.params.op}: ${(e as Error).message}`,
+        });
       }
       ctx.init.push(`self.${fn} = _load_op(${pyStr(file)})`);
-      return [header, `r = self.${fn}(${inDict}, self.model_dir)`, ...outs.map((o) => `${v(o.tensor!)} = np.asarray(r[${pyStr(o.name)}])`)];
+      return [
+        header,
+        `r = self.${fn}(${inDict}, self.model_dir)`,
+        ...outs.map((o) => `${v(o.tensor!)} = np.asarray(r[${pyStr(o.name)}])`),
+      ];
     }
     case 'router':
       return [header, ...outs.map((o) => `${v(o.tensor!)} = np.copy(${v(ins[0]?.tensor ?? '')})`)];
     case 'condition':
-      return conditionLines(ctx, n, ins.map((i) => ({ port: step.inputs.find((s) => s.name === i.name)!.port, tensor: i.tensor! })), outs);
+      return conditionLines(
+        ctx,
+        n,
+        ins.map((i) => ({ port: step.inputs.find((s) => s.name === i.name)!.port, tensor: i.tensor! })),
+        outs,
+      );
     default:
       return [];
   }
 }
 
-function conditionLines(ctx: Ctx, n: ConditionNode, ins: { port: string; tensor: string }[], outs: { port: string; tensor?: string }[]): string[] {
+function conditionLines(
+  ctx: Ctx,
+  n: ConditionNode,
+  ins: { port: string; tensor: string }[],
+  outs: { port: string; tensor?: string }[],
+): string[] {
   const fn = ctx.idents.get(`exit_when_${n.id}`);
   ctx.defs.push(predicatePython(n.params.expression, (p) => `t[${pyStr(p)}]`, fn));
   let exit = `    raise _Failure(${pyStr(n.params.message)})`;
@@ -158,7 +199,11 @@ function conditionLines(ctx: Ctx, n: ConditionNode, ins: { port: string; tensor:
 function defaultExpr(ctx: Ctx, o: OutputNode, cond: ConditionNode | undefined): string {
   const defaults = cond?.params.defaults ?? {};
   // Own properties only: an output named like an Object.prototype member must not pick it up.
-  const d = Object.hasOwn(defaults, o.params.name) ? defaults[o.params.name] : Object.hasOwn(defaults, o.id) ? defaults[o.id] : undefined;
+  const d = Object.hasOwn(defaults, o.params.name)
+    ? defaults[o.params.name]
+    : Object.hasOwn(defaults, o.id)
+      ? defaults[o.id]
+      : undefined;
   const dtype = numpyType(o.params.datatype);
   const bytes = o.params.datatype === 'BYTES';
   if (d) {

@@ -48,10 +48,18 @@ export function markerParameters(marker: Record<string, unknown>): NonNullable<M
  * A config input/output entry for a generated max_batch_size-0 model: dims = the FULL shape.
  * Unknown types fall back to FP32 [-1] with an error (the preview still renders).
  */
-export function ioEntry(name: string, t: PortType, nodeId: string, diagnostics: Diagnostic[]): ModelInput & ModelOutput {
+export function ioEntry(
+  name: string,
+  t: PortType,
+  nodeId: string,
+  diagnostics: Diagnostic[],
+): ModelInput & ModelOutput {
   if (t.datatype === null || t.shape === null) {
     diagnostics.push({
-      code: 'unknown-tensor-type', severity: 'error', nodeId, port: name,
+      code: 'unknown-tensor-type',
+      severity: 'error',
+      nodeId,
+      port: name,
       message: `the type of '${name}' on ${nodeId} is unknown, so its generated model cannot declare it`,
       fix: `connect ${nodeId} to a typed producer`,
     });
@@ -61,7 +69,13 @@ export function ioEntry(name: string, t: PortType, nodeId: string, diagnostics: 
 }
 
 /** Base config of a generated Python model. */
-export function pythonConfig(name: string, input: ModelInput[], output: ModelOutput[], marker: Record<string, unknown>, maxBatchSize = 0): ModelConfig {
+export function pythonConfig(
+  name: string,
+  input: ModelInput[],
+  output: ModelOutput[],
+  marker: Record<string, unknown>,
+  maxBatchSize = 0,
+): ModelConfig {
   return {
     name,
     backend: 'python',

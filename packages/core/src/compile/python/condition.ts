@@ -11,7 +11,12 @@ import { ioEntry, PY_HEADER, PY_HOLDS, pythonConfig, type GeneratedModel } from 
  * arrays). An expression that does not parse compiles to a predicate that fails every request
  * (the validator reports the expression itself).
  */
-export function predicatePython(expression: string, tensorVar: (port: string) => string, fnName = '_exit_when', arg = 't'): string {
+export function predicatePython(
+  expression: string,
+  tensorVar: (port: string) => string,
+  fnName = '_exit_when',
+  arg = 't',
+): string {
   const parsed = parseExpression(expression);
   let body: string;
   if (parsed.ok) {
@@ -40,7 +45,11 @@ export function conditionModel(info: GraphInfo, node: ConditionNode): GeneratedM
   const input = names.map((n) => ioEntry(n.input, arrivingType(info, node.id, n.port), node.id, diagnostics));
   const output = names.map((n, i) => ({ ...input[i]!, name: n.output }));
   const marker = {
-    kind: 'condition', strategy, expression, ports: [...ports], message,
+    kind: 'condition',
+    strategy,
+    expression,
+    ports: [...ports],
+    message,
     inputs: Object.fromEntries(names.map((n) => [n.port, n.input])),
     outputs: Object.fromEntries(names.map((n) => [n.port, n.output])),
   };
@@ -101,7 +110,11 @@ class TritonPythonModel:
 `;
 }
 
-function errorGatePython(tensors: readonly (readonly [string, string, string])[], expression: string, message: string): string {
+function errorGatePython(
+  tensors: readonly (readonly [string, string, string])[],
+  expression: string,
+  message: string,
+): string {
   return `${preamble(tensors, expression)}
 MESSAGE = ${pyStr(message)}
 

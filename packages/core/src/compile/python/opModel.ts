@@ -9,8 +9,14 @@ import { ioEntry, numpyOfConfig, PY_HEADER, pythonConfig, type GeneratedModel } 
 import { emitOpPython } from './ops/index.ts';
 
 /** Op values with sorted keys, so the marker and the emitted code are deterministic. */
-export function sortedValues(values: Record<string, number | string | boolean>): Record<string, number | string | boolean> {
-  return Object.fromEntries(Object.keys(values).sort().map((k) => [k, values[k]!]));
+export function sortedValues(
+  values: Record<string, number | string | boolean>,
+): Record<string, number | string | boolean> {
+  return Object.fromEntries(
+    Object.keys(values)
+      .sort()
+      .map((k) => [k, values[k]!]),
+  );
 }
 
 /**
@@ -34,11 +40,20 @@ export function opModel(info: GraphInfo, node: OpNode): GeneratedModel {
     code = emitted.code;
     for (const f of emitted.files) files.push({ path: `${name}/${f.to}`, copyFrom: f.from });
   } catch (e) {
-    diagnostics.push({ code: 'op-emit-failed', severity: 'error', nodeId: node.id, message: `cannot generate ${node.params.op}: ${(e as Error).message}` });
+    diagnostics.push({
+      code: 'op-emit-failed',
+      severity: 'error',
+      nodeId: node.id,
+      message: `cannot generate ${node.params.op}: ${(e as Error).message}`,
+    });
     code = 'def run(inputs, model_dir):\n    raise pb_utils.TritonModelException("this op could not be generated")\n';
   }
   const outputs = output.map((o) => [o.name, numpyOfConfig(o.data_type)] as const);
-  const text = opPython(code, input.map((i) => i.name), outputs);
+  const text = opPython(
+    code,
+    input.map((i) => i.name),
+    outputs,
+  );
   return { name, config, files: [{ path: `${name}/1/model.py`, text }, ...files], diagnostics };
 }
 

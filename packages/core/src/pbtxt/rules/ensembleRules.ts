@@ -12,7 +12,10 @@ export function stepsOf(config: ModelConfig): EnsembleStep[] {
 }
 
 const mapOf = (v: unknown): Record<string, string> => asRecord(v) as Record<string, string>;
-const names = (ios: unknown): string[] => asList(ios).map((io) => String(io.name ?? '')).filter(Boolean);
+const names = (ios: unknown): string[] =>
+  asList(ios)
+    .map((io) => String(io.name ?? ''))
+    .filter(Boolean);
 
 /** ensemble_scheduling only on, and required by, platform ensemble; no optimization or warm-up; at least one step. */
 export function checkEnsembleShape(config: ModelConfig, m: string): Diagnostic[] {
@@ -20,34 +23,77 @@ export function checkEnsembleShape(config: ModelConfig, m: string): Diagnostic[]
   const has = config.ensemble_scheduling !== undefined;
   const name = config.name || m;
   if (!ens) {
-    return has ? [error('ensemble-scheduling-forbidden', `ensemble scheduling cannot be set for model '${name}' whose platform is not ensemble`, 'remove ensemble_scheduling or set platform: "ensemble"')] : [];
+    return has
+      ? [
+          error(
+            'ensemble-scheduling-forbidden',
+            `ensemble scheduling cannot be set for model '${name}' whose platform is not ensemble`,
+            'remove ensemble_scheduling or set platform: "ensemble"',
+          ),
+        ]
+      : [];
   }
   const out: Diagnostic[] = [];
-  if (!has) out.push(error('ensemble-scheduling-missing', `ensemble scheduling must be set for ensemble ${name} whose platform is ensemble`, 'add ensemble_scheduling { step [ … ] }'));
-  if (config.optimization !== undefined) out.push(error('ensemble-optimization', `optimization should not be specified for ensemble '${name}'`, 'remove optimization'));
+  if (!has)
+    out.push(
+      error(
+        'ensemble-scheduling-missing',
+        `ensemble scheduling must be set for ensemble ${name} whose platform is ensemble`,
+        'add ensemble_scheduling { step [ … ] }',
+      ),
+    );
+  if (config.optimization !== undefined)
+    out.push(
+      error(
+        'ensemble-optimization',
+        `optimization should not be specified for ensemble '${name}'`,
+        'remove optimization',
+      ),
+    );
   if (asList(config.model_warmup).length > 0) {
-    out.push(error('ensemble-warmup', `model_warmup can not be specified for ensemble '${name}'`, 'remove model_warmup (warm up the composing models)'));
+    out.push(
+      error(
+        'ensemble-warmup',
+        `model_warmup can not be specified for ensemble '${name}'`,
+        'remove model_warmup (warm up the composing models)',
+      ),
+    );
   }
-  if (has && stepsOf(config).length === 0) out.push(error('ensemble-steps-missing', `must specify 'step' for ensemble '${name}'`, 'add at least one step'));
+  if (has && stepsOf(config).length === 0)
+    out.push(error('ensemble-steps-missing', `must specify 'step' for ensemble '${name}'`, 'add at least one step'));
   return out;
 }
 
 function checkStep(step: EnsembleStep, k: number, name: string): Diagnostic[] {
   const out: Diagnostic[] = [];
   const where = `in step ${k} of ensemble '${name}'`;
-  if (typeof step.model_name !== 'string' || !step.model_name) out.push(error('step-model-name-missing', `must specify 'model_name' ${where}`, 'set model_name'));
-  if (Object.keys(mapOf(step.input_map)).length === 0) out.push(error('step-input-map-missing', `must specify 'input_map' ${where}`, 'add an input_map entry'));
-  if (Object.keys(mapOf(step.output_map)).length === 0) out.push(error('step-output-map-missing', `must specify 'output_map' ${where}`, 'add an output_map entry'));
+  if (typeof step.model_name !== 'string' || !step.model_name)
+    out.push(error('step-model-name-missing', `must specify 'model_name' ${where}`, 'set model_name'));
+  if (Object.keys(mapOf(step.input_map)).length === 0)
+    out.push(error('step-input-map-missing', `must specify 'input_map' ${where}`, 'add an input_map entry'));
+  if (Object.keys(mapOf(step.output_map)).length === 0)
+    out.push(error('step-output-map-missing', `must specify 'output_map' ${where}`, 'add an output_map entry'));
   const v = step.model_version;
   if (v === undefined || v === 0 || v < -1) {
     const what = v === undefined ? 'omits model_version, which means version 0' : `asks for model_version ${v}`;
-    out.push(error('step-model-version', `step ${k}${step.model_name ? ` ('${step.model_name}')` : ''} of ensemble '${name}' ${what}; that version can never load`, 'set model_version: -1 (latest)'));
+    out.push(
+      error(
+        'step-model-version',
+        `step ${k}${step.model_name ? ` ('${step.model_name}')` : ''} of ensemble '${name}' ${what}; that version can never load`,
+        'set model_version: -1 (latest)',
+      ),
+    );
   }
   return out;
 }
 
 /** The ensemble's data flow as Triton builds it: each step output depends on every input of its step. */
-interface TensorNode { written: boolean; prev: Set<string>; next: Set<string>; readBy: number[] }
+interface TensorNode {
+  written: boolean;
+  prev: Set<string>;
+  next: Set<string>;
+  readBy: number[];
+}
 
 function buildGraph(steps: EnsembleStep[], name: string, out: Diagnostic[]): Map<string, TensorNode> {
   const nodes = new Map<string, TensorNode>();
@@ -60,7 +106,15 @@ function buildGraph(steps: EnsembleStep[], name: string, out: Diagnostic[]): Map
     const outs = Object.values(mapOf(s.output_map));
     for (const t of outs) {
       const n = node(t);
-      if (n.written) out.push(error('ensemble-tensor-multiple-writers', `ensemble tensor '${t}' can appear in an output map only once for ensemble '${name}' step ${k}`, `map only one step output to '${t}'`, t));
+      if (n.written)
+        out.push(
+          error(
+            'ensemble-tensor-multiple-writers',
+            `ensemble tensor '${t}' can appear in an output map only once for ensemble '${name}' step ${k}`,
+            `map only one step output to '${t}'`,
+            t,
+          ),
+        );
       n.written = true;
     }
     for (const t of Object.values(mapOf(s.input_map))) {
@@ -92,7 +146,7 @@ function readyTensors(nodes: Map<string, TensorNode>, inputs: string[]): Set<str
 function notReadySource(t: string, nodes: Map<string, TensorNode>, ready: Set<string>): string {
   let last = t;
   const seen = new Set<string>();
-  for (let prev = [...nodes.get(t)!.prev]; prev.length; ) {
+  for (let prev = [...nodes.get(t)!.prev]; prev.length;) {
     const p = prev.find((x) => !ready.has(x) && !seen.has(x));
     if (p === undefined) break;
     seen.add(p);
@@ -115,16 +169,39 @@ export function checkEnsembleFlow(config: ModelConfig, m: string): Diagnostic[] 
   const outputs = new Set(names(config.output));
   const nodes = buildGraph(steps, name, out);
   for (const t of inputs) {
-    if (!nodes.has(t) || nodes.get(t)!.next.size === 0) out.push(error('ensemble-input-unused', `ensemble input '${t}' for ensemble ${name}' is not used`, `map '${t}' to a step input or remove it`, t));
+    if (!nodes.has(t) || nodes.get(t)!.next.size === 0)
+      out.push(
+        error(
+          'ensemble-input-unused',
+          `ensemble input '${t}' for ensemble ${name}' is not used`,
+          `map '${t}' to a step input or remove it`,
+          t,
+        ),
+      );
   }
   const ready = readyTensors(nodes, inputs);
   for (const t of outputs) {
     const n = nodes.get(t);
-    if (!n) out.push(error('ensemble-output-unwritten', `ensemble output '${t}' for ensemble ${name}' is not used`, `map a step output to '${t}'`, t));
+    if (!n)
+      out.push(
+        error(
+          'ensemble-output-unwritten',
+          `ensemble output '${t}' for ensemble ${name}' is not used`,
+          `map a step output to '${t}'`,
+          t,
+        ),
+      );
     else if (!ready.has(t)) {
       const source = notReadySource(t, nodes, ready);
       const why = source === t ? '' : `: at least one of its depending tensors, '${source}', is not connected`;
-      out.push(error('ensemble-output-unwritten', `output '${t}' for ensemble '${name}' is not written${why}`, source === t ? `map a step output to '${t}'` : `produce '${source}' from a step or an ensemble input`, t));
+      out.push(
+        error(
+          'ensemble-output-unwritten',
+          `output '${t}' for ensemble '${name}' is not written${why}`,
+          source === t ? `map a step output to '${t}'` : `produce '${source}' from a step or an ensemble input`,
+          t,
+        ),
+      );
     }
   }
   const inputSet = new Set(inputs);
@@ -132,11 +209,32 @@ export function checkEnsembleFlow(config: ModelConfig, m: string): Diagnostic[] 
     if (outputs.has(t) || (ready.has(t) && n.next.size > 0) || inputSet.has(t)) continue;
     const unused = `ensemble tensor '${t}' is unused in ensemble '${name}'`;
     if (!n.written) {
-      out.push(error('ensemble-tensor-unproduced', `${unused}: step ${n.readBy.join(', ')} reads it but no step produces it and it is not an ensemble input`, `map a step output to '${t}' or add an ensemble input '${t}'`, t));
+      out.push(
+        error(
+          'ensemble-tensor-unproduced',
+          `${unused}: step ${n.readBy.join(', ')} reads it but no step produces it and it is not an ensemble input`,
+          `map a step output to '${t}' or add an ensemble input '${t}'`,
+          t,
+        ),
+      );
     } else if (ready.has(t)) {
-      out.push(error('ensemble-tensor-unused', `${unused}: it is produced but nothing reads it`, `remove the output_map entry for '${t}' or consume it`, t));
+      out.push(
+        error(
+          'ensemble-tensor-unused',
+          `${unused}: it is produced but nothing reads it`,
+          `remove the output_map entry for '${t}' or consume it`,
+          t,
+        ),
+      );
     } else if ([...n.prev].every((p) => inputSet.has(p) || nodes.get(p)!.written)) {
-      out.push(error('ensemble-step-unreachable', `${unused}: it can never be computed, its inputs depend on its own outputs`, 'break the cycle between the steps', t));
+      out.push(
+        error(
+          'ensemble-step-unreachable',
+          `${unused}: it can never be computed, its inputs depend on its own outputs`,
+          'break the cycle between the steps',
+          t,
+        ),
+      );
     }
   }
   return out;

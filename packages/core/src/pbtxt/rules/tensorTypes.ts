@@ -40,7 +40,8 @@ function collect(e: string, ens: ModelConfig, configs: Configs): Map<string, See
   const all = new Map<string, Seen[]>();
   const add = (t: string, s: Seen): void => void (s.dtype && all.set(t, [...(all.get(t) ?? []), s]));
   const batching = (ens.max_batch_size ?? 0) > 0;
-  for (const io of [...asList(ens.input), ...asList(ens.output)]) add(String(io.name ?? ''), seen(io, batching, true, e));
+  for (const io of [...asList(ens.input), ...asList(ens.output)])
+    add(String(io.name ?? ''), seen(io, batching, true, e));
   for (const step of stepsOf(ens)) {
     const model = Object.prototype.hasOwnProperty.call(configs, step.model_name) ? configs[step.model_name] : undefined;
     if (!model) continue;
@@ -68,13 +69,25 @@ export function checkTensorTypes(e: string, ens: ModelConfig, configs: Configs):
     const prefix = `in ensemble ${e}, ensemble tensor ${t}: `;
     for (const s of rest) {
       if (s.dtype !== first!.dtype) {
-        out.push(error('ensemble-dtype-mismatch', `${prefix}inconsistent data type: ${first!.dtype} is inferred from model ${first!.from} while ${s.dtype} is inferred from model ${s.from}`,
-          'make both sides use the same data type (or convert in between)', t));
+        out.push(
+          error(
+            'ensemble-dtype-mismatch',
+            `${prefix}inconsistent data type: ${first!.dtype} is inferred from model ${first!.from} while ${s.dtype} is inferred from model ${s.from}`,
+            'make both sides use the same data type (or convert in between)',
+            t,
+          ),
+        );
         break;
       }
       if (!dimsAgree(first!.dims, s.dims) && !dimsAgree(first!.full, s.full)) {
-        out.push(error('ensemble-shape-mismatch', `${prefix}inconsistent shape: ${show(first!.full)} is inferred from model ${first!.from} while ${show(s.full)} is inferred from model ${s.from}`,
-          'make the shapes agree (-1 matches any size); check max_batch_size on both sides', t));
+        out.push(
+          error(
+            'ensemble-shape-mismatch',
+            `${prefix}inconsistent shape: ${show(first!.full)} is inferred from model ${first!.from} while ${show(s.full)} is inferred from model ${s.from}`,
+            'make the shapes agree (-1 matches any size); check max_batch_size on both sides',
+            t,
+          ),
+        );
         break;
       }
     }

@@ -20,4 +20,5 @@ export const asList = <T = Record<string, unknown>>(v: unknown): T[] => (Array.i
 
 export const formatDims = (dims: readonly number[]): string => `[${dims.join(', ')}]`;
 
-export const isDecoupled = (config: ModelConfig | undefined): boolean => config?.model_transaction_policy?.decoupled === true;
+export const isDecoupled = (config: ModelConfig | undefined): boolean =>
+  config?.model_transaction_policy?.decoupled === true;

@@ -8,7 +8,11 @@ type Source = { kind: 'request' } | { kind: 'decoupled'; node: GraphNode };
 
 const sourceKey = (s: Source): string => (s.kind === 'request' ? '' : s.node.id);
 const describe = (s: Source): string =>
-  s.kind === 'request' ? 'the ensemble inputs' : s.node.kind === 'condition' ? `gate ${show(s.node)}` : `decoupled model ${show(s.node)}`;
+  s.kind === 'request'
+    ? 'the ensemble inputs'
+    : s.node.kind === 'condition'
+      ? `gate ${show(s.node)}`
+      : `decoupled model ${show(s.node)}`;
 
 function isDecoupledSource(ctx: RuleContext, n: GraphNode): boolean {
   if (n.kind === 'condition') return n.params.strategy === 'gate';
@@ -45,7 +49,9 @@ export const decoupledJoins: Rule = (ctx) => {
     if (distinct.size > 1 && n.kind !== 'output') {
       const parts = arriving.map((a) => `'${a.port}' (from ${describe(a.source)})`);
       out.push({
-        code: 'mixed-decoupled-sources', severity: 'error', nodeId: n.id,
+        code: 'mixed-decoupled-sources',
+        severity: 'error',
+        nodeId: n.id,
         message: `${show(n)} joins tensors from different decoupled sources: ${parts.join(', ')}; Triton refuses such a step`,
         fix: joinFix(n, arriving),
       });
@@ -60,7 +66,9 @@ export const decoupledJoins: Rule = (ctx) => {
   const other = outputs.find((o) => sourceKey(o.source) !== sourceKey(first?.source ?? { kind: 'request' }));
   if (first && other) {
     out.push({
-      code: 'mixed-decoupled-outputs', severity: 'error', nodeId: other.node.id,
+      code: 'mixed-decoupled-outputs',
+      severity: 'error',
+      nodeId: other.node.id,
       message: `ensemble outputs ${show(first.node)} (from ${describe(first.source)}) and ${show(other.node)} (from ${describe(other.source)}) come from different decoupled sources; Triton refuses the ensemble: step of model '${ctx.graph.name}' receives inputs originated from different decoupled models`,
       fix: `take every ensemble output from the same decoupled source, e.g. pass ${show(first.node)}'s tensor through ${describe(other.source)}`,
     });

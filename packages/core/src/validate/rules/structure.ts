@@ -14,15 +14,33 @@ const portsKnown = (ctx: RuleContext, n: GraphNode): boolean =>
 
 export const emptyGraph: Rule = ({ graph }) => {
   if (graph.nodes.some((n) => STEP_KINDS.has(n.kind))) return [];
-  const message = graph.nodes.length === 0 ? 'the graph is empty' : 'the graph has no steps: Triton needs at least one step in an ensemble';
-  return [{ code: 'empty-graph', severity: 'error', message, fix: 'drag a model or an op from the palette and wire the inputs and outputs to it' }];
+  const message =
+    graph.nodes.length === 0
+      ? 'the graph is empty'
+      : 'the graph has no steps: Triton needs at least one step in an ensemble';
+  return [
+    {
+      code: 'empty-graph',
+      severity: 'error',
+      message,
+      fix: 'drag a model or an op from the palette and wire the inputs and outputs to it',
+    },
+  ];
 };
 
 export const cycles: Rule = ({ graph, nodes }) => {
   const cycle = findCycle(graph);
   if (!cycle) return [];
   const names = [...cycle, cycle[0]!].map((id) => show(nodes.get(id)!));
-  return [{ code: 'cycle', severity: 'error', nodeId: cycle[0], message: `cycle: ${names.join(' → ')}`, fix: 'remove one of the edges of the cycle' }];
+  return [
+    {
+      code: 'cycle',
+      severity: 'error',
+      nodeId: cycle[0],
+      message: `cycle: ${names.join(' → ')}`,
+      fix: 'remove one of the edges of the cycle',
+    },
+  ];
 };
 
 export const danglingEdges: Rule = (ctx) => {
@@ -33,9 +51,19 @@ export const danglingEdges: Rule = (ctx) => {
     let problem: string | undefined;
     if (!src) problem = `starts at unknown node '${e.source}'`;
     else if (!tgt) problem = `ends at unknown node '${e.target}'`;
-    else if (portsKnown(ctx, src) && !ctx.ports.get(src.id)!.outputs.some((p) => p.name === e.sourcePort)) problem = `starts at unknown output port '${e.sourcePort}' of ${show(src)}`;
-    else if (portsKnown(ctx, tgt) && !ctx.ports.get(tgt.id)!.inputs.some((p) => p.name === e.targetPort)) problem = `ends at unknown input port '${e.targetPort}' of ${show(tgt)}`;
-    if (problem) out.push({ code: 'dangling-edge', severity: 'error', edgeId: e.id, nodeId: tgt ? tgt.id : src?.id, message: `edge ${problem}`, fix: 'delete the edge' });
+    else if (portsKnown(ctx, src) && !ctx.ports.get(src.id)!.outputs.some((p) => p.name === e.sourcePort))
+      problem = `starts at unknown output port '${e.sourcePort}' of ${show(src)}`;
+    else if (portsKnown(ctx, tgt) && !ctx.ports.get(tgt.id)!.inputs.some((p) => p.name === e.targetPort))
+      problem = `ends at unknown input port '${e.targetPort}' of ${show(tgt)}`;
+    if (problem)
+      out.push({
+        code: 'dangling-edge',
+        severity: 'error',
+        edgeId: e.id,
+        nodeId: tgt ? tgt.id : src?.id,
+        message: `edge ${problem}`,
+        fix: 'delete the edge',
+      });
   }
   return out;
 };
@@ -46,12 +74,31 @@ export const doublyFedInputs: Rule = ({ graph, nodes }) => {
   for (const e of graph.edges) {
     const key = `${e.target}\u0000${e.targetPort}`;
     const tgt = nodes.get(e.target);
-    if (!seen.has(key)) { seen.add(key); continue; }
+    if (!seen.has(key)) {
+      seen.add(key);
+      continue;
+    }
     if (!tgt) continue;
     if (tgt.kind === 'output') {
-      out.push({ code: 'tensor-two-producers', severity: 'error', edgeId: e.id, nodeId: tgt.id, port: e.targetPort, message: `ensemble output '${tgt.params.name}' is written by two producers`, fix: `delete one of the edges into ${show(tgt)}` });
+      out.push({
+        code: 'tensor-two-producers',
+        severity: 'error',
+        edgeId: e.id,
+        nodeId: tgt.id,
+        port: e.targetPort,
+        message: `ensemble output '${tgt.params.name}' is written by two producers`,
+        fix: `delete one of the edges into ${show(tgt)}`,
+      });
     } else {
-      out.push({ code: 'duplicate-input-edge', severity: 'error', edgeId: e.id, nodeId: tgt.id, port: e.targetPort, message: `input '${e.targetPort}' of ${show(tgt)} is fed by two edges; an input has exactly one producer`, fix: `delete one of the edges into ${show(tgt)}.${e.targetPort}` });
+      out.push({
+        code: 'duplicate-input-edge',
+        severity: 'error',
+        edgeId: e.id,
+        nodeId: tgt.id,
+        port: e.targetPort,
+        message: `input '${e.targetPort}' of ${show(tgt)} is fed by two edges; an input has exactly one producer`,
+        fix: `delete one of the edges into ${show(tgt)}.${e.targetPort}`,
+      });
     }
   }
   return out;
@@ -63,9 +110,23 @@ export const unconnectedInputs: Rule = (ctx) => {
     for (const p of ctx.ports.get(n.id)!.inputs) {
       if (p.optional || edgesInto(ctx.graph, n.id, p.name).length > 0) continue;
       if (n.kind === 'output') {
-        out.push({ code: 'output-not-fed', severity: 'error', nodeId: n.id, port: p.name, message: `ensemble output '${n.params.name}' is not written by any step`, fix: `connect a step output to ${show(n)} or delete it` });
+        out.push({
+          code: 'output-not-fed',
+          severity: 'error',
+          nodeId: n.id,
+          port: p.name,
+          message: `ensemble output '${n.params.name}' is not written by any step`,
+          fix: `connect a step output to ${show(n)} or delete it`,
+        });
       } else {
-        out.push({ code: 'unconnected-input', severity: 'error', nodeId: n.id, port: p.name, message: `required input '${p.name}' of ${show(n)} is not connected`, fix: `connect a tensor to ${show(n)}.${p.name}` });
+        out.push({
+          code: 'unconnected-input',
+          severity: 'error',
+          nodeId: n.id,
+          port: p.name,
+          message: `required input '${p.name}' of ${show(n)} is not connected`,
+          fix: `connect a tensor to ${show(n)}.${p.name}`,
+        });
       }
     }
   }
@@ -76,18 +137,41 @@ export const unusedTensors: Rule = (ctx) => {
   const out: Diagnostic[] = [];
   for (const n of ctx.graph.nodes) {
     if (n.kind === 'input' && edgesOutOf(ctx.graph, n.id).length === 0) {
-      out.push({ code: 'unused-input', severity: 'error', nodeId: n.id, port: 'out', message: `ensemble input '${n.params.name}' is not read by any step (Triton refuses unused ensemble inputs)`, fix: `connect ${show(n)} to a step or delete it` });
+      out.push({
+        code: 'unused-input',
+        severity: 'error',
+        nodeId: n.id,
+        port: 'out',
+        message: `ensemble input '${n.params.name}' is not read by any step (Triton refuses unused ensemble inputs)`,
+        fix: `connect ${show(n)} to a step or delete it`,
+      });
     }
     if (n.kind !== 'model' && n.kind !== 'op' && n.kind !== 'condition') continue;
     const outputs = ctx.ports.get(n.id)!.outputs;
     let used = 0;
     for (const p of outputs) {
-      if (edgesOutOf(ctx.graph, n.id, p.name).length > 0) { used++; continue; }
-      out.push({ code: 'unused-output', severity: 'warning', nodeId: n.id, port: p.name, message: `output '${p.name}' of ${show(n)} is not consumed: the compiler prunes it (Triton refuses unused ensemble tensors)`, fix: `connect ${show(n)}.${p.name} to a step or an output if you need it` });
+      if (edgesOutOf(ctx.graph, n.id, p.name).length > 0) {
+        used++;
+        continue;
+      }
+      out.push({
+        code: 'unused-output',
+        severity: 'warning',
+        nodeId: n.id,
+        port: p.name,
+        message: `output '${p.name}' of ${show(n)} is not consumed: the compiler prunes it (Triton refuses unused ensemble tensors)`,
+        fix: `connect ${show(n)}.${p.name} to a step or an output if you need it`,
+      });
     }
     // An ensemble step must map at least one output (a BLS export has no steps).
     if (used === 0 && portsKnown(ctx, n) && !isBlsGraph(ctx)) {
-      out.push({ code: 'step-without-outputs', severity: 'error', nodeId: n.id, message: `${show(n)} has no connected output: Triton needs every ensemble step to map at least one output`, fix: `connect an output of ${show(n)} or delete it` });
+      out.push({
+        code: 'step-without-outputs',
+        severity: 'error',
+        nodeId: n.id,
+        message: `${show(n)} has no connected output: Triton needs every ensemble step to map at least one output`,
+        fix: `connect an output of ${show(n)} or delete it`,
+      });
     }
   }
   return out;
@@ -106,19 +190,28 @@ export const sharedOutputs: Rule = (ctx) => {
         if (t?.kind === 'output') names.add(t.params.name);
       }
       if (names.size < 2) continue;
-      out.push({ code: 'output-wired-twice', severity: 'error', nodeId: n.id, port: p.name, message: `output '${p.name}' of ${show(n)} feeds several ensemble outputs (${[...names].join(', ')}); Triton maps a step output to one tensor`, fix: `insert a copy router after ${show(n)}.${p.name}` });
+      out.push({
+        code: 'output-wired-twice',
+        severity: 'error',
+        nodeId: n.id,
+        port: p.name,
+        message: `output '${p.name}' of ${show(n)} feeds several ensemble outputs (${[...names].join(', ')}); Triton maps a step output to one tensor`,
+        fix: `insert a copy router after ${show(n)}.${p.name}`,
+      });
     }
   }
   return out;
 };
 
-const isBlsGraph = (ctx: RuleContext): boolean => ctx.graph.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'bls');
+const isBlsGraph = (ctx: RuleContext): boolean =>
+  ctx.graph.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'bls');
 
 /** First required input left unconnected among `ids`, as a phrase. */
 function brokenAncestor(ctx: RuleContext, ids: Set<string>): string | undefined {
   for (const n of ctx.graph.nodes) {
     if (!ids.has(n.id)) continue;
-    if (n.kind === 'model' && !catalogueModel(ctx.catalogue, n.params.model)) return `depends on ${show(n)}, whose model is unknown`;
+    if (n.kind === 'model' && !catalogueModel(ctx.catalogue, n.params.model))
+      return `depends on ${show(n)}, whose model is unknown`;
     const p = ctx.ports.get(n.id)!.inputs.find((i) => !i.optional && edgesInto(ctx.graph, n.id, i.name).length === 0);
     if (p) return `depends on ${show(n)}, whose input '${p.name}' is not connected`;
   }
@@ -133,11 +226,24 @@ export const unreachedOutputs: Rule = (ctx) => {
     if (feeders.length === 0) continue;
     const direct = feeders.find((f) => f?.kind === 'input');
     if (direct) {
-      out.push({ code: 'output-not-reached', severity: 'error', nodeId: n.id, message: `ensemble output '${n.params.name}' is fed straight from ensemble input ${show(direct)}: a Triton ensemble needs a step to write it`, fix: 'insert a model or op between them' });
+      out.push({
+        code: 'output-not-reached',
+        severity: 'error',
+        nodeId: n.id,
+        message: `ensemble output '${n.params.name}' is fed straight from ensemble input ${show(direct)}: a Triton ensemble needs a step to write it`,
+        fix: 'insert a model or op between them',
+      });
       continue;
     }
     const why = brokenAncestor(ctx, ancestors(ctx.graph, n.id));
-    if (why) out.push({ code: 'output-not-reached', severity: 'error', nodeId: n.id, message: `ensemble output '${n.params.name}' is never written: it ${why}`, fix: 'connect the missing input upstream' });
+    if (why)
+      out.push({
+        code: 'output-not-reached',
+        severity: 'error',
+        nodeId: n.id,
+        message: `ensemble output '${n.params.name}' is never written: it ${why}`,
+        fix: 'connect the missing input upstream',
+      });
   }
   return out;
 };
@@ -145,18 +251,45 @@ export const unreachedOutputs: Rule = (ctx) => {
 export const tensorNames: Rule = ({ graph }) => {
   const out: Diagnostic[] = [];
   const problem = tritonNameProblem(graph.name);
-  if (problem) out.push({ code: 'invalid-name', severity: 'error', message: `graph name '${graph.name}' ${problem}`, fix: 'rename the graph' });
+  if (problem)
+    out.push({
+      code: 'invalid-name',
+      severity: 'error',
+      message: `graph name '${graph.name}' ${problem}`,
+      fix: 'rename the graph',
+    });
   const byName = new Map<string, GraphNode>();
   for (const n of graph.nodes) {
     if (n.kind === 'model') {
       const p = tritonNameProblem(n.params.model);
-      if (p) out.push({ code: 'invalid-name', severity: 'error', nodeId: n.id, message: `model name '${n.params.model}' ${p}`, fix: 'rename the model directory in the repository' });
+      if (p)
+        out.push({
+          code: 'invalid-name',
+          severity: 'error',
+          nodeId: n.id,
+          message: `model name '${n.params.model}' ${p}`,
+          fix: 'rename the model directory in the repository',
+        });
     }
     if (n.kind !== 'input' && n.kind !== 'output') continue;
     const p = tritonNameProblem(n.params.name);
-    if (p) out.push({ code: 'invalid-name', severity: 'error', nodeId: n.id, message: `${n.kind} tensor name '${n.params.name}' ${p}`, fix: `rename ${show(n)}` });
+    if (p)
+      out.push({
+        code: 'invalid-name',
+        severity: 'error',
+        nodeId: n.id,
+        message: `${n.kind} tensor name '${n.params.name}' ${p}`,
+        fix: `rename ${show(n)}`,
+      });
     const first = byName.get(n.params.name);
-    if (first) out.push({ code: 'duplicate-tensor-name', severity: 'error', nodeId: n.id, message: `${n.kind} ${show(n)} is named '${n.params.name}' like ${first.kind} ${show(first)}`, fix: `rename ${show(n)}` });
+    if (first)
+      out.push({
+        code: 'duplicate-tensor-name',
+        severity: 'error',
+        nodeId: n.id,
+        message: `${n.kind} ${show(n)} is named '${n.params.name}' like ${first.kind} ${show(first)}`,
+        fix: `rename ${show(n)}`,
+      });
     else byName.set(n.params.name, n);
   }
   return out;
@@ -171,7 +304,10 @@ export const optionalInputs: Rule = (ctx) => {
       const spec = tgt && ctx.ports.get(tgt.id)!.inputs.find((p) => p.name === e.targetPort);
       if (!tgt || !spec || spec.optional || tgt.kind === 'router' || tgt.kind === 'condition') continue;
       out.push({
-        code: 'optional-input-required', severity: 'warning', nodeId: n.id, edgeId: e.id,
+        code: 'optional-input-required',
+        severity: 'warning',
+        nodeId: n.id,
+        edgeId: e.id,
         message: `optional ensemble input '${n.params.name}' feeds required input ${show(tgt)}.${e.targetPort}: a request that omits it fails`,
         fix: `make input ${show(n)} required, or feed it to an optional input`,
       });

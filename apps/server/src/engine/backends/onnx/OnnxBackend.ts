@@ -22,8 +22,16 @@ export class OnnxBackend implements ModelBackend {
 
   async call(c: BackendCall): Promise<BackendReply> {
     const { portable, transfer } = portableFeeds(c.inputs, c.canTransfer);
-    const r = await this.pool.run({ type: 'run', feeds: portable, summarize: c.summarize === true }, transfer, { signal: c.signal, pin: c.pin });
-    return { outputs: receivedOutputs(r.result), instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
+    const r = await this.pool.run({ type: 'run', feeds: portable, summarize: c.summarize === true }, transfer, {
+      signal: c.signal,
+      pin: c.pin,
+    });
+    return {
+      outputs: receivedOutputs(r.result),
+      instance: r.instance,
+      queueNs: r.queueNs,
+      computeNs: r.result.computeNs,
+    };
   }
 
   callMany(): Promise<(BackendReply | Error)[]> {
@@ -31,9 +39,22 @@ export class OnnxBackend implements ModelBackend {
   }
 
   /** Runs a fused group on one instance: its ops and the session in one worker request. */
-  async runChain(feeds: Record<string, Tensor>, steps: ChainStep[], opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean }) {
+  async runChain(
+    feeds: Record<string, Tensor>,
+    steps: ChainStep[],
+    opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean },
+  ) {
     const { portable, transfer } = portableFeeds(feeds, opts.canTransfer);
-    const r = await this.pool.run({ type: 'chain', feeds: portable, steps, summarize: opts.summarize === true }, transfer, { signal: opts.signal });
-    return { outputs: receivedOutputs(r.result), stages: r.result.stages ?? [], queueNs: r.queueNs, instance: r.instance };
+    const r = await this.pool.run(
+      { type: 'chain', feeds: portable, steps, summarize: opts.summarize === true },
+      transfer,
+      { signal: opts.signal },
+    );
+    return {
+      outputs: receivedOutputs(r.result),
+      stages: r.result.stages ?? [],
+      queueNs: r.queueNs,
+      instance: r.instance,
+    };
   }
 }

@@ -26,7 +26,11 @@ export class WorkerInstance implements BackendInstance<RequestBody, WorkerResult
   state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';
   loaded: Loaded | undefined;
 
-  constructor(readonly name: string, private readonly spec: LoadSpec, private readonly onCrash: (inst: BackendInstance<RequestBody, WorkerResult>, err: EngineError) => void) {}
+  constructor(
+    readonly name: string,
+    private readonly spec: LoadSpec,
+    private readonly onCrash: (inst: BackendInstance<RequestBody, WorkerResult>, err: EngineError) => void,
+  ) {}
 
   /** Starts the thread and loads the session (or ops); resolves with what loaded. */
   start(): Promise<Loaded> {
@@ -53,10 +57,17 @@ export class WorkerInstance implements BackendInstance<RequestBody, WorkerResult
         if (!p) return;
         this.pending.delete(msg.id);
         if (msg.type === 'result') p.resolve(msg);
-        else p.reject(msg.stage !== undefined ? new ChainError(msg.message, msg.stage, msg.stages ?? [], this.name) : new EngineError('node-failed', msg.message));
+        else
+          p.reject(
+            msg.stage !== undefined
+              ? new ChainError(msg.message, msg.stage, msg.stages ?? [], this.name)
+              : new EngineError('node-failed', msg.message),
+          );
       });
       worker.on('error', (err) => this.died(worker, `crashed: ${err.message}`, settled ? undefined : reject));
-      worker.on('exit', (code) => this.died(worker, `stopped unexpectedly (exit code ${code})`, settled ? undefined : reject));
+      worker.on('exit', (code) =>
+        this.died(worker, `stopped unexpectedly (exit code ${code})`, settled ? undefined : reject),
+      );
       worker.postMessage({ type: 'load', spec: this.spec } satisfies ToWorker);
     });
   }
@@ -65,17 +76,23 @@ export class WorkerInstance implements BackendInstance<RequestBody, WorkerResult
     if (this.worker !== worker || this.state === 'dead' || this.state === 'closed') return;
     const wasClosing = this.closing;
     this.state = wasClosing ? 'closed' : 'dead';
-    const err = new EngineError('instance-crashed', `model instance ${this.name} ${why}; its in-flight requests failed and it is being restarted`);
-    for (const p of this.pending.values()) p.reject(wasClosing ? new EngineError('closed', 'the engine is shutting down') : err);
+    const err = new EngineError(
+      'instance-crashed',
+      `model instance ${this.name} ${why}; its in-flight requests failed and it is being restarted`,
+    );
+    for (const p of this.pending.values())
+      p.reject(wasClosing ? new EngineError('closed', 'the engine is shutting down') : err);
     this.pending.clear();
-    if (rejectLoad) rejectLoad(new EngineError('model-unavailable', `model instance ${this.name} ${why} while loading`));
+    if (rejectLoad)
+      rejectLoad(new EngineError('model-unavailable', `model instance ${this.name} ${why} while loading`));
     else if (!wasClosing) this.onCrash(this, err);
   }
 
   /** Sends one request; `transfer` buffers move to the worker (they are detached here afterwards). */
   request(body: RequestBody, transfer: ArrayBuffer[]): Promise<Result> {
     const worker = this.worker;
-    if (!worker || this.state !== 'ready') return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
+    if (!worker || this.state !== 'ready')
+      return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
     const id = this.nextId++;
     return new Promise<Result>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

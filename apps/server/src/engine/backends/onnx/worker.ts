@@ -40,15 +40,21 @@ function toOrt(t: PortableTensor): ort.Tensor {
 }
 
 /** Converts outputs to portable tensors, collecting their buffers for the transfer list. */
-function fromOrt(outputs: Record<string, ort.Tensor | Tensor>, transfer: ArrayBuffer[]): Record<string, PortableTensor> {
+function fromOrt(
+  outputs: Record<string, ort.Tensor | Tensor>,
+  transfer: ArrayBuffer[],
+): Record<string, PortableTensor> {
   const out: Record<string, PortableTensor> = {};
   for (const [name, t] of Object.entries(outputs)) {
     const datatype = 'type' in t ? fromOrtType(t.type) : t.datatype;
     if (!datatype) throw new Error(`output '${name}' has unsupported type`);
     const shape = 'dims' in t ? [...t.dims] : [...t.shape];
     // A view into a buffer shared with other outputs cannot be transferred alone: copy it.
-    const data = (ownsWholeBuffer(t.data as Float32Array) || Array.isArray(t.data) ? t.data : copyData(t.data as Float32Array)) as PortableTensor['data'];
-    if (!Array.isArray(data) && !transfer.includes((data as Float32Array).buffer as ArrayBuffer)) transfer.push((data as Float32Array).buffer as ArrayBuffer);
+    const data = (
+      ownsWholeBuffer(t.data as Float32Array) || Array.isArray(t.data) ? t.data : copyData(t.data as Float32Array)
+    ) as PortableTensor['data'];
+    if (!Array.isArray(data) && !transfer.includes((data as Float32Array).buffer as ArrayBuffer))
+      transfer.push((data as Float32Array).buffer as ArrayBuffer);
     out[name] = { datatype, shape, data };
   }
   return out;
@@ -58,15 +64,28 @@ function fromOrt(outputs: Record<string, ort.Tensor | Tensor>, transfer: ArrayBu
  * Sends a result; with `summarize`, each output is summarised here, off the main thread. Summaries of
  * large tensors take ~1 ms, on the run's critical path, so runs nobody watches skip them.
  */
-function sendResult(id: number, outputs: Record<string, PortableTensor>, computeNs: number, transfer: ArrayBuffer[], summarize: boolean, stages?: StageResult[]): void {
+function sendResult(
+  id: number,
+  outputs: Record<string, PortableTensor>,
+  computeNs: number,
+  transfer: ArrayBuffer[],
+  summarize: boolean,
+  stages?: StageResult[],
+): void {
   const summaries = !summarize ? {} : stages ? stages[stages.length - 1]!.summaries : summarizeAll(outputs);
   send({ type: 'result', id, outputs, computeNs, summaries, ...(stages ? { stages } : {}) }, transfer);
 }
 
-async function createSession(spec: Extract<LoadSpec, { kind: 'model' }>): Promise<{ s: ort.InferenceSession; provider: string; failures: string[] }> {
+async function createSession(
+  spec: Extract<LoadSpec, { kind: 'model' }>,
+): Promise<{ s: ort.InferenceSession; provider: string; failures: string[] }> {
   const failures: string[] = [];
   for (const provider of spec.providers) {
-    const options: ort.InferenceSession.SessionOptions = { executionProviders: [provider], intraOpNumThreads: spec.intraOpThreads, interOpNumThreads: 1 };
+    const options: ort.InferenceSession.SessionOptions = {
+      executionProviders: [provider],
+      intraOpNumThreads: spec.intraOpThreads,
+      interOpNumThreads: 1,
+    };
     // Spin-waiting with more than one intra-op thread makes latency bimodal: turn it off.
     if (spec.intraOpThreads > 1) options.extra = { session: { intra_op: { allow_spinning: '0' } } };
     try {
@@ -97,13 +116,23 @@ async function load(spec: LoadSpec): Promise<void> {
   if (spec.warmup.length > 0) {
     const t1 = performance.now();
     try {
-      for (const feeds of spec.warmup) await s.run(Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, toOrt(v)])));
+      for (const feeds of spec.warmup)
+        await s.run(Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, toOrt(v)])));
       warmupMs = performance.now() - t1;
     } catch (err) {
       warmupError = err instanceof Error ? err.message.split('\n')[0] : String(err);
     }
   }
-  send({ type: 'loaded', provider, inputNames: [...s.inputNames], outputNames: [...s.outputNames], failures, loadMs, warmupMs, warmupError });
+  send({
+    type: 'loaded',
+    provider,
+    inputNames: [...s.inputNames],
+    outputNames: [...s.outputNames],
+    failures,
+    loadMs,
+    warmupMs,
+    warmupError,
+  });
 }
 
 async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
@@ -128,7 +157,11 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
 
 async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
   try {
-    const r = await runChain(msg.steps, msg.feeds, msg.summarize, { session, toOrt, opContext: () => (opContext ??= createOpContext(repoDir)) });
+    const r = await runChain(msg.steps, msg.feeds, msg.summarize, {
+      session,
+      toOrt,
+      opContext: () => (opContext ??= createOpContext(repoDir)),
+    });
     const transfer: ArrayBuffer[] = [];
     const computeNs = r.stages.reduce((n, s) => n + s.computeNs, 0);
     sendResult(msg.id, fromOrt(r.outputs, transfer), computeNs, transfer, msg.summarize, r.stages);
@@ -141,10 +174,13 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
 port.on('message', (msg: ToWorker) => {
   if (msg.type === 'crash') process.exit(70);
   if (msg.type === 'load') {
-    load(msg.spec).catch((err: unknown) => send({ type: 'load-failed', message: err instanceof Error ? err.message : String(err) }));
+    load(msg.spec).catch((err: unknown) =>
+      send({ type: 'load-failed', message: err instanceof Error ? err.message : String(err) }),
+    );
     return;
   }
-  const fail = (err: unknown): void => send({ type: 'error', id: msg.id, message: err instanceof Error ? err.message : String(err) });
+  const fail = (err: unknown): void =>
+    send({ type: 'error', id: msg.id, message: err instanceof Error ? err.message : String(err) });
   try {
     if (msg.type === 'run') run(msg).catch(fail);
     else if (msg.type === 'chain') chain(msg).catch(fail);

@@ -8,7 +8,11 @@ import type { ChainStep, PortableTensor, StageResult, StepSource } from './worke
 
 /** A chain step failed: `stage` is its index, `stages` what the steps before it took. */
 export class StageFailure extends Error {
-  constructor(readonly stage: number, message: string, readonly stages: StageResult[]) {
+  constructor(
+    readonly stage: number,
+    message: string,
+    readonly stages: StageResult[],
+  ) {
     super(message);
   }
 }
@@ -20,10 +24,16 @@ export interface ChainDeps {
 }
 
 /** Runs `steps` on `feeds`; resolves with the last step's outputs and every step's timing. */
-export async function runChain(steps: ChainStep[], feeds: Record<string, PortableTensor>, summarize: boolean, deps: ChainDeps): Promise<{ outputs: Record<string, Tensor>; stages: StageResult[] }> {
+export async function runChain(
+  steps: ChainStep[],
+  feeds: Record<string, PortableTensor>,
+  summarize: boolean,
+  deps: ChainDeps,
+): Promise<{ outputs: Record<string, Tensor>; stages: StageResult[] }> {
   const produced: Record<string, Tensor>[] = [];
   const stages: StageResult[] = [];
-  const resolve = (src: StepSource): Tensor | undefined => ('feed' in src ? feeds[src.feed] : produced[src.step]?.[src.port]);
+  const resolve = (src: StepSource): Tensor | undefined =>
+    'feed' in src ? feeds[src.feed] : produced[src.step]?.[src.port];
   for (let k = 0; k < steps.length; k++) {
     const step = steps[k]!;
     const t0 = process.hrtime.bigint();
@@ -42,7 +52,9 @@ export async function runChain(steps: ChainStep[], feeds: Record<string, Portabl
         outputs = impl.run(inputs, step.values, deps.opContext());
       } else {
         if (!deps.session) throw new Error('model session is not loaded');
-        const ortFeeds = Object.fromEntries(Object.entries(inputs).map(([n, t]) => [n, deps.toOrt(t as PortableTensor)]));
+        const ortFeeds = Object.fromEntries(
+          Object.entries(inputs).map(([n, t]) => [n, deps.toOrt(t as PortableTensor)]),
+        );
         batchSize = Object.values(inputs)[0]?.shape[0];
         outputs = fromOrtOutputs(await deps.session.run(ortFeeds));
       }
@@ -50,7 +62,11 @@ export async function runChain(steps: ChainStep[], feeds: Record<string, Portabl
       throw new StageFailure(k, err instanceof Error ? err.message.split('\n')[0]! : String(err), stages);
     }
     const computeNs = Number(process.hrtime.bigint() - t0);
-    stages.push({ computeNs, summaries: summarize ? summarizeAll(outputs) : {}, ...(batchSize !== undefined ? { batchSize } : {}) });
+    stages.push({
+      computeNs,
+      summaries: summarize ? summarizeAll(outputs) : {},
+      ...(batchSize !== undefined ? { batchSize } : {}),
+    });
     produced.push(outputs);
   }
   return { outputs: produced[produced.length - 1] ?? {}, stages };
@@ -72,6 +88,7 @@ function fromOrtOutputs(outputs: Record<string, ort.Tensor>): Record<string, Ten
  */
 export function summarizeAll(outputs: Record<string, Tensor>): Record<string, TensorSummary> {
   const summaries = Object.fromEntries(Object.entries(outputs).map(([name, t]) => [name, summarizeTensor(t)]));
-  for (const s of Object.values(summaries)) if (s.thumbnail) s.thumbnail.data = Float32Array.from(s.thumbnail.data) as unknown as number[];
+  for (const s of Object.values(summaries))
+    if (s.thumbnail) s.thumbnail.data = Float32Array.from(s.thumbnail.data) as unknown as number[];
   return summaries;
 }

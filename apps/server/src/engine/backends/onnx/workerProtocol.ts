@@ -1,7 +1,11 @@
 import type { DataType, TensorData, TensorSummary } from '@ensemble-studio/core';
 
 /** A tensor crossing the thread boundary; numeric data travels in the transfer list. */
-export interface PortableTensor { datatype: DataType; shape: number[]; data: TensorData }
+export interface PortableTensor {
+  datatype: DataType;
+  shape: number[];
+  data: TensorData;
+}
 
 /** What a worker hosts: one onnxruntime session (a model instance) or the built-in ops. */
 export type LoadSpec =
@@ -30,14 +34,25 @@ export type ChainStep =
   | { kind: 'model'; inputs: Record<string, StepSource> };
 
 /** What each step of a chain took, and its outputs summarised when the run is watched. */
-export interface StageResult { computeNs: number; summaries: Record<string, TensorSummary>; batchSize?: number }
+export interface StageResult {
+  computeNs: number;
+  summaries: Record<string, TensorSummary>;
+  batchSize?: number;
+}
 
 /** Main → worker. */
 export type ToWorker =
   | { type: 'load'; spec: LoadSpec }
   /** `summarize`: also send stats/thumbnails of the outputs (only runs someone watches need them). */
   | { type: 'run'; id: number; feeds: Record<string, PortableTensor>; summarize: boolean }
-  | { type: 'op'; id: number; op: string; inputs: Record<string, PortableTensor>; values: Record<string, number | string | boolean>; summarize: boolean }
+  | {
+      type: 'op';
+      id: number;
+      op: string;
+      inputs: Record<string, PortableTensor>;
+      values: Record<string, number | string | boolean>;
+      summarize: boolean;
+    }
   /** A fused group: the steps in order; the result carries the last step's outputs and every step's timing. */
   | { type: 'chain'; id: number; feeds: Record<string, PortableTensor>; steps: ChainStep[]; summarize: boolean }
   /** Fault injection for tests and operators: the worker exits abruptly, like a native crash. */
@@ -58,6 +73,13 @@ export type FromWorker =
     }
   | { type: 'load-failed'; message: string }
   /** `summaries`: each output summarised in the worker (stats, preview, thumbnail) so the main thread doesn't; empty unless asked. */
-  | { type: 'result'; id: number; outputs: Record<string, PortableTensor>; computeNs: number; summaries: Record<string, TensorSummary>; stages?: StageResult[] }
+  | {
+      type: 'result';
+      id: number;
+      outputs: Record<string, PortableTensor>;
+      computeNs: number;
+      summaries: Record<string, TensorSummary>;
+      stages?: StageResult[];
+    }
   /** `stage`: the chain step that failed, and `stages` what the steps before it took. */
   | { type: 'error'; id: number; message: string; stage?: number; stages?: StageResult[] };

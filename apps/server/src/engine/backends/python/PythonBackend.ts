@@ -19,13 +19,28 @@ export class PythonBackend implements ModelBackend {
   readonly fusable = false;
   readonly notices: string[] = [];
 
-  constructor(name: string, count: number, spec: PythonSpec, private readonly config: ModelConfig) {
+  constructor(
+    name: string,
+    count: number,
+    spec: PythonSpec,
+    private readonly config: ModelConfig,
+  ) {
     // One request per process at a time: a second one queued behind an execute that waits on a BLS call could deadlock it.
-    this.pool = new InstancePool({ name, count, pipelineDepth: 1, create: (inst, onCrash) => new PythonInstance(inst, spec, onCrash) });
+    this.pool = new InstancePool({
+      name,
+      count,
+      pipelineDepth: 1,
+      create: (inst, onCrash) => new PythonInstance(inst, spec, onCrash),
+    });
     const env = config.parameters?.EXECUTION_ENV_PATH;
     if (env) {
-      const path = typeof env === 'object' && env !== null && 'string_value' in env ? String((env as { string_value: unknown }).string_value) : String(env);
-      this.notices.push(`model '${name}' sets EXECUTION_ENV_PATH (${path}): custom execution environments are not supported locally; it runs with the studio's python interpreter (${spec.python})`);
+      const path =
+        typeof env === 'object' && env !== null && 'string_value' in env
+          ? String((env as { string_value: unknown }).string_value)
+          : String(env);
+      this.notices.push(
+        `model '${name}' sets EXECUTION_ENV_PATH (${path}): custom execution environments are not supported locally; it runs with the studio's python interpreter (${spec.python})`,
+      );
     }
   }
 
@@ -44,7 +59,9 @@ export class PythonBackend implements ModelBackend {
     const first = cs[0]!;
     const requests = cs.map((c): PyRequest => ({
       inputs: c.inputs,
-      ...(c.sequence ? { correlationId: c.sequence.id, flags: (c.sequence.start ? FLAG_START : 0) | (c.sequence.end ? FLAG_END : 0) } : {}),
+      ...(c.sequence
+        ? { correlationId: c.sequence.id, flags: (c.sequence.start ? FLAG_START : 0) | (c.sequence.end ? FLAG_END : 0) }
+        : {}),
       ...(c.respond ? { onResponse: c.respond } : {}),
       ...(c.onLog ? { onLog: c.onLog } : {}),
     }));
@@ -56,9 +73,12 @@ export class PythonBackend implements ModelBackend {
       const responses = res.responses;
       const base = { instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
       if (this.decoupled) return { ...base, outputs: responses.at(-1) ?? {}, responses };
-      if (responses.length !== 1) return new EngineError('node-failed', `model '${this.config.name}' sent ${responses.length} responses for one request`);
+      if (responses.length !== 1)
+        return new EngineError(
+          'node-failed',
+          `model '${this.config.name}' sent ${responses.length} responses for one request`,
+        );
       return { ...base, outputs: responses[0]! };
     });
   }
-
 }

@@ -18,7 +18,11 @@ const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
  * from the heap (up to 64 MiB) with up to 256 MiB kept free there, the stub's frame buffers reuse mapped
  * pages (80 faults per round trip). A user's own setting of either variable wins.
  */
-const MALLOC_REUSE = { MALLOC_MMAP_THRESHOLD_: '67108864', MALLOC_TRIM_THRESHOLD_: '268435456', ...pick(process.env, ['MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_']) };
+const MALLOC_REUSE = {
+  MALLOC_MMAP_THRESHOLD_: '67108864',
+  MALLOC_TRIM_THRESHOLD_: '268435456',
+  ...pick(process.env, ['MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_']),
+};
 
 function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
   return Object.fromEntries(names.filter((n) => env[n] !== undefined).map((n) => [n, env[n]!]));
@@ -71,18 +75,34 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private blsCalls = new Map<unknown, AbortController>();
   private readonly lines: LogLines;
 
-  constructor(readonly name: string, private readonly spec: PythonSpec, private readonly onCrash: (inst: PythonInstance, err: EngineError) => void) {
+  constructor(
+    readonly name: string,
+    private readonly spec: PythonSpec,
+    private readonly onCrash: (inst: PythonInstance, err: EngineError) => void,
+  ) {
     this.lines = new LogLines((level, message) => this.logged(level, message));
   }
 
   start(): Promise<LoadInfo> {
     this.state = 'loading';
     const t0 = performance.now();
-    const env = { ...process.env, PYTHONPATH: [STUB_DIR, dirname(this.spec.modelFile), process.env.PYTHONPATH].filter(Boolean).join(':'), PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', ...MALLOC_REUSE };
-    const proc = spawn(this.spec.python, ['-u', join(STUB_DIR, 'stub.py')], { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], env, cwd: dirname(this.spec.modelFile) });
+    const env = {
+      ...process.env,
+      PYTHONPATH: [STUB_DIR, dirname(this.spec.modelFile), process.env.PYTHONPATH].filter(Boolean).join(':'),
+      PYTHONUNBUFFERED: '1',
+      PYTHONDONTWRITEBYTECODE: '1',
+      ...MALLOC_REUSE,
+    };
+    const proc = spawn(this.spec.python, ['-u', join(STUB_DIR, 'stub.py')], {
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+      env,
+      cwd: dirname(this.spec.modelFile),
+    });
     this.proc = proc;
     this.toPy = proc.stdio[3] as Writable;
-    this.toPy.on('error', () => { /* the exit handler reports a dead process */ });
+    this.toPy.on('error', () => {
+      /* the exit handler reports a dead process */
+    });
     const reader = new FrameReader();
     (proc.stdio[4] as Readable).on('data', (chunk: Buffer) => {
       try {
@@ -105,17 +125,32 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private initArgs(): Record<string, string> {
     const index = this.name.slice(this.name.lastIndexOf('_') + 1);
     return {
-      model_config: this.spec.configJson, model_instance_kind: 'CPU', model_instance_name: `${this.spec.model}_0_${index}`,
-      model_instance_device_id: '0', model_repository: this.spec.modelDir, model_version: String(this.spec.version), model_name: this.spec.model,
+      model_config: this.spec.configJson,
+      model_instance_kind: 'CPU',
+      model_instance_name: `${this.spec.model}_0_${index}`,
+      model_instance_device_id: '0',
+      model_repository: this.spec.modelDir,
+      model_version: String(this.spec.version),
+      model_name: this.spec.model,
     };
   }
 
   request(body: PyExecute, _transfer: ArrayBuffer[]): Promise<PyExecuteResult> {
-    if (this.state !== 'ready') return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
+    if (this.state !== 'ready')
+      return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
     const id = this.nextId++;
     return new Promise<PyExecuteResult>((resolve, reject) => {
       const n = body.requests.length;
-      const p: Pending = { body, results: new Array(n).fill(undefined), responses: body.requests.map(() => []), streamed: new Array(n).fill(0), executed: false, startedAt: process.hrtime.bigint(), resolve, reject };
+      const p: Pending = {
+        body,
+        results: new Array(n).fill(undefined),
+        responses: body.requests.map(() => []),
+        streamed: new Array(n).fill(0),
+        executed: false,
+        startedAt: process.hrtime.bigint(),
+        resolve,
+        reject,
+      };
       this.pending.set(id, p);
       if (body.signal) {
         p.onAbort = () => this.cancelled(id, p);
@@ -124,8 +159,12 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       const w = new FrameWriter();
       const requests = body.requests.map((r) => ({
         inputs: w.tensors(Object.entries(r.inputs)),
-        requested_output_names: r.requestedOutputs ?? [], correlation_id: r.correlationId ?? 0, request_id: r.requestId ?? '',
-        flags: r.flags ?? 0, parameters: JSON.stringify(r.parameters ?? {}), timeout: 0,
+        requested_output_names: r.requestedOutputs ?? [],
+        correlation_id: r.correlationId ?? 0,
+        request_id: r.requestId ?? '',
+        flags: r.flags ?? 0,
+        parameters: JSON.stringify(r.parameters ?? {}),
+        timeout: 0,
       }));
       this.write(w.finish({ type: 'execute', id, requests }));
     });
@@ -136,7 +175,10 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     this.send({ type: 'cancel', id });
     p.killTimer = setTimeout(() => {
       if (!this.pending.has(id) || !this.proc) return;
-      this.died(this.proc, `did not return from execute within ${this.spec.stuckKillMs ?? 2000} ms after its request was cancelled, so it was stopped`);
+      this.died(
+        this.proc,
+        `did not return from execute within ${this.spec.stuckKillMs ?? 2000} ms after its request was cancelled, so it was stopped`,
+      );
       this.proc.kill('SIGKILL');
     }, this.spec.stuckKillMs ?? 2000);
     p.killTimer.unref?.();
@@ -145,14 +187,22 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private onFrame(f: Frame): void {
     const h = f.header;
     switch (h.type) {
-      case 'ready': return this.loaded();
-      case 'failed': return this.failed(h);
-      case 'finalized': return this.closing?.();
-      case 'log': return this.lines.line(h.level as LogLevel, String(h.message));
-      case 'response': return this.onResponse(f);
-      case 'executed': return this.onExecuted(h);
-      case 'bls': return this.onBls(f);
-      case 'bls_cancel': return this.blsCalls.get(f.header.call)?.abort();
+      case 'ready':
+        return this.loaded();
+      case 'failed':
+        return this.failed(h);
+      case 'finalized':
+        return this.closing?.();
+      case 'log':
+        return this.lines.line(h.level as LogLevel, String(h.message));
+      case 'response':
+        return this.onResponse(f);
+      case 'executed':
+        return this.onExecuted(h);
+      case 'bls':
+        return this.onBls(f);
+      case 'bls_cancel':
+        return this.blsCalls.get(f.header.call)?.abort();
     }
   }
 
@@ -185,12 +235,16 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       const outputs = frameTensors(f, 'outputs');
       const sink = p.body.requests[k]!.onResponse;
       try {
-        if (sink) { p.streamed[k]!++; sink(outputs); } else p.responses[k]!.push(outputs);
+        if (sink) {
+          p.streamed[k]!++;
+          sink(outputs);
+        } else p.responses[k]!.push(outputs);
       } catch (e) {
         p.results[k] = { ok: false, error: e as Error };
       }
     }
-    if (h.final === true && !p.results[k]) p.results[k] = { ok: true, responses: p.responses[k]!, streamed: p.streamed[k]! };
+    if (h.final === true && !p.results[k])
+      p.results[k] = { ok: true, responses: p.responses[k]!, streamed: p.streamed[k]! };
     this.maybeDone(Number(h.id), p);
   }
 
@@ -231,15 +285,33 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       if (final) this.blsCalls.delete(call);
       const w = new FrameWriter();
       const described = w.tensors(Object.entries(outputs));
-      this.write(w.finish({ type: 'bls_response', call, outputs: described, error: error === undefined ? null : { message: error }, final }));
+      this.write(
+        w.finish({
+          type: 'bls_response',
+          call,
+          outputs: described,
+          error: error === undefined ? null : { message: error },
+          final,
+        }),
+      );
     };
     try {
-      this.spec.bls({
-        model: String(h.model_name), version: Number(h.model_version ?? -1), inputs: frameTensors(f, 'inputs'),
-        requestedOutputs: Array.isArray(h.requested_output_names) ? h.requested_output_names.map(String) : [],
-        correlationId: (h.correlation_id as number | string) ?? 0, flags: Number(h.flags ?? 0), timeoutUs: Number(h.timeout ?? 0),
-        parameters: parseParams(h.parameters), decoupled: h.decoupled === true, caller: { model: this.spec.model, instance: this.name }, signal: abort.signal,
-      }, { response: (o) => reply(o, undefined, false), end: (e) => reply({}, e, true) });
+      this.spec.bls(
+        {
+          model: String(h.model_name),
+          version: Number(h.model_version ?? -1),
+          inputs: frameTensors(f, 'inputs'),
+          requestedOutputs: Array.isArray(h.requested_output_names) ? h.requested_output_names.map(String) : [],
+          correlationId: (h.correlation_id as number | string) ?? 0,
+          flags: Number(h.flags ?? 0),
+          timeoutUs: Number(h.timeout ?? 0),
+          parameters: parseParams(h.parameters),
+          decoupled: h.decoupled === true,
+          caller: { model: this.spec.model, instance: this.name },
+          signal: abort.signal,
+        },
+        { response: (o) => reply(o, undefined, false), end: (e) => reply({}, e, true) },
+      );
     } catch (err) {
       reply({}, (err as Error).message, true);
     }
@@ -251,7 +323,10 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const seen = new Set<unknown>();
     for (const p of this.pending.values()) {
       for (const r of p.body.requests) {
-        if (r.onLog && !seen.has(r.onLog)) { seen.add(r.onLog); r.onLog(level, message, this.name); }
+        if (r.onLog && !seen.has(r.onLog)) {
+          seen.add(r.onLog);
+          r.onLog(level, message, this.name);
+        }
       }
     }
   }
@@ -280,8 +355,14 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     }
     for (const c of this.blsCalls.values()) c.abort();
     this.blsCalls.clear();
-    const err = new EngineError('instance-crashed', `model instance ${this.name} (python) ${why}; its in-flight requests failed and it is being restarted`);
-    for (const [id, p] of this.pending) { this.settle(id, p); p.reject(closing ? new EngineError('closed', 'the engine is shutting down') : err); }
+    const err = new EngineError(
+      'instance-crashed',
+      `model instance ${this.name} (python) ${why}; its in-flight requests failed and it is being restarted`,
+    );
+    for (const [id, p] of this.pending) {
+      this.settle(id, p);
+      p.reject(closing ? new EngineError('closed', 'the engine is shutting down') : err);
+    }
     if (!closing) this.onCrash(this, err);
   }
 
@@ -292,10 +373,16 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   /** Runs `finalize()` (up to 5 s), then ends the process. */
   async close(): Promise<void> {
     const proc = this.proc;
-    if (!proc || this.state === 'dead' || this.state === 'closed') { this.state = 'closed'; return; }
+    if (!proc || this.state === 'dead' || this.state === 'closed') {
+      this.state = 'closed';
+      return;
+    }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-      this.closing = () => { clearTimeout(timer); resolve(); };
+      this.closing = () => {
+        clearTimeout(timer);
+        resolve();
+      };
       proc.once('exit', () => this.closing?.());
       if (this.state === 'ready') this.send({ type: 'finalize' });
       else proc.kill('SIGKILL');

@@ -31,8 +31,16 @@ export function definesAutoComplete(modelFile: string): boolean {
  */
 export function autoCompletePython(python: string, modelFile: string, config: ModelConfig): Promise<ModelConfig> {
   return new Promise<ModelConfig>((resolve, reject) => {
-    const env = { ...process.env, PYTHONPATH: [STUB_DIR, dirname(modelFile), process.env.PYTHONPATH].filter(Boolean).join(':'), PYTHONDONTWRITEBYTECODE: '1' };
-    const proc = spawn(python, ['-u', join(STUB_DIR, 'stub.py')], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], env, cwd: dirname(modelFile) });
+    const env = {
+      ...process.env,
+      PYTHONPATH: [STUB_DIR, dirname(modelFile), process.env.PYTHONPATH].filter(Boolean).join(':'),
+      PYTHONDONTWRITEBYTECODE: '1',
+    };
+    const proc = spawn(python, ['-u', join(STUB_DIR, 'stub.py')], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+      env,
+      cwd: dirname(modelFile),
+    });
     const stderr: string[] = [];
     let done = false;
     const finish = (err: Error | undefined, out?: ModelConfig) => {
@@ -40,21 +48,42 @@ export function autoCompletePython(python: string, modelFile: string, config: Mo
       done = true;
       clearTimeout(timer);
       proc.kill('SIGKILL');
-      if (err) reject(err); else resolve(out!);
+      if (err) reject(err);
+      else resolve(out!);
     };
-    const timer = setTimeout(() => finish(new Error(`auto_complete_config did not return within ${TIMEOUT_MS / 1000} s`)), TIMEOUT_MS);
-    proc.stderr!.on('data', (c: Buffer) => { if (stderr.length < 200) stderr.push(c.toString('utf8')); });
-    proc.on('error', (err) => finish(new Error(`could not start python interpreter '${python}' for auto_complete_config: ${err.message}`)));
-    proc.on('exit', (code) => finish(new Error(`python exited (code ${code}) in auto_complete_config: ${stderr.join('').trim().split('\n').slice(-6).join('\n')}`)));
+    const timer = setTimeout(
+      () => finish(new Error(`auto_complete_config did not return within ${TIMEOUT_MS / 1000} s`)),
+      TIMEOUT_MS,
+    );
+    proc.stderr!.on('data', (c: Buffer) => {
+      if (stderr.length < 200) stderr.push(c.toString('utf8'));
+    });
+    proc.on('error', (err) =>
+      finish(new Error(`could not start python interpreter '${python}' for auto_complete_config: ${err.message}`)),
+    );
+    proc.on('exit', (code) =>
+      finish(
+        new Error(
+          `python exited (code ${code}) in auto_complete_config: ${stderr.join('').trim().split('\n').slice(-6).join('\n')}`,
+        ),
+      ),
+    );
     const reader = new FrameReader();
     (proc.stdio[4] as Readable).on('data', (chunk: Buffer) => {
       for (const f of reader.push(chunk)) {
         if (f.header.type === 'auto_completed') finish(undefined, f.header.config as ModelConfig);
-        else if (f.header.type === 'failed') finish(new Error(`auto_complete_config failed: ${String(f.header.message)}${typeof f.header.traceback === 'string' ? `\n${f.header.traceback.trimEnd()}` : ''}`));
+        else if (f.header.type === 'failed')
+          finish(
+            new Error(
+              `auto_complete_config failed: ${String(f.header.message)}${typeof f.header.traceback === 'string' ? `\n${f.header.traceback.trimEnd()}` : ''}`,
+            ),
+          );
       }
     });
     const w = proc.stdio[3] as Writable;
-    w.on('error', () => { /* exit reports it */ });
+    w.on('error', () => {
+      /* exit reports it */
+    });
     for (const b of new FrameWriter().finish({ type: 'auto_complete', model_file: modelFile, config })) w.write(b);
   });
 }

@@ -6,13 +6,21 @@ import { tensorToBytes } from '../../tensors.ts';
 // a JSON header, then the tensors' bytes (each at an offset that is a multiple of 8).
 
 /** A tensor as a frame's header names it; its bytes are `blob[offset, offset + nbytes)`. */
-export interface FrameTensor { name: string; datatype: DataType; shape: number[]; offset: number; nbytes: number }
+export interface FrameTensor {
+  name: string;
+  datatype: DataType;
+  shape: number[];
+  offset: number;
+  nbytes: number;
+}
 
 /** A decoded frame: its header and the blob its tensors point into. */
-export interface Frame { header: Record<string, unknown>; blob: Uint8Array }
+export interface Frame {
+  header: Record<string, unknown>;
+  blob: Uint8Array;
+}
 
 const align8 = (n: number): number => (n + 7) & ~7;
-
 
 /**
  * Builds one frame: describe tensors with `tensors()` (placing the descriptions anywhere in the header),
@@ -67,7 +75,8 @@ export class FrameReader {
       const headLen = first.readUInt32LE(0);
       const blobLen = first.readUInt32LE(4);
       const total = 8 + headLen + blobLen;
-      if (total > this.maxBytes) throw new Error(`the python process sent a frame of ${total} bytes, over the limit of ${this.maxBytes}`);
+      if (total > this.maxBytes)
+        throw new Error(`the python process sent a frame of ${total} bytes, over the limit of ${this.maxBytes}`);
       if (this.have < total) break;
       const all = this.take(total, headLen);
       const header = JSON.parse(all.toString('utf8', 8, 8 + headLen)) as Record<string, unknown>;
@@ -112,7 +121,8 @@ export function frameTensors(frame: Frame, key: string, list: unknown = frame.he
   const out: Record<string, Tensor> = {};
   for (const raw of list as FrameTensor[]) {
     if (!isDataType(raw.datatype)) throw new Error(`tensor '${raw.name}' has unknown datatype ${String(raw.datatype)}`);
-    if (raw.offset + raw.nbytes > frame.blob.byteLength) throw new Error(`tensor '${raw.name}' runs past the end of its frame`);
+    if (raw.offset + raw.nbytes > frame.blob.byteLength)
+      throw new Error(`tensor '${raw.name}' runs past the end of its frame`);
     out[raw.name] = decodeTensor(raw, frame.blob.subarray(raw.offset, raw.offset + raw.nbytes));
   }
   return out;
@@ -130,28 +140,51 @@ function decodeTensor(raw: FrameTensor, bytes: Uint8Array): Tensor {
       data.push(buf.toString('utf8', off + 4, off + 4 + len));
       off += 4 + len;
     }
-    if (data.length !== n) throw new Error(`tensor '${name}' has ${data.length} BYTES elements but shape [${shape.join(',')}] needs ${n}`);
+    if (data.length !== n)
+      throw new Error(`tensor '${name}' has ${data.length} BYTES elements but shape [${shape.join(',')}] needs ${n}`);
     return { datatype, shape, data };
   }
-  if (bytes.byteLength !== n * dtypeSize(datatype)) throw new Error(`tensor '${name}' has ${bytes.byteLength} bytes but shape [${shape.join(',')}] of ${datatype} needs ${n * dtypeSize(datatype)}`);
+  if (bytes.byteLength !== n * dtypeSize(datatype))
+    throw new Error(
+      `tensor '${name}' has ${bytes.byteLength} bytes but shape [${shape.join(',')}] of ${datatype} needs ${n * dtypeSize(datatype)}`,
+    );
   const size = dtypeSize(datatype);
-  if (bytes.byteOffset % size === 0) return { datatype, shape, data: viewOf(datatype, bytes.buffer, bytes.byteOffset, n) };
+  if (bytes.byteOffset % size === 0)
+    return { datatype, shape, data: viewOf(datatype, bytes.buffer, bytes.byteOffset, n) };
   const data = allocData(datatype, n) as Exclude<Tensor['data'], string[]>;
   new Uint8Array(data.buffer, data.byteOffset, data.byteLength).set(bytes);
   return { datatype, shape, data };
 }
 
-function viewOf(datatype: Exclude<DataType, 'BYTES'>, buffer: ArrayBufferLike, offset: number, n: number): Exclude<Tensor['data'], string[]> {
+function viewOf(
+  datatype: Exclude<DataType, 'BYTES'>,
+  buffer: ArrayBufferLike,
+  offset: number,
+  n: number,
+): Exclude<Tensor['data'], string[]> {
   switch (datatype) {
-    case 'BOOL': case 'UINT8': return new Uint8Array(buffer, offset, n);
-    case 'INT8': return new Int8Array(buffer, offset, n);
-    case 'INT16': return new Int16Array(buffer, offset, n);
-    case 'UINT16': case 'FP16': case 'BF16': return new Uint16Array(buffer, offset, n);
-    case 'INT32': return new Int32Array(buffer, offset, n);
-    case 'UINT32': return new Uint32Array(buffer, offset, n);
-    case 'INT64': return new BigInt64Array(buffer, offset, n);
-    case 'UINT64': return new BigUint64Array(buffer, offset, n);
-    case 'FP32': return new Float32Array(buffer, offset, n);
-    case 'FP64': return new Float64Array(buffer, offset, n);
+    case 'BOOL':
+    case 'UINT8':
+      return new Uint8Array(buffer, offset, n);
+    case 'INT8':
+      return new Int8Array(buffer, offset, n);
+    case 'INT16':
+      return new Int16Array(buffer, offset, n);
+    case 'UINT16':
+    case 'FP16':
+    case 'BF16':
+      return new Uint16Array(buffer, offset, n);
+    case 'INT32':
+      return new Int32Array(buffer, offset, n);
+    case 'UINT32':
+      return new Uint32Array(buffer, offset, n);
+    case 'INT64':
+      return new BigInt64Array(buffer, offset, n);
+    case 'UINT64':
+      return new BigUint64Array(buffer, offset, n);
+    case 'FP32':
+      return new Float32Array(buffer, offset, n);
+    case 'FP64':
+      return new Float64Array(buffer, offset, n);
   }
 }

@@ -17,7 +17,10 @@ export class LogLines {
   private inWindow = 0;
   private dropped = 0;
 
-  constructor(private readonly out: (level: LogLevel, message: string) => void, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly out: (level: LogLevel, message: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Adds a chunk of a stream; complete lines are passed on. */
   push(level: LogLevel, chunk: Buffer): void {
@@ -29,7 +32,10 @@ export class LogLines {
       nl = text.indexOf('\n');
     }
     // A line that never ends is cut at MAX_LINE rather than held without bound.
-    if (text.length > MAX_LINE) { this.line(level, text); text = ''; }
+    if (text.length > MAX_LINE) {
+      this.line(level, text);
+      text = '';
+    }
     this.partial[level] = text;
   }
 
@@ -37,18 +43,29 @@ export class LogLines {
   line(level: LogLevel, message: string): void {
     const t = this.now();
     if (t - this.windowStart >= 1000) {
-      if (this.dropped > 0) this.out('warn', `(${this.dropped} log lines dropped: the model wrote more than ${MAX_LINES_PER_SECOND} lines a second)`);
+      if (this.dropped > 0)
+        this.out(
+          'warn',
+          `(${this.dropped} log lines dropped: the model wrote more than ${MAX_LINES_PER_SECOND} lines a second)`,
+        );
       this.windowStart = t;
       this.inWindow = 0;
       this.dropped = 0;
     }
     if (this.inWindow >= MAX_LINES_PER_SECOND) {
-      if (this.dropped++ === 0) this.out('warn', `(the model writes more than ${MAX_LINES_PER_SECOND} log lines a second: the rest of this second's lines are dropped)`);
+      if (this.dropped++ === 0)
+        this.out(
+          'warn',
+          `(the model writes more than ${MAX_LINES_PER_SECOND} log lines a second: the rest of this second's lines are dropped)`,
+        );
       return;
     }
     this.inWindow++;
     const text = message.endsWith('\r') ? message.slice(0, -1) : message;
-    this.out(level, text.length > MAX_LINE ? `${text.slice(0, MAX_LINE)}… (${text.length - MAX_LINE} more characters)` : text);
+    this.out(
+      level,
+      text.length > MAX_LINE ? `${text.slice(0, MAX_LINE)}… (${text.length - MAX_LINE} more characters)` : text,
+    );
   }
 
   /** Passes on what is left of unfinished lines (the process ended). */

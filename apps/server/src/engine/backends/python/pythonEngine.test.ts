@@ -18,23 +18,36 @@ beforeAll(async () => {
   const dir = tempDir('py-engine-');
   writePythonModels(dir);
   repo = await loadRepository(dir);
-  engine = await Engine.create({ repository: repo, onModelLog: (model, _i, level, message) => logs.push(`${model} ${level} ${message}`) });
+  engine = await Engine.create({
+    repository: repo,
+    onModelLog: (model, _i, level, message) => logs.push(`${model} ${level} ${message}`),
+  });
 });
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 
 describe('Python backend in the engine', () => {
   it('loads every model in its own python3 process and runs execute on its inputs', async () => {
     expect(engine.health().models.add_sub).toMatchObject({ state: 'ready', instances: 1 });
-    const r = await engine.run({ graph: graphOf('add_sub'), inputs: { INPUT0: f32(1, 2, 3, 4), INPUT1: f32(0.5, 0.5, 0.5, 0.5) } });
+    const r = await engine.run({
+      graph: graphOf('add_sub'),
+      inputs: { INPUT0: f32(1, 2, 3, 4), INPUT1: f32(0.5, 0.5, 0.5, 0.5) },
+    });
     expect(r.status).toBe('completed');
     expect([...(r.outputs.OUTPUT0!.data as Float32Array)]).toEqual([1.5, 2.5, 3.5, 4.5]);
     expect([...(r.outputs.OUTPUT1!.data as Float32Array)]).toEqual([0.5, 1.5, 2.5, 3.5]);
     expect(logs.some((l) => l.startsWith('add_sub info add_sub ready on add_sub_0_0'))).toBe(true);
   });
 
-  it('runs a model that asks for a custom execution environment with the studio\'s python, saying so', async () => {
-    expect(engine.health().notices.join('\n')).toMatch(/model 'env_path' sets EXECUTION_ENV_PATH \(\$\$TRITON_MODEL_DIRECTORY\/env\.tar\.gz\): custom execution environments are not supported locally/);
-    const r = await engine.run({ graph: graphOf('env_path'), inputs: { INPUT0: f32(1, 2, 3, 4), INPUT1: f32(1, 1, 1, 1) } });
+  it("runs a model that asks for a custom execution environment with the studio's python, saying so", async () => {
+    expect(engine.health().notices.join('\n')).toMatch(
+      /model 'env_path' sets EXECUTION_ENV_PATH \(\$\$TRITON_MODEL_DIRECTORY\/env\.tar\.gz\): custom execution environments are not supported locally/,
+    );
+    const r = await engine.run({
+      graph: graphOf('env_path'),
+      inputs: { INPUT0: f32(1, 2, 3, 4), INPUT1: f32(1, 1, 1, 1) },
+    });
     expect(r.status).toBe('completed');
   });
 
@@ -42,15 +55,23 @@ describe('Python backend in the engine', () => {
     const events: ServerMessage[] = [];
     const responses: Record<string, Tensor>[] = [];
     const r = await engine.run({
-      graph: graphOf('repeat'), inputs: { IN: { datatype: 'INT32', shape: [3], data: Int32Array.from([4, 5, 6]) } },
-      onEvent: (m) => events.push(m), onResponse: (o, final) => { if (!final) responses.push(o); },
+      graph: graphOf('repeat'),
+      inputs: { IN: { datatype: 'INT32', shape: [3], data: Int32Array.from([4, 5, 6]) } },
+      onEvent: (m) => events.push(m),
+      onResponse: (o, final) => {
+        if (!final) responses.push(o);
+      },
     });
     expect(r.status).toBe('completed');
     expect(responses.map((o) => [...(o.OUT!.data as Int32Array)])).toEqual([[4], [5], [6]]);
     expect(events.filter((e) => e.type === 'run.partial')).toHaveLength(3);
     // No response at all (only the final flag) is a complete answer of a decoupled model.
     const none: boolean[] = [];
-    const empty = await engine.run({ graph: graphOf('repeat'), inputs: { IN: { datatype: 'INT32', shape: [0], data: new Int32Array(0) } }, onResponse: (_o, final) => none.push(final) });
+    const empty = await engine.run({
+      graph: graphOf('repeat'),
+      inputs: { IN: { datatype: 'INT32', shape: [0], data: new Int32Array(0) } },
+      onResponse: (_o, final) => none.push(final),
+    });
     expect(empty.status).toBe('completed');
     expect(none).toEqual([true]);
   });
@@ -59,7 +80,9 @@ describe('Python backend in the engine', () => {
     const r = await engine.run({ graph: graphOf('bls'), inputs: { X: f32(1, 2, 3, 4) } });
     expect(r.error).toBeUndefined();
     expect([...(r.outputs.Y!.data as Float32Array)]).toEqual([2, 4, 6, 8]);
-    expect(r.outputs.ERR!.data).toEqual(["Failed for execute the inference request. Model 'no_such_model' is not ready."]);
+    expect(r.outputs.ERR!.data).toEqual([
+      "Failed for execute the inference request. Model 'no_such_model' is not ready.",
+    ]);
     expect([...(r.outputs.STREAM!.data as Int32Array)]).toEqual([7, 8, 9]);
   });
 
@@ -73,7 +96,14 @@ describe('Python backend in the engine', () => {
   });
 
   it('hands execute a dynamic batch as a list of requests, never concatenated', async () => {
-    const runs = await Promise.all(Array.from({ length: 4 }, (_, i) => engine.run({ graph: graphOf('batch'), inputs: { X: { datatype: 'FP32', shape: [1, 1], data: Float32Array.of(i) } } })));
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        engine.run({
+          graph: graphOf('batch'),
+          inputs: { X: { datatype: 'FP32', shape: [1, 1], data: Float32Array.of(i) } },
+        }),
+      ),
+    );
     expect(runs.map((r) => r.error?.message ?? r.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
     const sizes = runs.map((r) => (r.outputs.N!.data as Int32Array)[0]);
     expect(Math.max(...sizes.map(Number))).toBeGreaterThan(1);
@@ -92,8 +122,15 @@ describe('Python backend in the engine', () => {
     expect(r.status).toBe('failed');
     expect(r.error?.code).toBe('instance-crashed');
     expect(r.error?.message).toMatch(/crasher_0 \(python\) exited \(code 3\)/);
-    await expect.poll(async () => (await engine.run({ graph: graphOf('crasher'), inputs: { X: f32(2) } })).status, { timeout: 10_000 }).toBe('completed');
+    await expect
+      .poll(async () => (await engine.run({ graph: graphOf('crasher'), inputs: { X: f32(2) } })).status, {
+        timeout: 10_000,
+      })
+      .toBe('completed');
     // Other models carried on.
-    expect((await engine.run({ graph: graphOf('add_sub'), inputs: { INPUT0: f32(1, 1, 1, 1), INPUT1: f32(1, 1, 1, 1) } })).status).toBe('completed');
+    expect(
+      (await engine.run({ graph: graphOf('add_sub'), inputs: { INPUT0: f32(1, 1, 1, 1), INPUT1: f32(1, 1, 1, 1) } }))
+        .status,
+    ).toBe('completed');
   });
 });

@@ -23,7 +23,9 @@ beforeAll(async () => {
   repo = await loadRepository(dir);
   engine = await Engine.create({ repository: repo });
 });
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 
 describe('hostile model.py files', () => {
   it('a model that never returns: the run times out, the process is replaced, the next request runs', async () => {
@@ -31,7 +33,9 @@ describe('hostile model.py files', () => {
     const r = await run('stuck', -1, { timeoutMs: 300 });
     expect(r.error?.code).toBe('timeout');
     expect((await other).status).toBe('completed');
-    await expect.poll(async () => (await run('stuck', 1, { timeoutMs: 2000 })).status, { timeout: 15_000, interval: 200 }).toBe('completed');
+    await expect
+      .poll(async () => (await run('stuck', 1, { timeoutMs: 2000 })).status, { timeout: 15_000, interval: 200 })
+      .toBe('completed');
   });
 
   it('a model that prints megabytes: the run completes, its log is cut to whole, bounded lines', async () => {
@@ -59,7 +63,9 @@ describe('hostile model.py files', () => {
     expect(alone.outputs.Y?.datatype).toBe('INT64');
     const at = { x: 0, y: 0 };
     const graph: GraphDoc = {
-      version: GRAPH_VERSION, name: 'chain', maxBatchSize: 0,
+      version: GRAPH_VERSION,
+      name: 'chain',
+      maxBatchSize: 0,
       nodes: [
         { id: 'x', kind: 'input', position: at, params: { name: 'X', datatype: 'FP32', dims: [1] } },
         { id: 'a', kind: 'model', position: at, params: { model: 'wrong_dtype' } },
@@ -74,7 +80,9 @@ describe('hostile model.py files', () => {
     };
     const r = await engine.run({ graph, inputs: { X: f32(1) } });
     expect(r.status).toBe('failed');
-    expect(r.error?.message).toMatch(/node 'b'.*inference input 'X' data-type is 'INT64', but model 'crasher' expects 'FP32'/);
+    expect(r.error?.message).toMatch(
+      /node 'b'.*inference input 'X' data-type is 'INT64', but model 'crasher' expects 'FP32'/,
+    );
   });
 });
 
@@ -101,7 +109,9 @@ describe('python interpreter problems', () => {
     writePythonModels(dir, ['add_sub']);
     const e = await Engine.create({ repository: await loadRepository(dir), python: '/nonexistent/python3' });
     try {
-      expect(e.health().models.add_sub!.error).toMatch(/no python interpreter '\/nonexistent\/python3'.*--python PATH or STUDIO_PYTHON/);
+      expect(e.health().models.add_sub!.error).toMatch(
+        /no python interpreter '\/nonexistent\/python3'.*--python PATH or STUDIO_PYTHON/,
+      );
     } finally {
       await e.close();
     }

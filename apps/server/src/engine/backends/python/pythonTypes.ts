@@ -22,12 +22,19 @@ export interface PyRequest {
 }
 
 /** One `execute` call: the requests arrive in one list (never concatenated, as Triton's python backend). */
-export interface PyExecute { requests: PyRequest[]; signal?: CancelSignal }
+export interface PyExecute {
+  requests: PyRequest[];
+  signal?: CancelSignal;
+}
 
 /** Per request: its responses (those not streamed through `onResponse`), or why it failed. */
-export type PyRequestResult = { ok: true; responses: Record<string, Tensor>[]; streamed: number } | { ok: false; error: Error };
+export type PyRequestResult =
+  { ok: true; responses: Record<string, Tensor>[]; streamed: number } | { ok: false; error: Error };
 
-export interface PyExecuteResult { results: PyRequestResult[]; computeNs: number }
+export interface PyExecuteResult {
+  results: PyRequestResult[];
+  computeNs: number;
+}
 
 /** A BLS call from a model's `execute`: `InferenceRequest(...).exec()` / `async_exec()`. */
 export interface BlsCall {

@@ -193,5 +193,8 @@ def run(inputs, model_dir):
 
 /** numpy for `db_postprocess` (see apps/server/src/engine/ops/db_postprocess.ts). */
 export function emitDbPostprocess(values: OpValues): OpPython {
-  return { code: module('db_postprocess', paramLines('db_postprocess', values), PY_INPUT, COMPONENTS, RECT, RUN), files: [] };
+  return {
+    code: module('db_postprocess', paramLines('db_postprocess', values), PY_INPUT, COMPONENTS, RECT, RUN),
+    files: [],
+  };
 }

@@ -36,5 +36,8 @@ def run(inputs, model_dir):
 
 /** numpy for `image_preprocess` (see apps/server/src/engine/ops/image_preprocess.ts). */
 export function emitImagePreprocess(values: OpValues): OpPython {
-  return { code: module('image_preprocess', paramLines('image_preprocess', values), PY_INPUT, PY_RESIZE, RUN), files: [] };
+  return {
+    code: module('image_preprocess', paramLines('image_preprocess', values), PY_INPUT, PY_RESIZE, RUN),
+    files: [],
+  };
 }

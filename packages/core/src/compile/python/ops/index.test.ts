@@ -22,7 +22,9 @@ describe('emitOpPython', () => {
   });
 
   it('copies the CTC dictionary under a name derived from its path', () => {
-    expect(emitOpPython('ctc_decode', {}).files).toEqual([{ from: 'rec/ppocr_keys_v1.txt', to: 'dict_rec_ppocr_keys_v1.txt' }]);
+    expect(emitOpPython('ctc_decode', {}).files).toEqual([
+      { from: 'rec/ppocr_keys_v1.txt', to: 'dict_rec_ppocr_keys_v1.txt' },
+    ]);
   });
 
   it('rejects out-of-range or mistyped params, naming op and param', () => {

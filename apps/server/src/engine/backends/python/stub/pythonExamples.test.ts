@@ -10,7 +10,8 @@ import { Engine } from '../../../Engine.ts';
 // examples/model_repository (only Python models, so no prepared ONNX files are needed).
 
 let engine: Engine;
-const graph = (name: string): GraphDoc => JSON.parse(readFileSync(join(EXAMPLES_DIR, name, 'studio.json'), 'utf8')) as GraphDoc;
+const graph = (name: string): GraphDoc =>
+  JSON.parse(readFileSync(join(EXAMPLES_DIR, name, 'studio.json'), 'utf8')) as GraphDoc;
 const floats = (t: Tensor | undefined): number[] => [...(t!.data as Float32Array)];
 
 function page(ink: boolean): Tensor {
@@ -23,7 +24,9 @@ function page(ink: boolean): Tensor {
 beforeAll(async () => {
   engine = await Engine.create({ repository: await loadRepository(EXAMPLES_DIR), lazy: true });
 });
-afterAll(async () => { await engine?.close(); });
+afterAll(async () => {
+  await engine?.close();
+});
 
 describe('python-* examples', () => {
   it('python-text-exit: boxes the text; a blank page fails python_text_boxes and skips the rest', async () => {
@@ -32,11 +35,17 @@ describe('python-* examples', () => {
     expect(floats(ok.outputs.boxes)).toEqual([4, 3, 20, 6]);
     expect(floats(ok.outputs.ink)).toEqual([1]);
     const events: ServerMessage[] = [];
-    const blank = await engine.run({ graph: graph('python-text-exit'), inputs: { image: page(false) }, onEvent: (m) => events.push(m) });
+    const blank = await engine.run({
+      graph: graph('python-text-exit'),
+      inputs: { image: page(false) },
+      onEvent: (m) => events.push(m),
+    });
     expect(blank.status).toBe('failed');
     expect(blank.error?.message).toMatch(/no text found/);
     const failed = events.find((e) => e.type === 'node.failed');
-    expect(failed?.type === 'node.failed' && failed.traceback).toMatch(/python_text_boxes\/1\/model\.py", line \d+, in execute/);
+    expect(failed?.type === 'node.failed' && failed.traceback).toMatch(
+      /python_text_boxes\/1\/model\.py", line \d+, in execute/,
+    );
     expect(events.some((e) => e.type === 'node.skipped' && e.nodeId === 'line_ink')).toBe(true);
   });
 
@@ -54,12 +63,21 @@ describe('python-* examples', () => {
     const signal = Float32Array.from({ length: 10_000 }, (_, i) => (i % 7) - 3);
     const responses: Record<string, Tensor>[] = [];
     const r = await engine.run({
-      graph: graph('python-stream-chunks'), inputs: { signal: { datatype: 'FP32', shape: [signal.length], data: signal } },
-      onResponse: (o, final) => { if (!final) responses.push(o); },
+      graph: graph('python-stream-chunks'),
+      inputs: { signal: { datatype: 'FP32', shape: [signal.length], data: signal } },
+      onResponse: (o, final) => {
+        if (!final) responses.push(o);
+      },
     });
     expect(r.error).toBeUndefined();
-    const got = responses.map((o) => [(o.index!.data as Int32Array)[0], o.chunk!.shape[0]]).sort((a, b) => a[0]! - b[0]!);
-    expect(got).toEqual([[0, 4000], [1, 4000], [2, 2000]]);
+    const got = responses
+      .map((o) => [(o.index!.data as Int32Array)[0], o.chunk!.shape[0]])
+      .sort((a, b) => a[0]! - b[0]!);
+    expect(got).toEqual([
+      [0, 4000],
+      [1, 4000],
+      [2, 2000],
+    ]);
     for (const o of responses) expect(floats(o.rms)[0]).toBeGreaterThan(1);
   });
 
@@ -68,7 +86,11 @@ describe('python-* examples', () => {
     const stream = async (id: number) => {
       const seen: [number, string][] = [];
       for (let step = 0; step < 3; step++) {
-        const r = await engine.run({ graph: graph('python-stream-state'), inputs: { x: x(id) }, sequence: { id, start: step === 0, end: step === 2 } });
+        const r = await engine.run({
+          graph: graph('python-stream-state'),
+          inputs: { x: x(id) },
+          sequence: { id, start: step === 0, end: step === 2 },
+        });
         expect(r.error).toBeUndefined();
         seen.push([floats(r.outputs.sum)[0]!, String((r.outputs.instance!.data as string[])[0])]);
       }

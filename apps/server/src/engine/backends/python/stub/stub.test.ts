@@ -15,8 +15,12 @@ function runUnittest(): Promise<{ code: number | null; output: string }> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    proc.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    proc.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    proc.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    proc.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
     proc.on('error', reject);
     proc.on('close', (code) => resolve({ code, output }));
   });
