@@ -49,6 +49,7 @@ export async function grpcBench(dir: string, image: Tensor, quick: boolean): Pro
     metrics: () => engine.metrics(),
     close: () => engine.close(),
     endSequence: (id) => engine.endSequence(id),
+    onSequenceEnded: (listener) => engine.onSequenceEnded(listener),
   };
   const studio = new Studio({ repository, engine: timed });
   const server = await startGrpcServer(studio, '127.0.0.1', 0);

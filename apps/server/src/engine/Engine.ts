@@ -25,6 +25,16 @@ import type { SchedulerResult } from './schedulerTypes.ts';
 import { toWire } from './tensors.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
 
+/** A sequence a model ended, and why. */
+export interface SequenceEnded {
+  model: string;
+  sequenceId: number | string;
+  reason: 'end' | 'idle' | 'failed' | 'cancelled';
+  /** The model's max_sequence_idle_microseconds (what `reason: 'idle'` waited). */
+  idleMicroseconds: number;
+}
+type SequenceEndedListener = (ended: SequenceEnded) => void;
+
 /** What a run of a graph needs from the engine, worked out on its first run. */
 interface Prepared {
   byNode: Map<string, ModelRuntime>;
@@ -55,6 +65,7 @@ export class Engine {
   private activeRuns = 0;
   private runCounter = 0;
   private closed = false;
+  private readonly sequenceEndedListeners = new Set<SequenceEndedListener>();
 
   private constructor(private readonly opts: EngineOptions) {
     this.ops = new OpRunner(opts.repository.dir, opts.opWorkers ?? 2);
@@ -116,14 +127,19 @@ export class Engine {
       throw new EngineError('model-unavailable', why);
     }
     const log = this.opts.onModelLog;
+    const config = applySettings(m!, settings);
+    const idleMicroseconds = config.sequence_batching?.max_sequence_idle_microseconds || 1_000_000;
     const rt = new ModelRuntime({
       name: model,
-      config: applySettings(m!, settings),
+      config,
       path: path!,
       backend: backend!,
       repoDir: this.opts.repository.dir,
       intraOpThreads: this.opts.intraOpThreads ?? 1,
       gpu: this.opts.gpu ?? 'auto',
+      onEnded: (sequenceId, reason) => {
+        for (const listener of this.sequenceEndedListeners) listener({ model, sequenceId, reason, idleMicroseconds });
+      },
       python: {
         interpreter: this.opts.python ?? process.env.STUDIO_PYTHON ?? 'python3',
         version: m!.versions.at(-1) ?? 1,
@@ -346,6 +362,16 @@ export class Engine {
    */
   endSequence(id: number | string): void {
     for (const rt of this.loaded.values()) rt.sequences?.release(id, 'end');
+  }
+
+  /**
+   * Calls `listener` whenever a model ends a sequence: END processed, `endSequence`, the model's
+   * idle timeout (`reason: 'idle'`) or its instance failing. Returns the function that stops it.
+   * @example const stop = engine.onSequenceEnded((e) => { if (e.reason === 'idle') forget(e.sequenceId); });
+   */
+  onSequenceEnded(listener: SequenceEndedListener): () => void {
+    this.sequenceEndedListeners.add(listener);
+    return () => this.sequenceEndedListeners.delete(listener);
   }
 
   /** Which instance holds each active sequence (`instance: null` while it waits in the backlog for a slot). */

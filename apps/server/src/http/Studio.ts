@@ -10,7 +10,10 @@ import { ApiError } from './errors.ts';
 import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
 
 /** What the HTTP and WebSocket layers need from the engine. */
-export type StudioEngine = Pick<Engine, 'run' | 'health' | 'sequences' | 'metrics' | 'close' | 'endSequence'>;
+export type StudioEngine = Pick<
+  Engine,
+  'run' | 'health' | 'sequences' | 'metrics' | 'close' | 'endSequence' | 'onSequenceEnded'
+>;
 
 export interface StudioOptions {
   repository: Repository;

@@ -1,7 +1,9 @@
 import type { ClientMessage, GraphDoc, Tensor } from '@ensemble-studio/core';
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../http/errors.ts';
+import type { SequenceEnded } from '../engine/Engine.ts';
+import { ApiError, capMessage } from '../http/errors.ts';
 import { limitMessage } from '../http/limits.ts';
+import type { StudioEngine } from '../http/Studio.ts';
 import type { RunClient } from './RunClient.ts';
 import { decodeWireTensors } from './wireTensors.ts';
 
@@ -28,11 +30,14 @@ let nextSequenceId = 1;
 /**
  * A client's sequence streams: each append is one engine run with `sequence: {id, start, end}`
  * (start on the first chunk, end on `end: true`), run in order; emits sequence.chunk per chunk
- * and sequence.ended once (end, failed, or cancelled when the socket goes away).
+ * and sequence.ended once (end, failed, idle when a model's idle timeout ended it, or cancelled when
+ * the socket goes away).
  */
 export class StreamManager {
   private readonly streams = new Map<string, Stream>();
   private readonly connection = randomUUID();
+  /** The engine whose ended sequences this client listens to, and how to stop listening. */
+  private watched: { engine: StudioEngine; stop: () => void } | undefined;
 
   constructor(private readonly client: RunClient) {}
 
@@ -106,6 +111,7 @@ export class StreamManager {
 
   private async runChunk(s: Stream, inputs: Record<string, Tensor>, end: boolean): Promise<void> {
     if (this.client.isClosed || (s.ended && !end && !this.streams.has(s.streamId))) return;
+    this.watchEngine();
     const chunk = s.chunks++;
     try {
       const result = await this.client.run({
@@ -131,7 +137,30 @@ export class StreamManager {
     s.tail = s.tail.then(() => this.finish(s, 'end'));
   }
 
-  private finish(s: Stream, reason: 'end' | 'cancelled' | 'failed', message?: string): void {
+  /**
+   * Listens to the engine that runs this client's chunks (a repository load swaps it), so a sequence
+   * that a model's idle timeout ended frees its stream and its slot instead of holding them until the
+   * client disconnects.
+   */
+  private watchEngine(): void {
+    const engine = this.client.studio.engine;
+    if (this.watched?.engine === engine) return;
+    this.watched?.stop();
+    this.watched = { engine, stop: engine.onSequenceEnded((e) => this.onEngineEnded(e)) };
+  }
+
+  private onEngineEnded(e: SequenceEnded): void {
+    if (e.reason !== 'idle') return;
+    const s = [...this.streams.values()].find((x) => x.engineId === e.sequenceId);
+    if (!s) return;
+    this.finish(
+      s,
+      'idle',
+      `stream "${s.streamId.slice(0, 128)}" ended: model '${e.model}' ended its sequence after ${e.idleMicroseconds / 1e6} s without requests (max_sequence_idle_microseconds); open a new stream to go on`,
+    );
+  }
+
+  private finish(s: Stream, reason: 'end' | 'cancelled' | 'failed' | 'idle', message?: string): void {
     if (!this.streams.has(s.streamId)) return;
     this.streams.delete(s.streamId);
     s.ended = true;
@@ -144,12 +173,14 @@ export class StreamManager {
       streamId: s.streamId,
       sequenceId: s.sequenceId,
       reason,
-      ...(message ? { message } : {}),
+      ...(message ? { message: capMessage(message) } : {}),
     });
   }
 
   /** Ends every stream (socket closed). */
   closeAll(reason: 'cancelled'): void {
     for (const s of [...this.streams.values()]) this.finish(s, reason);
+    this.watched?.stop();
+    this.watched = undefined;
   }
 }

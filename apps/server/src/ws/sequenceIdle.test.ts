@@ -1,0 +1,67 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTestRepository } from '../testing/testRepository.ts';
+import { startTestServer } from '../testing/testServer.ts';
+import { removeTempDir } from '../testing/tempDir.ts';
+import { connect } from '../testing/wsTestClient.ts';
+
+// The test repository's stateful `acc` with a short idle timeout, so the engine ends idle sequences quickly.
+const IDLE_MICROSECONDS = 300_000;
+
+let s: Awaited<ReturnType<typeof startTestServer>>;
+beforeAll(async () => {
+  const repo = makeTestRepository();
+  const config = join(repo, 'acc', 'config.pbtxt');
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8').replace(
+      'max_sequence_idle_microseconds: 5000000',
+      `max_sequence_idle_microseconds: ${IDLE_MICROSECONDS}`,
+    ),
+  );
+  s = await startTestServer({ repo, limits: { maxSequencesPerClient: 1, maxOpenSequences: 1 } });
+});
+afterAll(async () => {
+  await s?.close();
+  if (s) removeTempDir(s.repo);
+});
+
+const chunk = (v: number) => ({ x: { datatype: 'FP32', shape: [1, 8], data: new Array(8).fill(v) } });
+
+describe('a WebSocket stream the engine idled out', () => {
+  it('ends with reason idle naming the stream, and frees its per-client and global slots', async () => {
+    const a = await connect(s.url);
+    const b = await connect(s.url);
+    try {
+      a.send({ type: 'stream.open', streamId: 'quiet', graph: 'acc', sequenceId: 7 });
+      a.send({ type: 'stream.append', streamId: 'quiet', inputs: chunk(1) });
+      expect((await a.next('run.completed')).outputs.y?.data?.[0]).toBe(1);
+      // While it is open, both slots are taken.
+      b.send({ type: 'stream.open', streamId: 'other', graph: 'acc' });
+      expect(await b.next('error')).toMatchObject({ ref: 'other', error: { code: 'limit' } });
+
+      const ended = await a.next('sequence.ended');
+      expect(ended).toMatchObject({ streamId: 'quiet', sequenceId: 7, reason: 'idle' });
+      expect(ended.message).toMatch(/stream "quiet" ended: model 'acc' .* after 0\.3 s without requests/);
+
+      // The idled stream is gone: a late chunk is refused instead of silently starting over.
+      a.send({ type: 'stream.append', streamId: 'quiet', inputs: chunk(1) });
+      expect(await a.next('error')).toMatchObject({ ref: 'quiet', error: { code: 'unknown-stream' } });
+
+      // The per-client slot is free: the same client opens a new stream.
+      a.send({ type: 'stream.open', streamId: 'again', graph: 'acc' });
+      a.send({ type: 'stream.append', streamId: 'again', inputs: chunk(3), end: true });
+      expect((await a.next('run.completed')).outputs.y?.data?.[0]).toBe(3);
+      expect(await a.next('sequence.ended')).toMatchObject({ streamId: 'again', reason: 'end' });
+
+      // The global slot is free: another client opens one.
+      b.send({ type: 'stream.open', streamId: 'other', graph: 'acc' });
+      b.send({ type: 'stream.append', streamId: 'other', inputs: chunk(5), end: true });
+      expect((await b.next('run.completed')).outputs.y?.data?.[0]).toBe(5);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
