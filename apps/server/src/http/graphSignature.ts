@@ -1,5 +1,5 @@
 import type { Catalogue, DataType, GraphDoc } from '@ensemble-studio/core';
-import { catalogueModel, fullShape } from '@ensemble-studio/core';
+import { effectiveModel, fullShape } from '@ensemble-studio/core';
 
 /** One tensor of a model's KServe metadata: full shape (batch dim as -1 when batching). */
 export interface MetaTensor {
@@ -48,19 +48,12 @@ export function graphSignature(graph: GraphDoc): GraphSignature {
 export function graphIsDecoupled(graph: GraphDoc, catalogue: Catalogue): boolean {
   return graph.nodes.some((n) => {
     if (n.kind === 'condition') return n.params.strategy === 'gate';
-    if (n.kind === 'model')
-      return n.params.settings?.decoupled ?? catalogueModel(catalogue, n.params.model)?.decoupled ?? false;
+    if (n.kind === 'model') return effectiveModel(n, catalogue)?.decoupled ?? false;
     return false;
   });
 }
 
 /** True when the graph holds a sequence-batched model (clients must send sequence id/start/end). */
 export function graphIsStateful(graph: GraphDoc, catalogue: Catalogue): boolean {
-  return graph.nodes.some((n) => {
-    if (n.kind !== 'model') return false;
-    const s = n.params.settings?.sequence_batching;
-    return s === null
-      ? false
-      : s !== undefined || catalogueModel(catalogue, n.params.model)?.config.sequence_batching !== undefined;
-  });
+  return graph.nodes.some((n) => n.kind === 'model' && effectiveModel(n, catalogue)?.sequenceBatching !== undefined);
 }

@@ -1,4 +1,4 @@
-import type { CatalogueModel, ModelSettings } from '@ensemble-studio/core';
+import { schedulingOf, type CatalogueModel, type ModelSettings } from '@ensemble-studio/core';
 
 /** What kind of model a node runs, as the node, the palette and the inspector show it. */
 export interface ModelFacts {
@@ -32,12 +32,11 @@ export function modelFile(m: CatalogueModel): string | null {
  */
 export function modelFacts(m: CatalogueModel | undefined, settings?: ModelSettings): ModelFacts | null {
   if (!m) return null;
-  const seq =
-    settings?.sequence_batching === null ? undefined : (settings?.sequence_batching ?? m.config.sequence_batching);
+  const { sequenceBatching: seq, decoupled } = schedulingOf(m.config, settings);
   return {
     backend: backendOf(m),
     file: modelFile(m),
-    decoupled: settings?.decoupled ?? m.decoupled,
+    decoupled,
     sequence: seq ? (seq.oldest ? 'oldest' : 'direct') : null,
   };
 }

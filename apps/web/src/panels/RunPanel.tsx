@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { inputNodes } from '@ensemble-studio/core';
+import { effectiveModel, inputNodes } from '@ensemble-studio/core';
 import { useRunSocket } from '../run/RunSocketProvider.tsx';
 import type { Inputs } from '../run/runSocket.ts';
 import { liveSessions, streamMicrophone, streamSamples } from '../run/streamSession.ts';
@@ -12,12 +12,7 @@ import { RunOutputs } from './run/RunOutputs.tsx';
 /** True when a model of the graph is stateful: inputs are then sent as a sequence, chunk by chunk. */
 function isStreaming(s: EditorState): boolean {
   return s.doc.graph.nodes.some(
-    (n) =>
-      n.kind === 'model' &&
-      (n.params.settings?.sequence_batching ??
-        (n.params.settings?.sequence_batching === null
-          ? null
-          : s.catalogue.models[n.params.model]?.config.sequence_batching)),
+    (n) => n.kind === 'model' && effectiveModel(n, s.catalogue)?.sequenceBatching !== undefined,
   );
 }
 

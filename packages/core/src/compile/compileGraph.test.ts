@@ -124,12 +124,13 @@ describe('compileGraph: ensemble', () => {
 });
 
 describe('compileGraph: composing models', () => {
-  it('applies node settings; a oneof scheduler replaces the other; null removes', () => {
+  it('applies node settings; null removes a scheduler, so the other can replace it', () => {
     const g = graphFixture('s', 1)
       .input('a', 'FP32', [-1])
       .input('sr', 'INT64', [1])
       .model('v', 'vad', {
         dynamic_batching: { max_queue_delay_microseconds: 5 },
+        sequence_batching: null,
         max_batch_size: 1,
         decoupled: true,
         instance_group: [{ kind: 'KIND_CPU', count: 3 }],

@@ -1,51 +1,9 @@
 import type { CatalogueModel } from '../catalogue/types.ts';
-import type { ModelNode, ModelSettings } from '../graph/types.ts';
+import type { ModelNode } from '../graph/types.ts';
+import { sameSettings } from '../config/nodeSettings.ts';
 import type { ModelConfig } from '../pbtxt/modelConfig.ts';
 import type { Diagnostic } from '../validate/diagnostic.ts';
 import type { RepoFile } from './types.ts';
-
-/**
- * A catalogue model's config with a node's settings applied: `max_batch_size`, `instance_group`,
- * `dynamic_batching` / `sequence_batching` (a oneof: setting one removes the other; null removes),
- * `model_transaction_policy.decoupled`. The name is always the model's (directory) name.
- * @example applySettings(catalogue.models.det!, { max_batch_size: 4 }).max_batch_size === 4
- */
-export function applySettings(model: CatalogueModel, settings: ModelSettings | undefined): ModelConfig {
-  const config: ModelConfig = cloneJson(model.config);
-  config.name = model.name;
-  if (!settings) return config;
-  if (settings.max_batch_size !== undefined) config.max_batch_size = settings.max_batch_size;
-  if (settings.instance_group !== undefined) config.instance_group = cloneJson(settings.instance_group);
-  if (settings.dynamic_batching === null) delete config.dynamic_batching;
-  else if (settings.dynamic_batching !== undefined) {
-    config.dynamic_batching = cloneJson(settings.dynamic_batching);
-    if (settings.sequence_batching === undefined) delete config.sequence_batching;
-  }
-  if (settings.sequence_batching === null) delete config.sequence_batching;
-  else if (settings.sequence_batching !== undefined) {
-    config.sequence_batching = cloneJson(settings.sequence_batching);
-    if (settings.dynamic_batching === undefined) delete config.dynamic_batching;
-  }
-  if (settings.decoupled === true) config.model_transaction_policy = { decoupled: true };
-  else if (settings.decoupled === false) delete config.model_transaction_policy;
-  return config;
-}
-
-function cloneJson<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v)) as T;
-}
-
-/** JSON with sorted object keys, so equal settings compare equal whatever their key order. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const keys = Object.keys(v as object)
-      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
 
 /**
  * Groups model nodes by model; two nodes of one model with different settings cannot both be
@@ -63,7 +21,7 @@ export function modelsToExport(nodes: readonly ModelNode[]): {
       byModel.set(n.params.model, n);
       continue;
     }
-    if (canonicalJson(first.params.settings ?? {}) !== canonicalJson(n.params.settings ?? {})) {
+    if (!sameSettings(first.params.settings, n.params.settings)) {
       diagnostics.push({
         code: 'conflicting-model-settings',
         severity: 'error',

@@ -1,6 +1,7 @@
 import type { Catalogue } from '../catalogue/types.ts';
 import { fullShape } from '../catalogue/types.ts';
 import type { GraphDoc, GraphNode, NodeKind } from '../graph/types.ts';
+import { schedulingOf } from '../config/nodeSettings.ts';
 import { opDef } from '../ops/defs.ts';
 import type { ParamSpec, PortSpec } from './params.ts';
 import { catalogueModel } from '../catalogue/types.ts';
@@ -102,7 +103,7 @@ export function nodePorts(graph: Pick<GraphDoc, 'maxBatchSize'>, node: GraphNode
     case 'model': {
       const m = catalogueModel(catalogue, node.params.model);
       if (!m) return { inputs: [], outputs: [] };
-      const mbs = node.params.settings?.max_batch_size ?? m.maxBatchSize;
+      const mbs = schedulingOf(m.config, node.params.settings).maxBatchSize;
       const port = (t: (typeof m.inputs)[number]): PortSpec => ({
         name: t.name,
         datatype: t.datatype,

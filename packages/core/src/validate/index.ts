@@ -10,4 +10,3 @@ export {
   type PortType,
 } from './propagate.ts';
 export { tritonNameProblem, isValidTritonName, isPythonIdentifier, MAX_NAME_LENGTH } from './names.ts';
-export { effectiveModel, type EffectiveModel } from './context.ts';

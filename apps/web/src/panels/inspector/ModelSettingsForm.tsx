@@ -1,5 +1,5 @@
 import type { CatalogueModel, ModelNode, ModelSettings, SequenceBatching } from '@ensemble-studio/core';
-import { formatShape } from '@ensemble-studio/core';
+import { formatShape, schedulingOf } from '@ensemble-studio/core';
 import { CheckField, NumberField, SelectField, TextField } from './Field.tsx';
 import { formatDims, parseDims } from './dims.ts';
 
@@ -19,10 +19,12 @@ export function ModelSettingsForm({ node, model, models, onParams }: Props) {
     for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
     onParams({ settings: next });
   };
-  const group = st.instance_group?.[0] ?? cfg?.instance_group?.[0] ?? { count: 1, kind: 'KIND_CPU' };
-  const dyn = st.dynamic_batching === null ? undefined : (st.dynamic_batching ?? cfg?.dynamic_batching);
-  const seq: SequenceBatching | undefined =
-    st.sequence_batching === null ? undefined : (st.sequence_batching ?? cfg?.sequence_batching);
+  const scheduling = cfg ? schedulingOf(cfg, st) : undefined;
+  const group = scheduling?.instanceGroup?.[0] ?? st.instance_group?.[0] ?? { count: 1, kind: 'KIND_CPU' };
+  const dyn = scheduling ? scheduling.dynamicBatching : st.dynamic_batching || undefined;
+  const seq: SequenceBatching | undefined = scheduling
+    ? scheduling.sequenceBatching
+    : st.sequence_batching || undefined;
   return (
     <>
       <SelectField
@@ -53,7 +55,7 @@ export function ModelSettingsForm({ node, model, models, onParams }: Props) {
         name="max_batch_size"
         min={0}
         step={1}
-        value={st.max_batch_size ?? model?.maxBatchSize}
+        value={scheduling?.maxBatchSize ?? st.max_batch_size}
         onCommit={(v) => set({ max_batch_size: v })}
       />
       <div className="row">
@@ -112,7 +114,7 @@ export function ModelSettingsForm({ node, model, models, onParams }: Props) {
       <CheckField
         label="Decoupled (0..n responses per request)"
         name="decoupled"
-        value={st.decoupled ?? model?.decoupled ?? false}
+        value={scheduling?.decoupled ?? st.decoupled ?? false}
         onCommit={(v) => set({ decoupled: v })}
       />
     </>

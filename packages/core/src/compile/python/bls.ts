@@ -4,7 +4,7 @@ import type { ModelConfig } from '../../pbtxt/modelConfig.ts';
 import { numpyType } from '../../tensor/dtype.ts';
 import type { Diagnostic } from '../../validate/diagnostic.ts';
 import { ensembleConfig } from '../ensemble.ts';
-import { applySettings } from '../models.ts';
+import { applySettings } from '../../config/nodeSettings.ts';
 import { tensorInto, type EnsemblePlan, type Step } from '../plan.ts';
 import { IdentAllocator, indent, pyStr, pyValue, tritonSafe } from '../pyStr.ts';
 import type { RepoFile } from '../types.ts';

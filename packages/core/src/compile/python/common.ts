@@ -2,8 +2,8 @@ import type { ModelConfig, ModelInput, ModelOutput } from '../../pbtxt/modelConf
 import { STUDIO_MARKER } from '../../pbtxt/modelConfig.ts';
 import { numpyType, toConfigType, type DataType } from '../../tensor/dtype.ts';
 import type { Diagnostic } from '../../validate/diagnostic.ts';
-import type { PortType } from '../graphInfo.ts';
-import { canonicalJson } from '../models.ts';
+import { canonicalJson } from '../../config/canonicalJson.ts';
+import type { PortType } from '../../validate/propagate.ts';
 import type { RepoFile } from '../types.ts';
 
 /** A model the compiler writes itself (router copy, gate, op, BLS): its config and extra files. */

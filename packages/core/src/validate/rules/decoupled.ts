@@ -1,7 +1,8 @@
 import { edgesInto, topoOrder } from '../../graph/queries.ts';
 import type { GraphNode } from '../../graph/types.ts';
 import type { Diagnostic } from '../diagnostic.ts';
-import { effectiveModel, show, type Rule, type RuleContext } from '../context.ts';
+import { effectiveModel } from '../../config/nodeSettings.ts';
+import { show, type Rule, type RuleContext } from '../context.ts';
 
 /** Where a tensor's iterations come from: the request (every ensemble input) or one decoupled node. */
 type Source = { kind: 'request' } | { kind: 'decoupled'; node: GraphNode };

@@ -1,6 +1,7 @@
 import type { ModelNode } from '../../graph/types.ts';
 import type { Diagnostic } from '../diagnostic.ts';
-import { effectiveModel, modelNodes, show, type EffectiveModel, type Rule } from '../context.ts';
+import { effectiveModel, sameSettings, type EffectiveModel } from '../../config/nodeSettings.ts';
+import { modelNodes, show, type Rule } from '../context.ts';
 import { formatShape } from '../propagate.ts';
 import { catalogueModel } from '../../catalogue/types.ts';
 
@@ -68,18 +69,6 @@ export const modelSettings: Rule = ({ graph, catalogue }) => {
   return out;
 };
 
-/** JSON with sorted keys, so equal settings compare equal whatever their key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
-
 export const conflictingSettings: Rule = ({ graph }) => {
   const out: Diagnostic[] = [];
   const first = new Map<string, ModelNode>();
@@ -89,7 +78,7 @@ export const conflictingSettings: Rule = ({ graph }) => {
       first.set(n.params.model, n);
       continue;
     }
-    if (canonical(prev.params.settings ?? {}) === canonical(n.params.settings ?? {})) continue;
+    if (sameSettings(prev.params.settings, n.params.settings)) continue;
     out.push({
       code: 'conflicting-model-settings',
       severity: 'error',

@@ -1,7 +1,8 @@
 import type { GraphEdge, GraphNode } from '../../graph/types.ts';
 import type { PortSpec } from '../../kinds/params.ts';
 import type { Diagnostic } from '../diagnostic.ts';
-import { effectiveModel, modelNodes, show, type Rule, type RuleContext } from '../context.ts';
+import { effectiveModel } from '../../config/nodeSettings.ts';
+import { modelNodes, show, type Rule, type RuleContext } from '../context.ts';
 import { dtypesCompatible, formatShape, portKey, shapesCompatible, type PortType } from '../propagate.ts';
 
 /** Dims (no batch dim) an ensemble input/output must declare to have `shape` as its full shape. */
