@@ -1,6 +1,6 @@
 import { GRAPH_VERSION, type GraphDoc } from '../graph/types.ts';
-import { isObj, SchemaError, type Obj } from './read.ts';
-import { readGraph } from './readGraph.ts';
+import { isObj, type Obj } from './fields.ts';
+import { readGraph } from './graphSchema.ts';
 
 /** One step: brings a document from version `key` to `key + 1`. Input is untrusted (checked after). */
 export interface Migration {
@@ -54,10 +54,6 @@ export function migrate(doc: unknown): MigrateResult {
     if (!step) return { ok: false, error: `no migration from graph version ${v}` };
     current = step.up(current);
   }
-  try {
-    return { ok: true, graph: readGraph(current), from };
-  } catch (e) {
-    if (e instanceof SchemaError) return { ok: false, error: e.message };
-    throw e;
-  }
+  const read = readGraph(current);
+  return read.ok ? { ...read, from } : read;
 }

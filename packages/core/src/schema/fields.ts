@@ -1,0 +1,96 @@
+// The building blocks of every schema over untrusted JSON, each carrying the message our errors use
+// (`must be an integer`); `issueMessage` puts the field's path in front of it.
+import * as v from 'valibot';
+import { shown } from './issues.ts';
+
+export type Obj = Record<string, unknown>;
+
+/** A JSON object (not null, not an array). */
+export const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** A missing field reads as a field of the wrong type would: its own schema's message (`must be a string`). */
+function keyOrTypeMessage(entries: v.ObjectEntries, typeMessage: string) {
+  return (issue: v.BaseIssue<unknown>): string => {
+    const item = issue.path?.[0];
+    if (item?.origin !== 'key') return typeMessage;
+    const message = (entries[String(item.key)] as { message?: unknown } | undefined)?.message;
+    return typeof message === 'string' ? message : 'is missing';
+  };
+}
+
+const objectOnly = (message: string) => v.custom<Obj>(isObj, message);
+
+/** An object with these fields; other fields are dropped. */
+export function obj<const E extends v.ObjectEntries>(entries: E, message = 'must be an object') {
+  return v.pipe(objectOnly(message), v.object(entries, keyOrTypeMessage(entries, message)));
+}
+
+/** An object with these fields checked and any other field kept (Triton config we do not model). */
+export function openObj<const E extends v.ObjectEntries>(entries: E) {
+  return v.pipe(
+    objectOnly('must be an object'),
+    v.looseObject(entries, keyOrTypeMessage(entries, 'must be an object')),
+  );
+}
+
+/** The object form `variant` needs (arrays pass its type check; their missing fields are then reported). */
+export function variantObj<const E extends v.ObjectEntries>(entries: E) {
+  return v.object(entries, keyOrTypeMessage(entries, 'must be an object'));
+}
+
+export const str = v.string('must be a string');
+export const nonEmptyStr = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'));
+export const num = v.pipe(v.number('must be a finite number'), v.finite('must be a finite number'));
+export const bool = v.boolean('must be true or false');
+
+/** An integer, at least `min` when given. */
+export function int(min = -Infinity) {
+  return v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(min, `must be ≥ ${min}`));
+}
+
+/** One of a fixed list of strings; the message lists them and shows what was sent. */
+export function oneOf<const T extends string>(options: readonly T[]) {
+  return v.picklist(options, (issue) => `must be one of ${options.join(', ')} (got ${shown(issue.input)})`);
+}
+
+/** An array whose every item passes `item`. */
+export const arr = <T extends v.GenericSchema>(item: T) => v.array(item, 'must be an array');
+
+/** A dims array: each dim `-1` or a positive integer. */
+export const dims = arr(
+  v.pipe(
+    int(),
+    v.check((d) => d === -1 || d >= 1, 'must be -1 or a positive integer'),
+  ),
+);
+
+/** A scalar param value: number, string or boolean. */
+export const scalar = v.custom<number | string | boolean>(
+  (x) => typeof x === 'string' || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x)),
+  'must be a finite number',
+);
+
+/**
+ * An object of user-named entries, each checked by `item`. Every key is kept as plain data, `__proto__`
+ * and `constructor` included (valibot's own `record` drops those silently; a name must reach the checks
+ * that report it, and it must never become a prototype).
+ */
+export function dataRecord<T extends v.GenericSchema>(item: T, message = 'must be an object') {
+  return v.pipe(
+    objectOnly(message),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const entries: [string, v.InferOutput<T>][] = [];
+      for (const [key, value] of Object.entries(dataset.value)) {
+        const r = v.safeParse(item, value, { abortEarly: true });
+        if (!r.success) {
+          const at: v.IssuePathItem = { type: 'object', origin: 'value', input: dataset.value, key, value };
+          for (const issue of r.issues) addIssue({ message: issue.message, path: [at, ...(issue.path ?? [])] });
+          return NEVER;
+        }
+        entries.push([key, r.output]);
+      }
+      // fromEntries defines each key as an own data property: `__proto__` stays a key, not a prototype.
+      return Object.fromEntries(entries) as Record<string, v.InferOutput<T>>;
+    }),
+  );
+}
