@@ -1,0 +1,190 @@
+// Where each op runs — on the main thread, in an op worker, or fused into its model's worker — decided
+// from what the engine measures while it runs, on this machine, not from timing constants.
+
+/** Where an op ran: 'inline' (the main thread), 'op-worker', or 'fused:<model node id>' (that model's worker). */
+export type Placement = 'inline' | 'op-worker' | `fused:${string}`;
+
+/** Names a graph's node for the cost table: graph documents are often rebuilt for each run (a client's JSON). */
+export function placementKey(graph: string, node: string): string {
+  return `${graph}\u0000${node}`;
+}
+
+/** The places a cost is measured for. */
+export type Place = 'inline' | 'op-worker' | 'fused';
+
+/**
+ * The longest an op may hold the event loop. Not a measurement of any machine: a responsiveness
+ * requirement (the engine streams results and schedules other runs on that thread; its lag goal is a
+ * p99 of a few ms and a run has several ops). An op whose measured inline time exceeds it runs elsewhere.
+ */
+export const LOOP_BLOCK_BUDGET_MS = 1;
+
+/**
+ * Exploration: every EXPLORE_EVERY-th decision of a node runs it in the place whose estimate is
+ * oldest, so an estimate that went stale (JIT warm-up, other load on the machine) is measured again.
+ */
+export const EXPLORE_EVERY = 16;
+
+/** Weight of a new sample in the exponentially weighted estimates. */
+const ALPHA = 0.25;
+
+/** Nodes remembered; past this the oldest is forgotten (clients can send any number of inline graphs). */
+const MAX_NODES = 1024;
+
+/** A Map that forgets its oldest entry past MAX_NODES. */
+function bounded<V>(m: Map<string, V>, key: string, value: V): void {
+  m.delete(key);
+  m.set(key, value);
+  if (m.size > MAX_NODES) m.delete(m.keys().next().value!);
+}
+
+interface Estimate {
+  ms: number;
+  /** The table's tick when last sampled. */
+  at: number;
+}
+
+/**
+ * Exponentially weighted estimates of what things cost here: an op node's run time in each place, and
+ * the latency of a round trip to a worker thread (a hop: request to reply, less queueing and compute).
+ * Keys name a graph node (`placementKey`): a node sees inputs of about the same size run after run.
+ * @example t.record('ocr/ctc', 'inline', 0.4); t.estimate('ocr/ctc', 'inline') // 0.4
+ */
+export class CostTable {
+  private readonly byNode = new Map<string, Map<Place, Estimate>>();
+  private hop: Estimate | undefined;
+  private tick = 0;
+
+  /** One measured run of `node` in `place`, in ms of compute. */
+  record(node: string, place: Place, ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) return;
+    const m = this.byNode.get(node) ?? new Map<Place, Estimate>();
+    bounded(this.byNode, node, m);
+    m.set(place, blend(m.get(place), ms, ++this.tick));
+  }
+
+  /** One measured worker round trip: its latency less the worker's queueing and compute. */
+  recordHop(ms: number): void {
+    if (!Number.isFinite(ms)) return;
+    this.hop = blend(this.hop, Math.max(0, ms), ++this.tick);
+  }
+
+  estimate(node: string, place: Place): number | undefined {
+    return this.byNode.get(node)?.get(place)?.ms;
+  }
+
+  /** When `node`'s estimate in `place` was last sampled (a tick of this table), or -1 never. */
+  sampledAt(node: string, place: Place): number {
+    return this.byNode.get(node)?.get(place)?.at ?? -1;
+  }
+
+  /** The estimated worker round trip, or undefined before the first. */
+  hopMs(): number | undefined {
+    return this.hop?.ms;
+  }
+}
+
+function blend(prev: Estimate | undefined, ms: number, at: number): Estimate {
+  return { ms: prev ? prev.ms + ALPHA * (ms - prev.ms) : ms, at };
+}
+
+/** A way to run a unit of ops, with what it is predicted to cost and whether it may be run at all now. */
+export interface Candidate<T> {
+  value: T;
+  /** Predicted ms; undefined when some part of it was never measured. */
+  cost: number | undefined;
+  /** Oldest sample behind the prediction (-1: never sampled). */
+  sampledAt: number;
+  /** False when running it would break a rule (an op over the loop budget inline). */
+  allowed: boolean;
+}
+
+/**
+ * Picks among `candidates` (in order of preference when nothing is known): the first allowed one never
+ * measured; on every EXPLORE_EVERY-th decision (`decision` counts from 1) the allowed one, other than
+ * the cheapest, sampled longest ago; otherwise the cheapest allowed. Deterministic: no clock, no random.
+ * @example pick([{ value: 'a', cost: 2, sampledAt: 1, allowed: true }, { value: 'b', cost: 1, sampledAt: 2, allowed: true }], 1) // 'b'
+ */
+export function pick<T>(candidates: Candidate<T>[], decision: number): T {
+  const allowed = candidates.filter((c) => c.allowed);
+  if (allowed.length === 0) return candidates[0]!.value;
+  const unknown = allowed.find((c) => c.cost === undefined);
+  if (unknown) return unknown.value;
+  const best = allowed.reduce((a, c) => (c.cost! < a.cost! ? c : a));
+  if (decision % EXPLORE_EVERY === 0 && allowed.length > 1) {
+    const others = allowed.filter((c) => c !== best);
+    return others.reduce((a, c) => (c.sampledAt < a.sampledAt ? c : a)).value;
+  }
+  return best.value;
+}
+
+/**
+ * The engine's placement decisions for op nodes, from the costs it measured (`costs`):
+ * - apart from its model, an op runs inline when that is measured cheaper than its op-worker time plus
+ *   a hop, and within LOOP_BLOCK_BUDGET_MS; before its inline time is known, the time it took elsewhere
+ *   stands in for it (an op never measured anywhere goes to a worker first: it may be long);
+ * - ops the fusion plan could run in their model's worker (a unit: ops that must go together) are fused
+ *   when the sum of their fused times is below the sum of their best times apart.
+ * Each decision explores by `pick`'s rule, so every estimate keeps being measured.
+ */
+export class Placer {
+  readonly costs = new CostTable();
+  private readonly decisions = new Map<string, number>();
+
+  /** Where op `node` runs, apart from its model, this time. */
+  opPlace(node: string): 'inline' | 'op-worker' {
+    return pick(this.apart(node), this.next(node));
+  }
+
+  /** Whether the ops of `unit` (non-empty) run fused into their model's worker this time. */
+  fuse(unit: string[]): boolean {
+    let fused: number | undefined = 0;
+    let apart: number | undefined = 0;
+    let fusedAt = Infinity;
+    let apartAt = Infinity;
+    for (const node of unit) {
+      const f = this.costs.estimate(node, 'fused');
+      fused = f === undefined || fused === undefined ? undefined : fused + f;
+      fusedAt = Math.min(fusedAt, this.costs.sampledAt(node, 'fused'));
+      const known = this.apart(node).filter((c) => c.allowed && c.cost !== undefined);
+      const best = known.length > 0 ? known.reduce((a, c) => (c.cost! < a.cost! ? c : a)) : undefined;
+      apart = best === undefined || apart === undefined ? undefined : apart + best.cost!;
+      apartAt = Math.min(apartAt, best?.sampledAt ?? -1);
+    }
+    return pick(
+      [
+        { value: true, cost: fused, sampledAt: fusedAt, allowed: true },
+        { value: false, cost: apart, sampledAt: apartAt, allowed: true },
+      ],
+      this.next(unit[0]!),
+    );
+  }
+
+  private apart(node: string): Candidate<'inline' | 'op-worker'>[] {
+    const { costs } = this;
+    const worker = costs.estimate(node, 'op-worker');
+    const inline = costs.estimate(node, 'inline');
+    const elsewhere = [worker, costs.estimate(node, 'fused')].filter((x): x is number => x !== undefined);
+    const inlineMs = inline ?? (elsewhere.length > 0 ? Math.min(...elsewhere) : undefined);
+    return [
+      {
+        value: 'op-worker',
+        cost: worker === undefined ? undefined : worker + (costs.hopMs() ?? 0),
+        sampledAt: costs.sampledAt(node, 'op-worker'),
+        allowed: true,
+      },
+      {
+        value: 'inline',
+        cost: inline,
+        sampledAt: costs.sampledAt(node, 'inline'),
+        allowed: inlineMs !== undefined && inlineMs <= LOOP_BLOCK_BUDGET_MS,
+      },
+    ];
+  }
+
+  private next(key: string): number {
+    const n = (this.decisions.get(key) ?? 0) + 1;
+    bounded(this.decisions, key, n);
+    return n;
+  }
+}
