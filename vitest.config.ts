@@ -14,6 +14,7 @@ export default defineConfig({
             'packages/*/src/**/*.test.ts',
             'apps/*/src/**/*.test.ts',
             'apps/*/src/**/*.test.tsx',
+            'apps/*/bench/**/*.test.ts',
             'test/integration/**/*.test.ts',
             'test/fuzz/**/*.test.ts',
           ],

@@ -1,5 +1,6 @@
 // The gRPC endpoint's costs: how long a streamed response takes from the engine producing it to a gRPC client
-// holding it, and a small model through ModelInfer against the same engine run called directly.
+// holding it, and a small model through ModelInfer against the same engine run called directly; each beside a
+// bare grpc-js server and client doing the same round trip in the same blocks (bareGrpc.ts).
 import { Worker } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
 import { singleModelGraph } from '@ensemble-studio/core';
@@ -10,20 +11,24 @@ import { writeEngineRepository } from '../src/testing/engineFixtureRepository.ts
 import { ocrGraph } from '../src/testing/engineGraphs.ts';
 import { tensorToBytes } from '../src/http/kserveTensors.ts';
 import { Studio, type StudioEngine } from '../src/http/Studio.ts';
+import { bareEchoClient, startBareEchoServer } from './bareGrpc.ts';
+import type { BenchContext } from './context.ts';
+import { measureBlocks, type Contender, type SelfTimed } from './measure.ts';
+import { median, perBlock } from './stats.ts';
 
 const BOOT = new URL('../src/engine/backends/onnx/workerBoot.mjs', import.meta.url);
 const CLIENT = new URL('./grpcClientWorker.ts', import.meta.url).href;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
+const CALLS_PER_TRIAL = 10;
 
 /**
  * `grpc_stream_first_response_ms` (ocr's decoupled response: the engine's onResponse → the client's `data`
- * event, same process and clock) and `grpc_unary_overhead_ratio` (head through ModelInfer from a client on its
- * own thread / head through `engine.run`), on a loopback gRPC server over a fresh repository in `dir`.
+ * event, same process and clock) beside the bare stream's, and `grpc_unary_overhead_ratio` (head through
+ * ModelInfer from a client on its own thread / head through `engine.run`) beside `grpc_unary_vs_bare_ratio`
+ * (ModelInfer / (engine.run + the bare unary echo)): 1.0 there means the studio's gRPC layer adds nothing to
+ * grpc-js's round trip and the engine. On a loopback server over a fresh repository in `dir`.
  */
-export async function grpcBench(dir: string, image: Tensor, quick: boolean): Promise<Record<string, number>> {
+export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
+  const { report, blocks, quick, image } = ctx;
   const repository = writeEngineRepository(dir, ['det', 'rec', 'cls', 'head'], {
     head: { dynamic_batching: undefined },
   });
@@ -54,6 +59,9 @@ export async function grpcBench(dir: string, image: Tensor, quick: boolean): Pro
   const studio = new Studio({ repository, engine: timed });
   const server = await startGrpcServer(studio, '127.0.0.1', 0);
   const client = connectTestClient(server.address);
+  const written: number[] = [];
+  const bareServer = await startBareEchoServer(() => written.push(performance.now()));
+  const bareClient = bareEchoClient(bareServer.address);
   try {
     const ocrRequest = {
       model_name: 'ocr',
@@ -61,13 +69,13 @@ export async function grpcBench(dir: string, image: Tensor, quick: boolean): Pro
       raw_input_contents: [Buffer.from(tensorToBytes(image))],
     };
     const firstResponse = () =>
-      new Promise<number>((resolve, reject) => {
+      new Promise<SelfTimed>((resolve, reject) => {
         produced.length = 0;
         const stream = client.stream();
         stream.once('data', () => {
           const got = performance.now();
           stream.end();
-          resolve(got - produced[0]!);
+          resolve({ selfTimedMs: got - produced[0]! });
         });
         stream.on('error', reject);
         stream.on('end', () => reject(new Error('ocr streamed no response: the bench image must hold text')));
@@ -78,48 +86,75 @@ export async function grpcBench(dir: string, image: Tensor, quick: boolean): Pro
         }, 30_000).unref();
         stream.write(ocrRequest);
       });
-    const delays: number[] = [];
-    for (let i = 0; i < (quick ? 5 : 15); i++) delays.push(await firstResponse());
+    const bareFirstResponse = () =>
+      new Promise<SelfTimed>((resolve, reject) => {
+        written.length = 0;
+        const stream = bareClient.stream();
+        stream.once('data', () => {
+          const got = performance.now();
+          stream.end();
+          resolve({ selfTimedMs: got - written[0]! });
+        });
+        stream.on('error', reject);
+        stream.write(Buffer.alloc(200));
+      });
+    const streams: Contender[] = [
+      { name: 'grpc_stream_first_response', run: firstResponse },
+      { name: 'grpc_bare_stream_first_response', run: bareFirstResponse },
+    ];
+    report.addMeasured(streams, await measureBlocks(streams, { blocks, trials: quick ? 3 : 5 }));
+    report.setBeside('grpc_stream_first_response_ms', ['grpc_bare_stream_first_response_ms']);
 
-    const head = repository.catalogue.models.head!;
-    const graph = singleModelGraph(head);
+    const graph = singleModelGraph(repository.catalogue.models.head!);
     const feat = new Float32Array(256).fill(0.5);
     const headInfer = {
       model_name: 'head',
       inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
       raw_input_contents: [Buffer.from(feat.buffer)],
     };
-    // Rounds of direct runs (timed here) and gRPC calls (timed by the client's own thread), alternating so drift hits both.
-    const worker = new Worker(BOOT, { workerData: { entry: CLIENT, address: server.address } });
-    const grpcRound = (n: number) =>
-      new Promise<number[]>((resolve) => {
-        worker.once('message', resolve);
-        worker.postMessage({ n, request: headInfer });
+    // About the size of headInfer encoded: 1 KiB of floats and the names around them.
+    const bareRequest = new Uint8Array(1100);
+    const worker = new Worker(BOOT, {
+      workerData: { entry: CLIENT, address: server.address, bareAddress: bareServer.address },
+    });
+    const clientRound = (bare: boolean) =>
+      new Promise<SelfTimed>((resolve) => {
+        worker.once('message', (times: number[]) => resolve({ selfTimedMs: median(times) }));
+        worker.postMessage({ n: CALLS_PER_TRIAL, request: bare ? bareRequest : headInfer, bare });
       });
-    const direct: number[] = [];
-    const viaGrpc: number[] = [];
-    try {
-      await grpcRound(20);
-      for (let round = 0; round < (quick ? 5 : 15); round++) {
-        for (let i = 0; i < 10; i++) {
-          const t = performance.now();
-          await engine.run({ graph, inputs: { feat: { datatype: 'FP32', shape: [1, 256], data: feat.slice() } } });
-          direct.push(performance.now() - t);
-        }
-        viaGrpc.push(...(await grpcRound(10)));
+    const directRound = async (): Promise<SelfTimed> => {
+      const times: number[] = [];
+      for (let i = 0; i < CALLS_PER_TRIAL; i++) {
+        const t = performance.now();
+        await engine.run({ graph, inputs: { feat: { datatype: 'FP32', shape: [1, 256], data: feat.slice() } } });
+        times.push(performance.now() - t);
       }
+      return { selfTimedMs: median(times) };
+    };
+    try {
+      // Trials are rounds of calls; each trial's time is the median call of its round.
+      const unary: Contender[] = [
+        { name: 'grpc_unary_direct', run: directRound, requests: CALLS_PER_TRIAL },
+        { name: 'grpc_unary', run: () => clientRound(false), requests: CALLS_PER_TRIAL },
+        { name: 'grpc_bare_echo', run: () => clientRound(true), requests: CALLS_PER_TRIAL },
+      ];
+      const u = report.addMeasured(unary, await measureBlocks(unary, { blocks, trials: quick ? 4 : 10 }));
+      report.add(
+        'grpc_unary_vs_bare_ratio',
+        u.grpc_unary!.map((g, b) => g / (u.grpc_unary_direct![b]! + u.grpc_bare_echo![b]!)),
+      );
+      report.add(
+        'grpc_unary_overhead_ratio',
+        perBlock(u.grpc_unary!, u.grpc_unary_direct!, (g, d) => g / d),
+        ['grpc_unary_vs_bare_ratio', 'grpc_bare_echo_ms'],
+      );
     } finally {
       worker.postMessage('close');
       await worker.terminate();
     }
-    const [d, g] = [median(direct), median(viaGrpc)];
-    return {
-      grpc_stream_first_response_ms: median(delays),
-      grpc_unary_direct_ms: d,
-      grpc_unary_ms: g,
-      grpc_unary_overhead_ratio: g / d,
-    };
   } finally {
+    bareClient.close();
+    await bareServer.close();
     client.close();
     await server.close();
     await engine.close();

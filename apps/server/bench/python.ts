@@ -1,5 +1,6 @@
 // The Python backend's costs: an engine round trip of an identity model.py against the same `execute`
-// called in-process, a 4.9 MB tensor through it, and two CPU-bound instances against one.
+// called in-process, a 4.9 MB tensor through it, and two CPU-bound instances against one; each beside a bare
+// python3 pipe doing the same in the same blocks.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,6 +10,10 @@ import { singleModelGraph } from '@ensemble-studio/core';
 import { pythonInterpreter } from '../src/engine/backends/python/autoComplete.ts';
 import { Engine } from '../src/engine/index.ts';
 import { loadRepository } from '../src/repo/loadRepository.ts';
+import { barePython } from './barePython.ts';
+import type { BenchContext } from './context.ts';
+import { childPids, measureBlocks, type Contender } from './measure.ts';
+import { perBlock } from './stats.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), '../src/engine/backends/python/stub');
 
@@ -19,6 +24,9 @@ class TritonPythonModel:
     def execute(self, requests):
         return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", pb_utils.get_input_tensor_by_name(r, "X").as_numpy())]) for r in requests]
 `;
+
+/** Iterations of the pure-Python loop per CPU-bound request (the burn model's input, and the bare process's). */
+const BURN_COUNT = 1_500_000;
 
 // About 40 ms of pure-Python work per request: it holds its process's GIL, so only instances run it in parallel.
 const BURN = `
@@ -68,17 +76,20 @@ times.sort(); print(times[len(times) // 2] * 1e6)
   return Number(out.trim());
 }
 
-/** Runs the Python backend's three measurements; `time(fns)` is the bench's interleaved median timer. */
-export async function pythonBench(
-  scratch: string,
-  time: (fns: (() => Promise<unknown>)[], trials?: number) => Promise<number[]>,
-  quick: boolean,
-): Promise<Record<string, number>> {
+/**
+ * The Python backend's three, each in interleaved blocks beside a bare python3 pipe doing the same: the round
+ * trip of 16 floats, a 4.9 MB tensor's round trip, and two CPU-bound requests on two instances against one.
+ * The python processes' page faults and CPU count in the usage table.
+ */
+export async function pythonBench(scratch: string, ctx: BenchContext): Promise<void> {
+  const { report, blocks, quick } = ctx;
   writeModel(scratch, 'identity', IDENTITY, 1);
   writeModel(scratch, 'burn1', BURN, 1);
   writeModel(scratch, 'burn2', BURN, 2);
   const repo = await loadRepository(scratch);
   const engine = await Engine.create({ repository: repo });
+  const python = pythonInterpreter();
+  const bare = [barePython(python), barePython(python)];
   try {
     const graph = (m: string) => singleModelGraph(repo.catalogue.models[m]!);
     const ok = async (m: string, x: Tensor) => {
@@ -86,34 +97,66 @@ export async function pythonBench(
       if (r.status !== 'completed') throw new Error(`${m}: ${r.error?.message}`);
       return r;
     };
+    const children = childPids;
     const small: Tensor = { datatype: 'FP32', shape: [16], data: new Float32Array(16) };
-    const trials = quick ? 50 : 300;
-    const [roundTrip] = await time([() => ok('identity', small)], trials);
-    const inProcess = inProcessExecuteUs(repo.modelFile('identity')!, 16, trials) / 1000;
+    const smallBytes = new Uint8Array(64);
+    const trip: Contender[] = [
+      { name: 'python_roundtrip', run: () => ok('identity', small) },
+      { name: 'python_bare_pipe_roundtrip', run: () => bare[0]!.echo(smallBytes) },
+    ];
+    const t = report.addMeasured(trip, await measureBlocks(trip, { blocks, trials: quick ? 30 : 100, children }));
+    const inProcess = Array.from(
+      { length: blocks },
+      () => inProcessExecuteUs(repo.modelFile('identity')!, 16, quick ? 50 : 300) / 1000,
+    );
+    report.add('python_execute_in_process_ms', inProcess);
+    report.add(
+      'python_roundtrip_overhead_ms',
+      perBlock(t.python_roundtrip!, inProcess, (r, e) => r - e),
+      ['python_bare_pipe_roundtrip_ms'],
+    );
+
     const big: Tensor = {
       datatype: 'FP32',
       shape: [1_225_000],
       data: Float32Array.from({ length: 1_225_000 }, (_, i) => i),
     };
-    const [bigMs] = await time([() => ok('identity', big)], quick ? 10 : 40);
-    const work: Tensor = { datatype: 'FP32', shape: [1], data: Float32Array.of(1_500_000) };
-    const [one, two] = await time(
-      [
-        () => Promise.all([ok('burn1', work), ok('burn1', work)]),
-        () => Promise.all([ok('burn2', work), ok('burn2', work)]),
-      ],
-      quick ? 3 : 7,
+    const bigBytes = new Uint8Array((big.data as Float32Array).buffer);
+    const large: Contender[] = [
+      { name: 'python_large_tensor', run: () => ok('identity', big) },
+      { name: 'python_bare_pipe_large', run: () => bare[0]!.echo(bigBytes) },
+    ];
+    const l = report.addMeasured(large, await measureBlocks(large, { blocks, trials: quick ? 5 : 12, children }));
+    // One 4.9 MB tensor's size per round trip (it crosses twice: in and back).
+    const gbps = (ms: number) => bigBytes.byteLength / (ms / 1000) / 1e9;
+    report.add('python_bare_pipe_large_gbps', l.python_bare_pipe_large!.map(gbps));
+    report.add('python_large_tensor_gbps', l.python_large_tensor!.map(gbps), ['python_bare_pipe_large_gbps']);
+
+    const work: Tensor = { datatype: 'FP32', shape: [1], data: Float32Array.of(BURN_COUNT) };
+    const par: Contender[] = [
+      { name: 'python_one_instance', run: () => Promise.all([ok('burn1', work), ok('burn1', work)]), requests: 2 },
+      { name: 'python_two_instances', run: () => Promise.all([ok('burn2', work), ok('burn2', work)]), requests: 2 },
+      {
+        name: 'python_bare_one_process',
+        run: async () => {
+          await bare[0]!.burn(BURN_COUNT);
+          await bare[0]!.burn(BURN_COUNT);
+        },
+        requests: 2,
+      },
+      { name: 'python_bare_two_processes', run: () => Promise.all(bare.map((b) => b.burn(BURN_COUNT))), requests: 2 },
+    ];
+    const p = report.addMeasured(par, await measureBlocks(par, { blocks, trials: quick ? 2 : 3, children }));
+    const speedup = (one: number, two: number) => one / two;
+    report.add(
+      'python_bare_parallel_speedup',
+      perBlock(p.python_bare_one_process!, p.python_bare_two_processes!, speedup),
     );
-    return {
-      python_roundtrip_ms: roundTrip!,
-      python_execute_in_process_ms: inProcess,
-      python_roundtrip_overhead_ms: roundTrip! - inProcess,
-      python_large_tensor_ms: bigMs!,
-      // One 4.9 MB tensor's size per round trip (it crosses twice: in and back).
-      python_large_tensor_gbps: (big.data as Float32Array).byteLength / (bigMs! / 1000) / 1e9,
-      python_parallel_speedup: one! / two!,
-    };
+    report.add('python_parallel_speedup', perBlock(p.python_one_instance!, p.python_two_instances!, speedup), [
+      'python_bare_parallel_speedup',
+    ]);
   } finally {
+    for (const b of bare) b.close();
     await engine.close();
   }
 }

@@ -1,30 +1,38 @@
-// The VAD stream measurements of the bench: real-time streams (chunk latency) and a closed loop
-// (throughput, and the main thread's CPU per chunk: what the engine costs the event loop).
+// The VAD stream measurements of the bench: real-time streams at rising levels until one fails (chunk latency),
+// and a closed loop of 64 streams against the VAD session called directly on batches of 64 (throughput, and the
+// main thread's CPU per chunk: what the engine costs the event loop).
 import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
 import type { Engine } from '../src/engine/index.ts';
 import { vadGraph } from '../src/testing/engineGraphs.ts';
 import { mulberry32 } from '../src/onnx/synthetic.ts';
+import type { BenchContext } from './context.ts';
+import { measureBlocks, type Contender } from './measure.ts';
+import { median, perBlock, percentile } from './stats.ts';
+
+const CHUNK = 576;
+const PERIOD_MS = 32;
+const P99_LIMIT_MS = 20;
+/** Levels tried in turn until one fails; the ladder ends far beyond what 2 cores carry. */
+const LEVELS = [10, 25, 50, 100, 200, 300, 400, 600, 800, 1200, 1600, 2400, 3200];
+/** Distinct recordings; streams beyond this many replay one (as sequences of their own). */
+const RECORDINGS = 64;
 
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
-};
-const median = (xs: number[]) => percentile(xs, 0.5);
+const VAD = vadGraph();
 
 /** Each stream's audio exists before it plays (a recording, a microphone buffer): generating it in the timed loop would cost the very thread being measured. */
-function streamAudio(streams: number, chunks: number): Float32Array[] {
-  return Array.from({ length: streams }, (_, s) => {
+function recordings(count: number, chunks: number): Float32Array[] {
+  return Array.from({ length: count }, (_, s) => {
     const r = mulberry32(s + 1);
-    return Float32Array.from({ length: 576 * chunks }, () => (r() - 0.5) * 0.2);
+    return Float32Array.from({ length: CHUNK * chunks }, () => (r() - 0.5) * 0.2);
   });
 }
 
 async function sendChunk(engine: Engine, audio: Float32Array, k: number, chunks: number, id: string): Promise<void> {
-  const chunk: Tensor = { datatype: 'FP32', shape: [576], data: audio.subarray(576 * k, 576 * (k + 1)) };
+  const chunk: Tensor = { datatype: 'FP32', shape: [CHUNK], data: audio.subarray(CHUNK * k, CHUNK * (k + 1)) };
   const r = await engine.run({
     graph: VAD,
     inputs: { audio: chunk },
@@ -33,26 +41,63 @@ async function sendChunk(engine: Engine, audio: Float32Array, k: number, chunks:
   if (r.status !== 'completed') throw new Error(`vad: ${r.error?.code} ${r.error?.message}`);
 }
 
-const VAD = vadGraph();
+/** One level's outcome: chunk latency p99 (from each chunk's due time), and whether a stream ended behind real time. */
+export interface LevelResult {
+  p99Ms: number;
+  /** Some stream's last chunk finished more than one period after it was due: that stream could not keep up. */
+  behind: boolean;
+}
 
-/** Concurrent real-time VAD streams (a 576-sample chunk every 32 ms each): chunk latency p99 in ms. */
-export async function vadLevel(engine: Engine, streams: number, chunks: number): Promise<number> {
+let levelRound = 0;
+
+/** `streams` concurrent real-time VAD streams (a 576-sample chunk every 32 ms each, staggered) for `chunks` chunks. */
+export async function vadLevel(engine: Engine, streams: number, chunks: number): Promise<LevelResult> {
   const lat: number[] = [];
-  const period = 32;
-  const audio = streamAudio(streams, chunks);
+  let lastWorst = 0;
+  const audio = recordings(Math.min(streams, RECORDINGS), chunks);
+  const round = levelRound++;
   const t0 = now() + 50;
   await Promise.all(
-    audio.map(async (a, s) => {
-      const offset = (s * period) / streams;
+    Array.from({ length: streams }, async (_, s) => {
+      const offset = (s * PERIOD_MS) / streams;
       for (let k = 0; k < chunks; k++) {
-        const due = t0 + offset + k * period;
+        const due = t0 + offset + k * PERIOD_MS;
         await sleep(due - now());
-        await sendChunk(engine, a, k, chunks, `rt-${streams}-${s}`);
-        lat.push(now() - due);
+        await sendChunk(engine, audio[s % audio.length]!, k, chunks, `rt-${round}-${s}`);
+        const late = now() - due;
+        lat.push(late);
+        if (k === chunks - 1) lastWorst = Math.max(lastWorst, late);
       }
     }),
   );
-  return percentile(lat, 0.99);
+  return { p99Ms: percentile(lat, 0.99), behind: lastWorst > PERIOD_MS };
+}
+
+/**
+ * `vad_streams_realtime`: levels from 10 streams up until one fails — chunk p99 over 20 ms or a stream behind
+ * real time — in two trials running (one stall of this VM delays a chunk of every stream at once and alone puts
+ * a short trial over; a second trial tells such a stall from a level the engine cannot carry). Every level's
+ * p99 is printed and kept in the JSON's `vad_levels`.
+ */
+export async function vadRampBench(ctx: BenchContext): Promise<void> {
+  const chunks = ctx.quick ? 20 : 40;
+  const levels: { streams: number; trial: number; chunk_p99_ms: number; behind: boolean; held: boolean }[] = [];
+  let sustained = 0;
+  for (const n of LEVELS) {
+    let held = false;
+    for (let trial = 1; trial <= 2 && !held; trial++) {
+      const r = await vadLevel(ctx.engine, n, chunks);
+      held = r.p99Ms <= P99_LIMIT_MS && !r.behind;
+      levels.push({ streams: n, trial, chunk_p99_ms: r.p99Ms, behind: r.behind, held });
+      ctx.log(
+        `vad ${n} streams, trial ${trial}: chunk p99 ${r.p99Ms.toFixed(2)} ms${r.behind ? ', a stream fell behind real time' : ''}${held ? ' — held' : ''}`,
+      );
+    }
+    if (!held) break;
+    sustained = n;
+  }
+  ctx.report.add('vad_streams_realtime', [sustained]);
+  ctx.report.extra.vad_levels = levels;
 }
 
 /** CPU time of this process's main thread in ms (Linux; undefined elsewhere). */
@@ -66,54 +111,57 @@ function mainThreadCpuMs(): number | undefined {
   }
 }
 
-let loopRound = 0;
-
 /**
- * `streams` streams each sending its next chunk as soon as the last one returns: chunks a second,
- * and the main thread's CPU µs per chunk (median of `trials`).
+ * `vad_throughput_vs_direct_batched`: 64 streams each sending its next chunk as soon as the last returns, against
+ * the VAD session called directly on batches of 64 (the most one batch holds) for as many chunks, alternating
+ * in blocks; and `vad_main_thread_us_per_chunk`, the main thread's CPU per chunk of the closed loop.
  */
-export async function vadClosedLoop(
-  engine: Engine,
-  streams: number,
-  chunks: number,
-  trials: number,
-): Promise<{ chunksPerS: number; mainUsPerChunk: number | undefined }> {
-  const audio = streamAudio(streams, chunks);
-  const rates: number[] = [];
-  const mains: number[] = [];
-  for (let t = 0; t < trials; t++) {
-    const round = loopRound++;
-    const [cpu0, t0] = [mainThreadCpuMs(), now()];
+export async function vadThroughputBench(ctx: BenchContext): Promise<void> {
+  const B = 64;
+  const chunks = ctx.quick ? 40 : 100;
+  const audio = recordings(B, chunks);
+  let round = 0;
+  const mains: number[][] = Array.from({ length: ctx.blocks }, () => []);
+  const closedLoop = async (block: number) => {
+    const r = round++;
+    const cpu0 = mainThreadCpuMs();
     await Promise.all(
       audio.map(async (a, s) => {
-        for (let k = 0; k < chunks; k++) await sendChunk(engine, a, k, chunks, `loop-${round}-${s}`);
+        for (let k = 0; k < chunks; k++) await sendChunk(ctx.engine, a, k, chunks, `loop-${r}-${s}`);
       }),
     );
-    const [cpu1, wall] = [mainThreadCpuMs(), now() - t0];
-    rates.push((streams * chunks) / (wall / 1000));
-    if (cpu0 !== undefined && cpu1 !== undefined) mains.push(((cpu1 - cpu0) * 1000) / (streams * chunks));
-  }
-  return { chunksPerS: median(rates), mainUsPerChunk: mains.length > 0 ? median(mains) : undefined };
-}
-
-/** The VAD session called directly on a batch of 64 chunks (the most one batch holds): chunks a second. */
-export async function vadDirectBatched(session: ort.InferenceSession, trials: number): Promise<number> {
-  const B = 64;
+    const cpu1 = mainThreadCpuMs();
+    if (block >= 0 && cpu0 !== undefined && cpu1 !== undefined)
+      mains[block]!.push(((cpu1 - cpu0) * 1000) / (B * chunks));
+  };
+  const session: ort.InferenceSession = ctx.direct.vad!;
   const r = mulberry32(7);
   const feeds = {
     input: new ort.Tensor(
       'float32',
-      Float32Array.from({ length: B * 576 }, () => (r() - 0.5) * 0.2),
-      [B, 576],
+      Float32Array.from({ length: B * CHUNK }, () => (r() - 0.5) * 0.2),
+      [B, CHUNK],
     ),
     state: new ort.Tensor('float32', new Float32Array(B * 256), [B, 2, 128]),
   };
-  for (let i = 0; i < 5; i++) await session.run(feeds);
-  const times: number[] = [];
-  for (let i = 0; i < trials; i++) {
-    const t0 = now();
-    await session.run(feeds);
-    times.push(now() - t0);
-  }
-  return B / (median(times) / 1000);
+  const directBatched = async () => {
+    for (let k = 0; k < chunks; k++) await session.run(feeds);
+  };
+  const contenders: Contender[] = [
+    { name: 'vad_closed_loop', run: closedLoop, requests: B * chunks },
+    { name: 'vad_direct_batched', run: directBatched, requests: B * chunks },
+  ];
+  const m = ctx.report.addMeasured(
+    contenders,
+    await measureBlocks(contenders, { blocks: ctx.blocks, trials: ctx.quick ? 2 : 3 }),
+  );
+  const perS = (ms: number) => (B * chunks) / (ms / 1000);
+  ctx.report.add('vad_direct_batched_chunks_per_s', m.vad_direct_batched!.map(perS));
+  ctx.report.add('vad_closed_loop_chunks_per_s', m.vad_closed_loop!.map(perS));
+  ctx.report.add(
+    'vad_throughput_vs_direct_batched',
+    perBlock(m.vad_direct_batched!, m.vad_closed_loop!, (d, l) => d / l),
+    ['vad_direct_batched_chunks_per_s'],
+  );
+  if (mains.every((b) => b.length > 0)) ctx.report.add('vad_main_thread_us_per_chunk', mains.map(median));
 }

@@ -1,0 +1,102 @@
+// The Python backend's ceiling: a bare python3 process answering over two pipes (fds 3 and 4, as the stub's),
+// with no engine, no JSON header and no model — what a round trip through a pipe costs on this machine.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+
+// op 0 echoes FP32 bytes through numpy (one copy out, as a model returning its input); op 1 runs the same
+// pure-Python loop as the bench's burn model for a u32 count, in a function as there (locals, not globals).
+const SCRIPT = `
+import os, struct, sys
+import numpy as np
+fin = os.fdopen(3, "rb", buffering=0)
+fout = os.fdopen(4, "wb", buffering=0)
+def read_exact(n):
+    buf = bytearray(n); view = memoryview(buf); got = 0
+    while got < n:
+        k = fin.readinto(view[got:])
+        if not k: sys.exit(0)
+        got += k
+    return buf
+def write_all(b):
+    view = memoryview(b)
+    while len(view): view = view[fout.write(view):]
+def burn(n):
+    s = 0
+    for i in range(n):
+        s += i % 7
+    return s
+def main():
+    while True:
+        op, n = struct.unpack("<II", read_exact(8))
+        payload = read_exact(n)
+        if op == 0:
+            out = np.frombuffer(payload, dtype=np.float32).tobytes()
+        else:
+            out = struct.pack("<f", float(burn(struct.unpack("<I", payload)[0])))
+        write_all(struct.pack("<I", len(out)))
+        write_all(out)
+main()
+`;
+
+export interface BarePython {
+  /** Sends `data` (FP32 bytes) and resolves with the echoed bytes. */
+  echo(data: Uint8Array): Promise<Buffer>;
+  /** Runs the pure-Python loop `count` times in the process. */
+  burn(count: number): Promise<void>;
+  readonly pid: number;
+  close(): void;
+}
+
+/**
+ * A bare python3 (`python`, with the stub's allocator settings) reading frames on fd 3 and answering on fd 4.
+ * @example const py = barePython('/usr/bin/python3'); await py.echo(new Uint8Array(64)); py.close();
+ */
+export function barePython(python: string): BarePython {
+  const proc: ChildProcess = spawn(python, ['-u', '-c', SCRIPT], {
+    stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'pipe'],
+    env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '67108864', MALLOC_TRIM_THRESHOLD_: '268435456' },
+  });
+  const toPy = proc.stdio[3] as Writable;
+  const fromPy = proc.stdio[4] as Readable;
+  let chunks: Buffer[] = [];
+  let have = 0;
+  let expected = -1; // the answer's length once its u32 header is in
+  let waiting: ((b: Buffer) => void) | undefined;
+  fromPy.on('data', (c: Buffer) => {
+    chunks.push(c);
+    have += c.length;
+    if (expected < 0 && have >= 4) expected = (chunks.length === 1 ? c : Buffer.concat(chunks)).readUInt32LE(0);
+    if (expected < 0 || have < 4 + expected) return;
+    const all = chunks.length === 1 ? c : Buffer.concat(chunks, have);
+    const answer = all.subarray(4, 4 + expected);
+    [chunks, have, expected] = [[], 0, -1];
+    const w = waiting;
+    waiting = undefined;
+    w?.(answer);
+  });
+  const failed = new Promise<never>((_, reject) => {
+    proc.once('error', (err) => reject(new Error(`bare python3 (${python}) could not start: ${err.message}`)));
+    proc.once('exit', (code) => reject(new Error(`bare python3 (${python}) exited with ${code}`)));
+  });
+  failed.catch(() => undefined);
+  const call = (op: number, payload: Uint8Array) => {
+    const answer = new Promise<Buffer>((resolve) => (waiting = resolve));
+    const head = Buffer.alloc(8);
+    head.writeUInt32LE(op, 0);
+    head.writeUInt32LE(payload.byteLength, 4);
+    toPy.write(head);
+    toPy.write(payload);
+    return Promise.race([answer, failed]);
+  };
+  return {
+    pid: proc.pid!,
+    echo: (data) => call(0, data),
+    burn: async (count) => {
+      await call(1, new Uint8Array(Uint32Array.of(count).buffer));
+    },
+    close: () => {
+      proc.removeAllListeners('exit');
+      toPy.end();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+// OCR and its early exit through the engine against the direct loop (the same sessions and ops called in turn
+// on the main thread), and the event loop's lag while the engine runs models.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { Tensor } from '@ensemble-studio/core';
+import { fanoutGraph, ocrGraph } from '../src/testing/engineGraphs.ts';
+import { SYNTHETIC } from '../src/onnx/synthetic.ts';
+import { type BenchContext, runOk } from './context.ts';
+import { directOcr } from './direct.ts';
+import { measureBlocks, type Contender } from './measure.ts';
+import { perBlock } from './stats.ts';
+
+/** `ocr_overhead_ratio` and `early_exit_ratio`, each beside its direct loop's time. */
+export async function ocrBench(ctx: BenchContext): Promise<void> {
+  const { engine, repo, direct, report, image } = ctx;
+  const ocr = ocrGraph('gate');
+  const check = await runOk(engine, ocr, { image });
+  ctx.log(`ocr text image → ${check.status}, texts: ${JSON.stringify(check.outputs.texts?.data ?? [])}`);
+  const trials = ctx.quick ? 3 : 7;
+
+  const text: Contender[] = [
+    { name: 'ocr_direct', run: () => directOcr(repo, ocr, direct, image) },
+    { name: 'ocr_engine', run: () => runOk(engine, ocr, { image }) },
+  ];
+  const t = report.addMeasured(text, await measureBlocks(text, { blocks: ctx.blocks, trials }));
+  report.add(
+    'ocr_overhead_ratio',
+    perBlock(t.ocr_engine!, t.ocr_direct!, (e, d) => e / d),
+    ['ocr_direct_ms'],
+  );
+
+  // A blank image: the engine exits after det; the direct loop runs preprocess → det → DB → condition.
+  const blank: Tensor = { datatype: 'UINT8', shape: image.shape, data: new Uint8Array(image.data.length).fill(255) };
+  const exit: Contender[] = [
+    { name: 'det_only', run: () => directOcr(repo, ocr, direct, blank) },
+    { name: 'early_exit', run: () => runOk(engine, ocr, { image: blank }) },
+  ];
+  const e = report.addMeasured(exit, await measureBlocks(exit, { blocks: ctx.blocks, trials }));
+  report.add(
+    'early_exit_ratio',
+    perBlock(e.early_exit!, e.det_only!, (x, d) => x / d),
+    ['det_only_ms'],
+  );
+}
+
+/**
+ * `event_loop_lag_p99_ms`, per block, while OCR and the shared-features fan-out run together. In a phase of its
+ * own: measured right after a direct (loop-blocking) call, the monitor would report that call's block as lag.
+ */
+export async function eventLoopLagBench(ctx: BenchContext): Promise<void> {
+  const ocr = ocrGraph('gate');
+  const x: Tensor = {
+    datatype: 'FP32',
+    shape: [64, SYNTHETIC.D],
+    data: Float32Array.from({ length: 64 * SYNTHETIC.D }, (_, i) => Math.sin(i)),
+  };
+  const both = () =>
+    Promise.all([runOk(ctx.engine, ocr, { image: ctx.image }), runOk(ctx.engine, fanoutGraph(), { x })]);
+  await both();
+  const p99s: number[] = [];
+  for (let b = 0; b < ctx.blocks; b++) {
+    const lag = monitorEventLoopDelay({ resolution: 1 });
+    lag.enable();
+    for (let i = 0; i < (ctx.quick ? 3 : 6); i++) await both();
+    lag.disable();
+    p99s.push(lag.percentile(99) / 1e6);
+  }
+  ctx.report.add('event_loop_lag_p99_ms', p99s);
+}
