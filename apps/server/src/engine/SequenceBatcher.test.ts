@@ -339,7 +339,7 @@ describe('sequence batching on real models', () => {
     });
     runtimes.push(rt);
     await rt.load();
-    expect(rt.state).toBe('ready');
+    expect({ state: rt.state, error: rt.error }).toEqual({ state: 'ready', error: undefined });
     return rt;
   }
 
