@@ -1,5 +1,5 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { toApiError } from '../http/errors.ts';
+import { capMessage, toApiError } from '../http/errors.ts';
 
 /** The gRPC status Triton answers for each HTTP status the shared KServe code throws. */
 function codeFor(httpStatus: number): status {
@@ -25,15 +25,16 @@ function codeFor(httpStatus: number): status {
 }
 
 /**
- * Any thrown value as a gRPC error (status code + message), never a stack trace.
+ * Any thrown value as a gRPC error (status code + message, capped as every error sent to a client is),
+ * never a stack trace.
  * @example callback(grpcError(err))
  */
 export function grpcError(err: unknown): Partial<ServiceError> {
   const api = toApiError(err, 0);
-  return { code: codeFor(api.status), details: api.message, metadata: new Metadata() };
+  return { code: codeFor(api.status), details: capMessage(api.message), metadata: new Metadata() };
 }
 
 /** A gRPC error with an explicit code. */
 export function grpcStatus(code: status, details: string): Partial<ServiceError> {
-  return { code, details, metadata: new Metadata() };
+  return { code, details: capMessage(details), metadata: new Metadata() };
 }

@@ -247,6 +247,7 @@ export class RunClient {
           streamId: opts.streamId,
           ...(opts.clientSequenceId === undefined ? {} : { sequenceId: opts.clientSequenceId }),
         });
+      else if (m.type === 'node.failed') this.sender.send({ ...m, message: capMessage(m.message) });
       else this.sender.send(m);
     };
     try {

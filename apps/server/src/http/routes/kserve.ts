@@ -10,7 +10,7 @@ import {
   ownValue,
   parsePbtxt,
 } from '@ensemble-studio/core';
-import { ApiError } from '../errors.ts';
+import { ApiError, capMessage } from '../errors.ts';
 import { graphSignature, type GraphSignature } from '../graphSignature.ts';
 import { allHelpers, findHelper, type HelperModel } from '../helperModels.ts';
 import { isUnloaded, unloadedDependency } from '../modelLoading.ts';
@@ -229,7 +229,9 @@ export function kserveRouter(studio: Studio): Router {
   router.use(
     '/v2',
     (req: Request, res: Response) =>
-      void res.status(404).json({ error: `no such endpoint ${req.method} ${req.originalUrl.split('?')[0]}` }),
+      void res
+        .status(404)
+        .json({ error: capMessage(`no such endpoint ${req.method} ${req.originalUrl.split('?')[0]}`) }),
   );
   return router;
 }

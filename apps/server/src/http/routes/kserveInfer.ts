@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
 import { catalogueModel, ownValue } from '@ensemble-studio/core';
-import { ApiError } from '../errors.ts';
+import { ApiError, capMessage, toApiError } from '../errors.ts';
 import { splitRawBody, type GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
@@ -234,7 +234,14 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       if (stream) res.write(`data: ${JSON.stringify(r)}\n\n`);
       else responses.push(r);
     };
-    const result = await runFor(studio, req, res, target, inputs, sequence, respond);
+    let result: RunResult;
+    try {
+      result = await runFor(studio, req, res, target, inputs, sequence, respond);
+    } catch (thrown) {
+      // Once the stream has started, a refusal (a run limit) can only reach the client as an event.
+      if (!stream) throw thrown;
+      return void res.end(streamError(toApiError(thrown, studio.limits.maxBodyBytes).message));
+    }
     const err = runError(result);
     // A graph that is not decoupled answers once, also when a condition ended it early.
     if (!err && sent === 0 && !target.decoupled) respond(result.outputs);
@@ -243,7 +250,11 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       if (responses.length !== 1) throw bad('generate expects model to produce exactly 1 response');
       return void res.json(responses[0]);
     }
-    if (err) res.write(`data: ${JSON.stringify({ error: err.message })}\n\n`);
-    res.end();
+    res.end(err ? streamError(err.message) : undefined);
   };
+}
+
+/** A generate_stream error event; the message is capped as every error sent to a client is (it may quote names and shapes it chose). */
+function streamError(message: string): string {
+  return `data: ${JSON.stringify({ error: capMessage(message) })}\n\n`;
 }
