@@ -1,16 +1,11 @@
 import type { DataType } from '../tensor/dtype.ts';
-import type { GraphDoc } from '../graph/types.ts';
+import type { WireTensor } from './messageSchema.ts';
+
+// What a client sends is checked by schemas; its types are theirs.
+export type { ClientMessage, UncheckedGraphDoc, WireTensor } from './messageSchema.ts';
 
 /** WebSocket protocol version; bump on any incompatible change. */
 export const PROTOCOL_VERSION = 1;
-
-/** A tensor on the wire, KServe v2 JSON form. `binary` = index of a following binary frame instead of `data`. */
-export interface WireTensor {
-  datatype: DataType;
-  shape: number[];
-  data?: (number | string | boolean)[];
-  binary?: number;
-}
 
 /** A small description of a tensor for the UI: stats and a preview of the first elements. */
 export interface TensorSummary {
@@ -39,23 +34,9 @@ export interface NodeTiming {
   endMs: number;
   batchSize?: number;
   instance?: string;
+  /** Where an op node ran: 'inline' (the server's main thread), 'op-worker', or 'fused:<model node id>' (that model's worker). */
+  placement?: string;
 }
-
-/** Client → server. */
-export type ClientMessage =
-  | {
-      type: 'run.start';
-      requestId: string;
-      graph: string | GraphDoc;
-      inputs: Record<string, WireTensor>;
-      timeoutMs?: number;
-      exported?: boolean;
-    }
-  | { type: 'run.cancel'; runId: string }
-  | { type: 'stream.open'; streamId: string; graph: string | GraphDoc; sequenceId?: number | string }
-  | { type: 'stream.append'; streamId: string; inputs: Record<string, WireTensor>; end?: boolean }
-  | { type: 'stream.end'; streamId: string }
-  | { type: 'ping'; at: number };
 
 /** Server → client. Every run-scoped message carries `runId`; stream messages carry `streamId`. */
 export type ServerMessage =

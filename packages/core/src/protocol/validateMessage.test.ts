@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkWireTensor, validateClientMessage } from './validateMessage.ts';
+import { validateClientMessage } from './validateMessage.ts';
 
 const tensor = { datatype: 'FP32', shape: [2], data: [1, 2] };
 
@@ -46,29 +46,66 @@ describe('validateClientMessage', () => {
   });
 });
 
-describe('checkWireTensor', () => {
+describe('validateClientMessage on tensors', () => {
+  const start = (x: unknown, limits = {}) =>
+    validateClientMessage({ type: 'run.start', requestId: 'r', graph: 'g', inputs: { x } }, limits);
+  const error = (x: unknown, limits = {}) => {
+    const r = start(x, limits);
+    return r.ok ? undefined : r.error;
+  };
+
   it.each([
-    [{ ...tensor, datatype: 'FLOAT' }, /unknown datatype/],
-    [{ ...tensor, shape: [-1] }, /non-negative/],
+    [{ ...tensor, datatype: 'FLOAT' }, /inputs\.x\.datatype must be one of BOOL, UINT8, .* \(got "FLOAT"\)/],
+    [{ ...tensor, shape: [-1] }, /inputs\.x\.shape\[0\] must be a non-negative integer/],
     [{ ...tensor, shape: [1.5] }, /non-negative/],
-    [{ ...tensor, data: [1] }, /1 elements but shape \[2\] needs 2/],
-    [{ ...tensor, data: [1, 'x'] }, /element 1 is not a valid FP32/],
+    [{ ...tensor, data: [1] }, /inputs\.x\.data has 1 elements but shape \[2\] needs 2/],
+    [{ ...tensor, data: [1, 'x'] }, /inputs\.x\.data element 1 is not a valid FP32 value: not a finite number/],
     [{ datatype: 'BYTES', shape: [1], data: [3] }, /not a valid BYTES/],
     [{ datatype: 'BOOL', shape: [1], data: [2] }, /not a valid BOOL/],
-    [{ datatype: 'FP32', shape: [1] }, /exactly one of data or binary/],
+    [
+      { datatype: 'UINT8', shape: [1], data: [300] },
+      /element 0 is not a valid UINT8 value: outside UINT8's range 0..255/,
+    ],
+    [{ datatype: 'FP32', shape: [1] }, /inputs\.x needs exactly one of data or binary/],
     [{ datatype: 'FP32', shape: [1], data: [1], binary: 0 }, /exactly one of data or binary/],
-    [{ datatype: 'FP32', shape: [1], binary: -1 }, /frame index/],
+    [{ datatype: 'FP32', shape: [1], binary: -1 }, /inputs\.x\.binary must be a frame index/],
+    [{ shape: [1], data: [1] }, /inputs\.x\.datatype must be one of BOOL, .* \(got undefined\)/],
+    [[1, 2], /inputs\.x must be an object/],
   ])('rejects %j', (t, err) => {
-    expect(checkWireTensor('x', t)).toMatch(err);
+    expect(error(t)).toMatch(err);
   });
 
   it('names the element limit and its value', () => {
-    expect(
-      checkWireTensor('x', { datatype: 'FP32', shape: [1000, 1000], binary: 0 }, { maxTensorElements: 1000 }),
-    ).toMatch(/1000000 elements, over the limit maxTensorElements=1000/);
+    expect(error({ datatype: 'FP32', shape: [1000, 1000], binary: 0 }, { maxTensorElements: 1000 })).toBe(
+      'run.start: inputs.x has 1000000 elements, over the limit maxTensorElements=1000',
+    );
   });
 
   it('accepts BOOL as booleans or 0/1', () => {
-    expect(checkWireTensor('x', { datatype: 'BOOL', shape: [3], data: [true, 0, 1] })).toBeUndefined();
+    expect(start({ datatype: 'BOOL', shape: [3], data: [true, 0, 1] }).ok).toBe(true);
+  });
+
+  it('keeps an input named __proto__ as an input, not as the prototype of the inputs', () => {
+    const r = validateClientMessage(
+      JSON.parse(
+        '{"type":"run.start","requestId":"r","graph":"g","inputs":{"__proto__":{"datatype":"FP32","shape":[1],"data":[1]}}}',
+      ),
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok || r.message.type !== 'run.start') return;
+    expect(Object.keys(r.message.inputs)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(r.message.inputs)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(r.message.inputs, '__proto__')?.value).toEqual({
+      datatype: 'FP32',
+      shape: [1],
+      data: [1],
+    });
+  });
+
+  it('drops fields the protocol does not have and passes a graph document through as sent', () => {
+    const graph = { name: 'g', nodes: [], edges: [], version: 1, maxBatchSize: 0 };
+    const r = validateClientMessage({ type: 'run.start', requestId: 'r', graph, inputs: {}, admin: true });
+    expect(r).toEqual({ ok: true, message: { type: 'run.start', requestId: 'r', graph, inputs: {} } });
+    expect(r.ok && r.message.type === 'run.start' && r.message.graph).toBe(graph);
   });
 });

@@ -14,6 +14,7 @@ function keyOrTypeMessage(entries: v.ObjectEntries, typeMessage: string) {
     const item = issue.path?.[0];
     if (item?.origin !== 'key') return typeMessage;
     const message = (entries[String(item.key)] as { message?: unknown } | undefined)?.message;
+    if (typeof message === 'function') return String((message as (i: typeof issue) => unknown)(issue));
     return typeof message === 'string' ? message : 'is missing';
   };
 }
