@@ -63,8 +63,34 @@ describe('op fusion', () => {
     expect(span('det').computeMs).toBeGreaterThan(span('db').computeMs);
   });
 
+  it('shows where each op ran, and runs the ops apart once to measure them there', async () => {
+    const graph = { ...ocrGraph(), name: 'ocr-placement' };
+    const placements = (r: Awaited<ReturnType<typeof run>>['r']) =>
+      Object.fromEntries(r.timings.flatMap((t) => (t.placement ? [[t.nodeId, t.placement]] : [])));
+    const first = await run(fused, graph);
+    expect(placements(first.r)).toEqual({
+      preprocess: 'fused:det',
+      db: 'fused:det',
+      crop: 'op-worker',
+      ctc: 'fused:rec',
+      angle: 'fused:cls',
+    });
+    const finished = first.events.find((e) => e.type === 'node.finished' && e.nodeId === 'ctc');
+    expect(finished?.type === 'node.finished' && finished.timing.placement).toBe('fused:rec');
+    // Each unit was measured fused, never apart: the next run measures it apart (in a worker first).
+    const second = await run(fused, graph);
+    expect(second.r.outputs).toEqual(first.r.outputs);
+    const apart = placements(second.r);
+    for (const id of ['preprocess', 'db', 'ctc', 'angle']) expect(apart[id]).toMatch(/^(inline|op-worker)$/);
+    expect(instanceOf(second.r, 'db')).not.toMatch(/^det_/);
+    expect(Object.values(placements((await run(separate, graph)).r))).not.toContainEqual(
+      expect.stringMatching(/^fused/),
+    );
+  });
+
   it('blames a failing fused op on that op, keeps what ran before it, and skips the rest', async () => {
-    const graph = ocrGraph();
+    // A graph name of its own: the costs measured so far (per graph and node) would run ctc apart.
+    const graph = { ...ocrGraph(), name: 'ocr-failing-op' };
     const ctc = graph.nodes.find((n) => n.id === 'ctc')!;
     if (ctc.kind === 'op') ctc.params.values = { ...ctc.params.values, dictionary: 'rec/no_such_dictionary.txt' };
     const { r, events } = await run(fused, graph);
@@ -76,7 +102,8 @@ describe('op fusion', () => {
     });
     expect(events.find((e) => e.type === 'node.finished' && e.nodeId === 'rec')).toBeDefined();
     expect(events.find((e) => e.type === 'node.failed' && e.nodeId === 'ctc')).toBeDefined();
-    expect(r.timings.find((t) => t.nodeId === 'rec')?.instance).toBe('rec_0');
+    expect(r.timings.find((t) => t.nodeId === 'rec')).toMatchObject({ instance: 'rec_0' });
+    expect(events.some((e) => e.type === 'node.finished' && e.nodeId === 'ctc')).toBe(false);
   });
 
   it('blames a crashed instance on the model of the group', async () => {

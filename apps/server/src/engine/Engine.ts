@@ -20,6 +20,7 @@ import { planFusion, type FusedGroup } from './fusion.ts';
 import { memoByGraph, type GraphMemo } from './graphIndex.ts';
 import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
+import { RunFusion } from './runFusion.ts';
 import { Scheduler } from './Scheduler.ts';
 import type { SchedulerResult } from './schedulerTypes.ts';
 import { toWire } from './tensors.ts';
@@ -61,6 +62,8 @@ export class Engine {
   private readonly blsDeps: BlsDeps;
   private exportedRuns: ExportedRuns | undefined;
   private readonly ops: OpRunner;
+  /** Which planned fused groups each run fuses, from measured costs (placement.ts). */
+  private readonly runFusion: RunFusion;
   private readonly deadlines = new Deadlines();
   private activeRuns = 0;
   private runCounter = 0;
@@ -69,6 +72,7 @@ export class Engine {
 
   private constructor(private readonly opts: EngineOptions) {
     this.ops = new OpRunner(opts.repository.dir, opts.opWorkers ?? 2);
+    this.runFusion = new RunFusion(this.ops.placer);
     this.blsDeps = {
       repository: opts.repository,
       run: (req) => this.run(req),
@@ -229,6 +233,7 @@ export class Engine {
         : undefined;
     try {
       const executor = createExecutor({
+        graph: graph.name,
         runtimes: byNode,
         ops: this.ops,
         sequence: req.sequence,
@@ -243,7 +248,7 @@ export class Engine {
         signal: cancel,
         emit,
         observed: req.onEvent !== undefined,
-        groups,
+        groups: groups && this.runFusion.groups(groups, graph.name),
         ...(onResponse ? { onResponse: (o: Record<string, Tensor>) => onResponse(o, false) } : {}),
       });
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });

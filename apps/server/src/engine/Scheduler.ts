@@ -236,6 +236,7 @@ export class Scheduler {
       endMs: endedAt - this.t0,
       batchSize: r.batchSize,
       instance: r.instance,
+      ...(r.placement ? { placement: r.placement } : {}),
     };
     if (node.kind !== 'input') this.timings.push(timing);
     const first = r.responses[0] ?? {};

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GraphDoc, GraphEdge, GraphNode } from '@ensemble-studio/core';
-import { memberSpans, planFusion } from './fusion.ts';
+import { fusionUnits, memberSpans, planFusion, trimGroup } from './fusion.ts';
 import { ocrGraph, vadGraph } from '../testing/engineGraphs.ts';
 
 const pos = { x: 0, y: 0 };
@@ -110,5 +110,48 @@ describe('memberSpans', () => {
       { start: 100, end: 100 },
       { start: 100, end: 110 },
     ]);
+  });
+});
+
+describe('fusionUnits and trimGroup', () => {
+  it('couples a pre-op and a post-op that reads it; ops that do not are units of their own', () => {
+    const groups = planFusion(ocrGraph(), () => true);
+    const units = (id: string) => fusionUnits(groups.get(id)!).map((u) => u.map((m) => m.id));
+    expect(units('preprocess')).toEqual([['preprocess', 'db']]);
+    expect(units('rec')).toEqual([['ctc']]);
+    const g = graph(
+      [io('x', 'input'), op('pre'), model('m'), op('post'), io('y', 'output')],
+      [edge('x', 'out', 'pre', 'in'), edge('pre', 'out', 'm', 'in'), edge('m', 'out', 'post', 'in')].concat([
+        edge('post', 'out', 'y', 'in'),
+      ]),
+    );
+    expect(fusionUnits(planFusion(g, () => true).get('pre')!).map((u) => u.map((m) => m.id))).toEqual([
+      ['pre'],
+      ['post'],
+    ]);
+  });
+
+  it('keeps the model and the ops asked for, renumbering where each step reads from', () => {
+    const g = graph(
+      [io('x', 'input'), op('pre'), model('m'), op('post'), io('y', 'output')],
+      [
+        edge('x', 'out', 'pre', 'in'),
+        edge('pre', 'out', 'm', 'in'),
+        edge('m', 'out', 'post', 'in'),
+        edge('post', 'out', 'y', 'in'),
+      ],
+    );
+    const group = planFusion(g, () => true).get('pre')!;
+    expect(trimGroup(group, new Set(['pre', 'post']))).toBe(group);
+    const post = trimGroup(group, new Set(['post']))!;
+    expect(post.members.map((m) => m.id)).toEqual(['m', 'post']);
+    expect(post.inputs).toEqual([{}, { in: { step: 0, port: 'out' } }]);
+    expect(trimGroup(group, new Set(['pre']))!.members.map((m) => m.id)).toEqual(['pre', 'm']);
+    expect(trimGroup(group, new Set())).toBeUndefined();
+  });
+
+  it('refuses to leave out a step a kept step reads', () => {
+    const group = planFusion(ocrGraph(), () => true).get('preprocess')!;
+    expect(() => trimGroup(group, new Set(['db']))).toThrow(/reads step 0/);
   });
 });

@@ -82,3 +82,43 @@ export function memberSpans(startedAt: number, endedAt: number, computeMs: numbe
   }
   return spans;
 }
+
+/**
+ * The op members of `group` that must be fused together or not at all: `[pre, post]` when post reads an
+ * output of pre (it would have no way to get it once pre ran elsewhere), else each op alone.
+ * @example fusionUnits(planFusion(ocrGraph(), () => true).get('preprocess')!).map((u) => u.map((n) => n.id)) // [['preprocess', 'db']]
+ */
+export function fusionUnits(group: FusedGroup): GraphNode[][] {
+  const model = group.members.findIndex((m) => m.kind === 'model');
+  const last = group.members.length - 1;
+  const pre = model === 1 ? group.members[0] : undefined;
+  const post = model < last ? group.members[last] : undefined;
+  const coupled = pre && post && Object.values(group.inputs[last]!).some((src) => 'step' in src && src.step === 0);
+  if (coupled) return [[pre, post]];
+  return [pre, post].filter((n): n is GraphNode => n !== undefined).map((n) => [n]);
+}
+
+/**
+ * `group` with only the op members in `keep` (whole units of `fusionUnits`): the model and those ops,
+ * each step's inputs renumbered; undefined when no op is kept (the model then runs as a node of its own).
+ * @example trimGroup(group, new Set(['ctc'])) // the rec group, unchanged
+ */
+export function trimGroup(group: FusedGroup, keep: ReadonlySet<string>): FusedGroup | undefined {
+  const kept = group.members.map((m, k) => ({ m, k })).filter(({ m }) => m.kind === 'model' || keep.has(m.id));
+  if (kept.length < 2) return undefined;
+  if (kept.length === group.members.length) return group;
+  const at = new Map(kept.map(({ k }, j) => [k, j]));
+  const inputs = kept.map(({ k }, j) =>
+    j === 0
+      ? {}
+      : Object.fromEntries(
+          Object.entries(group.inputs[k]!).map(([port, src]) => {
+            if (!('step' in src)) return [port, src];
+            const step = at.get(src.step);
+            if (step === undefined) throw new Error(`fused step ${k} reads step ${src.step}, which was left out`);
+            return [port, { step, port: src.port }];
+          }),
+        ),
+  );
+  return { members: kept.map(({ m }) => m), inputs };
+}

@@ -4,6 +4,7 @@ import { ChainError, EngineError } from './errors.ts';
 import type { FusedGroup } from './fusion.ts';
 import type { ModelRuntime } from './ModelRuntime.ts';
 import type { OpRunner } from './OpRunner.ts';
+import { placementKey } from './placement.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { restoreSummary } from './tensors.ts';
 import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
@@ -32,6 +33,8 @@ export function conditionHolds(
 }
 
 export interface ExecutorDeps {
+  /** The graph's name: op nodes' costs are measured per graph and node (placement.ts). */
+  graph: string;
   /** Model node id → its runtime (resolved before the run starts). */
   runtimes: Map<string, ModelRuntime>;
   ops: OpRunner;
@@ -52,11 +55,18 @@ export function createExecutor(deps: ExecutorDeps): NodeExecutor {
           return runModel(deps, node, inputs, ctx);
         case 'op': {
           const r = await deps.ops.run(node.params.op, inputs, node.params.values, {
+            key: placementKey(deps.graph, node.id),
             signal: ctx.signal,
             canTransfer: ctx.canTransfer,
             summarize: ctx.observed,
           });
-          return { responses: [r.outputs], computeMs: r.computeMs, queueMs: r.queueMs, instance: r.instance };
+          return {
+            responses: [r.outputs],
+            computeMs: r.computeMs,
+            queueMs: r.queueMs,
+            instance: r.instance,
+            placement: r.placement,
+          };
         }
         case 'condition': {
           const t0 = performance.now();
@@ -89,7 +99,9 @@ async function runGroup(
     return { kind: 'model', inputs: wiring };
   });
   const last = steps.length - 1;
+  const placement = `fused:${group.members[modelStep]!.id}` as const;
   try {
+    const t0 = performance.now();
     const r = await rt.runChain({
       feeds: inputs,
       steps,
@@ -98,24 +110,39 @@ async function runGroup(
       canTransfer: ctx.canTransfer,
       summarize: ctx.observed,
     });
+    measureChain(deps, group, r.stages, performance.now() - t0 - r.queueMs);
     const runs = r.stages.map((s, k): NodeRun => ({
       responses: [k === last ? r.outputs : {}],
       computeMs: s.computeNs / 1e6,
       instance: r.instance,
       summaries: plainSummaries(s),
       ...(s.batchSize !== undefined ? { batchSize: s.batchSize } : {}),
+      ...(k === modelStep ? {} : { placement }),
     }));
     return { runs, queueMs: r.queueMs };
   } catch (err) {
     if (!(err instanceof ChainError)) throw err;
-    const runs = err.stages.map((s): NodeRun => ({
+    const runs = err.stages.map((s, k): NodeRun => ({
       responses: [{}],
       computeMs: s.computeNs / 1e6,
       instance: err.instance,
       summaries: plainSummaries(s),
+      ...(k === modelStep ? {} : { placement }),
     }));
     return { runs, failure: err, queueMs: 0 };
   }
+}
+
+/** Records what a fused request measured: each op's time in the model's worker, and the hop (the rest). */
+function measureChain(deps: ExecutorDeps, group: FusedGroup, stages: StageResult[], unqueuedMs: number): void {
+  const { costs } = deps.ops.placer;
+  let computeMs = 0;
+  stages.forEach((s, k) => {
+    const node = group.members[k]!;
+    computeMs += s.computeNs / 1e6;
+    if (node.kind === 'op') costs.record(placementKey(deps.graph, node.id), 'fused', s.computeNs / 1e6);
+  });
+  costs.recordHop(unqueuedMs - computeMs);
 }
 
 function plainSummaries(stage: StageResult): NodeRun['summaries'] {

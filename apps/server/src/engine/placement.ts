@@ -156,7 +156,7 @@ export class Placer {
         { value: true, cost: fused, sampledAt: fusedAt, allowed: true },
         { value: false, cost: apart, sampledAt: apartAt, allowed: true },
       ],
-      this.next(unit[0]!),
+      this.next(`fuse\u0000${unit.join('\u0000')}`),
     );
   }
 

@@ -23,6 +23,8 @@ export interface NodeRun {
   instance?: string;
   /** Output summaries made where the outputs are (a fused member's outputs never reach this thread). */
   summaries?: Record<string, TensorSummary>;
+  /** Where an op ran (placement.ts). */
+  placement?: NodeTiming['placement'];
 }
 
 /** What a fused group did: a run per member that finished, in order, then the failure that stopped it, if any. */
