@@ -17,6 +17,7 @@ export * from './pbtxt/index.ts';
 export * from './compile/python/ops/index.ts';
 export * from './graph/ops.ts';
 export * from './graph/queries.ts';
+export { indexGraph, topoSort, type GraphIndex, type GraphLike, type TopoSort } from './graph/graphIndex.ts';
 export * from './validate/index.ts';
 export * from './importer/layout.ts';
 export * from './compile/index.ts';

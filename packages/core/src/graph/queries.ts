@@ -1,6 +1,5 @@
-import type { GraphDoc, GraphEdge, GraphNode, InputNode, OutputNode } from './types.ts';
-
-type GraphLike = Pick<GraphDoc, 'nodes' | 'edges'>;
+import { indexGraph, topoSort, type GraphIndex, type GraphLike } from './graphIndex.ts';
+import type { GraphEdge, GraphNode, InputNode, OutputNode } from './types.ts';
 
 /**
  * The node with this id, or undefined.
@@ -70,16 +69,6 @@ export function outputNodes(graph: GraphLike): OutputNode[] {
   return graph.nodes.filter((n): n is OutputNode => n.kind === 'output');
 }
 
-/** Successor lists over known nodes only (edges naming unknown nodes are ignored). */
-function adjacency(graph: GraphLike): Map<string, string[]> {
-  const adj = new Map<string, string[]>(graph.nodes.map((n) => [n.id, []]));
-  for (const e of graph.edges) {
-    const list = adj.get(e.source);
-    if (list && adj.has(e.target) && !list.includes(e.target)) list.push(e.target);
-  }
-  return adj;
-}
-
 export type TopoResult = { ok: true; order: string[] } | { ok: false; cycle: string[] };
 
 /**
@@ -87,22 +76,9 @@ export type TopoResult = { ok: true; order: string[] } | { ok: false; cycle: str
  * @example const r = topoOrder(graph); if (r.ok) r.order.forEach(run); else console.log(r.cycle)
  */
 export function topoOrder(graph: GraphLike): TopoResult {
-  const adj = adjacency(graph);
-  const indeg = new Map<string, number>([...adj.keys()].map((id) => [id, 0]));
-  for (const succ of adj.values()) for (const t of succ) indeg.set(t, (indeg.get(t) ?? 0) + 1);
-  const ready = graph.nodes.filter((n) => indeg.get(n.id) === 0).map((n) => n.id);
-  const order: string[] = [];
-  while (ready.length > 0) {
-    const id = ready.shift()!;
-    order.push(id);
-    for (const t of adj.get(id) ?? []) {
-      const d = (indeg.get(t) ?? 0) - 1;
-      indeg.set(t, d);
-      if (d === 0) ready.push(t);
-    }
-  }
-  if (order.length === adj.size) return { ok: true, order };
-  return { ok: false, cycle: findCycle(graph) ?? [] };
+  const index = indexGraph(graph);
+  const { order, blocked } = topoSort(index);
+  return blocked.length === 0 ? { ok: true, order } : { ok: false, cycle: cycleIn(index) ?? [] };
 }
 
 /**
@@ -110,17 +86,20 @@ export function topoOrder(graph: GraphLike): TopoResult {
  * @example findCycle(graph) // ['a', 'b'] for a→b→a
  */
 export function findCycle(graph: GraphLike): string[] | null {
-  const adj = adjacency(graph);
+  return cycleIn(indexGraph(graph));
+}
+
+function cycleIn(index: GraphIndex): string[] | null {
   const state = new Map<string, 1 | 2>(); // 1 = on the path, 2 = done
   // Iterative DFS: a long chain must not exhaust the call stack.
-  for (const root of graph.nodes) {
-    if (state.get(root.id) !== undefined) continue;
-    const path: string[] = [root.id];
+  for (const root of index.ids) {
+    if (state.get(root) !== undefined) continue;
+    const path: string[] = [root];
     const next: number[] = [0];
-    state.set(root.id, 1);
+    state.set(root, 1);
     while (path.length > 0) {
       const id = path[path.length - 1]!;
-      const targets = adj.get(id) ?? [];
+      const targets = index.successors(id);
       const i = next[next.length - 1]!;
       if (i >= targets.length) {
         state.set(id, 2);
@@ -146,13 +125,13 @@ export function findCycle(graph: GraphLike): string[] | null {
  * @example reaches(graph, 'det', 'rec') // true when det feeds rec, directly or not
  */
 export function reaches(graph: GraphLike, from: string, to: string): boolean {
-  const adj = adjacency(graph);
+  const index = indexGraph(graph);
   const seen = new Set<string>([from]);
   const todo = [from];
   while (todo.length > 0) {
     const id = todo.pop()!;
     if (id === to) return true;
-    for (const t of adj.get(id) ?? [])
+    for (const t of index.successors(id))
       if (!seen.has(t)) {
         seen.add(t);
         todo.push(t);
@@ -166,14 +145,15 @@ export function reaches(graph: GraphLike, from: string, to: string): boolean {
  * @example ancestors(graph, 'rec') // Set {'crop', 'det', 'image'}
  */
 export function ancestors(graph: GraphLike, nodeId: string): Set<string> {
+  const index = indexGraph(graph);
   const seen = new Set<string>();
   const todo = [nodeId];
   while (todo.length > 0) {
     const id = todo.pop()!;
-    for (const e of edgesInto(graph, id)) {
-      if (!seen.has(e.source) && e.source !== nodeId) {
-        seen.add(e.source);
-        todo.push(e.source);
+    for (const p of index.predecessors(id)) {
+      if (!seen.has(p) && p !== nodeId) {
+        seen.add(p);
+        todo.push(p);
       }
     }
   }

@@ -1,3 +1,4 @@
+import { indexGraph, topoSort } from '../graph/graphIndex.ts';
 import type { GraphDoc, XY } from '../graph/types.ts';
 
 /** A node's box on the canvas, in canvas pixels. */
@@ -55,23 +56,17 @@ function wiring(graph: Graph): Wiring {
   return { preds, succs, ports };
 }
 
-/** Column of every node: the longest path from a source (iterative Kahn, so long chains cannot exhaust the stack). */
+/** Column of every node: the longest path from a source, over core's topological order. */
 function columns(graph: Graph, w: Wiring): Map<string, number> {
-  const indegree = new Map<string, number>(graph.nodes.map((n) => [n.id, w.preds.get(n.id)!.length]));
+  const { order, blocked } = topoSort(indexGraph(graph));
   const col = new Map<string, number>();
-  const ready = graph.nodes.filter((n) => indegree.get(n.id) === 0).map((n) => n.id);
-  for (const id of ready) col.set(id, 0);
-  for (let i = 0; i < ready.length; i++) {
-    const id = ready[i]!;
-    for (const t of w.succs.get(id)!) {
-      col.set(t, Math.max(col.get(t) ?? 0, col.get(id)! + 1));
-      const left = indegree.get(t)! - 1;
-      indegree.set(t, left);
-      if (left === 0) ready.push(t);
-    }
-  }
-  // Nodes on a cycle never reach indegree 0: they go after their known predecessors.
-  for (const n of graph.nodes) if (!col.has(n.id)) col.set(n.id, 0);
+  for (const id of order)
+    col.set(
+      id,
+      w.preds.get(id)!.reduce((c, p) => Math.max(c, col.get(p)! + 1), 0),
+    );
+  // Nodes on or after a cycle have no longest path: they start a column of their own.
+  for (const id of blocked) col.set(id, 0);
   return col;
 }
 

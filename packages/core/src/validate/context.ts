@@ -1,4 +1,5 @@
 import type { Catalogue } from '../catalogue/types.ts';
+import { indexGraph, type GraphIndex } from '../graph/graphIndex.ts';
 import type { GraphDoc, GraphNode, ModelNode } from '../graph/types.ts';
 import { nodePorts, type NodePorts } from '../kinds/registry.ts';
 import type { Diagnostic } from './diagnostic.ts';
@@ -11,17 +12,21 @@ export interface RuleContext {
   ports: Map<string, NodePorts>;
   types: Map<string, PortType>;
   nodes: Map<string, GraphNode>;
+  /** Edges by node, for rules that look at many nodes' edges. */
+  index: GraphIndex;
 }
 
 export type Rule = (ctx: RuleContext) => Diagnostic[];
 
 export function ruleContext(graph: GraphDoc, catalogue: Catalogue): RuleContext {
+  const index = indexGraph(graph);
   return {
     graph,
     catalogue,
     ports: new Map(graph.nodes.map((n) => [n.id, nodePorts(graph, n, catalogue)])),
-    types: propagateTypes(graph, catalogue),
+    types: propagateTypes(graph, catalogue, index),
     nodes: new Map(graph.nodes.map((n) => [n.id, n])),
+    index,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Catalogue } from '../catalogue/types.ts';
-import { edgesInto, topoOrder } from '../graph/queries.ts';
+import { indexGraph, topoSort, type GraphIndex } from '../graph/graphIndex.ts';
 import type { GraphDoc, GraphNode } from '../graph/types.ts';
 import { nodePorts } from '../kinds/registry.ts';
 import type { DataType } from '../tensor/dtype.ts';
@@ -16,13 +16,13 @@ export const portKey = (nodeId: string, port: string): string => `${nodeId}:${po
 const UNKNOWN: PortType = { datatype: null, shape: null };
 
 /** Type arriving at `node.port` from its (first) producer. */
-function arriving(graph: GraphDoc, types: Map<string, PortType>, node: GraphNode, port: string): PortType {
-  const e = edgesInto(graph, node.id, port)[0];
+function arriving(index: GraphIndex, types: Map<string, PortType>, node: GraphNode, port: string): PortType {
+  const e = index.into(node.id, port)[0];
   return (e && types.get(portKey(e.source, e.sourcePort))) || UNKNOWN;
 }
 
 /** Infers a router/condition node's pass-through ports; true when something changed. */
-function inferPassThrough(graph: GraphDoc, types: Map<string, PortType>, node: GraphNode): boolean {
+function inferPassThrough(index: GraphIndex, types: Map<string, PortType>, node: GraphNode): boolean {
   const set = (port: string, t: PortType): boolean => {
     const old = types.get(portKey(node.id, port));
     if (old && old.datatype === t.datatype && JSON.stringify(old.shape) === JSON.stringify(t.shape)) return false;
@@ -31,11 +31,11 @@ function inferPassThrough(graph: GraphDoc, types: Map<string, PortType>, node: G
   };
   let changed = false;
   if (node.kind === 'router') {
-    const t = arriving(graph, types, node, 'in');
+    const t = arriving(index, types, node, 'in');
     changed = set('in', t) || changed;
     for (let i = 0; i < node.params.count; i++) changed = set(`out_${i}`, t) || changed;
   } else if (node.kind === 'condition') {
-    for (const p of node.params.ports) changed = set(p, arriving(graph, types, node, p)) || changed;
+    for (const p of node.params.ports) changed = set(p, arriving(index, types, node, p)) || changed;
   }
   return changed;
 }
@@ -46,15 +46,20 @@ function inferPassThrough(graph: GraphDoc, types: Map<string, PortType>, node: G
  * Keys are `portKey(nodeId, port)`; unknown types are `{ datatype: null, shape: null }`.
  * @example propagateTypes(graph, catalogue).get(portKey('router', 'out_1'))?.datatype // 'FP32'
  */
-export function propagateTypes(graph: GraphDoc, catalogue: Catalogue): Map<string, PortType> {
+export function propagateTypes(
+  graph: GraphDoc,
+  catalogue: Catalogue,
+  index: GraphIndex = indexGraph(graph),
+): Map<string, PortType> {
   const types = new Map<string, PortType>();
   for (const node of graph.nodes) {
     const ports = nodePorts(graph, node, catalogue);
     for (const p of [...ports.inputs, ...ports.outputs])
       types.set(portKey(node.id, p.name), { datatype: p.datatype, shape: p.shape });
   }
-  const topo = topoOrder(graph);
-  const order = topo.ok ? topo.order : graph.nodes.map((n) => n.id);
+  const topo = topoSort(index);
+  const acyclic = topo.blocked.length === 0;
+  const order = acyclic ? topo.order : graph.nodes.map((n) => n.id);
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   // One pass in dependency order suffices for a DAG; with a cycle, iterate to a fixed point.
   for (let pass = 0; pass <= graph.nodes.length; pass++) {
@@ -62,9 +67,9 @@ export function propagateTypes(graph: GraphDoc, catalogue: Catalogue): Map<strin
     for (const id of order) {
       const node = byId.get(id);
       if (node && (node.kind === 'router' || node.kind === 'condition'))
-        changed = inferPassThrough(graph, types, node) || changed;
+        changed = inferPassThrough(index, types, node) || changed;
     }
-    if (topo.ok || !changed) break;
+    if (acyclic || !changed) break;
   }
   return types;
 }

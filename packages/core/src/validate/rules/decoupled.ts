@@ -1,4 +1,4 @@
-import { edgesInto, topoOrder } from '../../graph/queries.ts';
+import { topoSort } from '../../graph/graphIndex.ts';
 import type { GraphNode } from '../../graph/types.ts';
 import type { Diagnostic } from '../diagnostic.ts';
 import { effectiveModel } from '../../config/nodeSettings.ts';
@@ -34,15 +34,15 @@ function joinFix(n: GraphNode, arriving: { port: string; source: Source }[]): st
  * own tensors (ensemble inputs) count as a source of their own (PRODUCT §5).
  */
 export const decoupledJoins: Rule = (ctx) => {
-  const topo = topoOrder(ctx.graph);
-  if (!topo.ok) return [];
+  const topo = topoSort(ctx.index);
+  if (topo.blocked.length > 0) return [];
   const out: Diagnostic[] = [];
   const sourceOf = new Map<string, Source | null>(); // per node: the source of its outputs
   const outputs: { node: GraphNode; source: Source }[] = [];
   for (const id of topo.order) {
     const n = ctx.nodes.get(id)!;
     const arriving: { port: string; source: Source }[] = [];
-    for (const e of edgesInto(ctx.graph, id)) {
+    for (const e of ctx.index.into(id)) {
       const s = sourceOf.get(e.source);
       if (s) arriving.push({ port: e.targetPort, source: s });
     }

@@ -1,5 +1,5 @@
 import { EXPR_FUNCTIONS, checkExpression, parseExpression, type ExprTensorType } from '../../expr/index.ts';
-import { edgesOutOf, outputNodes } from '../../graph/queries.ts';
+import { outputNodes } from '../../graph/queries.ts';
 import type { ConditionNode, GraphNode } from '../../graph/types.ts';
 import { checkParam, type ParamSpec } from '../../kinds/params.ts';
 import { KIND_DEFS } from '../../kinds/registry.ts';
@@ -111,7 +111,7 @@ function routerProblems(ctx: RuleContext, n: Extract<GraphNode, { kind: 'router'
   const out = paramProblems(n, KIND_DEFS.router.params, { mode: n.params.mode, count: n.params.count }, 'a router');
   if (out.length > 0) return out;
   const ports = Array.from({ length: n.params.count }, (_, i) => `out_${i}`);
-  const connected = ports.filter((p) => edgesOutOf(ctx.graph, n.id, p).length > 0);
+  const connected = ports.filter((p) => ctx.index.outOf(n.id, p).length > 0);
   if (connected.length === 0) {
     return [
       {

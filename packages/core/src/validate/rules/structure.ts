@@ -1,4 +1,4 @@
-import { ancestors, edgesInto, edgesOutOf, findCycle } from '../../graph/queries.ts';
+import { ancestors, findCycle } from '../../graph/queries.ts';
 import type { GraphNode } from '../../graph/types.ts';
 import { opDef } from '../../ops/defs.ts';
 import type { Diagnostic } from '../diagnostic.ts';
@@ -108,7 +108,7 @@ export const unconnectedInputs: Rule = (ctx) => {
   const out: Diagnostic[] = [];
   for (const n of ctx.graph.nodes) {
     for (const p of ctx.ports.get(n.id)!.inputs) {
-      if (p.optional || edgesInto(ctx.graph, n.id, p.name).length > 0) continue;
+      if (p.optional || ctx.index.into(n.id, p.name).length > 0) continue;
       if (n.kind === 'output') {
         out.push({
           code: 'output-not-fed',
@@ -136,7 +136,7 @@ export const unconnectedInputs: Rule = (ctx) => {
 export const unusedTensors: Rule = (ctx) => {
   const out: Diagnostic[] = [];
   for (const n of ctx.graph.nodes) {
-    if (n.kind === 'input' && edgesOutOf(ctx.graph, n.id).length === 0) {
+    if (n.kind === 'input' && ctx.index.outOf(n.id).length === 0) {
       out.push({
         code: 'unused-input',
         severity: 'error',
@@ -150,7 +150,7 @@ export const unusedTensors: Rule = (ctx) => {
     const outputs = ctx.ports.get(n.id)!.outputs;
     let used = 0;
     for (const p of outputs) {
-      if (edgesOutOf(ctx.graph, n.id, p.name).length > 0) {
+      if (ctx.index.outOf(n.id, p.name).length > 0) {
         used++;
         continue;
       }
@@ -185,7 +185,7 @@ export const sharedOutputs: Rule = (ctx) => {
     if (!STEP_KINDS.has(n.kind)) continue;
     for (const p of ctx.ports.get(n.id)?.outputs ?? []) {
       const names = new Set<string>();
-      for (const e of edgesOutOf(ctx.graph, n.id, p.name)) {
+      for (const e of ctx.index.outOf(n.id, p.name)) {
         const t = ctx.nodes.get(e.target);
         if (t?.kind === 'output') names.add(t.params.name);
       }
@@ -212,7 +212,7 @@ function brokenAncestor(ctx: RuleContext, ids: Set<string>): string | undefined 
     if (!ids.has(n.id)) continue;
     if (n.kind === 'model' && !catalogueModel(ctx.catalogue, n.params.model))
       return `depends on ${show(n)}, whose model is unknown`;
-    const p = ctx.ports.get(n.id)!.inputs.find((i) => !i.optional && edgesInto(ctx.graph, n.id, i.name).length === 0);
+    const p = ctx.ports.get(n.id)!.inputs.find((i) => !i.optional && ctx.index.into(n.id, i.name).length === 0);
     if (p) return `depends on ${show(n)}, whose input '${p.name}' is not connected`;
   }
   return undefined;
@@ -222,7 +222,7 @@ export const unreachedOutputs: Rule = (ctx) => {
   const out: Diagnostic[] = [];
   for (const n of ctx.graph.nodes) {
     if (n.kind !== 'output') continue;
-    const feeders = edgesInto(ctx.graph, n.id).map((e) => ctx.nodes.get(e.source));
+    const feeders = ctx.index.into(n.id).map((e) => ctx.nodes.get(e.source));
     if (feeders.length === 0) continue;
     const direct = feeders.find((f) => f?.kind === 'input');
     if (direct) {
@@ -299,7 +299,7 @@ export const optionalInputs: Rule = (ctx) => {
   const out: Diagnostic[] = [];
   for (const n of ctx.graph.nodes) {
     if (n.kind !== 'input' || !n.params.optional) continue;
-    for (const e of edgesOutOf(ctx.graph, n.id)) {
+    for (const e of ctx.index.outOf(n.id)) {
       const tgt = ctx.nodes.get(e.target);
       const spec = tgt && ctx.ports.get(tgt.id)!.inputs.find((p) => p.name === e.targetPort);
       if (!tgt || !spec || spec.optional || tgt.kind === 'router' || tgt.kind === 'condition') continue;
