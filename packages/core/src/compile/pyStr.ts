@@ -3,47 +3,7 @@
  * string goes through `pyStr` (an ASCII-only Python literal) and every identifier through `pyIdent`.
  */
 
-const PY_KEYWORDS = new Set([
-  'False',
-  'None',
-  'True',
-  'and',
-  'as',
-  'assert',
-  'async',
-  'await',
-  'break',
-  'class',
-  'continue',
-  'def',
-  'del',
-  'elif',
-  'else',
-  'except',
-  'finally',
-  'for',
-  'from',
-  'global',
-  'if',
-  'import',
-  'in',
-  'is',
-  'lambda',
-  'nonlocal',
-  'not',
-  'or',
-  'pass',
-  'raise',
-  'return',
-  'try',
-  'while',
-  'with',
-  'yield',
-  'match',
-  'case',
-  'type',
-  '_',
-]);
+import { PYTHON_KEYWORDS, PYTHON_SOFT_KEYWORDS } from '../validate/names.ts';
 
 /**
  * A double-quoted Python string literal for `s`, pure ASCII: quotes, backslashes, control
@@ -118,7 +78,7 @@ export function pyValue(v: unknown): string {
 export function pyIdent(s: string): string {
   let id = s.replace(/[^A-Za-z0-9_]/g, '_');
   if (id === '' || /^[0-9]/.test(id)) id = `_${id}`;
-  if (PY_KEYWORDS.has(id)) id = `${id}_`;
+  if (PYTHON_KEYWORDS.has(id) || PYTHON_SOFT_KEYWORDS.has(id)) id = `${id}_`;
   return id;
 }
 

@@ -20,7 +20,8 @@ export function tritonNameProblem(name: string): string | undefined {
 /** @example isValidTritonName('text_det.v4') === true */
 export const isValidTritonName = (name: string): boolean => tritonNameProblem(name) === undefined;
 
-const PYTHON_KEYWORDS = new Set([
+/** Python 3's keywords (`keyword.kwlist`): never a name in Python source. */
+export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set([
   'False',
   'None',
   'True',
@@ -57,6 +58,12 @@ const PYTHON_KEYWORDS = new Set([
   'with',
   'yield',
 ]);
+
+/**
+ * Python's soft keywords (`keyword.softkwlist` of 3.12: `match`, `case`, `type`, `_`): names a program may
+ * use, but generated code avoids them so it reads the same under every Python 3 version.
+ */
+export const PYTHON_SOFT_KEYWORDS: ReadonlySet<string> = new Set(['_', 'case', 'match', 'type']);
 
 /**
  * Whether `name` can be a Python variable in generated code: an ASCII identifier, not a keyword.
