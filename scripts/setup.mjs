@@ -114,9 +114,11 @@ switch (command) {
   case 'start':
     ensureWebBuild(pnpm);
     process.exit(run(pnpm, ['--silent', 'studio', 'serve', ...rest]));
+    break;
   case 'test':
     ensureTestTools();
     process.exit(run(pnpm, ['run', 'test:all', ...rest], { env: pythonWithNumpy() }));
+    break;
   default:
     fail(`unknown command "${command}" (use install, start or test)`);
 }

@@ -3,11 +3,10 @@ import { streamAll, type TestClient } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
 let t: GrpcTestServer;
-let s: GrpcTestServer['s'];
 let c: TestClient;
 beforeAll(async () => {
   t = await startGrpcTestServer();
-  ({ s, c } = t);
+  ({ c } = t);
 });
 afterAll(() => t?.close());
 

@@ -25,6 +25,13 @@ export const PROTO_OPTIONS: Options = {
   includeDirs: [PROTO_DIR],
 };
 
+/**
+ * A message of the service as proto-loader decodes it. The service is loaded from the .proto at run time, so there
+ * is no static type; each handler checks the fields it reads.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ProtoMessage = any;
+
 let cached: { service: ServiceDefinition; client: ServiceClientConstructor } | undefined;
 
 /**

@@ -48,6 +48,7 @@ async function runPythonClient(): Promise<Record<string, any>> {
   } catch (err) {
     throw new Error(
       `${PYTHON} cannot generate gRPC stubs (apt install python3-grpcio python3-grpc-tools): ${String((err as { stderr?: Buffer }).stderr ?? err)}`,
+      { cause: err },
     );
   }
   const fixtures = makeFixtures();

@@ -13,7 +13,7 @@ import type { Studio } from '../http/Studio.ts';
 import { infoHandlers } from './handlers/info.ts';
 import { modelInfer } from './handlers/infer.ts';
 import { modelStreamInfer } from './handlers/stream.ts';
-import { inferenceService } from './loadService.ts';
+import { inferenceService, type ProtoMessage } from './loadService.ts';
 import { grpcError, grpcStatus } from './status.ts';
 
 export interface GrpcServer {
@@ -55,8 +55,8 @@ const passThrough = (err: unknown) =>
 function implementation(studio: Studio): UntypedServiceImplementation {
   const allowed = (md: Metadata) => !studio.token || tokenMatches(studio.token, bearer(md));
   const unary =
-    (body: (req: any, signal: AbortSignal) => unknown) =>
-    (call: ServerUnaryCall<any, any>, callback: sendUnaryData<any>) => {
+    (body: (req: ProtoMessage, signal: AbortSignal) => unknown) =>
+    (call: ServerUnaryCall<ProtoMessage, ProtoMessage>, callback: sendUnaryData<ProtoMessage>) => {
       if (!allowed(call.metadata)) return callback(UNAUTHENTICATED());
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort(new Error('the gRPC client cancelled the call')));
@@ -70,7 +70,7 @@ function implementation(studio: Studio): UntypedServiceImplementation {
   const impl: UntypedServiceImplementation = {};
   for (const [name, body] of Object.entries(infoHandlers(studio))) impl[name] = unary(body);
   impl.ModelInfer = unary((req, signal) => modelInfer(studio, req, signal));
-  impl.ModelStreamInfer = (call: ServerDuplexStream<any, any>) => {
+  impl.ModelStreamInfer = (call: ServerDuplexStream<ProtoMessage, ProtoMessage>) => {
     if (!allowed(call.metadata)) return void call.emit('error', UNAUTHENTICATED());
     modelStreamInfer(studio, call);
   };

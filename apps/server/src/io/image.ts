@@ -39,7 +39,7 @@ export function decodeImage(bytes: Uint8Array): Tensor {
     try {
       png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     } catch (e) {
-      throw new Error(`decodeImage: invalid PNG: ${(e as Error).message}`);
+      throw new Error(`decodeImage: invalid PNG: ${(e as Error).message}`, { cause: e });
     }
     return rgbaToRgb(png.data, png.width, png.height);
   }
@@ -48,7 +48,7 @@ export function decodeImage(bytes: Uint8Array): Tensor {
     try {
       img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true, maxMemoryUsageInMB: 1024 });
     } catch (e) {
-      throw new Error(`decodeImage: invalid JPEG: ${(e as Error).message}`);
+      throw new Error(`decodeImage: invalid JPEG: ${(e as Error).message}`, { cause: e });
     }
     return orient(rgbaToRgb(img.data, img.width, img.height), jpegOrientation(bytes));
   }

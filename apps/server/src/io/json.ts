@@ -38,7 +38,7 @@ export function decodeJsonTensor(text: string, fallback?: DataType): Tensor {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Error(`decodeJsonTensor: invalid JSON: ${(e as Error).message}`);
+    throw new Error(`decodeJsonTensor: invalid JSON: ${(e as Error).message}`, { cause: e });
   }
   const obj =
     typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
@@ -55,6 +55,6 @@ export function decodeJsonTensor(text: string, fallback?: DataType): Tensor {
   try {
     return tensorFromJson(datatype, (shape as number[] | undefined) ?? nested, flat);
   } catch (e) {
-    throw new Error(`decodeJsonTensor: ${(e as Error).message}`);
+    throw new Error(`decodeJsonTensor: ${(e as Error).message}`, { cause: e });
   }
 }

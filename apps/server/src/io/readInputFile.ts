@@ -53,7 +53,7 @@ export async function readInputFile(path: string, spec?: InputSpec): Promise<Ten
     else if (ext === '.npy') t = decodeNpy(bytes);
     else throw new Error(`unsupported file type '${ext}' (use .png, .jpg, .wav, .json or .npy)`);
   } catch (e) {
-    throw new Error(`${path}: ${(e as Error).message}`);
+    throw new Error(`${path}: ${(e as Error).message}`, { cause: e });
   }
   return spec === undefined ? t : check(path, t, spec);
 }

@@ -70,7 +70,7 @@ export async function recoverCommits(dir: string): Promise<string[]> {
   const done: string[] = [];
   const journal = join(dir, COMMIT_JOURNAL);
   if (existsSync(journal)) {
-    let renames: [string, string][] = [];
+    let renames: [string, string][];
     try {
       renames = journalRenames(await readFile(journal, 'utf8'));
     } catch {

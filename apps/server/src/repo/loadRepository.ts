@@ -143,7 +143,7 @@ async function loadStudioGraph(m: ModelDir): Promise<GraphDoc> {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    throw new Error(`studio.json is not JSON: ${(err as Error).message}`);
+    throw new Error(`studio.json is not JSON: ${(err as Error).message}`, { cause: err });
   }
   const migrated = migrate(doc);
   if (!migrated.ok) throw new Error(`studio.json: ${migrated.error}`);

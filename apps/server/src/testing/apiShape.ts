@@ -19,6 +19,8 @@ type JsonKind<V> = unknown extends V
 
 /** Every key of `T` with the JSON kind of its value; optional keys end in `?`. */
 export type Shape<T> = {
+  // `{}` is meant: a key is optional exactly when the empty object satisfies `Pick<T, K>`.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   readonly [K in keyof T]-?: {} extends Pick<T, K> ? `${JsonKind<Exclude<T[K], undefined>>}?` : JsonKind<T[K]>;
 };
 

@@ -110,7 +110,7 @@ export class RunClient {
     if (!parsed.ok) return this.error(parsed.code, parsed.message, parsed.ref);
     const msg = parsed.message;
     const decoded = parsed.decoded;
-    let needed = 0;
+    let needed: number;
     try {
       needed = 'inputs' in msg ? binaryFrameCount(msg.inputs) : 0;
     } catch (err) {

@@ -4,7 +4,6 @@
  */
 import type { InstanceGroup, ModelConfig } from './modelConfig.ts';
 import { asRecord, isEnsemble } from './rules/util.ts';
-import { ownValue } from '../catalogue/types.ts';
 
 export interface NormalizeOptions {
   /** The model's directory name (used when `name` is omitted). */

@@ -40,6 +40,7 @@ export interface BackendReply {
  */
 export interface ModelBackend {
   // The pool's request and result types are the backend's own; the runtime only starts, sizes, crashes and closes it.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly pool: InstancePool<any, any>;
   /** True when a dynamic batch is concatenated along dim 0 into one execution. */
   readonly concatenates: boolean;

@@ -3,6 +3,7 @@ import { findServedModel, modelConfig, repositoryIndex } from '../../http/routes
 import type { Studio } from '../../http/Studio.ts';
 import { loadModel, unloadModel } from '../../http/modelLoading.ts';
 import { modelStatistics } from '../../http/modelStatistics.ts';
+import type { ProtoMessage } from '../loadService.ts';
 import { grpcStatus } from '../status.ts';
 
 /** The extensions the gRPC endpoint serves (binary tensors and generate are HTTP's). */
@@ -22,7 +23,7 @@ function refuseOverrides(r: RepositoryRequest): void {
   }
 }
 /** A handler's body: the request in, the response (or a thrown error) out. */
-export type UnaryBody = (request: any) => unknown;
+export type UnaryBody = (request: ProtoMessage) => unknown;
 
 const served = (studio: Studio, r: NameVersion) =>
   findServedModel(studio, r.name, r.version === '' ? undefined : r.version);

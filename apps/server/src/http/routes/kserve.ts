@@ -197,7 +197,7 @@ function modelRoutes(studio: Studio, router: Router): void {
     });
   });
   router.get(`${M}/ready`, (req, res) => {
-    let ready = false;
+    let ready: boolean;
     try {
       ready = servedModel(studio, req).ready;
     } catch {
