@@ -1,4 +1,4 @@
-import type { GraphDoc, GraphEdge, GraphNode, ModelNode } from '@ensemble-studio/core';
+import { indexGraph, type GraphDoc, type GraphEdge, type GraphNode, type ModelNode } from '@ensemble-studio/core';
 import type { StepSource } from './backends/onnx/workerProtocol.ts';
 
 /**
@@ -25,31 +25,25 @@ export interface FusedGroup {
  * @example planFusion(ocrGraph(), () => true).get('preprocess')!.members.map((n) => n.id) // ['preprocess', 'det', 'db']
  */
 export function planFusion(graph: GraphDoc, fusable: (node: ModelNode) => boolean): Map<string, FusedGroup> {
-  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const into = new Map<string, GraphEdge[]>();
-  const from = new Map<string, GraphEdge[]>();
-  for (const e of graph.edges) {
-    into.set(e.target, [...(into.get(e.target) ?? []), e]);
-    from.set(e.source, [...(from.get(e.source) ?? []), e]);
-  }
+  const index = indexGraph(graph);
   /** The one node at the other end of `edges`, when there is exactly one and it is an op. */
-  const soleOp = (edges: GraphEdge[] | undefined, end: 'source' | 'target'): GraphNode | undefined => {
+  const soleOp = (edges: readonly GraphEdge[] | undefined, end: 'source' | 'target'): GraphNode | undefined => {
     const ids = new Set((edges ?? []).map((e) => e[end]));
-    const node = ids.size === 1 ? byId.get([...ids][0]!) : undefined;
+    const node = ids.size === 1 ? index.node([...ids][0]!) : undefined;
     return node?.kind === 'op' ? node : undefined;
   };
   const taken = new Set<string>();
   const groups = new Map<string, FusedGroup>();
   for (const m of graph.nodes) {
     if (m.kind !== 'model' || !fusable(m)) continue;
-    let pre = soleOp(into.get(m.id), 'source');
-    let post = soleOp(from.get(m.id), 'target');
+    let pre = soleOp(index.into(m.id), 'source');
+    let post = soleOp(index.outOf(m.id), 'target');
     if (pre && taken.has(pre.id)) pre = undefined;
     if (post && taken.has(post.id)) post = undefined;
-    if (pre && !(from.get(pre.id) ?? []).every((e) => e.target === m.id || e.target === post?.id)) pre = undefined;
-    if (post && !(into.get(post.id) ?? []).every((e) => e.source === m.id || e.source === pre?.id)) post = undefined;
+    if (pre && !index.outOf(pre.id).every((e) => e.target === m.id || e.target === post?.id)) pre = undefined;
+    if (post && !index.into(post.id).every((e) => e.source === m.id || e.source === pre?.id)) post = undefined;
     // Dropping `post` may leave `pre` feeding a node outside the group: check it again.
-    if (pre && !(from.get(pre.id) ?? []).every((e) => e.target === m.id || e.target === post?.id)) pre = undefined;
+    if (pre && !index.outOf(pre.id).every((e) => e.target === m.id || e.target === post?.id)) pre = undefined;
     const members = [pre, m, post].filter((n): n is GraphNode => n !== undefined);
     if (members.length < 2) continue;
     for (const n of members) taken.add(n.id);
@@ -58,7 +52,7 @@ export function planFusion(graph: GraphDoc, fusable: (node: ModelNode) => boolea
       k === 0
         ? {}
         : Object.fromEntries(
-            (into.get(n.id) ?? []).map((e) => [e.targetPort, { step: at.get(e.source)!, port: e.sourcePort }]),
+            index.into(n.id).map((e) => [e.targetPort, { step: at.get(e.source)!, port: e.sourcePort }]),
           ),
     );
     groups.set(members[0]!.id, { members, inputs });
