@@ -18,12 +18,55 @@ const detInput = (h: number, w: number): Tensor => ({
 const speedup = (seq: number, par: number) => seq / par;
 
 /**
+ * `<name>_speedup`: the two branches one after the other on the main thread (`seq`) against the engine running
+ * them (`par`); with `raw`, beside the same two branches in two bare workers (`<name>_raw_workers_speedup`) and
+ * with `<name>_engine_vs_raw_parallel` (the engine's parallel time over the bare workers').
+ */
+async function compareBranches(
+  ctx: BenchContext,
+  name: string,
+  seq: () => Promise<unknown>,
+  par: () => Promise<unknown>,
+  raw: { model: string; feeds: Record<string, Tensor> } | undefined,
+  trials: number,
+): Promise<void> {
+  const { report } = ctx;
+  const pair = raw ? await rawWorkerPair(ctx.repo.modelFile(raw.model)!, raw.feeds) : undefined;
+  try {
+    const contenders: Contender[] = [
+      { name: `${name}_sequential`, run: seq, requests: 2 },
+      { name: `${name}_parallel`, run: par, requests: 2 },
+    ];
+    if (pair)
+      contenders.push(
+        { name: `${name}_raw_sequential`, run: pair.sequential, requests: 2 },
+        { name: `${name}_raw_parallel`, run: pair.parallel, requests: 2 },
+      );
+    const t = report.addMeasured(contenders, await measureBlocks(contenders, { blocks: ctx.blocks, trials }));
+    const own = perBlock(t[`${name}_sequential`]!, t[`${name}_parallel`]!, speedup);
+    if (!pair) {
+      report.add(`${name}_speedup`, own);
+      return;
+    }
+    report.add(
+      `${name}_raw_workers_speedup`,
+      perBlock(t[`${name}_raw_sequential`]!, t[`${name}_raw_parallel`]!, speedup),
+    );
+    report.add(`${name}_speedup`, own, [`${name}_raw_workers_speedup`]);
+    const vsRaw = perBlock(t[`${name}_parallel`]!, t[`${name}_raw_parallel`]!, (e, r) => e / r);
+    report.add(`${name}_engine_vs_raw_parallel`, vsRaw, [`${name}_raw_parallel_ms`]);
+  } finally {
+    await pair?.close();
+  }
+}
+
+/**
  * `fanout_speedup` (two det branches at 640×640) beside `fanout_raw_workers_speedup`, and
- * `fanout_engine_vs_raw_parallel`; then the same speedup for det at 160×640, two ~7 ms heads, and the heads
- * behind a shared extractor (whose time cannot overlap anything, so that speedup is lower by construction).
+ * `fanout_engine_vs_raw_parallel`; the same for det at 160×640 and two ~7 ms heads; and the heads behind a
+ * shared extractor (whose time cannot overlap anything, so that speedup is lower by construction; no bare pair).
  */
 export async function fanoutBench(ctx: BenchContext): Promise<void> {
-  const { engine, direct, report } = ctx;
+  const { engine, direct } = ctx;
   const det = direct.det!;
   const detBranches = branchesGraph(
     'det',
@@ -32,41 +75,21 @@ export async function fanoutBench(ctx: BenchContext): Promise<void> {
     0,
   );
   const det640 = detInput(640, 640);
-  const raw = await rawWorkerPair(ctx.repo.modelFile('det')!, { x: det640 });
-  try {
-    const four: Contender[] = [
-      { name: 'fanout_sequential', run: () => directBranches(det, { x: det640 }), requests: 2 },
-      { name: 'fanout_parallel', run: () => runOk(engine, detBranches, { x: det640 }), requests: 2 },
-      { name: 'fanout_raw_sequential', run: raw.sequential, requests: 2 },
-      { name: 'fanout_raw_parallel', run: raw.parallel, requests: 2 },
-    ];
-    const m = report.addMeasured(four, await measureBlocks(four, { blocks: ctx.blocks, trials: ctx.quick ? 2 : 4 }));
-    report.add('fanout_raw_workers_speedup', perBlock(m.fanout_raw_sequential!, m.fanout_raw_parallel!, speedup));
-    report.add('fanout_speedup', perBlock(m.fanout_sequential!, m.fanout_parallel!, speedup), [
-      'fanout_raw_workers_speedup',
-    ]);
-    report.add(
-      'fanout_engine_vs_raw_parallel',
-      perBlock(m.fanout_parallel!, m.fanout_raw_parallel!, (e, r) => e / r),
-      ['fanout_raw_parallel_ms'],
-    );
-  } finally {
-    await raw.close();
-  }
-
-  const pair = async (name: string, seq: () => Promise<unknown>, par: () => Promise<unknown>, trials: number) => {
-    const two: Contender[] = [
-      { name: `${name}_sequential`, run: seq, requests: 2 },
-      { name: `${name}_parallel`, run: par, requests: 2 },
-    ];
-    const t = report.addMeasured(two, await measureBlocks(two, { blocks: ctx.blocks, trials }));
-    report.add(`${name}_speedup`, perBlock(t[`${name}_sequential`]!, t[`${name}_parallel`]!, speedup));
-  };
+  await compareBranches(
+    ctx,
+    'fanout',
+    () => directBranches(det, { x: det640 }),
+    () => runOk(engine, detBranches, { x: det640 }),
+    { model: 'det', feeds: { x: det640 } },
+    ctx.quick ? 2 : 4,
+  );
   const det160 = detInput(160, 640);
-  await pair(
+  await compareBranches(
+    ctx,
     'fanout_det160',
     () => directBranches(det, { x: det160 }),
     () => runOk(engine, detBranches, { x: det160 }),
+    { model: 'det', feeds: { x: det160 } },
     ctx.quick ? 3 : 6,
   );
   const feat: Tensor = {
@@ -80,10 +103,12 @@ export async function fanoutBench(ctx: BenchContext): Promise<void> {
     { name: 'logits', dims: [SYNTHETIC.C] },
     64,
   );
-  await pair(
+  await compareBranches(
+    ctx,
     'fanout_head',
     () => directBranches(direct.head!, { feat }),
     () => runOk(engine, headBranches, { feat }),
+    { model: 'head', feeds: { feat } },
     ctx.quick ? 5 : 10,
   );
   const x: Tensor = {
@@ -91,10 +116,12 @@ export async function fanoutBench(ctx: BenchContext): Promise<void> {
     shape: [64, SYNTHETIC.D],
     data: Float32Array.from({ length: 64 * SYNTHETIC.D }, (_, i) => Math.sin(i)),
   };
-  await pair(
+  await compareBranches(
+    ctx,
     'fanout_extractor',
     () => directFanout(direct, x),
     () => runOk(engine, fanoutGraph(), { x }),
+    undefined,
     ctx.quick ? 5 : 10,
   );
 }

@@ -54,15 +54,15 @@ export class BenchReport {
 
   /** Prints the metric table (median, min–max over blocks, the ceiling beside) and the usage table. */
   print(): void {
-    this.log(`\n${'metric'.padEnd(36)}${'median (min–max over blocks)'.padEnd(34)}beside it, same run`);
+    this.log(`\n${'metric'.padEnd(40)}${'median (min–max over blocks)'.padEnd(34)}beside it, same run`);
     for (const [name, r] of Object.entries(this.ranges)) {
       const next = this.beside[name]!.filter((b) => this.ranges[b]).map((b) => `${b} ${range(this.ranges[b]!)}`);
-      this.log(`${name.padEnd(36)}${range(r).padEnd(34)}${next.join(', ')}`);
+      this.log(`${name.padEnd(40)}${range(r).padEnd(34)}${next.join(', ')}`);
     }
-    this.log(`\n${'contender'.padEnd(36)}${'ms per trial'.padEnd(34)}${'minor faults/req'.padEnd(18)}CPU ms/req`);
+    this.log(`\n${'contender'.padEnd(40)}${'ms per trial'.padEnd(34)}${'minor faults/req'.padEnd(18)}CPU ms/req`);
     for (const [name, u] of Object.entries(this.usage))
       this.log(
-        `${name.padEnd(36)}${range(u.ms).padEnd(34)}${fmt(Math.round(u.minorFaultsPerRequest)).padEnd(18)}${fmt(u.cpuMsPerRequest)}`,
+        `${name.padEnd(40)}${range(u.ms).padEnd(34)}${fmt(Math.round(u.minorFaultsPerRequest)).padEnd(18)}${fmt(u.cpuMsPerRequest)}`,
       );
   }
 }
