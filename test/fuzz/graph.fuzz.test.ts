@@ -22,6 +22,7 @@ import {
 import * as fixtures from '../../packages/core/src/testing/fixtures.ts';
 import { loadRepository } from '../../apps/server/src/repo/index.ts';
 import { FUZZ_RUNS } from '../support/fuzz.ts';
+import { PROTOTYPE_NAMES } from '../support/hostileNames.ts';
 import { EXAMPLES_DIR, mutateJson } from '../support/mutate.ts';
 
 let examples: Catalogue;
@@ -89,6 +90,7 @@ const MODELS = [
   'cls',
   'nope',
   '',
+  ...PROTOTYPE_NAMES,
 ];
 const PORT_NAMES = [
   'out',
@@ -113,11 +115,10 @@ const PORT_NAMES = [
   'scores',
   'texts',
   'audio',
-  '__proto__',
-  'constructor',
   '',
+  ...PROTOTYPE_NAMES,
 ];
-const id = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', '__proto__', 'hasOwnProperty', 'x y', 'é');
+const id = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'x y', 'é', ...PROTOTYPE_NAMES);
 const name = fc.constantFrom(
   'INPUT0',
   'INPUT1',
@@ -129,8 +130,8 @@ const name = fc.constantFrom(
   'a b',
   '',
   '1bad',
-  '__proto__',
   'n'.repeat(300),
+  ...PROTOTYPE_NAMES,
 );
 const dims = fc.array(
   fc.oneof(
@@ -246,7 +247,7 @@ const edge = fc.record({
 /** A random graph document: unique node ids (else migrate rightly refuses it), random and often wrong wiring. */
 const graphDoc = fc
   .record({
-    name: fc.constantFrom('ens', 'ocr', 'a b', '', 'x'.repeat(200), '../etc'),
+    name: fc.constantFrom('ens', 'ocr', 'a b', '', 'x'.repeat(200), '../etc', ...PROTOTYPE_NAMES),
     maxBatchSize: fc.nat({ max: 16 }),
     nodes: fc.uniqueArray(node, { selector: (n) => n.id, maxLength: 8 }),
     edges: fc.array(edge, { maxLength: 12 }),
@@ -337,6 +338,26 @@ describe('fuzz: graph documents', () => {
     expect(r.ok).toBe(true);
     if (r.ok) expect(() => compileGraph(r.graph, fixtures.fixtureCatalogue())).not.toThrow();
   });
+
+  it.each(PROTOTYPE_NAMES)(
+    'a model node naming "%s" is an unknown model in both catalogues, and compiles to data',
+    (name) => {
+      const doc = fixtures.addSubGraph();
+      const simple = doc.nodes.find((n) => n.kind === 'model')!;
+      const renamed = {
+        ...doc,
+        name,
+        nodes: doc.nodes.map((n) => (n === simple ? { ...n, params: { ...simple.params, model: name } } : n)),
+      };
+      const r = migrate(JSON.parse(JSON.stringify(renamed)));
+      expect(r.ok).toBe(true);
+      if (!r.ok) return;
+      for (const catalogue of catalogues()) {
+        expect(validateGraph(r.graph, catalogue).map((d) => d.code)).toContain('unknown-model');
+        exercise(r.graph, catalogue);
+      }
+    },
+  );
 
   /** A chain of 50,000 one-way routers, in document order or reversed. */
   function longChain(reversed: boolean): GraphDoc {
