@@ -110,22 +110,43 @@ describe('legible by default', () => {
     await page.close();
   });
 
-  it('hides port names and edge labels when zoomed far out, and shows them again at the default view', async () => {
+  it('hides port names and edge labels when zoomed out, draws nodes as boxes of unchanged size further out, and shows it all again at the default view', async () => {
     const page = await open({ width: 1440, height: 900 }, 'ocr');
-    const visibleTypes = () =>
-      page
-        .locator('.react-flow__edge-textwrapper, .port-name')
-        .evaluateAll(
-          (els) =>
-            els.filter((e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden').length,
-        );
-    expect(await visibleTypes()).toBeGreaterThan(0);
-    for (let i = 0; i < 5; i++) await page.getByRole('button', { name: 'Zoom Out' }).click();
-    await settle(page);
-    expect(await visibleTypes()).toBe(0);
+    const shown = (selector: string) =>
+      page.locator(selector).evaluateAll(
+        // checkVisibility is false under a content-visibility: hidden node (drawn as a box) and for visibility: hidden
+        (els) => els.filter((e) => e.checkVisibility({ visibilityProperty: true })).length,
+      );
+    // Node sizes in graph units (on-screen size / zoom): a level of detail must not change them.
+    const sizes = () =>
+      page.evaluate(() => {
+        const zoom = new DOMMatrixReadOnly(getComputedStyle(document.querySelector('.react-flow__viewport')!).transform)
+          .a;
+        return [...document.querySelectorAll('.react-flow__node')].map((n) => {
+          const r = n.getBoundingClientRect();
+          return [Math.round(r.width / zoom), Math.round(r.height / zoom)];
+        });
+      });
+    const zoomOutBelow = async (zoom: number) => {
+      for (let i = 0; i < 12 && (await readLegibility(page)).zoom >= zoom; i++) {
+        await page.getByRole('button', { name: 'Zoom Out' }).click();
+        await settle(page);
+      }
+      expect((await readLegibility(page)).zoom).toBeLessThan(zoom);
+    };
+    const atDefault = await sizes();
+    expect(await shown('.react-flow__edge-textwrapper, .port-name')).toBeGreaterThan(0);
+    await zoomOutBelow(0.55); // titles stay, port names and edge labels go
+    expect(await shown('.react-flow__edge-textwrapper, .port-name')).toBe(0);
+    expect(await shown('.node-title')).toBe(15);
+    await zoomOutBelow(0.35); // plain boxes
+    expect(await shown('.node-title, .react-flow__handle')).toBe(0);
+    expect(await page.locator('.react-flow__node').count()).toBe(15);
+    expect(await sizes()).toEqual(atDefault);
     await page.getByRole('button', { name: 'Fit', exact: true }).click();
     await settle(page);
-    expect(await visibleTypes()).toBeGreaterThan(0);
+    expect(await shown('.react-flow__edge-textwrapper, .port-name')).toBeGreaterThan(0);
+    expect(await sizes()).toEqual(atDefault);
     await page.close();
   });
 });

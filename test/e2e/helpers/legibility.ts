@@ -26,7 +26,7 @@ export function readLegibility(page: Page): Promise<Legibility> {
         outside.push(node.getAttribute('data-id') ?? '?');
       for (const el of node.querySelectorAll('*')) {
         if (![...el.childNodes].some((c) => c.nodeType === Node.TEXT_NODE && c.textContent!.trim())) continue;
-        if (el.getClientRects().length === 0 || getComputedStyle(el).visibility === 'hidden') continue; // not shown
+        if (!el.checkVisibility({ visibilityProperty: true })) continue; // not shown
         const px = parseFloat(getComputedStyle(el).fontSize) * zoom;
         if (el.closest('.node-title')) minTitle = Math.min(minTitle, px);
         else minText = Math.min(minText, px);

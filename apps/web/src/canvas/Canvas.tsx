@@ -20,7 +20,7 @@ import { dtypeColor } from '../nodes/dtypeColors.ts';
 import { edgeTypes, nodeTypes } from './nodeTypes.ts';
 import { createToFlowEdges, createToFlowNodes, type PipelineFlowNode } from './toFlow.ts';
 import { EmptyCanvas } from './EmptyCanvas.tsx';
-import { DETAIL_ZOOM, fitLegible } from './viewport.ts';
+import { DETAIL_ZOOM, OUTLINE_ZOOM, fitLegible } from './viewport.ts';
 
 /** The MIME type the palette puts on a drag. */
 export const PALETTE_MIME = 'application/x-ensemble-studio-node';
@@ -127,7 +127,16 @@ function useViewportRequests(nodes: PipelineFlowNode[]) {
   }, [rf]);
 }
 
-const zoomedOut = (s: ReactFlowState) => s.transform[2] < DETAIL_ZOOM;
+// Props given to React Flow as constants: the canvas re-renders on every frame of a drag (its node list changes), and
+// a fresh object there (default edge options above all) would re-render every edge on that frame.
+const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
+const DEFAULT_EDGE_OPTIONS = { labelBgPadding: [4, 2] as [number, number], labelBgBorderRadius: 3 };
+const PRO_OPTIONS = { hideAttribution: true };
+const MINIMAP_STYLE = { width: 160, height: 100 };
+
+/** The canvas's semantic-zoom class: less detail the further out, as its text would be unreadable there anyway. */
+const zoomClass = (s: ReactFlowState) =>
+  s.transform[2] < OUTLINE_ZOOM ? ' zoomed-out outline' : s.transform[2] < DETAIL_ZOOM ? ' zoomed-out' : '';
 
 const miniMapColor = (n: PipelineFlowNode) => {
   if (n.data.problems?.severity === 'error') return '#e5484d';
@@ -144,9 +153,9 @@ export function Canvas() {
   const actions = useEditor((s) => s.actions);
   const callbacks = useFlowCallbacks();
   useViewportRequests(nodes);
-  const farOut = useStore(zoomedOut);
+  const detail = useStore(zoomClass);
   return (
-    <div className={`canvas${farOut ? ' zoomed-out' : ''}`} onDrop={callbacks.onDrop} onDragOver={callbacks.onDragOver}>
+    <div className={`canvas${detail}`} onDrop={callbacks.onDrop} onDragOver={callbacks.onDragOver}>
       <ReactFlow<PipelineFlowNode>
         nodes={nodes}
         edges={edges}
@@ -158,15 +167,15 @@ export function Canvas() {
         onConnectEnd={callbacks.onConnectEnd}
         isValidConnection={callbacks.isValidConnection}
         deleteKeyCode={null}
-        multiSelectionKeyCode={['Shift', 'Meta', 'Control']}
+        multiSelectionKeyCode={MULTI_SELECT_KEYS}
         colorMode={theme}
         minZoom={0.1}
         onlyRenderVisibleElements={nodes.length > VISIBLE_ONLY_FROM}
-        defaultEdgeOptions={{ labelBgPadding: [4, 2], labelBgBorderRadius: 3 }}
-        proOptions={{ hideAttribution: true }}
+        defaultEdgeOptions={DEFAULT_EDGE_OPTIONS}
+        proOptions={PRO_OPTIONS}
       >
         <Background variant={BackgroundVariant.Dots} gap={20} size={1} />
-        <MiniMap<PipelineFlowNode> pannable zoomable nodeColor={miniMapColor} style={{ width: 160, height: 100 }} />
+        <MiniMap<PipelineFlowNode> pannable zoomable nodeColor={miniMapColor} style={MINIMAP_STYLE} />
         <Controls />
       </ReactFlow>
       {nodes.length === 0 && <EmptyCanvas />}

@@ -8,6 +8,8 @@ import type { PipelineFlowNode } from './toFlow.ts';
 export const LEGIBLE_ZOOM = 0.8;
 /** Below this zoom nodes drop their port types and subtitles (they would be unreadable). */
 export const DETAIL_ZOOM = 0.55;
+/** Below this zoom (titles under 5 px) nodes are drawn as plain boxes in their kind's colour, and edges unlabelled. */
+export const OUTLINE_ZOOM = 0.35;
 const MAX_ZOOM = 1.2;
 /** Space the fit leaves around the graph, in screen pixels. */
 export const FIT_PADDING_PX = 28;
