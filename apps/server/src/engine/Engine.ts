@@ -17,7 +17,7 @@ import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metr
 import { ModelRuntime } from './ModelRuntime.ts';
 import { instanceCount } from './modelSetup.ts';
 import { planFusion, type FusedGroup } from './fusion.ts';
-import { memoByGraph, type GraphMemo } from './graphIndex.ts';
+import { indexGraph, memoByGraph, type GraphIndex, type GraphMemo } from './graphIndex.ts';
 import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
 import { RunFusion } from './runFusion.ts';
@@ -45,6 +45,8 @@ interface Prepared {
   /** Whether Triton would make the graph's ensemble decoupled (a decoupled model or a gate). */
   decoupled: boolean;
   groups: Map<string, FusedGroup> | undefined;
+  /** The graph indexed once for every run of it (the scheduler copies what a run changes). */
+  index: GraphIndex;
 }
 
 /**
@@ -218,7 +220,7 @@ export class Engine {
   private async execute(runId: string, req: RunRequest, emit: (m: ServerMessage) => void): Promise<RunResult> {
     const { graph } = req;
     checkInputs(graph, req.inputs);
-    const { byNode, runtimes, groups, decoupled } = await this.prepare(graph, req);
+    const { byNode, runtimes, groups, decoupled, index } = await this.prepare(graph, req);
     const cancel = new RunCancel();
     // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
     const onAbort = req.signal ? () => cancel.abort(new EngineError('cancelled', 'the run was cancelled')) : undefined;
@@ -243,6 +245,7 @@ export class Engine {
       const scheduler = new Scheduler({
         runId,
         graph,
+        index,
         inputs: req.inputs,
         executor,
         signal: cancel,
@@ -293,6 +296,7 @@ export class Engine {
         stateful: runtimes.find((rt) => rt.sequences),
         groups: this.fusion(g, byNode),
         decoupled,
+        index: indexGraph(g),
       };
     });
     if (p.stateful && !req.sequence) {

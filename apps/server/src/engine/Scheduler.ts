@@ -2,7 +2,7 @@ import type { ConditionNode, GraphNode, NodeTiming, SkipReason, Tensor } from '@
 import { abortError, EngineError, messageOf, ModelError } from './errors.ts';
 import { exitDefaults } from './exitOutputs.ts';
 import { memberSpans, type FusedGroup } from './fusion.ts';
-import { cachedIndex, type GraphIndex } from './graphIndex.ts';
+import { indexGraph, type GraphIndex } from './graphIndex.ts';
 import type { ExecContext, ExitInfo, NodeRun, SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
 import { ResponseCollector } from './responses.ts';
 import { isOwned, summarizeTensor } from './tensors.ts';
@@ -37,7 +37,7 @@ export class Scheduler {
   private readonly ctx: ExecContext;
 
   constructor(private readonly o: SchedulerOptions) {
-    this.idx = cachedIndex(o.graph);
+    this.idx = o.index ?? indexGraph(o.graph);
     this.observed = o.observed ?? true;
     this.now = o.now ?? (() => performance.now());
     this.t0 = this.now();
@@ -77,7 +77,7 @@ export class Scheduler {
     for (const node of this.idx.nodes.values()) {
       if (node.kind !== 'input' || this.o.inputs[node.params.name]) continue;
       // The index is shared by every run of this graph: this run gets its own input ports.
-      if (this.idx === cachedIndex(this.o.graph))
+      if (this.idx === this.o.index)
         this.idx = { ...this.idx, inPorts: new Map([...this.idx.inPorts].map(([id, ports]) => [id, new Set(ports)])) };
       for (const edges of this.idx.out.get(node.id)!.values())
         for (const e of edges) this.idx.inPorts.get(e.target)!.delete(e.targetPort);

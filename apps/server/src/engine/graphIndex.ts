@@ -78,10 +78,3 @@ export function memoByGraph<T>(memo: GraphMemo<T>, graph: GraphDoc, build: (grap
   memo.set(graph, { nodes: graph.nodes, edges: graph.edges, n: graph.nodes.length, e: graph.edges.length, value });
   return value;
 }
-
-const INDEXES: GraphMemo<GraphIndex> = new WeakMap();
-
-/** `indexGraph`, remembered per graph (copy `inPorts` before changing it, as the scheduler does for omitted inputs). */
-export function cachedIndex(graph: GraphDoc): GraphIndex {
-  return memoByGraph(INDEXES, graph, indexGraph);
-}

@@ -9,6 +9,7 @@ import type {
 } from '@ensemble-studio/core';
 import type { CancelSignal } from './cancel.ts';
 import type { FusedGroup } from './fusion.ts';
+import type { GraphIndex } from './graphIndex.ts';
 
 // The scheduler's contracts: what it hands a node executor, and what a run comes to.
 
@@ -77,6 +78,8 @@ export interface SchedulerResult {
 export interface SchedulerOptions {
   runId: string;
   graph: GraphDoc;
+  /** `indexGraph(graph)`, shared by every run of the graph (the engine keeps one per graph); built when absent. */
+  index?: GraphIndex;
   inputs: Record<string, Tensor>;
   executor: NodeExecutor;
   signal: CancelSignal;
