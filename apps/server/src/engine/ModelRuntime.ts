@@ -103,10 +103,13 @@ export class ModelRuntime {
   readonly stats = new ModelStats();
   readonly backend: ModelBackend;
   readonly sequences: SequenceBatcher | undefined;
+  /** Input name → rank without the batch dim (the config is fixed for the runtime's life). */
+  readonly inputRanks: ReadonlyMap<string, number>;
   private readonly batcher: Batcher<BatchItem, ItemResult> | undefined;
 
   constructor(private readonly o: ModelRuntimeOptions) {
     const cfg = o.config;
+    this.inputRanks = new Map((cfg.input ?? []).map((i) => [i.name, i.dims.length]));
     const readFile = (f: string) => readFileSync(join(dirname(dirname(o.path)), 'initial_state', f));
     this.backend = createBackend(o, readFile);
     this.notices.push(...this.backend.notices);

@@ -96,9 +96,12 @@ export class SequenceBatcher {
   private readonly idleMs: number;
   private readonly schedule: Schedule;
   private readonly now: () => number;
+  /** The model's state tensors, read for every request of a stream. */
+  private readonly states: { input: string; output: string }[];
 
   constructor(private readonly o: SequenceBatcherOptions) {
     const sb = o.config.sequence_batching ?? {};
+    this.states = stateNames(o.config);
     this.idleMs = (sb.max_sequence_idle_microseconds || 1_000_000) / 1000;
     this.schedule = o.schedule ?? realSchedule;
     this.now = o.now ?? Date.now;
@@ -302,7 +305,7 @@ export class SequenceBatcher {
   }
 
   private keepState(b: Binding, outputs: Record<string, Tensor>): void {
-    for (const { input, output } of stateNames(this.o.config)) {
+    for (const { input, output } of this.states) {
       const next = outputs[output];
       if (!next)
         throw new EngineError('node-failed', `model '${this.o.model}' did not return its state output '${output}'`);

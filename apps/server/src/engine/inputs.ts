@@ -1,7 +1,6 @@
 import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { elementCount, fullShape } from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
-import { memoByGraph, type GraphMemo } from './graphIndex.ts';
 import { shapeText } from './tensors.ts';
 
 interface InputSpec {
@@ -10,7 +9,6 @@ interface InputSpec {
   optional: boolean;
   want: number[];
 }
-const SPECS: GraphMemo<Map<string, InputSpec>> = new WeakMap();
 
 /** The graph's input nodes by tensor name, with their full shapes (batch dim included). */
 function inputSpecs(graph: GraphDoc): Map<string, InputSpec> {
@@ -40,7 +38,7 @@ function inputSpecs(graph: GraphDoc): Map<string, InputSpec> {
  * @example checkInputs(graph, { image }) // throws "input 'image' must be UINT8, got FP32"
  */
 export function checkInputs(graph: GraphDoc, inputs: Record<string, Tensor>): void {
-  const declared = memoByGraph(SPECS, graph, inputSpecs);
+  const declared = inputSpecs(graph);
   for (const name of Object.keys(inputs)) {
     if (!declared.has(name)) {
       throw new EngineError(

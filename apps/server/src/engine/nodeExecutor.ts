@@ -217,15 +217,10 @@ function addBatchDim(
 ): { feeds: Record<string, Tensor>; added: boolean } {
   const cfg = rt.config;
   if ((cfg.max_batch_size ?? 0) <= 0) return { feeds: inputs, added: false };
-  let dims = INPUT_RANKS.get(cfg);
-  if (!dims) INPUT_RANKS.set(cfg, (dims = new Map((cfg.input ?? []).map((i) => [i.name, i.dims.length]))));
-  const short = Object.entries(inputs).filter(([n, t]) => dims.get(n) === t.shape.length);
+  const short = Object.entries(inputs).filter(([n, t]) => rt.inputRanks.get(n) === t.shape.length);
   if (short.length === 0 || short.length !== Object.keys(inputs).length) return { feeds: inputs, added: false };
   return { feeds: Object.fromEntries(short.map(([n, t]) => [n, { ...t, shape: [1, ...t.shape] }])), added: true };
 }
-
-/** Input name → rank without the batch dim, per model config (fixed once the runtime is loaded). */
-const INPUT_RANKS = new WeakMap<ModelRuntime['config'], Map<string, number>>();
 
 function removeBatchDim(outputs: Record<string, Tensor>): Record<string, Tensor> {
   return Object.fromEntries(Object.entries(outputs).map(([n, t]) => [n, { ...t, shape: t.shape.slice(1) }]));

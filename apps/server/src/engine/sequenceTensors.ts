@@ -39,17 +39,8 @@ function initialState(s: SequenceState, mbs: number, readFile: (name: string) =>
 
 /** The state output name → state input name map of a config. */
 export function stateNames(config: ModelConfig): { input: string; output: string }[] {
-  let names = STATE_NAMES.get(config);
-  if (!names)
-    STATE_NAMES.set(
-      config,
-      (names = (config.sequence_batching?.state ?? []).map((s) => ({ input: s.input_name, output: s.output_name }))),
-    );
-  return names;
+  return (config.sequence_batching?.state ?? []).map((s) => ({ input: s.input_name, output: s.output_name }));
 }
-
-/** Per config (a runtime's config is not changed once loaded): read for every request of a stream. */
-const STATE_NAMES = new WeakMap<ModelConfig, { input: string; output: string }[]>();
 
 /**
  * Control input tensors for a batch of requests (one element per request): START, END, READY

@@ -9,20 +9,14 @@ export type OpValues = Record<string, number | string | boolean>;
  * @throws Error naming the op and param when a value is missing, unknown or out of range.
  * @example resolveValues('topk', { k: 3 }).k === 3
  */
-export function resolveValues(op: OpId, values: OpValues): OpValues {
-  const hit = RESOLVED.get(values);
-  if (hit?.op === op) return hit.merged;
+export function resolveValues(op: OpId, values: Readonly<OpValues>): OpValues {
   const merged = { ...opDefaults(op), ...values };
   for (const spec of OP_DEFS[op].params) {
     const problem = checkParam(spec, merged[spec.name]);
     if (problem !== undefined) throw new Error(`${op}: param ${problem}`);
   }
-  RESOLVED.set(values, { op, merged });
   return merged;
 }
-
-/** Resolved values per values object: a node's values (part of an immutable graph document) are resolved once, not per run. */
-const RESOLVED = new WeakMap<OpValues, { op: OpId; merged: OpValues }>();
 
 /**
  * Reads a numeric param from resolved values (see `resolveValues`).
