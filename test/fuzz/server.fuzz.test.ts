@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_TYPES } from '../../packages/core/src/index.ts';
 import type { RunningServer } from '../../apps/server/src/main.ts';
 import { FUZZ_RUNS } from '../support/fuzz.ts';
+import { PROTOTYPE_NAMES } from '../support/hostileNames.ts';
 import { mutateJson } from '../support/mutate.ts';
 import { http, startStudio } from '../support/server.ts';
 import { connect, type Msg, type TestSocket } from '../support/wsClient.ts';
@@ -55,6 +56,13 @@ const VALID: unknown[] = [
     inputs: { x: { datatype: 'FP32', shape: [1, 8], data: [1, 2, 3, 4, 5, 6, 7, 8] } },
   },
   { type: 'stream.end', streamId: 's' },
+  // Names every plain object answers to, as graph, input and stream names.
+  ...PROTOTYPE_NAMES.flatMap((p) => [
+    { type: 'run.start', requestId: p, graph: p, inputs: { x: xInput(1) } },
+    { type: 'run.start', requestId: 'q', graph: 'pipe', inputs: { [p]: xInput(1) } },
+    { type: 'stream.open', streamId: p, graph: p },
+    { type: 'stream.append', streamId: p, inputs: { [p]: { datatype: 'FP32', shape: [1, 8], data: [1] } } },
+  ]),
 ];
 
 const frame = fc.oneof(
@@ -196,7 +204,7 @@ const element = fc.oneof(
 );
 const inferInput = fc.record(
   {
-    name: fc.constantFrom('x', 'feat', 'y', '', '__proto__'),
+    name: fc.constantFrom('x', 'feat', 'y', '', ...PROTOTYPE_NAMES),
     datatype: fc.constantFrom(...DATA_TYPES, 'FP128', 'fp32', 7),
     shape,
     data: fc.oneof(
@@ -219,9 +227,12 @@ const inferBody = fc.oneof(
     arbitrary: fc
       .record({
         inputs: fc.array(inferInput, { maxLength: 3 }),
-        outputs: fc.option(fc.array(fc.record({ name: fc.constantFrom('logits', 'nope', 'y') }), { maxLength: 2 }), {
-          nil: undefined,
-        }),
+        outputs: fc.option(
+          fc.array(fc.record({ name: fc.constantFrom('logits', 'nope', 'y', ...PROTOTYPE_NAMES) }), { maxLength: 2 }),
+          {
+            nil: undefined,
+          },
+        ),
         parameters: fc.option(
           fc.record(
             {
@@ -251,7 +262,7 @@ const inferBody = fc.oneof(
 describe('fuzz: KServe v2 infer bodies', () => {
   it(`${FUZZ_RUNS.kserve} wrong dtypes, shapes, counts, nested data and huge numbers get 4xx JSON errors or a correct result, never a 5xx`, async () => {
     const bodies = fc.sample(
-      fc.tuple(fc.constantFrom('pipe', 'head', 'acc', 'extractor', 'nope', 'ghost'), inferBody),
+      fc.tuple(fc.constantFrom('pipe', 'head', 'acc', 'extractor', 'nope', 'ghost', ...PROTOTYPE_NAMES), inferBody),
       { numRuns: FUZZ_RUNS.kserve, seed: 11 },
     );
     const statuses = new Map<number, number>();
