@@ -118,8 +118,12 @@ export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
       workerData: { entry: CLIENT, address: server.address, bareAddress: bareServer.address },
     });
     const clientRound = (bare: boolean) =>
-      new Promise<SelfTimed>((resolve) => {
-        worker.once('message', (times: number[]) => resolve({ selfTimedMs: median(times) }));
+      new Promise<SelfTimed>((resolve, reject) => {
+        worker.once('message', (times: number[] | { error: string }) =>
+          Array.isArray(times)
+            ? resolve({ selfTimedMs: median(times) })
+            : reject(new Error(`gRPC client: ${times.error}`)),
+        );
         worker.postMessage({ n: CALLS_PER_TRIAL, request: bare ? bareRequest : headInfer, bare });
       });
     const directRound = async (): Promise<SelfTimed> => {

@@ -17,11 +17,16 @@ parentPort!.on('message', async (msg: { n: number; request: unknown; bare: boole
   }
   const times: number[] = [];
   const payload = msg.bare ? Buffer.from(msg.request as Uint8Array) : undefined;
-  for (let i = 0; i < msg.n; i++) {
-    const t = performance.now();
-    if (payload) await bare.echo(payload);
-    else await client.call('ModelInfer', msg.request);
-    times.push(performance.now() - t);
+  try {
+    for (let i = 0; i < msg.n; i++) {
+      const t = performance.now();
+      if (payload) await bare.echo(payload);
+      else await client.call('ModelInfer', msg.request);
+      times.push(performance.now() - t);
+    }
+    parentPort!.postMessage(times);
+  } catch (err) {
+    // Thrown here it would take the whole bench down; the bench reports it and goes on.
+    parentPort!.postMessage({ error: (err as Error).message });
   }
-  parentPort!.postMessage(times);
 });
