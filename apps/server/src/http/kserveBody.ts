@@ -1,5 +1,5 @@
 import type { Tensor } from '@ensemble-studio/core';
-import { elementCount, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
+import { elementCount, isObj, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
 import { ApiError } from './errors.ts';
 import type { GraphSignature } from './graphSignature.ts';
 import {
@@ -112,15 +112,13 @@ export function generateInputs(
  */
 export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTensorElements: number): GenerateRequest {
   const { json } = splitRawBody(buf, undefined);
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    throw bad('generate request must be a JSON object');
-  const body = json as Record<string, unknown>;
+  if (!isObj(json)) throw bad('generate request must be a JSON object');
+  const body = json;
   const id = typeof body.id === 'string' ? body.id : undefined;
   if (Array.isArray(body.inputs)) {
     const p = parseInferRequest(body, { maxTensorElements });
     return { ...(id === undefined ? {} : { id }), params: p.parameters, inputs: p.inputs };
   }
-  const params =
-    typeof body.parameters === 'object' && body.parameters !== null ? (body.parameters as Record<string, unknown>) : {};
+  const params = isObj(body.parameters) ? body.parameters : {};
   return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(target, body, maxTensorElements) };
 }

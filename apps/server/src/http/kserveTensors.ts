@@ -1,10 +1,12 @@
-import type { DataType, Tensor } from '@ensemble-studio/core';
+import type { DataType, InferBodyInput, Tensor } from '@ensemble-studio/core';
 import {
   allocData,
   dtypeSize,
   elementCount,
-  isDataType,
+  elementsProblem,
+  isObj,
   keyedRecord,
+  readInferBody,
   tensorFromJson,
   tensorToJson,
 } from '@ensemble-studio/core';
@@ -22,8 +24,6 @@ export interface InferRequest {
   binaryOutput: boolean;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const bad = (message: string) => new ApiError(400, 'bad-request', message);
 
 /** Flattens row-major nested arrays (KServe allows nested or flat data). */
@@ -45,31 +45,6 @@ export function flattenData(data: unknown, out: unknown[] = []): unknown[] {
   return out;
 }
 
-const INTEGER_RANGES: Partial<Record<DataType, readonly [number, number]>> = {
-  UINT8: [0, 0xff],
-  UINT16: [0, 0xffff],
-  UINT32: [0, 0xffffffff],
-  UINT64: [0, 2 ** 64 - 1],
-  INT8: [-0x80, 0x7f],
-  INT16: [-0x8000, 0x7fff],
-  INT32: [-0x80000000, 0x7fffffff],
-  INT64: [-(2 ** 63), 2 ** 63 - 1],
-};
-const FP32_MAX = 3.4028234663852886e38;
-
-/** Why a JSON element cannot be a value of `datatype` (undefined when it can): wrong type, out of range. */
-function elementProblem(datatype: DataType, x: unknown): string | undefined {
-  if (datatype === 'BYTES') return typeof x === 'string' ? undefined : 'not a string';
-  if (datatype === 'BOOL') return typeof x === 'boolean' || x === 0 || x === 1 ? undefined : 'not a boolean';
-  if (typeof x !== 'number' || !Number.isFinite(x)) return 'not a finite number';
-  const range = INTEGER_RANGES[datatype];
-  if (range) {
-    if (!Number.isInteger(x)) return 'not an integer';
-    return x < range[0] || x > range[1] ? `outside ${datatype}'s range ${range[0]}..${range[1]}` : undefined;
-  }
-  return datatype === 'FP32' && Math.abs(x) > FP32_MAX ? "outside FP32's range (it would become Infinity)" : undefined;
-}
-
 /**
  * Checks JSON tensor elements against their datatype, for every route that takes JSON tensors:
  * strings for BYTES, booleans (or 0/1) for BOOL, finite numbers otherwise, integers within their
@@ -78,10 +53,8 @@ function elementProblem(datatype: DataType, x: unknown): string | undefined {
  * @example checkElements('x', 'UINT8', [1, 2, 300]) // throws: element 2 … outside UINT8's range
  */
 export function checkElements(name: string, datatype: DataType, flat: readonly unknown[]): void {
-  for (let i = 0; i < flat.length; i++) {
-    const problem = elementProblem(datatype, flat[i]);
-    if (problem) throw bad(`input '${name}' element ${i} is not a valid ${datatype} value: ${problem}`);
-  }
+  const problem = elementsProblem(datatype, flat);
+  if (problem) throw bad(`input '${name}' ${problem}`);
 }
 
 /**
@@ -142,15 +115,10 @@ interface ParseOptions {
   binary?: Uint8Array;
 }
 
-function parseInput(raw: unknown, opts: ParseOptions, cursor: { off: number }): [string, Tensor] {
-  if (!isObj(raw) || typeof raw.name !== 'string') throw bad('each input needs a "name"');
-  const { name } = raw;
-  if (!isDataType(raw.datatype)) throw bad(`input '${name}' has unknown datatype ${JSON.stringify(raw.datatype)}`);
-  if (!Array.isArray(raw.shape) || !raw.shape.every((d) => Number.isInteger(d) && (d as number) >= 0))
-    throw bad(`input '${name}' shape must be an array of non-negative integers`);
-  const shape = raw.shape as number[];
+function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: number }): Tensor {
+  const { name, datatype, shape } = raw;
   const n = checkElementCount(name, shape, opts.maxTensorElements);
-  const size = isObj(raw.parameters) ? raw.parameters.binary_data_size : undefined;
+  const size = raw.parameters.binary_data_size;
   if (size !== undefined) {
     if (
       !opts.binary ||
@@ -162,41 +130,38 @@ function parseInput(raw: unknown, opts: ParseOptions, cursor: { off: number }): 
     }
     const bytes = opts.binary.subarray(cursor.off, cursor.off + (size as number));
     cursor.off += size as number;
-    return [name, tensorFromBytes(raw.datatype, shape, bytes, name)];
+    return tensorFromBytes(datatype, shape, bytes, name);
   }
   if (raw.data === undefined) throw bad(`input '${name}' has no data`);
   const flat = flattenData(raw.data);
   if (flat.length !== n)
     throw bad(`input '${name}' has ${flat.length} elements but shape [${shape.join(',')}] needs ${n}`);
-  checkElements(name, raw.datatype, flat);
-  return [name, tensorFromJson(raw.datatype, shape, flat as (number | string | boolean)[])];
+  checkElements(name, datatype, flat);
+  return tensorFromJson(datatype, shape, flat as (number | string | boolean)[]);
 }
 
 /**
- * Parses a KServe v2 infer request body (JSON, or the binary extension's JSON header + `binary`).
+ * Parses a KServe v2 infer request body (JSON, or the binary extension's JSON header + `binary`): its
+ * structure by the schema layer, then each input's element count, binary size and data.
  * @throws ApiError 400 naming the problem (unknown datatype, element count, binary sizes, limits).
  * @example parseInferRequest({ inputs: [{ name: 'x', datatype: 'FP32', shape: [2], data: [[1], [2]] }] }, opts)
  */
 export function parseInferRequest(body: unknown, opts: ParseOptions): InferRequest {
-  if (!isObj(body)) throw bad('infer request must be a JSON object');
-  if (!Array.isArray(body.inputs)) throw bad('infer request needs an "inputs" array');
-  const parameters = isObj(body.parameters) ? body.parameters : {};
+  const read = readInferBody(body);
+  if (!read.ok) throw bad(read.error);
+  const { id, parameters } = read.body;
   const cursor = { off: 0 };
   const inputs = keyedRecord<Tensor>();
-  for (const raw of body.inputs) {
-    const [name, t] = parseInput(raw, opts, cursor);
-    if (Object.hasOwn(inputs, name)) throw bad(`input '${name}' appears twice`);
-    inputs[name] = t;
+  for (const raw of read.body.inputs) {
+    const t = parseInput(raw, opts, cursor);
+    if (Object.hasOwn(inputs, raw.name)) throw bad(`input '${raw.name}' appears twice`);
+    inputs[raw.name] = t;
   }
   const binaryOutput = parameters.binary_data_output === true;
-  const outputs = Array.isArray(body.outputs)
-    ? body.outputs.map((o) => {
-        if (!isObj(o) || typeof o.name !== 'string') throw bad('each requested output needs a "name"');
-        const p = isObj(o.parameters) ? o.parameters : {};
-        return { name: o.name, binary: p.binary_data === true || (p.binary_data === undefined && binaryOutput) };
-      })
-    : undefined;
-  const id = typeof body.id === 'string' ? body.id : undefined;
+  const outputs = read.body.outputs?.map(({ name, parameters: p }) => ({
+    name,
+    binary: p.binary_data === true || (p.binary_data === undefined && binaryOutput),
+  }));
   return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput };
 }
 

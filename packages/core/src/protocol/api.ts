@@ -4,6 +4,8 @@ import type { Catalogue } from '../catalogue/types.ts';
 import type { CompileResult, RepoFile } from '../compile/types.ts';
 import type { GraphDoc } from '../graph/types.ts';
 import type { Diagnostic } from '../validate/diagnostic.ts';
+import type * as v from 'valibot';
+import type { apiCompileRequestSchema, apiGraphRequestSchema, apiImportRequestSchema } from './apiRequests.ts';
 
 /** One model as the engine holds it: loading, ready (with its instance count), or unavailable and why. */
 export interface ApiEngineModel {
@@ -74,9 +76,7 @@ export interface ApiSaveGraphResponse {
 }
 
 /** The body of `POST /api/validate` and `/api/export`: a saved graph's name or a whole document. */
-export interface ApiGraphRequest {
-  graph: string | GraphDoc;
-}
+export type ApiGraphRequest = v.InferOutput<typeof apiGraphRequestSchema>;
 
 /** `POST /api/validate`: `ok` when no diagnostic is an error. */
 export interface ApiValidateResponse {
@@ -85,9 +85,7 @@ export interface ApiValidateResponse {
 }
 
 /** `POST /api/compile`: with `nodeId`, only that node's files (`ApiCompileNodeResponse`). */
-export interface ApiCompileRequest extends ApiGraphRequest {
-  nodeId?: string;
-}
+export type ApiCompileRequest = v.InferOutput<typeof apiCompileRequestSchema>;
 
 /** `POST /api/compile` without `nodeId`: the whole repository's files. */
 export type ApiCompileResponse = CompileResult;
@@ -99,9 +97,7 @@ export interface ApiCompileNodeResponse {
 }
 
 /** `POST /api/import`: a repository directory on the server to open. */
-export interface ApiImportRequest {
-  dir: string;
-}
+export type ApiImportRequest = v.InferOutput<typeof apiImportRequestSchema>;
 
 /** `POST /api/import`: the repository now open (names sorted). */
 export interface ApiImportResponse {

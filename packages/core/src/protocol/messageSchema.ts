@@ -65,7 +65,8 @@ export interface UncheckedGraphDoc {
 }
 
 const GRAPH_NAME = `must be a name of 1–${MAX_GRAPH_NAME_LENGTH} characters`;
-const graphRef = v.union(
+/** A graph a request names: a saved graph's (or model's) name, or a whole document. */
+export const graphRefSchema = v.union(
   [
     v.pipe(v.string(), v.minLength(1, GRAPH_NAME), v.maxLength(MAX_GRAPH_NAME_LENGTH, GRAPH_NAME)),
     // Kept as sent (not copied): the server reads it with the graph document schema.
@@ -94,7 +95,7 @@ export function clientMessageSchemas(maxTensorElements?: number) {
     'run.start': obj({
       type: v.literal('run.start'),
       requestId: idString,
-      graph: graphRef,
+      graph: graphRefSchema,
       inputs,
       timeoutMs: v.optional(v.pipe(v.number('must be a positive number'), v.gtValue(0, 'must be a positive number'))),
       exported: v.optional(flag),
@@ -103,7 +104,7 @@ export function clientMessageSchemas(maxTensorElements?: number) {
     'stream.open': obj({
       type: v.literal('stream.open'),
       streamId: idString,
-      graph: graphRef,
+      graph: graphRefSchema,
       sequenceId: v.optional(sequenceId),
     }),
     'stream.append': obj({ type: v.literal('stream.append'), streamId: idString, inputs, end: v.optional(flag) }),

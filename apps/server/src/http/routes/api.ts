@@ -9,15 +9,19 @@ import type {
   ApiImportResponse,
   ApiSaveGraphResponse,
   ApiValidateResponse,
-  GraphDoc,
 } from '@ensemble-studio/core';
 import {
   PROTOCOL_VERSION,
+  apiCompileRequestSchema,
+  apiGraphRequestSchema,
+  apiImportRequestSchema,
   compileGraph,
   compileNodePreview,
   hasErrors,
+  isObj,
   migrate,
   ownValue,
+  readApiBody,
   validateGraph,
 } from '@ensemble-studio/core';
 import { isAbsolute, resolve } from 'node:path';
@@ -28,12 +32,11 @@ import { ApiError, storageError } from '../errors.ts';
 import { engineProblems } from '../readiness.ts';
 import type { Studio } from '../Studio.ts';
 
-/** The graph of a JSON body: `{graph: name | GraphDoc}`. */
-function bodyGraph(studio: Studio, req: Request): GraphDoc {
-  const body = req.body as { graph?: unknown } | undefined;
-  if (!body || typeof body !== 'object' || body.graph === undefined)
-    throw new ApiError(400, 'bad-request', 'body must be JSON {"graph": <name or graph document>}');
-  return studio.resolveGraph(body.graph);
+/** A JSON body read with its schema. @throws ApiError 400 naming the field and what was expected. */
+function readBody<T>(schema: Parameters<typeof readApiBody<T>>[0], req: Request): T {
+  const read = readApiBody(schema, req.body);
+  if (!read.ok) throw new ApiError(400, 'bad-request', read.error);
+  return read.value;
 }
 
 function graphName(req: Request): string {
@@ -84,9 +87,9 @@ function readRoutes(studio: Studio, router: Router): void {
 function writeRoutes(studio: Studio, router: Router): void {
   router.put('/graphs/:name', async (req, res) => {
     const name = graphName(req);
-    const body = req.body as { graph?: unknown } | undefined;
-    const doc = body && typeof body === 'object' && 'graph' in body ? body.graph : body;
-    const migrated = migrate(doc);
+    // The document itself or `{graph}`; migrate reads it with the graph document schema.
+    const body: unknown = req.body;
+    const migrated = migrate(isObj(body) && 'graph' in body ? body.graph : body);
     if (!migrated.ok) throw new ApiError(400, 'bad-graph', `graph document: ${migrated.error}`);
     if (migrated.graph.name !== name)
       throw new ApiError(400, 'name-mismatch', `graph is named "${migrated.graph.name}" but was saved as "${name}"`);
@@ -113,15 +116,19 @@ function writeRoutes(studio: Studio, router: Router): void {
 /** validate / compile / export / import. */
 function toolRoutes(studio: Studio, router: Router): void {
   router.post('/validate', (req, res) => {
-    const diagnostics = validateGraph(bodyGraph(studio, req), studio.catalogue);
+    const diagnostics = validateGraph(
+      studio.resolveGraph(readBody(apiGraphRequestSchema, req).graph),
+      studio.catalogue,
+    );
     res.json({ ok: !hasErrors(diagnostics), diagnostics } satisfies ApiValidateResponse);
   });
   router.post('/compile', (req, res) => {
-    const graph = bodyGraph(studio, req);
-    const nodeId = (req.body as { nodeId?: unknown } | undefined)?.nodeId;
+    const body = readBody(apiCompileRequestSchema, req);
+    const graph = studio.resolveGraph(body.graph);
+    const { nodeId } = body;
     if (nodeId !== undefined) {
-      if (typeof nodeId !== 'string' || !graph.nodes.some((n) => n.id === nodeId))
-        throw new ApiError(404, 'not-found', `graph "${graph.name}" has no node "${String(nodeId)}"`);
+      if (!graph.nodes.some((n) => n.id === nodeId))
+        throw new ApiError(404, 'not-found', `graph "${graph.name}" has no node "${nodeId.slice(0, 128)}"`);
       return void res.json({
         nodeId,
         files: compileNodePreview(graph, studio.catalogue, nodeId),
@@ -130,7 +137,7 @@ function toolRoutes(studio: Studio, router: Router): void {
     res.json(compileGraph(graph, studio.catalogue) satisfies ApiCompileResponse);
   });
   router.post('/export', (req, res) => {
-    const graph = bodyGraph(studio, req);
+    const graph = studio.resolveGraph(readBody(apiGraphRequestSchema, req).graph);
     const compiled = compileGraph(graph, studio.catalogue);
     if (!compiled.ok)
       throw new ApiError(422, 'invalid-graph', `graph "${graph.name}" does not compile`, compiled.diagnostics);
@@ -140,9 +147,7 @@ function toolRoutes(studio: Studio, router: Router): void {
     res.end(Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength));
   });
   router.post('/import', async (req, res) => {
-    const dir = (req.body as { dir?: unknown } | undefined)?.dir;
-    if (typeof dir !== 'string' || dir === '' || dir.includes('\0'))
-      throw new ApiError(400, 'bad-request', 'body must be JSON {"dir": "<repository directory>"}');
+    const { dir } = readBody(apiImportRequestSchema, req);
     const repo = await studio.openRepository(
       isAbsolute(dir) ? dir : resolve(process.env.INIT_CWD ?? process.cwd(), dir),
     );

@@ -1,4 +1,5 @@
 import type { Request, Router } from 'express';
+import { isObj } from '@ensemble-studio/core';
 import { ApiError } from '../errors.ts';
 import { loadModel, unloadModel } from '../modelLoading.ts';
 import { modelStatistics } from '../modelStatistics.ts';
@@ -15,17 +16,15 @@ function bodyObject(req: Request): Record<string, unknown> {
   } catch (err) {
     throw new ApiError(400, 'bad-request', `the request body is not JSON: ${(err as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw new ApiError(400, 'bad-request', 'the request body must be a JSON object');
-  return parsed as Record<string, unknown>;
+  if (!isObj(parsed)) throw new ApiError(400, 'bad-request', 'the request body must be a JSON object');
+  return parsed;
 }
 
 /** Triton's load may carry a config or model files to load instead of the repository's: the studio loads only from disk. */
 function refuseOverrides(name: string, body: Record<string, unknown>): void {
   const params = body.parameters;
   if (params === undefined) return;
-  if (params === null || typeof params !== 'object' || Array.isArray(params))
-    throw new ApiError(400, 'bad-request', "'parameters' must be a JSON object");
+  if (!isObj(params)) throw new ApiError(400, 'bad-request', "'parameters' must be a JSON object");
   const overrides = Object.keys(params).filter((k) => k === 'config' || k.startsWith('file:'));
   if (overrides.length > 0) {
     throw new ApiError(
