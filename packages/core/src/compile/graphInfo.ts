@@ -104,7 +104,7 @@ export function consumersOf(info: GraphInfo, nodeId: string, port: string): Port
  * The dtype and FULL shape of the tensor produced at output `port` of `node`, tracing through
  * routers and conditions (whose ports take the type of what feeds them).
  */
-export function producedType(info: GraphInfo, node: GraphNode, port: string): PortType {
+function producedType(info: GraphInfo, node: GraphNode, port: string): PortType {
   const t = info.types.get(portKey(node.id, port));
   return { datatype: t?.datatype ?? null, shape: t?.shape ? [...t.shape] : null };
 }

@@ -35,7 +35,7 @@ export function modelsToExport(nodes: readonly ModelNode[]): {
 }
 
 /** The file Triton loads from a version directory of this model. */
-export function modelFileName(config: ModelConfig): string {
+function modelFileName(config: ModelConfig): string {
   if (config.default_model_filename) return config.default_model_filename;
   const kind = `${config.platform ?? ''} ${config.backend ?? ''}`;
   if (/python/.test(kind)) return 'model.py';

@@ -43,7 +43,7 @@ export function gateTensorNames(port: string): { input: string; output: string }
 }
 
 /** True when the node becomes an ensemble step (direct routers and I/O nodes do not). */
-export function isStepNode(n: GraphNode): boolean {
+function isStepNode(n: GraphNode): boolean {
   return n.kind === 'model' || n.kind === 'op' || n.kind === 'condition' || (n.kind === 'router' && !isDirectRouter(n));
 }
 

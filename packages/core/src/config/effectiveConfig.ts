@@ -21,7 +21,7 @@ export interface EffectiveConfigOptions {
 }
 
 /** Triton's default idle time of a sequence, 1 s. */
-export const SEQUENCE_IDLE_DEFAULT_MICROSECONDS = 1_000_000;
+const SEQUENCE_IDLE_DEFAULT_MICROSECONDS = 1_000_000;
 
 function fillBackend(config: ModelConfig, opts: EffectiveConfigOptions): void {
   const fields = autoCompleteBackend(config, opts.dirName, opts.files ?? []);

@@ -11,25 +11,8 @@
 // - BYTES tensors may only appear in len(), size() and .shape[i]; `and`/`or` short-circuit.
 // Limits: MAX_EXPRESSION_LENGTH characters, MAX_NESTING levels of (), calls and unary operators,
 // MAX_AST_DEPTH nested operations. Columns are 1-based UTF-16 offsets.
-export type {
-  Expr,
-  ExprError,
-  ExprFunction,
-  ArithmeticOp,
-  CompareOp,
-  LogicalOp,
-  NumberExpr,
-  BoolExpr,
-  RefExpr,
-  ShapeExpr,
-  CallExpr,
-  UnaryExpr,
-  BinaryExpr,
-  CompareExpr,
-  LogicalExpr,
-} from './ast.ts';
-export { EXPR_FUNCTIONS, referencedPorts } from './ast.ts';
-export { parseExpression, MAX_NESTING, MAX_AST_DEPTH } from './parser.ts';
+export { EXPR_FUNCTIONS } from './ast.ts';
+export { parseExpression, MAX_NESTING } from './parser.ts';
 export { MAX_EXPRESSION_LENGTH } from './lexer.ts';
 export { checkExpression, type ExprTensorType } from './check.ts';
 export { evaluateExpression } from './evaluate.ts';

@@ -46,7 +46,7 @@ function isIdentPart(c: string | undefined): boolean {
 }
 
 /** Describes a character for a message without echoing invisible or confusable text verbatim. */
-export function describeChar(ch: string): string {
+function describeChar(ch: string): string {
   const cp = ch.codePointAt(0) ?? 0;
   const hex = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
   const printable = cp > 0x20 && cp !== 0x7f && !(cp >= 0x80 && cp <= 0xa0) && !/\s/u.test(ch);

@@ -19,7 +19,7 @@ export interface LayoutOptions {
 }
 
 /** Width the layout assumes for a node it has no measured size for (the editor's node width). */
-export const LAYOUT_NODE_WIDTH = 176;
+const LAYOUT_NODE_WIDTH = 176;
 /** Space between columns (room for an edge's dtype/shape label), between nodes of a column, between bands. */
 export const LAYOUT_GAP = { column: 110, row: 28, band: 90 } as const;
 /** Column pitch when every node has the default width. */

@@ -54,7 +54,7 @@ function pushUtf8(out: number[], cp: number): void {
 }
 
 /** Decodes UTF-8 bytes; malformed sequences become U+FFFD. */
-export function decodeUtf8(bytes: readonly number[]): string {
+function decodeUtf8(bytes: readonly number[]): string {
   let s = '';
   for (let i = 0; i < bytes.length;) {
     const b = bytes[i] ?? 0;

@@ -12,7 +12,7 @@ export type { PbtxtError } from './lexer.ts';
 export type PbtxtResult = { ok: true; config: ModelConfig } | { ok: false; error: PbtxtError };
 
 /** protoc's default recursion limit. */
-export const MAX_DEPTH = 100;
+const MAX_DEPTH = 100;
 
 type Json = Record<string, unknown>;
 

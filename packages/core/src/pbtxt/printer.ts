@@ -34,7 +34,7 @@ export function quoteString(s: string): string {
 }
 
 /** Formats a float/double so it reparses to the same number (`inf`, `-inf`, `nan`, `-0`). */
-export function formatFloat(v: number): string {
+function formatFloat(v: number): string {
   if (Number.isNaN(v)) return 'nan';
   if (v === Infinity) return 'inf';
   if (v === -Infinity) return '-inf';

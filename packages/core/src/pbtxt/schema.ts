@@ -306,7 +306,7 @@ function compileField(line: string): FieldDef {
 }
 
 /** Every message of model_config.proto, by (dotted) name, e.g. `ModelSequenceBatching.Control`. */
-export const MESSAGES: Record<string, MessageDef> = Object.fromEntries(
+const MESSAGES: Record<string, MessageDef> = Object.fromEntries(
   Object.entries(SOURCE).map(([name, lines]) => {
     const fields = lines.map(compileField);
     return [name, { name, fields, byName: new Map(fields.map((f) => [f.name, f])) }];

@@ -13,7 +13,7 @@ const INT_RANGES: Partial<Record<ScalarKind, [bigint, bigint]>> = {
 };
 
 /** Parses an integer token's text (decimal, `0x` hex, leading-`0` octal); undefined when not an integer. */
-export function parseIntText(text: string): bigint | undefined {
+function parseIntText(text: string): bigint | undefined {
   if (/^0[xX][0-9a-fA-F]+$/.test(text)) return BigInt(text);
   if (/^0[0-7]+$/.test(text)) return BigInt(`0o${text.slice(1)}`);
   if (/^(0|[1-9][0-9]*)$/.test(text)) return BigInt(text);

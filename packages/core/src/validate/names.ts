@@ -1,5 +1,5 @@
 /** Longest name we accept for a model or ensemble tensor (Triton limits string ids to 128 chars). */
-export const MAX_NAME_LENGTH = 128;
+const MAX_NAME_LENGTH = 128;
 
 /**
  * Why `name` is not a safe Triton model/tensor name, or undefined when it is. The rule (stricter

@@ -20,7 +20,7 @@ import {
 import { batchSizes, edgeTypes } from './rules/types.ts';
 
 /** Every rule of PRODUCT §6, in the order their diagnostics are listed. */
-export const GRAPH_RULES: readonly Rule[] = [
+const GRAPH_RULES: readonly Rule[] = [
   emptyGraph,
   cycles,
   danglingEdges,

@@ -7,7 +7,7 @@ import type { ModelConfig } from '../modelConfig.ts';
 import { asList, asRecord, error, formatDims, warning } from './util.ts';
 
 /** Products of the chunks between `-1` dims: `[2,-1,3,4]` → `[2,12]` (core `GetSplitElementCounts`). */
-export function splitElementCounts(dims: readonly number[]): number[] {
+function splitElementCounts(dims: readonly number[]): number[] {
   const counts = [1];
   for (const d of dims) {
     if (d === -1) counts.push(1);

@@ -10,7 +10,7 @@ import { autoCompleteBackend } from '../normalizeConfig.ts';
 import { asList, asRecord, error, formatDims, warning } from './util.ts';
 
 /** Platforms each backend with a fixed platform accepts (core `GetBackendType`/`GetBackendTypeFromPlatform`). */
-export const BACKEND_PLATFORMS: Record<string, readonly string[]> = {
+const BACKEND_PLATFORMS: Record<string, readonly string[]> = {
   onnxruntime: ['onnxruntime_onnx'],
   tensorrt: ['tensorrt_plan'],
   pytorch: ['pytorch_libtorch'],
