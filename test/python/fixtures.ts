@@ -3,7 +3,7 @@ import type { ConditionStrategy, GraphDoc } from '../../packages/core/src/graph/
 import { graphFixture } from '../../packages/core/src/testing/fixtures.ts';
 
 /** identity (mbs 4, with settings) → optional_in → Y. */
-export function chainGraph(): GraphDoc {
+function chainGraph(): GraphDoc {
   return graphFixture('chain', 4)
     .input('X', 'FP32', [-1])
     .model('first', 'identity', {

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
  * Cases per fuzz property. CI runs the defaults (each file well under 10 s on 2 cores); `FUZZ_SCALE=20 pnpm test:stress`
  * or `FUZZ_SCALE=20 npx vitest run test/fuzz` runs 20× as many.
  */
-export const FUZZ_SCALE = Math.max(1, Number(process.env.FUZZ_SCALE ?? 1) || 1);
+const FUZZ_SCALE = Math.max(1, Number(process.env.FUZZ_SCALE ?? 1) || 1);
 const runs = (n: number) => Math.round(n * FUZZ_SCALE);
 export const FUZZ_RUNS = {
   expr: runs(3000),

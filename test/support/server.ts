@@ -8,7 +8,7 @@ import { makeTestRepository } from '../../apps/server/src/testing/testRepository
 import { EXAMPLES_DIR, ROOT } from './mutate.ts';
 import { removeTempDir, tempDir } from './tempDir.ts';
 
-export { makeTestRepository, EXAMPLES_DIR };
+export { EXAMPLES_DIR };
 
 /**
  * A real server (engine included) in this process on an ephemeral loopback port.

@@ -6,9 +6,9 @@ import { decodeWav } from '../../apps/server/src/io/wav.ts';
 import { ROOT } from './mutate.ts';
 import type { Msg, TestSocket } from './wsClient.ts';
 
-export const FIXTURES = join(ROOT, 'test/fixtures/generated');
-export const WINDOW = 512;
-export const CONTEXT = 64;
+const FIXTURES = join(ROOT, 'test/fixtures/generated');
+const WINDOW = 512;
+const CONTEXT = 64;
 
 /** 576-sample windows (64 samples of context + 512 new) of the speech fixture, from `offset` windows in. */
 export function vadChunks(count: number, offset = 0): number[][] {

@@ -43,13 +43,13 @@ export interface RunningServer {
 }
 
 /** A configuration the server refuses to start with (e.g. a public host without a token). */
-export class ConfigError extends Error {}
+class ConfigError extends Error {}
 
 /**
  * Checks that a host/token pair is safe to listen with: anything but loopback needs a token.
  * @throws ConfigError
  */
-export function checkListenConfig(host: string, token: string | undefined): void {
+function checkListenConfig(host: string, token: string | undefined): void {
   if (!isLoopbackHost(host) && !token) {
     throw new ConfigError(
       `refusing to listen on ${host} without --token: only loopback hosts (127.0.0.1, ::1, localhost) may run without one`,

@@ -11,7 +11,7 @@ export function instanceCount(config: ModelConfig): number {
 }
 
 /** Whether the model asks for GPU instances. */
-export function wantsGpu(config: ModelConfig): boolean {
+function wantsGpu(config: ModelConfig): boolean {
   return (config.instance_group ?? []).some((g) => g.kind === 'KIND_GPU');
 }
 

@@ -86,11 +86,6 @@ export function sameItemDims(a: readonly number[], b: readonly number[]): boolea
   return true;
 }
 
-/** True when both shapes have the same rank and sizes. */
-export function sameDims(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((d, i) => d === b[i]);
-}
-
 /** A copy of a tensor's data (a fresh buffer this thread owns). */
 export function copyData(data: TensorData): TensorData {
   return Array.isArray(data) ? [...data] : (data as Float32Array).slice();
@@ -119,7 +114,7 @@ const SUMMARY_FULL_LIMIT_STRINGS = 4096;
 const SUMMARIES = new WeakMap<Tensor, TensorSummary>();
 
 /** Remembers a summary computed elsewhere (a worker) for `t`; `summarizeTensor(t)` returns it. */
-export function rememberSummary<T extends Tensor>(t: T, summary: TensorSummary | undefined): T {
+function rememberSummary<T extends Tensor>(t: T, summary: TensorSummary | undefined): T {
   if (summary) SUMMARIES.set(t, restoreSummary(summary));
   return t;
 }

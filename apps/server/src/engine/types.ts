@@ -9,7 +9,7 @@ import type {
 import type { Repository } from '../repo/types.ts';
 import type { CancelSignal } from './cancel.ts';
 
-export type { EngineMetrics, GraphMetrics, ModelMetrics } from './Metrics.ts';
+export type { GraphMetrics, ModelMetrics } from './Metrics.ts';
 
 export interface EngineOptions {
   repository: Repository;

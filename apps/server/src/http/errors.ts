@@ -56,7 +56,7 @@ export function toApiError(err: unknown, maxBodyBytes: number): ApiError {
 }
 
 /** Sends `{error:{code,message,details}}` with the error's status. */
-export function sendApiError(res: Response, err: ApiError): void {
+function sendApiError(res: Response, err: ApiError): void {
   if (res.headersSent) return void res.end();
   const body = {
     error: {

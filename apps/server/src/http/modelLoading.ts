@@ -21,7 +21,7 @@ export function isUnloaded(studio: Studio, name: string): boolean {
 }
 
 /** True when the open repository serves `name`: a model, a saved graph, or a helper model a graph generates. */
-export function repositoryHas(studio: Studio, name: string): boolean {
+function repositoryHas(studio: Studio, name: string): boolean {
   return (
     catalogueModel(studio.catalogue, name) !== undefined ||
     ownValue(studio.repository.graphs, name) !== undefined ||

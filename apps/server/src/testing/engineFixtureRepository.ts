@@ -11,7 +11,7 @@ import { buildSyntheticModels, SYNTHETIC } from '../onnx/synthetic.ts';
 import type { Repository } from '../repo/types.ts';
 
 /** A catalogue entry from a config (dims as in config.pbtxt; the file is `<dir>/<name>/1/model.onnx`). */
-export function catalogueModel(name: string, config: ModelConfig): CatalogueModel {
+function catalogueModel(name: string, config: ModelConfig): CatalogueModel {
   const spec = (t: { name: string; data_type: string; dims: number[]; optional?: boolean }) => ({
     name: t.name,
     datatype: fromConfigType(t.data_type) ?? 'FP32',
@@ -32,7 +32,7 @@ export function catalogueModel(name: string, config: ModelConfig): CatalogueMode
 }
 
 /** A Repository over `dir` with the given configs; graphs as given. */
-export function repositoryOf(
+function repositoryOf(
   dir: string,
   configs: Record<string, ModelConfig>,
   graphs: Record<string, GraphDoc> = {},

@@ -4,7 +4,7 @@ import type { Repository } from '../repo/types.ts';
 import { tempDir } from './tempDir.ts';
 import { writeEngineRepository } from './engineFixtureRepository.ts';
 
-export { catalogueModel, realConfigs, repositoryOf, syntheticConfigs } from './engineFixtureRepository.ts';
+export { syntheticConfigs } from './engineFixtureRepository.ts';
 
 /**
  * The chosen models in a fresh `tempDir('engine-repo-')`, removed when the test (or, made outside a test, the file)

@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * What tools keep in the temp directory on purpose and reuse across runs: tsx's compile cache (`tsx-<uid>`), the
  * python3 shim of scripts/setup.mjs, node's compile cache.
  */
-export const TOOL_CACHES: readonly RegExp[] = [/^tsx-\d+$/, /^ensemble-studio-python$/, /^node-compile-cache$/];
+const TOOL_CACHES: readonly RegExp[] = [/^tsx-\d+$/, /^ensemble-studio-python$/, /^node-compile-cache$/];
 
 /** The PulseAudio runtime dir a run gives Chromium and espeak-ng (PULSE_RUNTIME_PATH); the run removes it. */
 export const AUDIO_RUNTIME_DIR = 'pulse-runtime';

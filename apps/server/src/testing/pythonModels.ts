@@ -197,7 +197,7 @@ const MODELS: Record<string, { py: string; config: string }> = {
 };
 
 /** The well-behaved models (the hostile ones are written only where a test asks for them). */
-export const WELL_BEHAVED = ['add_sub', 'repeat', 'bls', 'raiser', 'crasher', 'batch', 'env_path'];
+const WELL_BEHAVED = ['add_sub', 'repeat', 'bls', 'raiser', 'crasher', 'batch', 'env_path'];
 
 /** Writes the named test models (`<dir>/<name>/config.pbtxt`, `<dir>/<name>/1/model.py`). */
 export function writePythonModels(dir: string, names: string[] = WELL_BEHAVED): void {

@@ -4,7 +4,7 @@ import { WebSocket } from 'ws';
 /** Progress messages that may be dropped for a slow client; final run messages never are. */
 const DROPPABLE = new Set<ServerMessage['type']>(['run.partial', 'node.started', 'node.finished', 'node.skipped']);
 
-export const BACKPRESSURE_POLICY = 'drop-progress';
+const BACKPRESSURE_POLICY = 'drop-progress';
 
 /**
  * Sends ServerMessages to one socket with backpressure: once `ws.bufferedAmount` passes the cap,

@@ -26,7 +26,7 @@ interface PendingBinary {
 }
 
 /** Largest `timeoutMs` a timer can hold (2^31 - 1 ms, about 24.8 days); Node re-arms longer ones every millisecond. */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 export interface RunOptions {
   graph: GraphDoc;

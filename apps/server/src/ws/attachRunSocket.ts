@@ -7,8 +7,8 @@ import type { Studio } from '../http/Studio.ts';
 import { startHeartbeat, trackPongs } from './heartbeat.ts';
 import { RunClient } from './RunClient.ts';
 
-export const WS_PATH = '/ws';
-export const TOKEN_PROTOCOL_PREFIX = 'studio-token.';
+const WS_PATH = '/ws';
+const TOKEN_PROTOCOL_PREFIX = 'studio-token.';
 
 export interface RunSocket {
   wss: WebSocketServer;
@@ -34,7 +34,7 @@ function requestToken(req: IncomingMessage, url: URL): string | undefined {
 }
 
 /** Browsers send Origin: it must name the host the client connected to (no cross-site sockets). */
-export function originAllowed(req: IncomingMessage): boolean {
+function originAllowed(req: IncomingMessage): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   try {

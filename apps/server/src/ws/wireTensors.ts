@@ -3,7 +3,7 @@ import { dtypeSize, elementCount, keyedRecord, tensorFromJson, tensorToJson } fr
 import { checkElements, tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
 
 /** Tensors with more elements than this travel as binary frames (BYTES always as JSON). */
-export const BINARY_THRESHOLD = 4096;
+const BINARY_THRESHOLD = 4096;
 
 /**
  * Decodes validated wire tensors: JSON `data`, or `binary: i` = the i-th binary frame that followed

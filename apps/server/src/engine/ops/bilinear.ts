@@ -21,7 +21,7 @@ export function samplePositions(outN: number, inN: number): Float64Array {
  * i0 = floor(s), i1 = min(i0 + 1, inN − 1), f = s − i0. The generated numpy code
  * (compile/python/ops/common.ts) uses exactly this formula, so both agree bit for bit.
  */
-export function axisSamples(outN: number, inN: number): { i0: Int32Array; i1: Int32Array; f: Float64Array } {
+function axisSamples(outN: number, inN: number): { i0: Int32Array; i1: Int32Array; f: Float64Array } {
   const s = samplePositions(outN, inN);
   const i0 = Int32Array.from(s, Math.floor);
   const i1 = Int32Array.from(i0, (lo) => Math.min(lo + 1, inN - 1));

@@ -46,7 +46,7 @@ export function cropWidths(
  * (bilinear in its corners: exact for the rectangles db_postprocess gives, where the warp is affine)
  * and is read bilinearly there, clamped to the image. Returns unrounded HWC values (float64).
  */
-export function warpCrop(src: Uint8Array, iw: number, ih: number, q: Quad, outH: number, outW: number): Float64Array {
+function warpCrop(src: Uint8Array, iw: number, ih: number, q: Quad, outH: number, outW: number): Float64Array {
   const { w, h, tall } = quadSize(q);
   // Turned upright, the crop has w rows and h columns: its (r, c) is the crop's (row c, col w−1−r).
   const ys = samplePositions(outH, tall ? w : h);

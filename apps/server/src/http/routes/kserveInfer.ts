@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
 import { catalogueModel, ownValue } from '@ensemble-studio/core';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
-import { splitRawBody, type GenerateRequest } from '../kserveBody.ts';
+import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
@@ -12,11 +12,6 @@ type RunResult = Awaited<ReturnType<Studio['engine']['run']>>;
 type RunRequest = Parameters<Studio['engine']['run']>[0];
 type Sequence = { id: number | string; start: boolean; end: boolean };
 const bad = (m: string) => new ApiError(400, 'bad-request', m);
-
-/** The JSON part of a body: all of it, or the header of a binary-extension request. */
-export function splitBody(req: Request): { json: unknown; binary?: Uint8Array } {
-  return splitRawBody(rawBody(req), headerLength(req));
-}
 
 function rawBody(req: Request): Buffer {
   return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

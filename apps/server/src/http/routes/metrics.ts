@@ -105,7 +105,7 @@ const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace
  * `model`/`version` labels so existing Triton dashboards work.
  * @example formatMetrics([{ model: 'det', version: '1', success: 3, … }])
  */
-export function formatMetrics(counters: readonly ModelCounters[], gauges: Record<string, number> = {}): string {
+function formatMetrics(counters: readonly ModelCounters[], gauges: Record<string, number> = {}): string {
   const lines: string[] = [];
   for (const f of FAMILIES) {
     const rows = counters.filter((c) => f.value(c) !== undefined);
@@ -133,7 +133,7 @@ export function metricsRouter(studio: Studio): Router {
 }
 
 /** Adapts `engine.metrics()` to Triton's per-model counters (models, then graphs as ensembles). */
-export function engineCounters(studio: Studio): ModelCounters[] {
+function engineCounters(studio: Studio): ModelCounters[] {
   const m = studio.engine.metrics();
   const version = (name: string) => String(catalogueModel(studio.catalogue, name)?.versions.at(-1) ?? 1);
   const models: ModelCounters[] = Object.entries(m.models).map(([model, c]) => ({
@@ -186,7 +186,7 @@ export function engineCounters(studio: Studio): ModelCounters[] {
 export const UNSAVED_GRAPHS = '(unsaved graphs)';
 
 /** Executions per batch size, per model (`studio_batch_executions_total{model,version,batch_size}`). */
-export function batchSizeLines(studio: Studio): string[] {
+function batchSizeLines(studio: Studio): string[] {
   const lines: string[] = [];
   for (const [model, c] of Object.entries(studio.engine.metrics().models)) {
     for (const [size, n] of Object.entries(c.batchSizes))

@@ -18,7 +18,7 @@ const ENTRY = new URL('./worker.ts', import.meta.url).href;
  * when the thread dies unexpectedly every in-flight request fails with `instance-crashed` and
  * `onCrash` fires so the owner can restart it.
  */
-export class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
+class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   private worker: Worker | undefined;
   private nextId = 1;
   private pending = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
