@@ -60,10 +60,11 @@ function Editor() {
   const store = useEditorStore();
   const theme = useEditor((s) => s.ui.theme);
   const files = useGraphFiles();
+  const saveGraph = files.save;
   const rf = useReactFlow<PipelineFlowNode>();
   const extra = useMemo(
     () => ({
-      save: () => void files.save(),
+      save: () => void saveGraph(),
       fit: () => fitLegible(rf, 200),
       layout: () => {
         const s = store.getState();
@@ -71,8 +72,8 @@ function Editor() {
         requestAnimationFrame(() => fitLegible(rf, 200));
       },
     }),
-    [files.save, rf, store],
-  ); // eslint-disable-line react-hooks/exhaustive-deps
+    [saveGraph, rf, store],
+  );
   useShortcuts(store, extra);
   useEffect(() => {
     document.documentElement.dataset.theme = theme;

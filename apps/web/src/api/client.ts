@@ -15,7 +15,7 @@ import type {
 } from '@ensemble-studio/core';
 
 /** An error the server reported (`{ error: { code, message } }`) or a network failure. */
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(
     readonly code: string,
     message: string,

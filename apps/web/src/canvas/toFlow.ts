@@ -128,7 +128,7 @@ export function createToFlowNodes() {
 }
 
 /** `FP32 [1,3,-1,-1]`, or `?` when nothing typed feeds the port yet. */
-export function tensorLabel(t: PortType | undefined): string {
+function tensorLabel(t: PortType | undefined): string {
   if (!t || t.datatype === null) return '?';
   return `${t.datatype} ${formatShape(t.shape)}`;
 }

@@ -5,7 +5,7 @@ import type { PipelineFlowNode } from './toFlow.ts';
  * The smallest zoom a graph opens at: node text is 12 px and titles 14 px, so at 0.8 they are 9.6 px and 11.2 px on
  * screen. A graph too large to fit above it opens at this zoom at its top-left corner (the minimap shows the rest).
  */
-export const LEGIBLE_ZOOM = 0.8;
+const LEGIBLE_ZOOM = 0.8;
 /** Below this zoom nodes drop their port types and subtitles (they would be unreadable). */
 export const DETAIL_ZOOM = 0.55;
 /** Below this zoom (titles under 5 px) nodes are drawn as plain boxes in their kind's colour, and edges unlabelled. */

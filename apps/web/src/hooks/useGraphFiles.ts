@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { migrate, newGraph } from '@ensemble-studio/core';
 import type { ApiGraphListing, GraphDoc } from '@ensemble-studio/core';
 import { api } from '../api/client.ts';
+import type { EditorStore } from '../store/createEditorStore.ts';
 import { useEditorStore } from '../store/useEditor.ts';
 import { selectDirty } from '../store/selectors.ts';
 
@@ -31,6 +32,14 @@ export async function loadGraphDoc(name: string): Promise<GraphDoc> {
 
 const UNSAVED = 'This graph has unsaved changes. Discard them?';
 
+/** The store's actions, the unsaved-changes guard and the error toast, for one store. */
+function fileHelpers(store: EditorStore) {
+  const actions = () => store.getState().actions;
+  const guard = () => !selectDirty(store.getState()) || window.confirm(UNSAVED);
+  const fail = (e: unknown) => actions().notify((e as Error).message, 'error');
+  return { actions, guard, fail };
+}
+
 /** Open / save / new / export against the repository, with the unsaved-changes guard. */
 export function useGraphFiles() {
   const store = useEditorStore();
@@ -46,9 +55,7 @@ export function useGraphFiles() {
     window.addEventListener('beforeunload', onBeforeUnload);
     return () => window.removeEventListener('beforeunload', onBeforeUnload);
   }, [store]);
-  const actions = () => store.getState().actions;
-  const guard = () => !selectDirty(store.getState()) || window.confirm(UNSAVED);
-  const fail = (e: unknown) => actions().notify((e as Error).message, 'error');
+  const { actions, guard, fail } = useMemo(() => fileHelpers(store), [store]);
 
   const open = useCallback(
     async (name: string) => {
@@ -61,8 +68,8 @@ export function useGraphFiles() {
         fail(e);
       }
     },
-    [store],
-  ); // eslint-disable-line react-hooks/exhaustive-deps
+    [actions, guard, fail],
+  );
   const save = useCallback(async () => {
     const graph = store.getState().doc.graph;
     try {
@@ -79,14 +86,14 @@ export function useGraphFiles() {
     } catch (e) {
       fail(e);
     }
-  }, [store, refresh]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [store, actions, fail, refresh]);
   const create = useCallback(() => {
     if (!guard()) return;
     const taken = new Set(graphs.map((g) => g.name));
     let name = 'untitled';
     for (let i = 2; taken.has(name); i++) name = `untitled_${i}`;
     actions().loadGraph(newGraph(name), false);
-  }, [store, graphs]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [graphs, actions, guard]);
   const exportZip = useCallback(async () => {
     const graph = store.getState().doc.graph;
     try {
@@ -94,6 +101,6 @@ export function useGraphFiles() {
     } catch (e) {
       fail(e);
     }
-  }, [store]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [store, fail]);
   return { graphs, open, save, create, exportZip };
 }

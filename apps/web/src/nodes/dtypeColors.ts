@@ -1,7 +1,7 @@
 import type { DataType } from '@ensemble-studio/core';
 
 /** One colour per dtype family so a mismatch is visible before the drop. */
-export const DTYPE_COLORS: Record<DataType, string> = {
+const DTYPE_COLORS: Record<DataType, string> = {
   FP32: '#4c9dff',
   FP16: '#36c5f0',
   BF16: '#36c5f0',
@@ -18,7 +18,7 @@ export const DTYPE_COLORS: Record<DataType, string> = {
   BOOL: '#ff6b9a',
 };
 
-export const UNTYPED_COLOR = '#8a8f98';
+const UNTYPED_COLOR = '#8a8f98';
 
 /** The colour of a port's dtype; grey while it is still inferred. */
 export const dtypeColor = (t: DataType | null | undefined): string => (t ? DTYPE_COLORS[t] : UNTYPED_COLOR);

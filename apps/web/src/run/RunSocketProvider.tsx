@@ -10,6 +10,9 @@ export function RunSocketProvider({ children }: { children: ReactNode }) {
   const [socket, setSocket] = useState<RunSocket | null>(null);
   useEffect(() => {
     const s = createRunSocket(store);
+    // The socket is an outside resource: opened here so that it is closed with the effect (twice mounted in
+    // StrictMode, the first one closes); children see it once it exists.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
     setSocket(s);
     return () => s.close();
   }, [store]);

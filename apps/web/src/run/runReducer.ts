@@ -2,7 +2,7 @@ import type { ServerMessage, SkipReason, WireTensor } from '@ensemble-studio/cor
 import type { NodeRun, RunRecord, RunState, StreamState } from '../store/types.ts';
 
 /** How many finished runs the timeline keeps for comparison. */
-export const KEPT_RUNS = 5;
+const KEPT_RUNS = 5;
 /** How many model log lines the run panel keeps (a model printing megabytes must not grow the page without end). */
 export const KEPT_LOG_LINES = 500;
 
@@ -24,7 +24,7 @@ export const initialRun = (): RunState => ({
 });
 
 /** A skip reason in words, e.g. "no text? exited: len(boxes) == 0 was true". */
-export function skipText(r: SkipReason): string {
+function skipText(r: SkipReason): string {
   switch (r.type) {
     case 'exit':
       return `exited early at '${r.conditionId}': ${r.expression} was ${String(r.value)}`;

@@ -6,7 +6,7 @@ export type BrowserTensor = WireTensor | { datatype: DataType; shape: number[]; 
 export type Inputs = Record<string, BrowserTensor>;
 
 /** Splits inputs into the wire form (`binary: i`) and the frames that follow the message. */
-export function encodeInputs(inputs: Inputs): { wire: Record<string, WireTensor>; frames: Uint8Array[] } {
+function encodeInputs(inputs: Inputs): { wire: Record<string, WireTensor>; frames: Uint8Array[] } {
   const wire: Record<string, WireTensor> = {};
   const frames: Uint8Array[] = [];
   for (const [name, t] of Object.entries(inputs)) {

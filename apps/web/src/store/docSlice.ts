@@ -14,10 +14,7 @@ import {
 import type { GraphDoc, NodeKind, XY } from '@ensemble-studio/core';
 import * as history from './history.ts';
 import { baseId, edgeId, idFactory } from './ids.ts';
-import type { DocActions, EditorState, Fragment } from './types.ts';
-
-type Set = (partial: Partial<EditorState> | ((s: EditorState) => Partial<EditorState>)) => void;
-type Get = () => EditorState;
+import type { DocActions, Fragment, GetEditorState, SetEditorState } from './types.ts';
 
 /** Where pasted/duplicated copies land relative to the originals. */
 export const PASTE_OFFSET: XY = { x: 40, y: 40 };
@@ -26,7 +23,12 @@ export const PASTE_OFFSET: XY = { x: 40, y: 40 };
  * Replaces the document with `next`; `record` makes it one undo step, `ignore` (a drag in progress)
  * does not. Selection is pruned to what still exists.
  */
-export function commit(set: Set, get: Get, next: GraphDoc, mode: history.HistoryMode = 'record'): void {
+export function commit(
+  set: SetEditorState,
+  get: GetEditorState,
+  next: GraphDoc,
+  mode: history.HistoryMode = 'record',
+): void {
   const s = get();
   if (next === s.doc.graph) return;
   const ids = new Set(next.nodes.map((n) => n.id));
@@ -78,7 +80,7 @@ function pasteFragment(graph: GraphDoc, fragment: Fragment, offset: XY): { graph
   };
 }
 
-export function createDocActions(set: Set, get: Get): DocActions {
+export function createDocActions(set: SetEditorState, get: GetEditorState): DocActions {
   const graph = () => get().doc.graph;
   const apply = (next: GraphDoc, mode: history.HistoryMode = 'record') => commit(set, get, next, mode);
   const selectNodes = (nodes: string[]) => set((s) => ({ ui: { ...s.ui, selection: { nodes, edges: [] } } }));

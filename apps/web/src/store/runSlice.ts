@@ -1,10 +1,8 @@
 import { initialRun, reduceRun } from '../run/runReducer.ts';
-import type { EditorState, NodeRun, RunActions } from './types.ts';
-
-type Set = (partial: Partial<EditorState> | ((s: EditorState) => Partial<EditorState>)) => void;
+import type { NodeRun, RunActions, SetEditorState } from './types.ts';
 
 /** Run actions. Only run/runSocket.ts calls them: it is the one writer of run state. */
-export function createRunActions(set: Set): RunActions {
+export function createRunActions(set: SetEditorState): RunActions {
   return {
     receive(msg) {
       set((s) => {

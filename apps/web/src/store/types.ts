@@ -95,7 +95,8 @@ export interface NodeRun {
 
 export type RunStatus = 'idle' | 'starting' | 'running' | 'completed' | 'exited' | 'failed' | 'cancelled';
 
-export interface Partial {
+/** One partial result of a run: a node's outputs as they arrived (one per chunk of a stream). */
+export interface RunPartial {
   nodeId: string;
   index: number;
   chunk?: number;
@@ -142,7 +143,7 @@ export interface RunState {
   requestId: string | null;
   status: RunStatus;
   nodes: Record<string, NodeRun>;
-  partials: Partial[];
+  partials: RunPartial[];
   outputs: Record<string, WireTensor>;
   message: string | null;
   totalMs: number | null;
@@ -202,6 +203,11 @@ export interface RunActions {
   markCancelled(): void;
   clearRun(): void;
 }
+
+/** Zustand's `set` for the editor store, as the slices receive it. */
+export type SetEditorState = (partial: Partial<EditorState> | ((s: EditorState) => Partial<EditorState>)) => void;
+/** Zustand's `get` for the editor store. */
+export type GetEditorState = () => EditorState;
 
 export interface EditorState {
   catalogue: Catalogue;

@@ -3,10 +3,7 @@ import type { XY } from '@ensemble-studio/core';
 import { moveNodes } from '@ensemble-studio/core';
 import { commit, fragmentOf } from './docSlice.ts';
 import * as history from './history.ts';
-import type { EditorState, Selection, Size, UiActions, UiState } from './types.ts';
-
-type Set = (partial: Partial<EditorState> | ((s: EditorState) => Partial<EditorState>)) => void;
-type Get = () => EditorState;
+import type { GetEditorState, Selection, SetEditorState, Size, UiActions, UiState } from './types.ts';
 
 export const initialUi = (theme: UiState['theme'] = 'dark'): UiState => ({
   selection: { nodes: [], edges: [] },
@@ -39,7 +36,7 @@ let focusSeq = 0;
  * dragging updates doc without history (marking the start); position at drag end squashes the whole
  * drag into one undo step. Removal is handled by `removeSelection` (the editor owns the Delete key).
  */
-function routeNodeChanges(set: Set, get: Get, changes: NodeChange[]): void {
+function routeNodeChanges(set: SetEditorState, get: GetEditorState, changes: NodeChange[]): void {
   const selects: { id: string; selected: boolean }[] = [];
   const measured: Record<string, Size> = {};
   const moving: Record<string, XY> = {};
@@ -73,7 +70,7 @@ function routeNodeChanges(set: Set, get: Get, changes: NodeChange[]): void {
   if (dragEnd) set((s) => ({ history: history.squash(s.history, s.doc.graph), ui: { ...s.ui, dragging: false } }));
 }
 
-export function createUiActions(set: Set, get: Get): UiActions {
+export function createUiActions(set: SetEditorState, get: GetEditorState): UiActions {
   const ui = (patch: Partial<UiState>) => set((s) => ({ ui: { ...s.ui, ...patch } }));
   return {
     select(selection: Selection) {

@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { ParamSpec } from '@ensemble-studio/core';
 
 interface TextProps {
@@ -13,13 +13,26 @@ interface TextProps {
   children?: ReactNode;
 }
 
+/**
+ * Local text for a field that starts over from `value` whenever the committed value changes (set during render,
+ * as React advises for state that follows a prop, so no frame shows the old text).
+ */
+function useDraft<T>(value: T, text: (v: T) => string): [string, (draft: string) => void] {
+  const [draft, setDraft] = useState(() => text(value));
+  const [from, setFrom] = useState(value);
+  if (!Object.is(from, value)) {
+    setFrom(value);
+    setDraft(text(value));
+  }
+  return [draft, setDraft];
+}
+
 /** A param's `help`, under its field. */
 const Hint = ({ text }: { text?: string }) => (text ? <span className="field-hint">{text}</span> : null);
 
 /** A text field with local state that commits on blur or Enter (one undo step per edit). */
 export function TextField({ label, value, onCommit, error, mono, placeholder, name, hint, children }: TextProps) {
-  const [draft, setDraft] = useState(value);
-  useEffect(() => setDraft(value), [value]);
+  const [draft, setDraft] = useDraft(value, String);
   const commit = () => {
     if (draft !== value) onCommit(draft);
   };
@@ -68,8 +81,7 @@ export function NumberField({
   name?: string;
   hint?: string;
 }) {
-  const [draft, setDraft] = useState(value === undefined ? '' : String(value));
-  useEffect(() => setDraft(value === undefined ? '' : String(value)), [value]);
+  const [draft, setDraft] = useDraft(value, (v) => (v === undefined ? '' : String(v)));
   const commit = () => {
     const v = draft.trim() === '' ? undefined : Number(draft);
     if (v !== value && (v === undefined || Number.isFinite(v))) onCommit(v);

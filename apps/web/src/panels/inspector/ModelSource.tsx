@@ -44,13 +44,15 @@ export function ModelSource({
 }) {
   const facts = modelFacts(model, settings)!;
   const request = useEditor((s) => (s.ui.source?.nodeId === nodeId ? s.ui.source : null));
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useState(request !== null);
+  const [shownRequest, setShownRequest] = useState(request);
+  if (request !== shownRequest) {
+    setShownRequest(request);
+    if (request) setOpen(true);
+  }
   const [source, setSource] = useState<
     { name: string; path: string; text: string } | { name: string; error: string } | null
   >(null);
-  useEffect(() => {
-    if (request) setOpen(true);
-  }, [request]);
   useEffect(() => {
     if (!open || source?.name === model.name) return;
     api.modelSource(model.name).then(

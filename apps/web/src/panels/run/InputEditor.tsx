@@ -28,7 +28,7 @@ export function InputEditor({ node, batched, streaming, value, onChange }: Props
       setError((e as Error).message);
     }
   };
-  const useImage = (file: Blob, name: string) =>
+  const applyImage = (file: Blob, name: string) =>
     guard(async () => {
       const r = await decodeImage(file, layout!, batched);
       onChange({
@@ -40,7 +40,7 @@ export function InputEditor({ node, batched, streaming, value, onChange }: Props
         name,
       });
     });
-  const useAudio = (file: File) =>
+  const applyAudio = (file: File) =>
     guard(async () => onChange({ type: 'audio', samples: await decodeAudio(file), name: file.name }));
   return (
     <div className="run-input" data-input={p.name}>
@@ -59,10 +59,10 @@ export function InputEditor({ node, batched, streaming, value, onChange }: Props
             aria-label={`Image for ${p.name}`}
             onChange={(e) => {
               const f = e.target.files?.[0];
-              if (f) void useImage(f, f.name);
+              if (f) void applyImage(f, f.name);
             }}
           />
-          <button onClick={() => void guard(async () => useImage(await sampleTextImage(), 'sample text image'))}>
+          <button onClick={() => void guard(async () => applyImage(await sampleTextImage(), 'sample text image'))}>
             Sample image
           </button>
         </div>
@@ -75,7 +75,7 @@ export function InputEditor({ node, batched, streaming, value, onChange }: Props
             aria-label={`Audio for ${p.name}`}
             onChange={(e) => {
               const f = e.target.files?.[0];
-              if (f) void useAudio(f);
+              if (f) void applyAudio(f);
             }}
           />
           <button onClick={() => onChange({ type: 'audio', samples: sampleAudio(), name: 'sample (3 s)' })}>
