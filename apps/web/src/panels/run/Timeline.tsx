@@ -19,7 +19,7 @@ export function Timeline({ timings, total }: { timings: NodeTiming[]; total: num
             key={t.nodeId}
             className="tl-row"
             data-node={t.nodeId}
-            title={`${t.nodeId}: queued ${t.queueMs.toFixed(1)} ms, computed ${t.computeMs.toFixed(1)} ms${t.batchSize ? ` in a batch of ${t.batchSize}` : ''}${t.instance ? ` on ${t.instance}` : ''}`}
+            title={`${t.nodeId}: queued ${t.queueMs.toFixed(1)} ms, computed ${t.computeMs.toFixed(1)} ms${t.batchSize ? ` in a batch of ${t.batchSize}` : ''}${t.instance ? ` on ${t.instance}` : ''}${t.placement ? ` (${t.placement})` : ''}`}
           >
             <span className="tl-name">{t.nodeId}</span>
             <span className="tl-track">
