@@ -90,9 +90,14 @@ describe('op fusion', () => {
 
   it('blames a failing fused op on that op, keeps what ran before it, and skips the rest', async () => {
     // A graph name of its own: the costs measured so far (per graph and node) would run ctc apart.
-    const graph = { ...ocrGraph(), name: 'ocr-failing-op' };
-    const ctc = graph.nodes.find((n) => n.id === 'ctc')!;
-    if (ctc.kind === 'op') ctc.params.values = { ...ctc.params.values, dictionary: 'rec/no_such_dictionary.txt' };
+    const ocr = ocrGraph();
+    const missing = { dictionary: 'rec/no_such_dictionary.txt' };
+    const nodes = ocr.nodes.map((n) =>
+      n.id === 'ctc' && n.kind === 'op'
+        ? { ...n, params: { ...n.params, values: { ...n.params.values, ...missing } } }
+        : n,
+    );
+    const graph = { ...ocr, name: 'ocr-failing-op', nodes };
     const { r, events } = await run(fused, graph);
     expect(r.status).toBe('failed');
     expect(r.error).toMatchObject({

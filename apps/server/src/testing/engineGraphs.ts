@@ -9,11 +9,15 @@ import {
   type GraphNode,
   type ModelSettings,
 } from '@ensemble-studio/core';
+import { deepFreeze } from '../../../../packages/core/src/testing/deepFreeze.ts';
 import { EXAMPLES_DIR } from '../examples/prepare.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
 
 const pos = { x: 0, y: 0 };
 let n = 0;
+
+/** Tests hand the engine frozen documents: code that writes to a graph it runs throws. */
+const frozen = (graph: GraphDoc): GraphDoc => deepFreeze(graph) as GraphDoc;
 const edge = (source: string, sourcePort: string, target: string, targetPort: string): GraphEdge => ({
   id: `e${n++}`,
   source,
@@ -42,7 +46,7 @@ export function fanoutGraph(settings?: ModelSettings): GraphDoc {
     edge('head_a', 'logits', 'logits_a', 'in'),
     edge('head_b', 'logits', 'logits_b', 'in'),
   ];
-  return { version: 1, name: 'shared_features', maxBatchSize: 64, nodes, edges };
+  return frozen({ version: 1, name: 'shared_features', maxBatchSize: 64, nodes, edges });
 }
 
 /**
@@ -71,7 +75,7 @@ export function branchesGraph(
     edge('branch_a', output.name, 'out_a', 'in'),
     edge('branch_b', output.name, 'out_b', 'in'),
   ];
-  return { version: 1, name: `${model}_branches`, maxBatchSize, nodes, edges };
+  return frozen({ version: 1, name: `${model}_branches`, maxBatchSize, nodes, edges });
 }
 
 /** One model node between an input and an output per port. */
@@ -104,7 +108,7 @@ export function singleModelGraph(
     });
     edges.push(edge('m', o.name, `out_${o.name}`, 'in'));
   }
-  return { version: 1, name: `${model}_only`, maxBatchSize, nodes, edges };
+  return frozen({ version: 1, name: `${model}_only`, maxBatchSize, nodes, edges });
 }
 
 /**
@@ -120,7 +124,7 @@ export function ocrGraph(strategy: ConditionStrategy = 'gate'): GraphDoc {
   const nodes = graph.nodes.map((node): GraphNode =>
     node.kind === 'condition' ? { ...node, params: { ...node.params, strategy } } : node,
   );
-  return { ...graph, nodes };
+  return frozen({ ...graph, nodes });
 }
 
 /** The `vad-stream` example: 576-sample chunk → audio framing → Silero VAD (stateful) → speech_prob. */
@@ -136,7 +140,7 @@ export function vadGraph(): GraphDoc {
     { id: 'vad', kind: 'model', position: pos, params: { model: 'vad' } },
     { id: 'speech', kind: 'output', position: pos, params: { name: 'speech_prob', datatype: 'FP32', dims: [1, 1] } },
   ];
-  return {
+  return frozen({
     version: 1,
     name: 'vad_stream',
     maxBatchSize: 0,
@@ -146,5 +150,5 @@ export function vadGraph(): GraphDoc {
       edge('frame', 'frames', 'vad', 'input'),
       edge('vad', 'output', 'speech', 'in'),
     ],
-  };
+  });
 }

@@ -115,8 +115,8 @@ describe('compileGraph: ensemble', () => {
   });
 
   it('still returns a preview when validation fails', () => {
-    const g = gateGraph().doc();
-    g.nodes = g.nodes.filter((n) => n.id !== 'X');
+    const whole = gateGraph().doc();
+    const g = { ...whole, nodes: whole.nodes.filter((n) => n.id !== 'X') };
     const r = compileGraph(g, cat);
     expect(r.ok).toBe(false);
     expect(r.files.some((f) => f.path === 'g/config.pbtxt')).toBe(true);
@@ -145,9 +145,15 @@ describe('compileGraph: composing models', () => {
     expect(c.sequence_batching).toBeUndefined();
     expect(c.model_transaction_policy).toEqual({ decoupled: true });
     expect(c.instance_group).toEqual([{ kind: 'KIND_CPU', count: 3 }]);
-    const n = g.nodes.find((x) => x.id === 'v')!;
-    if (n.kind === 'model') n.params.settings = { sequence_batching: null };
-    expect(config(compileGraph(g, cat).files, 'vad/config.pbtxt').sequence_batching).toBeUndefined();
+    const bare = {
+      ...g,
+      nodes: g.nodes.map((n) =>
+        n.id === 'v' && n.kind === 'model'
+          ? { ...n, params: { ...n.params, settings: { sequence_batching: null } } }
+          : n,
+      ),
+    };
+    expect(config(compileGraph(bare, cat).files, 'vad/config.pbtxt').sequence_batching).toBeUndefined();
   });
 
   it('reports one model used with two different settings', () => {

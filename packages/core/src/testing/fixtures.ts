@@ -3,6 +3,7 @@ import type { ModelConfig } from '../pbtxt/modelConfig.ts';
 import { toConfigType, type DataType } from '../tensor/dtype.ts';
 import { GRAPH_VERSION } from '../graph/types.ts';
 import type { ConditionNode, GraphDoc, GraphNode, ModelSettings, OpId, RouterMode } from '../graph/types.ts';
+import { deepFreeze } from './deepFreeze.ts';
 
 // Small graph fixtures for tests (core, store, server): a tiny catalogue of Triton-like models
 // and a builder with domain verbs. Not used by production code.
@@ -152,14 +153,16 @@ export class GraphFixture {
   emit(source: string, port: string, output: string): this {
     return this.wire(source, port, output, 'in');
   }
+  /** The document, deep-frozen: code under test that writes to a document it was handed throws. */
   doc(): GraphDoc {
-    return {
+    const doc: GraphDoc = {
       version: GRAPH_VERSION,
       name: this.name,
       maxBatchSize: this.maxBatchSize,
       nodes: [...this.nodes],
       edges: [...this.edges],
     };
+    return deepFreeze(doc) as GraphDoc;
   }
 }
 
