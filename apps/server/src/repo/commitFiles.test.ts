@@ -104,7 +104,7 @@ describe('saves a crash cannot leave half-done', () => {
       for (let trial = 0; trial < 5; trial++) {
         const child = spawn(
           process.execPath,
-          ['--import', 'tsx', join(import.meta.dirname, 'saveLoopChild.ts'), dir, JSON.stringify(base)],
+          ['--import', 'tsx', join(import.meta.dirname, '../testing/saveLoopChild.ts'), dir, JSON.stringify(base)],
           { stdio: ['ignore', 'pipe', 'inherit'] },
         );
         await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));

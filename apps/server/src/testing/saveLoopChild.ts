@@ -1,8 +1,8 @@
 // A child process for the crash test: saves graph `crash` over and over, alternating the name of
 // its output (so studio.json and config.pbtxt differ from save to save), until it is killed.
 import type { GraphDoc } from '@ensemble-studio/core';
-import { loadRepository } from './loadRepository.ts';
-import { saveGraph } from './saveGraph.ts';
+import { loadRepository } from '../repo/loadRepository.ts';
+import { saveGraph } from '../repo/saveGraph.ts';
 
 const [dir, graphJson] = process.argv.slice(2);
 const repo = await loadRepository(dir!);
