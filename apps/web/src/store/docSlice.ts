@@ -17,7 +17,7 @@ import { baseId, edgeId, idFactory } from './ids.ts';
 import type { DocActions, Fragment, GetEditorState, SetEditorState } from './types.ts';
 
 /** Where pasted/duplicated copies land relative to the originals. */
-export const PASTE_OFFSET: XY = { x: 40, y: 40 };
+const PASTE_OFFSET: XY = { x: 40, y: 40 };
 
 /**
  * Replaces the document with `next`; `record` makes it one undo step, `ignore` (a drag in progress)

@@ -86,7 +86,7 @@ export function createRunActions(set: SetEditorState): RunActions {
 }
 
 /** A cancelled run: nodes that had not finished say so. */
-export function cancelledNodes(nodes: Record<string, NodeRun>): Record<string, NodeRun> {
+function cancelledNodes(nodes: Record<string, NodeRun>): Record<string, NodeRun> {
   return Object.fromEntries(
     Object.entries(nodes).map(([id, n]) => [
       id,
