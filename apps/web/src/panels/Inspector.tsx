@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import { KIND_DEFS, nodeById, opDef, outputNodes } from '@ensemble-studio/core';
 import type { GraphNode } from '@ensemble-studio/core';
 import { useActions, useEditor } from '../store/useEditor.ts';
@@ -29,7 +29,15 @@ export function Inspector() {
   return <NodeInspector node={node} />;
 }
 
-function NodeInspector({ node }: { node: GraphNode }) {
+/** A drag replaces the node object on every frame with only its position changed: the form does not show it. */
+const samePlacedNode = (a: { node: GraphNode }, b: { node: GraphNode }) =>
+  a.node === b.node ||
+  (a.node.id === b.node.id &&
+    a.node.kind === b.node.kind &&
+    a.node.label === b.node.label &&
+    a.node.params === b.node.params);
+
+const NodeInspector = memo(function NodeInspector({ node }: { node: GraphNode }) {
   const a = useActions();
   const catalogue = useEditor((s) => s.catalogue);
   const diagnostics = useEditor(selectDiagnostics);
@@ -110,4 +118,4 @@ function NodeInspector({ node }: { node: GraphNode }) {
       )}
     </div>
   );
-}
+}, samePlacedNode);
