@@ -6,6 +6,19 @@ import { pyValue } from '../../pyStr.ts';
 /** Param values of an op node. */
 export type OpValues = Record<string, number | string | boolean>;
 
+/** The numpy side of one built-in op, for a generated Triton Python model. */
+export interface OpPython {
+  /**
+   * Python source defining `def run(inputs, model_dir)`: `inputs` maps port names to
+   * `np.ndarray`s and the result maps output port names to arrays (BYTES as `np.object_` arrays
+   * of `bytes`). Params are baked in as escaped literals; needs only `import numpy as np` and
+   * `import os` at module top. Bad inputs raise `ValueError` naming the op and port.
+   */
+  code: string;
+  /** Repository-relative files (`from`) to copy into the model directory (`to`, relative to `model_dir`). */
+  files: { from: string; to: string }[];
+}
+
 /**
  * The op's defaults overlaid with `values`, each checked against its ParamSpec.
  * @throws Error `<op>: param <problem>` for a bad value.

@@ -1,6 +1,5 @@
-import type { OpPython } from './index.ts';
 import { module, paramLines, PY_INPUT } from './common.ts';
-import type { OpValues } from './common.ts';
+import type { OpPython, OpValues } from './common.ts';
 import { pyStr } from '../../pyStr.ts';
 
 /**

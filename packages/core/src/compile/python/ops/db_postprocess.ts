@@ -1,6 +1,5 @@
-import type { OpPython } from './index.ts';
 import { module, paramLines, PY_INPUT } from './common.ts';
-import type { OpValues } from './common.ts';
+import type { OpPython, OpValues } from './common.ts';
 
 /** Run-based 8-connected labelling (as OpenCV's contours), identical in order and run ends to engine/ops/components.ts. */
 const COMPONENTS = `

@@ -1,6 +1,5 @@
-import type { OpPython } from './index.ts';
 import { module, paramLines, PY_INPUT, PY_RESIZE } from './common.ts';
-import type { OpValues } from './common.ts';
+import type { OpPython, OpValues } from './common.ts';
 
 const RUN = `
 MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float64)
