@@ -1,6 +1,6 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { dim, input, num, resolveValues } from './check.ts';
-import type { OpImpl } from './registry.ts';
+import type { OpImpl } from './opTypes.ts';
 
 /**
  * FP32 [S] whose first `context` samples repeat the previous chunk → frames FP32 [F, context+window],

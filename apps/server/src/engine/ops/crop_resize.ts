@@ -1,7 +1,7 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { samplePositions } from './bilinear.ts';
 import { channelOrder, dim, ensure, input, num, resolveValues } from './check.ts';
-import type { OpImpl } from './registry.ts';
+import type { OpImpl } from './opTypes.ts';
 import { distance as dist } from './rect.ts';
 
 /** A box's four corners as x, y: top-left, top-right, bottom-right, bottom-left (db_postprocess's order). */

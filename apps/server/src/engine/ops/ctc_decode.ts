@@ -1,6 +1,6 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { dim, input, resolveValues } from './check.ts';
-import type { OpImpl } from './registry.ts';
+import type { OpImpl } from './opTypes.ts';
 
 let lastText: string | undefined;
 let lastLines: string[] = [];

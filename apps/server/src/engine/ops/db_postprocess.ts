@@ -2,7 +2,7 @@ import type { Tensor } from '@ensemble-studio/core';
 import { components } from './components.ts';
 import { convexHull, distance, grow, meanInRect, minAreaRect, orderedCorners } from './rect.ts';
 import { dim, ensure, input, num, resolveValues } from './check.ts';
-import type { OpImpl } from './registry.ts';
+import type { OpImpl } from './opTypes.ts';
 
 /**
  * DB post-process, as PaddleOCR's `DBPostProcess` (boxes mode): prob [1,1,H',W'] → boxes FP32 [N,4,2]

@@ -1,7 +1,7 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { resizeBilinear } from './bilinear.ts';
 import { channelOrder, type ChannelOrder, dim, ensure, input, num, resolveValues } from './check.ts';
-import type { OpImpl } from './registry.ts';
+import type { OpImpl } from './opTypes.ts';
 
 const MEAN = [0.485, 0.456, 0.406] as const;
 const STD = [0.229, 0.224, 0.225] as const;

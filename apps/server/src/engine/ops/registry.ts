@@ -1,30 +1,13 @@
-import type { OpId, Tensor } from '@ensemble-studio/core';
+import type { OpId } from '@ensemble-studio/core';
 import { audioFrame } from './audio_frame.ts';
 import { cropResize } from './crop_resize.ts';
 import { ctcDecode } from './ctc_decode.ts';
 import { dbPostprocess } from './db_postprocess.ts';
 import { imagePreprocess } from './image_preprocess.ts';
 import { topk } from './topk.ts';
+import type { OpImpl } from './opTypes.ts';
 
-/** What an op may ask of the engine while it runs. */
-export interface OpContext {
-  /** Reads a repository-relative text file (e.g. the CTC dictionary); the engine caches it. */
-  readText(path: string): string;
-}
-
-/**
- * A built-in op in TypeScript: a synchronous, pure function of its inputs (never
- * mutates them). Values missing from `values` take the op's defaults; bad inputs or params throw
- * an Error naming the op and the port or param.
- */
-export interface OpImpl {
-  id: OpId;
-  run(
-    inputs: Record<string, Tensor>,
-    values: Record<string, number | string | boolean>,
-    ctx: OpContext,
-  ): Record<string, Tensor>;
-}
+export type { OpContext } from './opTypes.ts';
 
 /**
  * Every built-in op by id.

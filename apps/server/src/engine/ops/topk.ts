@@ -1,6 +1,6 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { dim, input, num, resolveValues } from './check.ts';
-import type { OpImpl } from './registry.ts';
+import type { OpImpl } from './opTypes.ts';
 
 /**
  * Top-k of each row of FP32 [N,C]: values FP32 [N,k] in descending order and their indices INT64
