@@ -78,7 +78,7 @@ function nestedShape(v: unknown): number[] {
 }
 
 /**
- * Generate-extension inputs: top-level keys named like the model's inputs (TRITON §5.3), under the
+ * Generate-extension inputs: top-level keys named like the model's inputs (as Triton's generate extension takes them), under the
  * same element-count limit and element checks as `/infer`.
  */
 export function generateInputs(

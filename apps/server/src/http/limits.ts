@@ -1,4 +1,4 @@
-/** Caps that keep one client from growing server memory or starving others (issue 4 item 6). */
+/** Caps that keep one client from growing server memory or starving others. */
 export interface Limits {
   /** Largest HTTP request body (JSON or binary tensors). */
   maxBodyBytes: number;

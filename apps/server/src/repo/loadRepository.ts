@@ -179,7 +179,7 @@ async function loadGraphs(
 }
 
 /**
- * Opens a Triton model repository (TRITON §6): every `<model>/config.pbtxt` (parsed leniently so unknown
+ * Opens a Triton model repository (a directory per model): every `<model>/config.pbtxt` (parsed leniently so unknown
  * fields survive, then auto-completed), ONNX models without config (signature from onnxruntime),
  * `<ensemble>/studio.json` graphs and ensembles without one (imported). A bad model becomes a catalogue
  * entry with `error` and a problem; loading never throws for the repository's content.

@@ -1,6 +1,6 @@
 import type { Catalogue, GraphDoc, Diagnostic } from '@ensemble-studio/core';
 
-/** A Triton model repository opened from disk (PRODUCT §2). Built by `loadRepository(dir)`. */
+/** A Triton model repository opened from disk. Built by `loadRepository(dir)`. */
 export interface Repository {
   /** Absolute path of the repository root. */
   dir: string;

@@ -18,7 +18,7 @@ function encodeInputs(inputs: Inputs): { wire: Record<string, WireTensor>; frame
   return { wire, frames };
 }
 
-/** The browser end of `/ws`: the only writer of run state (STYLE §4). */
+/** The browser end of `/ws`: the only writer of run state (edits and undo never touch a run's results). */
 export interface RunSocket {
   /** `exported`: run the graph's exported repository (its generated model.py files) instead of the TypeScript ops. */
   start(graph: GraphDoc, inputs: Inputs, opts?: { exported?: boolean }): string;

@@ -32,7 +32,7 @@ let toastSeq = 0;
 let focusSeq = 0;
 
 /**
- * Routes React Flow's node changes (STYLE §4): select and dimensions go to ui; position while
+ * Routes React Flow's node changes: select and dimensions go to ui; position while
  * dragging updates doc without history (marking the start); position at drag end squashes the whole
  * drag into one undo step. Removal is handled by `removeSelection` (the editor owns the Delete key).
  */

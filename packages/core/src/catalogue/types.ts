@@ -10,7 +10,7 @@ export interface TensorSpec {
   optional?: boolean;
 }
 
-/** What the server knows about one model of the repository (PRODUCT §2). */
+/** What the server knows about one model of the repository. */
 export interface CatalogueModel {
   name: string;
   versions: number[];

@@ -1,5 +1,5 @@
 /**
- * The condition expression language's syntax tree (PRODUCT §4).
+ * The condition expression language's syntax tree.
  *
  * Every node carries `start`/`end`: 0-based UTF-16 offsets into the source, `end` exclusive.
  * Parentheses leave no node behind: printers re-insert them from {@link precedence}.

@@ -1,4 +1,4 @@
-// Condition expressions (PRODUCT §4): one parser, one checker, two back ends (evaluator, Python emitter).
+// Condition expressions (a condition node's exit test): one parser, one checker, two back ends (evaluator, Python emitter).
 //
 // Language: port names ([A-Za-z_][A-Za-z0-9_]*), numbers (1, 0.5, .5, 1e-3; 1e999 = inf), true/false,
 // len(x) size(x) x.shape[i] (i may be negative) max/min/sum/mean/any/all(x), == != < <= > >= (not chained),

@@ -14,7 +14,7 @@ export interface XY {
   y: number;
 }
 
-/** One ensemble: the saved, validated, compiled and undone document (PRODUCT §2). */
+/** One ensemble: the saved, validated, compiled and undone document. */
 export interface GraphDoc {
   version: number;
   /** The ensemble's model name (a valid Triton name). */

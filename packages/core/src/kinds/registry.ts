@@ -6,7 +6,7 @@ import { opDef } from '../ops/defs.ts';
 import type { ParamSpec, PortSpec } from './params.ts';
 import { catalogueModel } from '../catalogue/types.ts';
 
-/** A node kind as data: what the palette shows and what every package reads (PRODUCT §3). */
+/** A node kind as data: what the palette shows and what every package reads. */
 export interface KindDef {
   kind: NodeKind;
   title: string;

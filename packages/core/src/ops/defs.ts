@@ -2,7 +2,7 @@ import type { OpId } from '../graph/types.ts';
 import type { ParamSpec, PortSpec } from '../kinds/params.ts';
 
 /**
- * Built-in pre/post-processing ops as data (PRODUCT §3). The engine runs each in TypeScript
+ * Built-in pre/post-processing ops as data. The engine runs each in TypeScript
  * (apps/server/src/engine/ops/<id>.ts); the compiler emits the same computation as numpy in a
  * generated Python model (compile/python/ops/<id>.ts). Shapes are full shapes (no implied batch:
  * generated op models have max_batch_size 0).

@@ -1,6 +1,6 @@
 /**
- * Triton's auto-complete and normalisation of a parsed config (TRITON.md §0, §1.2, §1.5–§1.7;
- * core `AutoCompleteBackendFields`, `NormalizeModelConfig`, `NormalizeInstanceGroup`).
+ * Triton's auto-complete and normalisation of a parsed config, as its core's `AutoCompleteBackendFields`,
+ * `NormalizeModelConfig` and `NormalizeInstanceGroup` do at load time.
  */
 import type { InstanceGroup, ModelConfig } from './modelConfig.ts';
 import { asRecord, isEnsemble } from './rules/util.ts';

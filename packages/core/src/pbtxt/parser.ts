@@ -1,6 +1,6 @@
 /**
  * Protobuf text-format parser for Triton's ModelConfig, following protoc's `TextFormat::Parser`
- * with default options (TRITON.md §0). Produces the JSON shape `/v2/models/m/config` prints,
+ * with default options, as Triton reads `config.pbtxt`. Produces the JSON shape `/v2/models/m/config` prints,
  * without defaults filled in.
  */
 import type { ModelConfig } from './modelConfig.ts';

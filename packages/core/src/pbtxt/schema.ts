@@ -1,5 +1,5 @@
 /**
- * Triton's `model_config.proto` as data (TRITON.md §1; `common:protobuf/model_config.proto`).
+ * Triton's `model_config.proto` as data (from the `common` repository's `protobuf/model_config.proto`).
  * Each message is written as proto-like field lines, `[repeated |oneof <group> ]<type> <name> = <n>`,
  * and compiled once into {@link MessageDef}s. Nested messages use dotted names.
  */

@@ -1,5 +1,5 @@
 /**
- * Triton's cross-model ensemble checks (TRITON.md §2.4; core `ensemble_utils.cc`,
+ * Triton's cross-model ensemble checks (as its core's `ensemble_utils.cc` and
  * `model_repository_manager.cc`): composing models exist, no cycles, batch sizes, tensor types and
  * shapes agree, maps name real inputs/outputs, and no step joins different decoupled sources.
  */
@@ -17,7 +17,7 @@ const own = (configs: Configs, name: string): ModelConfig | undefined =>
 
 /**
  * True when the model is decoupled, or is an ensemble with a decoupled step anywhere inside
- * (Triton then makes the ensemble decoupled itself, TRITON.md §2.4).
+ * (Triton then makes the ensemble decoupled itself: a client must stream its responses).
  * @example isEnsembleDecoupled('e', { e: ensembleOf('gen'), gen: { model_transaction_policy: { decoupled: true } } }) === true
  */
 export function isEnsembleDecoupled(name: string, configs: Configs, seen: Set<string> = new Set()): boolean {

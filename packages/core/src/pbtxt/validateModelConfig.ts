@@ -1,5 +1,5 @@
 /**
- * Triton's rules for one `config.pbtxt` on its own (TRITON.md §0, §1, §2.3): what Triton would
+ * Triton's rules for one `config.pbtxt` on its own: what Triton would
  * refuse at load time, as {@link Diagnostic}s with stable codes, Triton's wording and a fix each.
  */
 import type { Diagnostic } from '../validate/diagnostic.ts';

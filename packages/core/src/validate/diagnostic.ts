@@ -1,4 +1,4 @@
-/** A problem Triton would reject (or a warning), as data (PRODUCT §6). */
+/** A problem Triton would reject (or a warning), as data. */
 export interface Diagnostic {
   /** Stable code, e.g. `cycle`, `dtype-mismatch`, `unused-tensor`. */
   code: string;

@@ -1,4 +1,4 @@
-// Graph validation (PRODUCT §6) and the editor's drop check. `Diagnostic` itself is exported from diagnostic.ts.
+// Graph validation (everything Triton would refuse, as diagnostics with a fix) and the editor's drop check. `Diagnostic` itself is exported from diagnostic.ts.
 export { validateGraph } from './validateGraph.ts';
 export { canConnect } from './canConnect.ts';
 export { propagateTypes, portKey, formatShape, type PortType } from './propagate.ts';

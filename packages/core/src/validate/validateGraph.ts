@@ -19,7 +19,7 @@ import {
 } from './rules/structure.ts';
 import { batchSizes, edgeTypes } from './rules/types.ts';
 
-/** Every rule of PRODUCT §6, in the order their diagnostics are listed. */
+/** Every graph rule, in the order their diagnostics are listed. */
 const GRAPH_RULES: readonly Rule[] = [
   emptyGraph,
   cycles,

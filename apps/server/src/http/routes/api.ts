@@ -162,7 +162,7 @@ function toolRoutes(studio: Studio, router: Router): void {
 }
 
 /**
- * The studio's JSON API (PRODUCT §9), mounted at `/api`.
+ * The studio's JSON API, mounted at `/api`.
  * @example app.use('/api', apiRouter(studio))
  */
 export function apiRouter(studio: Studio): Router {

@@ -212,7 +212,7 @@ function modelRoutes(studio: Studio, router: Router): void {
 }
 
 /**
- * KServe v2 / Triton HTTP endpoints (TRITON §5) for every model and every saved graph.
+ * KServe v2 / Triton HTTP endpoints for every model and every saved graph.
  * Errors are `{"error": "msg"}` as Triton sends them.
  * @example app.use(kserveRouter(studio))
  */

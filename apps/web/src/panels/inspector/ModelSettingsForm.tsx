@@ -10,7 +10,7 @@ interface Props {
   onParams(p: Record<string, unknown>): void;
 }
 
-/** Edits the model's config.pbtxt through the node (PRODUCT §3): batching, instances, sequences, decoupled. */
+/** Edits the model's config.pbtxt through the node: batching, instances, sequences, decoupled. */
 export function ModelSettingsForm({ node, model, models, onParams }: Props) {
   const st: ModelSettings = node.params.settings ?? {};
   const cfg = model?.config;

@@ -1,6 +1,6 @@
 /**
- * Rules for one ensemble config on its own (TRITON.md §1.8, §2.1–§2.3; core
- * `ValidateEnsembleSchedulingConfig`, `BuildEnsembleGraph`).
+ * Rules for one ensemble config on its own (as Triton core's `ValidateEnsembleSchedulingConfig`
+ * and `BuildEnsembleGraph` check it).
  */
 import type { Diagnostic } from '../../validate/diagnostic.ts';
 import type { EnsembleStep, ModelConfig } from '../modelConfig.ts';

@@ -1,6 +1,6 @@
 /**
  * Single-config rules for dynamic batching, sequence batching and the response cache
- * (TRITON.md §1.6, §1.7, §1.9, §4.7; core `ValidateModelConfig`, `GetBooleanSequenceControlProperties`).
+ * (as Triton core's `ValidateModelConfig` and `GetBooleanSequenceControlProperties` check them).
  */
 import type { Diagnostic } from '../../validate/diagnostic.ts';
 import type { ModelConfig } from '../modelConfig.ts';

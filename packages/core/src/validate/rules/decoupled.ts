@@ -31,7 +31,7 @@ function joinFix(n: GraphNode, arriving: { port: string; source: Source }[]): st
 
 /**
  * Triton refuses a step whose inputs originate from different decoupled producers; the request's
- * own tensors (ensemble inputs) count as a source of their own (PRODUCT §5).
+ * own tensors (ensemble inputs) count as a source of their own.
  */
 export const decoupledJoins: Rule = (ctx) => {
   const topo = topoSort(ctx.index);
