@@ -34,7 +34,7 @@ export interface InstancePoolOptions<Body, Result> {
 /**
  * Requests handed to one worker ahead of time. The worker still runs them one at a time, but the next
  * request is already in its port when the current one finishes, so a busy instance never idles for a
- * thread round trip (~0.15 ms here, as long as a small model's whole inference).
+ * thread round trip, which can take as long as a small model's whole inference.
  */
 const PIPELINE_DEPTH = 2;
 

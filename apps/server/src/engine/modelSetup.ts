@@ -70,9 +70,9 @@ function safeStates(config: ModelConfig, readFile: (name: string) => Uint8Array)
 
 /**
  * Nice value of a model's worker threads. When models keep every core busy, workers at the main
- * thread's priority take CPU slices from it and the event loop (scheduling, streaming) stalls: at +5
- * the bench's event-loop lag p99 went from 5.7–5.9 to 4.4–4.9 ms. Streaming (sequence-batched) models
- * keep the default: at +5 a VAD chunk's p99 rose to 25–45 ms even at 15 streams.
+ * thread's priority take CPU slices from it and the event loop (scheduling, streaming) stalls, so they
+ * run at +5. Streaming (sequence-batched) models keep the default: at +5 their chunks' latency suffers
+ * more than the event loop gains (both measured: bench/README.md).
  * @example workerNice({ sequence_batching: { direct: {} } }) === 0
  */
 export function workerNice(config: ModelConfig): number {

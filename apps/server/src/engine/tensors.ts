@@ -149,7 +149,7 @@ export function summarizeTensor(t: Tensor): TensorSummary {
     : tensorToJson({ ...t, shape: [Math.min(n, PREVIEW)], data: sliceData(t.data, PREVIEW) });
   summary.preview = json.slice(0, PREVIEW);
   if (small) summary.data = json;
-  // Stats over huge tensors would stall the event loop (a 4 MP image takes ~4 ms): those get a preview only.
+  // Stats over huge tensors would stall the event loop (see bench/README.md): those get a preview only.
   if (n > 0 && n <= STATS_LIMIT && t.datatype !== 'BOOL' && t.datatype !== 'FP16' && t.datatype !== 'BF16')
     Object.assign(summary, stats(t.data));
   if (!small && t.datatype === 'FP32' && t.data instanceof Float32Array) {

@@ -157,7 +157,8 @@ export class Studio {
       if (model && model.platform !== 'ensemble') {
         if (model.error) throw new ApiError(503, 'unavailable', `model "${ref}" is not available: ${model.error}`);
         // One document per catalogue model: the engine keeps a graph's index and plans per document, and
-        // building both anew cost ~0.5 ms per KServe request on a small model.
+        // building both anew for every KServe request is a measurable share of a small model's request
+        // (bench/README.md).
         let graph = this.modelGraphs.get(model);
         if (!graph) this.modelGraphs.set(model, (graph = singleModelGraph(model)));
         return graph;

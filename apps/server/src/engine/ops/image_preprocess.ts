@@ -40,7 +40,8 @@ function normaliseResized(resized: Float64Array, mode: string, order: ChannelOrd
 /**
  * An image already at its target size: a bilinear resize to the same size is the identity (every
  * sample falls on a pixel centre), so each byte maps through a 256-entry table per channel, the same
- * numbers `normaliseResized` would compute, ~10× faster (a 640×160 image: ~6 ms → ~0.8 ms, so it runs inline).
+ * numbers `normaliseResized` would compute, several times faster: fast enough to run inline (timings in
+ * bench/README.md).
  */
 function normaliseBytes(src: Uint8Array, mode: string, order: ChannelOrder): Float32Array {
   const plane = src.length / 3;
