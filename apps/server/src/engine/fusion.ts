@@ -14,7 +14,7 @@ export interface FusedGroup {
 /**
  * Op fusion: an op that only feeds a model, and an op that only reads a model's outputs, run in that
  * model's worker in the same request, so a tensor never crosses threads between them. Each worker hop
- * wakes two sleeping threads (0.6–1 ms on the 2-core VMs this runs on), as long as the ops themselves.
+ * wakes two sleeping threads, which takes about as long as the ops themselves (bench/README.md).
  *
  * A group is `[pre?, model, post?]` with at least one op, where
  * - every input of the model comes from `pre`, and every output of `pre` goes to the model or to `post`;
