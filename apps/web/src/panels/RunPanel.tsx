@@ -8,18 +8,13 @@ import type { EditorState } from '../store/types.ts';
 import { InputEditor } from './run/InputEditor.tsx';
 import { isStreamInput, type PreparedInput } from './run/prepare.ts';
 import { RunOutputs } from './run/RunOutputs.tsx';
+import type { SessionControls } from './run/SessionCard.tsx';
 
 /** True when a model of the graph is stateful: inputs are then sent as a sequence, chunk by chunk. */
 function isStreaming(s: EditorState): boolean {
   return s.doc.graph.nodes.some(
     (n) => n.kind === 'model' && effectiveModel(n, s.catalogue)?.sequenceBatching !== undefined,
   );
-}
-
-/** What a session card can do to its own stream. */
-export interface SessionControls {
-  end(streamId: string): void;
-  cancel(streamId: string): void;
 }
 
 const MIC = 'microphone';

@@ -1,8 +1,13 @@
 import type { CatalogueModel } from '@ensemble-studio/core';
 import type { StreamState } from '../../store/types.ts';
 import { useEditor } from '../../store/useEditor.ts';
-import type { SessionControls } from '../RunPanel.tsx';
 import { StreamChart } from './StreamChart.tsx';
+
+/** What a session card can do to its own stream. */
+export interface SessionControls {
+  end(streamId: string): void;
+  cancel(streamId: string): void;
+}
 
 /** Implicit-state names of a model, e.g. ["state → stateN"], from its catalogue config. */
 const stateNames = (m: CatalogueModel | undefined): string[] =>
