@@ -62,7 +62,7 @@ function fromOrt(
 
 /**
  * Sends a result; with `summarize`, each output is summarised here, off the main thread. Summaries of
- * large tensors take ~1 ms, on the run's critical path, so runs nobody watches skip them.
+ * large tensors cost real time on the run's critical path (bench/README.md), so runs nobody watches skip them.
  */
 function sendResult(
   id: number,
