@@ -84,7 +84,7 @@ function fromOrtOutputs(outputs: Record<string, ort.Tensor>): Record<string, Ten
 
 /**
  * Summaries for the run panel. A thumbnail crosses threads as a typed array (one memcpy) rather than
- * a JS array (~0.7 ms to clone 4,096 numbers); `rememberSummary` turns it back on the main thread.
+ * a JS array (cloned element by element, see bench/README.md); `rememberSummary` turns it back on the main thread.
  */
 export function summarizeAll(outputs: Record<string, Tensor>): Record<string, TensorSummary> {
   const summaries = Object.fromEntries(Object.entries(outputs).map(([name, t]) => [name, summarizeTensor(t)]));
