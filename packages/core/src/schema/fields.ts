@@ -34,19 +34,21 @@ export function openObj<const E extends v.ObjectEntries>(entries: E) {
   );
 }
 
-/** The object form `variant` needs (arrays pass its type check; their missing fields are then reported). */
-export function variantObj<const E extends v.ObjectEntries>(entries: E) {
-  return v.object(entries, keyOrTypeMessage(entries, 'must be an object'));
-}
-
+// Plain checks are single custom schemas, not pipes: reading a large graph runs them thousands of times.
 export const str = v.string('must be a string');
-export const nonEmptyStr = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'));
-export const num = v.pipe(v.number('must be a finite number'), v.finite('must be a finite number'));
+export const nonEmptyStr = v.custom<string>(
+  (x) => typeof x === 'string' && x !== '',
+  (issue) => (typeof issue.input === 'string' ? 'must not be empty' : 'must be a string'),
+);
+export const num = v.custom<number>((x) => typeof x === 'number' && Number.isFinite(x), 'must be a finite number');
 export const bool = v.boolean('must be true or false');
 
 /** An integer, at least `min` when given. */
 export function int(min = -Infinity) {
-  return v.pipe(v.number('must be an integer'), v.integer('must be an integer'), v.minValue(min, `must be ≥ ${min}`));
+  return v.custom<number>(
+    (x) => Number.isInteger(x) && (x as number) >= min,
+    (issue) => (Number.isInteger(issue.input) ? `must be ≥ ${min}` : 'must be an integer'),
+  );
 }
 
 /** One of a fixed list of strings; the message lists them and shows what was sent. */
@@ -79,10 +81,10 @@ export const scalar = v.custom<number | string | boolean>(
 export function dataRecord<T extends v.GenericSchema>(item: T, message = 'must be an object') {
   return v.pipe(
     objectOnly(message),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    v.rawTransform(({ dataset, config, addIssue, NEVER }) => {
       const entries: [string, v.InferOutput<T>][] = [];
       for (const [key, value] of Object.entries(dataset.value)) {
-        const r = v.safeParse(item, value, { abortEarly: true });
+        const r = v.safeParse(item, value, { abortEarly: config.abortEarly });
         if (!r.success) {
           const at: v.IssuePathItem = { type: 'object', origin: 'value', input: dataset.value, key, value };
           for (const issue of r.issues) addIssue({ message: issue.message, path: [at, ...(issue.path ?? [])] });
@@ -92,6 +94,35 @@ export function dataRecord<T extends v.GenericSchema>(item: T, message = 'must b
       }
       // fromEntries defines each key as an own data property: `__proto__` stays a key, not a prototype.
       return Object.fromEntries(entries) as Record<string, v.InferOutput<T>>;
+    }),
+  );
+}
+
+/**
+ * An object read by the schema its `key` field names (`kind: 'router'` → `schemas.router`): one lookup,
+ * where valibot's `variant` tries each option's discriminator in turn (a third of the time of reading a
+ * large graph). An unknown value names the ones there are.
+ */
+export function byKey<const S extends Record<string, v.GenericSchema>>(
+  key: string,
+  schemas: S,
+): v.GenericSchema<unknown, v.InferOutput<S[keyof S]>> {
+  const names = Object.keys(schemas).join(', ');
+  return v.pipe(
+    objectOnly('must be an object'),
+    v.rawTransform<Obj, v.InferOutput<S[keyof S]>>(({ dataset, config, addIssue, NEVER }) => {
+      const input = dataset.value;
+      const tag = input[key];
+      const schema = typeof tag === 'string' && Object.hasOwn(schemas, tag) ? schemas[tag] : undefined;
+      if (!schema) {
+        const path: [v.IssuePathItem] = [{ type: 'object', origin: 'value', input, key, value: tag }];
+        addIssue({ message: `must be one of ${names} (got ${shown(tag)})`, path });
+        return NEVER;
+      }
+      const r = v.safeParse(schema, input, { abortEarly: config.abortEarly });
+      if (r.success) return r.output as v.InferOutput<S[keyof S]>;
+      for (const issue of r.issues) addIssue({ message: issue.message, ...(issue.path ? { path: issue.path } : {}) });
+      return NEVER;
     }),
   );
 }

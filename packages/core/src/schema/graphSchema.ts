@@ -4,6 +4,7 @@ import { DATA_TYPES } from '../tensor/dtype.ts';
 import {
   arr,
   bool,
+  byKey,
   dataRecord,
   dims,
   int,
@@ -14,9 +15,8 @@ import {
   openObj,
   scalar,
   str,
-  variantObj,
 } from './fields.ts';
-import { issueMessage, shown } from './issues.ts';
+import { issueMessage } from './issues.ts';
 
 const instanceGroup = openObj({
   count: v.optional(int()),
@@ -70,54 +70,40 @@ const tensorParams = { name: nonEmptyStr, datatype: oneOf(DATA_TYPES), dims };
 
 const defaultOutput = obj({ shape: arr(int(0)), data: arr(scalar) });
 
-const KINDS = ['input', 'output', 'model', 'router', 'condition', 'op'] as const;
-
-/** One node, by kind; a node of an unknown kind names the kinds there are. */
-export const graphNodeSchema = v.variant(
-  'kind',
-  [
-    variantObj({
-      ...common,
-      kind: v.literal('input'),
-      params: obj({ ...tensorParams, optional: v.optional(bool) }),
+/** One node, read by the schema of its kind. */
+export const graphNodeSchema = byKey('kind', {
+  input: obj({ ...common, kind: v.literal('input'), params: obj({ ...tensorParams, optional: v.optional(bool) }) }),
+  output: obj({ ...common, kind: v.literal('output'), params: obj(tensorParams) }),
+  model: obj({
+    ...common,
+    kind: v.literal('model'),
+    params: obj({ model: nonEmptyStr, settings: v.optional(modelSettingsSchema) }),
+  }),
+  router: obj({ ...common, kind: v.literal('router'), params: obj({ mode: oneOf(['copy', 'direct']), count: int() }) }),
+  condition: obj({
+    ...common,
+    kind: v.literal('condition'),
+    params: obj({
+      expression: str,
+      strategy: oneOf(['gate', 'bls', 'error']),
+      ports: arr(nonEmptyStr),
+      message: v.nullish(str, ''),
+      defaults: v.nullish(dataRecord(defaultOutput), () => ({})),
     }),
-    variantObj({ ...common, kind: v.literal('output'), params: obj(tensorParams) }),
-    variantObj({
-      ...common,
-      kind: v.literal('model'),
-      params: obj({ model: nonEmptyStr, settings: v.optional(modelSettingsSchema) }),
+  }),
+  op: obj({
+    ...common,
+    kind: v.literal('op'),
+    params: obj({
+      // An unknown op name is kept: validateGraph reports it on the node.
+      op: v.pipe(
+        nonEmptyStr,
+        v.transform((x) => x as OpId),
+      ),
+      values: v.nullish(dataRecord(scalar), () => ({})),
     }),
-    variantObj({
-      ...common,
-      kind: v.literal('router'),
-      params: obj({ mode: oneOf(['copy', 'direct']), count: int() }),
-    }),
-    variantObj({
-      ...common,
-      kind: v.literal('condition'),
-      params: obj({
-        expression: str,
-        strategy: oneOf(['gate', 'bls', 'error']),
-        ports: arr(nonEmptyStr),
-        message: v.nullish(str, ''),
-        defaults: v.nullish(dataRecord(defaultOutput), () => ({})),
-      }),
-    }),
-    variantObj({
-      ...common,
-      kind: v.literal('op'),
-      params: obj({
-        // An unknown op name is kept: validateGraph reports it on the node.
-        op: v.pipe(
-          nonEmptyStr,
-          v.transform((x) => x as OpId),
-        ),
-        values: v.nullish(dataRecord(scalar), () => ({})),
-      }),
-    }),
-  ],
-  (issue) => (issue.path ? `must be one of ${KINDS.join(', ')} (got ${shown(issue.input)})` : 'must be an object'),
-);
+  }),
+});
 
 export const graphEdgeSchema = obj({
   id: nonEmptyStr,
