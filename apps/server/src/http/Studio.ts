@@ -1,4 +1,4 @@
-import type { Catalogue, GraphDoc } from '@ensemble-studio/core';
+import type { Catalogue, CatalogueModel, GraphDoc } from '@ensemble-studio/core';
 import { catalogueModel, migrate, ownValue, singleModelGraph } from '@ensemble-studio/core';
 import { realpath, stat } from 'node:fs/promises';
 import type { Engine } from '../engine/index.ts';
@@ -31,6 +31,12 @@ export interface StudioOptions {
   version?: string;
 }
 
+/** The helper models a saved graph's compilation generates (`graphHelpers`), and the catalogue it compiled against. */
+export interface CompiledHelpers {
+  catalogue: Catalogue;
+  helpers: { name: string; graph: GraphDoc; model: CatalogueModel }[];
+}
+
 /**
  * The state the HTTP app and the WebSocket share: the open repository and its engine (swapped
  * together by `openRepository`), the limits, the token and the count of runs in flight.
@@ -46,6 +52,13 @@ export class Studio {
   private readonly createEngine: StudioOptions['createEngine'];
   /** The one-model graph of each catalogue model (a reloaded repository brings new models, so new graphs). */
   private readonly modelGraphs = new WeakMap<object, GraphDoc>();
+  /**
+   * Models a client unloaded through Triton's repository extension: the one set HTTP and gRPC read. A
+   * reloaded repository keeps it (an unloaded model stays unloaded until it is loaded).
+   */
+  readonly unloadedModels = new Set<string>();
+  /** What compiling each saved graph document generated (helperModels.ts fills it; a reload brings new documents). */
+  readonly compiledHelpers = new WeakMap<GraphDoc, CompiledHelpers>();
   private readonly importRoots: readonly string[];
   private importing = false;
   private activeRuns = 0;

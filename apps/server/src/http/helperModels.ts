@@ -1,4 +1,4 @@
-import type { Catalogue, CatalogueModel, GraphDoc } from '@ensemble-studio/core';
+import type { GraphDoc } from '@ensemble-studio/core';
 import {
   catalogueModel,
   catalogueModelFromConfig,
@@ -6,30 +6,24 @@ import {
   normalizeConfig,
   parsePbtxt,
 } from '@ensemble-studio/core';
-import type { Studio } from './Studio.ts';
+import type { CompiledHelpers, Studio } from './Studio.ts';
 
 /**
  * A model the compiler generates for one step of a saved graph (a router, a gate, an op: `ocr_has_text`),
  * served as Triton serves every composing model of an ensemble. `model` is its catalogue entry built from
  * its compiled config; inference runs its generated model.py in the graph's exported repository.
  */
-export interface HelperModel {
-  name: string;
-  graph: GraphDoc;
-  model: CatalogueModel;
-}
-
-/** Per saved graph document: the helpers its compilation generates, and the catalogue they were compiled against. */
-const compiled = new WeakMap<GraphDoc, { catalogue: Catalogue; helpers: HelperModel[] }>();
+export type HelperModel = CompiledHelpers['helpers'][number];
 
 /**
  * The helper models of one saved graph: every `<name>/config.pbtxt` its compilation writes that is
  * neither the graph's own ensemble nor a model of the repository. None when the graph does not compile.
- * Compiled once per graph document and catalogue.
- * @example graphHelpers(ocr, catalogue).map((h) => h.name) // ['ocr_angle', …, 'ocr_has_text', 'ocr_preprocess']
+ * Compiled once per graph document and catalogue (remembered by the studio).
+ * @example graphHelpers(studio, ocr).map((h) => h.name) // ['ocr_angle', …, 'ocr_has_text', 'ocr_preprocess']
  */
-export function graphHelpers(graph: GraphDoc, catalogue: Catalogue): HelperModel[] {
-  const hit = compiled.get(graph);
+export function graphHelpers(studio: Studio, graph: GraphDoc): HelperModel[] {
+  const catalogue = studio.catalogue;
+  const hit = studio.compiledHelpers.get(graph);
   if (hit && hit.catalogue === catalogue) return hit.helpers;
   const result = compileGraph(graph, catalogue);
   const helpers: HelperModel[] = [];
@@ -41,7 +35,7 @@ export function graphHelpers(graph: GraphDoc, catalogue: Catalogue): HelperModel
     const model = catalogueModelFromConfig(name, normalizeConfig(parsed.config, { dirName: name }), [1]);
     helpers.push({ name, graph, model });
   }
-  compiled.set(graph, { catalogue, helpers });
+  studio.compiledHelpers.set(graph, { catalogue, helpers });
   return helpers;
 }
 
@@ -53,8 +47,7 @@ export function graphHelpers(graph: GraphDoc, catalogue: Catalogue): HelperModel
 export function allHelpers(studio: Studio): Map<string, HelperModel> {
   const out = new Map<string, HelperModel>();
   for (const name of Object.keys(studio.repository.graphs).sort()) {
-    for (const h of graphHelpers(studio.repository.graphs[name]!, studio.catalogue))
-      if (!out.has(h.name)) out.set(h.name, h);
+    for (const h of graphHelpers(studio, studio.repository.graphs[name]!)) if (!out.has(h.name)) out.set(h.name, h);
   }
   return out;
 }

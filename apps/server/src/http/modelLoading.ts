@@ -3,21 +3,9 @@ import { ApiError } from './errors.ts';
 import { findHelper, graphHelpers } from './helperModels.ts';
 import type { Studio } from './Studio.ts';
 
-/**
- * The models a client unloaded through Triton's repository extension, per studio: the one set HTTP
- * and gRPC read. A reloaded repository keeps it (an unloaded model stays unloaded until it is loaded).
- */
-const unloadedBy = new WeakMap<Studio, Set<string>>();
-
-function unloadedSet(studio: Studio): Set<string> {
-  let set = unloadedBy.get(studio);
-  if (!set) unloadedBy.set(studio, (set = new Set()));
-  return set;
-}
-
 /** True when a client unloaded model `name` and has not loaded it since. */
 export function isUnloaded(studio: Studio, name: string): boolean {
-  return unloadedBy.get(studio)?.has(name) ?? false;
+  return studio.unloadedModels.has(name);
 }
 
 /** True when the open repository serves `name`: a model, a saved graph, or a helper model a graph generates. */
@@ -35,12 +23,12 @@ function repositoryHas(studio: Studio, name: string): boolean {
  * @example unloadedDependency(studio, 'ocr') // "model 'det' is unloaded"
  */
 export function unloadedDependency(studio: Studio, name: string): string | undefined {
-  const set = unloadedBy.get(studio);
+  const set = studio.unloadedModels;
   const graph = ownValue(studio.repository.graphs, name);
-  if (!set || set.size === 0 || !graph) return undefined;
+  if (set.size === 0 || !graph) return undefined;
   for (const n of graph.nodes)
     if (n.kind === 'model' && set.has(n.params.model)) return `model '${n.params.model}' is unloaded`;
-  for (const h of graphHelpers(graph, studio.catalogue)) if (set.has(h.name)) return `model '${h.name}' is unloaded`;
+  for (const h of graphHelpers(studio, graph)) if (set.has(h.name)) return `model '${h.name}' is unloaded`;
   return undefined;
 }
 
@@ -56,7 +44,7 @@ export function unloadModel(studio: Studio, name: string): void {
       'not-found',
       `failed to unload '${name}': the repository has no model or saved graph '${name}'`,
     );
-  unloadedSet(studio).add(name);
+  studio.unloadedModels.add(name);
 }
 
 /**
@@ -73,5 +61,5 @@ export async function loadModel(studio: Studio, name: string): Promise<void> {
       `failed to load '${name}', failed to poll from model repository: it has no model or saved graph '${name}'`,
     );
   }
-  unloadedBy.get(studio)?.delete(name);
+  studio.unloadedModels.delete(name);
 }
