@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ClientMessage, GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
+import type { ClientMessage, ServerMessage, Tensor } from '@ensemble-studio/core';
 import type { WebSocket } from 'ws';
 import { RunCancel } from '../engine/index.ts';
 import { ApiError, capMessage } from '../http/errors.ts';
@@ -9,10 +9,9 @@ import { INLINE_PARSE_BYTES } from '../http/bodyParser.ts';
 import { ClientSender } from './ClientSender.ts';
 import { parseClientText, type ParsedText } from './parseMessage.ts';
 import { StreamManager } from './StreamManager.ts';
+import type { RunOptions, RunResult, StreamClient } from './streamClient.ts';
 import { binaryFrameCount, decodeWireTensors, encodeWireTensors, expectedFrameBytes } from './wireTensors.ts';
 
-type RunResult = Awaited<ReturnType<Studio['engine']['run']>>;
-type RunRequest = Parameters<Studio['engine']['run']>[0];
 const TERMINAL = new Set<ServerMessage['type']>(['run.completed', 'run.failed', 'run.exited_early']);
 
 /** A message whose inputs refer to binary frames, waiting for them (their byte total counted against the message limit). */
@@ -28,23 +27,11 @@ interface PendingBinary {
 /** Largest `timeoutMs` a timer can hold (2^31 - 1 ms, about 24.8 days); Node re-arms longer ones every millisecond. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-export interface RunOptions {
-  graph: GraphDoc;
-  inputs: Record<string, Tensor>;
-  requestId?: string;
-  streamId?: string;
-  timeoutMs?: number;
-  sequence?: RunRequest['sequence'];
-  exported?: boolean;
-  /** The sequence id as the client knows it (events carry it instead of the engine's id). */
-  clientSequenceId?: number | string;
-}
-
 /**
  * One WebSocket client: validates its messages, runs graphs for it (with per-client and global run
  * limits), forwards engine events through backpressure, cancels everything when it goes away.
  */
-export class RunClient {
+export class RunClient implements StreamClient {
   readonly sender: ClientSender;
   private readonly runs = new Map<string, RunCancel>();
   private readonly streams: StreamManager;

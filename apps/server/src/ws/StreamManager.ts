@@ -4,7 +4,7 @@ import type { SequenceEnded } from '../engine/Engine.ts';
 import { ApiError, capMessage } from '../http/errors.ts';
 import { limitMessage } from '../http/limits.ts';
 import type { StudioEngine } from '../http/Studio.ts';
-import type { RunClient } from './RunClient.ts';
+import type { StreamClient } from './streamClient.ts';
 import { decodeWireTensors } from './wireTensors.ts';
 
 type SequenceId = number | string;
@@ -39,7 +39,7 @@ export class StreamManager {
   /** The engine whose ended sequences this client listens to, and how to stop listening. */
   private watched: { engine: StudioEngine; stop: () => void } | undefined;
 
-  constructor(private readonly client: RunClient) {}
+  constructor(private readonly client: StreamClient) {}
 
   open(msg: Extract<ClientMessage, { type: 'stream.open' }>): void {
     const { streamId } = msg;
