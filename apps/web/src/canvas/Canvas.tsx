@@ -128,9 +128,8 @@ function useViewportRequests(nodes: PipelineFlowNode[]) {
 }
 
 // Props given to React Flow as constants: the canvas re-renders on every frame of a drag (its node list changes), and
-// a fresh object there (default edge options above all) would re-render every edge on that frame.
+// a fresh object there would re-render every edge (or the minimap) on that frame.
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
-const DEFAULT_EDGE_OPTIONS = { labelBgPadding: [4, 2] as [number, number], labelBgBorderRadius: 3 };
 const PRO_OPTIONS = { hideAttribution: true };
 const MINIMAP_STYLE = { width: 160, height: 100 };
 
@@ -171,7 +170,6 @@ export function Canvas() {
         colorMode={theme}
         minZoom={0.1}
         onlyRenderVisibleElements={nodes.length > VISIBLE_ONLY_FROM}
-        defaultEdgeOptions={DEFAULT_EDGE_OPTIONS}
         proOptions={PRO_OPTIONS}
       >
         <Background variant={BackgroundVariant.Dots} gap={20} size={1} />

@@ -3,6 +3,36 @@ import { BaseEdge, getBezierPath, getSmoothStepPath, type EdgeProps } from '@xyf
 import { useEditor } from '../store/useEditor.ts';
 import { selectEdgeLanes } from './lanes.ts';
 import type { TensorFlowEdge } from './toFlow.ts';
+import { labelLines, labelBox, stackOffset, LABEL_LINE_PX, LABEL_PAD } from './edgeLabel.ts';
+
+/** The tensor's dtype/shape at a point of its edge, on one line or, where that would cover the nodes, two. */
+function TensorLabel(p: { text: string; x: number; y: number; room: number; stack: [number, number] }) {
+  const lines = labelLines(p.text, p.room);
+  const box = labelBox(lines);
+  const x = p.x;
+  const y = p.room === Infinity ? p.y : p.y + stackOffset(p.stack, box.height);
+  const top = -((lines.length - 1) * LABEL_LINE_PX) / 2;
+  return (
+    <g className="react-flow__edge-textwrapper" transform={`translate(${x} ${y})`}>
+      <rect
+        className="react-flow__edge-textbg"
+        x={-box.width / 2}
+        y={-box.height / 2}
+        width={box.width}
+        height={box.height}
+        rx={3}
+        ry={3}
+      />
+      <text className="react-flow__edge-text" textAnchor="middle" dominantBaseline="central">
+        {lines.map((line, i) => (
+          <tspan key={i} x={0} y={top + i * LABEL_LINE_PX}>
+            {line}
+          </tspan>
+        ))}
+      </text>
+    </g>
+  );
+}
 
 /**
  * A tensor edge: a curve from output to input, or, when the input lies left of the output (the next band of a
@@ -10,26 +40,19 @@ import type { TensorFlowEdge } from './toFlow.ts';
  */
 function TensorEdgeImpl(p: EdgeProps<TensorFlowEdge>) {
   const lane = useEditor((s) => selectEdgeLanes(s).get(p.id));
-  const [path, labelX, labelY] =
-    lane === undefined || p.targetX >= p.sourceX
-      ? getBezierPath(p)
-      : getSmoothStepPath({ ...p, centerY: lane, borderRadius: 8, offset: 16 });
+  const curved = lane === undefined || p.targetX >= p.sourceX;
+  const [path, labelX, labelY] = curved
+    ? getBezierPath(p)
+    : getSmoothStepPath({ ...p, centerY: lane, borderRadius: 8, offset: 16 });
+  // A curve's label sits in the gap between its two nodes; a lane's runs along the free lane.
+  const room = curved ? Math.abs(p.targetX - p.sourceX) - 2 * LABEL_PAD.clear : Infinity;
   return (
-    <BaseEdge
-      id={p.id}
-      path={path}
-      markerEnd={p.markerEnd}
-      style={p.style}
-      interactionWidth={p.interactionWidth}
-      label={p.label}
-      labelX={labelX}
-      labelY={labelY}
-      labelStyle={p.labelStyle}
-      labelShowBg={p.labelShowBg}
-      labelBgStyle={p.labelBgStyle}
-      labelBgPadding={p.labelBgPadding}
-      labelBgBorderRadius={p.labelBgBorderRadius}
-    />
+    <>
+      <BaseEdge id={p.id} path={path} markerEnd={p.markerEnd} style={p.style} interactionWidth={p.interactionWidth} />
+      {typeof p.label === 'string' && p.label && (
+        <TensorLabel text={p.label} x={labelX} y={labelY} room={room} stack={p.data?.stack ?? [0, 1]} />
+      )}
+    </>
   );
 }
 

@@ -23,7 +23,12 @@ export interface PipelineData extends Record<string, unknown> {
   model: ModelFacts | null;
 }
 export type PipelineFlowNode = Node<PipelineData, 'pipeline'>;
-export type TensorFlowEdge = Edge<{ severity: NodeProblems['severity'] | null; messages: string[] }>;
+export type TensorFlowEdge = Edge<{
+  severity: NodeProblems['severity'] | null;
+  messages: string[];
+  /** This edge's place among the edges joining the same two nodes (top to bottom) and how many there are. */
+  stack: [number, number];
+}>;
 
 function portViews(
   graph: GraphDoc,
@@ -133,6 +138,35 @@ function tensorLabel(t: PortType | undefined): string {
   return `${t.datatype} ${formatShape(t.shape)}`;
 }
 
+/**
+ * For every edge, its place among the edges that join the same two nodes, ordered as their source ports are (top to
+ * bottom), and their number: their labels sit in the same gap and are spread apart by it.
+ */
+function parallelEdges(graph: GraphDoc, catalogue: Catalogue): Map<string, [number, number]> {
+  const groups = new Map<string, GraphDoc['edges']>();
+  for (const e of graph.edges) {
+    const key = `${e.source}\0${e.target}`;
+    (groups.get(key) ?? groups.set(key, []).get(key)!).push(e);
+  }
+  const out = new Map<string, [number, number]>();
+  const nodes = new Map(graph.nodes.map((n) => [n.id, n]));
+  for (const group of groups.values()) {
+    if (group.length > 1) {
+      const src = nodes.get(group[0]!.source);
+      const tgt = nodes.get(group[0]!.target);
+      const outs = src ? nodePorts(graph, src, catalogue).outputs.map((p) => p.name) : [];
+      const ins = tgt ? nodePorts(graph, tgt, catalogue).inputs.map((p) => p.name) : [];
+      group.sort(
+        (a, b) =>
+          outs.indexOf(a.sourcePort) - outs.indexOf(b.sourcePort) ||
+          ins.indexOf(a.targetPort) - ins.indexOf(b.targetPort),
+      );
+    }
+    group.forEach((e, i) => out.set(e.id, [i, group.length]));
+  }
+  return out;
+}
+
 /** Edges labelled with the tensor's dtype/shape and marked with their diagnostics. */
 export function createToFlowEdges() {
   let last: {
@@ -157,6 +191,7 @@ export function createToFlowEdges() {
     )
       return last.out;
     const selected = new Set(s.ui.selection.edges);
+    const stacks = parallelEdges(graph, s.catalogue);
     const out = graph.edges.map((e): TensorFlowEdge => {
       const problems = diags.edges.get(e.id);
       const flowing = s.run.nodes[e.source]?.status === 'finished' && s.run.nodes[e.target]?.status === 'running';
@@ -171,7 +206,11 @@ export function createToFlowEdges() {
         animated: flowing,
         label: tensorLabel(types.get(portKey(e.source, e.sourcePort))),
         className: problems ? `edge-${problems.severity}` : undefined,
-        data: { severity: problems?.severity ?? null, messages: problems?.messages ?? [] },
+        data: {
+          severity: problems?.severity ?? null,
+          messages: problems?.messages ?? [],
+          stack: stacks.get(e.id) ?? [0, 1],
+        },
       };
     });
     last = { edges: graph.edges, types, diags, selection: s.ui.selection, running: s.run.nodes, out };
