@@ -2,6 +2,7 @@
 // on the main thread), and the event loop's lag while the engine runs models.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Tensor } from '@ensemble-studio/core';
+import type { RunResult } from '../src/engine/types.ts';
 import { fanoutGraph, ocrGraph } from '../src/testing/engineGraphs.ts';
 import { SYNTHETIC } from '../src/onnx/synthetic.ts';
 import { type BenchContext, runOk } from './context.ts';
@@ -9,7 +10,33 @@ import { directOcr } from './direct.ts';
 import { measureBlocks, type Contender } from './measure.ts';
 import { perBlock } from './stats.ts';
 
-/** `ocr_overhead_ratio` and `early_exit_ratio`, each beside its direct loop's time. */
+/** Counts, per op node, where the engine ran it (`NodeTiming.placement`) over the runs of a scenario. */
+function placementTally(): { note(r: RunResult): RunResult; summary(): Record<string, Record<string, number>> } {
+  const seen: Record<string, Record<string, number>> = {};
+  return {
+    note: (r) => {
+      for (const t of r.timings)
+        if (t.placement) (seen[t.nodeId] ??= {})[t.placement] = (seen[t.nodeId]?.[t.placement] ?? 0) + 1;
+      return r;
+    },
+    summary: () => seen,
+  };
+}
+
+const describePlacements = (p: Record<string, Record<string, number>>) =>
+  Object.entries(p)
+    .map(
+      ([node, where]) =>
+        `${node} ${Object.entries(where)
+          .map(([w, n]) => `${w}×${n}`)
+          .join('/')}`,
+    )
+    .join(', ');
+
+/**
+ * `ocr_overhead_ratio` and `early_exit_ratio`, each beside its direct loop's time; where the engine ran each op
+ * (counted over the measured runs) is printed and kept in the JSON's `ocr_placements` / `early_exit_placements`.
+ */
 export async function ocrBench(ctx: BenchContext): Promise<void> {
   const { engine, repo, direct, report, image } = ctx;
   const ocr = ocrGraph('gate');
@@ -19,9 +46,12 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
 
   const text: Contender[] = [
     { name: 'ocr_direct', run: () => directOcr(repo, ocr, direct, image) },
-    { name: 'ocr_engine', run: () => runOk(engine, ocr, { image }) },
+    { name: 'ocr_engine', run: async () => textPlaces.note(await runOk(engine, ocr, { image })) },
   ];
+  const textPlaces = placementTally();
   const t = report.addMeasured(text, await measureBlocks(text, { blocks: ctx.blocks, trials }));
+  report.extra.ocr_placements = textPlaces.summary();
+  ctx.log(`ocr: where the engine ran each op: ${describePlacements(textPlaces.summary()) || 'not reported'}`);
   report.add(
     'ocr_overhead_ratio',
     perBlock(t.ocr_engine!, t.ocr_direct!, (e, d) => e / d),
@@ -32,9 +62,12 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
   const blank: Tensor = { datatype: 'UINT8', shape: image.shape, data: new Uint8Array(image.data.length).fill(255) };
   const exit: Contender[] = [
     { name: 'det_only', run: () => directOcr(repo, ocr, direct, blank) },
-    { name: 'early_exit', run: () => runOk(engine, ocr, { image: blank }) },
+    { name: 'early_exit', run: async () => exitPlaces.note(await runOk(engine, ocr, { image: blank })) },
   ];
+  const exitPlaces = placementTally();
   const e = report.addMeasured(exit, await measureBlocks(exit, { blocks: ctx.blocks, trials }));
+  report.extra.early_exit_placements = exitPlaces.summary();
+  ctx.log(`early exit: where the engine ran each op: ${describePlacements(exitPlaces.summary()) || 'not reported'}`);
   report.add(
     'early_exit_ratio',
     perBlock(e.early_exit!, e.det_only!, (x, d) => x / d),
