@@ -1,6 +1,6 @@
 import type { Edge, Node } from '@xyflow/react';
 import { formatShape, nodePorts, portKey } from '@ensemble-studio/core';
-import type { Catalogue, DataType, GraphDoc, GraphNode, PortType } from '@ensemble-studio/core';
+import type { Catalogue, DataType, GraphDoc, GraphEdge, GraphNode, PortType } from '@ensemble-studio/core';
 import { diagnosticsByTarget, graphTypes, type NodeProblems } from '../store/derived.ts';
 import { modelFacts, type ModelFacts } from '../nodes/modelFacts.ts';
 import type { EditorState, Selection, Size } from '../store/types.ts';
@@ -143,7 +143,7 @@ function tensorLabel(t: PortType | undefined): string {
  * bottom), and their number: their labels sit in the same gap and are spread apart by it.
  */
 function parallelEdges(graph: GraphDoc, catalogue: Catalogue): Map<string, [number, number]> {
-  const groups = new Map<string, GraphDoc['edges']>();
+  const groups = new Map<string, GraphEdge[]>();
   for (const e of graph.edges) {
     const key = `${e.source}\0${e.target}`;
     (groups.get(key) ?? groups.set(key, []).get(key)!).push(e);
