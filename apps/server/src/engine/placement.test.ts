@@ -11,6 +11,16 @@ const c = <T>(value: T, cost: number | undefined, sampledAt: number, allowed = t
 /** `n` decisions of `decide`, as a string of their first letters. */
 const decisions = (n: number, decide: () => string) => Array.from({ length: n }, () => decide()[0]).join('');
 
+/** A place measured at `ms` (twice: a first sample alone does not count). */
+const measured = (p: Placer, node: string, place: 'inline' | 'op-worker' | 'fused', ms: number) => {
+  p.costs.record(node, place, ms);
+  p.costs.record(node, place, ms);
+};
+const hop = (p: Placer, ms: number) => {
+  p.costs.recordHop(ms);
+  p.costs.recordHop(ms);
+};
+
 describe('pick', () => {
   it('tries an allowed candidate never measured first, in the order given', () => {
     expect(pick([c('a', 1, 1), c('b', undefined, -1), c('c', undefined, -1)], 1)).toBe('b');
@@ -31,19 +41,27 @@ describe('pick', () => {
 });
 
 describe('CostTable', () => {
-  it('keeps an exponentially weighted estimate per node and place, and of the hop', () => {
+  it('estimates per node and place, and the hop, by the median of recent samples; a second sample replaces the first', () => {
     const t = new CostTable();
     expect(t.estimate('n', 'inline')).toBeUndefined();
     expect(t.sampledAt('n', 'inline')).toBe(-1);
+    t.record('n', 'inline', 40);
+    expect(t.estimate('n', 'inline')).toBeUndefined();
     t.record('n', 'inline', 4);
     expect(t.estimate('n', 'inline')).toBe(4);
     t.record('n', 'inline', 8);
+    expect(t.estimate('n', 'inline')).toBe(6);
+    for (const ms of [50, 5, 5]) t.record('n', 'inline', ms);
     expect(t.estimate('n', 'inline')).toBe(5);
+    for (const ms of [7, 7, 7]) t.record('n', 'inline', ms);
+    expect(t.estimate('n', 'inline')).toBe(7);
     expect(t.estimate('n', 'op-worker')).toBeUndefined();
+    t.recordHop(9);
+    expect(t.hopMs()).toBeUndefined();
     t.recordHop(2);
     t.recordHop(-1);
-    expect(t.hopMs()).toBe(1.5);
-    expect(t.sampledAt('n', 'inline')).toBe(2);
+    expect(t.hopMs()).toBe(1);
+    expect(t.sampledAt('n', 'inline')).toBe(9);
   });
 
   it('ignores samples that are not durations', () => {
@@ -62,19 +80,19 @@ describe('Placer.opPlace', () => {
   it('sends an op never measured to a worker, then tries it inline when its worker time fits the loop budget', () => {
     const p = new Placer();
     expect(p.opPlace('topk')).toBe('op-worker');
-    p.costs.record('topk', 'op-worker', LOOP_BLOCK_BUDGET_MS / 4);
-    p.costs.recordHop(0.5);
+    measured(p, 'topk', 'op-worker', LOOP_BLOCK_BUDGET_MS / 4);
+    hop(p, 0.5);
     expect(p.opPlace('topk')).toBe('inline');
   });
 
   it('never runs inline an op measured over the loop budget, wherever it was measured', () => {
     const p = new Placer();
-    p.costs.record('db', 'op-worker', LOOP_BLOCK_BUDGET_MS * 3);
-    p.costs.recordHop(50);
+    measured(p, 'db', 'op-worker', LOOP_BLOCK_BUDGET_MS * 3);
+    hop(p, 50);
     expect(decisions(2 * EXPLORE_EVERY, () => p.opPlace('db'))).toBe('o'.repeat(2 * EXPLORE_EVERY));
     const q = new Placer();
-    q.costs.record('db', 'inline', LOOP_BLOCK_BUDGET_MS * 3);
-    q.costs.record('db', 'op-worker', LOOP_BLOCK_BUDGET_MS * 3);
+    measured(q, 'db', 'inline', LOOP_BLOCK_BUDGET_MS * 3);
+    measured(q, 'db', 'op-worker', LOOP_BLOCK_BUDGET_MS * 3);
     expect(q.opPlace('db')).toBe('op-worker');
   });
 
@@ -82,9 +100,9 @@ describe('Placer.opPlace', () => {
     const opMs = { inline: LOOP_BLOCK_BUDGET_MS * 0.8, worker: LOOP_BLOCK_BUDGET_MS * 0.3 };
     const on = (hopMs: number) => {
       const p = new Placer();
-      p.costs.record('crop', 'inline', opMs.inline);
-      p.costs.record('crop', 'op-worker', opMs.worker);
-      p.costs.recordHop(hopMs);
+      measured(p, 'crop', 'inline', opMs.inline);
+      measured(p, 'crop', 'op-worker', opMs.worker);
+      hop(p, hopMs);
       return p.opPlace('crop');
     };
     expect(on(LOOP_BLOCK_BUDGET_MS)).toBe('inline');
@@ -93,15 +111,28 @@ describe('Placer.opPlace', () => {
 
   it('re-measures the other place every EXPLORE_EVERY-th decision, and follows a change', () => {
     const p = new Placer();
-    p.costs.record('ctc', 'inline', 0.2);
-    p.costs.record('ctc', 'op-worker', 0.2);
-    p.costs.recordHop(0.6);
+    measured(p, 'ctc', 'inline', 0.2);
+    measured(p, 'ctc', 'op-worker', 0.2);
+    hop(p, 0.6);
     const first = decisions(EXPLORE_EVERY, () => p.opPlace('ctc'));
     expect(first).toBe('i'.repeat(EXPLORE_EVERY - 1) + 'o');
     // The main thread got slow (other runs keep it busy): a few slow samples move the op to a worker.
-    for (let i = 0; i < 8; i++) p.costs.record('ctc', 'inline', LOOP_BLOCK_BUDGET_MS * 0.95);
-    p.costs.recordHop(0.1);
+    for (let i = 0; i < 8; i++) measured(p, 'ctc', 'inline', LOOP_BLOCK_BUDGET_MS * 0.95);
+    hop(p, 0.1);
     expect(p.opPlace('ctc')).toBe('op-worker');
+  });
+});
+
+describe('Placer.opPlace after a cold first run', () => {
+  it('re-probes inline an op quick in a worker though once slow inline, and takes it inline once measured quick', () => {
+    const p = new Placer();
+    measured(p, 'ctc', 'op-worker', LOOP_BLOCK_BUDGET_MS / 2);
+    measured(p, 'ctc', 'inline', LOOP_BLOCK_BUDGET_MS * 5);
+    measured(p, 'ctc', 'inline', LOOP_BLOCK_BUDGET_MS * 5);
+    hop(p, LOOP_BLOCK_BUDGET_MS);
+    expect(decisions(EXPLORE_EVERY, () => p.opPlace('ctc'))).toBe('o'.repeat(EXPLORE_EVERY - 1) + 'i');
+    for (let i = 0; i < 10; i++) measured(p, 'ctc', 'inline', LOOP_BLOCK_BUDGET_MS / 4);
+    expect(p.opPlace('ctc')).toBe('inline');
   });
 });
 
@@ -109,18 +140,18 @@ describe('Placer.fuse', () => {
   it('fuses first, then measures the ops apart, then keeps the cheaper with periodic re-probing', () => {
     const p = new Placer();
     expect(p.fuse(['pre'])).toBe(true);
-    p.costs.record('pre', 'fused', 3);
+    measured(p, 'pre', 'fused', 3);
     expect(p.fuse(['pre'])).toBe(false);
-    p.costs.record('pre', 'op-worker', 1);
-    p.costs.recordHop(0.5);
+    measured(p, 'pre', 'op-worker', 1);
+    hop(p, 0.5);
     // Apart: 1 ms + a 0.5 ms hop < 3 ms fused.
     expect(p.fuse(['pre'])).toBe(false);
-    p.costs.record('pre', 'fused', 0.6);
-    p.costs.record('pre', 'fused', 0.6);
-    p.costs.record('pre', 'fused', 0.6);
-    p.costs.record('pre', 'fused', 0.6);
-    p.costs.record('pre', 'fused', 0.6);
-    p.costs.record('pre', 'fused', 0.6);
+    measured(p, 'pre', 'fused', 0.6);
+    measured(p, 'pre', 'fused', 0.6);
+    measured(p, 'pre', 'fused', 0.6);
+    measured(p, 'pre', 'fused', 0.6);
+    measured(p, 'pre', 'fused', 0.6);
+    measured(p, 'pre', 'fused', 0.6);
     // Fused is now estimated under 1.5 ms: it wins, except on exploring decisions.
     const d = decisions(EXPLORE_EVERY, () => (p.fuse(['pre']) ? 'fused' : 'apart'));
     expect(d.split('').filter((x) => x === 'a')).toHaveLength(1);
@@ -129,18 +160,18 @@ describe('Placer.fuse', () => {
 
   it('weighs a unit of ops together: fused only when their sum fused is below their sum apart', () => {
     const p = new Placer();
-    p.costs.recordHop(1);
-    p.costs.record('pre', 'fused', 0.5);
-    p.costs.record('post', 'fused', 0.5);
-    p.costs.record('pre', 'inline', 0.2);
-    p.costs.record('post', 'op-worker', 0.4);
+    hop(p, 1);
+    measured(p, 'pre', 'fused', 0.5);
+    measured(p, 'post', 'fused', 0.5);
+    measured(p, 'pre', 'inline', 0.2);
+    measured(p, 'post', 'op-worker', 0.4);
     expect(p.fuse(['pre', 'post'])).toBe(true);
     const q = new Placer();
-    q.costs.recordHop(0.1);
-    q.costs.record('pre', 'fused', 0.5);
-    q.costs.record('post', 'fused', 0.5);
-    q.costs.record('pre', 'inline', 0.2);
-    q.costs.record('post', 'op-worker', 0.4);
+    hop(q, 0.1);
+    measured(q, 'pre', 'fused', 0.5);
+    measured(q, 'post', 'fused', 0.5);
+    measured(q, 'pre', 'inline', 0.2);
+    measured(q, 'post', 'op-worker', 0.4);
     expect(q.fuse(['pre', 'post'])).toBe(false);
   });
 });

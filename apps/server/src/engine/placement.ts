@@ -25,8 +25,11 @@ export const LOOP_BLOCK_BUDGET_MS = 1;
  */
 export const EXPLORE_EVERY = 16;
 
-/** Weight of a new sample in the exponentially weighted estimates. */
-const ALPHA = 0.25;
+/**
+ * Samples behind an estimate: their median, so one run descheduled by other load on the machine (tens of
+ * ms on a busy VM) does not move an op, while three slow runs of five do.
+ */
+const WINDOW = 5;
 
 /** Nodes remembered; past this the oldest is forgotten (clients can send any number of inline graphs). */
 const MAX_NODES = 1024;
@@ -39,13 +42,16 @@ function bounded<V>(m: Map<string, V>, key: string, value: V): void {
 }
 
 interface Estimate {
+  /** The last WINDOW samples, oldest first. */
+  recent: number[];
   ms: number;
   /** The table's tick when last sampled. */
   at: number;
+  samples: number;
 }
 
 /**
- * Exponentially weighted estimates of what things cost here: an op node's run time in each place, and
+ * Running estimates (medians of recent samples) of what things cost here: an op node's run time in each place, and
  * the latency of a round trip to a worker thread (a hop: request to reply, less queueing and compute).
  * Keys name a graph node (`placementKey`): a node sees inputs of about the same size run after run.
  * @example t.record('ocr/ctc', 'inline', 0.4); t.estimate('ocr/ctc', 'inline') // 0.4
@@ -69,8 +75,9 @@ export class CostTable {
     this.hop = blend(this.hop, Math.max(0, ms), ++this.tick);
   }
 
+  /** The estimate, once there are two samples: the first includes compiling the op's code there. */
   estimate(node: string, place: Place): number | undefined {
-    return this.byNode.get(node)?.get(place)?.ms;
+    return settled(this.byNode.get(node)?.get(place));
   }
 
   /** When `node`'s estimate in `place` was last sampled (a tick of this table), or -1 never. */
@@ -80,12 +87,24 @@ export class CostTable {
 
   /** The estimated worker round trip, or undefined before the first. */
   hopMs(): number | undefined {
-    return this.hop?.ms;
+    return settled(this.hop);
   }
 }
 
+function settled(e: Estimate | undefined): number | undefined {
+  return e && e.samples >= 2 ? e.ms : undefined;
+}
+
+/** The first sample of a place includes compiling the op's code there: the second replaces it. */
 function blend(prev: Estimate | undefined, ms: number, at: number): Estimate {
-  return { ms: prev ? prev.ms + ALPHA * (ms - prev.ms) : ms, at };
+  const recent = !prev || prev.samples === 1 ? [ms] : [...prev.recent.slice(1 - WINDOW), ms];
+  return { recent, ms: median(recent), at, samples: (prev?.samples ?? 0) + 1 };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 /** A way to run a unit of ops, with what it is predicted to cost and whether it may be run at all now. */
@@ -95,14 +114,17 @@ export interface Candidate<T> {
   cost: number | undefined;
   /** Oldest sample behind the prediction (-1: never sampled). */
   sampledAt: number;
-  /** False when running it would break a rule (an op over the loop budget inline). */
+  /** False when choosing it would break a rule (an op over the loop budget inline). */
   allowed: boolean;
+  /** May be explored though not allowed (its estimate may be stale: an op quick elsewhere, slow inline once). */
+  probe?: boolean;
 }
 
 /**
  * Picks among `candidates` (in order of preference when nothing is known): the first allowed one never
- * measured; on every EXPLORE_EVERY-th decision (`decision` counts from 1) the allowed one, other than
- * the cheapest, sampled longest ago; otherwise the cheapest allowed. Deterministic: no clock, no random.
+ * measured; on every EXPLORE_EVERY-th decision (`decision` counts from 1) the one, other than the
+ * cheapest, allowed or `probe`, sampled longest ago; otherwise the cheapest allowed. Deterministic:
+ * no clock, no random.
  * @example pick([{ value: 'a', cost: 2, sampledAt: 1, allowed: true }, { value: 'b', cost: 1, sampledAt: 2, allowed: true }], 1) // 'b'
  */
 export function pick<T>(candidates: Candidate<T>[], decision: number): T {
@@ -111,10 +133,9 @@ export function pick<T>(candidates: Candidate<T>[], decision: number): T {
   const unknown = allowed.find((c) => c.cost === undefined);
   if (unknown) return unknown.value;
   const best = allowed.reduce((a, c) => (c.cost! < a.cost! ? c : a));
-  if (decision % EXPLORE_EVERY === 0 && allowed.length > 1) {
-    const others = allowed.filter((c) => c !== best);
+  const others = candidates.filter((c) => c !== best && (c.allowed || c.probe));
+  if (decision % EXPLORE_EVERY === 0 && others.length > 0)
     return others.reduce((a, c) => (c.sampledAt < a.sampledAt ? c : a)).value;
-  }
   return best.value;
 }
 
@@ -122,7 +143,8 @@ export function pick<T>(candidates: Candidate<T>[], decision: number): T {
  * The engine's placement decisions for op nodes, from the costs it measured (`costs`):
  * - apart from its model, an op runs inline when that is measured cheaper than its op-worker time plus
  *   a hop, and within LOOP_BLOCK_BUDGET_MS; before its inline time is known, the time it took elsewhere
- *   stands in for it (an op never measured anywhere goes to a worker first: it may be long);
+ *   stands in for it (an op never measured anywhere goes to a worker first: it may be long), and an op
+ *   quick elsewhere keeps being re-probed inline even when it was once slow there;
  * - ops the fusion plan could run in their model's worker (a unit: ops that must go together) are fused
  *   when the sum of their fused times is below the sum of their best times apart.
  * Each decision explores by `pick`'s rule, so every estimate keeps being measured.
@@ -165,7 +187,7 @@ export class Placer {
     const worker = costs.estimate(node, 'op-worker');
     const inline = costs.estimate(node, 'inline');
     const elsewhere = [worker, costs.estimate(node, 'fused')].filter((x): x is number => x !== undefined);
-    const inlineMs = inline ?? (elsewhere.length > 0 ? Math.min(...elsewhere) : undefined);
+    const quickElsewhere = elsewhere.length > 0 && Math.min(...elsewhere) <= LOOP_BLOCK_BUDGET_MS;
     return [
       {
         value: 'op-worker',
@@ -177,7 +199,8 @@ export class Placer {
         value: 'inline',
         cost: inline,
         sampledAt: costs.sampledAt(node, 'inline'),
-        allowed: inlineMs !== undefined && inlineMs <= LOOP_BLOCK_BUDGET_MS,
+        allowed: inline === undefined ? quickElsewhere : inline <= LOOP_BLOCK_BUDGET_MS,
+        probe: quickElsewhere,
       },
     ];
   }
