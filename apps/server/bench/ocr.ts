@@ -11,10 +11,14 @@ import { measureBlocks, type Contender } from './measure.ts';
 import { perBlock } from './stats.ts';
 
 /** Counts, per op node, where the engine ran it (`NodeTiming.placement`) over the runs of a scenario. */
-function placementTally(): { note(r: RunResult): RunResult; summary(): Record<string, Record<string, number>> } {
+function placementTally(): {
+  note(r: RunResult, block: number): RunResult;
+  summary(): Record<string, Record<string, number>>;
+} {
   const seen: Record<string, Record<string, number>> = {};
   return {
-    note: (r) => {
+    note: (r, block) => {
+      if (block < 0) return r; // the warm-up run
       for (const t of r.timings)
         if (t.placement) (seen[t.nodeId] ??= {})[t.placement] = (seen[t.nodeId]?.[t.placement] ?? 0) + 1;
       return r;
@@ -46,7 +50,7 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
 
   const text: Contender[] = [
     { name: 'ocr_direct', run: () => directOcr(repo, ocr, direct, image) },
-    { name: 'ocr_engine', run: async () => textPlaces.note(await runOk(engine, ocr, { image })) },
+    { name: 'ocr_engine', run: async (b) => textPlaces.note(await runOk(engine, ocr, { image }), b) },
   ];
   const textPlaces = placementTally();
   const t = report.addMeasured(text, await measureBlocks(text, { blocks: ctx.blocks, trials }));
@@ -62,7 +66,7 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
   const blank: Tensor = { datatype: 'UINT8', shape: image.shape, data: new Uint8Array(image.data.length).fill(255) };
   const exit: Contender[] = [
     { name: 'det_only', run: () => directOcr(repo, ocr, direct, blank) },
-    { name: 'early_exit', run: async () => exitPlaces.note(await runOk(engine, ocr, { image: blank })) },
+    { name: 'early_exit', run: async (b) => exitPlaces.note(await runOk(engine, ocr, { image: blank }), b) },
   ];
   const exitPlaces = placementTally();
   const e = report.addMeasured(exit, await measureBlocks(exit, { blocks: ctx.blocks, trials }));
