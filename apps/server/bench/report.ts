@@ -11,6 +11,10 @@ export function fmt(v: number): string {
 
 const range = (r: Range) => `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`;
 
+/**
+ * The bench's results: metrics with their per-block values, the ceilings printed beside them, and per-contender usage.
+ * @example const r = new BenchReport(console.log); r.add('ratio', [1.1, 1.0, 1.2], ['direct_ms']); r.print();
+ */
 export class BenchReport {
   /** Every metric's range over its blocks, in the order added. */
   readonly ranges: Record<string, Range> = {};
