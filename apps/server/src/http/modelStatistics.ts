@@ -2,7 +2,7 @@ import { emptyGraphMetrics } from '../engine/Metrics.ts';
 import type { ModelMetrics, GraphMetrics } from '../engine/types.ts';
 import { allHelpers } from './helperModels.ts';
 import { isUnloaded } from './modelLoading.ts';
-import { findServedModel } from './routes/kserve.ts';
+import { findServedModel } from './servedModels.ts';
 import type { Studio } from './Studio.ts';
 
 /** A count and the nanoseconds they took together (`StatisticDuration`). */

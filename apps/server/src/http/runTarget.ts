@@ -1,7 +1,7 @@
 import type { GraphDoc } from '@ensemble-studio/core';
 import type { RunRequest } from '../engine/types.ts';
 import { graphIsDecoupled, graphIsStateful } from './graphSignature.ts';
-import type { ServedModel } from './routes/kserve.ts';
+import type { ServedModel } from './servedModels.ts';
 import type { Studio } from './Studio.ts';
 
 /** What the engine runs for a served model, and how a client must call it. */

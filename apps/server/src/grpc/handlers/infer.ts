@@ -2,7 +2,7 @@ import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { status } from '@grpc/grpc-js';
 import type { RunRequest, RunResult } from '../../engine/types.ts';
 import { ApiError } from '../../http/errors.ts';
-import { findServedModel, type ServedModel } from '../../http/routes/kserve.ts';
+import { findServedModel, type ServedModel } from '../../http/servedModels.ts';
 import { checkInputs, runError, sequenceOf } from '../../http/routes/kserveInfer.ts';
 import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';

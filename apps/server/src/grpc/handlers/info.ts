@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import { findServedModel, modelConfig, repositoryIndex } from '../../http/routes/kserve.ts';
+import { findServedModel, modelConfig, repositoryIndex } from '../../http/servedModels.ts';
 import type { Studio } from '../../http/Studio.ts';
 import { loadModel, unloadModel } from '../../http/modelLoading.ts';
 import { modelStatistics } from '../../http/modelStatistics.ts';

@@ -6,7 +6,7 @@ import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
-import { servedModel, type ServedModel } from './kserve.ts';
+import { servedModel, type ServedModel } from '../servedModels.ts';
 
 type RunResult = Awaited<ReturnType<Studio['engine']['run']>>;
 type RunRequest = Parameters<Studio['engine']['run']>[0];

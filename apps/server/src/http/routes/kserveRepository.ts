@@ -4,7 +4,7 @@ import { ApiError } from '../errors.ts';
 import { loadModel, unloadModel } from '../modelLoading.ts';
 import { modelStatistics } from '../modelStatistics.ts';
 import type { Studio } from '../Studio.ts';
-import { repositoryIndex } from './kserve.ts';
+import { repositoryIndex } from '../servedModels.ts';
 
 /** The JSON object of a request body, `{}` when there is none. */
 function bodyObject(req: Request): Record<string, unknown> {
