@@ -5,29 +5,45 @@ import type { CatalogueModel, ModelSettings } from '@ensemble-studio/core';
 import { api } from '../../api/client.ts';
 import { modelFacts } from '../../nodes/modelFacts.ts';
 import { useEditor } from '../../store/useEditor.ts';
+import { highlightLines } from './highlightLines.ts';
 
 hljs.registerLanguage('python', python);
 
-/** Must match `.source-view` line-height in styles.css: the marked line is placed by it. */
-const LINE_PX = 18;
+/** Continuation rows of a wrapped line start this far in at most, so deeply nested code keeps a usable width. */
+const MAX_HANG_CH = 8;
 
-/** model.py, highlighted, with line numbers; `line` is marked and scrolled to. */
+/**
+ * A line's leading spaces become its indentation, and the rows it wraps onto hang under its code (up to
+ * `MAX_HANG_CH`) instead of starting at the margin.
+ */
+function Indented({ html }: { html: string }) {
+  const indent = /^ */.exec(html)![0].length;
+  const hang = Math.min(indent + 2, MAX_HANG_CH);
+  return (
+    <span
+      style={{ paddingLeft: `${hang}ch`, textIndent: `${indent - hang}ch` }}
+      dangerouslySetInnerHTML={{ __html: html.slice(indent) }}
+    />
+  );
+}
+
+/** model.py, highlighted, one row per line (a long line wraps under itself); `line` is marked and scrolled to. */
 function SourceView({ text, path, line }: { text: string; path: string; line: number | null }) {
-  const html = useMemo(() => hljs.highlight(text, { language: 'python' }).value, [text]);
-  const lines = useMemo(() => text.split('\n').length, [text]);
+  const rows = useMemo(() => highlightLines(hljs.highlight(text, { language: 'python' }).value), [text]);
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (line !== null && box.current) box.current.scrollTop = Math.max(0, (line - 1) * LINE_PX - 80);
-  }, [line, html]);
+    const row = box.current?.querySelector<HTMLElement>('.source-mark');
+    if (row && box.current) box.current.scrollTop = Math.max(0, row.offsetTop - 80);
+  }, [line, rows]);
   return (
     <div className="source-view" ref={box} aria-label={`${path} (read-only)`} data-line={line ?? undefined}>
-      {line !== null && <div className="source-mark" style={{ top: 8 + (line - 1) * LINE_PX }} />}
-      <pre className="source-gutter" aria-hidden>
-        {Array.from({ length: lines }, (_, i) => i + 1).join('\n')}
-      </pre>
-      <pre className="source-code">
-        <code className="hljs language-python" dangerouslySetInnerHTML={{ __html: html }} />
-      </pre>
+      <code className="hljs language-python">
+        {rows.map((html, i) => (
+          <span key={i} className={`source-line${line === i + 1 ? ' source-mark' : ''}`} data-n={i + 1}>
+            <Indented html={html} />
+          </span>
+        ))}
+      </code>
     </div>
   );
 }
