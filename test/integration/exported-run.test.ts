@@ -21,7 +21,7 @@ beforeAll(async () => {
   requirePythonNumpy();
   repo = await loadRepository(EXAMPLES);
   engine = await Engine.create({ repository: repo, lazy: true });
-  exported = new ExportedRuns(repo);
+  exported = new ExportedRuns(repo, (options) => Engine.create(options));
 });
 afterAll(async () => {
   await exported?.close();

@@ -203,7 +203,7 @@ export class Engine {
   /** A run of the graph's exported repository (exportedRuns.ts), made on first use. */
   private async runExported(req: RunRequest): Promise<RunResult> {
     const { repository, ...rest } = this.opts;
-    this.exportedRuns ??= new ExportedRuns(repository, rest);
+    this.exportedRuns ??= new ExportedRuns(repository, (options) => Engine.create(options), rest);
     try {
       return await this.exportedRuns.run({ ...req, exported: false });
     } catch (err) {

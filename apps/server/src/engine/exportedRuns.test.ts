@@ -5,13 +5,16 @@ import { loadRepository } from '../repo/loadRepository.ts';
 import type { Repository } from '../repo/types.ts';
 import { forkGraph } from '../testing/forkGraph.ts';
 import { makeTestRepository } from '../testing/testRepository.ts';
+import { Engine } from './Engine.ts';
 import { ExportedRuns } from './exportedRuns.ts';
 
 let repo: Repository;
 let runs: ExportedRuns;
 beforeAll(async () => {
   repo = await loadRepository(makeTestRepository());
-  runs = new ExportedRuns(repo, { python: process.env.STUDIO_PYTHON || '/usr/bin/python3' });
+  runs = new ExportedRuns(repo, (options) => Engine.create(options), {
+    python: process.env.STUDIO_PYTHON || '/usr/bin/python3',
+  });
 });
 afterAll(async () => runs?.close());
 

@@ -6,14 +6,22 @@ import { catalogueModel, compileGraph, graphFromEnsemble, singleModelGraph } fro
 import { loadRepository } from '../repo/loadRepository.ts';
 import { safeJoin } from '../repo/safeJoin.ts';
 import type { Repository } from '../repo/types.ts';
-import { Engine } from './Engine.ts';
 import { EngineError, messageOf } from './errors.ts';
 import type { EngineOptions, RunRequest, RunResult } from './types.ts';
+
+/** What runs an exported repository: an Engine (passed in by the engine itself, so the two modules do not import each other). */
+export interface ExportedEngine {
+  run(req: RunRequest): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+/** Makes the engine over an exported repository, e.g. `(options) => Engine.create(options)`. */
+export type CreateExportedEngine = (options: EngineOptions) => Promise<ExportedEngine>;
 
 /** An exported graph ready to run: its repository on disk and an engine over it; one-model graphs of its models as they are asked for. */
 interface Exported {
   dir: string;
-  engine: Engine;
+  engine: ExportedEngine;
   graph: GraphDoc;
   catalogue: Catalogue;
   modelGraphs: Map<string, GraphDoc>;
@@ -43,6 +51,7 @@ export class ExportedRuns {
 
   constructor(
     private readonly source: Repository,
+    private readonly createEngine: CreateExportedEngine,
     private readonly options: Omit<EngineOptions, 'repository'> = {},
   ) {}
 
@@ -117,7 +126,7 @@ export class ExportedRuns {
         else if (f.copyFrom !== undefined) symlinkSync(safeJoin(this.source.dir, f.copyFrom), dest);
       }
       const repo = await loadRepository(dir);
-      const engine = await Engine.create({ ...this.options, repository: repo, lazy: true });
+      const engine = await this.createEngine({ ...this.options, repository: repo, lazy: true });
       return {
         dir,
         engine,
