@@ -20,7 +20,7 @@ import { dtypeColor } from '../nodes/dtypeColors.ts';
 import { edgeTypes, nodeTypes } from './nodeTypes.ts';
 import { createToFlowEdges, createToFlowNodes, type PipelineFlowNode } from './toFlow.ts';
 import { EmptyCanvas } from './EmptyCanvas.tsx';
-import { DETAIL_ZOOM, OUTLINE_ZOOM, fitLegible } from './viewport.ts';
+import { DETAIL_ZOOM, FIT_PADDING_PX, MAX_FIT_ZOOM, OUTLINE_ZOOM, fitLegible } from './viewport.ts';
 
 /** The MIME type the palette puts on a drag. */
 export const PALETTE_MIME = 'application/x-ensemble-studio-node';
@@ -132,6 +132,9 @@ function useViewportRequests(nodes: PipelineFlowNode[]) {
 const MULTI_SELECT_KEYS = ['Shift', 'Meta', 'Control'];
 const PRO_OPTIONS = { hideAttribution: true };
 const MINIMAP_STYLE = { width: 160, height: 100 };
+// The controls' Fit View frames the whole graph with the same margin and zoom cap as the toolbar's Fit, so for a graph
+// that fits legibly both land on the same view (a large one: Fit View shows it all, Fit frames it readable).
+const FIT_VIEW_OPTIONS = { padding: `${FIT_PADDING_PX}px`, maxZoom: MAX_FIT_ZOOM } as const;
 
 /** The canvas's semantic-zoom class: less detail the further out, as its text would be unreadable there anyway. */
 const zoomClass = (s: ReactFlowState) =>
@@ -174,7 +177,7 @@ export function Canvas() {
       >
         <Background variant={BackgroundVariant.Dots} gap={20} size={1} />
         <MiniMap<PipelineFlowNode> pannable zoomable nodeColor={miniMapColor} style={MINIMAP_STYLE} />
-        <Controls />
+        <Controls fitViewOptions={FIT_VIEW_OPTIONS} />
       </ReactFlow>
       {nodes.length === 0 && <EmptyCanvas />}
     </div>

@@ -10,7 +10,8 @@ const LEGIBLE_ZOOM = 0.8;
 export const DETAIL_ZOOM = 0.55;
 /** Below this zoom (titles under 5 px) nodes are drawn as plain boxes in their kind's colour, and edges unlabelled. */
 export const OUTLINE_ZOOM = 0.35;
-const MAX_ZOOM = 1.2;
+/** The closest a graph is framed: small graphs are not blown up past this. */
+export const MAX_FIT_ZOOM = 1.2;
 /** Space the fit leaves around the graph, in screen pixels. */
 export const FIT_PADDING_PX = 28;
 
@@ -27,7 +28,7 @@ export function fitLegible(rf: ReactFlowInstance<PipelineFlowNode>, duration = 0
   const fit = Math.min(
     (el.width - 2 * FIT_PADDING_PX) / Math.max(b.width, 1),
     (el.height - 2 * FIT_PADDING_PX) / Math.max(b.height, 1),
-    MAX_ZOOM,
+    MAX_FIT_ZOOM,
   );
   if (fit >= LEGIBLE_ZOOM) {
     const whole = {
