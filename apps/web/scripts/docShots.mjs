@@ -1,5 +1,7 @@
-// Writes docs/screenshots/editor.png, run.png and python.png at 1440×900 from a running studio over the bundled
-// examples (node apps/web/scripts/docShots.mjs URL). Per-example screenshots: legibility.mjs with SHOTS=DIR.
+// Refreshes the screenshots in docs/screenshots from a running studio over the bundled examples
+// (node apps/web/scripts/docShots.mjs URL): editor.png, run.png, python-traceback.png and python-source.png at
+// 1440×900, then every example at 1440×900 and 1920×1080 into docs/screenshots/examples (legibility.mjs).
+import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 
 const base = process.argv[2] ?? 'http://127.0.0.1:8080';
@@ -51,3 +53,7 @@ await page.waitForSelector('.source-mark');
 await page.waitForTimeout(300);
 await page.screenshot({ path: 'docs/screenshots/python-source.png' });
 await browser.close();
+execFileSync(process.execPath, [new URL('./legibility.mjs', import.meta.url).pathname, base], {
+  stdio: 'inherit',
+  env: { ...process.env, SHOTS: 'docs/screenshots/examples' },
+});
