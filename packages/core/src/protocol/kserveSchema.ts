@@ -29,7 +29,7 @@ const requestedOutput = obj(
 );
 
 /** `POST /v2/models/{m}/infer`'s JSON: inputs are required; `id`, `parameters` and `outputs` of the wrong type are ignored. */
-export const inferBodySchema = obj(
+const inferBodySchema = obj(
   {
     id: v.fallback(v.optional(v.string()), () => undefined),
     parameters,
@@ -46,7 +46,7 @@ export const inferBodySchema = obj(
   'infer request must be a JSON object',
 );
 
-export type InferBody = v.InferOutput<typeof inferBodySchema>;
+type InferBody = v.InferOutput<typeof inferBodySchema>;
 export type InferBodyInput = InferBody['inputs'][number];
 
 /** The input an issue is under, when the issue is about one of its fields (not its name). */

@@ -6,13 +6,13 @@ import { dataRecord, isObj, obj, oneOf } from '../schema/fields.ts';
 import { elementsProblem, type JsonElement } from './tensorElements.ts';
 
 /** Longest requestId, streamId, runId or string sequence id. */
-export const MAX_ID_LENGTH = 128;
+const MAX_ID_LENGTH = 128;
 /** Longest saved-graph or model name a message may name. */
-export const MAX_GRAPH_NAME_LENGTH = 256;
+const MAX_GRAPH_NAME_LENGTH = 256;
 
 const NON_NEGATIVE = 'must be a non-negative integer';
 /** A tensor shape: non-negative integer dims. */
-export const tensorShapeSchema = v.array(
+const tensorShapeSchema = v.array(
   v.pipe(v.number(NON_NEGATIVE), v.integer(NON_NEGATIVE), v.minValue(0, NON_NEGATIVE)),
   'must be an array of non-negative integers',
 );
@@ -32,7 +32,7 @@ const wireTensorFields = obj({
  * follows the message. Data must match the shape's element count and the datatype; the shape's element
  * count must be within `maxTensorElements` when given.
  */
-export function wireTensorSchema(maxTensorElements?: number) {
+function wireTensorSchema(maxTensorElements?: number) {
   return v.pipe(
     wireTensorFields,
     v.rawCheck<v.InferOutput<typeof wireTensorFields>>(({ dataset, addIssue }) => {

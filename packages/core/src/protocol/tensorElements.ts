@@ -21,7 +21,7 @@ const FP32_MAX = 3.4028234663852886e38;
  * no UINT8) and FP32 values that do not overflow to Infinity.
  * @example elementProblem('UINT8', 300) // "outside UINT8's range 0..255"
  */
-export function elementProblem(datatype: DataType, x: unknown): string | undefined {
+function elementProblem(datatype: DataType, x: unknown): string | undefined {
   if (datatype === 'BYTES') return typeof x === 'string' ? undefined : 'not a string';
   if (datatype === 'BOOL') return typeof x === 'boolean' || x === 0 || x === 1 ? undefined : 'not a boolean';
   if (typeof x !== 'number' || !Number.isFinite(x)) return 'not a finite number';

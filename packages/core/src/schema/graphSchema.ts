@@ -52,7 +52,7 @@ const dynamicBatching = openObj({
 });
 
 /** A model node's settings: the fields the studio edits are checked, unknown Triton fields inside them kept. */
-export const modelSettingsSchema = obj({
+const modelSettingsSchema = obj({
   max_batch_size: v.optional(int(0)),
   instance_group: v.optional(arr(instanceGroup)),
   dynamic_batching: v.optional(v.nullable(dynamicBatching)),
@@ -71,7 +71,7 @@ const tensorParams = { name: nonEmptyStr, datatype: oneOf(DATA_TYPES), dims };
 const defaultOutput = obj({ shape: arr(int(0)), data: arr(scalar) });
 
 /** One node, read by the schema of its kind. */
-export const graphNodeSchema = byKey('kind', {
+const graphNodeSchema = byKey('kind', {
   input: obj({ ...common, kind: v.literal('input'), params: obj({ ...tensorParams, optional: v.optional(bool) }) }),
   output: obj({ ...common, kind: v.literal('output'), params: obj(tensorParams) }),
   model: obj({
@@ -105,7 +105,7 @@ export const graphNodeSchema = byKey('kind', {
   }),
 });
 
-export const graphEdgeSchema = obj({
+const graphEdgeSchema = obj({
   id: nonEmptyStr,
   source: nonEmptyStr,
   sourcePort: nonEmptyStr,
@@ -117,7 +117,7 @@ export const graphEdgeSchema = obj({
  * A current-version graph document. Unknown top-level, node and edge fields are dropped; unknown Triton
  * config fields inside model settings are kept.
  */
-export const graphDocSchema = obj(
+const graphDocSchema = obj(
   {
     version: int(0),
     name: str,
@@ -138,7 +138,7 @@ function firstDuplicate(items: readonly { id: string }[], path: string): string 
   return undefined;
 }
 
-export type ReadGraphResult = { ok: true; graph: GraphDoc } | { ok: false; error: string };
+type ReadGraphResult = { ok: true; graph: GraphDoc } | { ok: false; error: string };
 
 /**
  * Reads a current-version GraphDoc from untrusted JSON; the error names the field's path and what was

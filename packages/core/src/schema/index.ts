@@ -1,8 +1,9 @@
-// Graph documents from untrusted JSON: numbered migrations + structural checks.
+// The schema layer: everything read from untrusted JSON (graph documents, WebSocket messages, KServe and
+// `/api` bodies) goes through valibot schemas whose errors name the field's path and what was expected.
 export { migrate, MIGRATIONS, type Migration, type MigrateResult } from './migrate.ts';
 export { isObj } from './fields.ts';
-export { readInferBody, type InferBody, type InferBodyInput } from '../protocol/kserveSchema.ts';
-export { elementProblem, elementsProblem, type JsonElement } from '../protocol/tensorElements.ts';
+export { readInferBody, type InferBodyInput } from '../protocol/kserveSchema.ts';
+export { elementsProblem } from '../protocol/tensorElements.ts';
 export {
   apiCompileRequestSchema,
   apiGraphRequestSchema,

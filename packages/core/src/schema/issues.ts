@@ -1,7 +1,7 @@
 import type { BaseIssue, IssuePathItem } from 'valibot';
 
 /** A path as it reads in our messages: `nodes[3].params.count` (record keys as written, indices in brackets). */
-export function issuePath(path: readonly IssuePathItem[] | undefined): string {
+function issuePath(path: readonly IssuePathItem[] | undefined): string {
   let out = '';
   for (const item of path ?? []) {
     const key = item.key;
