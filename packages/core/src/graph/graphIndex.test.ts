@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileGraph } from '../compile/compileGraph.ts';
-import { layoutPositions } from '../importer/layout.ts';
+import { layoutPositions } from './layout.ts';
 import { fixtureCatalogue, graphFixture, type GraphFixture } from '../testing/fixtures.ts';
 import { validateGraph } from '../validate/validateGraph.ts';
 import { indexGraph, topoSort } from './graphIndex.ts';

@@ -1,7 +1,7 @@
 import type { Catalogue, CatalogueModel } from '../catalogue/types.ts';
 import { KIND_DEFS } from '../kinds/registry.ts';
 import { OP_DEFS, opDefaults } from '../ops/defs.ts';
-import { layoutGraph } from '../importer/layout.ts';
+import { layoutGraph } from './layout.ts';
 import { GRAPH_VERSION } from './types.ts';
 import type { GraphDoc, GraphEdge, GraphNode, NodeKind, NodeOfKind, OpId, XY } from './types.ts';
 

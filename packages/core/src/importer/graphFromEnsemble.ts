@@ -4,7 +4,7 @@ import type { GraphDoc, GraphEdge, GraphNode } from '../graph/types.ts';
 import type { EnsembleStep } from '../pbtxt/modelConfig.ts';
 import { migrate } from '../schema/migrate.ts';
 import type { Diagnostic } from '../validate/diagnostic.ts';
-import { IMPORT_VIEW, layoutGraph } from './layout.ts';
+import { IMPORT_VIEW, layoutGraph } from '../graph/layout.ts';
 import { stepNode } from './stepNode.ts';
 import { catalogueModel } from '../catalogue/types.ts';
 

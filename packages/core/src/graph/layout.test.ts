@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { graphFixture } from '../testing/fixtures.ts';
-import type { GraphDoc } from '../graph/types.ts';
+import type { GraphDoc } from './types.ts';
 import { LAYOUT_COLUMN_PX, LAYOUT_GAP, layoutGraph, layoutPositions } from './layout.ts';
 
 /** in → n0 → n1 → … → n(len-1) → out, every node 200×80. */

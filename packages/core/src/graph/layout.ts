@@ -1,5 +1,5 @@
-import { indexGraph, topoSort } from '../graph/graphIndex.ts';
-import type { GraphDoc, XY } from '../graph/types.ts';
+import { indexGraph, topoSort } from './graphIndex.ts';
+import type { GraphDoc, XY } from './types.ts';
 
 /** A node's box on the canvas, in canvas pixels. */
 export interface LayoutSize {
