@@ -55,7 +55,7 @@ export class OpRunner {
       const t0 = performance.now();
       const outputs = impl.run(inputs, values, this.ctx);
       const computeMs = performance.now() - t0;
-      costs.record(key, 'inline', computeMs);
+      costs.record(key, 'inline', computeMs, `${op}@main`);
       return { outputs, computeMs, queueMs: 0, instance: 'main', placement: 'inline' };
     }
     await this.start();
@@ -70,7 +70,7 @@ export class OpRunner {
     const outputs = receivedOutputs(r.result);
     const computeMs = r.result.computeNs / 1e6;
     const queueMs = r.queueNs / 1e6;
-    costs.record(key, 'op-worker', computeMs);
+    costs.record(key, 'op-worker', computeMs, `${op}@${r.instance}`);
     costs.recordHop(roundTripMs - computeMs - queueMs);
     return { outputs, computeMs, queueMs, instance: r.instance, placement: 'op-worker' };
   }

@@ -110,7 +110,7 @@ async function runGroup(
       canTransfer: ctx.canTransfer,
       summarize: ctx.observed,
     });
-    measureChain(deps, group, r.stages, performance.now() - t0 - r.queueMs);
+    measureChain(deps, group, r, performance.now() - t0 - r.queueMs);
     const runs = r.stages.map((s, k): NodeRun => ({
       responses: [k === last ? r.outputs : {}],
       computeMs: s.computeNs / 1e6,
@@ -134,13 +134,19 @@ async function runGroup(
 }
 
 /** Records what a fused request measured: each op's time in the model's worker, and the hop (the rest). */
-function measureChain(deps: ExecutorDeps, group: FusedGroup, stages: StageResult[], unqueuedMs: number): void {
+function measureChain(
+  deps: ExecutorDeps,
+  group: FusedGroup,
+  r: { stages: StageResult[]; instance: string },
+  unqueuedMs: number,
+): void {
   const { costs } = deps.ops.placer;
   let computeMs = 0;
-  stages.forEach((s, k) => {
+  r.stages.forEach((s, k) => {
     const node = group.members[k]!;
     computeMs += s.computeNs / 1e6;
-    if (node.kind === 'op') costs.record(placementKey(deps.graph, node.id), 'fused', s.computeNs / 1e6);
+    if (node.kind === 'op')
+      costs.record(placementKey(deps.graph, node.id), 'fused', s.computeNs / 1e6, `${node.params.op}@${r.instance}`);
   });
   costs.recordHop(unqueuedMs - computeMs);
 }

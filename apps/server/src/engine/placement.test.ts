@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CostTable, EXPLORE_EVERY, LOOP_BLOCK_BUDGET_MS, pick, Placer, placementKey } from './placement.ts';
+import {
+  CostTable,
+  EXPLORE_EVERY,
+  LOOP_BLOCK_BUDGET_MS,
+  pick,
+  Placer,
+  placementKey,
+  WARMUP_RUNS,
+} from './placement.ts';
 
 const c = <T>(value: T, cost: number | undefined, sampledAt: number, allowed = true) => ({
   value,
@@ -11,15 +19,11 @@ const c = <T>(value: T, cost: number | undefined, sampledAt: number, allowed = t
 /** `n` decisions of `decide`, as a string of their first letters. */
 const decisions = (n: number, decide: () => string) => Array.from({ length: n }, () => decide()[0]).join('');
 
-/** A place measured at `ms` (twice: a first sample alone does not count). */
+/** A place measured at `ms` (after the op's warm-up runs on its thread, which do not count). */
 const measured = (p: Placer, node: string, place: 'inline' | 'op-worker' | 'fused', ms: number) => {
-  p.costs.record(node, place, ms);
-  p.costs.record(node, place, ms);
+  for (let i = 0; i <= WARMUP_RUNS; i++) p.costs.record(node, place, ms, `${node}@${place}`);
 };
-const hop = (p: Placer, ms: number) => {
-  p.costs.recordHop(ms);
-  p.costs.recordHop(ms);
-};
+const hop = (p: Placer, ms: number) => p.costs.recordHop(ms);
 
 describe('pick', () => {
   it('tries an allowed candidate never measured first, in the order given', () => {
@@ -41,33 +45,40 @@ describe('pick', () => {
 });
 
 describe('CostTable', () => {
-  it('estimates per node and place, and the hop, by the median of recent samples; a second sample replaces the first', () => {
+  it('estimates per node and place, and the hop, by the median of recent samples, not counting warm-up runs', () => {
     const t = new CostTable();
     expect(t.estimate('n', 'inline')).toBeUndefined();
     expect(t.sampledAt('n', 'inline')).toBe(-1);
-    t.record('n', 'inline', 40);
+    for (let i = 0; i < WARMUP_RUNS; i++) t.record('n', 'inline', 40, 'topk@main');
     expect(t.estimate('n', 'inline')).toBeUndefined();
-    t.record('n', 'inline', 4);
+    expect(t.sampledAt('n', 'inline')).toBe(WARMUP_RUNS);
+    t.record('n', 'inline', 4, 'topk@main');
     expect(t.estimate('n', 'inline')).toBe(4);
-    t.record('n', 'inline', 8);
+    t.record('n', 'inline', 8, 'topk@main');
     expect(t.estimate('n', 'inline')).toBe(6);
-    for (const ms of [50, 5, 5]) t.record('n', 'inline', ms);
+    for (const ms of [50, 5, 5]) t.record('n', 'inline', ms, 'topk@main');
     expect(t.estimate('n', 'inline')).toBe(5);
-    for (const ms of [7, 7, 7]) t.record('n', 'inline', ms);
+    for (const ms of [7, 7, 7]) t.record('n', 'inline', ms, 'topk@main');
     expect(t.estimate('n', 'inline')).toBe(7);
+    // The op warmed up on its thread for another node of it: its runs count at once.
+    t.record('m', 'inline', 3, 'topk@main');
+    expect(t.estimate('m', 'inline')).toBe(3);
+    // A second instance of a model warms up too.
+    for (let i = 0; i <= WARMUP_RUNS; i++) t.record('n', 'fused', 1, 'topk@det_0');
+    t.record('n', 'fused', 30, 'topk@det_1');
+    expect(t.estimate('n', 'fused')).toBe(1);
     expect(t.estimate('n', 'op-worker')).toBeUndefined();
-    t.recordHop(9);
-    expect(t.hopMs()).toBeUndefined();
     t.recordHop(2);
+    expect(t.hopMs()).toBe(2);
     t.recordHop(-1);
     expect(t.hopMs()).toBe(1);
-    expect(t.sampledAt('n', 'inline')).toBe(9);
   });
 
   it('ignores samples that are not durations', () => {
     const t = new CostTable();
-    t.record('n', 'inline', Number.NaN);
-    t.record('n', 'inline', -1);
+    for (let i = 0; i < WARMUP_RUNS; i++) t.record('n', 'inline', 1, 'topk@main');
+    t.record('n', 'inline', Number.NaN, 'topk@main');
+    t.record('n', 'inline', -1, 'topk@main');
     expect(t.estimate('n', 'inline')).toBeUndefined();
   });
 

@@ -31,7 +31,7 @@ export const EXPLORE_EVERY = 16;
  */
 const WINDOW = 5;
 
-/** Nodes remembered; past this the oldest is forgotten (clients can send any number of inline graphs). */
+/** Nodes (and op threads) remembered; past this the oldest is forgotten (clients can send any number of inline graphs). */
 const MAX_NODES = 1024;
 
 /** A Map that forgets its oldest entry past MAX_NODES. */
@@ -42,31 +42,51 @@ function bounded<V>(m: Map<string, V>, key: string, value: V): void {
 }
 
 interface Estimate {
-  /** The last WINDOW samples, oldest first. */
+  /** The last WINDOW samples, oldest first (empty while the only runs were warm-ups). */
   recent: number[];
   ms: number;
-  /** The table's tick when last sampled. */
+  /** The table's tick when last run there, warm-ups included. */
   at: number;
-  samples: number;
 }
 
 /**
- * Running estimates (medians of recent samples) of what things cost here: an op node's run time in each place, and
- * the latency of a round trip to a worker thread (a hop: request to reply, less queueing and compute).
- * Keys name a graph node (`placementKey`): a node sees inputs of about the same size run after run.
- * @example t.record('ocr/ctc', 'inline', 0.4); t.estimate('ocr/ctc', 'inline') // 0.4
+ * Runs of an op on a thread before its times count: V8 compiles and optimises the op's code in each
+ * thread separately, and the op reads its files there. Measured here: the first 2–5 runs of
+ * preprocess, DB and CTC in a worker took 4–35 ms, later ones ~1 ms.
+ */
+export const WARMUP_RUNS = 5;
+
+/**
+ * Running estimates (medians of recent samples) of what things cost here: an op node's run time in each
+ * place, and the latency of a round trip to a worker thread (a hop: request to reply, less queueing and
+ * compute). Keys name a graph node (`placementKey`): a node sees inputs of about the same size run after
+ * run. An op's first runs on each thread do not count (WARMUP_RUNS).
+ * @example for (let i = 0; i <= WARMUP_RUNS; i++) t.record('ocr/ctc', 'inline', 0.4, 'ctc_decode@main'); t.estimate('ocr/ctc', 'inline') // 0.4
  */
 export class CostTable {
   private readonly byNode = new Map<string, Map<Place, Estimate>>();
+  /** Runs so far per op and thread ('ctc_decode@rec_0'), up to WARMUP_RUNS. */
+  private readonly warm = new Map<string, number>();
   private hop: Estimate | undefined;
   private tick = 0;
 
-  /** One measured run of `node` in `place`, in ms of compute. */
-  record(node: string, place: Place, ms: number): void {
+  /**
+   * One measured run of `node` in `place`, in ms of compute; `warmKey` names the op's code on the thread
+   * that ran it ('ctc_decode@rec_0'): its first WARMUP_RUNS runs there do not count.
+   */
+  record(node: string, place: Place, ms: number, warmKey: string): void {
     if (!Number.isFinite(ms) || ms < 0) return;
     const m = this.byNode.get(node) ?? new Map<Place, Estimate>();
     bounded(this.byNode, node, m);
-    m.set(place, blend(m.get(place), ms, ++this.tick));
+    const prev = m.get(place);
+    const at = ++this.tick;
+    const runs = this.warm.get(warmKey) ?? 0;
+    if (runs < WARMUP_RUNS) {
+      bounded(this.warm, warmKey, runs + 1);
+      m.set(place, prev ? { ...prev, at } : { recent: [], ms: 0, at });
+      return;
+    }
+    m.set(place, blend(prev, ms, at));
   }
 
   /** One measured worker round trip: its latency less the worker's queueing and compute. */
@@ -75,12 +95,12 @@ export class CostTable {
     this.hop = blend(this.hop, Math.max(0, ms), ++this.tick);
   }
 
-  /** The estimate, once there are two samples: the first includes compiling the op's code there. */
+  /** The estimate, or undefined before a run that counts. */
   estimate(node: string, place: Place): number | undefined {
     return settled(this.byNode.get(node)?.get(place));
   }
 
-  /** When `node`'s estimate in `place` was last sampled (a tick of this table), or -1 never. */
+  /** When `node` last ran in `place` (a tick of this table), or -1 never. */
   sampledAt(node: string, place: Place): number {
     return this.byNode.get(node)?.get(place)?.at ?? -1;
   }
@@ -92,13 +112,12 @@ export class CostTable {
 }
 
 function settled(e: Estimate | undefined): number | undefined {
-  return e && e.samples >= 2 ? e.ms : undefined;
+  return e && e.recent.length > 0 ? e.ms : undefined;
 }
 
-/** The first sample of a place includes compiling the op's code there: the second replaces it. */
 function blend(prev: Estimate | undefined, ms: number, at: number): Estimate {
-  const recent = !prev || prev.samples === 1 ? [ms] : [...prev.recent.slice(1 - WINDOW), ms];
-  return { recent, ms: median(recent), at, samples: (prev?.samples ?? 0) + 1 };
+  const recent = [...(prev?.recent ?? []).slice(1 - WINDOW), ms];
+  return { recent, ms: median(recent), at };
 }
 
 function median(xs: number[]): number {
