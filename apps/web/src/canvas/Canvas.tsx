@@ -107,13 +107,17 @@ function useViewportRequests(nodes: PipelineFlowNode[]) {
   // The view the graph was last framed at: while the user has not moved it, a canvas that changes size (a wider
   // run panel, a resized window) frames the graph again.
   const framed = useRef<Viewport | null>(null);
+  const empty = nodes.length === 0;
   useEffect(() => {
+    if (fitted.current === loaded) return;
+    // A graph loaded empty (New) is built by the user: the first node they drop must stay where they dropped it.
+    if (empty) fitted.current = loaded;
     if (!measured || fitted.current === loaded) return;
     fitted.current = loaded;
     requestAnimationFrame(() => {
       framed.current = fitLegible(rf);
     });
-  }, [measured, loaded, rf]);
+  }, [measured, loaded, empty, rf]);
   useEffect(() => {
     const el = document.querySelector('.react-flow');
     if (!el) return;
@@ -147,8 +151,8 @@ const miniMapColor = (n: PipelineFlowNode) => {
 
 /** The React Flow canvas over the editor store. */
 export function Canvas() {
-  const toNodes = useMemo(createToFlowNodes, []);
-  const toEdges = useMemo(createToFlowEdges, []);
+  const toNodes = useMemo(() => createToFlowNodes(), []);
+  const toEdges = useMemo(() => createToFlowEdges(), []);
   const nodes = useEditor(toNodes);
   const edges = useEditor(toEdges);
   const theme = useEditor((s) => s.ui.theme);
