@@ -4,7 +4,7 @@ import type { Contender, Measured, Usage } from './measure.ts';
 import { type Range, summarize } from './stats.ts';
 
 /** A number for the tables: integers as they are, otherwise 3 decimals (1 from 100 up). */
-export function fmt(v: number): string {
+function fmt(v: number): string {
   if (Number.isInteger(v)) return String(v);
   return Math.abs(v) >= 100 ? v.toFixed(1) : v.toFixed(3);
 }

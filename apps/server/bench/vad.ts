@@ -51,7 +51,7 @@ export interface LevelResult {
 let levelRound = 0;
 
 /** `streams` concurrent real-time VAD streams (a 576-sample chunk every 32 ms each, staggered) for `chunks` chunks. */
-export async function vadLevel(engine: Engine, streams: number, chunks: number): Promise<LevelResult> {
+async function vadLevel(engine: Engine, streams: number, chunks: number): Promise<LevelResult> {
   const lat: number[] = [];
   let lastWorst = 0;
   const audio = recordings(Math.min(streams, RECORDINGS), chunks);

@@ -1,9 +1,6 @@
 // Where each op runs — on the main thread, in an op worker, or fused into its model's worker — decided
 // from what the engine measures while it runs, on this machine, not from timing constants.
 
-/** Where an op ran: 'inline' (the main thread), 'op-worker', or 'fused:<model node id>' (that model's worker). */
-export type Placement = 'inline' | 'op-worker' | `fused:${string}`;
-
 /** Names a graph's node for the cost table: graph documents are often rebuilt for each run (a client's JSON). */
 export function placementKey(graph: string, node: string): string {
   return `${graph}\u0000${node}`;

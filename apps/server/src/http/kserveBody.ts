@@ -34,10 +34,7 @@ export interface GenerateRequest {
  * @param headerLength the `Inference-Header-Content-Length` header, when the request has one.
  * @throws ApiError 400 when the header does not fit the body or the JSON does not parse.
  */
-export function splitRawBody(
-  buf: Uint8Array,
-  headerLength: string | undefined,
-): { json: unknown; binary?: Uint8Array } {
+function splitRawBody(buf: Uint8Array, headerLength: string | undefined): { json: unknown; binary?: Uint8Array } {
   const n = headerLength === undefined ? buf.byteLength : Number(headerLength);
   if (!Number.isInteger(n) || n < 0 || n > buf.byteLength)
     throw bad(
@@ -81,7 +78,7 @@ function nestedShape(v: unknown): number[] {
  * Generate-extension inputs: top-level keys named like the model's inputs (as Triton's generate extension takes them), under the
  * same element-count limit and element checks as `/infer`.
  */
-export function generateInputs(
+function generateInputs(
   target: GenerateTarget,
   body: Record<string, unknown>,
   maxTensorElements: number,
