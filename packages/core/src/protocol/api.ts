@@ -5,7 +5,7 @@ import type { CompileResult, RepoFile } from '../compile/types.ts';
 import type { GraphDoc } from '../graph/types.ts';
 import type { Diagnostic } from '../validate/diagnostic.ts';
 import type * as v from 'valibot';
-import type { apiCompileRequestSchema, apiGraphRequestSchema, apiImportRequestSchema } from './apiRequests.ts';
+import type { apiCompileRequestSchema, apiGraphRequestSchema } from './apiRequests.ts';
 
 /** One model as the engine holds it: loading, ready (with its instance count), or unavailable and why. */
 export interface ApiEngineModel {
@@ -95,9 +95,6 @@ export interface ApiCompileNodeResponse {
   nodeId: string;
   files: RepoFile[];
 }
-
-/** `POST /api/import`: a repository directory on the server to open. */
-export type ApiImportRequest = v.InferOutput<typeof apiImportRequestSchema>;
 
 /** `POST /api/import`: the repository now open (names sorted). */
 export interface ApiImportResponse {

@@ -2,7 +2,7 @@ import type { DataType } from '../tensor/dtype.ts';
 import type { WireTensor } from './messageSchema.ts';
 
 // What a client sends is checked by schemas; its types are theirs.
-export type { ClientMessage, UncheckedGraphDoc, WireTensor } from './messageSchema.ts';
+export type { ClientMessage, WireTensor } from './messageSchema.ts';
 
 /** WebSocket protocol version; bump on any incompatible change. */
 export const PROTOCOL_VERSION = 1;
@@ -102,5 +102,3 @@ export type ServerMessage =
   | { type: 'backpressure'; dropped: number; policy: string }
   | { type: 'error'; ref?: string; error: { code: string; message: string } }
   | { type: 'pong'; at: number };
-
-export type ServerMessageType = ServerMessage['type'];
