@@ -381,8 +381,9 @@ describe('fuzz: graph documents', () => {
   it('regression: findCycle (used by validateGraph) handles a 50,000-node chain without exhausting the stack', () => {
     // Its DFS recurses once per node: validateGraph throws on a chain of ~8,000 models (measured), e.g. an inline graph sent to the server.
     expect(findCycle(longChain(false))).toBeNull();
-    const cyclic = longChain(false);
-    cyclic.edges.push({ id: 'back', source: 'n49999', sourcePort: 'out_0', target: 'n0', targetPort: 'in' });
+    const chain = longChain(false);
+    const back = { id: 'back', source: 'n49999', sourcePort: 'out_0', target: 'n0', targetPort: 'in' };
+    const cyclic = { ...chain, edges: [...chain.edges, back] };
     expect(findCycle(cyclic)).toHaveLength(50_000);
   });
 

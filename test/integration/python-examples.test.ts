@@ -52,9 +52,8 @@ const repo = loadExamples(EXAMPLES);
 beforeAll(() => requirePythonNumpy());
 
 function withStrategy(g: GraphDoc, strategy: ConditionStrategy): GraphDoc {
-  const copy = JSON.parse(JSON.stringify(g)) as GraphDoc;
-  for (const n of copy.nodes) if (n.kind === 'condition') n.params.strategy = strategy;
-  return copy;
+  const nodes = g.nodes.map((n) => (n.kind === 'condition' ? { ...n, params: { ...n.params, strategy } } : n));
+  return { ...g, nodes };
 }
 
 describe('example graphs', () => {

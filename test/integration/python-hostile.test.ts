@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compileGraph } from '../../packages/core/src/compile/index.ts';
 import { pyStr, pyValue } from '../../packages/core/src/compile/pyStr.ts';
 import { fixtureCatalogue, graphFixture } from '../../packages/core/src/testing/fixtures.ts';
-import type { GraphDoc } from '../../packages/core/src/graph/types.ts';
+import type { GraphDoc, GraphNode } from '../../packages/core/src/graph/types.ts';
 import { parsePbtxt } from '../../packages/core/src/pbtxt/index.ts';
 import { conditionGraph, HOSTILE_MESSAGE } from '../python/fixtures.ts';
 import { HARNESS_DIR, pythonSyntaxErrors, requirePythonNumpy, runModel, writeRepo } from '../python/harness.ts';
@@ -95,19 +95,23 @@ describe('hostile graphs', () => {
   });
 
   it('the error message reaches the client intact from a BLS error condition', () => {
-    const g = conditionGraph('bls', 'bls_error');
-    g.nodes.push({
+    const base = conditionGraph('bls', 'bls_error');
+    const errorCondition: GraphNode = {
       id: 'e',
       kind: 'condition',
       position: { x: 0, y: 0 },
       params: { expression: 'len(y) > 0', strategy: 'error', ports: ['y'], message: HOSTILE_MESSAGE, defaults: {} },
-    });
-    const edge = g.edges.find((x) => x.target === 'head')!;
-    g.edges.push(
-      { id: 'e9', source: 'e', sourcePort: 'y', target: 'head', targetPort: 'INPUT0' },
-      { id: 'e8', source: 'c', sourcePort: 'y', target: 'e', targetPort: 'y' },
-    );
-    g.edges.splice(g.edges.indexOf(edge), 1);
+    };
+    const intoHead = base.edges.find((x) => x.target === 'head');
+    const g = {
+      ...base,
+      nodes: [...base.nodes, errorCondition],
+      edges: [
+        ...base.edges.filter((x) => x !== intoHead),
+        { id: 'e9', source: 'e', sourcePort: 'y', target: 'head', targetPort: 'INPUT0' },
+        { id: 'e8', source: 'c', sourcePort: 'y', target: 'e', targetPort: 'y' },
+      ],
+    };
     const { files } = compileGraph(g, fixtureCatalogue());
     const parsed = parsePbtxt(files.find((f) => f.path === 'bls_error/config.pbtxt')!.text!);
     if (!parsed.ok) throw new Error(parsed.error.message);

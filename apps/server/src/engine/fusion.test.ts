@@ -20,7 +20,7 @@ const edge = (s: string, sp: string, t: string, tp: string): GraphEdge => ({
   target: t,
   targetPort: tp,
 });
-const graph = (nodes: GraphNode[], edges: GraphEdge[]): GraphDoc => ({
+const graph = (nodes: readonly GraphNode[], edges: readonly GraphEdge[]): GraphDoc => ({
   version: 1,
   name: 'g',
   maxBatchSize: 0,

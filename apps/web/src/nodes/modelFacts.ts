@@ -1,4 +1,4 @@
-import { schedulingOf, type CatalogueModel, type ModelSettings } from '@ensemble-studio/core';
+import { schedulingOf, type CatalogueModel, type NodeSettings } from '@ensemble-studio/core';
 
 /** What kind of model a node runs, as the node, the palette and the inspector show it. */
 export interface ModelFacts {
@@ -30,7 +30,7 @@ export function modelFile(m: CatalogueModel): string | null {
  * A model's backend, file and streaming nature, with a node's own settings taking precedence over its config.
  * @example modelFacts(catalogue.models.add_one).file // 'add_one/1/model.py'
  */
-export function modelFacts(m: CatalogueModel | undefined, settings?: ModelSettings): ModelFacts | null {
+export function modelFacts(m: CatalogueModel | undefined, settings?: NodeSettings): ModelFacts | null {
   if (!m) return null;
   const { sequenceBatching: seq, decoupled } = schedulingOf(m.config, settings);
   return {

@@ -4,7 +4,8 @@
  * node's model through these functions, so what is checked is what is exported and what runs.
  */
 import { catalogueModel, type Catalogue, type CatalogueModel } from '../catalogue/types.ts';
-import type { ModelNode, ModelSettings } from '../graph/types.ts';
+import type { DeepReadonly } from '../graph/readonly.ts';
+import type { ModelNode, NodeSettings } from '../graph/types.ts';
 import type { DynamicBatching, InstanceGroup, ModelConfig, SequenceBatching } from '../pbtxt/modelConfig.ts';
 import { clone } from '../pbtxt/normalizeConfig.ts';
 import { canonicalJson } from './canonicalJson.ts';
@@ -13,10 +14,13 @@ import { canonicalJson } from './canonicalJson.ts';
 export interface ModelScheduling {
   maxBatchSize: number;
   decoupled: boolean;
-  instanceGroup: InstanceGroup[] | undefined;
-  dynamicBatching: DynamicBatching | undefined;
-  sequenceBatching: SequenceBatching | undefined;
+  instanceGroup: DeepReadonly<InstanceGroup[]> | undefined;
+  dynamicBatching: DeepReadonly<DynamicBatching> | undefined;
+  sequenceBatching: DeepReadonly<SequenceBatching> | undefined;
 }
+
+/** A fresh, writable copy of part of a document, to build a config from. */
+const writable = <T>(v: DeepReadonly<T>): T => clone(v) as T;
 
 /**
  * `config`'s scheduling with `settings` applied: a set field replaces the config's and `null` removes a
@@ -25,7 +29,7 @@ export interface ModelScheduling {
  * copied, so callers must not change what it returns.
  * @example schedulingOf(vad.config, { sequence_batching: null }).sequenceBatching === undefined
  */
-export function schedulingOf(config: Readonly<ModelConfig>, settings: Readonly<ModelSettings> = {}): ModelScheduling {
+export function schedulingOf(config: DeepReadonly<ModelConfig>, settings: NodeSettings = {}): ModelScheduling {
   const { dynamic_batching: dyn, sequence_batching: seq } = settings;
   return {
     maxBatchSize: settings.max_batch_size ?? config.max_batch_size ?? 0,
@@ -41,17 +45,17 @@ export function schedulingOf(config: Readonly<ModelConfig>, settings: Readonly<M
  * it and the engine runs it. A fresh copy; the name is always the model's (directory) name.
  * @example applySettings(catalogue.models.det!, { max_batch_size: 4 }).max_batch_size === 4
  */
-export function applySettings(model: CatalogueModel, settings: ModelSettings | undefined): ModelConfig {
+export function applySettings(model: CatalogueModel, settings: NodeSettings | undefined): ModelConfig {
   const config: ModelConfig = clone(model.config);
   config.name = model.name;
   if (!settings) return config;
   const s = schedulingOf(model.config, settings);
   if (settings.max_batch_size !== undefined) config.max_batch_size = s.maxBatchSize;
-  if (settings.instance_group !== undefined) config.instance_group = clone(settings.instance_group);
+  if (settings.instance_group !== undefined) config.instance_group = writable<InstanceGroup[]>(settings.instance_group);
   if (s.dynamicBatching === undefined) delete config.dynamic_batching;
-  else config.dynamic_batching = clone(s.dynamicBatching);
+  else config.dynamic_batching = writable<DynamicBatching>(s.dynamicBatching);
   if (s.sequenceBatching === undefined) delete config.sequence_batching;
-  else config.sequence_batching = clone(s.sequenceBatching);
+  else config.sequence_batching = writable<SequenceBatching>(s.sequenceBatching);
   if (settings.decoupled === true) config.model_transaction_policy = { decoupled: true };
   else if (settings.decoupled === false) delete config.model_transaction_policy;
   return config;
@@ -76,6 +80,6 @@ export function effectiveModel(node: ModelNode, catalogue: Catalogue): Effective
  * Whether two nodes' settings write the same config (key order and undefined members do not count).
  * @example sameSettings({ max_batch_size: 4 }, { max_batch_size: 4, decoupled: undefined }) === true
  */
-export function sameSettings(a: ModelSettings | undefined, b: ModelSettings | undefined): boolean {
+export function sameSettings(a: NodeSettings | undefined, b: NodeSettings | undefined): boolean {
   return canonicalJson(a ?? {}) === canonicalJson(b ?? {});
 }

@@ -1,5 +1,8 @@
 import type { DataType } from '../tensor/dtype.ts';
 import type { ModelConfig } from '../pbtxt/modelConfig.ts';
+import type { DeepReadonly } from './readonly.ts';
+
+export type { DeepReadonly } from './readonly.ts';
 
 /** Current graph document version; `schema/migrate.ts` brings older documents up to it. */
 export const GRAPH_VERSION = 1;
@@ -16,32 +19,32 @@ export interface XY {
 
 /** One ensemble: the saved, validated, compiled and undone document. */
 export interface GraphDoc {
-  version: number;
+  readonly version: number;
   /** The ensemble's model name (a valid Triton name). */
-  name: string;
-  description?: string;
+  readonly name: string;
+  readonly description?: string;
   /** The ensemble's max_batch_size (0 = no batching). */
-  maxBatchSize: number;
-  nodes: GraphNode[];
-  edges: GraphEdge[];
+  readonly maxBatchSize: number;
+  readonly nodes: readonly GraphNode[];
+  readonly edges: readonly GraphEdge[];
 }
 
 /** An edge connects an output port (`sourcePort`) to an input port (`targetPort`). Ports are named. */
 export interface GraphEdge {
-  id: string;
-  source: string;
-  sourcePort: string;
-  target: string;
-  targetPort: string;
+  readonly id: string;
+  readonly source: string;
+  readonly sourcePort: string;
+  readonly target: string;
+  readonly targetPort: string;
 }
 
 interface NodeBase<K extends NodeKind, P> {
-  id: string;
-  kind: K;
-  position: XY;
+  readonly id: string;
+  readonly kind: K;
+  readonly position: Readonly<XY>;
   /** Display label; defaults to the kind/model name. */
-  label?: string;
-  params: P;
+  readonly label?: string;
+  readonly params: DeepReadonly<P>;
 }
 
 /** An ensemble input tensor. Single output port `out`. `dims` exclude the batch dim. */
@@ -57,6 +60,9 @@ export interface ModelSettings {
   sequence_batching?: ModelConfig['sequence_batching'] | null;
   decoupled?: boolean;
 }
+/** A node's settings as code that reads a document sees them (documents are shared: never written in place). */
+export type NodeSettings = DeepReadonly<ModelSettings>;
+
 /** A model of the repository; ports are that model's inputs/outputs (from the catalogue). */
 export type ModelNode = NodeBase<'model', { model: string; settings?: ModelSettings }>;
 

@@ -15,7 +15,7 @@ function catalogue(configs: Record<string, string>): Catalogue {
   }
   return { models };
 }
-const edgesOf = (g: { edges: { source: string; sourcePort: string; target: string; targetPort: string }[] }) =>
+const edgesOf = (g: { edges: readonly { source: string; sourcePort: string; target: string; targetPort: string }[] }) =>
   g.edges.map((e) => `${e.source}.${e.sourcePort} -> ${e.target}.${e.targetPort}`).sort();
 
 // qa/L0_simple_ensemble: ensemble_partial_add_sub maps INPUT1 into both inputs of `simple`.

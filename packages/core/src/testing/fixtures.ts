@@ -2,7 +2,7 @@ import type { Catalogue, CatalogueModel, TensorSpec } from '../catalogue/types.t
 import type { ModelConfig } from '../pbtxt/modelConfig.ts';
 import { toConfigType, type DataType } from '../tensor/dtype.ts';
 import { GRAPH_VERSION } from '../graph/types.ts';
-import type { ConditionNode, GraphDoc, GraphNode, ModelSettings, OpId, RouterMode } from '../graph/types.ts';
+import type { ConditionNode, GraphDoc, GraphEdge, GraphNode, ModelSettings, OpId, RouterMode } from '../graph/types.ts';
 import { deepFreeze } from './deepFreeze.ts';
 
 // Small graph fixtures for tests (core, store, server): a tiny catalogue of Triton-like models
@@ -89,7 +89,7 @@ export function fixtureCatalogue(): Catalogue {
 /** Builder with domain verbs; every verb returns the builder, `doc()` the GraphDoc. */
 export class GraphFixture {
   readonly nodes: GraphNode[] = [];
-  readonly edges: GraphDoc['edges'] = [];
+  readonly edges: GraphEdge[] = [];
   private edgeCount = 0;
   constructor(
     readonly name = 'ens',

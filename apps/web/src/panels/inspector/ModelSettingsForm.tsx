@@ -1,4 +1,4 @@
-import type { CatalogueModel, ModelNode, ModelSettings, SequenceBatching } from '@ensemble-studio/core';
+import type { CatalogueModel, DeepReadonly, ModelNode, NodeSettings, SequenceBatching } from '@ensemble-studio/core';
 import { formatShape, schedulingOf } from '@ensemble-studio/core';
 import { CheckField, NumberField, SelectField, TextField } from './Field.tsx';
 import { formatDims, parseDims } from './dims.ts';
@@ -12,9 +12,9 @@ interface Props {
 
 /** Edits the model's config.pbtxt through the node: batching, instances, sequences, decoupled. */
 export function ModelSettingsForm({ node, model, models, onParams }: Props) {
-  const st: ModelSettings = node.params.settings ?? {};
+  const st: NodeSettings = node.params.settings ?? {};
   const cfg = model?.config;
-  const set = (patch: Partial<ModelSettings>) => {
+  const set = (patch: Partial<NodeSettings>) => {
     const next: Record<string, unknown> = { ...st, ...patch };
     for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
     onParams({ settings: next });
@@ -22,7 +22,7 @@ export function ModelSettingsForm({ node, model, models, onParams }: Props) {
   const scheduling = cfg ? schedulingOf(cfg, st) : undefined;
   const group = scheduling?.instanceGroup?.[0] ?? st.instance_group?.[0] ?? { count: 1, kind: 'KIND_CPU' };
   const dyn = scheduling ? scheduling.dynamicBatching : st.dynamic_batching || undefined;
-  const seq: SequenceBatching | undefined = scheduling
+  const seq: DeepReadonly<SequenceBatching> | undefined = scheduling
     ? scheduling.sequenceBatching
     : st.sequence_batching || undefined;
   return (
@@ -121,7 +121,13 @@ export function ModelSettingsForm({ node, model, models, onParams }: Props) {
   );
 }
 
-function SequenceForm({ seq, onChange }: { seq: SequenceBatching; onChange(s: SequenceBatching): void }) {
+function SequenceForm({
+  seq,
+  onChange,
+}: {
+  seq: DeepReadonly<SequenceBatching>;
+  onChange(s: DeepReadonly<SequenceBatching>): void;
+}) {
   const strategy = seq.oldest ? 'oldest' : 'direct';
   return (
     <>

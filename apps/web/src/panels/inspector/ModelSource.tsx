@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import hljs from 'highlight.js/lib/core';
 import python from 'highlight.js/lib/languages/python';
-import type { CatalogueModel, ModelSettings } from '@ensemble-studio/core';
+import type { CatalogueModel, NodeSettings } from '@ensemble-studio/core';
 import { api } from '../../api/client.ts';
 import { modelFacts } from '../../nodes/modelFacts.ts';
 import { useEditor } from '../../store/useEditor.ts';
@@ -56,7 +56,7 @@ export function ModelSource({
 }: {
   nodeId: string;
   model: CatalogueModel;
-  settings?: ModelSettings;
+  settings?: NodeSettings;
 }) {
   const facts = modelFacts(model, settings)!;
   const request = useEditor((s) => (s.ui.source?.nodeId === nodeId ? s.ui.source : null));
