@@ -134,21 +134,24 @@ export interface Candidate<T> {
   allowed: boolean;
   /** May be explored though not allowed (its estimate may be stale: an op quick elsewhere, slow inline once). */
   probe?: boolean;
+  /** What it may cost, from what was measured elsewhere, while `cost` is unknown. */
+  proxy?: number;
 }
 
 /**
- * Picks among `candidates` (in order of preference when nothing is known): the first allowed one never
- * measured; on every EXPLORE_EVERY-th decision (`decision` counts from 1) the one, other than the
- * cheapest, allowed or `probe`, sampled longest ago; otherwise the cheapest allowed. Deterministic:
- * no clock, no random.
+ * Picks among `candidates`: while none allowed has a cost, the first allowed (the order is the
+ * preference); then one without a cost whose `proxy` is below the cheapest cost (likely better: try it
+ * now); on every EXPLORE_EVERY-th decision (`decision` counts from 1) the one, other than the cheapest,
+ * allowed or `probe`, run longest ago; otherwise the cheapest allowed. Deterministic: no clock, no random.
  * @example pick([{ value: 'a', cost: 2, sampledAt: 1, allowed: true }, { value: 'b', cost: 1, sampledAt: 2, allowed: true }], 1) // 'b'
  */
 export function pick<T>(candidates: Candidate<T>[], decision: number): T {
   const allowed = candidates.filter((c) => c.allowed);
-  if (allowed.length === 0) return candidates[0]!.value;
-  const unknown = allowed.find((c) => c.cost === undefined);
-  if (unknown) return unknown.value;
-  const best = allowed.reduce((a, c) => (c.cost! < a.cost! ? c : a));
+  const known = allowed.filter((c) => c.cost !== undefined);
+  if (known.length === 0) return (allowed[0] ?? candidates[0]!).value;
+  const best = known.reduce((a, c) => (c.cost! < a.cost! ? c : a));
+  const promising = allowed.find((c) => c.cost === undefined && c.proxy !== undefined && c.proxy < best.cost!);
+  if (promising) return promising.value;
   const others = candidates.filter((c) => c !== best && (c.allowed || c.probe));
   if (decision % EXPLORE_EVERY === 0 && others.length > 0)
     return others.reduce((a, c) => (c.sampledAt < a.sampledAt ? c : a)).value;
@@ -162,7 +165,9 @@ export function pick<T>(candidates: Candidate<T>[], decision: number): T {
  *   stands in for it (an op never measured anywhere goes to a worker first: it may be long), and an op
  *   quick elsewhere keeps being re-probed inline even when it was once slow there;
  * - ops the fusion plan could run in their model's worker (a unit: ops that must go together) are fused
- *   when the sum of their fused times is below the sum of their best times apart.
+ *   when the sum of their fused times is below the sum of their best times apart. Running apart is first
+ *   tried on an exploring decision, not at once: apart, an op cannot beat its fused time by more than the
+ *   difference between threads, and until measured it would cost a hop.
  * Each decision explores by `pick`'s rule, so every estimate keeps being measured.
  */
 export class Placer {
@@ -203,7 +208,8 @@ export class Placer {
     const worker = costs.estimate(node, 'op-worker');
     const inline = costs.estimate(node, 'inline');
     const elsewhere = [worker, costs.estimate(node, 'fused')].filter((x): x is number => x !== undefined);
-    const quickElsewhere = elsewhere.length > 0 && Math.min(...elsewhere) <= LOOP_BLOCK_BUDGET_MS;
+    const elsewhereMs = elsewhere.length > 0 ? Math.min(...elsewhere) : undefined;
+    const quickElsewhere = elsewhereMs !== undefined && elsewhereMs <= LOOP_BLOCK_BUDGET_MS;
     return [
       {
         value: 'op-worker',
@@ -217,6 +223,7 @@ export class Placer {
         sampledAt: costs.sampledAt(node, 'inline'),
         allowed: inline === undefined ? quickElsewhere : inline <= LOOP_BLOCK_BUDGET_MS,
         probe: quickElsewhere,
+        ...(elsewhereMs !== undefined ? { proxy: elsewhereMs } : {}),
       },
     ];
   }
