@@ -13,7 +13,7 @@ import {
   MAX_EXPRESSION_LENGTH,
   MAX_NESTING,
   type DataType,
-  type ExprTensorType,
+  type PortType,
   type Tensor,
 } from '../../packages/core/src/index.ts';
 import { FUZZ_RUNS, expectCleanError } from '../support/fuzz.ts';
@@ -117,7 +117,7 @@ const anyText = fc.oneof(
 );
 
 /** Port types the checker sees, and tensors that match them for the evaluator. */
-const TYPES: Record<(typeof PORTS)[number], ExprTensorType> = {
+const TYPES: Record<(typeof PORTS)[number], PortType> = {
   boxes: { datatype: 'FP32', shape: [3, 4] },
   scores: { datatype: 'FP32', shape: [3] },
   flag: { datatype: 'BOOL', shape: [1] },
@@ -126,7 +126,7 @@ const TYPES: Record<(typeof PORTS)[number], ExprTensorType> = {
   empty: { datatype: 'FP32', shape: [0, 4] },
 };
 
-function tensorFor(t: ExprTensorType, values: number[]): Tensor {
+function tensorFor(t: PortType, values: number[]): Tensor {
   const shape = t.shape ?? [];
   const count = shape.reduce((a, b) => a * b, 1);
   const integer = t.datatype === 'INT64' || t.datatype === 'BOOL';

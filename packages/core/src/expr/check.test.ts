@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { referencedPorts } from './ast.ts';
-import { checkExpression, type ExprTensorType } from './check.ts';
+import type { PortType } from '../tensor/tensor.ts';
+import { checkExpression } from './check.ts';
 import { parseExpression } from './parser.ts';
 import { closestName, editDistance } from './suggest.ts';
 
-const PORTS: Record<string, ExprTensorType> = {
+const PORTS: Record<string, PortType> = {
   boxes: { datatype: 'FP32', shape: [-1, 4] },
   scores: { datatype: 'FP32', shape: [-1] },
   flag: { datatype: 'BOOL', shape: [1] },

@@ -1,13 +1,7 @@
-import type { DataType } from '../tensor/dtype.ts';
+import type { PortType } from '../tensor/tensor.ts';
 import type { CallExpr, Expr, ExprError, RefExpr } from './ast.ts';
 import { quote } from './parser.ts';
 import { closestName } from './suggest.ts';
-
-/** What the checker knows about a port's tensor; `null` = unknown. `shape` is the full shape, -1 = variable. */
-export interface ExprTensorType {
-  datatype: DataType | null;
-  shape: number[] | null;
-}
 
 /** Static types; `any` stands for "unknown" and for "already reported", so one mistake yields one error. */
 type Ty = 'bool' | 'number' | 'any';
@@ -30,10 +24,10 @@ function shapeText(shape: readonly number[]): string {
 class Checker {
   readonly errors: ExprError[] = [];
 
-  constructor(private readonly ports: Record<string, ExprTensorType>) {}
+  constructor(private readonly ports: Record<string, PortType>) {}
 
   /** The port's type, or undefined after reporting an unknown name (with a suggestion). */
-  private port(ref: RefExpr): ExprTensorType | undefined {
+  private port(ref: RefExpr): PortType | undefined {
     if (Object.hasOwn(this.ports, ref.name)) return this.ports[ref.name];
     const names = Object.keys(this.ports);
     const guess = closestName(ref.name, names);
@@ -169,7 +163,7 @@ class Checker {
  * @example checkExpression(parse('max(scroes) < 0.5'), { scores: { datatype: 'FP32', shape: [-1] } })
  * // [{ message: "unknown port 'scroes'; did you mean 'scores'?", column: 5, length: 6 }]
  */
-export function checkExpression(ast: Expr, ports: Record<string, ExprTensorType>): ExprError[] {
+export function checkExpression(ast: Expr, ports: Record<string, PortType>): ExprError[] {
   const checker = new Checker(ports);
   const t = checker.check(ast);
   if (t === 'number') {

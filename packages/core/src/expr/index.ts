@@ -14,7 +14,7 @@
 export { EXPR_FUNCTIONS } from './ast.ts';
 export { parseExpression, MAX_NESTING } from './parser.ts';
 export { MAX_EXPRESSION_LENGTH } from './lexer.ts';
-export { checkExpression, type ExprTensorType } from './check.ts';
+export { checkExpression } from './check.ts';
 export { evaluateExpression } from './evaluate.ts';
 export { expressionToPython } from './python.ts';
 export { formatExpression } from './format.ts';

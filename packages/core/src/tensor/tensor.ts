@@ -14,6 +14,15 @@ export type TensorData =
   | BigUint64Array
   | string[];
 
+/**
+ * What is known statically about the tensor at a port, as the validator, the compiler and the condition
+ * checker infer it: `null` = unknown (nothing typed feeds it yet). `shape` is the full shape, -1 = variable.
+ */
+export interface PortType {
+  datatype: DataType | null;
+  shape: number[] | null;
+}
+
 /** An immutable tensor value shared by the engine, protocol and ops. Shape is the full shape. */
 export interface Tensor {
   readonly datatype: DataType;

@@ -3,12 +3,9 @@ import { indexGraph, topoSort, type GraphIndex } from '../graph/graphIndex.ts';
 import type { GraphDoc, GraphNode } from '../graph/types.ts';
 import { nodePorts } from '../kinds/registry.ts';
 import type { DataType } from '../tensor/dtype.ts';
+import type { PortType } from '../tensor/tensor.ts';
 
-/** A port's tensor type; null = unknown (nothing typed is connected). Shapes are FULL shapes. */
-export interface PortType {
-  datatype: DataType | null;
-  shape: number[] | null;
-}
+export type { PortType } from '../tensor/tensor.ts';
 
 /** The key of a port in `propagateTypes`' map. @example portKey('det', 'prob') === 'det:prob' */
 export const portKey = (nodeId: string, port: string): string => `${nodeId}:${port}`;

@@ -1,4 +1,5 @@
-import { EXPR_FUNCTIONS, checkExpression, parseExpression, type ExprTensorType } from '../../expr/index.ts';
+import { EXPR_FUNCTIONS, checkExpression, parseExpression } from '../../expr/index.ts';
+import type { PortType } from '../../tensor/tensor.ts';
 import { outputNodes } from '../../graph/queries.ts';
 import type { ConditionNode, GraphNode } from '../../graph/types.ts';
 import { checkParam, type ParamSpec } from '../../kinds/params.ts';
@@ -59,7 +60,7 @@ function expressionProblems(ctx: RuleContext, n: ConditionNode): Diagnostic[] {
       },
     ];
   }
-  const ports: Record<string, ExprTensorType> = {};
+  const ports: Record<string, PortType> = {};
   for (const p of n.params.ports) ports[p] = ctx.types.get(portKey(n.id, p)) ?? { datatype: null, shape: null };
   return checkExpression(parsed.ast, ports).map((e) => ({
     code: 'invalid-expression',
