@@ -2,7 +2,7 @@
 // wording (`input 'x' has unknown datatype "FLOAT"`), which clients and their tests match on.
 import * as v from 'valibot';
 import { DATA_TYPES } from '../tensor/dtype.ts';
-import { isObj, obj, type Obj } from '../schema/fields.ts';
+import { isObj, obj, tensorShape, type Obj } from '../schema/fields.ts';
 import { shown } from '../schema/issues.ts';
 
 const NEEDS_NAME = 'each input needs a "name"';
@@ -15,7 +15,7 @@ const inferInput = obj(
   {
     name: v.string(NEEDS_NAME),
     datatype: v.picklist(DATA_TYPES, (issue) => `has unknown datatype ${shown(issue.input)}`),
-    shape: v.array(v.pipe(v.number(SHAPE), v.integer(SHAPE), v.minValue(0, SHAPE)), SHAPE),
+    shape: tensorShape(SHAPE, SHAPE),
     parameters,
     // Nested or flat, possibly millions of elements: flattened and checked against the datatype by the reader.
     data: v.optional(v.unknown()),

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { DATA_TYPES } from '../tensor/dtype.ts';
 import { elementCount } from '../tensor/tensor.ts';
-import { dataRecord, isObj, obj, oneOf } from '../schema/fields.ts';
+import { dataRecord, isObj, obj, oneOf, tensorShape } from '../schema/fields.ts';
 import { elementsProblem, type JsonElement } from './tensorElements.ts';
 
 /** Longest requestId, streamId, runId or string sequence id. */
@@ -10,18 +10,11 @@ const MAX_ID_LENGTH = 128;
 /** Longest saved-graph or model name a message may name. */
 const MAX_GRAPH_NAME_LENGTH = 256;
 
-const NON_NEGATIVE = 'must be a non-negative integer';
-/** A tensor shape: non-negative integer dims. */
-const tensorShapeSchema = v.array(
-  v.pipe(v.number(NON_NEGATIVE), v.integer(NON_NEGATIVE), v.minValue(0, NON_NEGATIVE)),
-  'must be an array of non-negative integers',
-);
-
 const FRAME = 'must be a frame index ≥ 0';
 
 const wireTensorFields = obj({
   datatype: oneOf(DATA_TYPES),
-  shape: tensorShapeSchema,
+  shape: tensorShape('must be a non-negative integer', 'must be an array of non-negative integers'),
   // Checked as one array below, in one loop: a tensor may hold millions of elements.
   data: v.optional(v.custom<JsonElement[]>(Array.isArray, 'must be a flat array')),
   binary: v.optional(v.pipe(v.number(FRAME), v.integer(FRAME), v.minValue(0, FRAME))),

@@ -35,12 +35,16 @@ export function openObj<const E extends v.ObjectEntries>(entries: E) {
 }
 
 // Plain checks are single custom schemas, not pipes: reading a large graph runs them thousands of times.
+/** Any string. */
 export const str = v.string('must be a string');
+/** A string with at least one character. */
 export const nonEmptyStr = v.custom<string>(
   (x) => typeof x === 'string' && x !== '',
   (issue) => (typeof issue.input === 'string' ? 'must not be empty' : 'must be a string'),
 );
+/** A finite number. */
 export const num = v.custom<number>((x) => typeof x === 'number' && Number.isFinite(x), 'must be a finite number');
+/** `true` or `false`. */
 export const bool = v.boolean('must be true or false');
 
 /** An integer, at least `min` when given. */
@@ -66,6 +70,13 @@ export const dims = arr(
     v.check((d) => d === -1 || d >= 1, 'must be -1 or a positive integer'),
   ),
 );
+
+/** A tensor shape: non-negative integer dims, with the messages for a bad dim and for a non-array. */
+export const tensorShape = (dimMessage: string, arrayMessage: string) =>
+  v.array(
+    v.custom<number>((x) => Number.isInteger(x) && (x as number) >= 0, dimMessage),
+    arrayMessage,
+  );
 
 /** A scalar param value: number, string or boolean. */
 export const scalar = v.custom<number | string | boolean>(
@@ -100,8 +111,8 @@ export function dataRecord<T extends v.GenericSchema>(item: T, message = 'must b
 
 /**
  * An object read by the schema its `key` field names (`kind: 'router'` → `schemas.router`): one lookup,
- * where valibot's `variant` tries each option's discriminator in turn (a third of the time of reading a
- * large graph). An unknown value names the ones there are.
+ * where valibot's `variant` runs each option's discriminator schema in turn, for every node of a large
+ * graph. An unknown value names the ones there are.
  */
 export function byKey<const S extends Record<string, v.GenericSchema>>(
   key: string,
