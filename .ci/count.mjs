@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 const [file, status] = process.argv.slice(2);
 if (!existsSync(file)) {
-  console.log('the test run ended before vitest reported (type errors or an install failure above)');
+  console.log('the test run ended before vitest reported (type errors, lint findings or an install failure above)');
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
