@@ -120,12 +120,17 @@ function cycleIn(index: GraphIndex): string[] | null {
   return null;
 }
 
+/** The graph's index: the one given, or one built for this call (callers in a loop pass theirs). */
+function indexOf(graph: GraphLike | GraphIndex): GraphIndex {
+  return 'successors' in graph ? graph : indexGraph(graph);
+}
+
 /**
  * Whether `to` can be reached from `from` by following edges (a node reaches itself).
  * @example reaches(graph, 'det', 'rec') // true when det feeds rec, directly or not
  */
-export function reaches(graph: GraphLike, from: string, to: string): boolean {
-  const index = indexGraph(graph);
+export function reaches(graph: GraphLike | GraphIndex, from: string, to: string): boolean {
+  const index = indexOf(graph);
   const seen = new Set<string>([from]);
   const todo = [from];
   while (todo.length > 0) {
@@ -144,8 +149,8 @@ export function reaches(graph: GraphLike, from: string, to: string): boolean {
  * Ids of every node upstream of `nodeId` (excluding itself).
  * @example ancestors(graph, 'rec') // Set {'crop', 'det', 'image'}
  */
-export function ancestors(graph: GraphLike, nodeId: string): Set<string> {
-  const index = indexGraph(graph);
+export function ancestors(graph: GraphLike | GraphIndex, nodeId: string): Set<string> {
+  const index = indexOf(graph);
   const seen = new Set<string>();
   const todo = [nodeId];
   while (todo.length > 0) {

@@ -207,9 +207,10 @@ const isBlsGraph = (ctx: RuleContext): boolean =>
   ctx.graph.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'bls');
 
 /** First required input left unconnected among `ids`, as a phrase. */
-function brokenAncestor(ctx: RuleContext, ids: Set<string>): string | undefined {
-  for (const n of ctx.graph.nodes) {
-    if (!ids.has(n.id)) continue;
+function brokenAncestor(ctx: RuleContext, ids: Set<string>, at: ReadonlyMap<string, number>): string | undefined {
+  const inOrder = [...ids].sort((a, b) => at.get(a)! - at.get(b)!);
+  for (const id of inOrder) {
+    const n = ctx.index.node(id)!;
     if (n.kind === 'model' && !catalogueModel(ctx.catalogue, n.params.model))
       return `depends on ${show(n)}, whose model is unknown`;
     const p = ctx.ports.get(n.id)!.inputs.find((i) => !i.optional && ctx.index.into(n.id, i.name).length === 0);
@@ -220,6 +221,7 @@ function brokenAncestor(ctx: RuleContext, ids: Set<string>): string | undefined 
 
 export const unreachedOutputs: Rule = (ctx) => {
   const out: Diagnostic[] = [];
+  const at = new Map(ctx.index.ids.map((id, i) => [id, i]));
   for (const n of ctx.graph.nodes) {
     if (n.kind !== 'output') continue;
     const feeders = ctx.index.into(n.id).map((e) => ctx.nodes.get(e.source));
@@ -235,7 +237,7 @@ export const unreachedOutputs: Rule = (ctx) => {
       });
       continue;
     }
-    const why = brokenAncestor(ctx, ancestors(ctx.graph, n.id));
+    const why = brokenAncestor(ctx, ancestors(ctx.index, n.id), at);
     if (why)
       out.push({
         code: 'output-not-reached',
