@@ -1,2 +1,0 @@
-// The repository on disk: open, save, delete, export. Everything here goes through safeJoin.
-export { loadRepository } from './loadRepository.ts';
