@@ -61,25 +61,26 @@ const child = spawn(
   { stdio: ['ignore', 'pipe', 'pipe'] },
 );
 let out = '';
-const url = await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);
-  child.stdout.on('data', (d) => {
-    out += d;
-    const m = /listening on (http:\/\/\S+)/.exec(out);
-    if (m) {
-      clearTimeout(timer);
-      resolve(m[1].replace(/\/$/, ''));
-    }
-  });
-  child.stderr.on('data', (d) => {
-    out += d;
-  });
-});
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--disable-gpu', '--disable-quic', '--disable-sync'],
-});
+let browser;
 try {
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1].replace(/\/$/, ''));
+      }
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+  });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--disable-gpu', '--disable-quic', '--disable-sync'],
+  });
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const t0 = Date.now();
   await page.goto(`${url}/?graph=ens7`);
@@ -111,7 +112,8 @@ try {
     `${MODELS} models, ${ENSEMBLES} ensembles: first graph and palette shown in ${open} ms (next frame ${frame.toFixed(0)} ms); palette search ${search.ms.toFixed(0)} ms (${search.items} match); switching ensembles ${Date.now() - t1} ms`,
   );
 } finally {
-  await browser.close();
+  // The generated repository goes whatever happened (a server that did not start included).
+  await browser?.close();
   child.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
 }
