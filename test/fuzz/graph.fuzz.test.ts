@@ -20,7 +20,7 @@ import {
   type GraphDoc,
 } from '../../packages/core/src/index.ts';
 import * as fixtures from '../../packages/core/src/testing/fixtures.ts';
-import { loadRepository } from '../../apps/server/src/repo/index.ts';
+import { loadRepository } from '../../apps/server/src/repo/loadRepository.ts';
 import { FUZZ_RUNS } from '../support/fuzz.ts';
 import { PROTOTYPE_NAMES } from '../support/hostileNames.ts';
 import { EXAMPLES_DIR, mutateJson } from '../support/mutate.ts';

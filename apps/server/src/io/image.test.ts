@@ -2,7 +2,8 @@ import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { tensorFromJson } from '@ensemble-studio/core';
-import { decodeImage, encodePng } from './image.ts';
+import { encodePng } from '../testing/encodePng.ts';
+import { decodeImage } from './image.ts';
 
 /** A PNG written by pngjs with the given colour type from RGBA pixels. */
 function png(w: number, h: number, rgba: number[], colorType: 0 | 2 | 4 | 6): Uint8Array {

@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tensorFromJson } from '@ensemble-studio/core';
-import { encodePng } from './image.ts';
 import { readInputFile } from './readInputFile.ts';
+import { encodePng } from '../testing/encodePng.ts';
 import { tempDir } from '../testing/tempDir.ts';
 
 const dir = tempDir('read-input-');
