@@ -32,6 +32,6 @@ describe('generate_stream refused after the stream started', () => {
       body: JSON.stringify({ x: [new Array(64).fill(1)] }),
     });
     expect(r.status).toBe(503);
-    expect((await r.json()).error).toMatch(/maxConcurrentRuns=0/);
+    expect(((await r.json()) as { error: string }).error).toMatch(/maxConcurrentRuns=0/);
   });
 });
