@@ -1,6 +1,7 @@
 // Fan-out: two balanced branches run in parallel by the engine against the same two branches one after the
 // other on the main thread, and against the machine's ceiling: two bare worker threads with their own sessions.
-import type { Tensor } from '@ensemble-studio/core';
+import { catalogueModel, type Tensor } from '@ensemble-studio/core';
+import { workerNice } from '../src/engine/modelSetup.ts';
 import { branchesGraph, fanoutGraph } from '../src/testing/engineGraphs.ts';
 import { SYNTHETIC } from '../src/onnx/synthetic.ts';
 import { type BenchContext, runOk } from './context.ts';
@@ -31,7 +32,13 @@ async function compareBranches(
   trials: number,
 ): Promise<void> {
   const { report } = ctx;
-  const pair = raw ? await rawWorkerPair(ctx.repo.modelFile(raw.model)!, raw.feeds) : undefined;
+  const pair = raw
+    ? await rawWorkerPair(
+        ctx.repo.modelFile(raw.model)!,
+        raw.feeds,
+        workerNice(catalogueModel(ctx.repo.catalogue, raw.model)!.config),
+      )
+    : undefined;
   try {
     const contenders: Contender[] = [
       { name: `${name}_sequential`, run: seq, requests: 2 },
