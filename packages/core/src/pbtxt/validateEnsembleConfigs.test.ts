@@ -244,3 +244,27 @@ describe('isEnsembleDecoupled', () => {
     expect(isEnsembleDecoupled('e1', { e1, e2 })).toBe(false);
   });
 });
+
+describe('20,000 nested ensembles', () => {
+  const N = 20_000;
+  /** e0 → e1 → … → e{N-1} → `last`. */
+  const nested = (last: string): Repo => {
+    const repo: Repo = {};
+    for (let i = 0; i < N; i++) {
+      const inner = i + 1 < N ? `e${i + 1}` : last;
+      repo[`e${i}`] = ensemble(`e${i}`, [step(inner, { IN: 'IN' }, { OUT: 'OUT' })]);
+    }
+    return repo;
+  };
+
+  it('are searched for a cycle without exhausting the stack', () => {
+    const cycles = validateEnsembleConfigs(nested('e0')).filter((d) => d.code === 'ensemble-cycle');
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]?.message).toContain(`e${N - 1} -> e0)`);
+  });
+
+  it('are searched for a decoupled step without exhausting the stack', () => {
+    const gen = model('gen', [t('x')], [t('y')], DECOUPLED);
+    expect(isEnsembleDecoupled('e0', { ...nested('gen'), gen })).toBe(true);
+  });
+});

@@ -20,43 +20,91 @@ const own = (configs: Configs, name: string): ModelConfig | undefined =>
  * (Triton then makes the ensemble decoupled itself: a client must stream its responses).
  * @example isEnsembleDecoupled('e', { e: ensembleOf('gen'), gen: { model_transaction_policy: { decoupled: true } } }) === true
  */
-export function isEnsembleDecoupled(name: string, configs: Configs, seen: Set<string> = new Set()): boolean {
-  const config = own(configs, name);
-  if (!config || seen.has(name)) return false;
-  if (isDecoupled(config)) return true;
-  if (!isEnsemble(config)) return false;
-  seen.add(name);
-  return stepsOf(config).some((s) => isEnsembleDecoupled(s.model_name, configs, seen));
+export function isEnsembleDecoupled(name: string, configs: Configs): boolean {
+  // A loop over a stack, not recursion: deeply nested ensembles must not exhaust the call stack.
+  const seen = new Set<string>();
+  const todo = [name];
+  while (todo.length > 0) {
+    const next = todo.pop()!;
+    const config = own(configs, next);
+    if (!config || seen.has(next)) continue;
+    if (isDecoupled(config)) return true;
+    if (!isEnsemble(config)) continue;
+    seen.add(next);
+    for (const s of stepsOf(config)) todo.push(s.model_name);
+  }
+  return false;
+}
+
+/**
+ * Every model `isEnsembleDecoupled` holds true for, found at once: decoupled models, then each ensemble
+ * with a step among them, and so on outwards (asking per step would walk the nesting again each time).
+ */
+function decoupledModels(configs: Configs): Set<string> {
+  const usedBy = new Map<string, string[]>();
+  const found = new Set<string>();
+  for (const name of Object.keys(configs)) {
+    const config = own(configs, name)!;
+    if (isDecoupled(config)) found.add(name);
+    if (!isEnsemble(config)) continue;
+    for (const s of stepsOf(config)) {
+      const outers = usedBy.get(s.model_name);
+      if (outers) outers.push(name);
+      else usedBy.set(s.model_name, [name]);
+    }
+  }
+  const todo = [...found];
+  while (todo.length > 0) {
+    for (const outer of usedBy.get(todo.pop()!) ?? []) {
+      if (found.has(outer)) continue;
+      found.add(outer);
+      todo.push(outer);
+    }
+  }
+  return found;
 }
 
 function checkCycles(configs: Configs): Diagnostic[] {
   const out: Diagnostic[] = [];
   const state = new Map<string, 'active' | 'done'>();
   const reported = new Set<string>();
-  const visit = (name: string, path: string[]): void => {
-    state.set(name, 'active');
-    for (const dep of new Set(stepsOf(own(configs, name) ?? {}).map((s) => s.model_name))) {
+  const nestedEnsembles = (name: string): string[] =>
+    [...new Set(stepsOf(own(configs, name) ?? {}).map((s) => s.model_name))].filter((dep) => {
       const c = own(configs, dep);
-      if (!c || !isEnsemble(c)) continue;
-      if (state.get(dep) === 'active') {
-        const cycle = [...path.slice(path.indexOf(dep)), dep];
-        const key = [...new Set(cycle)].sort().join('\0');
-        if (!reported.has(key)) {
-          reported.add(key);
-          out.push(
-            error(
-              'ensemble-cycle',
-              `circular dependency between ensembles: ${cycle[0]} -> ... -> ${cycle[cycle.length - 2]} -> ${cycle[0]} (${cycle.join(' -> ')})`,
-              `remove '${cycle[cycle.length - 2]}' from the steps of '${cycle[cycle.length - 3] ?? dep}' or restructure the ensembles`,
-            ),
-          );
-        }
-      } else if (!state.has(dep)) visit(dep, [...path, dep]);
-    }
-    state.set(name, 'done');
+      return c !== undefined && isEnsemble(c);
+    });
+  const report = (cycle: string[], dep: string): void => {
+    const key = [...new Set(cycle)].sort().join('\0');
+    if (reported.has(key)) return;
+    reported.add(key);
+    out.push(
+      error(
+        'ensemble-cycle',
+        `circular dependency between ensembles: ${cycle[0]} -> ... -> ${cycle[cycle.length - 2]} -> ${cycle[0]} (${cycle.join(' -> ')})`,
+        `remove '${cycle[cycle.length - 2]}' from the steps of '${cycle[cycle.length - 3] ?? dep}' or restructure the ensembles`,
+      ),
+    );
   };
-  for (const name of Object.keys(configs).sort()) {
-    if (!state.has(name) && isEnsemble(own(configs, name) ?? {})) visit(name, [name]);
+  // Depth-first with an explicit stack (`path` holds the active ensembles), so deeply nested ensembles
+  // cannot exhaust the call stack.
+  for (const root of Object.keys(configs).sort()) {
+    if (state.has(root) || !isEnsemble(own(configs, root) ?? {})) continue;
+    const path = [root];
+    const frames = [{ deps: nestedEnsembles(root), next: 0 }];
+    state.set(root, 'active');
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1]!;
+      const dep = frame.deps[frame.next++];
+      if (dep === undefined) {
+        state.set(path.pop()!, 'done');
+        frames.pop();
+      } else if (state.get(dep) === 'active') report([...path.slice(path.indexOf(dep)), dep], dep);
+      else if (!state.has(dep)) {
+        state.set(dep, 'active');
+        path.push(dep);
+        frames.push({ deps: nestedEnsembles(dep), next: 0 });
+      }
+    }
   }
   return out;
 }
@@ -146,7 +194,7 @@ function checkMaps(e: string, step: EnsembleStep, k: number, model: ModelConfig)
  * gets a fresh label, any other step output takes its inputs' label, and a step (or the ensemble's
  * outputs, read together by the ensemble itself) whose inputs carry different labels is refused.
  */
-function checkDecoupledJoins(e: string, ens: ModelConfig, configs: Configs): Diagnostic[] {
+function checkDecoupledJoins(e: string, ens: ModelConfig, decoupled: ReadonlySet<string>): Diagnostic[] {
   const steps = stepsOf(ens);
   const label = new Map<string, number>(asList(ens.input).map((i) => [String(i.name ?? ''), 0]));
   const done = new Set<number>();
@@ -177,7 +225,7 @@ function checkDecoupledJoins(e: string, ens: ModelConfig, configs: Configs): Dia
           ins,
           'feed the step from one decoupled source only (e.g. pass the other tensors through the decoupled model)',
         ) ?? 0;
-      const outLabel = isEnsembleDecoupled(s.model_name, configs) ? ++fresh : mine;
+      const outLabel = decoupled.has(s.model_name) ? ++fresh : mine;
       for (const t of Object.values(mapOf(s.output_map))) if (!label.has(t)) label.set(t, outLabel);
     });
   }
@@ -227,13 +275,14 @@ function checkRequiredVersions(
  */
 export function validateEnsembleConfigs(configs: Configs, versions?: Versions): Diagnostic[] {
   const out = checkCycles(configs);
+  const decoupled = decoupledModels(configs);
   for (const e of Object.keys(configs).sort()) {
     const ens = own(configs, e);
     if (!ens || !isEnsemble(ens)) continue;
     out.push(
       ...checkSteps(e, ens, configs, versions),
       ...checkTensorTypes(e, ens, configs),
-      ...checkDecoupledJoins(e, ens, configs),
+      ...checkDecoupledJoins(e, ens, decoupled),
     );
   }
   return out;
