@@ -11,7 +11,7 @@ export interface Measured {
 }
 
 /** Resident memory of process `pid` in MB (Linux /proc), undefined where it cannot be read. */
-export function rssMb(pid: number | undefined): number | undefined {
+function rssMb(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
