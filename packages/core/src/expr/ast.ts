@@ -132,19 +132,3 @@ export function children(e: Expr): Expr[] {
       return [];
   }
 }
-
-/**
- * The port names an expression reads, each once, in order of first appearance.
- * @example referencedPorts(parse('len(boxes) == 0 or max(scores) < 0.5')) // ['boxes', 'scores']
- */
-export function referencedPorts(ast: Expr): string[] {
-  const seen = new Set<string>();
-  const stack: Expr[] = [ast];
-  while (stack.length > 0) {
-    const e = stack.pop()!;
-    if (e.type === 'ref') seen.add(e.name);
-    const kids = children(e);
-    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
-  }
-  return [...seen];
-}

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { referencedPorts } from './ast.ts';
 import type { PortType } from '../tensor/tensor.ts';
 import { checkExpression } from './check.ts';
 import { parseExpression } from './parser.ts';
@@ -96,13 +95,6 @@ describe('checkExpression: errors', () => {
   it('treats a variable dimension as possibly one element but not a zero dimension', () => {
     expect(check('v > 0', { v: { datatype: 'FP32', shape: [-1, 1] } })).toEqual([]);
     expect(check('v > 0', { v: { datatype: 'FP32', shape: [-1, 0] } })).toHaveLength(1);
-  });
-});
-
-describe('referencedPorts', () => {
-  it('lists each port once, in order of first appearance', () => {
-    const r = parseExpression('len(b) > 0 and (a.shape[0] == size(b) or c and max(a) > 1)');
-    expect(r.ok && referencedPorts(r.ast)).toEqual(['b', 'a', 'c']);
   });
 });
 
