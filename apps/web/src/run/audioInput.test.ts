@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resampler, windowCount, Windower, windows } from './audioInput.ts';
+import { resampler, Windower, windows } from './audioInput.ts';
 
 const ramp = (n: number) => Float32Array.from({ length: n }, (_, i) => i + 1);
 
@@ -12,7 +12,7 @@ describe('Windower', () => {
       const w = new Windower((x) => got.push(x));
       for (let i = 0; i < samples.length; i += block) w.push(samples.subarray(i, i + block));
       expect(w.flush()).toBe(true);
-      expect(got).toHaveLength(windowCount(samples.length));
+      expect(got).toHaveLength(Math.ceil(samples.length / 512));
       got.forEach((g, i) => expect(Array.from(g)).toEqual(Array.from(want[i]!)));
     }
   });

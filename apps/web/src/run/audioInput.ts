@@ -42,9 +42,6 @@ export function* windows(samples: Float32Array, window = 512, context = 64): Gen
   }
 }
 
-/** How many windows `windows()` yields. */
-export const windowCount = (samples: number, window = 512): number => Math.ceil(samples / window);
-
 /**
  * The streaming form of `windows()`: push samples as they arrive (any block size), get each full
  * `context + window` window once its `window` new samples are in; `flush()` zero-pads the rest.
