@@ -107,11 +107,12 @@ const frames = await page.evaluate(() => {
 });
 frames.sort((a, b) => a - b);
 const mean = frames.reduce((a, b) => a + b, 0) / frames.length;
+const p50 = frames[Math.floor(frames.length * 0.5)];
 const p95 = frames[Math.floor(frames.length * 0.95)];
 const zoom = await page.evaluate(
   () => new DOMMatrixReadOnly(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a,
 );
 console.log(
-  `300 nodes, ${await page.locator('.react-flow__node').count()} rendered, view ${view} (zoom ${zoom.toFixed(2)}): drag frames n=${frames.length} mean ${mean.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${frames.at(-1).toFixed(1)} ms; main thread busy ${(busyMs / frames.length).toFixed(1)} ms per frame (script ${(spent('ScriptDuration') / frames.length).toFixed(1)}, style ${(spent('RecalcStyleDuration') / frames.length).toFixed(1)}, layout ${(spent('LayoutDuration') / frames.length).toFixed(1)})`,
+  `300 nodes, ${await page.locator('.react-flow__node').count()} rendered, view ${view} (zoom ${zoom.toFixed(2)}): drag frames n=${frames.length} mean ${mean.toFixed(1)} ms, p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${frames.at(-1).toFixed(1)} ms; main thread busy ${(busyMs / frames.length).toFixed(1)} ms per frame (script ${(spent('ScriptDuration') / frames.length).toFixed(1)}, style ${(spent('RecalcStyleDuration') / frames.length).toFixed(1)}, layout ${(spent('LayoutDuration') / frames.length).toFixed(1)})`,
 );
 await browser.close();
