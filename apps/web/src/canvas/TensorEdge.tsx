@@ -1,5 +1,6 @@
 import { memo } from 'react';
 import { BaseEdge, getBezierPath, getSmoothStepPath, type EdgeProps } from '@xyflow/react';
+import { LAYOUT_COLUMN_PX, LAYOUT_GAP } from '@ensemble-studio/core';
 import { useEditor } from '../store/useEditor.ts';
 import { selectEdgeLanes } from './lanes.ts';
 import type { TensorFlowEdge } from './toFlow.ts';
@@ -41,16 +42,23 @@ function TensorLabel(p: { text: string; x: number; y: number; room: number; stac
 function TensorEdgeImpl(p: EdgeProps<TensorFlowEdge>) {
   const lane = useEditor((s) => selectEdgeLanes(s).get(p.id));
   const curved = lane === undefined || p.targetX >= p.sourceX;
-  const [path, labelX, labelY] = curved
+  const [path, midX, midY] = curved
     ? getBezierPath(p)
     : getSmoothStepPath({ ...p, centerY: lane, borderRadius: 8, offset: 16 });
-  // A curve's label sits in the gap between its two nodes; a lane's runs along the free lane.
-  const room = curved ? Math.abs(p.targetX - p.sourceX) - 2 * LABEL_PAD.clear : Infinity;
+  // A curve's label sits in the gap before its target: the middle of a lone short curve; else just before the input
+  // it feeds — a long curve passes other columns' nodes (and would hide its label under one), and the labels of
+  // several edges into one node stack there in the order of its ports.
+  const span = Math.abs(p.targetX - p.sourceX);
+  const stack = p.data?.stack ?? [0, 1];
+  const atTarget = curved && (span > LAYOUT_COLUMN_PX || stack[1] > 1);
+  const gap = Math.min(span, LAYOUT_GAP.column);
+  const [labelX, labelY] = atTarget ? [p.targetX - gap / 2, p.targetY] : [midX, midY];
+  const room = curved ? gap - 2 * LABEL_PAD.clear : Infinity;
   return (
     <>
       <BaseEdge id={p.id} path={path} markerEnd={p.markerEnd} style={p.style} interactionWidth={p.interactionWidth} />
       {typeof p.label === 'string' && p.label && (
-        <TensorLabel text={p.label} x={labelX} y={labelY} room={room} stack={p.data?.stack ?? [0, 1]} />
+        <TensorLabel text={p.label} x={labelX} y={labelY} room={room} stack={stack} />
       )}
     </>
   );

@@ -17,7 +17,7 @@ describe('edge labels', () => {
     expect(two.height).toBeGreaterThan(one.height);
   });
 
-  it('of edges joining the same two nodes spread apart only as far as their height needs', () => {
+  it('of edges into the same node spread apart only as far as their height needs', () => {
     const tall = labelBox(['FP32 ', '[-1,4,2]']).height;
     const [upper, lower] = [stackOffset([0, 2], tall), stackOffset([1, 2], tall)];
     expect(upper).toBeLessThan(0);

@@ -30,8 +30,8 @@ export function labelBox(lines: string[]): { width: number; height: number } {
 const PORT_PITCH_PX = 17.6;
 
 /**
- * How far to move the label of edge `k` of `n` joining the same two nodes (ordered top to bottom) off its own
- * edge's midpoint, so labels taller than the ports are apart stack without covering each other.
+ * How far to move the label of edge `k` of `n` into the same node (ordered top to bottom) off its own edge, so
+ * labels taller than the ports are apart stack without covering each other.
  * @example stackOffset([0, 2], 30) // -7.2: the upper one moves up, the lower one (stackOffset([1, 2], 30)) down
  */
 export function stackOffset([k, n]: [number, number], height: number): number {

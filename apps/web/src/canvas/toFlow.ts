@@ -26,7 +26,7 @@ export type PipelineFlowNode = Node<PipelineData, 'pipeline'>;
 export type TensorFlowEdge = Edge<{
   severity: NodeProblems['severity'] | null;
   messages: string[];
-  /** This edge's place among the edges joining the same two nodes (top to bottom) and how many there are. */
+  /** This edge's place among the edges into the same node (top to bottom) and how many there are. */
   stack: [number, number];
 }>;
 
@@ -139,28 +139,19 @@ function tensorLabel(t: PortType | undefined): string {
 }
 
 /**
- * For every edge, its place among the edges that join the same two nodes, ordered as their source ports are (top to
- * bottom), and their number: their labels sit in the same gap and are spread apart by it.
+ * For every edge, its place among the edges into the same node, ordered as that node's input ports are (top to
+ * bottom), and their number: their labels sit in the gap before that node and are spread apart by it.
  */
-function parallelEdges(graph: GraphDoc, catalogue: Catalogue): Map<string, [number, number]> {
+function edgesIntoNodes(graph: GraphDoc, catalogue: Catalogue): Map<string, [number, number]> {
   const groups = new Map<string, GraphEdge[]>();
-  for (const e of graph.edges) {
-    const key = `${e.source}\0${e.target}`;
-    (groups.get(key) ?? groups.set(key, []).get(key)!).push(e);
-  }
+  for (const e of graph.edges) (groups.get(e.target) ?? groups.set(e.target, []).get(e.target)!).push(e);
   const out = new Map<string, [number, number]>();
   const nodes = new Map(graph.nodes.map((n) => [n.id, n]));
-  for (const group of groups.values()) {
-    if (group.length > 1) {
-      const src = nodes.get(group[0]!.source);
-      const tgt = nodes.get(group[0]!.target);
-      const outs = src ? nodePorts(graph, src, catalogue).outputs.map((p) => p.name) : [];
-      const ins = tgt ? nodePorts(graph, tgt, catalogue).inputs.map((p) => p.name) : [];
-      group.sort(
-        (a, b) =>
-          outs.indexOf(a.sourcePort) - outs.indexOf(b.sourcePort) ||
-          ins.indexOf(a.targetPort) - ins.indexOf(b.targetPort),
-      );
+  for (const [target, group] of groups) {
+    const node = nodes.get(target);
+    if (group.length > 1 && node) {
+      const ins = nodePorts(graph, node, catalogue).inputs.map((p) => p.name);
+      group.sort((a, b) => ins.indexOf(a.targetPort) - ins.indexOf(b.targetPort));
     }
     group.forEach((e, i) => out.set(e.id, [i, group.length]));
   }
@@ -191,7 +182,7 @@ export function createToFlowEdges() {
     )
       return last.out;
     const selected = new Set(s.ui.selection.edges);
-    const stacks = parallelEdges(graph, s.catalogue);
+    const stacks = edgesIntoNodes(graph, s.catalogue);
     const out = graph.edges.map((e): TensorFlowEdge => {
       const problems = diags.edges.get(e.id);
       const flowing = s.run.nodes[e.source]?.status === 'finished' && s.run.nodes[e.target]?.status === 'running';
