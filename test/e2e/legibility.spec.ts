@@ -149,4 +149,21 @@ describe('legible by default', () => {
     expect(await sizes()).toEqual(atDefault);
     await page.close();
   });
+
+  it("shows model.py in the narrow inspector with every line wrapped into view, none cut off at the panel's edge", async () => {
+    const page = await open({ width: 1440, height: 900 }, 'python-text-exit');
+    await page.locator('.react-flow__node[data-id="text_boxes"]').click();
+    await page.getByRole('button', { name: 'View model.py' }).click();
+    const view = page.locator('.source-view');
+    await expect.poll(() => view.locator('.source-line').count()).toBeGreaterThan(20);
+    const fit = await view.evaluate((el) => ({
+      overflow: el.scrollWidth - el.clientWidth,
+      longest: Math.max(...[...el.querySelectorAll('.source-line')].map((l) => l.textContent!.length)),
+      wrapped: [...el.querySelectorAll('.source-line')].filter((l) => l.getClientRects()[0]!.height > 20).length,
+    }));
+    expect(fit.longest).toBeGreaterThan(60); // the file has lines longer than the panel is wide…
+    expect(fit.wrapped).toBeGreaterThan(0); // …which wrap onto more rows…
+    expect(fit.overflow).toBeLessThanOrEqual(0); // …so nothing scrolls sideways
+    await page.close();
+  });
 });
