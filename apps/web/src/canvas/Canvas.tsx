@@ -35,7 +35,7 @@ const toPortConnection = (c: Connection | Edge) => ({
 function useFlowCallbacks() {
   const store = useEditorStore();
   const { screenToFlowPosition } = useReactFlow();
-  // Reads the store at call time, so the callback identity never changes (STYLE §3).
+  // Reads the store at call time, so the callback identity never changes and memoised children do not re-render.
   const isValidConnection = useCallback(
     (c: Connection | Edge) => {
       const s = store.getState();

@@ -22,7 +22,10 @@ function headerLength(req: Request): string | undefined {
   return h === undefined ? undefined : String(h);
 }
 
-/** Triton's sequence parameters → the engine's sequence flags (TRITON §5.2, §4.1). */
+/**
+ * Triton's sequence parameters (`sequence_id`, `sequence_start`, `sequence_end`) → the engine's sequence flags.
+ * A stateful model (sequence batching) needs a non-zero or non-empty correlation id on every request, as Triton does.
+ */
 export function sequenceOf(
   served: ServedModel,
   params: Record<string, unknown>,
