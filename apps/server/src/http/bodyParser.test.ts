@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDir } from '../testing/tempDir.ts';
 import { connect } from '../testing/wsTestClient.ts';
+import { gzipSync } from 'node:zlib';
+import { BodyChunks } from './bodyChunks.ts';
 import { BodyParser, INLINE_PARSE_BYTES } from './bodyParser.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 
@@ -46,6 +48,22 @@ describe('BodyParser', () => {
     expect(Object.getPrototypeOf(req.inputs)).toBe(null);
   });
 
+  it('joins a body kept as its chunks in the worker, whether or not a chunk owns its buffer', async () => {
+    const body = largeInfer(6000);
+    const chunks: Uint8Array[] = [];
+    for (let at = 0; at < body.byteLength; at += 65536) chunks.push(Uint8Array.from(body.subarray(at, at + 65536)));
+    const shared = new Uint8Array(64);
+    chunks.push(shared.subarray(0, 0)); // a view into a larger buffer: copied, not transferred
+    const req = await parser.kserve(new BodyChunks(chunks, body.byteLength), {
+      kind: 'infer',
+      headerLength: undefined,
+      maxTensorElements: 1e7,
+    });
+    expect(req.inputs.x?.shape).toEqual([6000, 64]);
+    expect((req.inputs.x?.data as Float32Array)[383999]).toBe(0.5);
+    expect(shared.buffer.byteLength).toBe(64);
+  });
+
   it('gives a large body the errors a small one gets', async () => {
     await expect(
       parser.kserve(largeInfer(6000, '"abc"'), { kind: 'infer', headerLength: undefined, maxTensorElements: 1e7 }),
@@ -80,6 +98,19 @@ describe('large requests on a running server', () => {
     const r = await call(`${s.url}/v2/models/extractor/infer`, 'POST', largeInfer(6000).toString());
     expect(r.status).toBe(200);
     expect(r.json.outputs[0]).toMatchObject({ name: 'feat', shape: [6000, 256] });
+  });
+
+  it('a large plain body is read as chunks and a large gzip body is inflated: both run', async () => {
+    for (const encoding of ['identity', 'gzip']) {
+      const raw = largeInfer(6000);
+      const r = await fetch(`${s.url}/v2/models/extractor/infer`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        body: encoding === 'gzip' ? gzipSync(raw) : raw,
+      });
+      expect(r.status, encoding).toBe(200);
+      expect(((await r.json()) as { outputs: { shape: number[] }[] }).outputs[0]?.shape).toEqual([6000, 256]);
+    }
   });
 
   it('a large WebSocket message is parsed off the thread and later messages keep their order', async () => {

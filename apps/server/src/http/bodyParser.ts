@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
 import { keyedRecord } from '@ensemble-studio/core';
 import { parseClientText, type ParsedText, type TextLimits } from '../ws/parseMessage.ts';
+import { BodyChunks, transferableChunks } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
 import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
 import type { InferRequest } from './kserveTensors.ts';
@@ -50,11 +51,11 @@ export class BodyParser {
 
   /** A KServe infer or generate body. @throws ApiError naming what is wrong with it. */
   async kserve<J extends Exclude<BodyJob, { kind: 'ws' }>>(
-    body: Uint8Array,
+    body: Uint8Array | BodyChunks,
     job: J,
   ): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
     type Out = J extends { kind: 'infer' } ? InferRequest : GenerateRequest;
-    if (body.byteLength <= INLINE_PARSE_BYTES) {
+    if (!(body instanceof BodyChunks) && body.byteLength <= INLINE_PARSE_BYTES) {
       return (
         job.kind === 'infer'
           ? parseInferBody(body, job.headerLength, job.maxTensorElements)
@@ -83,7 +84,7 @@ export class BodyParser {
     await w?.terminate();
   }
 
-  private post(body: Uint8Array, job: BodyJob): Promise<WireResult> {
+  private post(body: Uint8Array | BodyChunks, job: BodyJob): Promise<WireResult> {
     if (this.pending.size >= MAX_QUEUED) {
       return Promise.reject(
         new ApiError(
@@ -95,11 +96,17 @@ export class BodyParser {
     }
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
-    // The body is handed over, not copied, when it owns its whole buffer (large bodies do).
-    const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : body.slice();
+    // The body is handed over, not copied, when it owns its whole buffer (large bodies and their chunks do).
+    const parts =
+      body instanceof BodyChunks
+        ? transferableChunks(body)
+        : [body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : body.slice()];
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ ...job, id, body: owned }, [owned.buffer as ArrayBuffer]);
+      worker.postMessage(
+        { ...job, id, body: parts },
+        parts.map((p) => p.buffer as ArrayBuffer),
+      );
     });
   }
 

@@ -34,10 +34,22 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
   return [{ kind: 'kserve', request: rest, inputs: Object.entries(inputs) }, transferables(Object.values(inputs))];
 }
 
-parentPort!.on('message', (job: BodyJob & { id: number; body: Uint8Array }) => {
+/** The body's parts joined (here, so the main thread never touches a large body's fresh pages). */
+function joined(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+parentPort!.on('message', (job: BodyJob & { id: number; body: Uint8Array[] }) => {
   let reply: BodyReply;
   try {
-    const [result, transfer] = run(job, job.body);
+    const [result, transfer] = run(job, joined(job.body));
     reply = { id: job.id, ok: true, result };
     parentPort!.postMessage(reply, transfer);
   } catch (err) {

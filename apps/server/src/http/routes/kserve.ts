@@ -1,5 +1,7 @@
 import express, { Router, type Request, type Response } from 'express';
 import { configJson } from '@ensemble-studio/core';
+import { largeBodyChunks } from '../bodyChunks.ts';
+import { INLINE_PARSE_BYTES } from '../bodyParser.ts';
 import { capMessage } from '../errors.ts';
 import { modelConfig, servedModel } from '../servedModels.ts';
 import type { Studio } from '../Studio.ts';
@@ -66,7 +68,8 @@ export function kserveRouter(studio: Studio): Router {
   const limit = studio.limits.maxBodyBytes;
   // Every body is read raw: Triton clients send JSON with or without a content type, and the binary
   // extension sends a JSON header followed by tensor bytes (Inference-Header-Content-Length).
-  router.use('/v2', express.raw({ limit, type: () => true }));
+  // Large plain bodies are kept as their chunks for the body worker to join (see bodyChunks.ts).
+  router.use('/v2', largeBodyChunks(limit, INLINE_PARSE_BYTES), express.raw({ limit, type: () => true }));
   healthRoutes(studio, router);
   // Before the model routes: `/v2/models/stats` would otherwise read as the metadata of a model called "stats".
   repositoryRoutes(studio, router);

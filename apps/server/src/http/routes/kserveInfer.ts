@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
 import { catalogueModel, ownValue } from '@ensemble-studio/core';
+import { BodyChunks } from '../bodyChunks.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
@@ -13,8 +14,8 @@ type RunRequest = Parameters<Studio['engine']['run']>[0];
 type Sequence = { id: number | string; start: boolean; end: boolean };
 const bad = (m: string) => new ApiError(400, 'bad-request', m);
 
-function rawBody(req: Request): Buffer {
-  return Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+function rawBody(req: Request): Uint8Array | BodyChunks {
+  return Buffer.isBuffer(req.body) || req.body instanceof BodyChunks ? req.body : Buffer.alloc(0);
 }
 
 function headerLength(req: Request): string | undefined {
