@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DataType } from '../tensor/dtype.ts';
+import { DATA_TYPES, type DataType } from '../tensor/dtype.ts';
 import { elementCount, type Tensor, type TensorData } from '../tensor/tensor.ts';
 import type { Expr, ExprFunction } from './ast.ts';
 import { evaluateExpression } from './evaluate.ts';
@@ -88,22 +88,6 @@ function jsResult(c: Case): boolean | string {
 
 // ---- random tensors -------------------------------------------------------------------------------------
 const at = { start: 0, end: 0 };
-const DTYPES: DataType[] = [
-  'BOOL',
-  'UINT8',
-  'UINT16',
-  'UINT32',
-  'UINT64',
-  'INT8',
-  'INT16',
-  'INT32',
-  'INT64',
-  'FP16',
-  'FP32',
-  'FP64',
-  'BF16',
-  'BYTES',
-];
 
 function dataArb(dt: DataType, n: number): fc.Arbitrary<TensorData> {
   const ints = (min: number, max: number) =>
@@ -160,7 +144,7 @@ function dataArb(dt: DataType, n: number): fc.Arbitrary<TensorData> {
 
 const tensorArb: fc.Arbitrary<Tensor> = fc
   .tuple(
-    fc.constantFrom(...DTYPES),
+    fc.constantFrom(...DATA_TYPES),
     fc.oneof(
       fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }),
       fc.array(fc.integer({ min: 8, max: 40 }), { minLength: 1, maxLength: 1 }), // long enough for numpy's pairwise sum to differ
