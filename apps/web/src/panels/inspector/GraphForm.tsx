@@ -1,6 +1,6 @@
 import { useActions, useEditor } from '../../store/useEditor.ts';
 import { NumberField, TextField } from './Field.tsx';
-import { inputNodes, outputNodes, formatShape } from '@ensemble-studio/core';
+import { inputNodes, outputNodes, formatShape, type InputNode, type OutputNode } from '@ensemble-studio/core';
 
 /** Graph-level settings, shown when nothing is selected. */
 export function GraphForm() {
@@ -22,38 +22,34 @@ export function GraphForm() {
       />
       {graph.description && <p className="muted small">{graph.description}</p>}
       <h4>Inputs</h4>
-      {ins.length === 0 ? (
-        <p className="muted small">
-          No inputs yet: drag <b>Input</b> from the palette.
-        </p>
-      ) : (
-        ins.map((n) => (
-          <button key={n.id} className="link-row" onClick={() => a.focusNode(n.id)}>
-            {n.params.name}{' '}
-            <span className="muted">
-              {n.params.datatype} {formatShape(n.params.dims)}
-            </span>
-          </button>
-        ))
-      )}
+      <PortList nodes={ins} kind="Input" onFocus={a.focusNode} />
       <h4>Outputs</h4>
-      {outs.length === 0 ? (
-        <p className="muted small">
-          No outputs yet: drag <b>Output</b> from the palette.
-        </p>
-      ) : (
-        outs.map((n) => (
-          <button key={n.id} className="link-row" onClick={() => a.focusNode(n.id)}>
-            {n.params.name}{' '}
-            <span className="muted">
-              {n.params.datatype} {formatShape(n.params.dims)}
-            </span>
-          </button>
-        ))
-      )}
+      <PortList nodes={outs} kind="Output" onFocus={a.focusNode} />
       <p className="muted small hint">
         Select a node to edit it. {graph.nodes.length} nodes · {graph.edges.length} edges.
       </p>
     </div>
   );
+}
+
+/** The graph's inputs or outputs, each a link to its node; a hint where there are none yet. */
+function PortList(props: {
+  nodes: readonly (InputNode | OutputNode)[];
+  kind: 'Input' | 'Output';
+  onFocus: (id: string) => void;
+}) {
+  if (props.nodes.length === 0)
+    return (
+      <p className="muted small">
+        No {props.kind.toLowerCase()}s yet: drag <b>{props.kind}</b> from the palette.
+      </p>
+    );
+  return props.nodes.map((n) => (
+    <button key={n.id} className="link-row" onClick={() => props.onFocus(n.id)}>
+      {n.params.name}{' '}
+      <span className="muted">
+        {n.params.datatype} {formatShape(n.params.dims)}
+      </span>
+    </button>
+  ));
 }
