@@ -1,6 +1,6 @@
 import type { Tensor, WireTensor } from '@ensemble-studio/core';
 import { dtypeSize, elementCount, keyedRecord, tensorFromJson, tensorToJson } from '@ensemble-studio/core';
-import { checkElements, tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
+import { tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
 
 /** Tensors with more elements than this travel as binary frames (BYTES always as JSON). */
 const BINARY_THRESHOLD = 4096;
@@ -28,7 +28,7 @@ export function decodeWireTensors(
         throw new Error(`input "${name}" refers to binary frame ${w.binary} but only ${frames.length} arrived`);
       out[name] = tensorFromBytes(w.datatype, w.shape, frame, name);
     } else {
-      checkElements(name, w.datatype, w.data ?? []);
+      // Elements were checked with the message (validateClientMessage), before any decoding.
       out[name] = tensorFromJson(w.datatype, w.shape, w.data ?? []);
     }
   }
