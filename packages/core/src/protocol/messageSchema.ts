@@ -5,8 +5,8 @@ import { elementCount } from '../tensor/tensor.ts';
 import { dataRecord, isObj, obj, oneOf, tensorShape } from '../schema/fields.ts';
 import { elementsProblem, type JsonElement } from './tensorElements.ts';
 
-/** Longest requestId, streamId, runId or string sequence id. */
-const MAX_ID_LENGTH = 128;
+/** Longest requestId, streamId, runId or string sequence id (WebSocket, KServe and gRPC alike). */
+export const MAX_ID_LENGTH = 128;
 /** Longest saved-graph or model name a message may name. */
 const MAX_GRAPH_NAME_LENGTH = 256;
 

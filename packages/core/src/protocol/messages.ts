@@ -3,6 +3,7 @@ import type { WireTensor } from './messageSchema.ts';
 
 // What a client sends is checked by schemas; its types are theirs.
 export type { ClientMessage, WireTensor } from './messageSchema.ts';
+export { MAX_ID_LENGTH } from './messageSchema.ts';
 
 /** WebSocket protocol version; bump on any incompatible change. */
 export const PROTOCOL_VERSION = 1;

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
-import { catalogueModel, ownValue } from '@ensemble-studio/core';
+import { MAX_ID_LENGTH, catalogueModel, ownValue } from '@ensemble-studio/core';
 import { BodyChunks } from '../bodyChunks.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
@@ -39,9 +39,9 @@ export function sequenceOf(
   if (
     !none &&
     !(typeof id === 'number' && Number.isInteger(id) && id > 0) &&
-    !(typeof id === 'string' && id.length <= 128)
+    !(typeof id === 'string' && id.length <= MAX_ID_LENGTH)
   ) {
-    throw bad(`sequence_id must be a positive integer or a string of at most 128 characters`);
+    throw bad(`sequence_id must be a positive integer or a string of at most ${MAX_ID_LENGTH} characters`);
   }
   if (none && (start || end || stateful))
     throw bad(`inference request to model '${served.name}' must specify a non-zero or non-empty correlation ID`);
