@@ -1,5 +1,6 @@
 // OCR and its early exit through the engine against the direct loop (the same sessions and ops called in turn
 // on the main thread), and the event loop's lag while the engine runs models.
+import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Tensor } from '@ensemble-studio/core';
 import type { RunResult } from '../src/engine/types.ts';
@@ -79,9 +80,27 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
   );
 }
 
+/** The timer interval of the lag monitor, in ms. */
+const LAG_RESOLUTION_MS = 1;
+
+/** ns this thread has spent runnable but waiting for a CPU (Linux `/proc/thread-self/schedstat`), or undefined. */
+function runQueueWaitNs(): number | undefined {
+  try {
+    const wait = Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]);
+    return Number.isFinite(wait) ? wait : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * `event_loop_lag_p99_ms`, per block, while OCR and the shared-features fan-out run together. In a phase of its
- * own: measured right after a direct (loop-blocking) call, the monitor would report that call's block as lag.
+ * `event_loop_lag_p99_ms`, per block, while OCR and the shared-features fan-out run together: how late the loop
+ * ran a timer. Node's histogram records the whole interval between its timer's callbacks, the resolution
+ * included (an idle loop reads 1.1 ms at resolution 1), so the lag is what exceeds the resolution; the raw p99
+ * is kept as `event_loop_timer_interval_p99_ms`. `main_thread_runqueue_wait_share`: the part of the blocks'
+ * wall time the main thread spent runnable but waiting for a CPU (where lag comes from when it is not the
+ * thread's own work). In a phase of its own: measured right after a direct (loop-blocking) call, the monitor
+ * would report that call's block as lag.
  */
 export async function eventLoopLagBench(ctx: BenchContext): Promise<void> {
   const ocr = ocrGraph('gate');
@@ -94,12 +113,26 @@ export async function eventLoopLagBench(ctx: BenchContext): Promise<void> {
     Promise.all([runOk(ctx.engine, ocr, { image: ctx.image }), runOk(ctx.engine, fanoutGraph(), { x })]);
   await both();
   const p99s: number[] = [];
+  const intervals: number[] = [];
+  const waitShares: number[] = [];
   for (let b = 0; b < ctx.blocks; b++) {
-    const lag = monitorEventLoopDelay({ resolution: 1 });
+    const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+    const wait0 = runQueueWaitNs();
+    const t0 = performance.now();
     lag.enable();
     for (let i = 0; i < (ctx.quick ? 3 : 6); i++) await both();
     lag.disable();
-    p99s.push(lag.percentile(99) / 1e6);
+    const wall = performance.now() - t0;
+    const wait1 = runQueueWaitNs();
+    const interval = lag.percentile(99) / 1e6;
+    intervals.push(interval);
+    p99s.push(Math.max(0, interval - LAG_RESOLUTION_MS));
+    if (wait0 !== undefined && wait1 !== undefined) waitShares.push((wait1 - wait0) / 1e6 / wall);
   }
-  ctx.report.add('event_loop_lag_p99_ms', p99s);
+  ctx.report.add('event_loop_lag_p99_ms', p99s, [
+    'event_loop_timer_interval_p99_ms',
+    'main_thread_runqueue_wait_share',
+  ]);
+  ctx.report.add('event_loop_timer_interval_p99_ms', intervals);
+  if (waitShares.length === ctx.blocks) ctx.report.add('main_thread_runqueue_wait_share', waitShares);
 }
