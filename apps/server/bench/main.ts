@@ -1,4 +1,4 @@
-// `pnpm bench [--json] [--quick] [--blocks N]`: measures the engine against the same onnxruntime calls made
+// `pnpm bench [--json] [--quick] [--blocks N] [--only ocr|fanout|lag|batching|vad|python|grpc]`: measures the engine against the same onnxruntime calls made
 // directly, against bare workers, bare python3 pipes and a bare grpc-js pair (its ceilings on this machine).
 // Every comparison runs in N ≥ 3 blocks in which the engine and its ceiling alternate; each metric is printed
 // as the median over blocks with its min–max, beside its same-run ceiling. --json prints one JSON object on
@@ -24,6 +24,10 @@ const JSON_OUT = args.includes('--json');
 const QUICK = args.includes('--quick');
 const blocksArg = args.indexOf('--blocks');
 const BLOCKS = Math.max(3, blocksArg >= 0 ? Number(args[blocksArg + 1]) || 3 : 3);
+const onlyArg = args.indexOf('--only');
+/** `--only NAME[,NAME]`: run just those scenarios (e.g. `--only vad` while working on streams). */
+const ONLY = onlyArg >= 0 ? new Set((args[onlyArg + 1] ?? '').split(',')) : undefined;
+const runs = (scenario: string) => !ONLY || ONLY.has(scenario);
 const log = (s: string) => (JSON_OUT ? process.stderr : process.stdout).write(`${s}\n`);
 
 /** The CPUs this process may run on (`taskset`), as the kernel lists them. */
@@ -66,24 +70,28 @@ async function main(): Promise<void> {
   const direct = await directSessions(repo, ['det', 'rec', 'cls', 'extractor', 'head', 'vad', 'accumulator']);
   const ctx: BenchContext = { engine, repo, direct, report, log, quick: QUICK, blocks: BLOCKS, image: textImage() };
   try {
-    await ocrBench(ctx);
-    await fanoutBench(ctx);
-    await eventLoopLagBench(ctx);
-    await oldestBatchingBench(ctx);
-    await vadThroughputBench(ctx);
-    await vadRampBench(ctx);
+    if (runs('ocr')) await ocrBench(ctx);
+    if (runs('fanout')) await fanoutBench(ctx);
+    if (runs('lag')) await eventLoopLagBench(ctx);
+    if (runs('batching')) await oldestBatchingBench(ctx);
+    if (runs('vad')) await vadThroughputBench(ctx);
+    if (runs('vad')) await vadRampBench(ctx);
   } finally {
     await engine.close();
   }
-  try {
-    await pythonBench(benchScratchDir('python-repo-'), ctx);
-  } catch (err) {
-    log(`python backend not measured: ${(err as Error).message.split('\n')[0]}`);
+  if (runs('python')) {
+    try {
+      await pythonBench(benchScratchDir('python-repo-'), ctx);
+    } catch (err) {
+      log(`python backend not measured: ${(err as Error).message.split('\n')[0]}`);
+    }
   }
-  try {
-    await grpcBench(benchScratchDir('grpc-repo-'), ctx);
-  } catch (err) {
-    log(`grpc not measured: ${(err as Error).message.split('\n')[0]}`);
+  if (runs('grpc')) {
+    try {
+      await grpcBench(benchScratchDir('grpc-repo-'), ctx);
+    } catch (err) {
+      log(`grpc not measured: ${(err as Error).message.split('\n')[0]}`);
+    }
   }
   report.extra.machine = { ...machine, wall_s: (performance.now() - t0) / 1000 };
   report.print();
