@@ -210,12 +210,15 @@ export class Placer {
     const elsewhere = [worker, costs.estimate(node, 'fused')].filter((x): x is number => x !== undefined);
     const elsewhereMs = elsewhere.length > 0 ? Math.min(...elsewhere) : undefined;
     const quickElsewhere = elsewhereMs !== undefined && elsewhereMs <= LOOP_BLOCK_BUDGET_MS;
+    const hopMs = costs.hopMs();
     return [
       {
         value: 'op-worker',
-        cost: worker === undefined ? undefined : worker + (costs.hopMs() ?? 0),
+        cost: worker === undefined ? undefined : worker + (hopMs ?? 0),
         sampledAt: costs.sampledAt(node, 'op-worker'),
-        allowed: true,
+        // An op that runs inline in less than the hop alone cannot be cheaper in a worker: exploring there
+        // would only cost a hop (for a stream's per-chunk op, one chunk in EXPLORE_EVERY a round trip late).
+        allowed: inline === undefined || hopMs === undefined || inline >= hopMs,
       },
       {
         value: 'inline',
