@@ -283,22 +283,7 @@ export class Engine {
    * it starts. Each node's runtime is fixed for the engine's life, so this is done once per graph.
    */
   private async prepare(graph: GraphDoc, req: RunRequest): Promise<Prepared> {
-    const p = await memoByGraph(this.prepared, graph, async (g) => {
-      const nodes = g.nodes.filter((n): n is ModelNode => n.kind === 'model');
-      const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
-      const byNode = new Map(nodes.map((n, k) => [n.id, runtimes[k]!]));
-      const decoupled =
-        runtimes.some((rt) => rt.decoupled) ||
-        g.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'gate');
-      return {
-        byNode,
-        runtimes: [...new Set(runtimes)],
-        stateful: runtimes.find((rt) => rt.sequences),
-        groups: this.fusion(g, byNode),
-        decoupled,
-        index: indexGraph(g),
-      };
-    });
+    const p = await memoByGraph(this.prepared, graph, this.buildPrepared);
     if (p.stateful && !req.sequence) {
       throw new EngineError(
         'invalid-input',
@@ -307,6 +292,24 @@ export class Engine {
     }
     return p;
   }
+
+  /** What `prepare` remembers of a graph (made once, not a closure per run). */
+  private readonly buildPrepared = async (g: GraphDoc): Promise<Prepared> => {
+    const nodes = g.nodes.filter((n): n is ModelNode => n.kind === 'model');
+    const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
+    const byNode = new Map(nodes.map((n, k) => [n.id, runtimes[k]!]));
+    const decoupled =
+      runtimes.some((rt) => rt.decoupled) ||
+      g.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'gate');
+    return {
+      byNode,
+      runtimes: [...new Set(runtimes)],
+      stateful: runtimes.find((rt) => rt.sequences),
+      groups: this.fusion(g, byNode),
+      decoupled,
+      index: indexGraph(g),
+    };
+  };
 
   /** Ops that run in their model's worker (fusion.ts); none when `fuseOps` is off or the graph has no ops. */
   private fusion(graph: GraphDoc, byNode: Map<string, ModelRuntime>): Map<string, FusedGroup> | undefined {

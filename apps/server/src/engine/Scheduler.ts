@@ -236,17 +236,16 @@ export class Scheduler {
       endMs: endedAt - this.t0,
       batchSize: r.batchSize,
       instance: r.instance,
-      ...(r.placement ? { placement: r.placement } : {}),
     };
+    if (r.placement) timing.placement = r.placement;
     if (node.kind !== 'input') this.timings.push(timing);
-    const first = r.responses[0] ?? {};
     if (this.observed)
       this.o.emit({
         type: 'node.finished',
         runId: this.o.runId,
         nodeId: node.id,
         timing,
-        outputs: r.summaries ?? summaries(first),
+        outputs: r.summaries ?? summaries(r.responses[0] ?? {}),
       });
     if (r.exit && node.kind === 'condition') this.onExit(node, r.exit.value);
     if (r.responses.length === 0 && !r.exit && !this.counters.has(node.id)) this.silentNodes++;

@@ -293,7 +293,8 @@ export class SequenceBatcher {
     }, ms);
   }
 
-  private async step(
+  /** One request on its sequence's instance: into the instance's batcher (`oldest`), or alone with its state. */
+  private step(
     b: Binding,
     inputs: Record<string, Tensor>,
     flags: SequenceFlags,
@@ -301,10 +302,21 @@ export class SequenceBatcher {
     summarize: boolean,
     extra?: object,
   ): Promise<SequenceResult> {
-    if (signal?.aborted) throw abortError(signal); // it waited in the backlog past its run's timeout
+    if (signal?.aborted) return Promise.reject(abortError(signal)); // it waited in the backlog past its run's timeout
     const batcher = this.batchers[b.instance];
     // Batched rows lose a worker's summaries when split: a watched run summarises its (small) rows itself.
     if (batcher) return batcher.enqueue({ b, inputs, flags }, signal);
+    return this.runAlone(b, inputs, flags, signal, summarize, extra);
+  }
+
+  private async runAlone(
+    b: Binding,
+    inputs: Record<string, Tensor>,
+    flags: SequenceFlags,
+    signal: CancelSignal | undefined,
+    summarize: boolean,
+    extra?: object,
+  ): Promise<SequenceResult> {
     const control = controlTensors(this.o.config, [flags]);
     const feeds = { ...inputs, ...b.state, ...control };
     const r = await this.o.run(feeds, b.instance, signal, summarize, new Set(Object.values(control)), flags, extra);
