@@ -118,7 +118,15 @@ function blend(prev: Estimate | undefined, ms: number, at: number): Estimate {
 }
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
+  // An insertion sort of a copy: Array#sort with a comparator allocates ~1 KB of work arrays per call, and an
+  // inline op of a stream records a sample per chunk.
+  const s = xs.slice();
+  for (let i = 1; i < s.length; i++) {
+    const v = s[i]!;
+    let j = i - 1;
+    for (; j >= 0 && s[j]! > v; j--) s[j + 1] = s[j]!;
+    s[j + 1] = v;
+  }
   const mid = s.length >> 1;
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
