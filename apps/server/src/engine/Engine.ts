@@ -22,7 +22,7 @@ import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
 import { RunFusion } from './runFusion.ts';
 import { Scheduler } from './Scheduler.ts';
-import type { SchedulerResult } from './schedulerTypes.ts';
+import type { SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
 import { toWire } from './tensors.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
 
@@ -242,7 +242,7 @@ export class Engine {
         onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined,
       });
       const onResponse = req.onResponse && decoupled ? req.onResponse : undefined;
-      const scheduler = new Scheduler({
+      const options: SchedulerOptions = {
         runId,
         graph,
         index,
@@ -252,8 +252,9 @@ export class Engine {
         emit,
         observed: req.onEvent !== undefined,
         groups: groups && this.runFusion.groups(groups, graph.name),
-        ...(onResponse ? { onResponse: (o: Record<string, Tensor>) => onResponse(o, false) } : {}),
-      });
+      };
+      if (onResponse) options.onResponse = (o: Record<string, Tensor>) => onResponse(o, false);
+      const scheduler = new Scheduler(options);
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
       const r = await scheduler.run();
@@ -264,14 +265,10 @@ export class Engine {
         if (decoupled) req.onResponse({}, true);
         else if (r.status === 'completed') req.onResponse(r.outputs, true);
       }
-      return {
-        runId,
-        status: r.status,
-        outputs: r.outputs,
-        timings: r.timings,
-        ...(r.exit ? { exit: r.exit } : {}),
-        ...(r.error ? { error: r.error } : {}),
-      };
+      const result: RunResult = { runId, status: r.status, outputs: r.outputs, timings: r.timings };
+      if (r.exit) result.exit = r.exit;
+      if (r.error) result.error = r.error;
+      return result;
     } finally {
       clearDeadline?.();
       if (onAbort) req.signal!.removeEventListener('abort', onAbort);

@@ -360,6 +360,11 @@ export class Scheduler {
       const outputs = this.exit.strategy === 'bls' ? exitDefaults(this.o.graph, this.idx, this.exit.conditionId) : {};
       return { ...base, status: 'exited_early', outputs };
     }
+    // The common case first, with nothing allocated: every output was produced.
+    let produced = 0;
+    for (const n of this.idx.outputs) if (this.outputs[n.params.name]) produced++;
+    if (produced === this.idx.outputs.length)
+      return { timings: this.timings, partials: this.partials, status: 'completed', outputs: this.outputs };
     const missing = this.idx.outputs.filter((n) => !this.outputs[n.params.name]);
     // A decoupled model may answer a request with no response at all (only the final flag): nothing more to send.
     if (missing.length > 0 && this.silentNodes > 0) return { ...base, status: 'completed', outputs: this.outputs };

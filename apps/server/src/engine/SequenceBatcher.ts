@@ -177,10 +177,8 @@ export class SequenceBatcher {
     const step = idle
       ? this.step(binding, inputs, flags, signal, summarize, extra)
       : binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize, extra));
-    binding.chain = step.then(
-      () => this.after(key, binding, flags),
-      () => this.after(key, binding, flags),
-    );
+    const after = () => this.after(key, binding, flags);
+    binding.chain = step.then(after, after);
     return binding.instance < 0 && signal ? untilAborted(step, signal) : step;
   }
 
