@@ -17,7 +17,7 @@ import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metr
 import { ModelRuntime } from './ModelRuntime.ts';
 import { instanceCount } from './modelSetup.ts';
 import { planFusion, type FusedGroup } from './fusion.ts';
-import { indexGraph, memoByGraph, type GraphIndex, type GraphMemo } from './graphIndex.ts';
+import { indexGraph, memoByGraph, peekByGraph, type GraphIndex, type GraphMemo } from './graphIndex.ts';
 import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
 import { RunFusion } from './runFusion.ts';
@@ -61,6 +61,8 @@ export class Engine {
   private unavailable = new Map<string, string>();
   private graphStats = new Map<string, GraphMetrics>();
   private prepared: GraphMemo<Promise<Prepared>> = new WeakMap();
+  /** The same, once resolved. */
+  private ready: GraphMemo<Prepared> = new WeakMap();
   private readonly blsDeps: BlsDeps;
   private exportedRuns: ExportedRuns | undefined;
   private readonly ops: OpRunner;
@@ -220,7 +222,9 @@ export class Engine {
   private async execute(runId: string, req: RunRequest, emit: (m: ServerMessage) => void): Promise<RunResult> {
     const { graph } = req;
     checkInputs(graph, req.inputs);
-    const { byNode, runtimes, groups, decoupled, index } = await this.prepare(graph, req);
+    // A graph prepared before (every chunk of a stream after its first) is used without awaiting anything.
+    const { byNode, runtimes, groups, decoupled, index } =
+      this.preparedNow(graph, req) ?? (await this.prepare(graph, req));
     const cancel = new RunCancel();
     // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
     const onAbort = req.signal ? () => cancel.abort(new EngineError('cancelled', 'the run was cancelled')) : undefined;
@@ -281,13 +285,14 @@ export class Engine {
    */
   private async prepare(graph: GraphDoc, req: RunRequest): Promise<Prepared> {
     const p = await memoByGraph(this.prepared, graph, this.buildPrepared);
-    if (p.stateful && !req.sequence) {
-      throw new EngineError(
-        'invalid-input',
-        `graph '${graph.name}' contains the stateful model '${p.stateful.name}': send a sequence id with START/END flags`,
-      );
-    }
-    return p;
+    memoByGraph(this.ready, graph, () => p);
+    return checkSequence(p, graph, req);
+  }
+
+  /** What `prepare` gave for this document before, while its nodes and edges are the ones it saw. */
+  private preparedNow(graph: GraphDoc, req: RunRequest): Prepared | undefined {
+    const p = peekByGraph(this.ready, graph);
+    return p && checkSequence(p, graph, req);
   }
 
   /** What `prepare` remembers of a graph (made once, not a closure per run). */
@@ -425,6 +430,17 @@ export class Engine {
 }
 
 const ignore = (): void => {};
+
+/** `p`, unless its graph holds a stateful model and the run sent no sequence flags. */
+function checkSequence(p: Prepared, graph: GraphDoc, req: RunRequest): Prepared {
+  if (p.stateful && !req.sequence) {
+    throw new EngineError(
+      'invalid-input',
+      `graph '${graph.name}' contains the stateful model '${p.stateful.name}': send a sequence id with START/END flags`,
+    );
+  }
+  return p;
+}
 
 /** Graph names counted one by one; the runs of any further names share OTHER_GRAPHS. */
 const MAX_GRAPH_STATS = 256;

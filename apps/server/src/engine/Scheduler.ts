@@ -39,7 +39,7 @@ export class Scheduler {
   constructor(private readonly o: SchedulerOptions) {
     this.idx = o.index ?? indexGraph(o.graph);
     this.observed = o.observed ?? true;
-    this.now = o.now ?? (() => performance.now());
+    this.now = o.now ?? perfNow;
     this.t0 = this.now();
     this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
     this.ctx = {
@@ -383,6 +383,8 @@ export class Scheduler {
     return { ...base, status: 'completed', outputs: this.outputs };
   }
 }
+
+const perfNow = (): number => performance.now();
 
 /** Whether a tensor may move to a worker: its buffer is the run's own and only one consumer holds it. */
 function heldOnce(refs: Map<object, number>): (t: Tensor) => boolean {
