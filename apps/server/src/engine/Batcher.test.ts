@@ -144,4 +144,52 @@ describe('Batcher', () => {
     expect(await p2).toBe(20);
     expect(r.batches).toEqual([[2]]);
   });
+
+  it("gather 'turn': the callers a batch answered send their next requests as one batch, not the first alone", async () => {
+    for (const gather of ['microtask', 'turn'] as const) {
+      const r = recorder();
+      const b = new Batcher<number, number>({
+        maxBatchSize: 8,
+        maxQueueDelayMs: 0,
+        capacity: 1,
+        dispatch: r.dispatch,
+        gather,
+      });
+      // Four closed-loop callers: each sends its next request some promise hops after its last one returned
+      // (an engine run resolving through its scheduler), the later ones a hop later than the one before.
+      await Promise.all(
+        [1, 2, 3, 4].map(async (x) => {
+          for (let k = 0; k < 3; k++) {
+            await b.enqueue(x + 10 * k);
+            for (let hop = 0; hop < 4 * x; hop++) await Promise.resolve();
+          }
+        }),
+      );
+      const sizes = r.batches.map((batch) => batch.length);
+      if (gather === 'turn') expect(sizes).toEqual([4, 4, 4]);
+      else expect(sizes.length).toBeGreaterThan(3); // the first caller back goes alone to the idle instance
+    }
+  });
+
+  it("gather 'turn': requests made in separate ticks of one event-loop turn share a batch", async () => {
+    const r = recorder();
+    const b = new Batcher<number, number>({
+      maxBatchSize: 8,
+      maxQueueDelayMs: 0,
+      capacity: 1,
+      dispatch: r.dispatch,
+      gather: 'turn',
+    });
+    const out: Promise<number>[] = [];
+    // Two timers due together fire in one timers phase, with microtasks run between them.
+    await new Promise<void>((resolve) => {
+      setTimeout(() => out.push(b.enqueue(1)), 1);
+      setTimeout(() => {
+        out.push(b.enqueue(2));
+        resolve();
+      }, 1);
+    });
+    expect(await Promise.all(out)).toEqual([10, 20]);
+    expect(r.batches).toEqual([[1, 2]]);
+  });
 });

@@ -26,6 +26,14 @@ export interface BatcherOptions<I, R> {
   /** Runs one batch; must return one result per item, in order. */
   dispatch: (items: I[]) => Promise<R[]>;
   schedule?: Schedule;
+  /**
+   * When the queue is looked at after an enqueue or a finished batch: `'microtask'` (default) once the
+   * current tick's synchronous code is done; `'turn'` at the end of the event loop's current turn
+   * (`setImmediate`), so every request that arrives in the same turn joins one batch — the callers a
+   * batch just answered sending their next request, or stream timers that fell due in the same
+   * millisecond — instead of the first one going alone to an idle instance.
+   */
+  gather?: 'microtask' | 'turn';
 }
 
 interface Entry<I, R> {
@@ -79,15 +87,20 @@ export class Batcher<I, R> {
       };
       if (signal) entry.onAbort = dequeueOnAbort(this.queue, entry, signal, reject);
       this.queue.push(entry);
-      // Look at the queue after the current tick so concurrent enqueues can share a batch.
-      if (!this.flushQueued) {
-        this.flushQueued = true;
-        queueMicrotask(() => {
-          this.flushQueued = false;
-          this.flush();
-        });
-      }
+      this.flushSoon();
     });
+  }
+
+  /** Looks at the queue later (see `gather`), so concurrent enqueues can share a batch. */
+  private flushSoon(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    const flush = () => {
+      this.flushQueued = false;
+      this.flush();
+    };
+    if (this.opts.gather === 'turn') setImmediate(flush);
+    else queueMicrotask(flush);
   }
 
   /** Takes the entries of the next batch (oldest first, same key, ≤ maxBatchSize rows), or none yet. */
@@ -163,7 +176,8 @@ export class Batcher<I, R> {
       })
       .finally(() => {
         this.inFlight--;
-        this.flush();
+        if (this.opts.gather === 'turn') this.flushSoon();
+        else this.flush();
       });
   }
 }

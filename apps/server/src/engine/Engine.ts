@@ -17,12 +17,12 @@ import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metr
 import { ModelRuntime } from './ModelRuntime.ts';
 import { instanceCount } from './modelSetup.ts';
 import { planFusion, type FusedGroup } from './fusion.ts';
-import { indexGraph, memoByGraph, type GraphIndex, type GraphMemo } from './graphIndex.ts';
+import { indexGraph, memoByGraph, peekByGraph, type GraphIndex, type GraphMemo } from './graphIndex.ts';
 import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
 import { RunFusion } from './runFusion.ts';
 import { Scheduler } from './Scheduler.ts';
-import type { SchedulerResult } from './schedulerTypes.ts';
+import type { SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
 import { toWire } from './tensors.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
 
@@ -61,6 +61,8 @@ export class Engine {
   private unavailable = new Map<string, string>();
   private graphStats = new Map<string, GraphMetrics>();
   private prepared: GraphMemo<Promise<Prepared>> = new WeakMap();
+  /** The same, once resolved. */
+  private ready: GraphMemo<Prepared> = new WeakMap();
   private readonly blsDeps: BlsDeps;
   private exportedRuns: ExportedRuns | undefined;
   private readonly ops: OpRunner;
@@ -220,7 +222,9 @@ export class Engine {
   private async execute(runId: string, req: RunRequest, emit: (m: ServerMessage) => void): Promise<RunResult> {
     const { graph } = req;
     checkInputs(graph, req.inputs);
-    const { byNode, runtimes, groups, decoupled, index } = await this.prepare(graph, req);
+    // A graph prepared before (every chunk of a stream after its first) is used without awaiting anything.
+    const { byNode, runtimes, groups, decoupled, index } =
+      this.preparedNow(graph, req) ?? (await this.prepare(graph, req));
     const cancel = new RunCancel();
     // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
     const onAbort = req.signal ? () => cancel.abort(new EngineError('cancelled', 'the run was cancelled')) : undefined;
@@ -242,7 +246,7 @@ export class Engine {
         onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined,
       });
       const onResponse = req.onResponse && decoupled ? req.onResponse : undefined;
-      const scheduler = new Scheduler({
+      const options: SchedulerOptions = {
         runId,
         graph,
         index,
@@ -252,8 +256,9 @@ export class Engine {
         emit,
         observed: req.onEvent !== undefined,
         groups: groups && this.runFusion.groups(groups, graph.name),
-        ...(onResponse ? { onResponse: (o: Record<string, Tensor>) => onResponse(o, false) } : {}),
-      });
+      };
+      if (onResponse) options.onResponse = (o: Record<string, Tensor>) => onResponse(o, false);
+      const scheduler = new Scheduler(options);
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
       const r = await scheduler.run();
@@ -264,14 +269,10 @@ export class Engine {
         if (decoupled) req.onResponse({}, true);
         else if (r.status === 'completed') req.onResponse(r.outputs, true);
       }
-      return {
-        runId,
-        status: r.status,
-        outputs: r.outputs,
-        timings: r.timings,
-        ...(r.exit ? { exit: r.exit } : {}),
-        ...(r.error ? { error: r.error } : {}),
-      };
+      const result: RunResult = { runId, status: r.status, outputs: r.outputs, timings: r.timings };
+      if (r.exit) result.exit = r.exit;
+      if (r.error) result.error = r.error;
+      return result;
     } finally {
       clearDeadline?.();
       if (onAbort) req.signal!.removeEventListener('abort', onAbort);
@@ -283,30 +284,34 @@ export class Engine {
    * it starts. Each node's runtime is fixed for the engine's life, so this is done once per graph.
    */
   private async prepare(graph: GraphDoc, req: RunRequest): Promise<Prepared> {
-    const p = await memoByGraph(this.prepared, graph, async (g) => {
-      const nodes = g.nodes.filter((n): n is ModelNode => n.kind === 'model');
-      const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
-      const byNode = new Map(nodes.map((n, k) => [n.id, runtimes[k]!]));
-      const decoupled =
-        runtimes.some((rt) => rt.decoupled) ||
-        g.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'gate');
-      return {
-        byNode,
-        runtimes: [...new Set(runtimes)],
-        stateful: runtimes.find((rt) => rt.sequences),
-        groups: this.fusion(g, byNode),
-        decoupled,
-        index: indexGraph(g),
-      };
-    });
-    if (p.stateful && !req.sequence) {
-      throw new EngineError(
-        'invalid-input',
-        `graph '${graph.name}' contains the stateful model '${p.stateful.name}': send a sequence id with START/END flags`,
-      );
-    }
-    return p;
+    const p = await memoByGraph(this.prepared, graph, this.buildPrepared);
+    memoByGraph(this.ready, graph, () => p);
+    return checkSequence(p, graph, req);
   }
+
+  /** What `prepare` gave for this document before, while its nodes and edges are the ones it saw. */
+  private preparedNow(graph: GraphDoc, req: RunRequest): Prepared | undefined {
+    const p = peekByGraph(this.ready, graph);
+    return p && checkSequence(p, graph, req);
+  }
+
+  /** What `prepare` remembers of a graph (made once, not a closure per run). */
+  private readonly buildPrepared = async (g: GraphDoc): Promise<Prepared> => {
+    const nodes = g.nodes.filter((n): n is ModelNode => n.kind === 'model');
+    const runtimes = await Promise.all(nodes.map((n) => this.runtime(n.params.model, n.params.settings)));
+    const byNode = new Map(nodes.map((n, k) => [n.id, runtimes[k]!]));
+    const decoupled =
+      runtimes.some((rt) => rt.decoupled) ||
+      g.nodes.some((n) => n.kind === 'condition' && n.params.strategy === 'gate');
+    return {
+      byNode,
+      runtimes: [...new Set(runtimes)],
+      stateful: runtimes.find((rt) => rt.sequences),
+      groups: this.fusion(g, byNode),
+      decoupled,
+      index: indexGraph(g),
+    };
+  };
 
   /** Ops that run in their model's worker (fusion.ts); none when `fuseOps` is off or the graph has no ops. */
   private fusion(graph: GraphDoc, byNode: Map<string, ModelRuntime>): Map<string, FusedGroup> | undefined {
@@ -425,6 +430,17 @@ export class Engine {
 }
 
 const ignore = (): void => {};
+
+/** `p`, unless its graph holds a stateful model and the run sent no sequence flags. */
+function checkSequence(p: Prepared, graph: GraphDoc, req: RunRequest): Prepared {
+  if (p.stateful && !req.sequence) {
+    throw new EngineError(
+      'invalid-input',
+      `graph '${graph.name}' contains the stateful model '${p.stateful.name}': send a sequence id with START/END flags`,
+    );
+  }
+  return p;
+}
 
 /** Graph names counted one by one; the runs of any further names share OTHER_GRAPHS. */
 const MAX_GRAPH_STATS = 256;

@@ -375,8 +375,11 @@ function firstDim(inputs: Record<string, Tensor>): number {
   return Object.values(inputs)[0]?.shape[0] ?? 1;
 }
 
+const NOTHING_TO_PASS: Pick<BackendCall, 'respond' | 'onLog'> = Object.freeze({});
+
 /** What a request passes through to its backend untouched: the decoupled sink and the log listener. */
 function passThrough(req: InferRequest): Pick<BackendCall, 'respond' | 'onLog'> {
+  if (!req.respond && !req.onLog) return NOTHING_TO_PASS; // most requests: no objects made for them
   return { ...(req.respond ? { respond: req.respond } : {}), ...(req.onLog ? { onLog: req.onLog } : {}) };
 }
 

@@ -39,7 +39,7 @@ export class Scheduler {
   constructor(private readonly o: SchedulerOptions) {
     this.idx = o.index ?? indexGraph(o.graph);
     this.observed = o.observed ?? true;
-    this.now = o.now ?? (() => performance.now());
+    this.now = o.now ?? perfNow;
     this.t0 = this.now();
     this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
     this.ctx = {
@@ -236,17 +236,16 @@ export class Scheduler {
       endMs: endedAt - this.t0,
       batchSize: r.batchSize,
       instance: r.instance,
-      ...(r.placement ? { placement: r.placement } : {}),
     };
+    if (r.placement) timing.placement = r.placement;
     if (node.kind !== 'input') this.timings.push(timing);
-    const first = r.responses[0] ?? {};
     if (this.observed)
       this.o.emit({
         type: 'node.finished',
         runId: this.o.runId,
         nodeId: node.id,
         timing,
-        outputs: r.summaries ?? summaries(first),
+        outputs: r.summaries ?? summaries(r.responses[0] ?? {}),
       });
     if (r.exit && node.kind === 'condition') this.onExit(node, r.exit.value);
     if (r.responses.length === 0 && !r.exit && !this.counters.has(node.id)) this.silentNodes++;
@@ -361,6 +360,11 @@ export class Scheduler {
       const outputs = this.exit.strategy === 'bls' ? exitDefaults(this.o.graph, this.idx, this.exit.conditionId) : {};
       return { ...base, status: 'exited_early', outputs };
     }
+    // The common case first, with nothing allocated: every output was produced.
+    let produced = 0;
+    for (const n of this.idx.outputs) if (this.outputs[n.params.name]) produced++;
+    if (produced === this.idx.outputs.length)
+      return { timings: this.timings, partials: this.partials, status: 'completed', outputs: this.outputs };
     const missing = this.idx.outputs.filter((n) => !this.outputs[n.params.name]);
     // A decoupled model may answer a request with no response at all (only the final flag): nothing more to send.
     if (missing.length > 0 && this.silentNodes > 0) return { ...base, status: 'completed', outputs: this.outputs };
@@ -379,6 +383,8 @@ export class Scheduler {
     return { ...base, status: 'completed', outputs: this.outputs };
   }
 }
+
+const perfNow = (): number => performance.now();
 
 /** Whether a tensor may move to a worker: its buffer is the run's own and only one consumer holds it. */
 function heldOnce(refs: Map<object, number>): (t: Tensor) => boolean {

@@ -118,6 +118,7 @@ export class SequenceBatcher {
             keyOf: (it) => batchKey(it.inputs),
             dispatch: (items) => this.runBatch(i, items),
             schedule: this.schedule,
+            gather: 'turn',
           }),
         );
       }
@@ -149,13 +150,16 @@ export class SequenceBatcher {
     }
     const key = keyOf(flags.id);
     let b = this.bindings.get(key);
+    let restarted = false;
     if (flags.start) {
       this.lost.delete(key);
       if (!b) b = this.bind(key, flags.id, onBound);
-      else
+      else {
+        restarted = true;
         b.chain = b.chain.then(() => {
           b!.state = this.initial();
         });
+      }
     } else if (!b) {
       const why = this.lost.get(key);
       return Promise.reject(
@@ -167,12 +171,14 @@ export class SequenceBatcher {
       );
     }
     const binding = b;
+    // A stream's next chunk usually comes after its last one finished: nothing to wait for, so no link in the chain.
+    const idle = binding.pending === 0 && binding.instance >= 0 && !restarted;
     binding.pending++;
-    const step = binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize, extra));
-    binding.chain = step.then(
-      () => this.after(key, binding, flags),
-      () => this.after(key, binding, flags),
-    );
+    const step = idle
+      ? this.step(binding, inputs, flags, signal, summarize, extra)
+      : binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize, extra));
+    const after = () => this.after(key, binding, flags);
+    binding.chain = step.then(after, after);
     return binding.instance < 0 && signal ? untilAborted(step, signal) : step;
   }
 
@@ -285,7 +291,8 @@ export class SequenceBatcher {
     }, ms);
   }
 
-  private async step(
+  /** One request on its sequence's instance: into the instance's batcher (`oldest`), or alone with its state. */
+  private step(
     b: Binding,
     inputs: Record<string, Tensor>,
     flags: SequenceFlags,
@@ -293,10 +300,21 @@ export class SequenceBatcher {
     summarize: boolean,
     extra?: object,
   ): Promise<SequenceResult> {
-    if (signal?.aborted) throw abortError(signal); // it waited in the backlog past its run's timeout
+    if (signal?.aborted) return Promise.reject(abortError(signal)); // it waited in the backlog past its run's timeout
     const batcher = this.batchers[b.instance];
     // Batched rows lose a worker's summaries when split: a watched run summarises its (small) rows itself.
     if (batcher) return batcher.enqueue({ b, inputs, flags }, signal);
+    return this.runAlone(b, inputs, flags, signal, summarize, extra);
+  }
+
+  private async runAlone(
+    b: Binding,
+    inputs: Record<string, Tensor>,
+    flags: SequenceFlags,
+    signal: CancelSignal | undefined,
+    summarize: boolean,
+    extra?: object,
+  ): Promise<SequenceResult> {
     const control = controlTensors(this.o.config, [flags]);
     const feeds = { ...inputs, ...b.state, ...control };
     const r = await this.o.run(feeds, b.instance, signal, summarize, new Set(Object.values(control)), flags, extra);
@@ -323,27 +341,32 @@ export class SequenceBatcher {
     // What this batch built (control tensors, concatenations) moves to the worker; a lone part is a
     // request's own tensor or a view of an earlier batch's outputs, and is copied.
     const fresh = new Set(Object.values(feeds));
-    const names = new Set(items.flatMap((it) => [...Object.keys(it.inputs), ...Object.keys(it.b.state)]));
+    // The requests of one batch share their input names (the batch key); every sequence holds the model's states.
+    const names = new Set(Object.keys(items[0]!.inputs));
+    for (const s of this.states) names.add(s.input);
     for (const name of names) {
-      const parts = items.map((it) => it.inputs[name] ?? it.b.state[name]);
-      if (parts.some((p) => !p))
-        throw new EngineError('invalid-input', `input '${name}' is missing from a request to '${this.o.model}'`);
-      const first = parts[0]!;
-      if (!parts.every((p) => sameItemDims(p!.shape, first.shape))) {
-        throw new EngineError(
-          'invalid-input',
-          `cannot batch '${name}' of model '${this.o.model}': state shapes differ between sequences`,
-        );
+      const parts: Tensor[] = [];
+      for (const it of items) {
+        const p = it.inputs[name] ?? it.b.state[name];
+        if (!p)
+          throw new EngineError('invalid-input', `input '${name}' is missing from a request to '${this.o.model}'`);
+        if (!sameItemDims(p.shape, (parts[0] ?? p).shape))
+          throw new EngineError(
+            'invalid-input',
+            `cannot batch '${name}' of model '${this.o.model}': state shapes differ between sequences`,
+          );
+        parts.push(p);
       }
-      feeds[name] = concatBatch(parts as Tensor[]);
+      feeds[name] = concatBatch(parts);
       if (parts.length > 1) fresh.add(feeds[name]);
     }
     const r = await this.o.run(feeds, i, undefined, false, fresh);
     // Views into the batch's outputs, not copies: at 64 streams that is 128 fewer buffers per batch for the GC.
-    const split: Record<string, Tensor[]> = {};
-    for (const [name, t] of Object.entries(r.outputs)) split[name] = splitBatch(t, rows, 'view');
+    const outNames = Object.keys(r.outputs);
+    const split = outNames.map((name) => splitBatch(r.outputs[name]!, rows, 'view'));
     return items.map((it, k) => {
-      const outputs = Object.fromEntries(Object.entries(split).map(([n, parts]) => [n, parts[k]!]));
+      const outputs: Record<string, Tensor> = {};
+      for (let o = 0; o < outNames.length; o++) outputs[outNames[o]!] = split[o]![k]!;
       this.keepState(it.b, outputs);
       return { outputs, instance: r.instance, queueNs: r.queueNs, computeNs: r.computeNs, batchSize: items.length };
     });

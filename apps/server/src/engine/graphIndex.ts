@@ -66,15 +66,23 @@ export type GraphMemo<T> = WeakMap<
  */
 export function memoByGraph<T>(memo: GraphMemo<T>, graph: GraphDoc, build: (graph: GraphDoc) => T): T {
   const hit = memo.get(graph);
-  if (
-    hit &&
+  if (hit && current(hit, graph)) return hit.value;
+  const value = build(graph);
+  memo.set(graph, { nodes: graph.nodes, edges: graph.edges, n: graph.nodes.length, e: graph.edges.length, value });
+  return value;
+}
+
+/** What `memoByGraph` remembers for `graph`, or undefined when it has nothing current (nothing is built). */
+export function peekByGraph<T>(memo: GraphMemo<T>, graph: GraphDoc): T | undefined {
+  const hit = memo.get(graph);
+  return hit && current(hit, graph) ? hit.value : undefined;
+}
+
+function current(hit: { nodes: GraphDoc['nodes']; edges: GraphDoc['edges']; n: number; e: number }, graph: GraphDoc) {
+  return (
     hit.nodes === graph.nodes &&
     hit.edges === graph.edges &&
     hit.n === graph.nodes.length &&
     hit.e === graph.edges.length
-  )
-    return hit.value;
-  const value = build(graph);
-  memo.set(graph, { nodes: graph.nodes, edges: graph.edges, n: graph.nodes.length, e: graph.edges.length, value });
-  return value;
+  );
 }

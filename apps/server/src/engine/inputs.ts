@@ -1,6 +1,7 @@
 import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { elementCount, fullShape } from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
+import { memoByGraph, type GraphMemo } from './graphIndex.ts';
 import { shapeText } from './tensors.ts';
 
 interface InputSpec {
@@ -10,8 +11,15 @@ interface InputSpec {
   want: number[];
 }
 
-/** The graph's input nodes by tensor name, with their full shapes (batch dim included). */
+/** Each graph document's input specs, worked out once for all its runs (a stream checks ~31 chunks a second). */
+const SPECS: GraphMemo<Map<string, InputSpec>> = new WeakMap();
+
 function inputSpecs(graph: GraphDoc): Map<string, InputSpec> {
+  return memoByGraph(SPECS, graph, readInputSpecs);
+}
+
+/** The graph's input nodes by tensor name, with their full shapes (batch dim included). */
+function readInputSpecs(graph: GraphDoc): Map<string, InputSpec> {
   return new Map(
     graph.nodes.flatMap((n) =>
       n.kind === 'input'

@@ -2,7 +2,7 @@ import type { ConditionNode, GraphNode, ModelNode, Tensor } from '@ensemble-stud
 import { evaluateExpression, parseExpression } from '@ensemble-studio/core';
 import { ChainError, EngineError } from './errors.ts';
 import type { FusedGroup } from './fusion.ts';
-import type { ModelRuntime } from './ModelRuntime.ts';
+import type { InferRequest, ModelRuntime } from './ModelRuntime.ts';
 import type { OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
@@ -165,21 +165,20 @@ async function runModel(
   const { feeds, added } = addBatchDim(rt, inputs);
   const strip = (o: Record<string, Tensor>) => (added ? removeBatchDim(o) : o);
   const decoupled = rt.decoupled;
-  const r = await rt.infer({
+  // Built field by field: a stream makes this request ~31 times a second, mostly with none of the optional parts.
+  const req: InferRequest = {
     inputs: feeds,
     signal: ctx.signal,
     sequence: deps.sequence,
     canTransfer: ctx.canTransfer,
     summarize: ctx.observed,
-    onBound: deps.onBound ? boundTo(deps.onBound, node, rt.name) : undefined,
-    ...(decoupled ? { respond: (o: Record<string, Tensor>) => ctx.respond(node, strip(o)) } : {}),
-    ...(ctx.observed
-      ? {
-          onLog: (level: LogLevel, message: string, instance: string) =>
-            ctx.log(node, { model: rt.name, instance, level, message }),
-        }
-      : {}),
-  });
+  };
+  if (deps.onBound) req.onBound = boundTo(deps.onBound, node, rt.name);
+  if (decoupled) req.respond = (o: Record<string, Tensor>) => ctx.respond(node, strip(o));
+  if (ctx.observed)
+    req.onLog = (level: LogLevel, message: string, instance: string) =>
+      ctx.log(node, { model: rt.name, instance, level, message });
+  const r = await rt.infer(req);
   // A decoupled model's responses already flowed downstream one by one.
   if (decoupled)
     return {
@@ -223,9 +222,16 @@ function addBatchDim(
 ): { feeds: Record<string, Tensor>; added: boolean } {
   const cfg = rt.config;
   if ((cfg.max_batch_size ?? 0) <= 0) return { feeds: inputs, added: false };
-  const short = Object.entries(inputs).filter(([n, t]) => rt.inputRanks.get(n) === t.shape.length);
-  if (short.length === 0 || short.length !== Object.keys(inputs).length) return { feeds: inputs, added: false };
-  return { feeds: Object.fromEntries(short.map(([n, t]) => [n, { ...t, shape: [1, ...t.shape] }])), added: true };
+  let short = 0;
+  let count = 0;
+  for (const n in inputs) {
+    count++;
+    if (rt.inputRanks.get(n) === inputs[n]!.shape.length) short++;
+  }
+  if (short === 0 || short !== count) return { feeds: inputs, added: false };
+  const feeds: Record<string, Tensor> = {};
+  for (const n in inputs) feeds[n] = { ...inputs[n]!, shape: [1, ...inputs[n]!.shape] };
+  return { feeds, added: true };
 }
 
 function removeBatchDim(outputs: Record<string, Tensor>): Record<string, Tensor> {

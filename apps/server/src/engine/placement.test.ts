@@ -126,14 +126,24 @@ describe('Placer.opPlace', () => {
   it('re-measures the other place every EXPLORE_EVERY-th decision, and follows a change', () => {
     const p = new Placer();
     measured(p, 'ctc', 'inline', 0.2);
-    measured(p, 'ctc', 'op-worker', 0.2);
-    hop(p, 0.6);
+    measured(p, 'ctc', 'op-worker', 0.05);
+    hop(p, 0.18);
     const first = decisions(EXPLORE_EVERY, () => p.opPlace('ctc'));
     expect(first).toBe('i'.repeat(EXPLORE_EVERY - 1) + 'o');
     // The main thread got slow (other runs keep it busy): a few slow samples move the op to a worker.
     for (let i = 0; i < 8; i++) measured(p, 'ctc', 'inline', LOOP_BLOCK_BUDGET_MS * 0.95);
     hop(p, 0.1);
     expect(p.opPlace('ctc')).toBe('op-worker');
+  });
+
+  it('never sends to a worker an op that runs inline in less than the hop alone, until it gets slower than a hop', () => {
+    const p = new Placer();
+    measured(p, 'frame', 'inline', 0.01);
+    measured(p, 'frame', 'op-worker', 0.005);
+    hop(p, 0.5);
+    expect(decisions(4 * EXPLORE_EVERY, () => p.opPlace('frame'))).toBe('i'.repeat(4 * EXPLORE_EVERY));
+    for (let i = 0; i < 8; i++) measured(p, 'frame', 'inline', 0.6);
+    expect(decisions(EXPLORE_EVERY, () => p.opPlace('frame'))).toContain('o');
   });
 });
 

@@ -118,7 +118,15 @@ function blend(prev: Estimate | undefined, ms: number, at: number): Estimate {
 }
 
 function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
+  // An insertion sort of a copy: Array#sort with a comparator allocates ~1 KB of work arrays per call, and an
+  // inline op of a stream records a sample per chunk.
+  const s = xs.slice();
+  for (let i = 1; i < s.length; i++) {
+    const v = s[i]!;
+    let j = i - 1;
+    for (; j >= 0 && s[j]! > v; j--) s[j + 1] = s[j]!;
+    s[j + 1] = v;
+  }
   const mid = s.length >> 1;
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
@@ -210,12 +218,15 @@ export class Placer {
     const elsewhere = [worker, costs.estimate(node, 'fused')].filter((x): x is number => x !== undefined);
     const elsewhereMs = elsewhere.length > 0 ? Math.min(...elsewhere) : undefined;
     const quickElsewhere = elsewhereMs !== undefined && elsewhereMs <= LOOP_BLOCK_BUDGET_MS;
+    const hopMs = costs.hopMs();
     return [
       {
         value: 'op-worker',
-        cost: worker === undefined ? undefined : worker + (costs.hopMs() ?? 0),
+        cost: worker === undefined ? undefined : worker + (hopMs ?? 0),
         sampledAt: costs.sampledAt(node, 'op-worker'),
-        allowed: true,
+        // An op that runs inline in less than the hop alone cannot be cheaper in a worker: exploring there
+        // would only cost a hop (for a stream's per-chunk op, one chunk in EXPLORE_EVERY a round trip late).
+        allowed: inline === undefined || hopMs === undefined || inline >= hopMs,
       },
       {
         value: 'inline',
