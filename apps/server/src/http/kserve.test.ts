@@ -160,7 +160,9 @@ describe('KServe v2 infer', () => {
     expect((await req({})).json.error).toBe(
       "inference request to model 'acc' must specify a non-zero or non-empty correlation ID",
     );
-    expect((await req({ sequence_id: 41 })).json.error).toMatch(/START/);
+    expect((await req({ sequence_id: 41 })).json.error).toMatch(
+      /^inference request for sequence 41 to model 'acc' must specify the START flag on the first request of the sequence \(it is not active: a sequence also ends after END or 5 s without requests\)$/,
+    );
   });
 
   it('refuses /infer on a decoupled graph as Triton does', async () => {

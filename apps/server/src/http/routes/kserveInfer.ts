@@ -107,8 +107,11 @@ async function runFor(
   }
 }
 
-/** A failed or error-strategy run as Triton reports it (INTERNAL→500, NOT_FOUND→404, UNAVAILABLE→503, else 400). */
-export function runError(result: RunResult): ApiError | undefined {
+/**
+ * A failed or error-strategy run as Triton reports it (INTERNAL→500, NOT_FOUND→404, UNAVAILABLE→503, else 400).
+ * A repository model run on its own (`plainModel`) reports its error without the one-model graph's ensemble prefix.
+ */
+export function runError(result: RunResult, plainModel?: string): ApiError | undefined {
   if (result.status === 'failed') {
     const code = result.error?.code ?? 'internal';
     const status = /^(model-unavailable|limit|timeout|closed|sequence-lost)$/.test(code)
@@ -116,7 +119,9 @@ export function runError(result: RunResult): ApiError | undefined {
       : /^(node-failed|instance-crashed|output-missing|internal)$/.test(code)
         ? 500
         : 400;
-    return new ApiError(status, code, result.error?.message ?? 'inference failed');
+    const message = result.error?.message ?? 'inference failed';
+    const prefix = plainModel === undefined ? undefined : `in ensemble '${plainModel}', node 'model': `;
+    return new ApiError(status, code, prefix && message.startsWith(prefix) ? message.slice(prefix.length) : message);
   }
   if (result.status === 'exited_early' && result.exit?.strategy === 'error') {
     return new ApiError(400, 'exited', result.exit.message ?? `pipeline ended early: ${result.exit.expression}`);
@@ -169,7 +174,7 @@ export function inferHandler(studio: Studio): RequestHandler {
     checkInputs(served, parsed.inputs);
     const sequence = sequenceOf(served, parsed.parameters, target.stateful);
     const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
-    const err = runError(result);
+    const err = runError(result, target.plainModel);
     if (err) throw err;
     sendInferResponse(res, served, parsed, result);
   };
@@ -241,7 +246,7 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       if (!stream) throw thrown;
       return void res.end(streamError(toApiError(thrown, studio.limits.maxBodyBytes).message));
     }
-    const err = runError(result);
+    const err = runError(result, target.plainModel);
     // A graph that is not decoupled answers once, also when a condition ended it early.
     if (!err && sent === 0 && !target.decoupled) respond(result.outputs);
     if (!stream) {
