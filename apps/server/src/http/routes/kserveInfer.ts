@@ -38,10 +38,13 @@ export function sequenceOf(
   const none = id === undefined || id === 0 || id === '';
   if (
     !none &&
-    !(typeof id === 'number' && Number.isInteger(id) && id > 0) &&
+    !(typeof id === 'number' && Number.isSafeInteger(id) && id > 0) &&
     !(typeof id === 'string' && id.length <= MAX_ID_LENGTH)
   ) {
-    throw bad(`sequence_id must be a positive integer or a string of at most ${MAX_ID_LENGTH} characters`);
+    // Integers above 2^53 - 1 are rounded when JSON is read: two such ids could name one sequence.
+    throw bad(
+      `Unable to parse 'sequence_id': it must be an integer from 1 to ${Number.MAX_SAFE_INTEGER} (send a larger id as a string) or a string of at most ${MAX_ID_LENGTH} characters`,
+    );
   }
   if (none && (start || end || stateful))
     throw bad(`inference request to model '${served.name}' must specify a non-zero or non-empty correlation ID`);
