@@ -94,7 +94,11 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
       client.close();
       clients.delete(ws);
     });
-    ws.on('error', () => ws.terminate());
+    // After a protocol error ws has queued its close frame and ends the socket once that is written; terminating
+    // here would drop the frame and the reason in it.
+    ws.on('error', () => {
+      if (ws.readyState !== ws.CLOSING) ws.terminate();
+    });
     ws.send(hello(studio));
   });
   const stopHeartbeat = startHeartbeat(wss, studio.limits.heartbeatMs);
