@@ -183,6 +183,9 @@ describe('hostile input against studio serve', () => {
         c.send({ type: 'stream.open', streamId: 'after', graph: 'accumulator' });
         c.send({ type: 'stream.append', streamId: 'after', inputs: x8(2), end: true });
         expect((await c.next((m) => m.type === 'run.completed', 30_000, from)).outputs.y.data[0]).toBe(2);
+        // A stream opened and never fed idles out too, after the same timeout.
+        const unfed = await c.next((m) => m.type === 'sequence.ended' && m.streamId === 's1', 30_000);
+        expect(unfed).toMatchObject({ reason: 'idle', message: expect.stringMatching(/no chunk arrived within 5 s/) });
       }),
     );
   });

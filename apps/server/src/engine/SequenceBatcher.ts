@@ -166,7 +166,7 @@ export class SequenceBatcher {
         new EngineError(
           why ? 'sequence-lost' : 'sequence-unknown',
           why ??
-            `sequence ${String(flags.id)} is not active on model '${this.o.model}': its first request must set START (a sequence also ends after END or ${this.idleMs / 1000} s without requests)`,
+            `inference request for sequence ${String(flags.id)} to model '${this.o.model}' must specify the START flag on the first request of the sequence (it is not active: a sequence also ends after END or ${this.idleMs / 1000} s without requests)`,
         ),
       );
     }

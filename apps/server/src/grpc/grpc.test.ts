@@ -196,6 +196,10 @@ describe('gRPC ModelInfer', () => {
     expect((await failure(c.call('ModelInfer', accRequest({})))).details).toBe(
       "inference request to model 'acc' must specify a non-zero or non-empty correlation ID",
     );
+    // The model's own error, in Triton's words, without the one-model graph's ensemble prefix.
+    expect((await failure(c.call('ModelInfer', accRequest(seq({ int64_param: 41 }, false, false))))).details).toMatch(
+      /^inference request for sequence 41 to model 'acc' must specify the START flag on the first request of the sequence/,
+    );
   });
 
   it('ModelStatistics counts the inferences from engine.metrics()', async () => {

@@ -162,6 +162,12 @@ export class Studio {
     return graph;
   }
 
+  /** The name of the repository model `graph` is the one-model graph of, or undefined for any other graph. */
+  plainModelOf(graph: GraphDoc): string | undefined {
+    const model = catalogueModel(this.catalogue, graph.name);
+    return model && this.modelGraphs.get(model) === graph ? model.name : undefined;
+  }
+
   private findGraph(ref: unknown): GraphDoc {
     if (typeof ref === 'string') {
       const saved = ownValue(this.repository.graphs, ref);

@@ -160,7 +160,15 @@ describe('KServe v2 infer', () => {
     expect((await req({})).json.error).toBe(
       "inference request to model 'acc' must specify a non-zero or non-empty correlation ID",
     );
-    expect((await req({ sequence_id: 41 })).json.error).toMatch(/START/);
+    // Past 2^53 - 1 JSON numbers round (2^64 and 2^64 + 1 would be one sequence): refused, as negative ids are.
+    for (const id of [2 ** 64, 1e30, -1, 1.5]) {
+      const r = await req({ sequence_id: id, sequence_start: true });
+      expect(r.status, String(id)).toBe(400);
+      expect(r.json.error).toMatch(/^Unable to parse 'sequence_id': it must be an integer from 1 to 9007199254740991/);
+    }
+    expect((await req({ sequence_id: 41 })).json.error).toMatch(
+      /^inference request for sequence 41 to model 'acc' must specify the START flag on the first request of the sequence \(it is not active: a sequence also ends after END or 5 s without requests\)$/,
+    );
   });
 
   it('refuses /infer on a decoupled graph as Triton does', async () => {

@@ -209,11 +209,16 @@ describe('model repository extension: load and unload', () => {
       404,
       { error: "failed to unload 'nope': the repository has no model or saved graph 'nope'" },
     ]);
-    const load = await call(`${s.url}/v2/repository/models/nope/load`, 'POST');
-    expect([load.status, load.json.error]).toEqual([
-      404,
-      "failed to load 'nope', failed to poll from model repository: it has no model or saved graph 'nope'",
-    ]);
+    // Refused without re-reading the repository: that would restart every model (the engine stays the same).
+    const engine = s.studio.engine;
+    for (const name of ['nope', '__proto__', '..%2F..%2Fetc']) {
+      const load = await call(`${s.url}/v2/repository/models/${name}/load`, 'POST');
+      expect([load.status, load.json.error]).toEqual([
+        404,
+        `failed to load '${decodeURIComponent(name)}', failed to poll from model repository: it has no model or saved graph '${decodeURIComponent(name)}'`,
+      ]);
+    }
+    expect(s.studio.engine).toBe(engine);
     expect((await call(`${s.url}/v2/repository/models/head/load`, 'POST', '{"parameters":')).json.error).toMatch(
       /^the request body is not JSON/,
     );

@@ -1,4 +1,7 @@
 import { catalogueModel, ownValue } from '@ensemble-studio/core';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { isSafeName } from '../repo/safeJoin.ts';
 import { ApiError } from './errors.ts';
 import { findHelper, graphHelpers } from './helperModels.ts';
 import type { Studio } from './Studio.ts';
@@ -53,13 +56,17 @@ export function unloadModel(studio: Studio, name: string): void {
  * @throws ApiError 404 when the re-read repository has no such model; what `reloadRepository` throws.
  */
 export async function loadModel(studio: Studio, name: string): Promise<void> {
-  await studio.reloadRepository();
-  if (!repositoryHas(studio, name)) {
-    throw new ApiError(
+  const notFound = () =>
+    new ApiError(
       404,
       'not-found',
       `failed to load '${name}', failed to poll from model repository: it has no model or saved graph '${name}'`,
     );
-  }
+  // Re-reading the repository restarts every model (each python instance forks the server on the main thread):
+  // a name that is neither served now nor a directory on disk is refused without it.
+  if (!repositoryHas(studio, name) && !(isSafeName(name) && existsSync(join(studio.repository.dir, name))))
+    throw notFound();
+  await studio.reloadRepository();
+  if (!repositoryHas(studio, name)) throw notFound();
   studio.unloadedModels.delete(name);
 }

@@ -13,6 +13,8 @@ export interface RunTarget {
   stateful: boolean;
   /** Fields of the engine's run request beyond graph and inputs: a helper model runs in its graph's exported repository. */
   run: Pick<RunRequest, 'exported' | 'exportedModel'>;
+  /** The model's name when the graph is a repository model run on its own (its errors are that model's). */
+  plainModel: string | undefined;
 }
 
 /**
@@ -28,6 +30,7 @@ export function runTarget(studio: Studio, served: ServedModel): RunTarget {
       decoupled: model.decoupled,
       stateful: model.config.sequence_batching !== undefined,
       run: { exported: true, exportedModel: model.name },
+      plainModel: undefined,
     };
   }
   const graph = studio.checkGraphLimits(served.graph ?? studio.resolveGraph(served.name));
@@ -36,5 +39,6 @@ export function runTarget(studio: Studio, served: ServedModel): RunTarget {
     decoupled: graphIsDecoupled(graph, studio.catalogue),
     stateful: graphIsStateful(graph, studio.catalogue),
     run: {},
+    plainModel: studio.plainModelOf(graph),
   };
 }

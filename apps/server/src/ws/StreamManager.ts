@@ -5,6 +5,7 @@ import { ApiError, capMessage } from '../http/errors.ts';
 import { limitMessage } from '../http/limits.ts';
 import type { StudioEngine } from '../http/Studio.ts';
 import type { StreamClient } from './streamClient.ts';
+import { streamIdle } from './streamIdle.ts';
 import { decodeWireTensors } from './wireTensors.ts';
 
 type SequenceId = number | string;
@@ -22,6 +23,8 @@ interface Stream {
   tail: Promise<void>;
   ended: boolean;
   release: () => void;
+  /** Ends a stream that got no chunk within its idle timeout (a fed one is idled by the engine). */
+  unfed: NodeJS.Timeout | undefined;
 }
 
 // Server-chosen ids are strings so they can never collide with the numeric ids clients choose.
@@ -79,7 +82,7 @@ export class StreamManager {
         streamId,
       );
     }
-    this.streams.set(streamId, {
+    const stream: Stream = {
       streamId,
       graph,
       sequenceId,
@@ -88,7 +91,22 @@ export class StreamManager {
       tail: Promise.resolve(),
       ended: false,
       release,
-    });
+      unfed: undefined,
+    };
+    this.streams.set(streamId, stream);
+    // A stream never fed has no sequence in the engine for its idle timeout to end, yet holds a slot.
+    const idle = streamIdle(graph, this.client.studio.catalogue);
+    stream.unfed = setTimeout(() => {
+      const timeout = `${idle.microseconds / 1e6} s`;
+      const whose = idle.model
+        ? `max_sequence_idle_microseconds of model '${idle.model}'`
+        : 'the default max_sequence_idle_microseconds';
+      this.finish(
+        stream,
+        'idle',
+        `stream "${streamId.slice(0, 128)}" ended: no chunk arrived within ${timeout} of stream.open (${whose}); open a new stream to go on`,
+      );
+    }, idle.microseconds / 1000);
   }
 
   append(
@@ -98,6 +116,7 @@ export class StreamManager {
   ): void {
     const s = this.streams.get(msg.streamId);
     if (!s || s.ended) return this.client.error('unknown-stream', `no open stream "${msg.streamId}"`, msg.streamId);
+    clearTimeout(s.unfed);
     let inputs: Record<string, Tensor>;
     try {
       inputs = decodeWireTensors(msg.inputs, frames, decoded);
@@ -133,6 +152,7 @@ export class StreamManager {
   end(streamId: string): void {
     const s = this.streams.get(streamId);
     if (!s) return this.client.error('unknown-stream', `no open stream "${streamId}"`, streamId);
+    clearTimeout(s.unfed);
     s.ended = true;
     s.tail = s.tail.then(() => this.finish(s, 'end'));
   }
@@ -163,6 +183,7 @@ export class StreamManager {
   private finish(s: Stream, reason: 'end' | 'cancelled' | 'failed' | 'idle', message?: string): void {
     if (!this.streams.has(s.streamId)) return;
     this.streams.delete(s.streamId);
+    clearTimeout(s.unfed);
     s.ended = true;
     s.release();
     // A sequence that ended without its END chunk (stream.end with nothing queued, a closed socket)

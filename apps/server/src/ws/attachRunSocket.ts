@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { PROTOCOL_VERSION } from '@ensemble-studio/core';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { bearerToken, hostAllowed, tokenMatches } from '../http/auth.ts';
+import { limitMessage } from '../http/limits.ts';
 import type { Studio } from '../http/Studio.ts';
 import { startHeartbeat, trackPongs } from './heartbeat.ts';
 import { RunClient } from './RunClient.ts';
@@ -84,6 +85,7 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
   wss.on('connection', (ws: WebSocket) => {
+    explainOversizeClose(ws, studio.limits.maxWsMessageBytes);
     const client = new RunClient(ws, studio);
     clients.set(ws, client);
     trackPongs(ws);
@@ -92,7 +94,11 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
       client.close();
       clients.delete(ws);
     });
-    ws.on('error', () => ws.terminate());
+    // After a protocol error ws has queued its close frame and ends the socket once that is written; terminating
+    // here would drop the frame and the reason in it.
+    ws.on('error', () => {
+      if (ws.readyState !== ws.CLOSING) ws.terminate();
+    });
     ws.send(hello(studio));
   });
   const stopHeartbeat = startHeartbeat(wss, studio.limits.heartbeatMs);
@@ -109,6 +115,16 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
       for (const ws of clients.keys()) ws.terminate();
     },
   };
+}
+
+/**
+ * `ws` refuses a frame over its maxPayload as soon as the frame's header announces it (nothing is buffered) by
+ * closing with 1009 and no reason; the reason it sends instead names the limit, the only place a client can read it.
+ */
+function explainOversizeClose(ws: WebSocket, max: number): void {
+  const close = ws.close.bind(ws);
+  ws.close = (code?: number, reason?: string | Buffer) =>
+    close(code, code === 1009 && !reason ? limitMessage('message too big', 'maxWsMessageBytes', max) : reason);
 }
 
 function toBuffer(data: Buffer | ArrayBuffer | Buffer[]): Buffer {

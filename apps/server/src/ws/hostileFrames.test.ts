@@ -14,6 +14,18 @@ afterAll(async () => {
 
 const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
 
+describe('a frame over the hard cap', () => {
+  it('closes the socket with 1009 and a reason naming maxWsMessageBytes', async () => {
+    const c = await connect(s.url);
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      c.ws.once('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString() })),
+    );
+    // The cap is the limit plus 1 MiB (messages between the two get an error message and the socket stays open).
+    c.ws.send(Buffer.alloc(100_000 + 1024 * 1024 + 1));
+    expect(await closed).toEqual({ code: 1009, reason: 'message too big: over the limit maxWsMessageBytes=100000' });
+  });
+});
+
 describe('binary frames a message announces', () => {
   it('a message cannot announce more frames than it has binary inputs', async () => {
     const c = await connect(s.url);

@@ -64,4 +64,25 @@ describe('a WebSocket stream the engine idled out', () => {
       await b.close();
     }
   });
+
+  it('ends a stream opened and never fed after the same idle timeout, and frees its slots', async () => {
+    const a = await connect(s.url);
+    const b = await connect(s.url);
+    try {
+      a.send({ type: 'stream.open', streamId: 'unfed', graph: 'acc', sequenceId: 9 });
+      const ended = await a.next('sequence.ended');
+      expect(ended).toMatchObject({ streamId: 'unfed', sequenceId: 9, reason: 'idle' });
+      expect(ended.message).toBe(
+        `stream "unfed" ended: no chunk arrived within 0.3 s of stream.open (max_sequence_idle_microseconds of model 'acc'); open a new stream to go on`,
+      );
+      a.send({ type: 'stream.append', streamId: 'unfed', inputs: chunk(1) });
+      expect(await a.next('error')).toMatchObject({ ref: 'unfed', error: { code: 'unknown-stream' } });
+      b.send({ type: 'stream.open', streamId: 'other', graph: 'acc' });
+      b.send({ type: 'stream.append', streamId: 'other', inputs: chunk(4), end: true });
+      expect((await b.next('run.completed')).outputs.y?.data?.[0]).toBe(4);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

@@ -70,10 +70,11 @@ export const graphRefSchema = v.union(
   'must be a saved graph name or a graph document {name, nodes, edges}',
 );
 
-const SEQUENCE_ID = `must be an integer or a string of at most ${MAX_ID_LENGTH} characters`;
+// Integers above 2^53 - 1 are rounded when JSON is read: two such ids could name one sequence.
+const SEQUENCE_ID = `must be an integer from 0 to ${Number.MAX_SAFE_INTEGER} or a string of at most ${MAX_ID_LENGTH} characters`;
 const sequenceId = v.union(
   [
-    v.pipe(v.number(SEQUENCE_ID), v.integer(SEQUENCE_ID)),
+    v.pipe(v.number(SEQUENCE_ID), v.safeInteger(SEQUENCE_ID), v.minValue(0, SEQUENCE_ID)),
     v.pipe(v.string(SEQUENCE_ID), v.maxLength(MAX_ID_LENGTH, SEQUENCE_ID)),
   ],
   SEQUENCE_ID,

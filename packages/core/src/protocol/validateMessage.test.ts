@@ -27,6 +27,12 @@ describe('validateClientMessage', () => {
     [{ type: 'run.start', requestId: 'r', graph: 'g', inputs: [] }, /inputs must be an object/],
     [{ type: 'run.start', requestId: 'r', graph: 'g', inputs: {}, timeoutMs: -1 }, /timeoutMs/],
     [{ type: 'stream.open', streamId: 's', graph: 'g', sequenceId: { a: 1 } }, /sequenceId/],
+    // Negative, or past 2^53 - 1 where JSON numbers round (2^64 and 2^64 + 1 would be one sequence).
+    [{ type: 'stream.open', streamId: 's', graph: 'g', sequenceId: -1 }, /sequenceId must be an integer from 0 to/],
+    [
+      { type: 'stream.open', streamId: 's', graph: 'g', sequenceId: 2 ** 64 },
+      /sequenceId must be an integer from 0 to/,
+    ],
     [{ type: 'stream.append', streamId: 's', inputs: {}, end: 'yes' }, /end must be a boolean/],
     [{ type: 'ping' }, /at must be a number/],
   ])('rejects %j', (msg, err) => {

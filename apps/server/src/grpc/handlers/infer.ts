@@ -24,6 +24,7 @@ export interface PreparedInfer {
   graph: GraphDoc;
   /** How the engine runs it (a helper model runs in its graph's exported repository). */
   run: RunTarget['run'];
+  plainModel: RunTarget['plainModel'];
   inputs: Record<string, Tensor>;
   sequence: RunRequest['sequence'];
   params: Record<string, unknown>;
@@ -53,6 +54,7 @@ export function prepareInfer(studio: Studio, req: WireInferRequest): PreparedInf
     served,
     graph: target.graph,
     run: target.run,
+    plainModel: target.plainModel,
     inputs,
     sequence,
     params,
@@ -104,7 +106,7 @@ export async function modelInfer(
       `ModelInfer RPC doesn't support models with decoupled transaction policy (model '${p.served.name}'; use ModelStreamInfer)`,
     );
   const result = await runPrepared(studio, p, signal);
-  const err = runError(result);
+  const err = runError(result, p.plainModel);
   if (err) throw err;
   return inferResponse(p.base, result.outputs, p.requested, true);
 }

@@ -63,7 +63,7 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     };
     try {
       const result = await runPrepared(studio, p, abort.signal, onResponse);
-      const err = runError(result);
+      const err = runError(result, p.plainModel);
       if (err) throw err;
       // A graph that is not decoupled answers every request once, also when a condition ended it early.
       if (!p.decoupled && !finalSent) send(result.outputs, true);

@@ -38,10 +38,13 @@ export function sequenceOf(
   const none = id === undefined || id === 0 || id === '';
   if (
     !none &&
-    !(typeof id === 'number' && Number.isInteger(id) && id > 0) &&
+    !(typeof id === 'number' && Number.isSafeInteger(id) && id > 0) &&
     !(typeof id === 'string' && id.length <= MAX_ID_LENGTH)
   ) {
-    throw bad(`sequence_id must be a positive integer or a string of at most ${MAX_ID_LENGTH} characters`);
+    // Integers above 2^53 - 1 are rounded when JSON is read: two such ids could name one sequence.
+    throw bad(
+      `Unable to parse 'sequence_id': it must be an integer from 1 to ${Number.MAX_SAFE_INTEGER} (send a larger id as a string) or a string of at most ${MAX_ID_LENGTH} characters`,
+    );
   }
   if (none && (start || end || stateful))
     throw bad(`inference request to model '${served.name}' must specify a non-zero or non-empty correlation ID`);
@@ -107,8 +110,11 @@ async function runFor(
   }
 }
 
-/** A failed or error-strategy run as Triton reports it (INTERNAL→500, NOT_FOUND→404, UNAVAILABLE→503, else 400). */
-export function runError(result: RunResult): ApiError | undefined {
+/**
+ * A failed or error-strategy run as Triton reports it (INTERNAL→500, NOT_FOUND→404, UNAVAILABLE→503, else 400).
+ * A repository model run on its own (`plainModel`) reports its error without the one-model graph's ensemble prefix.
+ */
+export function runError(result: RunResult, plainModel?: string): ApiError | undefined {
   if (result.status === 'failed') {
     const code = result.error?.code ?? 'internal';
     const status = /^(model-unavailable|limit|timeout|closed|sequence-lost)$/.test(code)
@@ -116,7 +122,9 @@ export function runError(result: RunResult): ApiError | undefined {
       : /^(node-failed|instance-crashed|output-missing|internal)$/.test(code)
         ? 500
         : 400;
-    return new ApiError(status, code, result.error?.message ?? 'inference failed');
+    const message = result.error?.message ?? 'inference failed';
+    const prefix = plainModel === undefined ? undefined : `in ensemble '${plainModel}', node 'model': `;
+    return new ApiError(status, code, prefix && message.startsWith(prefix) ? message.slice(prefix.length) : message);
   }
   if (result.status === 'exited_early' && result.exit?.strategy === 'error') {
     return new ApiError(400, 'exited', result.exit.message ?? `pipeline ended early: ${result.exit.expression}`);
@@ -169,7 +177,7 @@ export function inferHandler(studio: Studio): RequestHandler {
     checkInputs(served, parsed.inputs);
     const sequence = sequenceOf(served, parsed.parameters, target.stateful);
     const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
-    const err = runError(result);
+    const err = runError(result, target.plainModel);
     if (err) throw err;
     sendInferResponse(res, served, parsed, result);
   };
@@ -241,7 +249,7 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       if (!stream) throw thrown;
       return void res.end(streamError(toApiError(thrown, studio.limits.maxBodyBytes).message));
     }
-    const err = runError(result);
+    const err = runError(result, target.plainModel);
     // A graph that is not decoupled answers once, also when a condition ended it early.
     if (!err && sent === 0 && !target.decoupled) respond(result.outputs);
     if (!stream) {

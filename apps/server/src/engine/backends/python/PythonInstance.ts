@@ -6,6 +6,7 @@ import type { Tensor } from '@ensemble-studio/core';
 import { EngineError, ModelError } from '../../errors.ts';
 import type { BackendInstance, LoadInfo } from '../types.ts';
 import { FrameReader, frameTensors, FrameWriter, type Frame } from './frames.ts';
+import { forkTurn } from './forkTurns.ts';
 import { LogLines } from './logLines.ts';
 import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult } from './pythonTypes.ts';
 import { loadProblem, parseParams, spawnProblem, withTraceback } from './processProblems.ts';
@@ -83,8 +84,12 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     this.lines = new LogLines((level, message) => this.logged(level, message));
   }
 
-  start(): Promise<LoadInfo> {
+  async start(): Promise<LoadInfo> {
     this.state = 'loading';
+    await forkTurn();
+    // close() may have run while this instance waited for its turn.
+    if ((this.state as string) === 'closed')
+      throw new EngineError('closed', `python instance ${this.name} closed before it started`);
     const t0 = performance.now();
     const env = {
       ...process.env,

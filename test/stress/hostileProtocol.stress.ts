@@ -1,0 +1,92 @@
+// Hostile input, second round: the classes a later independent probe of the real `studio serve` found getting
+// through after the first seventeen were closed. Each asserts the refusal and that a bystander's /v2/health/ready
+// kept answering while it was in flight (latencies printed; a stall of a second fails).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyExamples, http, spawnStudio, type StudioProcess } from '../support/server.ts';
+import { connect, type Msg } from '../support/wsClient.ts';
+import { duringHostile, measuredTable, type Measured } from './hostileProbe.ts';
+
+const STALL_MS = 1000;
+
+let studio: StudioProcess;
+let repo: string;
+const measured: Measured[] = [];
+
+beforeAll(async () => {
+  repo = copyExamples({ linkModels: true });
+  studio = await spawnStudio(repo);
+}, 180_000);
+afterAll(async () => {
+  if (studio) {
+    studio.child.kill('SIGTERM');
+    await studio.exited;
+  }
+  if (measured.length > 0) console.log(measuredTable(measured));
+});
+
+async function probe<T>(cause: string, hostile: () => Promise<T>): Promise<T> {
+  const { result, measured: m } = await duringHostile(studio.url, studio.child.pid, cause, hostile);
+  measured.push(m);
+  expect(m.worstMs, `bystander stalled during: ${cause}`).toBeLessThan(STALL_MS);
+  return result;
+}
+
+const post = (path: string, body: unknown) =>
+  http(`${studio.url}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+const acc = (parameters: object) => ({
+  parameters,
+  inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 8], data: new Array(8).fill(1) }],
+});
+
+describe('hostile input against studio serve, second round', () => {
+  it('sequence ids past 2^53-1 (where JSON numbers round) or negative are refused on KServe and WebSocket', async () => {
+    const r = await probe('sequence_id 2^64 + 1', () =>
+      // Text, not a number: 18446744073709551617 would round to 2^64 before it is sent.
+      post(
+        '/v2/models/accumulator/infer',
+        `{"parameters":{"sequence_id":18446744073709551617,"sequence_start":true},"inputs":${JSON.stringify(acc({}).inputs)}}`,
+      ),
+    );
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatch(/^Unable to parse 'sequence_id'/);
+    const c = await connect(studio.url);
+    try {
+      c.send({ type: 'stream.open', streamId: 'neg', graph: 'accumulator', sequenceId: -1 });
+      const m: Msg = await c.next((m) => m.type === 'error');
+      expect(m.error.message).toMatch(/sequenceId must be an integer from 0 to 9007199254740991/);
+    } finally {
+      c.close();
+    }
+  });
+
+  it("a request continuing a sequence nobody started gets Triton's words, without an ensemble prefix", async () => {
+    const r = await probe('sequence without START', () =>
+      post('/v2/models/accumulator/infer', acc({ sequence_id: 77 })),
+    );
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatch(
+      /^inference request for sequence 77 to model 'accumulator' must specify the START flag on the first request of the sequence/,
+    );
+  });
+
+  it('a repository load of a name that is not there is refused without restarting every model', async () => {
+    for (const name of ['ghost', '__proto__']) {
+      const r = await probe(`repository load ${name}`, () => post(`/v2/repository/models/${name}/load`, {}));
+      expect(r.status).toBe(404);
+      expect(r.json.error).toMatch(/failed to poll from model repository/);
+    }
+  });
+
+  it('a WebSocket frame over the hard cap closes the socket with 1009 and a reason naming the limit', async () => {
+    const frame = Buffer.alloc(70 * 1024 * 1024, 0x20);
+    const closed = await probe('70 MB WebSocket frame', async () => {
+      const c = await connect(studio.url);
+      const done = new Promise<{ code: number; reason: string }>((resolve) =>
+        c.raw.on('close', (code: number, reason: Buffer) => resolve({ code, reason: reason.toString() })),
+      );
+      c.sendRaw(frame);
+      return done;
+    });
+    expect(closed).toEqual({ code: 1009, reason: 'message too big: over the limit maxWsMessageBytes=67108864' });
+  });
+});
