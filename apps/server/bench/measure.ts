@@ -66,23 +66,33 @@ function snapshot(pids: readonly number[]): Snapshot {
 }
 
 /**
- * The pids of this process's live children (Linux; none elsewhere), for `BlockOptions.children`.
+ * The pids of this process's live descendants (Linux; none elsewhere), for `BlockOptions.children`: python stubs
+ * are children of the helper that starts them, so grandchildren count too.
  * @example measureBlocks(contenders, { blocks: 3, trials: 20, children: childPids })
  */
 export function childPids(): number[] {
   try {
-    const self = String(process.pid);
-    return readdirSync('/proc')
-      .filter((d) => /^\d+$/.test(d))
-      .filter((d) => {
-        try {
-          const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-          return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === self;
-        } catch {
-          return false;
+    const parentOf = new Map<number, number>();
+    for (const d of readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        parentOf.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      } catch {
+        /* ended meanwhile */
+      }
+    }
+    const ours = new Set([process.pid]);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const [pid, parent] of parentOf)
+        if (!ours.has(pid) && ours.has(parent)) {
+          ours.add(pid);
+          grew = true;
         }
-      })
-      .map(Number);
+    }
+    ours.delete(process.pid);
+    return [...ours];
   } catch {
     return [];
   }

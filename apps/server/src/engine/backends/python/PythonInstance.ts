@@ -1,15 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import type { Tensor } from '@ensemble-studio/core';
 import { EngineError, ModelError } from '../../errors.ts';
 import type { BackendInstance, LoadInfo } from '../types.ts';
 import { FrameReader, frameTensors, FrameWriter, type Frame } from './frames.ts';
-import { forkTurn } from './forkTurns.ts';
 import { LogLines } from './logLines.ts';
 import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult } from './pythonTypes.ts';
 import { loadProblem, parseParams, spawnProblem, withTraceback } from './processProblems.ts';
+import { startStub, type StubChild } from './stubProcess.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
 
@@ -66,7 +65,7 @@ interface Pending {
  */
 export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResult> {
   state: BackendInstance<PyExecute, PyExecuteResult>['state'] = 'loading';
-  private proc: ChildProcess | undefined;
+  private proc: StubChild | undefined;
   private toPy: Writable | undefined;
   private nextId = 1;
   private pending = new Map<number, Pending>();
@@ -86,10 +85,6 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
 
   async start(): Promise<LoadInfo> {
     this.state = 'loading';
-    await forkTurn();
-    // close() may have run while this instance waited for its turn.
-    if ((this.state as string) === 'closed')
-      throw new EngineError('closed', `python instance ${this.name} closed before it started`);
     const t0 = performance.now();
     const env = {
       ...process.env,
@@ -98,18 +93,35 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       PYTHONDONTWRITEBYTECODE: '1',
       ...MALLOC_REUSE,
     };
-    const proc = spawn(this.spec.python, ['-u', join(STUB_DIR, 'stub.py')], {
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-      env,
-      cwd: dirname(this.spec.modelFile),
-    });
+    let proc: StubChild;
+    try {
+      proc = await startStub({
+        file: this.spec.python,
+        args: ['-u', join(STUB_DIR, 'stub.py')],
+        env,
+        cwd: dirname(this.spec.modelFile),
+        stdout: true,
+      });
+    } catch (err) {
+      this.state = 'dead';
+      throw new EngineError(
+        'model-unavailable',
+        loadProblem(this.spec.python, spawnProblem(this.spec.python, err as Error), []),
+      );
+    }
+    // close() may have run while the process was starting.
+    if ((this.state as string) === 'closed') {
+      proc.kill('SIGKILL');
+      throw new EngineError('closed', `python instance ${this.name} closed before it started`);
+    }
     this.proc = proc;
-    this.toPy = proc.stdio[3] as Writable;
-    this.toPy.on('error', () => {
+    const { toPy, fromPy, stdout, stderr } = proc.pipes;
+    this.toPy = toPy;
+    toPy.on('error', () => {
       /* the exit handler reports a dead process */
     });
     const reader = new FrameReader();
-    (proc.stdio[4] as Readable).on('data', (chunk: Buffer) => {
+    fromPy.on('data', (chunk: Buffer) => {
       try {
         for (const f of reader.push(chunk)) this.onFrame(f);
       } catch (err) {
@@ -117,12 +129,11 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         proc.kill('SIGKILL');
       }
     });
-    proc.stdout!.on('data', (c: Buffer) => this.lines.push('info', c));
-    proc.stderr!.on('data', (c: Buffer) => this.lines.push('error', c));
+    stdout?.on('data', (c: Buffer) => this.lines.push('info', c));
+    stderr.on('data', (c: Buffer) => this.lines.push('error', c));
     return new Promise<LoadInfo>((resolve, reject) => {
       this.loading = { resolve: (r) => resolve({ ...r, warmupMs: performance.now() - t0 }), reject, stderr: [] };
-      proc.on('error', (err) => this.died(proc, spawnProblem(this.spec.python, err)));
-      proc.on('exit', (code, signal) => this.died(proc, `exited (${signal ?? `code ${code}`})`));
+      proc.onExit((code, signal) => this.died(proc, `exited (${signal ?? `code ${code}`})`));
       this.send({ type: 'init', model_file: this.spec.modelFile, args: this.initArgs() });
     });
   }
@@ -346,7 +357,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     for (const b of buffers) w.write(b);
   }
 
-  private died(proc: ChildProcess, why: string): void {
+  private died(proc: StubChild, why: string): void {
     if (this.proc !== proc || this.state === 'dead' || this.state === 'closed') return;
     this.lines.flush();
     const closing = this.closing !== undefined;
@@ -388,7 +399,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         clearTimeout(timer);
         resolve();
       };
-      proc.once('exit', () => this.closing?.());
+      proc.onExit(() => this.closing?.());
       if (this.state === 'ready') this.send({ type: 'finalize' });
       else proc.kill('SIGKILL');
     });

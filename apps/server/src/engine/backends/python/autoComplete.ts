@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Readable, Writable } from 'node:stream';
 import type { ModelConfig } from '@ensemble-studio/core';
 import { FrameReader, FrameWriter } from './frames.ts';
+import { startStub, type StubChild } from './stubProcess.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
 const TIMEOUT_MS = 30_000;
@@ -29,18 +28,29 @@ export function definesAutoComplete(modelFile: string): boolean {
  * transaction policy …). Rejects with the model's error (and traceback) or why python could not run it.
  * @example const config = await autoCompletePython('python3', '/repo/m/1/model.py', { name: 'm', backend: 'python' })
  */
-export function autoCompletePython(python: string, modelFile: string, config: ModelConfig): Promise<ModelConfig> {
-  return new Promise<ModelConfig>((resolve, reject) => {
-    const env = {
-      ...process.env,
-      PYTHONPATH: [STUB_DIR, dirname(modelFile), process.env.PYTHONPATH].filter(Boolean).join(':'),
-      PYTHONDONTWRITEBYTECODE: '1',
-    };
-    const proc = spawn(python, ['-u', join(STUB_DIR, 'stub.py')], {
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+export async function autoCompletePython(python: string, modelFile: string, config: ModelConfig): Promise<ModelConfig> {
+  const env = {
+    ...process.env,
+    PYTHONPATH: [STUB_DIR, dirname(modelFile), process.env.PYTHONPATH].filter(Boolean).join(':'),
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
+  let proc: StubChild;
+  try {
+    proc = await startStub({
+      file: python,
+      args: ['-u', join(STUB_DIR, 'stub.py')],
       env,
       cwd: dirname(modelFile),
+      stdout: false,
     });
+  } catch (err) {
+    throw new Error(
+      `could not start python interpreter '${python}' for auto_complete_config: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+  const { stderr: errPipe, fromPy, toPy } = proc.pipes;
+  return new Promise<ModelConfig>((resolve, reject) => {
     const stderr: string[] = [];
     let done = false;
     const finish = (err: Error | undefined, out?: ModelConfig) => {
@@ -55,13 +65,10 @@ export function autoCompletePython(python: string, modelFile: string, config: Mo
       () => finish(new Error(`auto_complete_config did not return within ${TIMEOUT_MS / 1000} s`)),
       TIMEOUT_MS,
     );
-    proc.stderr!.on('data', (c: Buffer) => {
+    errPipe.on('data', (c: Buffer) => {
       if (stderr.length < 200) stderr.push(c.toString('utf8'));
     });
-    proc.on('error', (err) =>
-      finish(new Error(`could not start python interpreter '${python}' for auto_complete_config: ${err.message}`)),
-    );
-    proc.on('exit', (code) =>
+    proc.onExit((code) =>
       finish(
         new Error(
           `python exited (code ${code}) in auto_complete_config: ${stderr.join('').trim().split('\n').slice(-6).join('\n')}`,
@@ -69,7 +76,7 @@ export function autoCompletePython(python: string, modelFile: string, config: Mo
       ),
     );
     const reader = new FrameReader();
-    (proc.stdio[4] as Readable).on('data', (chunk: Buffer) => {
+    fromPy.on('data', (chunk: Buffer) => {
       for (const f of reader.push(chunk)) {
         if (f.header.type === 'auto_completed') finish(undefined, f.header.config as ModelConfig);
         else if (f.header.type === 'failed')
@@ -80,10 +87,9 @@ export function autoCompletePython(python: string, modelFile: string, config: Mo
           );
       }
     });
-    const w = proc.stdio[3] as Writable;
-    w.on('error', () => {
+    toPy.on('error', () => {
       /* exit reports it */
     });
-    for (const b of new FrameWriter().finish({ type: 'auto_complete', model_file: modelFile, config })) w.write(b);
+    for (const b of new FrameWriter().finish({ type: 'auto_complete', model_file: modelFile, config })) toPy.write(b);
   });
 }

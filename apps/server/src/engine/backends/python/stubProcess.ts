@@ -1,0 +1,162 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+
+// Python stubs are started by a small helper process (stubSpawner.mjs), not by the server itself: starting a
+// process forks the one that asks, and a fork copies the page tables of everything resident (~35 ms for the
+// server at 850 MB, longer under load) on the thread that asks, so a repository load of a few python instances
+// stalled every other client. The helper forks in a millisecond or two and hands the pipes over.
+
+const SPAWNER = new URL('./stubSpawner.mjs', import.meta.url);
+
+/** What the server reads and writes of a started stub: its log pipes, fd 3 (frames to it) and fd 4 (from it). */
+export interface StubPipes {
+  /** fd 1, when asked for. */
+  stdout: Readable | null;
+  stderr: Readable;
+  toPy: Writable;
+  fromPy: Readable;
+}
+
+/**
+ * A python process started through the helper. `kill` signals it directly; after its exit it does nothing (the
+ * pid may be reused). An exit listener added after the exit still hears of it: the helper's messages can report
+ * a start and an exit in one turn, before the starter has attached its listeners.
+ */
+export class StubChild {
+  private exitInfo: [code: number | null, signal: NodeJS.Signals | null] | undefined;
+  private readonly exitListeners: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
+
+  constructor(
+    readonly pid: number,
+    readonly pipes: StubPipes,
+  ) {}
+
+  kill(signal: NodeJS.Signals = 'SIGTERM'): void {
+    if (this.exitInfo) return;
+    try {
+      process.kill(this.pid, signal);
+    } catch {
+      /* already gone: its exit message is on its way */
+    }
+  }
+
+  /** Calls `listener` once the process has ended (on a later turn when it already has). */
+  onExit(listener: (code: number | null, signal: NodeJS.Signals | null) => void): void {
+    const info = this.exitInfo;
+    if (info) queueMicrotask(() => listener(...info));
+    else this.exitListeners.push(listener);
+  }
+
+  /** The helper saw the process end. */
+  markExited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exitInfo) return;
+    this.exitInfo = [code, signal];
+    for (const l of this.exitListeners.splice(0)) l(code, signal);
+  }
+}
+
+/** How to start one stub. */
+export interface StubSpawn {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Pipe fd 1 (the model's prints); otherwise it is discarded. */
+  stdout: boolean;
+}
+
+interface Starting {
+  handles: Map<number, Readable | Writable>;
+  resolve: (c: StubChild) => void;
+  reject: (err: Error) => void;
+}
+
+type SpawnerMessage =
+  | { id: number; fd: number }
+  | { id: number; pid: number }
+  | { id: number; error: { message: string; code?: string } }
+  | { id: number; exit: number | null; signal: NodeJS.Signals | null };
+
+let spawner: ChildProcess | undefined;
+let nextId = 1;
+const starting = new Map<number, Starting>();
+const running = new Map<number, StubChild>();
+
+function helper(): ChildProcess {
+  if (spawner) return spawner;
+  // Without the server's loader flags (tsx): the helper is plain JavaScript and should stay small.
+  const p = fork(SPAWNER, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  p.on('message', (m: SpawnerMessage, handle?: Readable | Writable) => onMessage(m, handle));
+  p.on('exit', () => helperGone(p));
+  p.on('error', () => helperGone(p));
+  p.unref();
+  p.channel?.unref();
+  spawner = p;
+  return p;
+}
+
+function onMessage(m: SpawnerMessage, handle?: Readable | Writable): void {
+  if ('fd' in m) {
+    const s = starting.get(m.id);
+    if (s && handle) s.handles.set(m.fd, handle);
+    else (handle as { destroy?: () => void } | undefined)?.destroy?.();
+  } else if ('pid' in m) {
+    const s = starting.get(m.id);
+    if (!s) return;
+    settle(m.id);
+    const h = s.handles;
+    const child = new StubChild(m.pid, {
+      stdout: (h.get(1) as Readable | undefined) ?? null,
+      stderr: h.get(2) as Readable,
+      toPy: h.get(3) as Writable,
+      fromPy: h.get(4) as Readable,
+    });
+    running.set(m.id, child);
+    s.resolve(child);
+  } else if ('error' in m) {
+    const s = starting.get(m.id);
+    if (!s) return;
+    settle(m.id);
+    s.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
+  } else if ('exit' in m) {
+    const child = running.get(m.id);
+    running.delete(m.id);
+    child?.markExited(m.exit, m.signal);
+  }
+}
+
+function settle(id: number): void {
+  starting.delete(id);
+  if (starting.size === 0) spawner?.channel?.unref();
+}
+
+/** The helper died (killed from outside): its stubs can no longer be watched, so end them as crashed. */
+function helperGone(p: ChildProcess): void {
+  if (spawner !== p) return;
+  spawner = undefined;
+  for (const [id, s] of starting) {
+    starting.delete(id);
+    s.reject(new Error('the process that starts python stubs exited'));
+  }
+  for (const [id, child] of running) {
+    running.delete(id);
+    child.kill('SIGKILL');
+    child.markExited(null, 'SIGKILL');
+  }
+}
+
+/**
+ * Starts a python stub through the helper process and resolves with its pipes once it runs; rejects with the
+ * spawn error (its `code`, e.g. ENOENT, kept) when it could not start.
+ * @example const child = await startStub({ file: 'python3', args: ['-u', 'stub.py'], env, cwd, stdout: true })
+ */
+export function startStub(spec: StubSpawn): Promise<StubChild> {
+  const p = helper();
+  const id = nextId++;
+  return new Promise<StubChild>((resolve, reject) => {
+    starting.set(id, { handles: new Map(), resolve, reject });
+    // Keep the server alive while a start is outstanding (the channel is unref'd otherwise).
+    p.channel?.ref();
+    p.send({ id, ...spec });
+  });
+}
