@@ -103,7 +103,6 @@ function onMessage(m: SpawnerMessage, handle?: Readable | Writable): void {
   } else if ('pid' in m) {
     const s = starting.get(m.id);
     if (!s) return;
-    settle(m.id);
     const h = s.handles;
     const child = new StubChild(m.pid, {
       stdout: (h.get(1) as Readable | undefined) ?? null,
@@ -112,6 +111,7 @@ function onMessage(m: SpawnerMessage, handle?: Readable | Writable): void {
       fromPy: h.get(4) as Readable,
     });
     running.set(m.id, child);
+    settle(m.id);
     s.resolve(child);
   } else if ('error' in m) {
     const s = starting.get(m.id);
@@ -121,13 +121,20 @@ function onMessage(m: SpawnerMessage, handle?: Readable | Writable): void {
   } else if ('exit' in m) {
     const child = running.get(m.id);
     running.delete(m.id);
+    holdOpen();
     child?.markExited(m.exit, m.signal);
   }
 }
 
 function settle(id: number): void {
   starting.delete(id);
-  if (starting.size === 0) spawner?.channel?.unref();
+  holdOpen();
+}
+
+/** Like a child process of its own, a stub starting or running keeps this process alive (the helper alone does not). */
+function holdOpen(): void {
+  if (starting.size + running.size > 0) spawner?.channel?.ref();
+  else spawner?.channel?.unref();
 }
 
 /** The helper died (killed from outside): its stubs can no longer be watched, so end them as crashed. */
@@ -155,8 +162,7 @@ export function startStub(spec: StubSpawn): Promise<StubChild> {
   const id = nextId++;
   return new Promise<StubChild>((resolve, reject) => {
     starting.set(id, { handles: new Map(), resolve, reject });
-    // Keep the server alive while a start is outstanding (the channel is unref'd otherwise).
-    p.channel?.ref();
+    holdOpen();
     p.send({ id, ...spec });
   });
 }
