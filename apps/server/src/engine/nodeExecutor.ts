@@ -48,37 +48,54 @@ export interface ExecutorDeps {
  * fused groups (fusion.ts) to their model's worker as one request.
  */
 export function createExecutor(deps: ExecutorDeps): NodeExecutor {
-  return {
-    // Not an async function: one returning another's promise costs two more microtask hops per node.
-    execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
-      switch (node.kind) {
-        case 'model':
-          return runModel(deps, node, inputs, ctx);
-        case 'op':
-          return deps.ops
-            .run(node.params.op, inputs, node.params.values, {
-              key: placementKey(deps.graph, node.id),
-              signal: ctx.signal,
-              canTransfer: ctx.canTransfer,
-              summarize: ctx.observed,
-            })
-            .then(opRun);
-        case 'condition': {
-          const t0 = performance.now();
-          const { holds, value } = conditionHolds(node, inputs);
-          const computeMs = performance.now() - t0;
-          return Promise.resolve(
-            holds ? { responses: [], exit: { value }, computeMs } : { responses: [inputs], computeMs },
-          );
-        }
-        default:
-          throw new EngineError('invalid-graph', `node '${node.id}' of kind ${node.kind} cannot be executed`);
+  return new GraphNodeExecutor(deps);
+}
+
+/** A class rather than an object of closures: the engine makes one per run. */
+class GraphNodeExecutor implements NodeExecutor {
+  constructor(private readonly deps: ExecutorDeps) {}
+
+  // Not an async function: one returning another's promise costs two more microtask hops per node.
+  execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
+    const { deps } = this;
+    switch (node.kind) {
+      case 'model':
+        return runModel(deps, node, inputs, ctx);
+      case 'op':
+        return deps.ops
+          .run(node.params.op, inputs, node.params.values, {
+            key: nodeKey(deps.graph, node),
+            signal: ctx.signal,
+            canTransfer: ctx.canTransfer,
+            summarize: ctx.observed,
+          })
+          .then(opRun);
+      case 'condition': {
+        const t0 = performance.now();
+        const { holds, value } = conditionHolds(node, inputs);
+        const computeMs = performance.now() - t0;
+        return Promise.resolve(
+          holds ? { responses: [], exit: { value }, computeMs } : { responses: [inputs], computeMs },
+        );
       }
-    },
-    executeGroup(group, inputs, ctx) {
-      return runGroup(deps, group, inputs, ctx);
-    },
-  };
+      default:
+        throw new EngineError('invalid-graph', `node '${node.id}' of kind ${node.kind} cannot be executed`);
+    }
+  }
+
+  executeGroup(group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun> {
+    return runGroup(this.deps, group, inputs, ctx);
+  }
+}
+
+/** `placementKey` of an op node, remembered per node object: a stream's graph runs ~31 times a second. */
+const nodeKeys = new WeakMap<GraphNode, { graph: string; id: string; key: string }>();
+function nodeKey(graph: string, node: GraphNode): string {
+  const k = nodeKeys.get(node);
+  if (k && k.graph === graph && k.id === node.id) return k.key;
+  const key = placementKey(graph, node.id);
+  nodeKeys.set(node, { graph, id: node.id, key });
+  return key;
 }
 
 function opRun(r: OpResult): NodeRun {

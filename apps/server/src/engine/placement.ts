@@ -166,7 +166,7 @@ export interface Candidate<T> {
   /** May be explored though not allowed (its estimate may be stale: an op quick elsewhere, slow inline once). */
   probe?: boolean;
   /** What it may cost, from what was measured elsewhere, while `cost` is unknown. */
-  proxy?: number;
+  proxy?: number | undefined;
 }
 
 /**
@@ -177,15 +177,23 @@ export interface Candidate<T> {
  * @example pick([{ value: 'a', cost: 2, sampledAt: 1, allowed: true }, { value: 'b', cost: 1, sampledAt: 2, allowed: true }], 1) // 'b'
  */
 export function pick<T>(candidates: Candidate<T>[], decision: number): T {
-  const allowed = candidates.filter((c) => c.allowed);
-  const known = allowed.filter((c) => c.cost !== undefined);
-  if (known.length === 0) return (allowed[0] ?? candidates[0]!).value;
-  const best = known.reduce((a, c) => (c.cost! < a.cost! ? c : a));
-  const promising = allowed.find((c) => c.cost === undefined && c.proxy !== undefined && c.proxy < best.cost!);
-  if (promising) return promising.value;
-  const others = candidates.filter((c) => c !== best && (c.allowed || c.probe));
-  if (decision % EXPLORE_EVERY === 0 && others.length > 0)
-    return others.reduce((a, c) => (c.sampledAt < a.sampledAt ? c : a)).value;
+  // Loops, not filter/reduce: an inline op of a stream is placed once per chunk.
+  let firstAllowed: Candidate<T> | undefined;
+  let best: Candidate<T> | undefined;
+  for (const c of candidates) {
+    if (!c.allowed) continue;
+    firstAllowed ??= c;
+    if (c.cost !== undefined && (best === undefined || c.cost < best.cost!)) best = c;
+  }
+  if (!best) return (firstAllowed ?? candidates[0]!).value;
+  for (const c of candidates)
+    if (c.allowed && c.cost === undefined && c.proxy !== undefined && c.proxy < best.cost!) return c.value;
+  if (decision % EXPLORE_EVERY === 0) {
+    let oldest: Candidate<T> | undefined;
+    for (const c of candidates)
+      if (c !== best && (c.allowed || c.probe) && (oldest === undefined || c.sampledAt < oldest.sampledAt)) oldest = c;
+    if (oldest) return oldest.value;
+  }
   return best.value;
 }
 
@@ -238,8 +246,8 @@ export class Placer {
     const { costs } = this;
     const worker = costs.estimate(node, 'op-worker');
     const inline = costs.estimate(node, 'inline');
-    const elsewhere = [worker, costs.estimate(node, 'fused')].filter((x): x is number => x !== undefined);
-    const elsewhereMs = elsewhere.length > 0 ? Math.min(...elsewhere) : undefined;
+    const fused = costs.estimate(node, 'fused');
+    const elsewhereMs = worker === undefined ? fused : fused === undefined ? worker : Math.min(worker, fused);
     const quickElsewhere = elsewhereMs !== undefined && elsewhereMs <= LOOP_BLOCK_BUDGET_MS;
     const hopMs = costs.hopMs();
     return [
@@ -257,7 +265,7 @@ export class Placer {
         sampledAt: costs.sampledAt(node, 'inline'),
         allowed: inline === undefined ? quickElsewhere : inline <= LOOP_BLOCK_BUDGET_MS,
         probe: quickElsewhere,
-        ...(elsewhereMs !== undefined ? { proxy: elsewhereMs } : {}),
+        proxy: elsewhereMs,
       },
     ];
   }
