@@ -231,7 +231,7 @@ export class Engine {
     if (req.signal?.aborted) onAbort!();
     else if (onAbort) req.signal!.addEventListener('abort', onAbort, { once: true });
     const timeoutMs = req.timeoutMs ?? this.opts.defaultTimeoutMs ?? 60_000;
-    const clearDeadline =
+    const deadline =
       timeoutMs > 0
         ? this.deadlines.add(timeoutMs, () =>
             cancel.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`)),
@@ -274,7 +274,7 @@ export class Engine {
       if (r.error) result.error = r.error;
       return result;
     } finally {
-      clearDeadline?.();
+      if (deadline) this.deadlines.remove(deadline);
       if (onAbort) req.signal!.removeEventListener('abort', onAbort);
     }
   }

@@ -12,7 +12,7 @@ import type { CancelSignal } from './cancel.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
 import { ModelStats } from './Metrics.ts';
 import { instanceCount, providersFor, warmupFeeds, workerNice } from './modelSetup.ts';
-import { SequenceBatcher } from './SequenceBatcher.ts';
+import { SequenceBatcher, type SequenceResult } from './SequenceBatcher.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
 import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
 
@@ -202,18 +202,33 @@ export class ModelRuntime {
   }
 
   /** Runs one request through the model's scheduler. */
-  async infer(req: InferRequest): Promise<InferResult> {
-    this.assertReady();
-    this.checkInputTypes(req.inputs);
+  infer(req: InferRequest): Promise<InferResult> {
     try {
-      const r = await this.route(req);
-      this.stats.success();
-      return r;
+      this.assertReady();
+      this.checkInputTypes(req.inputs);
     } catch (err) {
-      this.stats.failure();
-      throw err;
+      return Promise.reject(err);
     }
+    // Promise callbacks, not async functions around awaits: a stream makes this request ~31 times a second,
+    // and every async layer is a promise and a microtask hop more before its chunk's answer is back.
+    let p: Promise<InferResult>;
+    try {
+      p = this.route(req);
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    return p.then(this.succeeded, this.failed);
   }
+
+  private readonly succeeded = (r: InferResult): InferResult => {
+    this.stats.success();
+    return r;
+  };
+
+  private readonly failed = (err: unknown): never => {
+    this.stats.failure();
+    throw err;
+  };
 
   /** An input whose data type is not the config's is refused as Triton refuses it (a producer upstream sent the wrong type). */
   private checkInputTypes(inputs: Record<string, Tensor>): void {
@@ -237,30 +252,21 @@ export class ModelRuntime {
       );
   }
 
-  private async route(req: InferRequest): Promise<InferResult> {
+  private route(req: InferRequest): Promise<InferResult> {
     if (this.sequences) {
       if (!req.sequence)
         throw new EngineError(
           'invalid-input',
           `model '${this.o.name}' is stateful (sequence batching): send a sequence id with START/END flags`,
         );
-      const r = await this.sequences.infer(
-        req.inputs,
-        req.sequence,
-        req.signal,
-        req.onBound,
-        req.summarize,
-        passThrough(req),
-      );
-      return {
-        outputs: r.outputs,
-        ...(r.responses ? { responses: r.responses } : {}),
-        queueMs: r.queueNs / 1e6,
-        computeMs: r.computeNs / 1e6,
-        batchSize: r.batchSize,
-        instance: r.instance,
-      };
+      return this.sequences
+        .infer(req.inputs, req.sequence, req.signal, req.onBound, req.summarize, passThrough(req))
+        .then(fromSequence);
     }
+    return this.routeUnsequenced(req);
+  }
+
+  private async routeUnsequenced(req: InferRequest): Promise<InferResult> {
     if (this.batcher) {
       const r = await this.batcher.enqueue({ req }, req.signal);
       if (r instanceof Error) throw r;
@@ -378,6 +384,18 @@ function firstDim(inputs: Record<string, Tensor>): number {
 const NOTHING_TO_PASS: Pick<BackendCall, 'respond' | 'onLog'> = Object.freeze({});
 
 /** What a request passes through to its backend untouched: the decoupled sink and the log listener. */
+function fromSequence(r: SequenceResult): InferResult {
+  const out: InferResult = {
+    outputs: r.outputs,
+    queueMs: r.queueNs / 1e6,
+    computeMs: r.computeNs / 1e6,
+    batchSize: r.batchSize,
+    instance: r.instance,
+  };
+  if (r.responses) out.responses = r.responses;
+  return out;
+}
+
 function passThrough(req: InferRequest): Pick<BackendCall, 'respond' | 'onLog'> {
   if (!req.respond && !req.onLog) return NOTHING_TO_PASS; // most requests: no objects made for them
   return { ...(req.respond ? { respond: req.respond } : {}), ...(req.onLog ? { onLog: req.onLog } : {}) };

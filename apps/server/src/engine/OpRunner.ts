@@ -55,7 +55,7 @@ export class OpRunner {
       const t0 = performance.now();
       const outputs = impl.run(inputs, values, this.ctx);
       const computeMs = performance.now() - t0;
-      costs.record(key, 'inline', computeMs, `${op}@main`);
+      costs.record(key, 'inline', computeMs, mainWarmKey(op));
       return { outputs, computeMs, queueMs: 0, instance: 'main', placement: 'inline' };
     }
     await this.start();
@@ -78,4 +78,12 @@ export class OpRunner {
   async close(): Promise<void> {
     await this.pool.close();
   }
+}
+
+/** `op@main`, made once per op rather than per run (an inline op of a stream runs per chunk). */
+const mainWarmKeys = new Map<string, string>();
+function mainWarmKey(op: OpId): string {
+  let k = mainWarmKeys.get(op);
+  if (k === undefined) mainWarmKeys.set(op, (k = `${op}@main`));
+  return k;
 }

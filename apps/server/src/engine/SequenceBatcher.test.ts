@@ -112,6 +112,18 @@ describe('SequenceBatcher (direct)', () => {
     expect(y0(await sb.infer(x(1), { id: 1, start: true, end: false }))).toBe(1);
   });
 
+  it('keeps the number 1 and the string "1" as two sequences, each with its own state', async () => {
+    const { sb } = setup();
+    await sb.infer(x(5), { id: 1, start: true, end: false });
+    await sb.infer(x(2), { id: '1', start: true, end: false });
+    expect(y0(await sb.infer(x(1), { id: 1, start: false, end: false }))).toBe(6);
+    expect(y0(await sb.infer(x(1), { id: '1', start: false, end: true }))).toBe(3);
+    expect(sb.list().map((b) => b.id)).toEqual([1]);
+    await expect(sb.infer(x(1), { id: '1', start: false, end: false })).rejects.toMatchObject({
+      code: 'sequence-unknown',
+    });
+  });
+
   it('rejects a request without START for an unknown id, and id 0', async () => {
     const { sb } = setup();
     await expect(sb.infer(x(1), { id: 'abc', start: false, end: false })).rejects.toMatchObject({

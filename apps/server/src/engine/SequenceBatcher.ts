@@ -74,7 +74,11 @@ interface OldestItem {
   flags: SequenceFlags;
 }
 
-const keyOf = (id: number | string): string => `${typeof id}:${id}`;
+/**
+ * A sequence's key in the bindings: its id itself. A Map tells the number 1 from the string '1' as Triton's
+ * correlation ids of the two types differ, with no string made per request.
+ */
+type SequenceKey = number | string;
 
 /**
  * `sequence_batching`: a correlation id binds to a slot of one instance (least-loaded
@@ -87,9 +91,9 @@ const keyOf = (id: number | string): string => `${typeof id}:${id}`;
  * along dim 0), never two of one sequence in a batch.
  */
 export class SequenceBatcher {
-  private bindings = new Map<string, Binding>();
+  private bindings = new Map<SequenceKey, Binding>();
   private backlog: Backlogged[] = [];
-  private lost = new Map<string, string>();
+  private lost = new Map<SequenceKey, string>();
   /** Slots per instance (Infinity: `oldest` without max_candidate_sequences). */
   readonly slots: number;
   private batchers: Batcher<OldestItem, SequenceResult>[] = [];
@@ -148,7 +152,7 @@ export class SequenceBatcher {
         ),
       );
     }
-    const key = keyOf(flags.id);
+    const key: SequenceKey = flags.id;
     let b = this.bindings.get(key);
     let restarted = false;
     if (flags.start) {
@@ -184,7 +188,7 @@ export class SequenceBatcher {
 
   /** Frees a sequence now (cancelled run / closed stream). */
   release(id: number | string, reason: 'cancelled' | 'end' = 'cancelled'): void {
-    const key = keyOf(id);
+    const key: SequenceKey = id;
     const b = this.bindings.get(key);
     if (!b) return;
     this.free(key, b, reason);
@@ -212,7 +216,7 @@ export class SequenceBatcher {
   }
 
   /** A new sequence takes a slot on the least-loaded instance, or joins the backlog. */
-  private bind(key: string, id: number | string, onBound?: (instance: string) => void): Binding {
+  private bind(key: SequenceKey, id: number | string, onBound?: (instance: string) => void): Binding {
     const b: Binding = {
       id,
       instance: -1,
@@ -252,7 +256,7 @@ export class SequenceBatcher {
   }
 
   /** Ends a sequence (bound or backlogged) and hands its slot to the oldest backlogged sequence. */
-  private free(key: string, b: Binding, reason: 'end' | 'idle' | 'failed' | 'cancelled'): void {
+  private free(key: SequenceKey, b: Binding, reason: 'end' | 'idle' | 'failed' | 'cancelled'): void {
     b.cancelIdle?.();
     b.cancelIdle = undefined;
     this.bindings.delete(key);
@@ -265,7 +269,7 @@ export class SequenceBatcher {
     if (next >= 0) this.backlog.shift()!.assign(next);
   }
 
-  private after(key: string, b: Binding, flags: SequenceFlags): void {
+  private after(key: SequenceKey, b: Binding, flags: SequenceFlags): void {
     b.pending--;
     b.lastActiveMs = this.now();
     if (this.bindings.get(key) !== b) return;
@@ -280,7 +284,7 @@ export class SequenceBatcher {
    * One idle timer per sequence, not one per request (a stream sends ~31 chunks a second): when it
    * fires it frees the sequence if it has really been idle that long, or waits out the rest.
    */
-  private armIdle(key: string, b: Binding, ms: number): void {
+  private armIdle(key: SequenceKey, b: Binding, ms: number): void {
     if (b.cancelIdle) return;
     b.cancelIdle = this.schedule(() => {
       b.cancelIdle = undefined;

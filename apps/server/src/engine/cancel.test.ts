@@ -49,12 +49,12 @@ describe('Deadlines', () => {
     const d = new Deadlines(() => Date.now());
     const early = vi.fn();
     const late = vi.fn();
-    const clearEarly = d.add(50, early);
-    const clearLate = d.add(80, late);
-    clearEarly();
+    const first = d.add(50, early);
+    const second = d.add(80, late);
+    d.remove(first);
     vi.advanceTimersByTime(60);
     expect(early).not.toHaveBeenCalled();
-    clearLate();
+    d.remove(second);
     expect(vi.getTimerCount()).toBe(0);
     vi.advanceTimersByTime(100);
     expect(late).not.toHaveBeenCalled();

@@ -36,16 +36,17 @@ export class RunCancel implements CancelSignal {
   }
 }
 
-interface Deadline {
-  at: number;
-  fire: () => void;
+/** A deadline `Deadlines.add` made: what `Deadlines.remove` takes. */
+export interface Deadline {
+  readonly at: number;
+  readonly fire: () => void;
 }
 
 /**
  * Per-run time limits on one timer: it is armed for the earliest deadline, and each time it fires
  * it fires every deadline that has passed and re-arms for the next. Adding and clearing a deadline
  * costs a Set operation, not a timer.
- * @example const clear = deadlines.add(60_000, () => cancel.abort(timeoutError)); ... clear();
+ * @example const d = deadlines.add(60_000, () => cancel.abort(timeoutError)); ... deadlines.remove(d);
  */
 export class Deadlines {
   private readonly pending = new Set<Deadline>();
@@ -54,15 +55,18 @@ export class Deadlines {
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
-  /** Calls `fire` in `ms` unless the returned function is called first. */
-  add(ms: number, fire: () => void): () => void {
+  /** Calls `fire` in `ms` unless `remove` is given the returned deadline first. */
+  add(ms: number, fire: () => void): Deadline {
     const d: Deadline = { at: this.now() + ms, fire };
     this.pending.add(d);
     if (d.at < this.armedAt) this.arm(d.at);
-    return () => {
-      this.pending.delete(d);
-      if (this.pending.size === 0) this.disarm();
-    };
+    return d;
+  }
+
+  /** Drops a deadline that has not fired (a no-op once it has); the timer goes when none is left. */
+  remove(d: Deadline): void {
+    this.pending.delete(d);
+    if (this.pending.size === 0) this.disarm();
   }
 
   /** Drops every deadline (the engine is closing). */

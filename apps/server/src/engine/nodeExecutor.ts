@@ -3,7 +3,7 @@ import { evaluateExpression, parseExpression } from '@ensemble-studio/core';
 import { ChainError, EngineError } from './errors.ts';
 import type { FusedGroup } from './fusion.ts';
 import type { InferRequest, ModelRuntime } from './ModelRuntime.ts';
-import type { OpRunner } from './OpRunner.ts';
+import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { restoreSummary } from './tensors.ts';
@@ -48,39 +48,63 @@ export interface ExecutorDeps {
  * fused groups (fusion.ts) to their model's worker as one request.
  */
 export function createExecutor(deps: ExecutorDeps): NodeExecutor {
-  return {
-    async execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
-      switch (node.kind) {
-        case 'model':
-          return runModel(deps, node, inputs, ctx);
-        case 'op': {
-          const r = await deps.ops.run(node.params.op, inputs, node.params.values, {
-            key: placementKey(deps.graph, node.id),
+  return new GraphNodeExecutor(deps);
+}
+
+/** A class rather than an object of closures: the engine makes one per run. */
+class GraphNodeExecutor implements NodeExecutor {
+  constructor(private readonly deps: ExecutorDeps) {}
+
+  // Not an async function: one returning another's promise costs two more microtask hops per node.
+  execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun> {
+    const { deps } = this;
+    switch (node.kind) {
+      case 'model':
+        return runModel(deps, node, inputs, ctx);
+      case 'op':
+        return deps.ops
+          .run(node.params.op, inputs, node.params.values, {
+            key: nodeKey(deps.graph, node),
             signal: ctx.signal,
             canTransfer: ctx.canTransfer,
             summarize: ctx.observed,
-          });
-          return {
-            responses: [r.outputs],
-            computeMs: r.computeMs,
-            queueMs: r.queueMs,
-            instance: r.instance,
-            placement: r.placement,
-          };
-        }
-        case 'condition': {
-          const t0 = performance.now();
-          const { holds, value } = conditionHolds(node, inputs);
-          const computeMs = performance.now() - t0;
-          return holds ? { responses: [], exit: { value }, computeMs } : { responses: [inputs], computeMs };
-        }
-        default:
-          throw new EngineError('invalid-graph', `node '${node.id}' of kind ${node.kind} cannot be executed`);
+          })
+          .then(opRun);
+      case 'condition': {
+        const t0 = performance.now();
+        const { holds, value } = conditionHolds(node, inputs);
+        const computeMs = performance.now() - t0;
+        return Promise.resolve(
+          holds ? { responses: [], exit: { value }, computeMs } : { responses: [inputs], computeMs },
+        );
       }
-    },
-    executeGroup(group, inputs, ctx) {
-      return runGroup(deps, group, inputs, ctx);
-    },
+      default:
+        throw new EngineError('invalid-graph', `node '${node.id}' of kind ${node.kind} cannot be executed`);
+    }
+  }
+
+  executeGroup(group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun> {
+    return runGroup(this.deps, group, inputs, ctx);
+  }
+}
+
+/** `placementKey` of an op node, remembered per node object: a stream's graph runs ~31 times a second. */
+const nodeKeys = new WeakMap<GraphNode, { graph: string; id: string; key: string }>();
+function nodeKey(graph: string, node: GraphNode): string {
+  const k = nodeKeys.get(node);
+  if (k && k.graph === graph && k.id === node.id) return k.key;
+  const key = placementKey(graph, node.id);
+  nodeKeys.set(node, { graph, id: node.id, key });
+  return key;
+}
+
+function opRun(r: OpResult): NodeRun {
+  return {
+    responses: [r.outputs],
+    computeMs: r.computeMs,
+    queueMs: r.queueMs,
+    instance: r.instance,
+    placement: r.placement,
   };
 }
 
@@ -155,7 +179,7 @@ function plainSummaries(stage: StageResult): NodeRun['summaries'] {
   return Object.fromEntries(Object.entries(stage.summaries).map(([port, s]) => [port, restoreSummary(s)]));
 }
 
-async function runModel(
+function runModel(
   deps: ExecutorDeps,
   node: ModelNode,
   inputs: Record<string, Tensor>,
@@ -163,7 +187,7 @@ async function runModel(
 ): Promise<NodeRun> {
   const rt = runtimeOf(deps, node);
   const { feeds, added } = addBatchDim(rt, inputs);
-  const strip = (o: Record<string, Tensor>) => (added ? removeBatchDim(o) : o);
+  const strip = added ? removeBatchDim : unchanged;
   const decoupled = rt.decoupled;
   // Built field by field: a stream makes this request ~31 times a second, mostly with none of the optional parts.
   const req: InferRequest = {
@@ -178,23 +202,14 @@ async function runModel(
   if (ctx.observed)
     req.onLog = (level: LogLevel, message: string, instance: string) =>
       ctx.log(node, { model: rt.name, instance, level, message });
-  const r = await rt.infer(req);
-  // A decoupled model's responses already flowed downstream one by one.
-  if (decoupled)
-    return {
-      responses: (r.responses ?? []).map(strip),
-      queueMs: r.queueMs,
-      computeMs: r.computeMs,
-      batchSize: r.batchSize,
-      instance: r.instance,
-    };
-  return {
-    responses: [strip(r.outputs)],
+  return rt.infer(req).then((r) => ({
+    // A decoupled model's responses already flowed downstream one by one.
+    responses: decoupled ? (r.responses ?? []).map(strip) : [strip(r.outputs)],
     queueMs: r.queueMs,
     computeMs: r.computeMs,
     batchSize: r.batchSize,
     instance: r.instance,
-  };
+  }));
 }
 
 function runtimeOf(deps: ExecutorDeps, node: GraphNode): ModelRuntime {
@@ -233,6 +248,8 @@ function addBatchDim(
   for (const n in inputs) feeds[n] = { ...inputs[n]!, shape: [1, ...inputs[n]!.shape] };
   return { feeds, added: true };
 }
+
+const unchanged = (o: Record<string, Tensor>): Record<string, Tensor> => o;
 
 function removeBatchDim(outputs: Record<string, Tensor>): Record<string, Tensor> {
   return Object.fromEntries(Object.entries(outputs).map(([n, t]) => [n, { ...t, shape: t.shape.slice(1) }]));

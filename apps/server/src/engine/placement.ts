@@ -31,11 +31,24 @@ const WINDOW = 5;
 /** Nodes (and op threads) remembered; past this the oldest is forgotten (clients can send any number of inline graphs). */
 const MAX_NODES = 1024;
 
-/** A Map that forgets its oldest entry past MAX_NODES. */
-function bounded<V>(m: Map<string, V>, key: string, value: V): void {
-  m.delete(key);
-  m.set(key, value);
-  if (m.size > MAX_NODES) m.delete(m.keys().next().value!);
+/** A Map that forgets its least recently set entry past MAX_NODES. */
+class Recent<V> {
+  private readonly m = new Map<string, V>();
+  /** The key set last: setting it again needs no reordering (a stream's one op node, chunk after chunk). */
+  private newest: string | undefined;
+
+  get(key: string): V | undefined {
+    return this.m.get(key);
+  }
+
+  set(key: string, value: V): void {
+    if (key !== this.newest) {
+      this.m.delete(key);
+      this.newest = key;
+    }
+    this.m.set(key, value);
+    if (this.m.size > MAX_NODES) this.m.delete(this.m.keys().next().value!);
+  }
 }
 
 interface Estimate {
@@ -61,9 +74,9 @@ export const WARMUP_RUNS = 5;
  * @example for (let i = 0; i <= WARMUP_RUNS; i++) t.record('ocr/ctc', 'inline', 0.4, 'ctc_decode@main'); t.estimate('ocr/ctc', 'inline') // 0.4
  */
 export class CostTable {
-  private readonly byNode = new Map<string, Map<Place, Estimate>>();
+  private readonly byNode = new Recent<Map<Place, Estimate>>();
   /** Runs so far per op and thread ('ctc_decode@rec_0'), up to WARMUP_RUNS. */
-  private readonly warm = new Map<string, number>();
+  private readonly warm = new Recent<number>();
   private hop: Estimate | undefined;
   private tick = 0;
 
@@ -74,22 +87,24 @@ export class CostTable {
   record(node: string, place: Place, ms: number, warmKey: string): void {
     if (!Number.isFinite(ms) || ms < 0) return;
     const m = this.byNode.get(node) ?? new Map<Place, Estimate>();
-    bounded(this.byNode, node, m);
+    this.byNode.set(node, m);
     const prev = m.get(place);
     const at = ++this.tick;
     const runs = this.warm.get(warmKey) ?? 0;
     if (runs < WARMUP_RUNS) {
-      bounded(this.warm, warmKey, runs + 1);
-      m.set(place, prev ? { ...prev, at } : { recent: [], ms: 0, at });
+      this.warm.set(warmKey, runs + 1);
+      if (prev) prev.at = at;
+      else m.set(place, { recent: [], ms: 0, at });
       return;
     }
-    m.set(place, blend(prev, ms, at));
+    if (prev) blend(prev, ms, at);
+    else m.set(place, blend({ recent: [], ms: 0, at }, ms, at));
   }
 
   /** One measured worker round trip: its latency less the worker's queueing and compute. */
   recordHop(ms: number): void {
     if (!Number.isFinite(ms)) return;
-    this.hop = blend(this.hop, Math.max(0, ms), ++this.tick);
+    this.hop = blend(this.hop ?? { recent: [], ms: 0, at: 0 }, Math.max(0, ms), ++this.tick);
   }
 
   /** The estimate, or undefined before a run that counts. */
@@ -112,15 +127,23 @@ function settled(e: Estimate | undefined): number | undefined {
   return e && e.recent.length > 0 ? e.ms : undefined;
 }
 
-function blend(prev: Estimate | undefined, ms: number, at: number): Estimate {
-  const recent = [...(prev?.recent ?? []).slice(1 - WINDOW), ms];
-  return { recent, ms: median(recent), at };
+/** `e` with sample `ms` added (its oldest dropped past WINDOW), updated in place: an inline op of a stream records one per chunk. */
+function blend(e: Estimate, ms: number, at: number): Estimate {
+  if (e.recent.length >= WINDOW) e.recent.shift();
+  e.recent.push(ms);
+  e.ms = median(e.recent);
+  e.at = at;
+  return e;
 }
 
+/** Scratch for `median` (one thread, never re-entered). */
+const sorted: number[] = [];
+
 function median(xs: number[]): number {
-  // An insertion sort of a copy: Array#sort with a comparator allocates ~1 KB of work arrays per call, and an
-  // inline op of a stream records a sample per chunk.
-  const s = xs.slice();
+  // An insertion sort of a copy: Array#sort with a comparator allocates ~1 KB of work arrays per call.
+  const s = sorted;
+  s.length = 0;
+  for (const x of xs) s.push(x);
   for (let i = 1; i < s.length; i++) {
     const v = s[i]!;
     let j = i - 1;
@@ -143,7 +166,7 @@ export interface Candidate<T> {
   /** May be explored though not allowed (its estimate may be stale: an op quick elsewhere, slow inline once). */
   probe?: boolean;
   /** What it may cost, from what was measured elsewhere, while `cost` is unknown. */
-  proxy?: number;
+  proxy?: number | undefined;
 }
 
 /**
@@ -154,15 +177,23 @@ export interface Candidate<T> {
  * @example pick([{ value: 'a', cost: 2, sampledAt: 1, allowed: true }, { value: 'b', cost: 1, sampledAt: 2, allowed: true }], 1) // 'b'
  */
 export function pick<T>(candidates: Candidate<T>[], decision: number): T {
-  const allowed = candidates.filter((c) => c.allowed);
-  const known = allowed.filter((c) => c.cost !== undefined);
-  if (known.length === 0) return (allowed[0] ?? candidates[0]!).value;
-  const best = known.reduce((a, c) => (c.cost! < a.cost! ? c : a));
-  const promising = allowed.find((c) => c.cost === undefined && c.proxy !== undefined && c.proxy < best.cost!);
-  if (promising) return promising.value;
-  const others = candidates.filter((c) => c !== best && (c.allowed || c.probe));
-  if (decision % EXPLORE_EVERY === 0 && others.length > 0)
-    return others.reduce((a, c) => (c.sampledAt < a.sampledAt ? c : a)).value;
+  // Loops, not filter/reduce: an inline op of a stream is placed once per chunk.
+  let firstAllowed: Candidate<T> | undefined;
+  let best: Candidate<T> | undefined;
+  for (const c of candidates) {
+    if (!c.allowed) continue;
+    firstAllowed ??= c;
+    if (c.cost !== undefined && (best === undefined || c.cost < best.cost!)) best = c;
+  }
+  if (!best) return (firstAllowed ?? candidates[0]!).value;
+  for (const c of candidates)
+    if (c.allowed && c.cost === undefined && c.proxy !== undefined && c.proxy < best.cost!) return c.value;
+  if (decision % EXPLORE_EVERY === 0) {
+    let oldest: Candidate<T> | undefined;
+    for (const c of candidates)
+      if (c !== best && (c.allowed || c.probe) && (oldest === undefined || c.sampledAt < oldest.sampledAt)) oldest = c;
+    if (oldest) return oldest.value;
+  }
   return best.value;
 }
 
@@ -180,7 +211,7 @@ export function pick<T>(candidates: Candidate<T>[], decision: number): T {
  */
 export class Placer {
   readonly costs = new CostTable();
-  private readonly decisions = new Map<string, number>();
+  private readonly decisions = new Recent<number>();
 
   /** Where op `node` runs, apart from its model, this time. */
   opPlace(node: string): 'inline' | 'op-worker' {
@@ -215,8 +246,8 @@ export class Placer {
     const { costs } = this;
     const worker = costs.estimate(node, 'op-worker');
     const inline = costs.estimate(node, 'inline');
-    const elsewhere = [worker, costs.estimate(node, 'fused')].filter((x): x is number => x !== undefined);
-    const elsewhereMs = elsewhere.length > 0 ? Math.min(...elsewhere) : undefined;
+    const fused = costs.estimate(node, 'fused');
+    const elsewhereMs = worker === undefined ? fused : fused === undefined ? worker : Math.min(worker, fused);
     const quickElsewhere = elsewhereMs !== undefined && elsewhereMs <= LOOP_BLOCK_BUDGET_MS;
     const hopMs = costs.hopMs();
     return [
@@ -234,14 +265,14 @@ export class Placer {
         sampledAt: costs.sampledAt(node, 'inline'),
         allowed: inline === undefined ? quickElsewhere : inline <= LOOP_BLOCK_BUDGET_MS,
         probe: quickElsewhere,
-        ...(elsewhereMs !== undefined ? { proxy: elsewhereMs } : {}),
+        proxy: elsewhereMs,
       },
     ];
   }
 
   private next(key: string): number {
     const n = (this.decisions.get(key) ?? 0) + 1;
-    bounded(this.decisions, key, n);
+    this.decisions.set(key, n);
     return n;
   }
 }

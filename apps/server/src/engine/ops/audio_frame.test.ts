@@ -19,6 +19,18 @@ describe('audio_frame', () => {
     expect(OPS.audio_frame.run({ audio }, {}, ctx).frames?.shape).toEqual([3, 576]);
   });
 
+  it('follows a node whose values object changes between runs, and checks the new values', () => {
+    const audio = tensorFromJson('FP32', [10], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    const values: Record<string, number> = { window: 3, context: 2, sample_rate: 8000 };
+    expect(OPS.audio_frame.run({ audio }, values, ctx).frames?.shape).toEqual([2, 5]);
+    values.window = 4;
+    expect(OPS.audio_frame.run({ audio }, values, ctx).frames?.shape).toEqual([2, 6]);
+    delete (values as Partial<typeof values>).sample_rate;
+    expect(Array.from(OPS.audio_frame.run({ audio }, values, ctx).sr!.data as BigInt64Array)).toEqual([16000n]);
+    values.sample_rate = 1;
+    expect(() => OPS.audio_frame.run({ audio }, values, ctx)).toThrow(/sample_rate/);
+  });
+
   it('rejects a chunk shorter than context + window, naming the sizes', () => {
     const audio = tensorFromJson('FP32', [4], [0, 0, 0, 0]);
     expect(() => OPS.audio_frame.run({ audio }, { window: 3, context: 2 }, ctx)).toThrow(

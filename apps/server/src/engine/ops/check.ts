@@ -9,13 +9,31 @@ export type OpValues = Record<string, number | string | boolean>;
  * @throws Error naming the op and param when a value is missing, unknown or out of range.
  * @example resolveValues('topk', { k: 3 }).k === 3
  */
-export function resolveValues(op: OpId, values: Readonly<OpValues>): OpValues {
+export function resolveValues(op: OpId, values: Readonly<OpValues>): Readonly<OpValues> {
+  const known = resolved.get(values);
+  if (known && known.op === op && sameValues(values, known.values, known.size)) return known.merged;
   const merged = { ...opDefaults(op), ...values };
   for (const spec of OP_DEFS[op].params) {
     const problem = checkParam(spec, merged[spec.name]);
     if (problem !== undefined) throw new Error(`${op}: param ${problem}`);
   }
+  // A node's values object comes back on every run of its graph (a stream's op runs ~31 times a second):
+  // merged and checked once while it holds the same values.
+  const copy = { ...values };
+  resolved.set(values, { op, values: copy, size: Object.keys(copy).length, merged: Object.freeze(merged) });
   return merged;
+}
+
+const resolved = new WeakMap<object, { op: OpId; values: OpValues; size: number; merged: Readonly<OpValues> }>();
+
+/** Whether `values` still holds exactly what `seen` (`size` keys) copied from it. */
+function sameValues(values: Readonly<OpValues>, seen: OpValues, size: number): boolean {
+  let n = 0;
+  for (const k in values) {
+    if (values[k] !== seen[k] || !Object.hasOwn(seen, k)) return false;
+    n++;
+  }
+  return n === size;
 }
 
 /**
