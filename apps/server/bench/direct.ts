@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { GraphDoc, OpNode, Tensor } from '@ensemble-studio/core';
-import { conditionHolds } from '../src/engine/nodeExecutor.ts';
+import { conditionHolds } from '../src/engine/condition.ts';
 import { OPS, type OpContext } from '../src/engine/ops/registry.ts';
 import type { Repository } from '../src/repo/types.ts';
 
@@ -50,7 +50,8 @@ export async function directOcr(
   const prob = (await runSession(s.det!, { x: pre.tensor! }))['sigmoid_0.tmp_0']!;
   const db = OPS.db_postprocess.run({ prob, shape_info: pre.shape_info! }, values('db'), ctx);
   const cond = graph.nodes.find((n) => n.id === 'has_text');
-  if (cond?.kind === 'condition' && conditionHolds(cond, { boxes: db.boxes!, image }).holds) return { exited: true };
+  if (cond?.kind === 'condition' && conditionHolds(cond.params.expression, { boxes: db.boxes!, image }, cond.id).holds)
+    return { exited: true };
   const crops = OPS.crop_resize.run({ image, boxes: db.boxes! }, values('crop'), ctx).crops!;
   const probs = (await runSession(s.rec!, { x: crops }))['softmax_11.tmp_0']!;
   const texts = OPS.ctc_decode.run({ probs }, values('ctc'), ctx).texts!;

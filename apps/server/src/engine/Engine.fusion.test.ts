@@ -41,9 +41,10 @@ describe('op fusion', () => {
     expect(a.r.status).toBe('completed');
     expect(a.r.outputs.texts!.data).toEqual(['HELLO 2026']);
     expect(a.r.outputs).toEqual(b.r.outputs);
-    // Every op of a group ran in its model's worker; crop (it also reads the image) did not.
+    // Every op of a group ran in its model's worker, crop too (behind the condition, also evaluated there).
     expect(instanceOf(a.r, 'preprocess')).toBe(instanceOf(a.r, 'det'));
     expect(instanceOf(a.r, 'db')).toMatch(/^det_/);
+    expect(instanceOf(a.r, 'crop')).toBe(instanceOf(a.r, 'det'));
     expect(instanceOf(a.r, 'ctc')).toBe('rec_0');
     expect(instanceOf(a.r, 'angle')).toBe('cls_0');
     expect(instanceOf(b.r, 'db')).not.toMatch(/^det_/);
@@ -72,7 +73,8 @@ describe('op fusion', () => {
     expect(placements(first.r)).toEqual({
       preprocess: 'fused:det',
       db: 'fused:det',
-      crop: 'op-worker',
+      has_text: 'fused:det',
+      crop: 'fused:det',
       ctc: 'fused:rec',
       angle: 'fused:cls',
     });
@@ -84,15 +86,52 @@ describe('op fusion', () => {
     for (let i = 0; i < EXPLORE_EVERY && placements(runs.at(-1)!.r).ctc === 'fused:rec'; i++)
       runs.push(await run(fused, graph));
     const second = runs.at(-1)!;
-    const fusable = (r: (typeof runs)[number]) => ({ ...placements(r.r), crop: undefined });
-    for (const r of runs.slice(0, -1)) expect(fusable(r)).toEqual(fusable(first));
+    for (const r of runs.slice(0, -1)) expect(placements(r.r)).toEqual(placements(first.r));
     expect(second.r.outputs).toEqual(first.r.outputs);
     const apart = placements(second.r);
-    for (const id of ['preprocess', 'db', 'ctc', 'angle']) expect(apart[id]).toMatch(/^(inline|op-worker)$/);
+    for (const id of ['preprocess', 'db', 'crop', 'ctc', 'angle']) expect(apart[id]).toMatch(/^(inline|op-worker)$/);
     expect(instanceOf(second.r, 'db')).not.toMatch(/^det_/);
+    // The condition reads db's boxes: with db apart it runs on the main thread (where nothing is placed).
+    expect(apart.has_text).toBeUndefined();
+    expect(instanceOf(second.r, 'has_text')).toBeUndefined();
     expect(Object.values(placements((await run(separate, graph)).r))).not.toContainEqual(
       expect.stringMatching(/^fused/),
     );
+  });
+
+  it("exits early from inside det's worker as it does on the main thread, for every exit strategy", async () => {
+    const blank: Tensor = { datatype: 'UINT8', shape: [320, 480, 3], data: new Uint8Array(320 * 480 * 3).fill(255) };
+    const exitRun = async (engine: Engine, strategy: 'gate' | 'bls' | 'error') => {
+      const events: ServerMessage[] = [];
+      const graph = { ...ocrGraph(strategy), name: `ocr-exit-${strategy}` };
+      const r = await engine.run({ graph, inputs: { image: blank }, onEvent: (m) => events.push(m) });
+      const of = (type: string) => events.flatMap((e) => (e.type === type && 'nodeId' in e ? [e.nodeId] : [])).sort();
+      const summaries = events.flatMap((e) =>
+        e.type === 'node.finished' && e.nodeId === 'has_text' ? [Object.keys(e.outputs)] : [],
+      );
+      return {
+        status: r.status,
+        outputs: r.outputs,
+        exit: r.exit,
+        error: r.error,
+        timeline: r.timings.map((t) => t.nodeId).sort(),
+        started: of('node.started'),
+        finished: of('node.finished'),
+        skipped: of('node.skipped'),
+        failed: of('node.failed'),
+        last: events.at(-1)?.type,
+        summaries,
+        placement: r.timings.find((t) => t.nodeId === 'has_text')?.placement,
+      };
+    };
+    for (const strategy of ['gate', 'bls', 'error'] as const) {
+      const [a, b] = [await exitRun(fused, strategy), await exitRun(separate, strategy)];
+      expect(a.placement).toBe('fused:det');
+      expect(b.placement).toBeUndefined();
+      expect({ ...a, placement: undefined }).toEqual({ ...b, placement: undefined });
+      expect(a.skipped).toEqual(expect.arrayContaining(['crop', 'rec', 'cls']));
+      expect(a.status).toBe(strategy === 'error' ? 'failed' : 'exited_early');
+    }
   });
 
   it('blames a failing fused op on that op, keeps what ran before it, and skips the rest', async () => {

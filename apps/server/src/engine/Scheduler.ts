@@ -218,6 +218,7 @@ export class Scheduler {
             spans[k]!.start,
             k === 0 ? inputs : {},
             spans[k]!.end,
+            members,
           );
         });
         if (g.failure === undefined) return;
@@ -247,6 +248,7 @@ export class Scheduler {
     startedAt: number,
     inputs: Record<string, Tensor>,
     endedAt = this.now(),
+    group?: readonly GraphNode[],
   ): void {
     this.release(inputs);
     const timing: NodeTiming = {
@@ -277,7 +279,7 @@ export class Scheduler {
       if (multi && this.observed)
         this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
       const iter = multi ? this.nextIteration(node.id) : iteration;
-      this.publish(node.id, iter, resp);
+      this.publish(node.id, iter, resp, group);
     }
   }
 
@@ -298,18 +300,23 @@ export class Scheduler {
     return c;
   }
 
-  private publish(nodeId: string, iteration: number, resp: Record<string, Tensor>): void {
+  /** Sends `resp` along the node's edges; a fused member's tensors reach the other members in the worker, not here. */
+  private publish(nodeId: string, iteration: number, resp: Record<string, Tensor>, group?: readonly GraphNode[]): void {
     const out = this.idx.out.get(nodeId)!;
     // Every consumer is counted before any runs: `canTransfer` must see all the readers of a buffer.
     for (const port in resp) {
       const t = resp[port];
       const edges = out.get(port);
-      if (t && edges) this.refs.set(t.data, (this.refs.get(t.data) ?? 0) + edges.length);
+      if (!t || !edges) continue;
+      let n = 0;
+      for (const e of edges) if (!inGroup(group, e.target)) n++;
+      this.refs.set(t.data, (this.refs.get(t.data) ?? 0) + n);
     }
     for (const port in resp) {
       const t = resp[port];
       const edges = out.get(port);
-      if (t && edges) for (const e of edges) this.deliver(e.target, iteration, e.targetPort, t);
+      if (t && edges)
+        for (const e of edges) if (!inGroup(group, e.target)) this.deliver(e.target, iteration, e.targetPort, t);
     }
   }
 
@@ -411,6 +418,11 @@ export class Scheduler {
 }
 
 const perfNow = (): number => performance.now();
+
+function inGroup(group: readonly GraphNode[] | undefined, id: string): boolean {
+  if (group) for (const m of group) if (m.id === id) return true;
+  return false;
+}
 
 /** Whether a tensor may move to a worker: its buffer is the run's own and only one consumer holds it. */
 function heldOnce(refs: Map<object, number>): (t: Tensor) => boolean {

@@ -128,7 +128,7 @@ describe('SequenceBatcher (direct)', () => {
     const { sb } = setup();
     await expect(sb.infer(x(1), { id: 'abc', start: false, end: false })).rejects.toMatchObject({
       code: 'sequence-unknown',
-      message: expect.stringContaining('must set START'),
+      message: expect.stringContaining('must specify the START flag on the first request of the sequence'),
     });
     await expect(sb.infer(x(1), { id: 0, start: true, end: false })).rejects.toMatchObject({ code: 'invalid-input' });
   });

@@ -34,17 +34,55 @@ describe('planFusion', () => {
   it('fuses the OCR graph around det, rec and cls, with each member wired to the one before', () => {
     const groups = planFusion(ocrGraph(), () => true);
     expect(ids(groups)).toEqual({
-      preprocess: ['preprocess', 'det', 'db'],
+      preprocess: ['preprocess', 'det', 'db', 'has_text', 'crop'],
       rec: ['rec', 'ctc'],
       cls: ['cls', 'angle'],
     });
-    expect(groups.get('preprocess')!.inputs).toEqual([
+    const det = groups.get('preprocess')!;
+    expect(det.inputs).toEqual([
       {},
       { x: { step: 0, port: 'tensor' } },
       { prob: { step: 1, port: 'sigmoid_0.tmp_0' }, shape_info: { step: 0, port: 'shape_info' } },
+      // The condition reads the image the group's first member is given: a feed of the request.
+      { boxes: { step: 2, port: 'boxes' }, image: { feed: 'image' } },
+      { image: { step: 3, port: 'image' }, boxes: { step: 3, port: 'boxes' } },
     ]);
-    // crop also reads the image from the condition: it stays outside rec's group.
-    expect([...groups.values()].some((g) => g.members.some((m) => m.id === 'crop'))).toBe(false);
+    // The condition's boxes also feed the graph's output: they come back with the result.
+    expect(det.exports).toEqual([[], [], [], ['boxes'], []]);
+    expect(groups.get('rec')!.exports).toBeUndefined();
+  });
+
+  it('takes a condition and the op behind it only when they read nothing from outside but the first feeds', () => {
+    // x → p → m → q → c → r, where r also reads `side`, an input the group is not given.
+    const nodes = [
+      io('x', 'input'),
+      io('side', 'input'),
+      op('p'),
+      model('m'),
+      op('q'),
+      {
+        id: 'c',
+        kind: 'condition',
+        position: pos,
+        params: { expression: 'len(v) == 0', strategy: 'gate', ports: ['v'] },
+      },
+      op('r'),
+      io('y', 'output'),
+    ] as GraphNode[];
+    const edges = [
+      edge('x', 'out', 'p', 'scores'),
+      edge('p', 'indices', 'm', 'in'),
+      edge('m', 'out', 'q', 'scores'),
+      edge('q', 'indices', 'c', 'v'),
+      edge('c', 'v', 'r', 'scores'),
+      edge('r', 'indices', 'y', 'in'),
+    ];
+    expect(ids(planFusion(graph(nodes, edges), () => true))).toEqual({ p: ['p', 'm', 'q', 'c', 'r'] });
+    const reads = graph(nodes, [...edges, edge('side', 'out', 'r', 'k')]);
+    expect(ids(planFusion(reads, () => true))).toEqual({ p: ['p', 'm', 'q'] });
+    // Nor a condition with nothing behind it to fuse: alone it would save no hop.
+    const alone = graph(nodes, [...edges.slice(0, 4), edge('c', 'v', 'y', 'in')]);
+    expect(ids(planFusion(alone, () => true))).toEqual({ p: ['p', 'm', 'q'] });
   });
 
   it('leaves out models that batch or keep state, and graphs where they are the only candidates', () => {
@@ -117,7 +155,10 @@ describe('fusionUnits and trimGroup', () => {
   it('couples a pre-op and a post-op that reads it; ops that do not are units of their own', () => {
     const groups = planFusion(ocrGraph(), () => true);
     const units = (id: string) => fusionUnits(groups.get(id)!).map((u) => u.map((m) => m.id));
-    expect(units('preprocess')).toEqual([['preprocess', 'db']]);
+    expect(units('preprocess')).toEqual([
+      ['preprocess', 'db'],
+      ['has_text', 'crop'],
+    ]);
     expect(units('rec')).toEqual([['ctc']]);
     const g = graph(
       [io('x', 'input'), op('pre'), model('m'), op('post'), io('y', 'output')],
@@ -153,5 +194,14 @@ describe('fusionUnits and trimGroup', () => {
   it('refuses to leave out a step a kept step reads', () => {
     const group = planFusion(ocrGraph(), () => true).get('preprocess')!;
     expect(() => trimGroup(group, new Set(['db']))).toThrow(/reads step 0/);
+    expect(() => trimGroup(group, new Set(['has_text', 'crop']))).toThrow(/reads step 2/);
+  });
+
+  it('drops the condition and the op behind it, with their exports, when only the pair before is kept', () => {
+    const group = planFusion(ocrGraph(), () => true).get('preprocess')!;
+    const kept = trimGroup(group, new Set(['preprocess', 'db']))!;
+    expect(kept.members.map((m) => m.id)).toEqual(['preprocess', 'det', 'db']);
+    expect(kept.exports).toEqual([[], [], []]);
+    expect(trimGroup(group, new Set(['preprocess', 'db', 'has_text', 'crop']))).toBe(group);
   });
 });

@@ -1,4 +1,11 @@
-import { indexGraph, type GraphDoc, type GraphEdge, type GraphNode, type ModelNode } from '@ensemble-studio/core';
+import {
+  indexGraph,
+  parseExpression,
+  type GraphDoc,
+  type GraphEdge,
+  type GraphNode,
+  type ModelNode,
+} from '@ensemble-studio/core';
 import type { StepSource } from './backends/onnx/workerProtocol.ts';
 
 /**
@@ -9,6 +16,8 @@ import type { StepSource } from './backends/onnx/workerProtocol.ts';
 export interface FusedGroup {
   members: GraphNode[];
   inputs: Record<string, StepSource>[];
+  /** Per member before the last: its ports that also feed output nodes, sent back with the group's result. */
+  exports?: string[][];
 }
 
 /**
@@ -19,10 +28,14 @@ export interface FusedGroup {
  * A group is `[pre?, model, post?]` with at least one op, where
  * - every input of the model comes from `pre`, and every output of `pre` goes to the model or to `post`;
  * - every output of the model goes to `post`, and every input of `post` comes from the model or `pre`.
- * So nothing outside the group waits for a tensor inside it, and the group can start the moment its
- * first node could. Only models that run each request alone (`fusable`) take part: a batched or
- * stateful model mixes requests of several runs in one execution.
- * @example planFusion(ocrGraph(), () => true).get('preprocess')!.members.map((n) => n.id) // ['preprocess', 'det', 'db']
+ * Behind `post`, a condition and the op behind it (`tail`) join too, when every other input they read
+ * is a tensor the group's first member is given, and their outputs go only to each other, to the next
+ * member, or (sent back with the result) to output nodes: the condition is evaluated in the worker, and
+ * when it holds the request ends there, an early exit.
+ * So nothing outside the group but output nodes waits for a tensor inside it, and the group can start
+ * the moment its first node could. Only models that run each request alone (`fusable`) take part: a
+ * batched or stateful model mixes requests of several runs in one execution.
+ * @example planFusion(ocrGraph(), () => true).get('preprocess')!.members.map((n) => n.id) // ['preprocess', 'det', 'db', 'has_text', 'crop']
  */
 export function planFusion(graph: GraphDoc, fusable: (node: ModelNode) => boolean): Map<string, FusedGroup> {
   const index = indexGraph(graph);
@@ -46,18 +59,58 @@ export function planFusion(graph: GraphDoc, fusable: (node: ModelNode) => boolea
     if (pre && !index.outOf(pre.id).every((e) => e.target === m.id || e.target === post?.id)) pre = undefined;
     const members = [pre, m, post].filter((n): n is GraphNode => n !== undefined);
     if (members.length < 2) continue;
+    // Where the first member's inputs come from: a later member reading the same tensor gets it as a feed.
+    const feeds = new Map(index.into(members[0]!.id).map((e) => [`${e.source}\u0000${e.sourcePort}`, e.targetPort]));
+    const source = (e: GraphEdge, at: Map<string, number>): StepSource | undefined => {
+      const step = at.get(e.source);
+      if (step !== undefined) return { step, port: e.sourcePort };
+      const feed = feeds.get(`${e.source}\u0000${e.sourcePort}`);
+      return feed === undefined ? undefined : { feed };
+    };
+    if (post) members.push(...tail(index, post, taken, (e) => source(e, new Map(members.map((n, k) => [n.id, k])))));
     for (const n of members) taken.add(n.id);
     const at = new Map(members.map((n, k) => [n.id, k]));
     const inputs = members.map((n, k) =>
-      k === 0
-        ? {}
-        : Object.fromEntries(
-            index.into(n.id).map((e) => [e.targetPort, { step: at.get(e.source)!, port: e.sourcePort }]),
-          ),
+      k === 0 ? {} : Object.fromEntries(index.into(n.id).map((e) => [e.targetPort, source(e, at)!])),
     );
-    groups.set(members[0]!.id, { members, inputs });
+    const exports = members.map((n, k) =>
+      k === members.length - 1
+        ? []
+        : [
+            ...new Set(
+              index.outOf(n.id).flatMap((e) => (index.node(e.target)?.kind === 'output' ? [e.sourcePort] : [])),
+            ),
+          ],
+    );
+    groups.set(members[0]!.id, exports.some((x) => x.length > 0) ? { members, inputs, exports } : { members, inputs });
   }
   return groups;
+}
+
+/**
+ * The condition and the op behind `post` that may join its group (none, or both): each the only node
+ * but output nodes its predecessor feeds, each reading only from the group (`source`) and the one before.
+ */
+function tail(
+  index: ReturnType<typeof indexGraph>,
+  post: GraphNode,
+  taken: ReadonlySet<string>,
+  source: (e: GraphEdge) => StepSource | undefined,
+): GraphNode[] {
+  const next = (from: GraphNode): GraphNode | undefined => {
+    const ids = new Set(
+      index.outOf(from.id).flatMap((e) => (index.node(e.target)?.kind === 'output' ? [] : [e.target])),
+    );
+    const node = ids.size === 1 ? index.node([...ids][0]!) : undefined;
+    return node && !taken.has(node.id) ? node : undefined;
+  };
+  const cond = next(post);
+  if (cond?.kind !== 'condition' || !parseExpression(cond.params.expression).ok) return [];
+  const op = next(cond);
+  if (op?.kind !== 'op') return [];
+  const reads = (n: GraphNode, before: GraphNode) =>
+    index.into(n.id).every((e) => e.source === before.id || source(e) !== undefined);
+  return reads(cond, post) && reads(op, cond) ? [cond, op] : [];
 }
 
 /**
@@ -78,18 +131,21 @@ export function memberSpans(startedAt: number, endedAt: number, computeMs: numbe
 }
 
 /**
- * The op members of `group` that must be fused together or not at all: `[pre, post]` when post reads an
- * output of pre (it would have no way to get it once pre ran elsewhere), else each op alone.
- * @example fusionUnits(planFusion(ocrGraph(), () => true).get('preprocess')!).map((u) => u.map((n) => n.id)) // [['preprocess', 'db']]
+ * The members of `group` other than its model that must be fused together or not at all: `[pre, post]`
+ * when post reads an output of pre (it would have no way to get it once pre ran elsewhere), else each op
+ * alone; then the tail (a condition and the op behind it: the condition alone in the worker saves no hop).
+ * A unit that reads a member of an earlier unit runs fused only when that unit does (`runFusion.ts`).
+ * @example fusionUnits(planFusion(ocrGraph(), () => true).get('preprocess')!).map((u) => u.map((n) => n.id)) // [['preprocess', 'db'], ['has_text', 'crop']]
  */
 export function fusionUnits(group: FusedGroup): GraphNode[][] {
   const model = group.members.findIndex((m) => m.kind === 'model');
-  const last = group.members.length - 1;
   const pre = model === 1 ? group.members[0] : undefined;
-  const post = model < last ? group.members[last] : undefined;
-  const coupled = pre && post && Object.values(group.inputs[last]!).some((src) => 'step' in src && src.step === 0);
-  if (coupled) return [[pre, post]];
-  return [pre, post].filter((n): n is GraphNode => n !== undefined).map((n) => [n]);
+  const post = group.members[model + 1];
+  const tail = group.members.slice(model + 2);
+  const coupled = pre && post && Object.values(group.inputs[model + 1]!).some((src) => 'step' in src && src.step === 0);
+  const units = coupled ? [[pre, post]] : [pre, post].filter((n): n is GraphNode => n !== undefined).map((n) => [n]);
+  if (tail.length > 0) units.push(tail);
+  return units;
 }
 
 /**
@@ -114,5 +170,6 @@ export function trimGroup(group: FusedGroup, keep: ReadonlySet<string>): FusedGr
           }),
         ),
   );
-  return { members: kept.map(({ m }) => m), inputs };
+  const exports = group.exports && kept.map(({ k }) => group.exports![k]!);
+  return { members: kept.map(({ m }) => m), inputs, ...(exports ? { exports } : {}) };
 }

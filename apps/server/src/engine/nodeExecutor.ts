@@ -1,36 +1,15 @@
-import type { ConditionNode, GraphNode, ModelNode, Tensor } from '@ensemble-studio/core';
-import { evaluateExpression, parseExpression } from '@ensemble-studio/core';
+import type { GraphNode, ModelNode, Tensor } from '@ensemble-studio/core';
+import { conditionHolds } from './condition.ts';
 import { ChainError, EngineError } from './errors.ts';
 import type { FusedGroup } from './fusion.ts';
 import type { InferRequest, ModelRuntime } from './ModelRuntime.ts';
 import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
-import { restoreSummary } from './tensors.ts';
+import { receivedOutputs, restoreSummary } from './tensors.ts';
 import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
 import type { LogLevel } from './backends/python/pythonTypes.ts';
-
-type Ast = Extract<ReturnType<typeof parseExpression>, { ok: true }>['ast'];
-const parsed = new Map<string, Ast>();
-
-/** Whether a condition holds: its expression evaluated over the tensors on its ports. */
-export function conditionHolds(
-  node: ConditionNode,
-  inputs: Record<string, Tensor>,
-): { holds: boolean; value: number | boolean } {
-  let ast = parsed.get(node.params.expression);
-  if (!ast) {
-    const p = parseExpression(node.params.expression);
-    if (!p.ok)
-      throw new EngineError('invalid-graph', `condition '${node.id}': ${p.error.message} (column ${p.error.column})`);
-    ast = p.ast;
-    if (parsed.size > 1000) parsed.clear();
-    parsed.set(node.params.expression, ast);
-  }
-  const value = evaluateExpression(ast, inputs);
-  return { holds: typeof value === 'boolean' ? value : value !== 0, value };
-}
 
 export interface ExecutorDeps {
   /** The graph's name: op nodes' costs are measured per graph and node (placement.ts). */
@@ -72,8 +51,10 @@ class GraphNodeExecutor implements NodeExecutor {
           .then(opRun);
       case 'condition': {
         const t0 = performance.now();
-        const { holds, value } = conditionHolds(node, inputs);
+        const { holds, value } = conditionHolds(node.params.expression, inputs, node.id);
         const computeMs = performance.now() - t0;
+        // A condition may be fused into a model's worker too (fusion.ts): its time here is its cost apart.
+        deps.ops.placer.costs.record(nodeKey(deps.graph, node), 'inline', computeMs, 'condition@main');
         return Promise.resolve(
           holds ? { responses: [], exit: { value }, computeMs } : { responses: [inputs], computeMs },
         );
@@ -119,8 +100,11 @@ async function runGroup(
   const steps = group.members.map((m, k): ChainStep => {
     const wiring =
       k === 0 ? Object.fromEntries(Object.keys(inputs).map((port) => [port, { feed: port }])) : group.inputs[k]!;
-    if (m.kind === 'op') return { kind: 'op', op: m.params.op, values: m.params.values, inputs: wiring };
-    return { kind: 'model', inputs: wiring };
+    const exports = group.exports?.[k];
+    const extra = exports && exports.length > 0 ? { inputs: wiring, exports } : { inputs: wiring };
+    if (m.kind === 'op') return { kind: 'op', op: m.params.op, values: m.params.values, ...extra };
+    if (m.kind === 'condition') return { kind: 'condition', id: m.id, expression: m.params.expression, ...extra };
+    return { kind: 'model', ...extra };
   });
   const last = steps.length - 1;
   const placement = `fused:${group.members[modelStep]!.id}` as const;
@@ -136,11 +120,16 @@ async function runGroup(
     });
     measureChain(deps, group, r, performance.now() - t0 - r.queueMs);
     const runs = r.stages.map((s, k): NodeRun => ({
-      responses: [k === last ? r.outputs : {}],
+      // A condition that held sends nothing on; a member before the last, only what goes to output nodes.
+      responses:
+        s.exit !== undefined
+          ? []
+          : [k === last ? r.outputs : s.outputs ? receivedOutputs({ outputs: s.outputs, summaries: s.summaries }) : {}],
       computeMs: s.computeNs / 1e6,
       instance: r.instance,
       summaries: plainSummaries(s),
       ...(s.batchSize !== undefined ? { batchSize: s.batchSize } : {}),
+      ...(s.exit !== undefined ? { exit: { value: s.exit } } : {}),
       ...(k === modelStep ? {} : { placement }),
     }));
     return { runs, queueMs: r.queueMs };
@@ -169,8 +158,10 @@ function measureChain(
   r.stages.forEach((s, k) => {
     const node = group.members[k]!;
     computeMs += s.computeNs / 1e6;
-    if (node.kind === 'op')
-      costs.record(placementKey(deps.graph, node.id), 'fused', s.computeNs / 1e6, `${node.params.op}@${r.instance}`);
+    if (node.kind === 'op' || node.kind === 'condition') {
+      const code = node.kind === 'op' ? node.params.op : 'condition';
+      costs.record(placementKey(deps.graph, node.id), 'fused', s.computeNs / 1e6, `${code}@${r.instance}`);
+    }
   });
   costs.recordHop(unqueuedMs - computeMs);
 }

@@ -2,8 +2,8 @@ import { fusionUnits, trimGroup, type FusedGroup } from './fusion.ts';
 import { placementKey, type Placer } from './placement.ts';
 
 interface PlanMemo {
-  /** Per planned group: its units, as node ids. */
-  units: { group: FusedGroup; units: string[][] }[];
+  /** Per planned group: its units, as node ids, and per unit the other units (indices) it reads from. */
+  units: { group: FusedGroup; units: string[][]; reads: number[][] }[];
   /** The groups of a run, by which units it fuses (one letter per unit). */
   byChoice: Map<string, Map<string, FusedGroup>>;
 }
@@ -22,15 +22,25 @@ export class RunFusion {
   groups(plan: Map<string, FusedGroup>, graph: string): Map<string, FusedGroup> {
     let memo = this.memo.get(plan);
     if (!memo) {
-      const units = [...plan.values()].map((group) => ({
-        group,
-        units: fusionUnits(group).map((u) => u.map((n) => n.id)),
-      }));
+      const units = [...plan.values()].map((group) => {
+        const ids = fusionUnits(group).map((u) => u.map((n) => n.id));
+        return {
+          group,
+          units: ids,
+          reads: ids.map((u) => [...new Set(needs(group, u).map((id) => ids.findIndex((v) => v.includes(id))))]),
+        };
+      });
       this.memo.set(plan, (memo = { units, byChoice: new Map() }));
     }
     let choice = '';
-    for (const { units } of memo.units)
-      for (const unit of units) choice += this.placer.fuse(unit.map((id) => placementKey(graph, id))) ? 'f' : '-';
+    for (const { units, reads } of memo.units) {
+      const start = choice.length;
+      units.forEach((unit, j) => {
+        // A unit reading a member of an unfused unit cannot run in the worker: that tensor is not there.
+        const can = reads[j]!.every((i) => choice[start + i] === 'f');
+        choice += can && this.placer.fuse(unit.map((id) => placementKey(graph, id))) ? 'f' : '-';
+      });
+    }
     let groups = memo.byChoice.get(choice);
     if (!groups) {
       groups = new Map();
@@ -45,4 +55,17 @@ export class RunFusion {
     }
     return groups;
   }
+}
+
+/** The members other than the model that `unit` reads from, outside the unit itself. */
+function needs(group: FusedGroup, unit: string[]): string[] {
+  const out: string[] = [];
+  group.members.forEach((m, k) => {
+    if (!unit.includes(m.id)) return;
+    for (const src of Object.values(group.inputs[k]!)) {
+      const from = 'step' in src ? group.members[src.step]! : undefined;
+      if (from && from.kind !== 'model' && !unit.includes(from.id)) out.push(from.id);
+    }
+  });
+  return out;
 }

@@ -163,6 +163,7 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
       opContext: () => (opContext ??= createOpContext(repoDir)),
     });
     const transfer: ArrayBuffer[] = [];
+    for (const s of r.stages) if (s.outputs) s.outputs = fromOrt(s.outputs, transfer);
     const computeNs = r.stages.reduce((n, s) => n + s.computeNs, 0);
     sendResult(msg.id, fromOrt(r.outputs, transfer), computeNs, transfer, msg.summarize, r.stages);
   } catch (err) {

@@ -2,6 +2,7 @@
 // other, without handing a tensor back to the main thread in between.
 import type * as ort from 'onnxruntime-node';
 import type { Tensor, TensorSummary } from '@ensemble-studio/core';
+import { conditionHolds } from '../../condition.ts';
 import { opImpl, type OpContext } from '../../ops/registry.ts';
 import { fromOrtType, summarizeTensor } from '../../tensors.ts';
 import type { ChainStep, PortableTensor, StageResult, StepSource } from './workerProtocol.ts';
@@ -23,7 +24,10 @@ export interface ChainDeps {
   toOrt: (t: PortableTensor) => ort.Tensor;
 }
 
-/** Runs `steps` on `feeds`; resolves with the last step's outputs and every step's timing. */
+/**
+ * Runs `steps` on `feeds`; resolves with the last step's outputs and every step's timing (up to a
+ * condition that held, which ends the chain with no outputs).
+ */
 export async function runChain(
   steps: ChainStep[],
   feeds: Record<string, PortableTensor>,
@@ -50,6 +54,14 @@ export async function runChain(
         const impl = opImpl(step.op);
         if (!impl) throw new Error(`unknown op '${step.op}'`);
         outputs = impl.run(inputs, step.values, deps.opContext());
+      } else if (step.kind === 'condition') {
+        const { holds, value } = conditionHolds(step.expression, inputs, step.id);
+        // A gate passes its inputs on unchanged; one that holds sends nothing.
+        if (holds) {
+          stages.push({ computeNs: Number(process.hrtime.bigint() - t0), summaries: {}, exit: value });
+          return { outputs: {}, stages };
+        }
+        outputs = inputs;
       } else {
         if (!deps.session) throw new Error('model session is not loaded');
         const ortFeeds = Object.fromEntries(
@@ -62,11 +74,16 @@ export async function runChain(
       throw new StageFailure(k, err instanceof Error ? err.message.split('\n')[0]! : String(err), stages);
     }
     const computeNs = Number(process.hrtime.bigint() - t0);
-    stages.push({
-      computeNs,
-      summaries: summarize ? summarizeAll(outputs) : {},
-      ...(batchSize !== undefined ? { batchSize } : {}),
-    });
+    const stage: StageResult = { computeNs, summaries: summarize ? summarizeAll(outputs) : {} };
+    if (batchSize !== undefined) stage.batchSize = batchSize;
+    if (step.exports && k < steps.length - 1)
+      stage.outputs = Object.fromEntries(
+        step.exports.flatMap((p) => {
+          const t = outputs[p];
+          return t ? [[p, { datatype: t.datatype, shape: [...t.shape], data: t.data }]] : [];
+        }),
+      );
+    stages.push(stage);
     produced.push(outputs);
   }
   return { outputs: produced[produced.length - 1] ?? {}, stages };

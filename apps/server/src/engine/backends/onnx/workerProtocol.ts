@@ -28,16 +28,26 @@ export type LoadSpec =
 /** Where a fused step's input comes from: a tensor sent with the request, or an output of an earlier step. */
 export type StepSource = { feed: string } | { step: number; port: string };
 
-/** One node of a fused group (see fusion.ts), run in the model's worker: built-in ops and the session itself. */
-export type ChainStep =
-  | { kind: 'op'; op: string; values: Record<string, number | string | boolean>; inputs: Record<string, StepSource> }
-  | { kind: 'model'; inputs: Record<string, StepSource> };
+/**
+ * One node of a fused group (see fusion.ts), run in the model's worker: built-in ops, the session itself,
+ * and a condition (when it holds, the chain stops there: an early exit). `exports`: ports of a step
+ * before the last whose tensors also go back to the main thread (the last step's all do).
+ */
+export type ChainStep = (
+  | { kind: 'op'; op: string; values: Record<string, number | string | boolean> }
+  | { kind: 'model' }
+  | { kind: 'condition'; id: string; expression: string }
+) & { inputs: Record<string, StepSource>; exports?: string[] };
 
 /** What each step of a chain took, and its outputs summarised when the run is watched. */
 export interface StageResult {
   computeNs: number;
   summaries: Record<string, TensorSummary>;
   batchSize?: number;
+  /** A condition that held: the chain stopped after this step. */
+  exit?: number | boolean;
+  /** The step's `exports`. */
+  outputs?: Record<string, PortableTensor>;
 }
 
 /** Main → worker. */
