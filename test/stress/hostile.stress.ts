@@ -9,16 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExamples, http, spawnStudio, type StudioProcess } from '../support/server.ts';
 import { PROTOTYPE_NAMES } from '../support/hostileNames.ts';
 import { connect, type Msg, type TestSocket } from '../support/wsClient.ts';
-import { duringHostile, largeInferBody, measuredTable, type Measured } from './hostileProbe.ts';
+import { HostileProbe, largeInferBody } from './hostileProbe.ts';
 
-// A stall detector, not a performance goal: a request that blocks the server's event loop shows as seconds here.
-const STALL_MS = 1000;
 const MAX_MESSAGE = 1100;
 const STRAY_TEMP = '.studio.json.424242.1.tmp';
 
 let studio: StudioProcess;
 let repo: string;
-const measured: Measured[] = [];
+const probeSession = new HostileProbe(() => studio);
 
 beforeAll(async () => {
   repo = copyExamples({ linkModels: true });
@@ -29,21 +27,9 @@ beforeAll(async () => {
   writeFileSync(join(repo, 'shared-features', STRAY_TEMP), '{"half":');
   studio = await spawnStudio(repo);
 }, 180_000);
-afterAll(async () => {
-  if (studio) {
-    studio.child.kill('SIGTERM');
-    await studio.exited;
-  }
-  if (measured.length > 0) console.log(measuredTable(measured));
-});
+afterAll(() => probeSession.stop());
 
-/** Runs `hostile` with the bystander watching; fails when the bystander stalled. */
-async function probe<T>(cause: string, hostile: () => Promise<T>): Promise<T> {
-  const { result, measured: m } = await duringHostile(studio.url, studio.child.pid, cause, hostile);
-  measured.push(m);
-  expect(m.worstMs, `bystander stalled during: ${cause}`).toBeLessThan(STALL_MS);
-  return result;
-}
+const probe = <T>(cause: string, hostile: () => Promise<T>): Promise<T> => probeSession.run(cause, hostile);
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   http(`${studio.url}${path}`, {

@@ -1,6 +1,11 @@
 // What the hostile-input probe (hostile.stress.ts) measures around each hostile request: how long a bystander's
 // /v2/health/ready took while it was in flight, and the server process's resident memory.
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import type { StudioProcess } from '../support/server.ts';
+
+// A stall detector, not a performance goal: a request that blocks the server's event loop shows as seconds here.
+const STALL_MS = 1000;
 
 /** One hostile request's measurement. */
 export interface Measured {
@@ -26,7 +31,7 @@ function rssMb(pid: number | undefined): number | undefined {
  * the bystander's worst latency and the server's peak RSS seen meanwhile.
  * @example const { result, worstMs } = await duringHostile(url, pid, 'large body', () => fetch(...))
  */
-export async function duringHostile<T>(
+async function duringHostile<T>(
   url: string,
   pid: number | undefined,
   cause: string,
@@ -66,11 +71,39 @@ export function largeInferBody(bytes: number): string {
 }
 
 /** The measurements as a table for the test log. */
-export function measuredTable(rows: Measured[]): string {
+function measuredTable(rows: Measured[]): string {
   const lines = rows.map(
     (m) =>
       `  ${m.cause.padEnd(44)} bystander worst ${String(m.worstMs).padStart(5)} ms (${m.samples} asks)  RSS ${m.rssMb ?? '?'} MB`,
   );
   const worst = rows.reduce((a, m) => (m.worstMs > a.worstMs ? m : a), rows[0]!);
   return `hostile probe:\n${lines.join('\n')}\n  worst: ${worst.worstMs} ms during "${worst.cause}"`;
+}
+
+/**
+ * The probe of one stress file: `run(cause, hostile)` sends a hostile request with the bystander watching and fails
+ * when it stalled; `stop()` ends the studio and prints every measurement.
+ * @example const probe = new HostileProbe(() => studio); await probe.run('1 prototype names', () => fetch(...))
+ */
+export class HostileProbe {
+  private readonly measured: Measured[] = [];
+
+  constructor(private readonly studio: () => StudioProcess | undefined) {}
+
+  async run<T>(cause: string, hostile: () => Promise<T>): Promise<T> {
+    const studio = this.studio()!;
+    const { result, measured } = await duringHostile(studio.url, studio.child.pid, cause, hostile);
+    this.measured.push(measured);
+    expect(measured.worstMs, `bystander stalled during: ${cause}`).toBeLessThan(STALL_MS);
+    return result;
+  }
+
+  async stop(): Promise<void> {
+    const studio = this.studio();
+    if (studio) {
+      studio.child.kill('SIGTERM');
+      await studio.exited;
+    }
+    if (this.measured.length > 0) console.log(measuredTable(this.measured));
+  }
 }

@@ -4,32 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExamples, http, spawnStudio, type StudioProcess } from '../support/server.ts';
 import { connect, type Msg } from '../support/wsClient.ts';
-import { duringHostile, measuredTable, type Measured } from './hostileProbe.ts';
-
-const STALL_MS = 1000;
+import { HostileProbe } from './hostileProbe.ts';
 
 let studio: StudioProcess;
 let repo: string;
-const measured: Measured[] = [];
+const probeSession = new HostileProbe(() => studio);
 
 beforeAll(async () => {
   repo = copyExamples({ linkModels: true });
   studio = await spawnStudio(repo);
 }, 180_000);
-afterAll(async () => {
-  if (studio) {
-    studio.child.kill('SIGTERM');
-    await studio.exited;
-  }
-  if (measured.length > 0) console.log(measuredTable(measured));
-});
+afterAll(() => probeSession.stop());
 
-async function probe<T>(cause: string, hostile: () => Promise<T>): Promise<T> {
-  const { result, measured: m } = await duringHostile(studio.url, studio.child.pid, cause, hostile);
-  measured.push(m);
-  expect(m.worstMs, `bystander stalled during: ${cause}`).toBeLessThan(STALL_MS);
-  return result;
-}
+const probe = <T>(cause: string, hostile: () => Promise<T>): Promise<T> => probeSession.run(cause, hostile);
 
 const post = (path: string, body: unknown) =>
   http(`${studio.url}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
