@@ -152,12 +152,12 @@ export class SequenceBatcher {
         ),
       );
     }
-    const key: SequenceKey = flags.id;
+    const key = flags.id;
     let b = this.bindings.get(key);
     let restarted = false;
     if (flags.start) {
       this.lost.delete(key);
-      if (!b) b = this.bind(key, flags.id, onBound);
+      if (!b) b = this.bind(key, onBound);
       else {
         restarted = true;
         b.chain = b.chain.then(() => {
@@ -188,10 +188,9 @@ export class SequenceBatcher {
 
   /** Frees a sequence now (cancelled run / closed stream). */
   release(id: number | string, reason: 'cancelled' | 'end' = 'cancelled'): void {
-    const key: SequenceKey = id;
-    const b = this.bindings.get(key);
+    const b = this.bindings.get(id);
     if (!b) return;
-    this.free(key, b, reason);
+    this.free(id, b, reason);
   }
 
   /** The instance at `index` died: its sequences' state is gone. */
@@ -216,7 +215,7 @@ export class SequenceBatcher {
   }
 
   /** A new sequence takes a slot on the least-loaded instance, or joins the backlog. */
-  private bind(key: SequenceKey, id: number | string, onBound?: (instance: string) => void): Binding {
+  private bind(id: SequenceKey, onBound?: (instance: string) => void): Binding {
     const b: Binding = {
       id,
       instance: -1,
@@ -225,7 +224,7 @@ export class SequenceBatcher {
       chain: Promise.resolve(),
       pending: 0,
     };
-    this.bindings.set(key, b);
+    this.bindings.set(id, b);
     const assign = (instance: number): void => {
       b.instance = instance;
       b.lastActiveMs = this.now();
