@@ -64,6 +64,22 @@ describe('hostile input against studio serve, second round', () => {
     }
   });
 
+  it('a repository load restarts the model it names and nothing else: a stream on another model keeps its state', async () => {
+    const ok = (r: { status: number; json: { outputs: { data: number[] }[] } }) => {
+      expect(r.status).toBe(200);
+      return r.json.outputs[0]!.data[0];
+    };
+    const step = (start: boolean) =>
+      post('/v2/models/accumulator/infer', acc({ sequence_id: 901, sequence_start: start }));
+    const first = ok(await step(true));
+    for (const name of ['det', 'python_text_boxes', 'ocr']) {
+      const r = await probe(`repository load ${name}`, () => post(`/v2/repository/models/${name}/load`, {}));
+      expect([name, r.status]).toEqual([name, 200]);
+    }
+    // The accumulator was not restarted: its sequence goes on from the state it had.
+    expect(ok(await step(false))).toBe(first! * 2);
+  });
+
   it('a WebSocket frame over the hard cap closes the socket with 1009 and a reason naming the limit', async () => {
     const frame = Buffer.alloc(70 * 1024 * 1024, 0x20);
     const closed = await probe('70 MB WebSocket frame', async () => {

@@ -24,6 +24,7 @@ import { RunFusion } from './runFusion.ts';
 import { Scheduler } from './Scheduler.ts';
 import type { SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
 import { toWire } from './tensors.ts';
+import type { Repository } from '../repo/types.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
 
 /** A sequence a model ended, and why. */
@@ -60,6 +61,8 @@ export class Engine {
   private loaded = new Map<string, ModelRuntime>();
   private unavailable = new Map<string, string>();
   private graphStats = new Map<string, GraphMetrics>();
+  /** The repository served (a model's `reload` brings a re-read one). */
+  private repository: Repository;
   private prepared: GraphMemo<Promise<Prepared>> = new WeakMap();
   /** The same, once resolved. */
   private ready: GraphMemo<Prepared> = new WeakMap();
@@ -75,6 +78,7 @@ export class Engine {
   private readonly sequenceEndedListeners = new Set<SequenceEndedListener>();
 
   private constructor(private readonly opts: EngineOptions) {
+    this.repository = opts.repository;
     this.ops = new OpRunner(opts.repository.dir, opts.opWorkers ?? 2);
     this.runFusion = new RunFusion(this.ops.placer);
     this.blsDeps = {
@@ -112,8 +116,8 @@ export class Engine {
     model: string,
     settings: ModelNode['params']['settings'],
   ): Promise<ModelRuntime> {
-    const m = catalogueModel(this.opts.repository.catalogue, model);
-    const path = this.opts.repository.modelFile(model);
+    const m = catalogueModel(this.repository.catalogue, model);
+    const path = this.repository.modelFile(model);
     const backend = !m
       ? undefined
       : m.platform === 'onnxruntime_onnx' || m.backend === 'onnxruntime'
@@ -142,7 +146,7 @@ export class Engine {
       config,
       path: path!,
       backend: backend!,
-      repoDir: this.opts.repository.dir,
+      repoDir: this.repository.dir,
       intraOpThreads: this.opts.intraOpThreads ?? 1,
       gpu: this.opts.gpu ?? 'auto',
       onEnded: (sequenceId, reason) => {
@@ -162,6 +166,38 @@ export class Engine {
     if (rt.state !== 'ready')
       throw new EngineError('model-unavailable', `model '${model}' is unavailable: ${rt.error}`);
     return rt;
+  }
+
+  /**
+   * Triton's repository "load" of `models`: serves `repository` (the same directory, re-read) from now on,
+   * closes the runtimes of `models` and loads them again from it. Every other model keeps its workers, its
+   * python processes and its sequences; graphs are prepared anew on their next run. Resolves once the
+   * models have loaded (or failed: `health` says why).
+   */
+  async reload(repository: Repository, models: Iterable<string>): Promise<void> {
+    const names = new Set(models);
+    const ofNames = (key: string) => names.has(key) || names.has(key.slice(0, key.indexOf(' {')));
+    this.repository = this.blsDeps.repository = repository;
+    this.blsDeps.modelGraphs.clear();
+    this.prepared = new WeakMap();
+    this.ready = new WeakMap();
+    const old: ModelRuntime[] = [];
+    for (const key of [...this.runtimes.keys()]) {
+      if (!ofNames(key)) continue;
+      this.runtimes.delete(key);
+      const rt = this.loaded.get(key);
+      if (rt) old.push(rt);
+      this.loaded.delete(key);
+    }
+    for (const key of [...this.unavailable.keys()]) if (ofNames(key)) this.unavailable.delete(key);
+    const exported = this.exportedRuns;
+    this.exportedRuns = undefined;
+    for (const closing of [exported, ...old]) void closing?.close().catch(() => undefined);
+    await Promise.all(
+      [...names]
+        .filter((m) => catalogueModel(repository.catalogue, m))
+        .map((m) => this.runtime(m, undefined).catch(() => undefined)),
+    );
   }
 
   /** Runs a graph; never rejects for run errors (status 'failed' with a code and a message). */
@@ -204,8 +240,8 @@ export class Engine {
 
   /** A run of the graph's exported repository (exportedRuns.ts), made on first use. */
   private async runExported(req: RunRequest): Promise<RunResult> {
-    const { repository, ...rest } = this.opts;
-    this.exportedRuns ??= new ExportedRuns(repository, (options) => Engine.create(options), rest);
+    const { repository: _, ...rest } = this.opts;
+    this.exportedRuns ??= new ExportedRuns(this.repository, (options) => Engine.create(options), rest);
     try {
       return await this.exportedRuns.run({ ...req, exported: false });
     } catch (err) {
@@ -355,7 +391,7 @@ export class Engine {
       for (const f of rt.failures) failed.add(f.split(':')[0]!);
     }
     for (const [key, why] of this.unavailable) {
-      const m = catalogueModel(this.opts.repository.catalogue, key);
+      const m = catalogueModel(this.repository.catalogue, key);
       models[key] = { state: 'unavailable', instances: m ? instanceCount(m.config) : 0, error: why };
     }
     const available = listSupportedBackends()

@@ -3,6 +3,7 @@ import { catalogueModel, migrate, ownValue, singleModelGraph } from '@ensemble-s
 import { realpath, stat } from 'node:fs/promises';
 import type { Engine } from '../engine/index.ts';
 import { loadRepository } from '../repo/loadRepository.ts';
+import { modelStamps, modelsToReload } from '../repo/modelStamps.ts';
 import { isInside } from '../repo/safeJoin.ts';
 import type { Repository } from '../repo/types.ts';
 import { BodyParser } from './bodyParser.ts';
@@ -12,7 +13,7 @@ import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
 /** What the HTTP and WebSocket layers need from the engine. */
 export type StudioEngine = Pick<
   Engine,
-  'run' | 'health' | 'sequences' | 'metrics' | 'close' | 'endSequence' | 'onSequenceEnded'
+  'run' | 'health' | 'sequences' | 'metrics' | 'close' | 'endSequence' | 'onSequenceEnded' | 'reload'
 >;
 
 export interface StudioOptions {
@@ -61,6 +62,8 @@ export class Studio {
   readonly compiledHelpers = new WeakMap<GraphDoc, CompiledHelpers>();
   private readonly importRoots: readonly string[];
   private importing = false;
+  /** What each model of the open repository was made of when it was read (modelStamps.ts). */
+  private stamps: Promise<Map<string, string>>;
   private activeRuns = 0;
   private openStreams = 0;
 
@@ -72,6 +75,7 @@ export class Studio {
     this.version = opts.version ?? '0.1.0';
     this.createEngine = opts.createEngine;
     this.importRoots = opts.importRoots ?? [];
+    this.stamps = modelStamps(this.repository);
   }
 
   get catalogue(): Catalogue {
@@ -198,38 +202,44 @@ export class Studio {
   }
 
   /**
-   * Re-reads the open repository from disk (a model's edited config or files) and swaps it in with a
-   * fresh engine, as `openRepository` does; Triton's repository "load" of a model.
+   * Triton's repository "load" of `name`: re-reads the open repository from disk (a model's edited config
+   * or files, a graph's studio.json) and restarts `name` and every model whose files changed; the other
+   * models keep running, their streams and queues untouched.
    */
-  async reloadRepository(): Promise<Repository> {
-    const dir = this.repository.dir;
-    return this.swapRepository(dir, async () => dir);
+  async reloadModel(name: string): Promise<Repository> {
+    return this.oneAtATime(async () => {
+      const before = await this.stamps;
+      const repo = await readRepository(this.repository.dir, this.repository.dir);
+      const after = modelStamps(repo);
+      await this.engine.reload(repo, modelsToReload(name, before, await after));
+      this.repository = repo;
+      this.stamps = after;
+      return repo;
+    });
   }
 
   private async swapRepository(dir: string, resolveDir: () => Promise<string>): Promise<Repository> {
-    if (!this.createEngine) throw new ApiError(501, 'unsupported', 'this server cannot open another repository');
-    // One at a time: each import loads a whole repository and its engine.
+    const createEngine = this.createEngine;
+    if (!createEngine) throw new ApiError(501, 'unsupported', 'this server cannot open another repository');
+    return this.oneAtATime(async () => {
+      const repo = await readRepository(dir, await resolveDir());
+      const engine = await createEngine(repo);
+      const old = this.engine;
+      this.repository = repo;
+      this.engine = engine;
+      this.stamps = modelStamps(repo);
+      void old.close().catch(() => undefined);
+      return repo;
+    });
+  }
+
+  /** Runs `change` unless another repository open or load is under way (each reads a whole repository). */
+  private async oneAtATime<T>(change: () => Promise<T>): Promise<T> {
     if (this.importing)
       throw new ApiError(409, 'busy', 'another repository is being opened; try again when it is done');
     this.importing = true;
     try {
-      const real = await resolveDir();
-      let repo: Repository;
-      try {
-        repo = await loadRepository(real);
-      } catch (err) {
-        throw new ApiError(
-          400,
-          'bad-repository',
-          `cannot open repository "${dir.slice(0, 256)}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-        );
-      }
-      const engine = await this.createEngine(repo);
-      const old = this.engine;
-      this.repository = repo;
-      this.engine = engine;
-      void old.close().catch(() => undefined);
-      return repo;
+      return await change();
     } finally {
       this.importing = false;
     }
@@ -265,5 +275,18 @@ export class Studio {
       );
     }
     return real;
+  }
+}
+
+/** The repository at `real` (`dir` as the client named it, for the message); ApiError 400 when it cannot be read. */
+async function readRepository(dir: string, real: string): Promise<Repository> {
+  try {
+    return await loadRepository(real);
+  } catch (err) {
+    throw new ApiError(
+      400,
+      'bad-repository',
+      `cannot open repository "${dir.slice(0, 256)}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }

@@ -186,7 +186,11 @@ describe('model repository extension: load and unload', () => {
     expect((await inferHead()).json.outputs[0].data).toHaveLength(16);
   });
 
-  it('load re-reads an edited model config and an edited graph from disk', async () => {
+  it('load re-reads an edited model config and an edited graph from disk, restarting only what changed', async () => {
+    const engine = s.studio.engine;
+    const coldStarts = () =>
+      Object.fromEntries(Object.entries(engine.health().models).map(([m, h]) => [m, h.coldStartMs]));
+    const before = coldStarts();
     const path = join(s.repo, 'head', 'config.pbtxt');
     writeFileSync(
       path,
@@ -194,6 +198,12 @@ describe('model repository extension: load and unload', () => {
     );
     expect((await call(`${s.url}/v2/repository/models/head/load`, 'POST')).status).toBe(200);
     expect((await call(`${s.url}/v2/models/head/config`)).json.dynamic_batching.max_queue_delay_microseconds).toBe(250);
+    // The same engine; every other model's runtime is the one loaded before (its cold start was not measured again).
+    expect(s.studio.engine).toBe(engine);
+    const after = coldStarts();
+    expect(after.head).not.toBe(before.head);
+    expect(Object.keys(before).length).toBeGreaterThan(2);
+    for (const m of Object.keys(before)) if (m !== 'head') expect([m, after[m]]).toEqual([m, before[m]]);
     writeFileSync(join(s.repo, 'fork', 'studio.json'), JSON.stringify(forkGraph('fork', 3)));
     expect((await call(`${s.url}/v2/repository/models/fork/load`, 'POST')).status).toBe(200);
     expect((await call(`${s.url}/v2/models/fork_share`)).json.outputs.map((o: { name: string }) => o.name)).toEqual([

@@ -52,8 +52,9 @@ export function unloadModel(studio: Studio, name: string): void {
 
 /**
  * Triton's repository "load": re-reads the repository from disk (the model's edited config and files, or
- * the graph's studio.json), swaps in a fresh engine, and serves `name` again if it was unloaded.
- * @throws ApiError 404 when the re-read repository has no such model; what `reloadRepository` throws.
+ * the graph's studio.json), restarts `name` and the models whose files changed, and serves `name` again if
+ * it was unloaded.
+ * @throws ApiError 404 when the re-read repository has no such model; what `reloadModel` throws.
  */
 export async function loadModel(studio: Studio, name: string): Promise<void> {
   const notFound = () =>
@@ -62,11 +63,10 @@ export async function loadModel(studio: Studio, name: string): Promise<void> {
       'not-found',
       `failed to load '${name}', failed to poll from model repository: it has no model or saved graph '${name}'`,
     );
-  // Re-reading the repository restarts every model (each python instance forks the server on the main thread):
-  // a name that is neither served now nor a directory on disk is refused without it.
+  // A name that is neither served now nor a directory on disk is refused without re-reading the repository.
   if (!repositoryHas(studio, name) && !(isSafeName(name) && existsSync(join(studio.repository.dir, name))))
     throw notFound();
-  await studio.reloadRepository();
+  await studio.reloadModel(name);
   if (!repositoryHas(studio, name)) throw notFound();
   studio.unloadedModels.delete(name);
 }

@@ -1,0 +1,60 @@
+// Triton's repository "load" of one model inside a running engine: the model restarts from the re-read
+// repository, every other model carries on (its workers, its sequences and their state).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tensor } from '@ensemble-studio/core';
+import { Engine } from './Engine.ts';
+import { writeEngineRepository } from '../testing/engineFixtureRepository.ts';
+import { singleModelGraph, vadGraph } from '../testing/engineGraphs.ts';
+import { tempDir } from '../testing/tempDir.ts';
+import { SYNTHETIC } from '../onnx/synthetic.ts';
+
+const dir = tempDir('engine-reload-');
+const models = ['head', 'vad'];
+let engine: Engine;
+beforeAll(async () => {
+  engine = await Engine.create({ repository: writeEngineRepository(dir, models) });
+});
+afterAll(async () => engine?.close());
+
+const chunk = (): Tensor => ({ datatype: 'FP32', shape: [576], data: new Float32Array(576) });
+const headGraph = () =>
+  singleModelGraph('head', [{ name: 'feat', dims: [SYNTHETIC.F] }], [{ name: 'logits', dims: [SYNTHETIC.C] }], 64);
+const feat = (): Tensor => ({ datatype: 'FP32', shape: [1, SYNTHETIC.F], data: new Float32Array(SYNTHETIC.F) });
+
+describe('Engine.reload', () => {
+  it('restarts the named model from the new repository; a stream on another model keeps its instance and state', async () => {
+    const vadStart = await engine.run({
+      graph: vadGraph(),
+      inputs: { audio: chunk() },
+      sequence: { id: 7, start: true, end: false },
+    });
+    expect(vadStart.status).toBe('completed');
+    const vadBefore = engine.health().models.vad!;
+    expect(engine.health().models.head!.instances).toBe(2);
+
+    const edited = writeEngineRepository(dir, models, { head: { instance_group: [{ count: 3, kind: 'KIND_CPU' }] } });
+    await engine.reload(edited, ['head']);
+
+    expect(engine.health().models.head).toMatchObject({ state: 'ready', instances: 3 });
+    // The same runtime: not loaded again, and the sequence opened before the load goes on to its END.
+    expect(engine.health().models.vad!.coldStartMs).toBe(vadBefore.coldStartMs);
+    expect(engine.sequences()).toEqual([expect.objectContaining({ model: 'vad', sequenceId: 7 })]);
+    const vadEnd = await engine.run({
+      graph: vadGraph(),
+      inputs: { audio: chunk() },
+      sequence: { id: 7, start: false, end: true },
+    });
+    expect(vadEnd.status).toBe('completed');
+    expect(engine.sequences()).toEqual([]);
+
+    const head = await engine.run({ graph: headGraph(), inputs: { feat: feat() } });
+    expect(head.status).toBe('completed');
+  });
+
+  it('a model that went away is closed and its runs fail as for an unknown model', async () => {
+    await engine.reload(writeEngineRepository(tempDir('engine-reload-less-'), ['vad']), ['head']);
+    const head = await engine.run({ graph: headGraph(), inputs: { feat: feat() } });
+    expect(head.error).toMatchObject({ code: 'model-unavailable', message: "model 'head' is not in the repository" });
+    expect(engine.health().models.head).toMatchObject({ state: 'unavailable' });
+  });
+});
