@@ -121,7 +121,11 @@ describe('a client that goes away', () => {
     });
     stream.on('data', () => undefined);
     stream.write(ocrRequest(makeFixtures().longLine, 'gone'));
-    await new Promise((r) => setTimeout(r, 30));
+    // Cancel as soon as the run is in flight (not after a fixed wait: on a busy machine that could be before the
+    // request arrived or after the run ended).
+    const deadline = Date.now() + 30_000;
+    while (s.studio.runsInFlight === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+    expect(s.studio.runsInFlight).toBe(1);
     stream.cancel();
     await ended;
     await expect.poll(() => s.studio.runsInFlight, { timeout: 30_000 }).toBe(0);
