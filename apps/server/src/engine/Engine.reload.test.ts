@@ -9,7 +9,13 @@ import { tempDir } from '../testing/tempDir.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
 
 const dir = tempDir('engine-reload-');
-const models = ['head', 'vad'];
+const models = ['head', 'vad', 'det'];
+const detGraph = singleModelGraph(
+  'det',
+  [{ name: 'x', dims: [1, 3, -1, -1] }],
+  [{ name: 'sigmoid_0.tmp_0', dims: [1, 1, -1, -1] }],
+  0,
+);
 let engine: Engine;
 beforeAll(async () => {
   engine = await Engine.create({ repository: writeEngineRepository(dir, models) });
@@ -51,8 +57,26 @@ describe('Engine.reload', () => {
     expect(head.status).toBe('completed');
   });
 
+  it('a run in flight on the old instance finishes there, not failed by the reload', async () => {
+    const before = engine.health().models.det!.coldStartMs;
+    // det over a 2048×2048 image takes longer than loading det again, so the run is still going when the load ends.
+    const side = 2048;
+    const image: Tensor = {
+      datatype: 'FP32',
+      shape: [1, 3, side, side],
+      data: new Float32Array(3 * side * side).fill(0.5),
+    };
+    const long = engine.run({ graph: detGraph, inputs: { x: image } });
+    await new Promise((r) => setTimeout(r, 50));
+    await engine.reload(writeEngineRepository(dir, models), ['det']);
+    expect(engine.health().models.det!.coldStartMs).not.toBe(before);
+    const r = await long;
+    expect([r.status, r.error]).toEqual(['completed', undefined]);
+    expect(r.outputs['sigmoid_0.tmp_0']!.shape).toEqual([1, 1, side, side]);
+  }, 60_000);
+
   it('a model that went away is closed and its runs fail as for an unknown model', async () => {
-    await engine.reload(writeEngineRepository(tempDir('engine-reload-less-'), ['vad']), ['head']);
+    await engine.reload(writeEngineRepository(tempDir('engine-reload-less-'), ['vad', 'det']), ['head']);
     const head = await engine.run({ graph: headGraph(), inputs: { feat: feat() } });
     expect(head.error).toMatchObject({ code: 'model-unavailable', message: "model 'head' is not in the repository" });
     expect(engine.health().models.head).toMatchObject({ state: 'unavailable' });

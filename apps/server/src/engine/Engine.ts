@@ -59,6 +59,8 @@ interface Prepared {
 export class Engine {
   private runtimes = new Map<string, Promise<ModelRuntime>>();
   private loaded = new Map<string, ModelRuntime>();
+  /** Runtimes a reload replaced, closed once their runs finish (`retire`). */
+  private readonly retiring = new Set<ModelRuntime>();
   private unavailable = new Map<string, string>();
   private graphStats = new Map<string, GraphMetrics>();
   /** The repository served (a model's `reload` brings a re-read one). */
@@ -169,8 +171,8 @@ export class Engine {
   }
 
   /**
-   * Triton's repository "load" of `models`: serves `repository` (the same directory, re-read) from now on,
-   * closes the runtimes of `models` and loads them again from it. Every other model keeps its workers, its
+   * Triton's repository "load" of `models`: serves `repository` (the same directory, re-read) from now on and
+   * loads `models` again from it; their old runtimes finish the runs that hold them, then close. Every other model keeps its workers, its
    * python processes and its sequences; graphs are prepared anew on their next run. Resolves once the
    * models have loaded (or failed: `health` says why).
    */
@@ -192,12 +194,33 @@ export class Engine {
     for (const key of [...this.unavailable.keys()]) if (ofNames(key)) this.unavailable.delete(key);
     const exported = this.exportedRuns;
     this.exportedRuns = undefined;
-    for (const closing of [exported, ...old]) void closing?.close().catch(() => undefined);
+    void exported?.close().catch(() => undefined);
     await Promise.all(
       [...names]
         .filter((m) => catalogueModel(repository.catalogue, m))
         .map((m) => this.runtime(m, undefined).catch(() => undefined)),
     );
+    // Retired after the new ones load: a run that took an old runtime just before has dispatched to it by then.
+    for (const rt of old) this.retire(rt);
+  }
+
+  /**
+   * Closes a runtime a reload replaced once the runs that already hold it are done (as Triton lets a reloaded
+   * model's old version finish what it has), or after the default run time limit if one never finishes.
+   */
+  private retire(rt: ModelRuntime): void {
+    this.retiring.add(rt);
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.opts.defaultTimeoutMs || 60_000);
+      timer.unref();
+    });
+    void Promise.race([rt.pool.onIdle(), limit])
+      .then(() => {
+        clearTimeout(timer);
+        if (this.retiring.delete(rt)) return rt.close();
+      })
+      .catch(() => undefined);
   }
 
   /** Runs a graph; never rejects for run errors (status 'failed' with a code and a message). */
@@ -460,8 +483,9 @@ export class Engine {
     await Promise.all([
       this.ops.close(),
       this.exportedRuns?.close(),
-      ...[...this.loaded.values()].map((rt) => rt.close()),
+      ...[...this.loaded.values(), ...this.retiring].map((rt) => rt.close()),
     ]);
+    this.retiring.clear();
   }
 }
 

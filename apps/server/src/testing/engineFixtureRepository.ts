@@ -1,7 +1,7 @@
 // Repositories built in code for engine tests and the bench: the synthetic models and the real npm
 // models (det/rec/cls/vad) in a given directory, with their configs as JSON (no pbtxt needed).
 // No vitest here: the bench imports it (tests use engineFixtures.ts, which adds scratch directories).
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalogue, CatalogueModel, GraphDoc, ModelConfig } from '@ensemble-studio/core';
 import { fromConfigType } from '@ensemble-studio/core';
@@ -152,6 +152,7 @@ export function writeEngineRepository(
     configs[name] = { ...base, ...overrides[name] };
     mkdirSync(join(dir, name, '1'), { recursive: true });
     const file = join(dir, name, '1', 'model.onnx');
+    rmSync(file, { force: true }); // written again over an earlier call's (a reload test edits the repository)
     if (synthetic[name]) writeFileSync(file, synthetic[name]);
     else if (name === 'vad') writeFileSync(file, servedSileroVad(readFileSync(sources.vad)));
     else symlinkSync(sources[name as 'det' | 'rec' | 'cls'], file);
