@@ -172,9 +172,9 @@ export class Engine {
 
   /**
    * Triton's repository "load" of `models`: serves `repository` (the same directory, re-read) from now on and
-   * loads `models` again from it; their old runtimes finish the runs that hold them, then close. Every other model keeps its workers, its
-   * python processes and its sequences; graphs are prepared anew on their next run. Resolves once the
-   * models have loaded (or failed: `health` says why).
+   * loads `models` again from it; their old runtimes finish the runs that hold them, then close. Every other
+   * model keeps its workers, its python processes and its sequences; graphs are prepared anew on their next
+   * run. Resolves once the models have loaded (or failed: `health` says why).
    */
   async reload(repository: Repository, models: Iterable<string>): Promise<void> {
     const names = new Set(models);
