@@ -64,6 +64,8 @@ export class Studio {
   private importing = false;
   /** What each model of the open repository was made of when it was read (modelStamps.ts). */
   private stamps: Promise<Map<string, string>>;
+  /** The last repository load asked for: the next one starts when it ends. */
+  private loads: Promise<unknown> = Promise.resolve();
   private activeRuns = 0;
   private openStreams = 0;
 
@@ -204,18 +206,23 @@ export class Studio {
   /**
    * Triton's repository "load" of `name`: re-reads the open repository from disk (a model's edited config
    * or files, a graph's studio.json) and restarts `name` and every model whose files changed; the other
-   * models keep running, their streams and queues untouched.
+   * models keep running, their streams and queues untouched. Loads run one after another.
    */
-  async reloadModel(name: string): Promise<Repository> {
-    return this.oneAtATime(async () => {
-      const before = await this.stamps;
-      const repo = await readRepository(this.repository.dir, this.repository.dir);
-      const after = modelStamps(repo);
-      await this.engine.reload(repo, modelsToReload(name, before, await after));
-      this.repository = repo;
-      this.stamps = after;
-      return repo;
-    });
+  reloadModel(name: string): Promise<Repository> {
+    // Loads wait for each other, as Triton's do (an import under way still refuses them: it replaces everything).
+    const load = this.loads.then(() =>
+      this.oneAtATime(async () => {
+        const before = await this.stamps;
+        const repo = await readRepository(this.repository.dir, this.repository.dir);
+        const after = modelStamps(repo);
+        await this.engine.reload(repo, modelsToReload(name, before, await after));
+        this.repository = repo;
+        this.stamps = after;
+        return repo;
+      }),
+    );
+    this.loads = load.catch(() => undefined);
+    return load;
   }
 
   private async swapRepository(dir: string, resolveDir: () => Promise<string>): Promise<Repository> {

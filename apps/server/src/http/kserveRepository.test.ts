@@ -213,6 +213,14 @@ describe('model repository extension: load and unload', () => {
     ]);
   });
 
+  it('loads asked for at once run one after another, each answering 200 (as Triton queues them)', async () => {
+    const loads = await Promise.all(
+      ['head', 'fork', 'head', 'pipe'].map((m) => call(`${s.url}/v2/repository/models/${m}/load`, 'POST')),
+    );
+    expect(loads.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await inferHead()).json.outputs[0].data).toHaveLength(16);
+  });
+
   it('refuses an unknown model, a malformed body, and a load that carries its own config, saying why', async () => {
     const unload = await call(`${s.url}/v2/repository/models/nope/unload`, 'POST');
     expect([unload.status, unload.json]).toEqual([
