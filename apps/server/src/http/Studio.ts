@@ -66,6 +66,8 @@ export class Studio {
   private stamps: Promise<Map<string, string>>;
   /** The last repository load asked for: the next one starts when it ends. */
   private loads: Promise<unknown> = Promise.resolve();
+  /** Loads asked for and not started yet, by name. */
+  private readonly waitingLoads = new Map<string, Promise<Repository>>();
   private activeRuns = 0;
   private openStreams = 0;
 
@@ -210,8 +212,12 @@ export class Studio {
    */
   reloadModel(name: string): Promise<Repository> {
     // Loads wait for each other, as Triton's do (an import under way still refuses them: it replaces everything).
-    const load = this.loads.then(() =>
-      this.oneAtATime(async () => {
+    // A load of a name already waiting joins it, so a flood of loads queues at most one per model.
+    const waiting = this.waitingLoads.get(name);
+    if (waiting) return waiting;
+    const load = this.loads.then(() => {
+      this.waitingLoads.delete(name);
+      return this.oneAtATime(async () => {
         const before = await this.stamps;
         const repo = await readRepository(this.repository.dir, this.repository.dir);
         const after = modelStamps(repo);
@@ -219,8 +225,9 @@ export class Studio {
         this.repository = repo;
         this.stamps = after;
         return repo;
-      }),
-    );
+      });
+    });
+    this.waitingLoads.set(name, load);
     this.loads = load.catch(() => undefined);
     return load;
   }

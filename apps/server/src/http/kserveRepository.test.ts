@@ -219,6 +219,20 @@ describe('model repository extension: load and unload', () => {
     );
     expect(loads.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect((await inferHead()).json.outputs[0].data).toHaveLength(16);
+    // A flood of loads of one model joins the one waiting: one load running, at most one more after it.
+    const engine = s.studio.engine;
+    const reload = engine.reload.bind(engine);
+    let reloads = 0;
+    engine.reload = (repo, models) => (reloads++, reload(repo, models));
+    try {
+      const flood = await Promise.all(
+        Array.from({ length: 20 }, () => call(`${s.url}/v2/repository/models/head/load`, 'POST')),
+      );
+      expect(flood.every((r) => r.status === 200)).toBe(true);
+      expect(reloads).toBeLessThanOrEqual(2);
+    } finally {
+      engine.reload = reload;
+    }
   });
 
   it('refuses an unknown model, a malformed body, and a load that carries its own config, saying why', async () => {
