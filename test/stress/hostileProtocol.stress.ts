@@ -76,6 +76,10 @@ describe('hostile input against studio serve, second round', () => {
       const r = await probe(`repository load ${name}`, () => post(`/v2/repository/models/${name}/load`, {}));
       expect([name, r.status]).toEqual([name, 200]);
     }
+    const flood = await probe('50 repository loads of det at once', () =>
+      Promise.all(Array.from({ length: 50 }, () => post('/v2/repository/models/det/load', {}))),
+    );
+    expect(flood.every((r) => r.status === 200)).toBe(true);
     // The accumulator was not restarted: its sequence goes on from the state it had.
     expect(ok(await step(false))).toBe(first! * 2);
   });
