@@ -22,6 +22,8 @@ export interface InferRequest {
   /** Outputs asked for (all when undefined), each with whether it should come back as binary. */
   outputs?: { name: string; binary: boolean }[];
   binaryOutput: boolean;
+  /** Bytes of the binary part that no input's `binary_data_size` claimed (Triton refuses such a request). */
+  unclaimedBinaryBytes: number;
 }
 
 const bad = (message: string) => new ApiError(400, 'bad-request', message);
@@ -162,7 +164,8 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
     name,
     binary: p.binary_data === true || (p.binary_data === undefined && binaryOutput),
   }));
-  return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput };
+  const unclaimedBinaryBytes = (opts.binary?.byteLength ?? 0) - cursor.off;
+  return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput, unclaimedBinaryBytes };
 }
 
 /**

@@ -174,6 +174,7 @@ export function inferHandler(studio: Studio): RequestHandler {
       headerLength: headerLength(req),
       maxTensorElements: studio.limits.maxTensorElements,
     });
+    if (parsed.unclaimedBinaryBytes > 0) throw bad(`unexpected additional input data for model '${served.name}'`);
     checkInputs(served, parsed.inputs);
     const sequence = sequenceOf(served, parsed.parameters, target.stateful);
     const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
