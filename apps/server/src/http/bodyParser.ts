@@ -4,12 +4,13 @@ import { keyedRecord } from '@ensemble-studio/core';
 import { parseClientText, type ParsedText, type TextLimits } from '../ws/parseMessage.ts';
 import { BodyChunks, transferableChunks } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
+import type { CheckedModel } from './kserveChecks.ts';
 import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
 import type { InferRequest } from './kserveTensors.ts';
 
 /** What to parse a body as: a KServe infer or generate body, or a WebSocket text message. */
 export type BodyJob =
-  | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number }
+  | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number; model: CheckedModel }
   | { kind: 'generate'; target: GenerateTarget; maxTensorElements: number }
   | ({ kind: 'ws' } & TextLimits);
 
@@ -42,7 +43,7 @@ const entriesToRecord = (entries: [string, Tensor][]) => {
  * Parses request bodies and WebSocket messages: small ones inline, large ones (over
  * INLINE_PARSE_BYTES) in one worker thread, one after another, so a 60 MB JSON body costs the main
  * thread a transfer instead of seconds of JSON.parse during which no other client is answered.
- * @example const req = await parser.kserve(body, { kind: 'infer', headerLength: undefined, maxTensorElements })
+ * @example const req = await parser.kserve(body, { kind: 'infer', headerLength: undefined, maxTensorElements, model })
  */
 export class BodyParser {
   private worker: Worker | undefined;
@@ -58,7 +59,7 @@ export class BodyParser {
     if (!(body instanceof BodyChunks) && body.byteLength <= INLINE_PARSE_BYTES) {
       return (
         job.kind === 'infer'
-          ? parseInferBody(body, job.headerLength, job.maxTensorElements)
+          ? parseInferBody(body, job.headerLength, job.maxTensorElements, job.model)
           : parseGenerateBody(body, job.target, job.maxTensorElements)
       ) as Out;
     }

@@ -28,7 +28,7 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
   }
   const request =
     job.kind === 'infer'
-      ? parseInferBody(body, job.headerLength, job.maxTensorElements)
+      ? parseInferBody(body, job.headerLength, job.maxTensorElements, job.model)
       : parseGenerateBody(body, job.target, job.maxTensorElements);
   const { inputs, ...rest } = request;
   return [{ kind: 'kserve', request: rest, inputs: Object.entries(inputs) }, transferables(Object.values(inputs))];

@@ -2,6 +2,7 @@ import type { Tensor } from '@ensemble-studio/core';
 import { elementCount, isObj, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
 import { ApiError } from './errors.ts';
 import type { GraphSignature } from './graphSignature.ts';
+import { checkInputs, type CheckedModel } from './kserveChecks.ts';
 import {
   checkElementCount,
   checkElements,
@@ -17,6 +18,7 @@ const bad = (m: string) => new ApiError(400, 'bad-request', m);
 
 /** What parsing a generate body needs to know about the model it is for. */
 export interface GenerateTarget {
+  name: string;
   inputs: GraphSignature['inputs'];
   /** The model batches (first dim -1 and max_batch_size > 0): a top-level value may omit the batch dim. */
   batched: boolean;
@@ -50,16 +52,19 @@ function splitRawBody(buf: Uint8Array, headerLength: string | undefined): { json
 }
 
 /**
- * An infer request from its raw body.
- * @example parseInferBody(Buffer.from('{"inputs":[]}'), undefined, 1e6).inputs
+ * An infer request from its raw body, checked against the model it is for as Triton checks it.
+ * @example parseInferBody(Buffer.from('{"inputs":[]}'), undefined, 1e6, served).inputs
  */
 export function parseInferBody(
   buf: Uint8Array,
   headerLength: string | undefined,
   maxTensorElements: number,
+  model: CheckedModel,
 ): InferRequest {
   const { json, binary } = splitRawBody(buf, headerLength);
-  return parseInferRequest(json, { maxTensorElements, ...(binary ? { binary } : {}) });
+  const request = parseInferRequest(json, { maxTensorElements, model, ...(binary ? { binary } : {}) });
+  checkInputs(model, request.inputs);
+  return request;
 }
 
 /** Nested shape of a JSON value: `[[1,2],[3,4]]` → [2,2]; a scalar → [1]. */
@@ -113,7 +118,7 @@ export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTe
   const body = json;
   const id = typeof body.id === 'string' ? body.id : undefined;
   if (Array.isArray(body.inputs)) {
-    const p = parseInferRequest(body, { maxTensorElements });
+    const p = parseInferRequest(body, { maxTensorElements, model: { name: target.name, signature: target } });
     return { ...(id === undefined ? {} : { id }), params: p.parameters, inputs: p.inputs };
   }
   const params = isObj(body.parameters) ? body.parameters : {};

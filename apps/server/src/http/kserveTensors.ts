@@ -12,6 +12,7 @@ import {
 } from '@ensemble-studio/core';
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.ts';
+import { checkNameCounts, type CheckedModel } from './kserveChecks.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
 
 /** A parsed KServe v2 infer request. */
@@ -22,8 +23,6 @@ export interface InferRequest {
   /** Outputs asked for (all when undefined), each with whether it should come back as binary. */
   outputs?: { name: string; binary: boolean }[];
   binaryOutput: boolean;
-  /** Bytes of the binary part that no input's `binary_data_size` claimed (Triton refuses such a request). */
-  unclaimedBinaryBytes: number;
 }
 
 const bad = (message: string) => new ApiError(400, 'bad-request', message);
@@ -115,6 +114,8 @@ export { tensorToBytes };
 interface ParseOptions {
   maxTensorElements: number;
   binary?: Uint8Array;
+  /** The model the request is for: a request naming more inputs or outputs than it has is refused undecoded. */
+  model: CheckedModel;
 }
 
 function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: number }): Tensor {
@@ -152,20 +153,25 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   const read = readInferBody(body);
   if (!read.ok) throw bad(read.error);
   const { id, parameters } = read.body;
+  checkNameCounts(
+    opts.model,
+    read.body.inputs.map((i) => i.name),
+    read.body.outputs?.map((o) => o.name),
+  );
   const cursor = { off: 0 };
   const inputs = keyedRecord<Tensor>();
   for (const raw of read.body.inputs) {
-    const t = parseInput(raw, opts, cursor);
-    if (Object.hasOwn(inputs, raw.name)) throw bad(`input '${raw.name}' appears twice`);
-    inputs[raw.name] = t;
+    if (Object.hasOwn(inputs, raw.name)) throw bad(`input '${raw.name}' already exists in request`);
+    inputs[raw.name] = parseInput(raw, opts, cursor);
   }
+  if (opts.binary && cursor.off < opts.binary.byteLength)
+    throw bad(`unexpected additional input data for model '${opts.model.name}'`);
   const binaryOutput = parameters.binary_data_output === true;
   const outputs = read.body.outputs?.map(({ name, parameters: p }) => ({
     name,
     binary: p.binary_data === true || (p.binary_data === undefined && binaryOutput),
   }));
-  const unclaimedBinaryBytes = (opts.binary?.byteLength ?? 0) - cursor.off;
-  return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput, unclaimedBinaryBytes };
+  return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput };
 }
 
 /**

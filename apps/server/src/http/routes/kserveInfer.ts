@@ -3,6 +3,7 @@ import type { Tensor } from '@ensemble-studio/core';
 import { MAX_ID_LENGTH, catalogueModel, ownValue } from '@ensemble-studio/core';
 import { BodyChunks } from '../bodyChunks.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
+import { checkInputs } from '../kserveChecks.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
@@ -49,33 +50,6 @@ export function sequenceOf(
   if (none && (start || end || stateful))
     throw bad(`inference request to model '${served.name}' must specify a non-zero or non-empty correlation ID`);
   return none ? undefined : { id: id as number | string, start, end };
-}
-
-function shapeMatches(expected: readonly number[], got: readonly number[]): boolean {
-  return expected.length === got.length && expected.every((d, i) => d < 0 || d === got[i]);
-}
-
-/** Triton's checks on inputs: unknown names, missing required inputs, datatype and shape. */
-export function checkInputs(served: ServedModel, inputs: Record<string, Tensor>): void {
-  const specs = new Map(served.signature.inputs.map((s) => [s.name, s]));
-  for (const [name, t] of Object.entries(inputs)) {
-    const spec = specs.get(name);
-    if (!spec) throw bad(`unexpected inference input '${name}' for model '${served.name}'`);
-    if (spec.datatype !== t.datatype)
-      throw bad(
-        `inference input '${name}' data-type is '${t.datatype}', but model '${served.name}' expects '${spec.datatype}'`,
-      );
-    if (!shapeMatches(spec.shape, t.shape))
-      throw bad(
-        `unexpected shape for input '${name}' for model '${served.name}'. Expected [${spec.shape.join(',')}], got [${t.shape.join(',')}]`,
-      );
-  }
-  const required = served.signature.inputs.filter((s) => !s.optional);
-  const missing = required.filter((s) => !Object.hasOwn(inputs, s.name));
-  if (missing.length > 0)
-    throw bad(
-      `expected ${required.length} inputs but got ${Object.keys(inputs).length} inputs for model '${served.name}'`,
-    );
 }
 
 /** Runs a served model for one HTTP request; a client that goes away cancels the run. */
@@ -173,9 +147,9 @@ export function inferHandler(studio: Studio): RequestHandler {
       kind: 'infer',
       headerLength: headerLength(req),
       maxTensorElements: studio.limits.maxTensorElements,
+      // Only what the checks read: the whole ServedModel would be copied to the body worker.
+      model: { name: served.name, signature: served.signature },
     });
-    if (parsed.unclaimedBinaryBytes > 0) throw bad(`unexpected additional input data for model '${served.name}'`);
-    checkInputs(served, parsed.inputs);
     const sequence = sequenceOf(served, parsed.parameters, target.stateful);
     const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
     const err = runError(result, target.plainModel);
@@ -208,7 +182,7 @@ function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promi
     (served.graph?.maxBatchSize ?? catalogueModel(studio.catalogue, served.name)?.maxBatchSize ?? 0) > 0;
   return studio.bodies.kserve(rawBody(req), {
     kind: 'generate',
-    target: { inputs: served.signature.inputs, batched },
+    target: { name: served.name, inputs: served.signature.inputs, batched },
     maxTensorElements: studio.limits.maxTensorElements,
   });
 }
