@@ -4,6 +4,7 @@ import { connect } from '../testing/wsTestClient.ts';
 import { gzipSync } from 'node:zlib';
 import { BodyChunks } from './bodyChunks.ts';
 import { BodyParser, INLINE_PARSE_BYTES } from './bodyParser.ts';
+import { openedContainers } from './jsonContainers.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 
 /** A JSON infer body for `extractor` (x: [rows, 64]) of more than INLINE_PARSE_BYTES. */
@@ -107,6 +108,35 @@ describe('BodyParser', () => {
         model: EXTRACTOR,
       }),
     ).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/failed to parse the request JSON buffer/) });
+  });
+});
+
+describe('a small body of many JSON objects and arrays', () => {
+  const parser = new BodyParser();
+  afterAll(() => parser.close());
+
+  it('is parsed in the worker, not on the main thread: the event loop turns while it is refused', async () => {
+    const depth = 200_000;
+    const body = Buffer.from(
+      `{"inputs":[{"name":"x","datatype":"FP32","shape":[1,64],"data":${'['.repeat(depth)}${']'.repeat(depth)}}]}`,
+    );
+    expect(body.byteLength).toBeLessThan(INLINE_PARSE_BYTES);
+    const turns = loopTurns();
+    const job = { kind: 'infer' as const, headerLength: undefined, maxTensorElements: 1e7, model: EXTRACTOR };
+    await expect(parser.kserve(body, job)).rejects.toMatchObject({ status: 400 });
+    const ws = parser.wsText(Buffer.from(`{"type":"ping","at":${'['.repeat(depth)}${']'.repeat(depth)}}`), {
+      maxTensorElements: 1e7,
+      maxGraphNodes: 1024,
+      maxGraphEdges: 4096,
+    });
+    expect((await ws).ok).toBe(false);
+    turns.stop();
+    expect(turns.count()).toBeGreaterThan(0);
+  });
+
+  it('counts objects and arrays no further than it must', () => {
+    expect(openedContainers(Buffer.from('{"a":[1,{"b":[]}],"s":"[{"}'), 100)).toBe(6);
+    expect(openedContainers(Buffer.from('['.repeat(1000)), 10)).toBe(11);
   });
 });
 
