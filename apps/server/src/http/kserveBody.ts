@@ -109,7 +109,8 @@ function generateInputs(
 }
 
 /**
- * A generate request from its raw body: `inputs: [...]` (infer form) or top-level keys.
+ * A generate request from its raw body: `inputs: [...]` (infer form) or top-level keys, checked against the model
+ * as an infer request is.
  * @example parseGenerateBody(Buffer.from('{"x":[1,2]}'), target, 1e6).inputs.x
  */
 export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTensorElements: number): GenerateRequest {
@@ -117,10 +118,18 @@ export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTe
   if (!isObj(json)) throw bad('generate request must be a JSON object');
   const body = json;
   const id = typeof body.id === 'string' ? body.id : undefined;
+  const model = { name: target.name, signature: target };
+  let params: Record<string, unknown>;
+  let inputs: Record<string, Tensor>;
   if (Array.isArray(body.inputs)) {
-    const p = parseInferRequest(body, { maxTensorElements, model: { name: target.name, signature: target } });
-    return { ...(id === undefined ? {} : { id }), params: p.parameters, inputs: p.inputs };
+    const p = parseInferRequest(body, { maxTensorElements, model });
+    params = p.parameters;
+    inputs = p.inputs;
+  } else {
+    params = isObj(body.parameters) ? body.parameters : {};
+    inputs = generateInputs(target, body, maxTensorElements);
   }
-  const params = isObj(body.parameters) ? body.parameters : {};
-  return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(target, body, maxTensorElements) };
+  // Checked here, in the body worker for a large body: a refused tensor never reaches the main thread.
+  checkInputs(model, inputs);
+  return { ...(id === undefined ? {} : { id }), params, inputs };
 }

@@ -3,7 +3,6 @@ import type { Tensor } from '@ensemble-studio/core';
 import { MAX_ID_LENGTH, catalogueModel, ownValue } from '@ensemble-studio/core';
 import { BodyChunks } from '../bodyChunks.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
-import { checkInputs } from '../kserveChecks.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
@@ -199,7 +198,6 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
     const target = runTarget(studio, served);
     const { id, params, inputs } = await parseGenerate(studio, served, req);
-    checkInputs(served, inputs);
     const sequence = sequenceOf(served, params, target.stateful);
     if (stream) {
       res.status(200).setHeader('Content-Type', 'text/event-stream; charset=utf-8');
