@@ -6,6 +6,7 @@ import { checkInputs, type CheckedModel } from './kserveChecks.ts';
 import {
   checkElementCount,
   checkElements,
+  checkParameters,
   flattenData,
   parseInferRequest,
   type InferRequest,
@@ -127,6 +128,7 @@ export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTe
     inputs = p.inputs;
   } else {
     params = isObj(body.parameters) ? body.parameters : {};
+    checkParameters(params);
     inputs = generateInputs(target, body, maxTensorElements);
   }
   // Checked here, in the body worker for a large body: a refused tensor never reaches the main thread.

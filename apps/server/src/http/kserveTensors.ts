@@ -144,6 +144,18 @@ function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: numb
 }
 
 /**
+ * Triton's check of a request's parameters: each a string, a number or a boolean (an object, an array or null is
+ * refused, so a client cannot hand the server a structure of its choosing to keep and copy).
+ * @example checkParameters({ sequence_id: 1, p: {} }) // throws "parameter 'p' has invalid type. …"
+ */
+export function checkParameters(parameters: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(parameters)) {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      throw bad(`parameter '${key}' has invalid type. It should be either 'int', 'bool', or 'string'.`);
+  }
+}
+
+/**
  * Parses a KServe v2 infer request body (JSON, or the binary extension's JSON header + `binary`): its
  * structure by the schema layer, then each input's element count, binary size and data.
  * @throws ApiError 400 naming the problem (unknown datatype, element count, binary sizes, limits).
@@ -153,6 +165,7 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   const read = readInferBody(body);
   if (!read.ok) throw bad(read.error);
   const { id, parameters } = read.body;
+  checkParameters(parameters);
   checkNameCounts(
     opts.model,
     read.body.inputs.map((i) => i.name),
