@@ -39,11 +39,13 @@ export function requireToken(token: string | undefined): RequestHandler {
   };
 }
 
-/** The host name of a Host header (`127.0.0.1:8080` → `127.0.0.1`, `[::1]:80` → `::1`). */
+/** A Host header as RFC 9110 allows it: a name or an address, an optional port, nothing else (no `user@`). */
+const HOST_HEADER = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9.-]+))(?::\d{1,5})?$/i;
+
+/** The host name of a Host header (`127.0.0.1:8080` → `127.0.0.1`, `[::1]:80` → `::1`); '' when it is malformed. */
 function hostName(header: string | undefined): string {
-  const h = (header ?? '').trim();
-  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') > 0 ? h.indexOf(']') : undefined);
-  return h.split(':')[0] ?? '';
+  const m = HOST_HEADER.exec((header ?? '').trim());
+  return m ? (m[1] ?? m[2] ?? '') : '';
 }
 
 /**
@@ -58,17 +60,51 @@ export function hostAllowed(hostHeader: string | undefined, token: string | unde
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** What a request says about the page that sent it: the headers browsers add and other clients leave out. */
+export interface RequestSource {
+  origin?: string | undefined;
+  referer?: string | undefined;
+  'sec-fetch-site'?: string | undefined;
+}
+
+/** Where a request came from: its `Origin`, else the origin of its `Referer` (a browser may omit one, not both). */
+function sourceOrigin(headers: RequestSource): string | undefined {
+  if (headers.origin !== undefined) return headers.origin;
+  if (headers.referer === undefined) return undefined;
+  try {
+    return new URL(headers.referer).origin;
+  } catch {
+    return 'null';
+  }
+}
+
 /**
  * True when a request may change state or run a model from where it came from: safe methods always;
- * others only without an `Origin` (curl, Triton clients, the CLI) or with the server's own origin.
- * Browsers send `Origin` on every cross-site POST, also the "simple" `text/plain` ones that skip the
- * CORS preflight, so a page on another site cannot drive the studio.
- * @example sameOriginAllowed('POST', 'http://evil.example', '127.0.0.1:8080') === false
+ * others only from a client that names no page (curl, Triton clients, the CLI: no `Origin`, no `Referer`,
+ * no `Sec-Fetch-Site` other than same-origin) or from the server's own origin. Browsers send `Origin` on
+ * every cross-site POST, also the "simple" `text/plain` ones that skip the CORS preflight, so a page on
+ * another site cannot drive the studio. The scheme is not compared: the studio serves plain HTTP, and an
+ * `https:` origin with its host and port can only be a TLS proxy in front of it.
+ * @example sameOriginAllowed('POST', { origin: 'http://evil.example' }, '127.0.0.1:8080') === false
  */
-export function sameOriginAllowed(method: string, origin: string | undefined, host: string | undefined): boolean {
-  if (SAFE_METHODS.has(method.toUpperCase()) || origin === undefined) return true;
+export function sameOriginAllowed(method: string, headers: RequestSource, host: string | undefined): boolean {
+  return SAFE_METHODS.has(method.toUpperCase()) || fromOwnOrigin(headers, host);
+}
+
+/**
+ * True when a request names no page (a client that is not a browser) or names a page of this server, by the
+ * rules of `sameOriginAllowed`; WebSocket upgrades are judged by it alone.
+ * @example fromOwnOrigin({ origin: 'null' }, '127.0.0.1:8080') === false
+ */
+export function fromOwnOrigin(headers: RequestSource, host: string | undefined): boolean {
+  const origin = sourceOrigin(headers);
+  if (origin === undefined) {
+    const site = headers['sec-fetch-site'];
+    return site === undefined || site === 'same-origin' || site === 'none';
+  }
   try {
-    return new URL(origin).host.toLowerCase() === String(host ?? '').toLowerCase();
+    const url = new URL(origin);
+    return /^https?:$/.test(url.protocol) && url.host.toLowerCase() === String(host ?? '').toLowerCase();
   } catch {
     return false;
   }
@@ -77,9 +113,15 @@ export function sameOriginAllowed(method: string, origin: string | undefined, ho
 /** Express middleware refusing state-changing and compute requests from another origin. */
 export function requireSameOrigin(): RequestHandler {
   return (req, res, next) => {
-    const origin = req.headers.origin;
-    if (sameOriginAllowed(req.method, origin, req.headers.host)) return next();
-    const message = `cross-origin ${req.method} refused: Origin ${String(origin).slice(0, 100)} is not this server`;
+    if (sameOriginAllowed(req.method, req.headers, req.headers.host)) return next();
+    const h = req.headers;
+    const from =
+      h.origin !== undefined
+        ? `Origin ${h.origin}`
+        : h.referer !== undefined
+          ? `Referer ${h.referer}`
+          : `Sec-Fetch-Site ${String(h['sec-fetch-site'])}`;
+    const message = `cross-origin ${req.method} refused: ${from.slice(0, 100)} is not this server`;
     if (req.path.startsWith('/v2')) return void res.status(403).json({ error: message });
     res.status(403).json({ error: { code: 'cross-origin', message } });
   };

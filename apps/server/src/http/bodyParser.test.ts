@@ -4,6 +4,7 @@ import { connect } from '../testing/wsTestClient.ts';
 import { gzipSync } from 'node:zlib';
 import { BodyChunks } from './bodyChunks.ts';
 import { BodyParser, INLINE_PARSE_BYTES } from './bodyParser.ts';
+import { openedContainers } from './jsonContainers.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 
 /** A JSON infer body for `extractor` (x: [rows, 64]) of more than INLINE_PARSE_BYTES. */
@@ -12,6 +13,15 @@ function largeInfer(rows: number, last = '0.5'): Buffer {
   const data = `${new Array(rows - 1).fill(row).join(',')},${new Array(63).fill('0.25').join(',')},${last}`;
   return Buffer.from(`{"inputs":[{"name":"x","datatype":"FP32","shape":[${rows},64],"data":[${data}]}]}`);
 }
+
+/** The model the bodies are for, as the infer route describes it to the parser. */
+const EXTRACTOR = {
+  name: 'extractor',
+  signature: {
+    inputs: [{ name: 'x', datatype: 'FP32' as const, shape: [-1, 64] }],
+    outputs: [{ name: 'feat', datatype: 'FP32' as const, shape: [-1, 256] }],
+  },
+};
 
 /** Counts event-loop turns until stopped. */
 function loopTurns(): { count: () => number; stop: () => void } {
@@ -39,7 +49,12 @@ describe('BodyParser', () => {
     expect(body.byteLength).toBeGreaterThan(INLINE_PARSE_BYTES);
     const turns = loopTurns();
     const before = turns.count();
-    const req = await parser.kserve(body, { kind: 'infer', headerLength: undefined, maxTensorElements: 1e7 });
+    const req = await parser.kserve(body, {
+      kind: 'infer',
+      headerLength: undefined,
+      maxTensorElements: 1e7,
+      model: EXTRACTOR,
+    });
     const during = turns.count() - before;
     turns.stop();
     expect(during).toBeGreaterThan(0);
@@ -58,6 +73,7 @@ describe('BodyParser', () => {
       kind: 'infer',
       headerLength: undefined,
       maxTensorElements: 1e7,
+      model: EXTRACTOR,
     });
     expect(req.inputs.x?.shape).toEqual([6000, 64]);
     expect((req.inputs.x?.data as Float32Array)[383999]).toBe(0.5);
@@ -66,21 +82,88 @@ describe('BodyParser', () => {
 
   it('gives a large body the errors a small one gets', async () => {
     await expect(
-      parser.kserve(largeInfer(6000, '"abc"'), { kind: 'infer', headerLength: undefined, maxTensorElements: 1e7 }),
+      parser.kserve(largeInfer(6000, '"abc"'), {
+        kind: 'infer',
+        headerLength: undefined,
+        maxTensorElements: 1e7,
+        model: EXTRACTOR,
+      }),
     ).rejects.toMatchObject({
       status: 400,
       message: "input 'x' element 383999 is not a valid FP32 value: not a finite number",
     });
     await expect(
-      parser.kserve(largeInfer(6000), { kind: 'infer', headerLength: undefined, maxTensorElements: 1000 }),
+      parser.kserve(largeInfer(6000), {
+        kind: 'infer',
+        headerLength: undefined,
+        maxTensorElements: 1000,
+        model: EXTRACTOR,
+      }),
     ).rejects.toMatchObject({ status: 400, code: 'limit' });
     await expect(
       parser.kserve(Buffer.concat([largeInfer(6000), Buffer.from('}')]), {
         kind: 'infer',
         headerLength: undefined,
         maxTensorElements: 1e7,
+        model: EXTRACTOR,
       }),
     ).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/failed to parse the request JSON buffer/) });
+  });
+});
+
+describe('a small body of many JSON objects and arrays', () => {
+  const parser = new BodyParser();
+  afterAll(() => parser.close());
+
+  it('is parsed in the worker, not on the main thread: the event loop turns while it is refused', async () => {
+    const depth = 200_000;
+    const body = Buffer.from(
+      `{"inputs":[{"name":"x","datatype":"FP32","shape":[1,64],"data":${'['.repeat(depth)}${']'.repeat(depth)}}]}`,
+    );
+    expect(body.byteLength).toBeLessThan(INLINE_PARSE_BYTES);
+    const turns = loopTurns();
+    const job = { kind: 'infer' as const, headerLength: undefined, maxTensorElements: 1e7, model: EXTRACTOR };
+    await expect(parser.kserve(body, job)).rejects.toMatchObject({ status: 400 });
+    const ws = parser.wsText(Buffer.from(`{"type":"ping","at":${'['.repeat(depth)}${']'.repeat(depth)}}`), {
+      maxTensorElements: 1e7,
+      maxGraphNodes: 1024,
+      maxGraphEdges: 4096,
+    });
+    expect((await ws).ok).toBe(false);
+    turns.stop();
+    expect(turns.count()).toBeGreaterThan(0);
+  });
+
+  it('counts objects and arrays no further than it must', () => {
+    expect(openedContainers(Buffer.from('{"a":[1,{"b":[]}],"s":"[{"}'), 100)).toBe(6);
+    expect(openedContainers(Buffer.from('['.repeat(1000)), 10)).toBe(11);
+  });
+});
+
+describe('a body naming more inputs or outputs than its model has', () => {
+  const parser = new BodyParser();
+  afterAll(() => parser.close());
+  const job = { kind: 'infer' as const, headerLength: undefined, maxTensorElements: 1e7, model: EXTRACTOR };
+  const input = (name: string) => ({ name, datatype: 'FP32', shape: [1], data: [1] });
+
+  it('is refused in the worker with the name Triton names, none of its tensors decoded', async () => {
+    // The last input's data is not FP32: decoding would have refused that first.
+    const inputs = [...Array.from({ length: 100_000 }, (_, i) => input(`i${i}`)), { ...input('x'), data: ['abc'] }];
+    const many = Buffer.from(JSON.stringify({ inputs }));
+    expect(many.byteLength).toBeGreaterThan(INLINE_PARSE_BYTES);
+    await expect(parser.kserve(many, job)).rejects.toMatchObject({
+      status: 400,
+      message: "unexpected inference input 'i0' for model 'extractor'",
+    });
+    const twice = Buffer.from(JSON.stringify({ inputs: [input('x'), input('x')] }));
+    await expect(parser.kserve(twice, job)).rejects.toMatchObject({
+      message: "input 'x' already exists in request",
+    });
+    const outputs = Array.from({ length: 3 }, () => ({ name: 'feat' }));
+    const repeated = Buffer.from(JSON.stringify({ inputs: [input('x')], outputs }));
+    await expect(parser.kserve(repeated, job)).rejects.toMatchObject({
+      message: "output 'feat' already exists in request",
+    });
   });
 });
 

@@ -4,12 +4,14 @@ import { keyedRecord } from '@ensemble-studio/core';
 import { parseClientText, type ParsedText, type TextLimits } from '../ws/parseMessage.ts';
 import { BodyChunks, transferableChunks } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
+import { CONTAINER_COST_BYTES, openedContainers } from './jsonContainers.ts';
+import type { CheckedModel } from './kserveChecks.ts';
 import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
 import type { InferRequest } from './kserveTensors.ts';
 
 /** What to parse a body as: a KServe infer or generate body, or a WebSocket text message. */
 export type BodyJob =
-  | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number }
+  | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number; model: CheckedModel }
   | { kind: 'generate'; target: GenerateTarget; maxTensorElements: number }
   | ({ kind: 'ws' } & TextLimits);
 
@@ -24,6 +26,15 @@ export type BodyReply =
 
 /** Bodies up to this size are parsed on the main thread: a worker hop costs more than parsing them. */
 export const INLINE_PARSE_BYTES = 1024 * 1024;
+/** ...unless they open more JSON objects and arrays than this: those cost as much as INLINE_PARSE_BYTES of numbers. */
+const INLINE_PARSE_CONTAINERS = INLINE_PARSE_BYTES / CONTAINER_COST_BYTES;
+
+/** True for a body small enough, in bytes and in objects and arrays, to parse on the main thread. */
+function parsesInline(body: Uint8Array): boolean {
+  return (
+    body.byteLength <= INLINE_PARSE_BYTES && openedContainers(body, INLINE_PARSE_CONTAINERS) <= INLINE_PARSE_CONTAINERS
+  );
+}
 /** Large bodies waiting for the worker at once; more are refused (each holds up to maxBodyBytes). */
 const MAX_QUEUED = 4;
 /** Heap the worker may use: a hostile body that needs more fails alone instead of growing the server. */
@@ -39,10 +50,10 @@ const entriesToRecord = (entries: [string, Tensor][]) => {
 };
 
 /**
- * Parses request bodies and WebSocket messages: small ones inline, large ones (over
- * INLINE_PARSE_BYTES) in one worker thread, one after another, so a 60 MB JSON body costs the main
+ * Parses request bodies and WebSocket messages: small ones inline, large ones (over INLINE_PARSE_BYTES, or
+ * opening over INLINE_PARSE_CONTAINERS objects and arrays) in one worker thread, one after another, so a 60 MB JSON body costs the main
  * thread a transfer instead of seconds of JSON.parse during which no other client is answered.
- * @example const req = await parser.kserve(body, { kind: 'infer', headerLength: undefined, maxTensorElements })
+ * @example const req = await parser.kserve(body, { kind: 'infer', headerLength: undefined, maxTensorElements, model })
  */
 export class BodyParser {
   private worker: Worker | undefined;
@@ -55,10 +66,10 @@ export class BodyParser {
     job: J,
   ): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
     type Out = J extends { kind: 'infer' } ? InferRequest : GenerateRequest;
-    if (!(body instanceof BodyChunks) && body.byteLength <= INLINE_PARSE_BYTES) {
+    if (!(body instanceof BodyChunks) && parsesInline(body)) {
       return (
         job.kind === 'infer'
-          ? parseInferBody(body, job.headerLength, job.maxTensorElements)
+          ? parseInferBody(body, job.headerLength, job.maxTensorElements, job.model)
           : parseGenerateBody(body, job.target, job.maxTensorElements)
       ) as Out;
     }
@@ -70,7 +81,7 @@ export class BodyParser {
 
   /** A WebSocket text message; never throws for the message's content (the result says what is wrong). */
   async wsText(data: Uint8Array, limits: TextLimits): Promise<ParsedText> {
-    if (data.byteLength <= INLINE_PARSE_BYTES) return parseClientText(data, limits);
+    if (parsesInline(data)) return parseClientText(data, limits);
     const { maxTensorElements, maxGraphNodes, maxGraphEdges } = limits;
     const r = await this.post(data, { kind: 'ws', maxTensorElements, maxGraphNodes, maxGraphEdges });
     if (r.kind !== 'ws') throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');

@@ -28,7 +28,7 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
   }
   const request =
     job.kind === 'infer'
-      ? parseInferBody(body, job.headerLength, job.maxTensorElements)
+      ? parseInferBody(body, job.headerLength, job.maxTensorElements, job.model)
       : parseGenerateBody(body, job.target, job.maxTensorElements);
   const { inputs, ...rest } = request;
   return [{ kind: 'kserve', request: rest, inputs: Object.entries(inputs) }, transferables(Object.values(inputs))];
@@ -51,7 +51,12 @@ parentPort!.on('message', (job: BodyJob & { id: number; body: Uint8Array[] }) =>
   try {
     const [result, transfer] = run(job, joined(job.body));
     reply = { id: job.id, ok: true, result };
-    parentPort!.postMessage(reply, transfer);
+    try {
+      parentPort!.postMessage(reply, transfer);
+    } catch {
+      // Copying a result nested tens of thousands of levels deep overflows the stack: the request is at fault.
+      throw new ApiError(400, 'bad-request', 'the request nests objects or arrays too deeply to be passed on');
+    }
   } catch (err) {
     const e = err instanceof ApiError ? err : new ApiError(400, 'bad-request', (err as Error).message);
     reply = { id: job.id, ok: false, error: { status: e.status, code: e.code, message: e.message } };

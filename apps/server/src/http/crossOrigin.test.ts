@@ -39,6 +39,13 @@ describe('requests from another origin', () => {
     expect([put.status, put.json.error.code]).toEqual([403, 'cross-origin']);
     expect(existsSync(join(s.repo, 'planted'))).toBe(false);
     expect((await call(`${s.url}/api/graphs/pipe`, 'DELETE', undefined, { origin: 'null' })).status).toBe(403);
+    const byReferer = await call(`${s.url}/api/graphs/pipe`, 'DELETE', undefined, {
+      referer: 'http://evil.example/page',
+    });
+    expect([byReferer.status, byReferer.json.error.message]).toEqual([
+      403,
+      'cross-origin DELETE refused: Referer http://evil.example/page is not this server',
+    ]);
     expect((await call(`${s.url}/api/graphs/pipe`)).status).toBe(200);
   });
 
@@ -54,10 +61,24 @@ describe('requests from another origin', () => {
 
 describe('sameOriginAllowed', () => {
   it('allows safe methods and same-origin or Origin-less writes only', () => {
-    expect(sameOriginAllowed('GET', 'http://evil.example', '127.0.0.1:8080')).toBe(true);
-    expect(sameOriginAllowed('POST', undefined, '127.0.0.1:8080')).toBe(true);
-    expect(sameOriginAllowed('POST', 'http://127.0.0.1:8080', '127.0.0.1:8080')).toBe(true);
-    expect(sameOriginAllowed('POST', 'http://127.0.0.1:9999', '127.0.0.1:8080')).toBe(false);
-    expect(sameOriginAllowed('PUT', 'null', '127.0.0.1:8080')).toBe(false);
+    const host = '127.0.0.1:8080';
+    expect(sameOriginAllowed('GET', { origin: 'http://evil.example' }, host)).toBe(true);
+    expect(sameOriginAllowed('POST', {}, host)).toBe(true);
+    expect(sameOriginAllowed('POST', { origin: 'http://127.0.0.1:8080' }, host)).toBe(true);
+    expect(sameOriginAllowed('POST', { origin: 'http://127.0.0.1:9999' }, host)).toBe(false);
+    expect(sameOriginAllowed('PUT', { origin: 'null' }, host)).toBe(false);
+    for (const origin of ['file://', 'chrome-extension://abc', 'http://127.0.0.1:8080, http://evil.example'])
+      expect(sameOriginAllowed('POST', { origin }, host), origin).toBe(false);
+  });
+
+  it('judges a request without Origin by its Referer, and by Sec-Fetch-Site without either', () => {
+    const host = '127.0.0.1:8080';
+    expect(sameOriginAllowed('POST', { referer: 'http://evil.example/page' }, host)).toBe(false);
+    expect(sameOriginAllowed('POST', { referer: 'not a url' }, host)).toBe(false);
+    expect(sameOriginAllowed('POST', { referer: 'http://127.0.0.1:8080/editor' }, host)).toBe(true);
+    expect(sameOriginAllowed('POST', { 'sec-fetch-site': 'cross-site' }, host)).toBe(false);
+    expect(sameOriginAllowed('POST', { 'sec-fetch-site': 'same-site' }, host)).toBe(false);
+    expect(sameOriginAllowed('POST', { 'sec-fetch-site': 'same-origin' }, host)).toBe(true);
+    expect(sameOriginAllowed('POST', { 'sec-fetch-site': 'none' }, host)).toBe(true);
   });
 });

@@ -12,8 +12,8 @@ afterAll(async () => {
   if (s) removeTempDir(s.repo);
 });
 
-/** A binary-extension infer request: JSON header + raw FP32 bytes for `x`. */
-async function inferBinary(values: Float32Array): Promise<{ status: number; text: string }> {
+/** A binary-extension infer request: JSON header + raw FP32 bytes for `x` (+ `trailing` bytes no input claims). */
+async function inferBinary(values: Float32Array, trailing = 0): Promise<{ status: number; text: string }> {
   const header = Buffer.from(
     JSON.stringify({
       inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], parameters: { binary_data_size: values.byteLength } }],
@@ -21,7 +21,7 @@ async function inferBinary(values: Float32Array): Promise<{ status: number; text
   );
   const r = await fetch(`${s.url}/v2/models/extractor/infer`, {
     method: 'POST',
-    body: Buffer.concat([header, Buffer.from(values.buffer)]),
+    body: Buffer.concat([header, Buffer.from(values.buffer), Buffer.alloc(trailing)]),
     headers: {
       'content-type': 'application/octet-stream',
       'inference-header-content-length': String(header.byteLength),
@@ -36,6 +36,13 @@ describe('values JSON cannot hold', () => {
     expect(r.status).toBe(200);
     expect(r.text).toMatch(/"data":\[NaN,NaN/);
     expect(r.text).not.toMatch(/null/);
+  });
+
+  it("binary data past every input's binary_data_size is refused with Triton's words", async () => {
+    const r = await inferBinary(new Float32Array(64).fill(0.5), 4);
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.text).error).toBe("unexpected additional input data for model 'extractor'");
+    expect((await inferBinary(new Float32Array(64).fill(0.5))).status).toBe(200);
   });
 
   it('tritonJsonText writes NaN and ±Infinity as bare tokens and leaves strings alone', () => {

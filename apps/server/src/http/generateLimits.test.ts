@@ -36,6 +36,20 @@ describe('/generate applies the limits and element checks of /infer', () => {
     expect(r.json.error).toMatch(/input 'x'/);
   });
 
+  it("refuses a parameter that is not a string, a number or a boolean, with Triton's words, on both routes", async () => {
+    const message = "parameter 'p' has invalid type. It should be either 'int', 'bool', or 'string'.";
+    const generate = await call(`${s.url}/v2/models/extractor/generate`, 'POST', {
+      parameters: { p: { a: 1 } },
+      x: [row(0.25)],
+    });
+    expect([generate.status, generate.json.error]).toEqual([400, message]);
+    const inputs = [{ name: 'x', datatype: 'FP32', shape: [1, 64], data: row(0.25) }];
+    for (const p of [{ a: 1 }, [1], null]) {
+      const r = await call(`${s.url}/v2/models/extractor/infer`, 'POST', { parameters: { p }, inputs });
+      expect([r.status, r.json.error], JSON.stringify(p)).toEqual([400, message]);
+    }
+  });
+
   it('still runs a well-formed request', async () => {
     const r = await call(`${s.url}/v2/models/extractor/generate`, 'POST', { x: [row(0.25)] });
     expect(r.status).toBe(200);

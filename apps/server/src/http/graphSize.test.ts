@@ -59,6 +59,15 @@ describe('graphs too large to validate or compile quickly are refused before any
     expect(r.json.error.message).toBe('request body is over the limit maxApiBodyBytes=300000');
   });
 
+  it('an /api body opening more objects and arrays than a graph within the limits holds is refused unparsed', async () => {
+    const deep = `{"graph":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const r = await call(`${s.url}/api/validate`, 'POST', deep);
+    expect([r.status, r.json.error.code]).toEqual([413, 'too-large']);
+    expect(r.json.error.message).toBe(
+      'request body opens more than 73728 JSON objects and arrays, more than a graph within the limits maxGraphNodes=1024 and maxGraphEdges=4096 holds',
+    );
+  });
+
   it('graphs within the limits are served as before', async () => {
     expect((await call(`${s.url}/api/validate`, 'POST', { graph: await bigGraph('fine', 20) })).status).toBe(200);
   });

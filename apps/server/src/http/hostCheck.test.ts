@@ -24,7 +24,15 @@ describe('hostAllowed (DNS rebinding)', () => {
   it('accepts loopback names and refuses others when there is no token', () => {
     for (const h of ['127.0.0.1:8080', 'localhost:8080', 'localhost', '[::1]:8080', '127.0.0.2'])
       expect(hostAllowed(h, undefined), h).toBe(true);
-    for (const h of ['evil.example:8080', 'evil.example', '10.0.0.1:8080', '', undefined])
+    for (const h of [
+      'evil.example:8080',
+      'evil.example',
+      '10.0.0.1:8080',
+      'localhost:1@evil.com',
+      'localhost evil',
+      '',
+      undefined,
+    ])
       expect(hostAllowed(h, undefined), String(h)).toBe(false);
   });
 

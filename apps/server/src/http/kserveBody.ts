@@ -2,9 +2,11 @@ import type { Tensor } from '@ensemble-studio/core';
 import { elementCount, isObj, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
 import { ApiError } from './errors.ts';
 import type { GraphSignature } from './graphSignature.ts';
+import { checkInputs, type CheckedModel } from './kserveChecks.ts';
 import {
   checkElementCount,
   checkElements,
+  checkParameters,
   flattenData,
   parseInferRequest,
   type InferRequest,
@@ -17,6 +19,7 @@ const bad = (m: string) => new ApiError(400, 'bad-request', m);
 
 /** What parsing a generate body needs to know about the model it is for. */
 export interface GenerateTarget {
+  name: string;
   inputs: GraphSignature['inputs'];
   /** The model batches (first dim -1 and max_batch_size > 0): a top-level value may omit the batch dim. */
   batched: boolean;
@@ -50,16 +53,19 @@ function splitRawBody(buf: Uint8Array, headerLength: string | undefined): { json
 }
 
 /**
- * An infer request from its raw body.
- * @example parseInferBody(Buffer.from('{"inputs":[]}'), undefined, 1e6).inputs
+ * An infer request from its raw body, checked against the model it is for as Triton checks it.
+ * @example parseInferBody(Buffer.from('{"inputs":[]}'), undefined, 1e6, served).inputs
  */
 export function parseInferBody(
   buf: Uint8Array,
   headerLength: string | undefined,
   maxTensorElements: number,
+  model: CheckedModel,
 ): InferRequest {
   const { json, binary } = splitRawBody(buf, headerLength);
-  return parseInferRequest(json, { maxTensorElements, ...(binary ? { binary } : {}) });
+  const request = parseInferRequest(json, { maxTensorElements, model, ...(binary ? { binary } : {}) });
+  checkInputs(model, request.inputs);
+  return request;
 }
 
 /** Nested shape of a JSON value: `[[1,2],[3,4]]` → [2,2]; a scalar → [1]. */
@@ -104,7 +110,8 @@ function generateInputs(
 }
 
 /**
- * A generate request from its raw body: `inputs: [...]` (infer form) or top-level keys.
+ * A generate request from its raw body: `inputs: [...]` (infer form) or top-level keys, checked against the model
+ * as an infer request is.
  * @example parseGenerateBody(Buffer.from('{"x":[1,2]}'), target, 1e6).inputs.x
  */
 export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTensorElements: number): GenerateRequest {
@@ -112,10 +119,19 @@ export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTe
   if (!isObj(json)) throw bad('generate request must be a JSON object');
   const body = json;
   const id = typeof body.id === 'string' ? body.id : undefined;
+  const model = { name: target.name, signature: target };
+  let params: Record<string, unknown>;
+  let inputs: Record<string, Tensor>;
   if (Array.isArray(body.inputs)) {
-    const p = parseInferRequest(body, { maxTensorElements });
-    return { ...(id === undefined ? {} : { id }), params: p.parameters, inputs: p.inputs };
+    const p = parseInferRequest(body, { maxTensorElements, model });
+    params = p.parameters;
+    inputs = p.inputs;
+  } else {
+    params = isObj(body.parameters) ? body.parameters : {};
+    checkParameters(params);
+    inputs = generateInputs(target, body, maxTensorElements);
   }
-  const params = isObj(body.parameters) ? body.parameters : {};
-  return { ...(id === undefined ? {} : { id }), params, inputs: generateInputs(target, body, maxTensorElements) };
+  // Checked here, in the body worker for a large body: a refused tensor never reaches the main thread.
+  checkInputs(model, inputs);
+  return { ...(id === undefined ? {} : { id }), params, inputs };
 }

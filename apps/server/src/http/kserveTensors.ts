@@ -12,6 +12,7 @@ import {
 } from '@ensemble-studio/core';
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.ts';
+import { checkNameCounts, type CheckedModel } from './kserveChecks.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
 
 /** A parsed KServe v2 infer request. */
@@ -113,6 +114,8 @@ export { tensorToBytes };
 interface ParseOptions {
   maxTensorElements: number;
   binary?: Uint8Array;
+  /** The model the request is for: a request naming more inputs or outputs than it has is refused undecoded. */
+  model: CheckedModel;
 }
 
 function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: number }): Tensor {
@@ -141,6 +144,18 @@ function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: numb
 }
 
 /**
+ * Triton's check of a request's parameters: each a string, a number or a boolean (an object, an array or null is
+ * refused, so a client cannot hand the server a structure of its choosing to keep and copy).
+ * @example checkParameters({ sequence_id: 1, p: {} }) // throws "parameter 'p' has invalid type. …"
+ */
+export function checkParameters(parameters: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(parameters)) {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      throw bad(`parameter '${key}' has invalid type. It should be either 'int', 'bool', or 'string'.`);
+  }
+}
+
+/**
  * Parses a KServe v2 infer request body (JSON, or the binary extension's JSON header + `binary`): its
  * structure by the schema layer, then each input's element count, binary size and data.
  * @throws ApiError 400 naming the problem (unknown datatype, element count, binary sizes, limits).
@@ -150,13 +165,20 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   const read = readInferBody(body);
   if (!read.ok) throw bad(read.error);
   const { id, parameters } = read.body;
+  checkParameters(parameters);
+  checkNameCounts(
+    opts.model,
+    read.body.inputs.map((i) => i.name),
+    read.body.outputs?.map((o) => o.name),
+  );
   const cursor = { off: 0 };
   const inputs = keyedRecord<Tensor>();
   for (const raw of read.body.inputs) {
-    const t = parseInput(raw, opts, cursor);
-    if (Object.hasOwn(inputs, raw.name)) throw bad(`input '${raw.name}' appears twice`);
-    inputs[raw.name] = t;
+    if (Object.hasOwn(inputs, raw.name)) throw bad(`input '${raw.name}' already exists in request`);
+    inputs[raw.name] = parseInput(raw, opts, cursor);
   }
+  if (opts.binary && cursor.off < opts.binary.byteLength)
+    throw bad(`unexpected additional input data for model '${opts.model.name}'`);
   const binaryOutput = parameters.binary_data_output === true;
   const outputs = read.body.outputs?.map(({ name, parameters: p }) => ({
     name,

@@ -35,6 +35,19 @@ describe('loadRepository', async () => {
     expect(repo.catalogue.models['.hidden']).toBeUndefined();
   });
 
+  it("refuses a model whose config names another one, with Triton's words", async () => {
+    const copy = makeTestRepository();
+    writeFileSync(
+      join(copy, 'head', 'config.pbtxt'),
+      readFileSync(join(copy, 'head', 'config.pbtxt'), 'utf8').replace(/name:\s*"head"/, 'name: "extractor"'),
+    );
+    const loaded = await loadRepository(copy);
+    expect(loaded.catalogue.models.head?.error).toBe(
+      "unexpected directory name 'head' for model 'extractor', directory name must equal model name",
+    );
+    expect(loaded.catalogue.models.extractor?.error).toBeUndefined();
+  });
+
   it('imports an ensemble without studio.json as a graph', () => {
     const g = repo.graphs.pipe!;
     expect(

@@ -10,6 +10,7 @@ import {
   migrate,
   normalizeConfig,
   parsePbtxtLenient,
+  validateModelConfig,
 } from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
 import { recoverCommits } from './commitFiles.ts';
@@ -129,6 +130,11 @@ async function loadModel(m: ModelDir): Promise<CatalogueModel> {
   try {
     const raw = await autoComplete(m, await readModelConfig(m));
     const config = normalizeConfig(raw, { dirName: m.name, files: m.files });
+    // Triton refuses to load a model whose config names another (two directories could serve one name).
+    const misnamed = validateModelConfig(config, { dirName: m.name, versions: m.versions }).find(
+      (d) => d.code === 'name-mismatch',
+    );
+    if (misnamed) return brokenModel(m.name, m.versions, misnamed.message);
     const model = catalogueModelFromConfig(m.name, config, m.versions);
     const missing = missingFile(m, model);
     return missing ? { ...model, error: missing } : model;

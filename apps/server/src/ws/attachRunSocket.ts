@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PROTOCOL_VERSION } from '@ensemble-studio/core';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { bearerToken, hostAllowed, tokenMatches } from '../http/auth.ts';
+import { bearerToken, fromOwnOrigin, hostAllowed, tokenMatches } from '../http/auth.ts';
 import { limitMessage } from '../http/limits.ts';
 import type { Studio } from '../http/Studio.ts';
 import { startHeartbeat, trackPongs } from './heartbeat.ts';
@@ -32,17 +32,6 @@ function requestToken(req: IncomingMessage, url: URL): string | undefined {
     .map((p) => p.trim());
   const proto = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX));
   return bearerToken(req) ?? proto?.slice(TOKEN_PROTOCOL_PREFIX.length) ?? url.searchParams.get('token') ?? undefined;
-}
-
-/** Browsers send Origin: it must name the host the client connected to (no cross-site sockets). */
-function originAllowed(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (origin === undefined) return true;
-  try {
-    return new URL(origin).host.toLowerCase() === String(req.headers.host ?? '').toLowerCase();
-  } catch {
-    return false;
-  }
 }
 
 function hello(studio: Studio): string {
@@ -79,7 +68,8 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
         'Forbidden',
         'without --token the studio only accepts connections to localhost or 127.0.0.1\n',
       );
-    if (!originAllowed(req)) return reject(socket, 403, 'Forbidden', 'Origin does not match the server host\n');
+    if (!fromOwnOrigin(req.headers, req.headers.host))
+      return reject(socket, 403, 'Forbidden', 'Origin does not match the server host\n');
     if (studio.token && !tokenMatches(studio.token, requestToken(req, url)))
       return reject(socket, 401, 'Unauthorized', 'missing or wrong token\n');
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));

@@ -124,4 +124,16 @@ describe('run.start values a timer or a tensor cannot hold', () => {
     });
     await c.close();
   });
+
+  it('refuses a message with more inputs than a graph can have nodes, before decoding any', async () => {
+    const c = await connect(s.url);
+    const inputs: Record<string, object> = {};
+    for (let i = 0; i < 1025; i++) inputs[`k${i}`] = { datatype: 'FP32', shape: [1], data: [1] };
+    c.send({ type: 'run.start', requestId: 'many', graph: 'extractor', inputs });
+    expect(await c.next('error')).toMatchObject({
+      ref: 'many',
+      error: { code: 'limit', message: 'run.start has 1025 inputs: over the limit maxGraphNodes=1024' },
+    });
+    await c.close();
+  });
 });

@@ -77,6 +77,15 @@ export function parseClientText(data: Uint8Array, limits: TextLimits): ParsedTex
   if (message.type !== 'run.start' && message.type !== 'stream.append')
     return { ok: true, message, decoded: keyedRecord<Tensor>() };
   const ref = message.type === 'run.start' ? message.requestId : message.streamId;
+  // A graph has at most maxGraphNodes nodes, so no more inputs: more are refused before any is decoded.
+  const count = Object.keys(message.inputs).length;
+  if (count > limits.maxGraphNodes)
+    return {
+      ok: false,
+      code: 'limit',
+      message: limitMessage(`${message.type} has ${count} inputs`, 'maxGraphNodes', limits.maxGraphNodes),
+      ref,
+    };
   const jsonInputs = keyedRecord<WireTensor>();
   for (const [name, w] of Object.entries(message.inputs)) if (w.binary === undefined) jsonInputs[name] = w;
   try {

@@ -3,7 +3,8 @@ import { status } from '@grpc/grpc-js';
 import type { RunRequest, RunResult } from '../../engine/types.ts';
 import { ApiError } from '../../http/errors.ts';
 import { findServedModel, type ServedModel } from '../../http/servedModels.ts';
-import { checkInputs, runError, sequenceOf } from '../../http/routes/kserveInfer.ts';
+import { checkInputs } from '../../http/kserveChecks.ts';
+import { runError, sequenceOf } from '../../http/routes/kserveInfer.ts';
 import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';
 import {

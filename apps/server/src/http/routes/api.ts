@@ -29,6 +29,7 @@ import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
 import { zipRepoFiles } from '../../repo/repoFiles.ts';
 import { isSafeName } from '../../repo/safeJoin.ts';
 import { ApiError, storageError } from '../errors.ts';
+import { openedContainers } from '../jsonContainers.ts';
 import { engineProblems } from '../readiness.ts';
 import type { Studio } from '../Studio.ts';
 
@@ -170,9 +171,23 @@ export function apiRouter(studio: Studio): Router {
   const { maxBodyBytes, maxApiBodyBytes } = studio.limits;
   const limit = Math.min(maxBodyBytes, maxApiBodyBytes);
   const limitName = maxApiBodyBytes < maxBodyBytes ? 'maxApiBodyBytes' : 'maxBodyBytes';
-  router.use(express.json({ limit }));
+  // A graph within the node and edge limits opens a bounded number of JSON objects and arrays (a node's
+  // settings a few dozen); a body opening more is refused before JSON.parse, which would spend a second
+  // of the main thread on 4 MiB of `[[[[…`.
+  const { maxGraphNodes, maxGraphEdges } = studio.limits;
+  const maxContainers = 64 * maxGraphNodes + 2 * maxGraphEdges;
+  const verify = (_req: unknown, _res: unknown, buf: Buffer) => {
+    if (openedContainers(buf, maxContainers) > maxContainers)
+      throw new ApiError(
+        413,
+        'too-large',
+        `request body opens more than ${maxContainers} JSON objects and arrays, more than a graph within the limits maxGraphNodes=${maxGraphNodes} and maxGraphEdges=${maxGraphEdges} holds`,
+      );
+  };
+  router.use(express.json({ limit, verify }));
   router.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => {
     const tooLarge = (err as { type?: string } | undefined)?.type === 'entity.too.large';
+    if (err instanceof ApiError) return next(err);
     next(
       tooLarge
         ? new ApiError(413, 'too-large', `request body is over the limit ${limitName}=${limit}`, {

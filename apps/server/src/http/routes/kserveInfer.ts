@@ -51,33 +51,6 @@ export function sequenceOf(
   return none ? undefined : { id: id as number | string, start, end };
 }
 
-function shapeMatches(expected: readonly number[], got: readonly number[]): boolean {
-  return expected.length === got.length && expected.every((d, i) => d < 0 || d === got[i]);
-}
-
-/** Triton's checks on inputs: unknown names, missing required inputs, datatype and shape. */
-export function checkInputs(served: ServedModel, inputs: Record<string, Tensor>): void {
-  const specs = new Map(served.signature.inputs.map((s) => [s.name, s]));
-  for (const [name, t] of Object.entries(inputs)) {
-    const spec = specs.get(name);
-    if (!spec) throw bad(`unexpected inference input '${name}' for model '${served.name}'`);
-    if (spec.datatype !== t.datatype)
-      throw bad(
-        `inference input '${name}' data-type is '${t.datatype}', but model '${served.name}' expects '${spec.datatype}'`,
-      );
-    if (!shapeMatches(spec.shape, t.shape))
-      throw bad(
-        `unexpected shape for input '${name}' for model '${served.name}'. Expected [${spec.shape.join(',')}], got [${t.shape.join(',')}]`,
-      );
-  }
-  const required = served.signature.inputs.filter((s) => !s.optional);
-  const missing = required.filter((s) => !Object.hasOwn(inputs, s.name));
-  if (missing.length > 0)
-    throw bad(
-      `expected ${required.length} inputs but got ${Object.keys(inputs).length} inputs for model '${served.name}'`,
-    );
-}
-
 /** Runs a served model for one HTTP request; a client that goes away cancels the run. */
 async function runFor(
   studio: Studio,
@@ -173,8 +146,9 @@ export function inferHandler(studio: Studio): RequestHandler {
       kind: 'infer',
       headerLength: headerLength(req),
       maxTensorElements: studio.limits.maxTensorElements,
+      // Only what the checks read: the whole ServedModel would be copied to the body worker.
+      model: { name: served.name, signature: served.signature },
     });
-    checkInputs(served, parsed.inputs);
     const sequence = sequenceOf(served, parsed.parameters, target.stateful);
     const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
     const err = runError(result, target.plainModel);
@@ -207,7 +181,7 @@ function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promi
     (served.graph?.maxBatchSize ?? catalogueModel(studio.catalogue, served.name)?.maxBatchSize ?? 0) > 0;
   return studio.bodies.kserve(rawBody(req), {
     kind: 'generate',
-    target: { inputs: served.signature.inputs, batched },
+    target: { name: served.name, inputs: served.signature.inputs, batched },
     maxTensorElements: studio.limits.maxTensorElements,
   });
 }
@@ -224,7 +198,6 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
     const target = runTarget(studio, served);
     const { id, params, inputs } = await parseGenerate(studio, served, req);
-    checkInputs(served, inputs);
     const sequence = sequenceOf(served, params, target.stateful);
     if (stream) {
       res.status(200).setHeader('Content-Type', 'text/event-stream; charset=utf-8');
