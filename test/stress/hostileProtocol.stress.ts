@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExamples, http, spawnStudio, type StudioProcess } from '../support/server.ts';
 import { connect, type Msg } from '../support/wsClient.ts';
+import { connectTestClient, encodeRequest } from '../../apps/server/src/testing/grpcTestClient.ts';
 import { HostileProbe } from './hostileProbe.ts';
 
 let studio: StudioProcess;
@@ -82,6 +83,43 @@ describe('hostile input against studio serve, second round', () => {
     expect(flood.every((r) => r.status === 200)).toBe(true);
     // The accumulator was not restarted: its sequence goes on from the state it had.
     expect(ok(await step(false))).toBe(first! * 2);
+  });
+
+  it('a gRPC message of a million one-element inputs is refused in the body worker, not decoded on the main thread', async () => {
+    const n = 1_000_000;
+    // Encoded before the probe starts: protobufjs takes seconds over it, and the bystander shares this process.
+    const bytes = encodeRequest('ModelInfer', {
+      model_name: 'accumulator',
+      inputs: Array.from({ length: n }, (_, i) => ({ name: `x${i}`, datatype: 'FP32', shape: [1] })),
+      raw_input_contents: Array.from({ length: n }, () => Buffer.alloc(4)),
+    });
+    const client = connectTestClient(/grpc listening on (\S+)/.exec(studio.output())![1]!);
+    try {
+      const refused = await probe('gRPC 1M one-element inputs', () => client.callEncoded('ModelInfer', bytes));
+      expect(refused).toMatch(/^unexpected inference input 'x0' for model 'accumulator'/);
+      const wide = encodeRequest('ModelInfer', {
+        model_name: 'accumulator',
+        inputs: [{ name: 'x', datatype: 'FP32', shape: Array.from({ length: n }, () => 1) }],
+        raw_input_contents: [Buffer.alloc(4)],
+      });
+      expect(await probe('gRPC a shape of 1M dimensions', () => client.callEncoded('ModelInfer', wide))).toMatch(
+        /shape/,
+      );
+      const strings = encodeRequest('ModelInfer', {
+        model_name: 'accumulator',
+        inputs: [
+          {
+            name: 'x',
+            datatype: 'BYTES',
+            shape: [4 * n],
+            contents: { bytes_contents: Array.from({ length: 4 * n }, () => Buffer.from('a')) },
+          },
+        ],
+      });
+      expect(await probe('gRPC 4M bytes_contents', () => client.callEncoded('ModelInfer', strings))).not.toBe('');
+    } finally {
+      client.close();
+    }
   });
 
   it('a WebSocket frame over the hard cap closes the socket with 1009 and a reason naming the limit', async () => {

@@ -13,6 +13,7 @@ import type { Studio } from '../http/Studio.ts';
 import { infoHandlers } from './handlers/info.ts';
 import { modelInfer } from './handlers/infer.ts';
 import { modelStreamInfer } from './handlers/stream.ts';
+import { deferLargeRequests } from './deferredRequests.ts';
 import { inferenceService, type ProtoMessage } from './loadService.ts';
 import { grpcError, grpcStatus } from './status.ts';
 
@@ -92,7 +93,7 @@ export async function startGrpcServer(studio: Studio, host: string, port: number
     'grpc.max_receive_message_length': studio.limits.maxBodyBytes,
     'grpc.max_send_message_length': -1,
   });
-  server.addService(inferenceService().service, implementation(studio));
+  server.addService(deferLargeRequests(inferenceService().service), implementation(studio));
   const hostForAddress = host.includes(':') ? `[${host}]` : host;
   const bound = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${hostForAddress}:${port}`, ServerCredentials.createInsecure(), (err, p) => {

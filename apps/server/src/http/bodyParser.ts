@@ -8,17 +8,21 @@ import { CONTAINER_COST_BYTES, openedContainers } from './jsonContainers.ts';
 import type { CheckedModel } from './kserveChecks.ts';
 import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
 import type { InferRequest } from './kserveTensors.ts';
+import type { DecodedInfer, DecodeLimits } from '../grpc/decodeInfer.ts';
+import type { WireInferRequest } from '../grpc/grpcTensors.ts';
 
 /** What to parse a body as: a KServe infer or generate body, or a WebSocket text message. */
 export type BodyJob =
   | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number; model: CheckedModel }
   | { kind: 'generate'; target: GenerateTarget; maxTensorElements: number }
-  | ({ kind: 'ws' } & TextLimits);
+  | ({ kind: 'ws' } & TextLimits)
+  | ({ kind: 'grpc' } & DecodeLimits);
 
 /** A parse result as it crosses from the worker: tensors as [name, tensor] entries. */
 export type WireResult =
   | { kind: 'kserve'; request: Omit<InferRequest | GenerateRequest, 'inputs'>; inputs: [string, Tensor][] }
-  | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] };
+  | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] }
+  | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] };
 /** The worker's answer to one job. */
 export type BodyReply =
   | { id: number; ok: true; result: WireResult }
@@ -61,7 +65,7 @@ export class BodyParser {
   private readonly pending = new Map<number, { resolve: (v: WireResult) => void; reject: (e: Error) => void }>();
 
   /** A KServe infer or generate body. @throws ApiError naming what is wrong with it. */
-  async kserve<J extends Exclude<BodyJob, { kind: 'ws' }>>(
+  async kserve<J extends Exclude<BodyJob, { kind: 'ws' | 'grpc' }>>(
     body: Uint8Array | BodyChunks,
     job: J,
   ): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
@@ -77,6 +81,17 @@ export class BodyParser {
     if (r.kind !== 'kserve')
       throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
     return { ...r.request, inputs: entriesToRecord(r.inputs) } as Out;
+  }
+
+  /**
+   * A ModelInferRequest too large to decode on the main thread (grpc-js handed over its bytes), decoded in the
+   * worker with its tensors (decodeInfer.ts). @throws ApiError naming what is wrong with it.
+   */
+  async grpcInfer(bytes: Uint8Array, limits: DecodeLimits): Promise<DecodedInfer> {
+    const r = await this.post(bytes, { kind: 'grpc', ...limits });
+    if (r.kind !== 'grpc')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return { request: r.request, inputs: entriesToRecord(r.inputs) };
   }
 
   /** A WebSocket text message; never throws for the message's content (the result says what is wrong). */

@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
+import { decodeInferRequest } from '../grpc/decodeInfer.ts';
 import { parseClientText } from '../ws/parseMessage.ts';
 import type { BodyJob, BodyReply, WireResult } from './bodyParser.ts';
 import { ApiError } from './errors.ts';
@@ -25,6 +26,10 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
       { kind: 'ws', parsed: { ...parsed, decoded: {} }, decoded: Object.entries(parsed.decoded) },
       transferables(Object.values(parsed.decoded)),
     ];
+  }
+  if (job.kind === 'grpc') {
+    const { request, inputs } = decodeInferRequest(body, job);
+    return [{ kind: 'grpc', request, inputs: Object.entries(inputs) }, transferables(Object.values(inputs))];
   }
   const request =
     job.kind === 'infer'

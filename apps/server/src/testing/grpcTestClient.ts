@@ -4,6 +4,11 @@ import { inferenceService } from '../grpc/loadService.ts';
 /** A real gRPC client of the studio's service (grpc-js over a socket), with promise-returning unary calls. */
 export interface TestClient {
   call<T = any>(method: string, request: unknown, token?: string): Promise<T>;
+  /**
+   * Sends a unary request as bytes already encoded (`encodeRequest`), so a huge message costs its encoding before
+   * the call, not during it; resolves with the status details ('' when it answered).
+   */
+  callEncoded(method: string, bytes: Buffer): Promise<string>;
   stream(token?: string): ClientDuplexStream<any, any>;
   close(): void;
 }
@@ -23,6 +28,17 @@ export function connectTestClient(address: string): TestClient {
     call: (method, request, token) =>
       new Promise((resolve, reject) => {
         client[method](request, md(token), (err: ServiceError | null, res: any) => (err ? reject(err) : resolve(res)));
+      }),
+    callEncoded: (method, bytes) =>
+      new Promise((resolve) => {
+        const identity = (b: Buffer) => b;
+        client.makeUnaryRequest(
+          `/inference.GRPCInferenceService/${method}`,
+          identity,
+          identity,
+          bytes,
+          (err: ServiceError | null) => resolve(err ? err.details : ''),
+        );
       }),
     stream: (token) => client.ModelStreamInfer(md(token)),
     close: () => client.close(),
@@ -50,4 +66,9 @@ export function streamAll(client: TestClient, requests: unknown[], token?: strin
     for (const r of requests) stream.write(r);
     stream.end();
   });
+}
+
+/** `request` encoded as the service's `method` request message (for `callEncoded`). */
+export function encodeRequest(method: string, request: unknown): Buffer {
+  return inferenceService().service[method]!.requestSerialize(request);
 }

@@ -14,6 +14,7 @@ import {
   type WireInferRequest,
   type WireInferResponse,
 } from '../grpcTensors.ts';
+import { decodedRequest, type InferMessage } from '../deferredRequests.ts';
 import { grpcStatus } from '../status.ts';
 
 /** Called once per response a graph sends, as it is produced (the last one with `final`). */
@@ -37,17 +38,17 @@ export interface PreparedInfer {
 }
 
 /**
- * Finds the model, decodes and checks the tensors and the sequence parameters of one request, with
- * the same checks and messages as the HTTP endpoint.
+ * Finds the model, decodes (unless the body worker did: `decoded`) and checks the tensors and the sequence
+ * parameters of one request, with the same checks and messages as the HTTP endpoint.
  * @throws ApiError (404 unknown model, 503 not ready, 400 bad tensors or sequence parameters)
  */
-export function prepareInfer(studio: Studio, req: WireInferRequest): PreparedInfer {
+export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Record<string, Tensor>): PreparedInfer {
   if (req.model_name === '') throw new ApiError(400, 'bad-request', 'ModelInferRequest.model_name is empty');
   const served = findServedModel(studio, req.model_name, req.model_version === '' ? undefined : req.model_version);
   if (!served.ready)
     throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
   const target = runTarget(studio, served);
-  const inputs = requestInputs(req, studio.limits.maxTensorElements);
+  const inputs = decoded ?? requestInputs(req, studio.limits.maxTensorElements);
   checkInputs(served, inputs);
   const params = requestParameters(req);
   const sequence = sequenceOf(served, params, target.stateful);
@@ -97,10 +98,11 @@ export async function runPrepared(
  */
 export async function modelInfer(
   studio: Studio,
-  req: WireInferRequest,
+  message: InferMessage,
   signal: AbortSignal,
 ): Promise<WireInferResponse> {
-  const p = prepareInfer(studio, req);
+  const { request, inputs } = await decodedRequest(studio, message);
+  const p = prepareInfer(studio, request, inputs);
   if (p.decoupled)
     throw grpcStatus(
       status.UNIMPLEMENTED,

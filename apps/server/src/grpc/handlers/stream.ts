@@ -4,6 +4,7 @@ import { runError } from '../../http/routes/kserveInfer.ts';
 import type { Studio } from '../../http/Studio.ts';
 import { inferResponse, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
 import { wireParameter } from '../params.ts';
+import { decodedRequest, UndecodedRequest, type InferMessage } from '../deferredRequests.ts';
 import { grpcError } from '../status.ts';
 import { prepareInfer, runPrepared, type PreparedInfer } from './infer.ts';
 
@@ -75,17 +76,17 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     }
   };
 
-  const writeError = (req: WireInferRequest, err: unknown) => {
+  const writeError = (req: Pick<WireInferRequest, 'model_name' | 'model_version' | 'id'>, err: unknown) => {
     const r = emptyResponse({ model_name: req.model_name, model_version: req.model_version, id: req.id });
     r.parameters.triton_final_response = wireParameter(true);
     write({ error_message: grpcError(err).details ?? String(err), infer_response: r });
   };
 
-  call.on('data', (req: WireInferRequest) => {
-    pending++;
+  // Starts a request's run (in arrival order; a sequence's runs one after another).
+  const start = (req: WireInferRequest, decoded: Record<string, Tensor> | undefined) => {
     let run: Promise<void>;
     try {
-      const p = prepareInfer(studio, req);
+      const p = prepareInfer(studio, req, decoded);
       const key = p.sequence ? `${p.served.name}\u0000${typeof p.sequence.id}:${p.sequence.id}` : undefined;
       const tail = key ? sequenceTails.get(key) : undefined;
       run = tail ? tail.then(() => handle(req, p)) : handle(req, p);
@@ -102,6 +103,26 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     void run.finally(() => {
       pending--;
       finishIfDone();
+    });
+  };
+  // While a large request is decoded in the body worker, the requests after it wait, so they start in order.
+  let decoding: Promise<void> | undefined;
+  call.on('data', (message: InferMessage) => {
+    pending++;
+    if (!decoding && !(message instanceof UndecodedRequest)) return start(message, undefined);
+    const step = (decoding ?? Promise.resolve())
+      .then(() => decodedRequest(studio, message))
+      .then(
+        ({ request, inputs }) => start(request, inputs),
+        (err: unknown) => {
+          writeError({ model_name: '', model_version: '', id: '' }, err);
+          pending--;
+          finishIfDone();
+        },
+      );
+    decoding = step;
+    void step.then(() => {
+      if (decoding === step) decoding = undefined;
     });
   });
   call.on('end', () => {
