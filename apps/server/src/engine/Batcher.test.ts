@@ -145,6 +145,31 @@ describe('Batcher', () => {
     expect(r.batches).toEqual([[2]]);
   });
 
+  it('drops an aborted item that waited through an earlier batch (the queue it joined was replaced since)', async () => {
+    let release!: () => void;
+    const batches: number[][] = [];
+    const b = new Batcher<number, number>({
+      maxBatchSize: 1,
+      maxQueueDelayMs: 0,
+      capacity: 1,
+      dispatch: async (items) => {
+        batches.push([...items]);
+        if (items[0] === 1) await new Promise<void>((r) => (release = r));
+        return items.map((x) => x * 10);
+      },
+    });
+    const ac = new AbortController();
+    const p1 = b.enqueue(1);
+    const p2 = b.enqueue(2, ac.signal);
+    const p3 = b.enqueue(3);
+    await tick(); // 1 goes out alone; 2 and 3 wait for the busy instance
+    ac.abort();
+    await expect(p2).rejects.toMatchObject({ code: 'cancelled' });
+    release();
+    expect([await p1, await p3]).toEqual([10, 30]);
+    expect(batches).toEqual([[1], [3]]);
+  });
+
   it("gather 'turn': the callers a batch answered send their next requests as one batch, not the first alone", async () => {
     for (const gather of ['microtask', 'turn'] as const) {
       const r = recorder();

@@ -85,7 +85,7 @@ export class Batcher<I, R> {
         reject,
         signal,
       };
-      if (signal) entry.onAbort = dequeueOnAbort(this.queue, entry, signal, reject);
+      if (signal) entry.onAbort = dequeueOnAbort(() => this.queue, entry, signal, reject);
       this.queue.push(entry);
       this.flushSoon();
     });

@@ -23,6 +23,7 @@ function headPool(count: number, pipelineDepth = 1, nice = 0): InstancePool<Requ
       nice,
       warmup: [],
       repoDir: repo.dir,
+      states: [],
     }),
   });
   pools.push(pool);
@@ -139,6 +140,7 @@ describe('InstancePool', () => {
         nice: 0,
         warmup: [],
         repoDir: '/nonexistent',
+        states: [],
       }),
     });
     pools.push(pool);

@@ -110,7 +110,7 @@ export class InstancePool<Body, Result> {
         resolve,
         reject,
       };
-      if (opts.signal) job.onAbort = dequeueOnAbort(this.queue, job, opts.signal, reject);
+      if (opts.signal) job.onAbort = dequeueOnAbort(() => this.queue, job, opts.signal, reject);
       this.queue.push(job);
       this.pump();
     });

@@ -13,7 +13,7 @@ import { ChainError, EngineError, messageOf } from './errors.ts';
 import { ModelStats } from './Metrics.ts';
 import { instanceCount, providersFor, warmupFeeds, workerNice } from './modelSetup.ts';
 import { SequenceBatcher, type SequenceResult } from './SequenceBatcher.ts';
-import type { SequenceFlags } from './sequenceTensors.ts';
+import { heldStateSpecs, type SequenceFlags } from './sequenceTensors.ts';
 import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
 
 export interface ModelRuntimeOptions {
@@ -122,7 +122,8 @@ export class ModelRuntime {
         instanceName: (i) => `${o.name}_${i}`,
         readFile,
         batchesRows: this.backend.concatenates,
-        run: (feeds, instance, signal, summarize, fresh, flags, extra) =>
+        holdsStates: this.backend.holdsStates,
+        run: (feeds, instance, signal, summarize, fresh, flags, extra, held) =>
           this.execute({
             inputs: feeds,
             pin: instance,
@@ -130,6 +131,7 @@ export class ModelRuntime {
             canTransfer: (t) => fresh?.has(t) === true,
             summarize,
             ...(flags ? { sequence: flags } : {}),
+            ...(held ? { held } : {}),
             ...(extra as Pick<BackendCall, 'respond' | 'onLog'>),
           }),
         onBound: o.onBound,
@@ -436,6 +438,7 @@ function createBackend(o: ModelRuntimeOptions, readFile: (f: string) => Uint8Arr
     nice: workerNice(cfg),
     warmup: warmupFeeds(cfg, readFile).map(toPortableCopy),
     repoDir: o.repoDir,
+    states: heldStateSpecs(cfg),
   });
 }
 

@@ -62,18 +62,22 @@ export function abortError(signal: CancelSignal): EngineError {
 }
 
 /**
- * While `entry` waits in `queue`: when `signal` aborts, takes it out and rejects it with the abort
- * error. Returns the listener, to remove once the entry leaves the queue normally.
+ * While `entry` waits in the queue `queue()` returns: when `signal` aborts, takes it out and rejects it with
+ * the abort error. Returns the listener, to remove once the entry leaves the queue normally. The queue is
+ * looked up when the signal aborts, never captured: its owner may have replaced the array by then (the entry
+ * would stay queued and run), and an array captured by a waiting entry's listener keeps every entry of it,
+ * and through their listeners every earlier array, alive.
  */
 export function dequeueOnAbort<T>(
-  queue: T[],
+  queue: () => T[],
   entry: T,
   signal: CancelSignal,
   reject: (e: EngineError) => void,
 ): () => void {
   const onAbort = (): void => {
-    const at = queue.indexOf(entry);
-    if (at >= 0) queue.splice(at, 1);
+    const q = queue();
+    const at = q.indexOf(entry);
+    if (at >= 0) q.splice(at, 1);
     reject(abortError(signal));
   };
   signal.addEventListener('abort', onAbort, { once: true });
