@@ -408,13 +408,7 @@ export class SequenceBatcher {
       feeds[name] = concatBatch(parts);
       if (parts.length > 1) fresh.add(feeds[name]);
     }
-    const held = this.holds
-      ? this.held(
-          i,
-          items.map((it) => it.b),
-          rows,
-        )
-      : undefined;
+    const held = this.holds ? this.held(i, items.map((it) => it.b), rows) : undefined;
     const r = await this.o.run(feeds, i, undefined, false, fresh, undefined, undefined, held);
     if (held) for (const it of items) it.b.reset = false;
     // Views into the batch's outputs, not copies: at 64 streams that is 128 fewer buffers per batch for the GC.

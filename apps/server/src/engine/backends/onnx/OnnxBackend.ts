@@ -23,14 +23,9 @@ export class OnnxBackend implements ModelBackend {
 
   async call(c: BackendCall): Promise<BackendReply> {
     const { portable, transfer } = portableFeeds(c.inputs, c.canTransfer);
-    const body: Extract<RequestBody, { type: 'run' }> = {
-      type: 'run',
-      feeds: portable,
-      summarize: c.summarize === true,
-    };
+    const body: Extract<RequestBody, { type: 'run' }> = { type: 'run', feeds: portable, summarize: c.summarize === true };
     // A sequence's initial state is made for its request alone: it moves to the worker.
-    if (c.held)
-      body.held = c.held.init ? { ...c.held, init: portableFeeds(c.held.init, () => true, transfer).portable } : c.held;
+    if (c.held) body.held = c.held.init ? { ...c.held, init: portableFeeds(c.held.init, () => true, transfer).portable } : c.held;
     const r = await this.pool.run(body, transfer, { signal: c.signal, pin: c.pin });
     return {
       outputs: receivedOutputs(r.result),
