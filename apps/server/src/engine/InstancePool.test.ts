@@ -23,7 +23,6 @@ function headPool(count: number, pipelineDepth = 1, nice = 0): InstancePool<Requ
       nice,
       warmup: [],
       repoDir: repo.dir,
-      states: [],
     }),
   });
   pools.push(pool);
@@ -140,7 +139,6 @@ describe('InstancePool', () => {
         nice: 0,
         warmup: [],
         repoDir: '/nonexistent',
-        states: [],
       }),
     });
     pools.push(pool);

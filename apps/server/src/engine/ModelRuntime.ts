@@ -13,7 +13,7 @@ import { ChainError, EngineError, messageOf } from './errors.ts';
 import { ModelStats } from './Metrics.ts';
 import { instanceCount, providersFor, warmupFeeds, workerNice } from './modelSetup.ts';
 import { SequenceBatcher, type SequenceResult } from './SequenceBatcher.ts';
-import { heldStateSpecs, type SequenceFlags } from './sequenceTensors.ts';
+import type { SequenceFlags } from './sequenceTensors.ts';
 import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
 
 export interface ModelRuntimeOptions {
@@ -122,8 +122,7 @@ export class ModelRuntime {
         instanceName: (i) => `${o.name}_${i}`,
         readFile,
         batchesRows: this.backend.concatenates,
-        holdsStates: this.backend.holdsStates,
-        run: (feeds, instance, signal, summarize, fresh, flags, extra, held) =>
+        run: (feeds, instance, signal, summarize, fresh, flags, extra) =>
           this.execute({
             inputs: feeds,
             pin: instance,
@@ -131,7 +130,6 @@ export class ModelRuntime {
             canTransfer: (t) => fresh?.has(t) === true,
             summarize,
             ...(flags ? { sequence: flags } : {}),
-            ...(held ? { held } : {}),
             ...(extra as Pick<BackendCall, 'respond' | 'onLog'>),
           }),
         onBound: o.onBound,
@@ -438,7 +436,6 @@ function createBackend(o: ModelRuntimeOptions, readFile: (f: string) => Uint8Arr
     nice: workerNice(cfg),
     warmup: warmupFeeds(cfg, readFile).map(toPortableCopy),
     repoDir: o.repoDir,
-    states: heldStateSpecs(cfg),
   });
 }
 

@@ -2,13 +2,12 @@ import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher, realSchedule, type Schedule } from './Batcher.ts';
 import type { CancelSignal } from './cancel.ts';
 import { abortError, EngineError } from './errors.ts';
-import { controlTensors, initialStates, stateNames, type HeldStates, type SequenceFlags } from './sequenceTensors.ts';
+import { controlTensors, initialStates, stateNames, type SequenceFlags } from './sequenceTensors.ts';
 import { concatBatch, sameItemDims, splitBatch } from './tensors.ts';
 
 /** Runs feeds on one instance (the model runtime does threads and transfers). */
 /** `fresh`: feeds built for this request alone (their buffers may move to the worker instead of being copied). */
 /** `flags`: the request's sequence (a backend that hands requests to user code passes on its id and START/END); `extra`: passed to the backend untouched. */
-/** `held`: with `holdsStates`, the slots whose state the instance keeps (the feeds then carry no state). */
 export type InstanceRunner = (
   feeds: Record<string, Tensor>,
   instance: number,
@@ -17,7 +16,6 @@ export type InstanceRunner = (
   fresh?: ReadonlySet<Tensor>,
   flags?: SequenceFlags,
   extra?: object,
-  held?: HeldStates,
 ) => Promise<{
   outputs: Record<string, Tensor>;
   responses?: Record<string, Tensor>[];
@@ -39,12 +37,7 @@ export interface SequenceResult {
 export interface Binding {
   id: number | string;
   instance: number;
-  /** The sequence's state, when the main thread carries it (not `holdsStates`). */
   state: Record<string, Tensor>;
-  /** Where the instance keeps the state (`holdsStates`): a number never given to another sequence. */
-  slot: number;
-  /** The next request starts from the initial state (new sequence, or START again) — until one succeeds. */
-  reset: boolean;
   lastActiveMs: number;
   chain: Promise<unknown>;
   /** Requests accepted and not yet finished (a sequence never idles out while one is pending). */
@@ -66,11 +59,6 @@ export interface SequenceBatcherOptions {
   run: InstanceRunner;
   /** False when the backend takes a list of requests, not rows of one tensor: `oldest` then runs each request on its sequence's instance. */
   batchesRows?: boolean;
-  /**
-   * The instances keep each sequence's implicit state between its requests (as Triton keeps it beside the
-   * model): requests carry slot numbers instead of state tensors, and no state comes back.
-   */
-  holdsStates?: boolean;
   readFile?: (name: string) => Uint8Array;
   schedule?: Schedule;
   now?: () => number;
@@ -115,16 +103,10 @@ export class SequenceBatcher {
   private readonly now: () => number;
   /** The model's state tensors, read for every request of a stream. */
   private readonly states: { input: string; output: string }[];
-  private readonly holds: boolean;
-  private nextSlot = 1;
-  /** Per instance: slots of sequences that ended, dropped by the instance with its next request. */
-  private releases: number[][];
 
   constructor(private readonly o: SequenceBatcherOptions) {
     const sb = o.config.sequence_batching ?? {};
     this.states = stateNames(o.config);
-    this.holds = o.holdsStates === true && this.states.length > 0;
-    this.releases = Array.from({ length: o.instances }, () => []);
     this.idleMs = (sb.max_sequence_idle_microseconds || 1_000_000) / 1000;
     this.schedule = o.schedule ?? realSchedule;
     this.now = o.now ?? Date.now;
@@ -180,8 +162,7 @@ export class SequenceBatcher {
       else {
         restarted = true;
         b.chain = b.chain.then(() => {
-          if (this.holds) b!.reset = true;
-          else b!.state = this.initial();
+          b!.state = this.initial();
         });
       }
     } else if (!b) {
@@ -215,7 +196,6 @@ export class SequenceBatcher {
 
   /** The instance at `index` died: its sequences' state is gone. */
   instanceFailed(index: number, message: string): void {
-    this.releases[index] = []; // its restarted worker holds none of them
     for (const [key, b] of [...this.bindings].filter(([, x]) => x.instance === index)) {
       this.lost.set(
         key,
@@ -240,9 +220,7 @@ export class SequenceBatcher {
     const b: Binding = {
       id,
       instance: -1,
-      state: this.holds ? {} : this.initial(),
-      slot: this.nextSlot++,
-      reset: true,
+      state: this.initial(),
       lastActiveMs: this.now(),
       chain: Promise.resolve(),
       pending: 0,
@@ -283,7 +261,6 @@ export class SequenceBatcher {
     b.cancelIdle = undefined;
     this.bindings.delete(key);
     this.o.onEnded?.(b.id, reason);
-    if (this.holds && b.instance >= 0 && reason !== 'failed') this.releases[b.instance]!.push(b.slot);
     if (b.instance < 0) {
       this.backlog = this.backlog.filter((w) => w.b !== b);
       return;
@@ -343,31 +320,10 @@ export class SequenceBatcher {
     extra?: object,
   ): Promise<SequenceResult> {
     const control = controlTensors(this.o.config, [flags]);
-    const fresh = new Set(Object.values(control));
-    if (this.holds) {
-      const held = this.held(b.instance, [b], [firstDim(inputs)]);
-      const feeds = { ...inputs, ...control };
-      const r = await this.o.run(feeds, b.instance, signal, summarize, fresh, flags, extra, held);
-      b.reset = false;
-      return { ...r, batchSize: 1 };
-    }
     const feeds = { ...inputs, ...b.state, ...control };
-    const r = await this.o.run(feeds, b.instance, signal, summarize, fresh, flags, extra);
+    const r = await this.o.run(feeds, b.instance, signal, summarize, new Set(Object.values(control)), flags, extra);
     this.keepState(b, r.outputs);
     return { ...r, batchSize: 1 };
-  }
-
-  /** What instance `i` needs to find the requests' states: their slots, which start over, which slots ended. */
-  private held(i: number, bindings: readonly Binding[], rows: number[]): HeldStates {
-    const slots: number[] = [];
-    const reset: number[] = [];
-    for (let k = 0; k < bindings.length; k++) {
-      slots.push(bindings[k]!.slot);
-      if (bindings[k]!.reset) reset.push(k);
-    }
-    const release = this.releases[i]!;
-    if (release.length > 0) this.releases[i] = [];
-    return { slots, rows, reset, release, ...(reset.length > 0 ? { init: this.initial() } : {}) };
   }
 
   private keepState(b: Binding, outputs: Record<string, Tensor>): void {
@@ -391,7 +347,7 @@ export class SequenceBatcher {
     const fresh = new Set(Object.values(feeds));
     // The requests of one batch share their input names (the batch key); every sequence holds the model's states.
     const names = new Set(Object.keys(items[0]!.inputs));
-    if (!this.holds) for (const s of this.states) names.add(s.input);
+    for (const s of this.states) names.add(s.input);
     for (const name of names) {
       const parts: Tensor[] = [];
       for (const it of items) {
@@ -408,16 +364,14 @@ export class SequenceBatcher {
       feeds[name] = concatBatch(parts);
       if (parts.length > 1) fresh.add(feeds[name]);
     }
-    const held = this.holds ? this.held(i, items.map((it) => it.b), rows) : undefined;
-    const r = await this.o.run(feeds, i, undefined, false, fresh, undefined, undefined, held);
-    if (held) for (const it of items) it.b.reset = false;
+    const r = await this.o.run(feeds, i, undefined, false, fresh);
     // Views into the batch's outputs, not copies: at 64 streams that is 128 fewer buffers per batch for the GC.
     const outNames = Object.keys(r.outputs);
     const split = outNames.map((name) => splitBatch(r.outputs[name]!, rows, 'view'));
     return items.map((it, k) => {
       const outputs: Record<string, Tensor> = {};
       for (let o = 0; o < outNames.length; o++) outputs[outNames[o]!] = split[o]![k]!;
-      if (!held) this.keepState(it.b, outputs);
+      this.keepState(it.b, outputs);
       return { outputs, instance: r.instance, queueNs: r.queueNs, computeNs: r.computeNs, batchSize: items.length };
     });
   }

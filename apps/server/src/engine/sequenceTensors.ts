@@ -10,36 +10,6 @@ export interface SequenceFlags {
 }
 
 /**
- * A request's implicit state when the instance keeps it (as Triton keeps it beside the model): which sequence
- * slot each row of the batch belongs to, instead of the state tensors themselves.
- */
-export interface HeldStates {
-  /** Each request's slot, in row order (a slot number is never reused). */
-  slots: number[];
-  /** Each request's rows along dim 0. */
-  rows: number[];
-  /** Indexes into `slots` of the requests that start from `init` (a new sequence, or START on an active one). */
-  reset: number[];
-  /** Each state's initial value (one request's worth), sent when `reset` is not empty. */
-  init?: Record<string, Tensor>;
-  /** Slots of sequences that ended since the instance's last request: their state is dropped first. */
-  release: number[];
-}
-
-/** A state as the instance keeps it: `exposed` when the config also lists its output, so a client may read it. */
-export interface StateSpec {
-  input: string;
-  output: string;
-  exposed: boolean;
-}
-
-/** The states an instance keeps for the model's sequences (none for a model without sequence batching). */
-export function heldStateSpecs(config: ModelConfig): StateSpec[] {
-  const outputs = new Set((config.output ?? []).map((o) => o.name));
-  return stateNames(config).map((s) => ({ ...s, exposed: outputs.has(s.output) }));
-}
-
-/**
  * The initial value of each implicit state for a new sequence: zeros (also Triton's `zero_data`;
  * without `initial_state` Triton leaves it uninitialised, we give zeros), or the raw little-endian
  * bytes of `data_file`. A `-1` dim becomes 1 on the first request; batching models get a batch dim of 1.

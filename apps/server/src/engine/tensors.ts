@@ -264,13 +264,13 @@ export function receivedOutputs(r: {
 
 /**
  * Tensors for postMessage: each buffer moves when `canTransfer` allows it and the tensor spans it,
- * else goes as a fresh copy; both kinds are listed in `transfer` (appended to the one given).
+ * else goes as a fresh copy; both kinds are listed in `transfer`.
  */
 export function portableFeeds(
   feeds: Record<string, Tensor>,
   canTransfer: ((t: Tensor) => boolean) | undefined,
-  transfer: ArrayBuffer[] = [],
 ): { portable: Record<string, PortableTensor>; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
   const portable: Record<string, PortableTensor> = {};
   for (const [name, t] of Object.entries(feeds)) portable[name] = toPortable(t, canTransfer?.(t) === true, transfer);
   return { portable, transfer };

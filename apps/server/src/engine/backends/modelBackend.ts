@@ -1,7 +1,7 @@
 import type { Tensor } from '@ensemble-studio/core';
 import type { CancelSignal } from '../cancel.ts';
 import type { InstancePool } from '../InstancePool.ts';
-import type { HeldStates, SequenceFlags } from '../sequenceTensors.ts';
+import type { SequenceFlags } from '../sequenceTensors.ts';
 import type { LogLevel } from './python/pythonTypes.ts';
 
 // How a model runtime (pool, dynamic batcher, sequence batcher) hands one execution to its backend.
@@ -18,8 +18,6 @@ export interface BackendCall {
   summarize?: boolean;
   /** The sequence this request belongs to (its correlation id and START/END flags). */
   sequence?: SequenceFlags;
-  /** The sequences whose state the instance keeps (only when `holdsStates`): the inputs then carry none. */
-  held?: HeldStates;
   /** A decoupled model's responses, each as it arrives. */
   respond?: (outputs: Record<string, Tensor>) => void;
   /** Lines the model logs while it runs this request. */
@@ -48,8 +46,6 @@ export interface ModelBackend {
   readonly concatenates: boolean;
   /** True when an op may run in the same request as the model (fusion). */
   readonly fusable: boolean;
-  /** True when an instance keeps its sequences' implicit state between requests (`BackendCall.held`). */
-  readonly holdsStates: boolean;
   /** Runs one request. */
   call(c: BackendCall): Promise<BackendReply>;
   /** Runs a dynamic batch as one execution of several requests (only when `concatenates` is false). */

@@ -14,7 +14,6 @@ export class OnnxBackend implements ModelBackend {
   readonly pool: InstancePool<RequestBody, WorkerResult>;
   readonly concatenates = true;
   readonly fusable = true;
-  readonly holdsStates = true;
   readonly notices: string[] = [];
 
   constructor(name: string, count: number, spec: Extract<LoadSpec, { kind: 'model' }>) {
@@ -23,10 +22,10 @@ export class OnnxBackend implements ModelBackend {
 
   async call(c: BackendCall): Promise<BackendReply> {
     const { portable, transfer } = portableFeeds(c.inputs, c.canTransfer);
-    const body: Extract<RequestBody, { type: 'run' }> = { type: 'run', feeds: portable, summarize: c.summarize === true };
-    // A sequence's initial state is made for its request alone: it moves to the worker.
-    if (c.held) body.held = c.held.init ? { ...c.held, init: portableFeeds(c.held.init, () => true, transfer).portable } : c.held;
-    const r = await this.pool.run(body, transfer, { signal: c.signal, pin: c.pin });
+    const r = await this.pool.run({ type: 'run', feeds: portable, summarize: c.summarize === true }, transfer, {
+      signal: c.signal,
+      pin: c.pin,
+    });
     return {
       outputs: receivedOutputs(r.result),
       instance: r.instance,

@@ -8,7 +8,6 @@ import type { Tensor } from '@ensemble-studio/core';
 import { createOpContext } from '../../ops/opContext.ts';
 import { opImpl, type OpContext } from '../../ops/registry.ts';
 import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from '../../tensors.ts';
-import { SlotStates } from './slotStates.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
 import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 
@@ -29,13 +28,12 @@ function setNice(nice: number): void {
 let session: ort.InferenceSession | undefined;
 let opContext: OpContext | undefined;
 let repoDir = '';
-let slotStates: SlotStates | undefined;
 
 function send(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(msg, transfer);
 }
 
-function toOrt(t: PortableTensor | Tensor): ort.Tensor {
+function toOrt(t: PortableTensor): ort.Tensor {
   const type = ORT_TYPES[t.datatype];
   if (!type) throw new Error(`data type ${t.datatype} is not supported by onnxruntime`);
   return new ort.Tensor(type as 'float32', t.data as Float32Array, t.shape);
@@ -103,7 +101,6 @@ async function load(spec: LoadSpec): Promise<void> {
   if (spec.kind === 'model') {
     setNice(spec.nice);
     repoDir = spec.repoDir;
-    slotStates = new SlotStates(spec.states);
   }
   if (spec.kind === 'ops') {
     opContext = createOpContext(spec.repoDir);
@@ -140,31 +137,12 @@ async function load(spec: LoadSpec): Promise<void> {
 
 async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   if (!session) throw new Error('model session is not loaded');
-  const feeds: Record<string, ort.Tensor> = {};
-  for (const name in msg.feeds) feeds[name] = toOrt(msg.feeds[name]!);
-  const held = msg.held;
-  if (held && slotStates) {
-    const states = slotStates.feeds(held);
-    for (const name in states) feeds[name] = toOrt(states[name]!);
-  }
+  const feeds = Object.fromEntries(Object.entries(msg.feeds).map(([k, v]) => [k, toOrt(v)]));
   const t0 = process.hrtime.bigint();
   const outputs = await session.run(feeds);
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
-  const sent = held && slotStates ? slotStates.keep(held, tensorsOf(outputs)) : outputs;
-  sendResult(msg.id, fromOrt(sent, transfer), computeNs, transfer, msg.summarize);
-}
-
-/** onnxruntime's outputs as the engine's tensors (the same buffers). */
-function tensorsOf(outputs: Record<string, ort.Tensor>): Record<string, Tensor> {
-  const out: Record<string, Tensor> = {};
-  for (const name in outputs) {
-    const t = outputs[name]!;
-    const datatype = fromOrtType(t.type);
-    if (!datatype) throw new Error(`output '${name}' has unsupported type`);
-    out[name] = { datatype, shape: [...t.dims], data: t.data as Tensor['data'] };
-  }
-  return out;
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
 }
 
 function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {

@@ -1,5 +1,4 @@
 import type { DataType, TensorData, TensorSummary } from '@ensemble-studio/core';
-import type { HeldStates, StateSpec } from '../../sequenceTensors.ts';
 
 /** A tensor crossing the thread boundary; numeric data travels in the transfer list. */
 export interface PortableTensor {
@@ -23,8 +22,6 @@ export type LoadSpec =
       warmup: Record<string, PortableTensor>[];
       /** The repository, for ops fused into this model's requests (their dictionaries). */
       repoDir: string;
-      /** The implicit states this worker keeps for the model's sequences (`run` with `held`). */
-      states: StateSpec[];
     }
   | { kind: 'ops'; repoDir: string };
 
@@ -57,8 +54,7 @@ export interface StageResult {
 export type ToWorker =
   | { type: 'load'; spec: LoadSpec }
   /** `summarize`: also send stats/thumbnails of the outputs (only runs someone watches need them). */
-  /** `held`: a sequence request whose state this worker keeps (the feeds then carry no state tensors). */
-  | { type: 'run'; id: number; feeds: Record<string, PortableTensor>; summarize: boolean; held?: HeldStates }
+  | { type: 'run'; id: number; feeds: Record<string, PortableTensor>; summarize: boolean }
   | {
       type: 'op';
       id: number;

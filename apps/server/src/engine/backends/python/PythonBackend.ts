@@ -17,7 +17,6 @@ export class PythonBackend implements ModelBackend {
   readonly pool: InstancePool<PyExecute, PyExecuteResult>;
   readonly concatenates = false;
   readonly fusable = false;
-  readonly holdsStates = false;
   readonly notices: string[] = [];
 
   constructor(
