@@ -86,10 +86,9 @@ type SequenceKey = number | string;
  * without START for an unknown id is rejected. Each instance has `max(1, max_batch_size)` slots
  * under `direct` and `max_candidate_sequences` (when > 0) under `oldest`; a new sequence finding
  * none free waits in a FIFO backlog, its requests queued in order, until a slot is released.
- * Implicit state is carried per sequence: kept by the instance under its slot number when the backend
- * holds states (ONNX workers), else here and sent with each request. `direct` runs each request on its
- * instance; `oldest` batches requests of different sequences on the same instance (batch-first state
- * concatenated along dim 0, where it is kept), never two of one sequence in a batch.
+ * Implicit state is carried per sequence. `direct` runs each request on its instance; `oldest`
+ * batches requests of different sequences on the same instance (batch-first state concatenated
+ * along dim 0), never two of one sequence in a batch.
  */
 export class SequenceBatcher {
   private bindings = new Map<SequenceKey, Binding>();
