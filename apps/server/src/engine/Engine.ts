@@ -151,6 +151,9 @@ export class Engine {
       repoDir: this.repository.dir,
       intraOpThreads: this.opts.intraOpThreads ?? 1,
       gpu: this.opts.gpu ?? 'auto',
+      // Starts waiting for a sequence slot each hold a run: a quarter of the runs at most, so one model's backlog
+      // cannot take every run from the other models.
+      maxSequenceBacklog: Math.max(1, Math.floor((this.opts.maxConcurrentRuns ?? 64) / 4)),
       onEnded: (sequenceId, reason) => {
         for (const listener of this.sequenceEndedListeners) listener({ model, sequenceId, reason, idleMicroseconds });
       },

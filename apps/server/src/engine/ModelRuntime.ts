@@ -35,6 +35,8 @@ export interface ModelRuntimeOptions {
   gpu: 'auto' | 'off';
   onBound?: (id: number | string, instance: string) => void;
   onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
+  /** New sequences that may wait for a slot at once (SequenceBatcher's `maxBacklog`); unlimited when absent. */
+  maxSequenceBacklog?: number;
 }
 
 export interface InferRequest {
@@ -134,6 +136,7 @@ export class ModelRuntime {
           }),
         onBound: o.onBound,
         onEnded: o.onEnded,
+        ...(o.maxSequenceBacklog === undefined ? {} : { maxBacklog: o.maxSequenceBacklog }),
       });
       this.pool.onCrash((i, err) => this.sequences?.instanceFailed(i, err.message));
     } else if (cfg.dynamic_batching && mbs > 0) {

@@ -66,6 +66,11 @@ export interface SequenceBatcherOptions {
   onBound?: (id: number | string, instance: string) => void;
   /** A sequence ended: END processed, idle timeout, or its instance failed. */
   onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
+  /**
+   * New sequences that may wait for a slot at once; a start beyond them fails with 'limit' (each waiting one holds
+   * one of the server's run slots, which every other model needs too). Unlimited when absent.
+   */
+  maxBacklog?: number;
 }
 
 interface OldestItem {
@@ -157,6 +162,13 @@ export class SequenceBatcher {
     let restarted = false;
     if (flags.start) {
       this.lost.delete(key);
+      if (!b && this.backlog.length >= (this.o.maxBacklog ?? Infinity) && this.freeInstance() < 0)
+        return Promise.reject(
+          new EngineError(
+            'limit',
+            `model '${this.o.model}' has every sequence slot held and ${this.backlog.length} new sequences waiting for one (at most ${this.o.maxBacklog}, a quarter of maxConcurrentRuns); try again when a sequence ends`,
+          ),
+        );
       if (!b) b = this.bind(key, onBound);
       else {
         restarted = true;
