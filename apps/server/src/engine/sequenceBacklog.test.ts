@@ -4,24 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { Engine } from './Engine.ts';
 import { makeTestRepository } from '../testing/engineFixtures.ts';
+import { syntheticConfigs } from '../testing/engineFixtureRepository.ts';
 import { singleModelGraph } from '../testing/engineGraphs.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
 
 const { S, F, C } = SYNTHETIC;
+const base = syntheticConfigs().accumulator!.sequence_batching!;
 const repo = makeTestRepository(['accumulator', 'head'], {
   accumulator: {
     sequence_batching: {
+      ...base,
       max_sequence_idle_microseconds: 60_000_000,
       oldest: { max_candidate_sequences: 2, preferred_batch_size: [2], max_queue_delay_microseconds: 0 },
-      state: [
-        {
-          input_name: 'state_in',
-          output_name: 'state_out',
-          data_type: 'TYPE_FP32',
-          dims: [S],
-          initial_state: [{ data_type: 'TYPE_FP32', dims: [S], zero_data: true, name: 'zeros' }],
-        },
-      ],
     },
   },
 });

@@ -4,6 +4,7 @@ import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGrpcServer } from './server.ts';
 import type { TestClient } from '../testing/grpcTestClient.ts';
+import { grpcFailure } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
 let t: GrpcTestServer;
@@ -18,13 +19,6 @@ afterAll(() => t?.close());
 const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
 const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
 const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: { code: number; details: string }) => ({ code: e.code, details: e.details }),
-  );
 const accRequest = (parameters: Record<string, unknown>, id = '') => ({
   model_name: 'acc',
   id,
@@ -49,7 +43,7 @@ describe('gRPC health, metadata, config, repository', () => {
     const meta = await c.call('ModelMetadata', { name: 'head', version: '1' });
     expect(meta).toMatchObject({ name: 'head', versions: ['1'], platform: 'onnxruntime_onnx' });
     expect(meta.inputs).toEqual([{ name: 'feat', datatype: 'FP32', shape: ['-1', '256'] }]);
-    expect(await failure(c.call('ModelMetadata', { name: 'head', version: '3' }))).toEqual({
+    expect(await grpcFailure(c.call('ModelMetadata', { name: 'head', version: '3' }))).toEqual({
       code: status.NOT_FOUND,
       details: "Request for unknown model: 'head' version 3 is not found",
     });
@@ -71,7 +65,7 @@ describe('gRPC health, metadata, config, repository', () => {
       'head',
     ]);
     expect(pipe.ensemble_scheduling.step[0].input_map).toEqual({ x: 'x' });
-    expect((await failure(c.call('ModelConfig', { name: 'nope' }))).code).toBe(status.NOT_FOUND);
+    expect((await grpcFailure(c.call('ModelConfig', { name: 'nope' }))).code).toBe(status.NOT_FOUND);
   });
 
   it('RepositoryIndex lists every model with its state; ready=true leaves out the unavailable ones', async () => {
@@ -100,7 +94,7 @@ describe('gRPC health, metadata, config, repository', () => {
       raw_input_contents: [f32(feat)],
     });
     expect(floats(r.raw_output_contents[0])).toHaveLength(16);
-    expect((await failure(c.call('RepositoryModelLoad', { model_name: 'nope' }))).code).toBe(status.NOT_FOUND);
+    expect((await grpcFailure(c.call('RepositoryModelLoad', { model_name: 'nope' }))).code).toBe(status.NOT_FOUND);
   });
 
   it('a port in use is refused naming the port and the ways out', async () => {
@@ -110,7 +104,7 @@ describe('gRPC health, metadata, config, repository', () => {
   });
 
   it('the RPCs the studio does not offer answer UNIMPLEMENTED with a message', async () => {
-    const e = await failure(c.call('SystemSharedMemoryStatus', {}));
+    const e = await grpcFailure(c.call('SystemSharedMemoryStatus', {}));
     expect(e).toEqual({
       code: status.UNIMPLEMENTED,
       details: "SystemSharedMemoryStatus is not offered by the studio's gRPC endpoint",
@@ -151,33 +145,35 @@ describe('gRPC ModelInfer', () => {
   });
 
   it('refuses an unknown model, an unknown input, a wrong datatype or shape, and bad tensor bytes, naming the problem', async () => {
-    expect(await failure(c.call('ModelInfer', { model_name: 'nope', inputs: [] }))).toEqual({
+    expect(await grpcFailure(c.call('ModelInfer', { model_name: 'nope', inputs: [] }))).toEqual({
       code: status.NOT_FOUND,
       details: "Request for unknown model: 'nope' is not found",
     });
     const head = (input: object, raw?: Buffer) =>
       c.call('ModelInfer', { model_name: 'head', inputs: [input], ...(raw ? { raw_input_contents: [raw] } : {}) });
-    expect(await failure(head({ name: 'feat', datatype: 'INT32', shape: [1, 256] }, Buffer.alloc(1024)))).toEqual({
+    expect(await grpcFailure(head({ name: 'feat', datatype: 'INT32', shape: [1, 256] }, Buffer.alloc(1024)))).toEqual({
       code: status.INVALID_ARGUMENT,
       details: "inference input 'feat' data-type is 'INT32', but model 'head' expects 'FP32'",
     });
     expect(
-      (await failure(head({ name: 'feat', datatype: 'FP32', shape: [1, 255] }, Buffer.alloc(1020)))).details,
+      (await grpcFailure(head({ name: 'feat', datatype: 'FP32', shape: [1, 255] }, Buffer.alloc(1020)))).details,
     ).toMatch(/^unexpected shape for input 'feat' for model 'head'\. Expected \[-1,256\], got \[1,255\]/);
-    expect((await failure(head({ name: 'feat', datatype: 'FP32', shape: [1, 256] }, Buffer.alloc(100)))).details).toBe(
-      "input 'feat' has 100 bytes but shape [1,256] of FP32 needs 1024",
-    );
     expect(
-      (await failure(head({ name: 'other', datatype: 'FP32', shape: [1, 256] }, Buffer.alloc(1024)))).details,
+      (await grpcFailure(head({ name: 'feat', datatype: 'FP32', shape: [1, 256] }, Buffer.alloc(100)))).details,
+    ).toBe("input 'feat' has 100 bytes but shape [1,256] of FP32 needs 1024");
+    expect(
+      (await grpcFailure(head({ name: 'other', datatype: 'FP32', shape: [1, 256] }, Buffer.alloc(1024)))).details,
     ).toBe("unexpected inference input 'other' for model 'head'");
     expect(
-      (await failure(head({ name: 'feat', datatype: 'FP32', shape: [1, 256], contents: { int_contents: [1] } })))
+      (await grpcFailure(head({ name: 'feat', datatype: 'FP32', shape: [1, 256], contents: { int_contents: [1] } })))
         .details,
     ).toMatch(/belongs in contents\.fp32_contents, not contents\.int_contents/);
-    expect((await failure(head({ name: 'feat', datatype: 'NOPE', shape: [1] }))).details).toMatch(
+    expect((await grpcFailure(head({ name: 'feat', datatype: 'NOPE', shape: [1] }))).details).toMatch(
       /unknown datatype 'NOPE'/,
     );
-    expect((await failure(c.call('ModelInfer', { model_name: 'ghost', inputs: [] }))).code).toBe(status.UNAVAILABLE);
+    expect((await grpcFailure(c.call('ModelInfer', { model_name: 'ghost', inputs: [] }))).code).toBe(
+      status.UNAVAILABLE,
+    );
   });
 
   it('sequences: number and string correlation ids keep their own state; a missing id is refused', async () => {
@@ -193,11 +189,13 @@ describe('gRPC ModelInfer', () => {
     expect(await y(seq({ int64_param: 41 }, false, false))).toBe(2);
     expect(await y(seq({ string_param: 'abc' }, false, true))).toBe(2);
     expect(await y(seq({ int64_param: 41 }, false, true))).toBe(3);
-    expect((await failure(c.call('ModelInfer', accRequest({})))).details).toBe(
+    expect((await grpcFailure(c.call('ModelInfer', accRequest({})))).details).toBe(
       "inference request to model 'acc' must specify a non-zero or non-empty correlation ID",
     );
     // The model's own error, in Triton's words, without the one-model graph's ensemble prefix.
-    expect((await failure(c.call('ModelInfer', accRequest(seq({ int64_param: 41 }, false, false))))).details).toMatch(
+    expect(
+      (await grpcFailure(c.call('ModelInfer', accRequest(seq({ int64_param: 41 }, false, false))))).details,
+    ).toMatch(
       /^inference request for sequence 41 to model 'acc' must specify the START flag on the first request of the sequence/,
     );
   });
@@ -210,7 +208,7 @@ describe('gRPC ModelInfer', () => {
     expect(Number(stats[0].inference_stats.success.count)).toBeGreaterThanOrEqual(2);
     expect(Number(stats[0].inference_stats.compute_infer.ns)).toBeGreaterThan(0);
     expect((await c.call('ModelStatistics', {})).model_stats.map((m: { name: string }) => m.name)).toContain('pipe');
-    expect((await failure(c.call('ModelStatistics', { name: 'nope' }))).code).toBe(status.NOT_FOUND);
+    expect((await grpcFailure(c.call('ModelStatistics', { name: 'nope' }))).code).toBe(status.NOT_FOUND);
   });
 });
 
@@ -219,8 +217,8 @@ describe('gRPC token', () => {
     const secured = await startGrpcTestServer({ token: 'grpc-token-123' });
     const sc = secured.c;
     try {
-      expect((await failure(sc.call('ServerLive', {}))).code).toBe(status.UNAUTHENTICATED);
-      expect((await failure(sc.call('ServerLive', {}, 'wrong-token-000'))).code).toBe(status.UNAUTHENTICATED);
+      expect((await grpcFailure(sc.call('ServerLive', {}))).code).toBe(status.UNAUTHENTICATED);
+      expect((await grpcFailure(sc.call('ServerLive', {}, 'wrong-token-000'))).code).toBe(status.UNAUTHENTICATED);
       expect(await sc.call('ServerLive', {}, 'grpc-token-123')).toEqual({ live: true });
       const refused = await new Promise<{ code: number }>((resolve) => {
         const st = sc.stream();

@@ -2,7 +2,7 @@
 // them (deferredRequests.ts), with the answers a small message gets, in the order they came.
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamAll } from '../testing/grpcTestClient.ts';
+import { streamAll, grpcFailure } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 import { INLINE_DECODE_BYTES } from './deferredRequests.ts';
 
@@ -20,13 +20,6 @@ const pipeRequest = (n: number, id: string) => ({
   raw_input_contents: [Buffer.from(Float32Array.from({ length: n * 64 }, (_, i) => (i % 64) / 64).buffer)],
 });
 const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: { code: number; details: string }) => ({ code: e.code, details: e.details }),
-  );
 
 describe('large gRPC inference requests', () => {
   it('ModelInfer over INLINE_DECODE_BYTES answers as a small one does', async () => {
@@ -47,11 +40,11 @@ describe('large gRPC inference requests', () => {
       inputs: Array.from({ length: 200_000 }, (_, i) => ({ name: `x${i}`, datatype: 'FP32', shape: [1] })),
       raw_input_contents: Array.from({ length: 200_000 }, () => Buffer.alloc(4)),
     };
-    expect(await failure(t.c.call('ModelInfer', many))).toEqual({
+    expect(await grpcFailure(t.c.call('ModelInfer', many))).toEqual({
       code: status.INVALID_ARGUMENT,
       details: "unexpected inference input 'x0' for model 'head'",
     });
-    expect(await failure(t.c.call('ModelInfer', { ...many, model_name: 'nope' }))).toEqual({
+    expect(await grpcFailure(t.c.call('ModelInfer', { ...many, model_name: 'nope' }))).toEqual({
       code: status.NOT_FOUND,
       details: "Request for unknown model: 'nope' is not found",
     });
@@ -60,8 +53,8 @@ describe('large gRPC inference requests', () => {
     const shortSmall = pipeRequest(2, 'short');
     shortSmall.raw_input_contents[0] = shortSmall.raw_input_contents[0]!.subarray(4);
     const [large, small] = await Promise.all([
-      failure(t.c.call('ModelInfer', short)),
-      failure(t.c.call('ModelInfer', shortSmall)),
+      grpcFailure(t.c.call('ModelInfer', short)),
+      grpcFailure(t.c.call('ModelInfer', shortSmall)),
     ]);
     expect(large.code).toBe(status.INVALID_ARGUMENT);
     const sized = (n: number) => (m: string) =>

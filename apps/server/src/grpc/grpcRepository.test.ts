@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forkGraph } from '../testing/forkGraph.ts';
 import { call } from '../testing/testServer.ts';
 import type { TestClient } from '../testing/grpcTestClient.ts';
+import { grpcFailure } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
 let t: GrpcTestServer;
@@ -20,13 +21,6 @@ afterAll(() => t?.close());
 
 const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
 const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
-const failure = (p: Promise<unknown>) =>
-  p.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: { code: number; details: string }) => ({ code: e.code, details: e.details }),
-  );
 const feat = Array.from({ length: 256 }, (_, i) => (i % 9) / 9);
 const headInfer = () =>
   c.call('ModelInfer', {
@@ -43,11 +37,11 @@ describe('gRPC model repository', () => {
     expect(await c.call('ModelReady', { name: 'head' })).toEqual({ ready: false });
     expect((await call(`${s.url}/v2/models/head/ready`)).status).toBe(400);
     expect(await indexEntry('head')).toEqual({ name: 'head', version: '1', state: 'UNAVAILABLE', reason: 'unloaded' });
-    expect(await failure(headInfer())).toEqual({
+    expect(await grpcFailure(headInfer())).toEqual({
       code: status.NOT_FOUND,
       details: "Request for unknown model: 'head' has no available versions",
     });
-    expect((await failure(c.call('ModelStatistics', { name: 'head' }))).code).toBe(status.NOT_FOUND);
+    expect((await grpcFailure(c.call('ModelStatistics', { name: 'head' }))).code).toBe(status.NOT_FOUND);
     expect(
       (await c.call('RepositoryIndex', { ready: true })).models.map((m: { name: string }) => m.name),
     ).not.toContain('head');
@@ -57,11 +51,11 @@ describe('gRPC model repository', () => {
   });
 
   it('an unknown model and a load carrying its own config are refused, saying why', async () => {
-    expect(await failure(c.call('RepositoryModelUnload', { model_name: 'nope' }))).toEqual({
+    expect(await grpcFailure(c.call('RepositoryModelUnload', { model_name: 'nope' }))).toEqual({
       code: status.NOT_FOUND,
       details: "failed to unload 'nope': the repository has no model or saved graph 'nope'",
     });
-    const withConfig = await failure(
+    const withConfig = await grpcFailure(
       c.call('RepositoryModelLoad', { model_name: 'head', parameters: { config: { string_param: '{}' } } }),
     );
     expect(withConfig.code).toBe(status.INVALID_ARGUMENT);
@@ -75,7 +69,7 @@ describe('gRPC model repository', () => {
     expect(Number(head.inference_stats.success.count)).toBeGreaterThanOrEqual(1);
     const http = (await call(`${s.url}/v2/models/head/versions/1/stats`)).json.model_stats[0];
     expect(Number(head.inference_count)).toBe(http.inference_count);
-    expect((await failure(c.call('ModelStatistics', { name: 'head', version: '4' }))).code).toBe(status.NOT_FOUND);
+    expect((await grpcFailure(c.call('ModelStatistics', { name: 'head', version: '4' }))).code).toBe(status.NOT_FOUND);
   });
 });
 

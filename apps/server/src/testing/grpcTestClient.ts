@@ -72,3 +72,13 @@ export function streamAll(client: TestClient, requests: unknown[], token?: strin
 export function encodeRequest(method: string, request: unknown): Buffer {
   return inferenceService().service[method]!.requestSerialize(request);
 }
+
+/** A call's failure as `{ code, details }`; throws when the call succeeded. */
+export function grpcFailure(p: Promise<unknown>): Promise<{ code: number; details: string }> {
+  return p.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: { code: number; details: string }) => ({ code: e.code, details: e.details }),
+  );
+}
