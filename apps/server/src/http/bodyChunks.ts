@@ -43,5 +43,14 @@ export function largeBodyChunks(limit: number, threshold: number): RequestHandle
  * Node's socket reads give) is handed over as it is; any other is copied.
  */
 export function transferableChunks(body: BodyChunks): Uint8Array[] {
-  return body.chunks.map((c) => (c.byteOffset === 0 && c.byteLength === c.buffer.byteLength ? c : c.slice()));
+  return body.chunks.map(ownedBytes);
+}
+
+/**
+ * `c` when it owns its whole buffer, else a copy that does. Not `c.slice()`: a Buffer's own `slice` is a view,
+ * and transferring its buffer would take away the whole allocation it points into (a socket read holding the
+ * next WebSocket frame too, say).
+ */
+export function ownedBytes(c: Uint8Array): Uint8Array {
+  return c.byteOffset === 0 && c.byteLength === c.buffer.byteLength ? c : Uint8Array.prototype.slice.call(c);
 }

@@ -69,7 +69,10 @@ describe('BodyParser', () => {
     for (let at = 0; at < body.byteLength; at += 65536) chunks.push(Uint8Array.from(body.subarray(at, at + 65536)));
     const shared = new Uint8Array(64);
     chunks.push(shared.subarray(0, 0)); // a view into a larger buffer: copied, not transferred
-    const req = await parser.kserve(new BodyChunks(chunks, body.byteLength), {
+    // A Buffer view too (Buffer's own slice() would be a view, and the whole allocation would move).
+    const pool = Buffer.alloc(4096, 0x20);
+    chunks.push(pool.subarray(0, 16));
+    const req = await parser.kserve(new BodyChunks(chunks, body.byteLength + 16), {
       kind: 'infer',
       headerLength: undefined,
       maxTensorElements: 1e7,
@@ -78,6 +81,7 @@ describe('BodyParser', () => {
     expect(req.inputs.x?.shape).toEqual([6000, 64]);
     expect((req.inputs.x?.data as Float32Array)[383999]).toBe(0.5);
     expect(shared.buffer.byteLength).toBe(64);
+    expect(pool.buffer.byteLength).toBe(4096);
   });
 
   it('gives a large body the errors a small one gets', async () => {

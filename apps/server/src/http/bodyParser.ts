@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
 import { keyedRecord } from '@ensemble-studio/core';
 import { parseClientText, type ParsedText, type TextLimits } from '../ws/parseMessage.ts';
-import { BodyChunks, transferableChunks } from './bodyChunks.ts';
+import { BodyChunks, ownedBytes, transferableChunks } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
 import { CONTAINER_COST_BYTES, openedContainers } from './jsonContainers.ts';
 import type { CheckedModel } from './kserveChecks.ts';
@@ -123,10 +123,7 @@ export class BodyParser {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     // The body is handed over, not copied, when it owns its whole buffer (large bodies and their chunks do).
-    const parts =
-      body instanceof BodyChunks
-        ? transferableChunks(body)
-        : [body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : body.slice()];
+    const parts = body instanceof BodyChunks ? transferableChunks(body) : [ownedBytes(body)];
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       worker.postMessage(
