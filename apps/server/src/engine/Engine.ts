@@ -181,7 +181,8 @@ export class Engine {
    */
   async reload(repository: Repository, models: Iterable<string>): Promise<void> {
     const names = new Set(models);
-    const ofNames = (key: string) => names.has(key) || names.has(key.slice(0, key.indexOf(' {')));
+    // A runtime's key is its model's name, then ` {settings}` when a node overrides settings.
+    const ofNames = (key: string) => names.has(key.split(' {', 1)[0]!);
     this.repository = this.blsDeps.repository = repository;
     this.blsDeps.modelGraphs.clear();
     this.prepared = new WeakMap();
