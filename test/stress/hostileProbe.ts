@@ -1,9 +1,11 @@
 // What the hostile-input probe (hostile.stress.ts) measures around each hostile request: how long a bystander's
 // /v2/health/ready took while it was in flight, and the server process's resident memory.
+import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { get } from 'node:http';
 import { expect } from 'vitest';
 import type { StudioProcess } from '../support/server.ts';
+
+const BYSTANDER = new URL('./bystanderProcess.mjs', import.meta.url);
 
 // A stall detector, not a performance goal: a request that blocks the server's event loop shows as seconds here.
 const STALL_MS = 1000;
@@ -28,24 +30,10 @@ function rssMb(pid: number | undefined): number | undefined {
 }
 
 /**
- * The status of one `/v2/health/ready` on a connection of its own: a kept-alive one the server closes after its
- * idle timeout (while this process spent seconds building the next hostile message) fails the next ask with
- * "other side closed", which is a race of the client's, not the server failing.
- */
-function askReady(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = get(`${url}/v2/health/ready`, { agent: false }, (res) => {
-      res.resume();
-      res.once('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.once('error', reject);
-  });
-}
-
-/**
- * Runs `hostile` while a bystander asks `/v2/health/ready` one request after another, and returns its result with
- * the bystander's worst latency and the server's peak RSS seen meanwhile.
- * @example const { result, worstMs } = await duringHostile(url, pid, 'large body', () => fetch(...))
+ * Runs `hostile` while a bystander (bystanderProcess.mjs, a process of its own: in this one, the hostile request's
+ * own sending would count as the server's stall) asks `/v2/health/ready` one request after another, and returns its
+ * result with the bystander's worst latency and the server's peak RSS seen meanwhile.
+ * @example const { result, measured } = await duringHostile(url, pid, 'large body', () => fetch(...))
  */
 async function duringHostile<T>(
   url: string,
@@ -53,29 +41,30 @@ async function duringHostile<T>(
   cause: string,
   hostile: () => Promise<T>,
 ): Promise<{ result: T; measured: Measured }> {
-  let done = false;
-  let worstMs = 0;
-  let samples = 0;
+  const bystander = fork(BYSTANDER, [url], { stdio: 'ignore' });
+  type Report = { worstMs: number; samples: number; error?: string };
+  const exited = new Promise<never>((_, reject) =>
+    bystander.once('exit', (code) => reject(new Error(`the bystander exited (code ${code}) without a report`))),
+  );
+  const message = () => Promise.race([new Promise<unknown>((r) => bystander.once('message', r)), exited]);
+  // Watching before the hostile request starts (its first answer is in).
+  const first = await message();
+  if (first !== 'ready') throw new Error(`bystander's ${(first as Report).error} before: ${cause}`);
+  const report = message() as Promise<Report>;
   let peak = rssMb(pid);
-  const bystander = (async () => {
-    do {
-      const t = performance.now();
-      const status = await askReady(url);
-      if (status !== 200) throw new Error(`bystander's /v2/health/ready answered ${status} during: ${cause}`);
-      worstMs = Math.max(worstMs, performance.now() - t);
-      samples++;
-      const now = rssMb(pid);
-      if (now !== undefined && (peak === undefined || now > peak)) peak = now;
-      await new Promise((r) => setTimeout(r, 5));
-    } while (!done);
-  })();
+  const sampler = setInterval(() => {
+    const now = rssMb(pid);
+    if (now !== undefined && (peak === undefined || now > peak)) peak = now;
+  }, 5);
   let result: T;
   try {
     result = await hostile();
   } finally {
-    done = true;
-    await bystander;
+    clearInterval(sampler);
+    bystander.send('stop');
   }
+  const { worstMs, samples, error } = await report;
+  if (error) throw new Error(`bystander's ${error} during: ${cause}`);
   return { result, measured: { cause, worstMs: Math.round(worstMs), samples, rssMb: peak } };
 }
 

@@ -1,6 +1,7 @@
 // Hostile input, second round: the classes a later independent probe of the real `studio serve` found getting
 // through after the first seventeen were closed. Each asserts the refusal and that a bystander's /v2/health/ready
 // kept answering while it was in flight (latencies printed; a stall of a second fails).
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExamples, http, spawnStudio, type StudioProcess } from '../support/server.ts';
 import { connect, type Msg } from '../support/wsClient.ts';
@@ -13,7 +14,8 @@ const probeSession = new HostileProbe(() => studio);
 
 beforeAll(async () => {
   repo = copyExamples({ linkModels: true });
-  studio = await spawnStudio(repo);
+  // Its own temp directory is an import root: /api/import may open another copy of the examples beside it.
+  studio = await spawnStudio(repo, ['--import-root', dirname(repo)]);
 }, 180_000);
 afterAll(() => probeSession.stop());
 
@@ -131,5 +133,19 @@ describe('hostile input against studio serve, second round', () => {
       return done;
     });
     expect(closed).toEqual({ code: 1009, reason: 'message too big: over the limit maxWsMessageBytes=67108864' });
+  });
+
+  it('an import of a whole repository while serving loads it a model at a time and keeps answering', async () => {
+    const other = copyExamples({ linkModels: true });
+    for (const [cause, dir] of [
+      ['import another repository', other],
+      ['import the first one back', repo],
+    ]) {
+      const r = await probe(cause!, () => post('/api/import', { dir }));
+      expect([cause, r.status, r.text.slice(0, 200)]).toEqual([cause, 200, expect.any(String)]);
+      expect(r.json.dir).toBe(dir);
+    }
+    const after = await post('/v2/models/accumulator/infer', acc({ sequence_id: 902, sequence_start: true }));
+    expect(after.status, after.text).toBe(200);
   });
 });

@@ -53,6 +53,7 @@ export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
     sequences: () => engine.sequences(),
     metrics: () => engine.metrics(),
     close: () => engine.close(),
+    closeWhenIdle: () => engine.closeWhenIdle(),
     reload: (r, models) => engine.reload(r, models),
     endSequence: (id) => engine.endSequence(id),
     onSequenceEnded: (listener) => engine.onSequenceEnded(listener),

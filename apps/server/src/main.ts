@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { disableOnnxRuntimeTelemetry } from './cli/onnxTelemetry.ts';
-import { Engine } from './engine/index.ts';
+import { Engine, servingLoadConcurrency } from './engine/index.ts';
 import { isLoopbackHost } from './http/auth.ts';
 import { createApp } from './http/createApp.ts';
 import type { Limits } from './http/limits.ts';
@@ -62,10 +62,11 @@ function checkListenConfig(host: string, token: string | undefined): void {
   }
 }
 
-async function createEngine(repository: Repository, config: ServeConfig) {
+async function createEngine(repository: Repository, config: ServeConfig, loadConcurrency?: number) {
   const log = config.modelLog;
   return Engine.create({
     repository,
+    ...(loadConcurrency ? { loadConcurrency } : {}),
     ...(log
       ? {
           onModelLog: (_m: string, instance: string, level: string, message: string) =>
@@ -91,7 +92,8 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     engine,
     token: config.token,
     limits: config.limits,
-    createEngine: (r) => createEngine(r, config),
+    // Another repository opened while serving loads a model at a time per spare core (servingLoadConcurrency).
+    createEngine: (r) => createEngine(r, config, servingLoadConcurrency()),
     ...(config.importRoots ? { importRoots: config.importRoots } : {}),
   });
   const app = createApp({ studio, webDist: config.webDist ?? DEFAULT_WEB_DIST });

@@ -82,3 +82,37 @@ describe('Engine.reload', () => {
     expect(engine.health().models.head).toMatchObject({ state: 'unavailable' });
   });
 });
+
+describe('closing an engine with runs under way', () => {
+  const side = 2048;
+  const image = (): Tensor => ({
+    datatype: 'FP32',
+    shape: [1, 3, side, side],
+    data: new Float32Array(3 * side * side),
+  });
+
+  it('closeWhenIdle (an engine replaced by another repository) lets every run finish, queued ones too', async () => {
+    const other = await Engine.create({ repository: writeEngineRepository(dir, ['det']), loadConcurrency: 1 });
+    // det has one instance: the second run waits in its queue, which a plain close would fail.
+    const runs = [
+      other.run({ graph: detGraph, inputs: { x: image() } }),
+      other.run({ graph: detGraph, inputs: { x: image() } }),
+    ];
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = other.closeWhenIdle();
+    for (const r of await Promise.all(runs)) expect([r.status, r.error]).toEqual(['completed', undefined]);
+    await closing;
+    const after = await other.run({ graph: detGraph, inputs: { x: image() } });
+    expect(after.error).toMatchObject({ code: 'closed' });
+  }, 60_000);
+
+  it('close during a session run waits for the run to return instead of aborting the process', async () => {
+    // Terminating a thread inside onnxruntime-node's run aborted the whole process (a C++ exception on return).
+    const other = await Engine.create({ repository: writeEngineRepository(dir, ['det']) });
+    const long = other.run({ graph: detGraph, inputs: { x: image() } });
+    await new Promise((r) => setTimeout(r, 100));
+    await other.close();
+    const r = await long;
+    expect(r.status === 'completed' || r.error?.code === 'closed', JSON.stringify(r.error)).toBe(true);
+  }, 60_000);
+});

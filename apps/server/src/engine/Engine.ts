@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { listSupportedBackends } from 'onnxruntime-node';
 import {
   applySettings,
@@ -9,6 +10,7 @@ import {
   type Tensor,
 } from '@ensemble-studio/core';
 import { answerBls, type BlsDeps } from './bls.ts';
+import { eachAtMost } from './eachAtMost.ts';
 import { ExportedRuns } from './exportedRuns.ts';
 import { Deadlines, RunCancel } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
@@ -75,6 +77,8 @@ export class Engine {
   private readonly runFusion: RunFusion;
   private readonly deadlines = new Deadlines();
   private activeRuns = 0;
+  /** Called when `activeRuns` falls to 0 (`closeWhenIdle`). */
+  private idleWaiters: (() => void)[] = [];
   private runCounter = 0;
   private closed = false;
   private readonly sequenceEndedListeners = new Set<SequenceEndedListener>();
@@ -95,12 +99,13 @@ export class Engine {
   static async create(opts: EngineOptions): Promise<Engine> {
     const engine = new Engine(opts);
     const models = Object.keys(opts.repository.catalogue.models);
-    if (!opts.lazy)
-      await Promise.all([
-        engine.ops.start(),
-        ...models.map((m) => engine.runtime(m, undefined).catch(() => undefined)),
-      ]);
+    if (!opts.lazy) await Promise.all([engine.ops.start(), engine.loadModels(models, opts.loadConcurrency)]);
     return engine;
+  }
+
+  /** Loads `models` (failures are the models' health), at most `concurrency` at a time (default: all at once). */
+  private loadModels(models: readonly string[], concurrency = models.length): Promise<void> {
+    return eachAtMost(models, concurrency, (m) => this.runtime(m, undefined));
   }
 
   private runtime(model: string, settings: ModelNode['params']['settings']): Promise<ModelRuntime> {
@@ -199,10 +204,9 @@ export class Engine {
     const exported = this.exportedRuns;
     this.exportedRuns = undefined;
     void exported?.close().catch(() => undefined);
-    await Promise.all(
-      [...names]
-        .filter((m) => catalogueModel(repository.catalogue, m))
-        .map((m) => this.runtime(m, undefined).catch(() => undefined)),
+    await this.loadModels(
+      [...names].filter((m) => catalogueModel(repository.catalogue, m)),
+      servingLoadConcurrency(),
     );
     // Retired after the new ones load: a run that took an old runtime just before has dispatched to it by then.
     for (const rt of old) this.retire(rt);
@@ -261,7 +265,7 @@ export class Engine {
     } finally {
       stats.durationNs += Math.round((performance.now() - t0) * 1e6);
       stats.lastRunMs = Date.now();
-      this.activeRuns--;
+      if (--this.activeRuns === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 
@@ -480,6 +484,23 @@ export class Engine {
     (await this.runtime(model, undefined)).pool.crashInstance(index);
   }
 
+  /**
+   * `close` once the runs under way have finished (an engine replaced by another repository's lets its clients'
+   * runs complete), or after the default run time limit if one never does.
+   */
+  async closeWhenIdle(): Promise<void> {
+    if (this.activeRuns > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.idleWaiters.push(resolve);
+        timer = setTimeout(resolve, this.opts.defaultTimeoutMs || 60_000);
+        timer.unref();
+      });
+      clearTimeout(timer);
+    }
+    return this.close();
+  }
+
   /** Stops accepting runs, fails what is queued, terminates every worker. */
   async close(): Promise<void> {
     this.closed = true;
@@ -494,6 +515,15 @@ export class Engine {
 }
 
 const ignore = (): void => {};
+
+/**
+ * Models to load at once while the server answers clients: one per core but the event loop's. Each model boots
+ * its instances' threads (or Python processes) together, and on two cores a dozen of them at the main thread's
+ * priority left it ~a fifth of a core: other clients waited 90–220 ms during a repository import.
+ */
+export function servingLoadConcurrency(): number {
+  return Math.max(1, availableParallelism() - 1);
+}
 
 /** `p`, unless its graph holds a stateful model and the run sent no sequence flags. */
 function checkSequence(p: Prepared, graph: GraphDoc, req: RunRequest): Prepared {

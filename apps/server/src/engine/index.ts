@@ -1,4 +1,4 @@
 // The engine: run graphs with Triton's semantics on onnxruntime-node, off the main thread.
-export { Engine } from './Engine.ts';
+export { Engine, servingLoadConcurrency } from './Engine.ts';
 export type { RunRequest } from './types.ts';
 export { RunCancel } from './cancel.ts';

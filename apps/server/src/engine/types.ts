@@ -23,6 +23,11 @@ export interface EngineOptions {
   gpu?: 'auto' | 'off';
   /** Load models when first used instead of in `create` (default false: load and warm every model up front). */
   lazy?: boolean;
+  /**
+   * Models `create` loads at once (default: all). A server that is already answering clients creates its next
+   * engine with `servingLoadConcurrency()`: a dozen threads booting together leave its event loop a sliver of a core.
+   */
+  loadConcurrency?: number;
   /** Op worker threads for large-tensor ops (default 2). */
   opWorkers?: number;
   /**

@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
 /** What the HTTP and WebSocket layers need from the engine. */
 export type StudioEngine = Pick<
   Engine,
-  'run' | 'health' | 'sequences' | 'metrics' | 'close' | 'endSequence' | 'onSequenceEnded' | 'reload'
+  'run' | 'health' | 'sequences' | 'metrics' | 'close' | 'closeWhenIdle' | 'endSequence' | 'onSequenceEnded' | 'reload'
 >;
 
 export interface StudioOptions {
@@ -242,7 +242,7 @@ export class Studio {
       this.repository = repo;
       this.engine = engine;
       this.stamps = modelStamps(repo);
-      void old.close().catch(() => undefined);
+      void old.closeWhenIdle().catch(() => undefined);
       return repo;
     });
   }

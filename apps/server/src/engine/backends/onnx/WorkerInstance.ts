@@ -20,6 +20,8 @@ const ENTRY = new URL('./worker.ts', import.meta.url).href;
  */
 class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   private worker: Worker | undefined;
+  /** Settles when the current thread has exited. */
+  private exited: Promise<void> = Promise.resolve();
   private nextId = 1;
   private pending = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
   private closing = false;
@@ -37,6 +39,7 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     this.state = 'loading';
     const worker = new Worker(BOOT, { workerData: { entry: ENTRY } });
     this.worker = worker;
+    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     return new Promise<Loaded>((resolve, reject) => {
       let settled = false;
       worker.on('message', (msg: FromWorker) => {
@@ -105,11 +108,18 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     this.worker?.postMessage({ type: 'crash' } satisfies ToWorker);
   }
 
-  /** Terminates the thread; pending requests fail with `closed`. */
+  /**
+   * Stops the thread once it is between two calls (at once when idle; a session's run or load under way ends
+   * first); requests still pending fail with `closed`. Not `worker.terminate()`: a run or load that returns into a
+   * terminating thread makes onnxruntime-node's binding throw a C++ exception, which aborts the whole process.
+   */
   async close(): Promise<void> {
     this.closing = true;
     const w = this.worker;
-    if (w && this.state !== 'dead') await w.terminate();
+    if (w && this.state !== 'dead') {
+      w.postMessage({ type: 'stop' } satisfies ToWorker);
+      await this.exited;
+    }
     this.state = 'closed';
   }
 }

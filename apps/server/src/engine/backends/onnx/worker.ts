@@ -174,6 +174,7 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
 
 port.on('message', (msg: ToWorker) => {
   if (msg.type === 'crash') process.exit(70);
+  if (msg.type === 'stop') process.exit(0);
   if (msg.type === 'load') {
     load(msg.spec).catch((err: unknown) =>
       send({ type: 'load-failed', message: err instanceof Error ? err.message : String(err) }),

@@ -66,7 +66,9 @@ export type ToWorker =
   /** A fused group: the steps in order; the result carries the last step's outputs and every step's timing. */
   | { type: 'chain'; id: number; feeds: Record<string, PortableTensor>; steps: ChainStep[]; summarize: boolean }
   /** Fault injection for tests and operators: the worker exits abruptly, like a native crash. */
-  | { type: 'crash' };
+  | { type: 'crash' }
+  /** Leave now: the thread is between two of its own calls (WorkerInstance.close). */
+  | { type: 'stop' };
 
 /** Worker → main. */
 export type FromWorker =
