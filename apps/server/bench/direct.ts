@@ -34,29 +34,42 @@ async function runSession(s: ort.InferenceSession, feeds: Record<string, Tensor>
 
 const textCache: Record<string, string> = {};
 
+/** Milliseconds per stage (node id), one entry per run: where a pipeline's time went. */
+export type StageTimes = Record<string, number[]>;
+
 /**
  * The OCR pipeline by hand: preprocess → det → DB → (exit when no boxes) → crop → rec → CTC, cls → top-k,
- * reading the op params from the same graph the engine runs.
+ * reading the op params from the same graph the engine runs; each stage's time goes into `stages` when given
+ * (keyed by the graph's node ids, to set beside the engine's `NodeTiming.computeMs`).
  */
 export async function directOcr(
   repo: Repository,
   graph: GraphDoc,
   s: Record<string, ort.InferenceSession>,
   image: Tensor,
+  stages?: StageTimes,
 ): Promise<{ texts?: Tensor; exited: boolean }> {
   const ctx: OpContext = { readText: (p) => (textCache[p] ??= readFileSync(join(repo.dir, p), 'utf8')) };
   const values = (id: string) => (graph.nodes.find((n) => n.id === id) as OpNode).params.values;
-  const pre = OPS.image_preprocess.run({ image }, values('preprocess'), ctx);
-  const prob = (await runSession(s.det!, { x: pre.tensor! }))['sigmoid_0.tmp_0']!;
-  const db = OPS.db_postprocess.run({ prob, shape_info: pre.shape_info! }, values('db'), ctx);
+  let t = performance.now();
+  const stage = <T>(id: string, result: T): T => {
+    const now = performance.now();
+    if (stages) (stages[id] ??= []).push(now - t);
+    t = now;
+    return result;
+  };
+  const pre = stage('preprocess', OPS.image_preprocess.run({ image }, values('preprocess'), ctx));
+  const prob = stage('det', await runSession(s.det!, { x: pre.tensor! }))['sigmoid_0.tmp_0']!;
+  const db = stage('db', OPS.db_postprocess.run({ prob, shape_info: pre.shape_info! }, values('db'), ctx));
   const cond = graph.nodes.find((n) => n.id === 'has_text');
   if (cond?.kind === 'condition' && conditionHolds(cond.params.expression, { boxes: db.boxes!, image }, cond.id).holds)
     return { exited: true };
-  const crops = OPS.crop_resize.run({ image, boxes: db.boxes! }, values('crop'), ctx).crops!;
-  const probs = (await runSession(s.rec!, { x: crops }))['softmax_11.tmp_0']!;
-  const texts = OPS.ctc_decode.run({ probs }, values('ctc'), ctx).texts!;
-  const angles = (await runSession(s.cls!, { x: crops }))['softmax_0.tmp_0']!;
-  OPS.topk.run({ scores: angles }, values('angle'), ctx);
+  t = performance.now();
+  const crops = stage('crop', OPS.crop_resize.run({ image, boxes: db.boxes! }, values('crop'), ctx)).crops!;
+  const probs = stage('rec', await runSession(s.rec!, { x: crops }))['softmax_11.tmp_0']!;
+  const texts = stage('ctc', OPS.ctc_decode.run({ probs }, values('ctc'), ctx)).texts!;
+  const angles = stage('cls', await runSession(s.cls!, { x: crops }))['softmax_0.tmp_0']!;
+  stage('angle', OPS.topk.run({ scores: angles }, values('angle'), ctx));
   return { texts, exited: false };
 }
 

@@ -7,9 +7,9 @@ import type { RunResult } from '../src/engine/types.ts';
 import { fanoutGraph, ocrGraph } from '../src/testing/engineGraphs.ts';
 import { SYNTHETIC } from '../src/onnx/synthetic.ts';
 import { type BenchContext, runOk } from './context.ts';
-import { directOcr } from './direct.ts';
+import { directOcr, type StageTimes } from './direct.ts';
 import { measureBlocks, type Contender } from './measure.ts';
-import { perBlock } from './stats.ts';
+import { median, perBlock } from './stats.ts';
 
 /** Counts, per op node, where the engine ran it (`NodeTiming.placement`) over the runs of a scenario. */
 function placementTally(): {
@@ -38,9 +38,34 @@ const describePlacements = (p: Record<string, Record<string, number>>) =>
     )
     .join(', ');
 
+/** Adds each node's compute time of a measured run (`block` ≥ 0) to `stages`; returns the run. */
+function noteStages(r: RunResult, block: number, stages: StageTimes): RunResult {
+  if (block >= 0) for (const t of r.timings) if (t.computeMs !== undefined) (stages[t.nodeId] ??= []).push(t.computeMs);
+  return r;
+}
+
+/** One stage's median time in the engine (its node's computeMs, wherever it ran) and in the direct loop. */
+interface StageRow {
+  stage: string;
+  engine_ms: number;
+  direct_ms: number;
+}
+
+/** The stages both sides timed, in the direct loop's order. */
+function stageTable(engine: StageTimes, direct: StageTimes): StageRow[] {
+  return Object.keys(direct)
+    .filter((stage) => engine[stage]?.length)
+    .map((stage) => ({ stage, engine_ms: median(engine[stage]!), direct_ms: median(direct[stage]!) }));
+}
+
+const describeStages = (rows: StageRow[]) =>
+  rows.map((r) => `${r.stage} ${r.engine_ms.toFixed(2)} / ${r.direct_ms.toFixed(2)}`).join(', ');
+
 /**
  * `ocr_overhead_ratio` and `early_exit_ratio`, each beside its direct loop's time; where the engine ran each op
- * (counted over the measured runs) is printed and kept in the JSON's `ocr_placements` / `early_exit_placements`.
+ * (counted over the measured runs) is printed and kept in the JSON's `ocr_placements` / `early_exit_placements`,
+ * and each stage's median time in both (`ocr_stages`): a stage slower in the engine than in the loop points at the
+ * thread it ran on, one no slower puts the difference in the hops and the scheduling between stages.
  */
 export async function ocrBench(ctx: BenchContext): Promise<void> {
   const { engine, repo, direct, report, image } = ctx;
@@ -49,14 +74,23 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
   ctx.log(`ocr text image → ${check.status}, texts: ${JSON.stringify(check.outputs.texts?.data ?? [])}`);
   const trials = ctx.quick ? 3 : 7;
 
+  const directStages: StageTimes = {};
+  const engineStages: StageTimes = {};
   const text: Contender[] = [
-    { name: 'ocr_direct', run: () => directOcr(repo, ocr, direct, image) },
-    { name: 'ocr_engine', run: async (b) => textPlaces.note(await runOk(engine, ocr, { image }), b) },
+    { name: 'ocr_direct', run: (b) => directOcr(repo, ocr, direct, image, b >= 0 ? directStages : undefined) },
+    {
+      name: 'ocr_engine',
+      run: async (b) => textPlaces.note(noteStages(await runOk(engine, ocr, { image }), b, engineStages), b),
+    },
   ];
   const textPlaces = placementTally();
   const t = report.addMeasured(text, await measureBlocks(text, { blocks: ctx.blocks, trials }));
   report.extra.ocr_placements = textPlaces.summary();
   ctx.log(`ocr: where the engine ran each op: ${describePlacements(textPlaces.summary()) || 'not reported'}`);
+  report.extra.ocr_stages = stageTable(engineStages, directStages);
+  ctx.log(
+    `ocr: each stage, engine / direct loop (medians, ms): ${describeStages(report.extra.ocr_stages as StageRow[])}`,
+  );
   report.add(
     'ocr_overhead_ratio',
     perBlock(t.ocr_engine!, t.ocr_direct!, (e, d) => e / d),
