@@ -28,6 +28,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
 import { zipRepoFiles } from '../../repo/repoFiles.ts';
 import { isSafeName } from '../../repo/safeJoin.ts';
+import { refuseDeclaredOverLimit } from '../bodyChunks.ts';
 import { ApiError, storageError } from '../errors.ts';
 import { openedContainers } from '../jsonContainers.ts';
 import { engineProblems } from '../readiness.ts';
@@ -184,7 +185,7 @@ export function apiRouter(studio: Studio): Router {
         `request body opens more than ${maxContainers} JSON objects and arrays, more than a graph within the limits maxGraphNodes=${maxGraphNodes} and maxGraphEdges=${maxGraphEdges} holds`,
       );
   };
-  router.use(express.json({ limit, verify }));
+  router.use(refuseDeclaredOverLimit(limit), express.json({ limit, verify }));
   router.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => {
     const tooLarge = (err as { type?: string } | undefined)?.type === 'entity.too.large';
     if (err instanceof ApiError) return next(err);
