@@ -5,6 +5,7 @@ import { parseClientText, type ParsedText, type TextLimits } from '../ws/parseMe
 import { BodyChunks, ownedBytes, transferableChunks } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
 import { CONTAINER_COST_BYTES, openedContainers } from './jsonContainers.ts';
+import type { GraphJob, GraphJobResult } from './graphJobs.ts';
 import type { CheckedModel } from './kserveChecks.ts';
 import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
 import type { InferRequest } from './kserveTensors.ts';
@@ -16,13 +17,15 @@ export type BodyJob =
   | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number; model: CheckedModel }
   | { kind: 'generate'; target: GenerateTarget; maxTensorElements: number }
   | ({ kind: 'ws' } & TextLimits)
-  | ({ kind: 'grpc' } & DecodeLimits);
+  | ({ kind: 'grpc' } & DecodeLimits)
+  | GraphJob;
 
 /** A parse result as it crosses from the worker: tensors as [name, tensor] entries. */
 export type WireResult =
   | { kind: 'kserve'; request: Omit<InferRequest | GenerateRequest, 'inputs'>; inputs: [string, Tensor][] }
   | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] }
-  | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] };
+  | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] }
+  | { kind: 'graph'; result: GraphJobResult };
 /** The worker's answer to one job. */
 export type BodyReply =
   | { id: number; ok: true; result: WireResult }
@@ -65,7 +68,7 @@ export class BodyParser {
   private readonly pending = new Map<number, { resolve: (v: WireResult) => void; reject: (e: Error) => void }>();
 
   /** A KServe infer or generate body. @throws ApiError naming what is wrong with it. */
-  async kserve<J extends Exclude<BodyJob, { kind: 'ws' | 'grpc' }>>(
+  async kserve<J extends Exclude<BodyJob, { kind: 'ws' | 'grpc' } | GraphJob>>(
     body: Uint8Array | BodyChunks,
     job: J,
   ): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
@@ -101,6 +104,14 @@ export class BodyParser {
     const r = await this.post(data, { kind: 'ws', maxTensorElements, maxGraphNodes, maxGraphEdges });
     if (r.kind !== 'ws') throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
     return r.parsed.ok ? { ...r.parsed, decoded: entriesToRecord(r.decoded ?? []) } : r.parsed;
+  }
+
+  /** A graph compiled (and, for an export, zipped) in the worker (graphJobs.ts). @throws ApiError as the body jobs do. */
+  async graph(job: GraphJob): Promise<GraphJobResult> {
+    const r = await this.post(new Uint8Array(0), job);
+    if (r.kind !== 'graph')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return r.result;
   }
 
   /** Stops the worker; requests waiting on it fail. */
