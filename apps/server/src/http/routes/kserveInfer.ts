@@ -5,6 +5,7 @@ import { BodyChunks } from '../bodyChunks.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
+import { INLINE_JSON_ELEMENTS, type ResponseOutput } from '../responseJobs.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from '../servedModels.ts';
@@ -105,7 +106,13 @@ export function runError(result: RunResult, plainModel?: string): ApiError | und
   return undefined;
 }
 
-function sendInferResponse(res: Response, served: ServedModel, req: InferRequest, result: RunResult): void {
+async function sendInferResponse(
+  studio: Studio,
+  res: Response,
+  served: ServedModel,
+  req: InferRequest,
+  result: RunResult,
+): Promise<void> {
   const wanted = req.outputs ?? Object.keys(result.outputs).map((name) => ({ name, binary: req.binaryOutput }));
   const base = {
     model_name: served.name,
@@ -113,18 +120,34 @@ function sendInferResponse(res: Response, served: ServedModel, req: InferRequest
     ...(req.id === undefined ? {} : { id: req.id }),
   };
   const chunks: Uint8Array[] = [];
-  const outputs = wanted.map(({ name, binary }) => {
+  const binaries: Tensor[] = [];
+  let jsonElements = 0;
+  const outputs: ResponseOutput[] = wanted.map(({ name, binary }) => {
     const t = ownValue(result.outputs, name);
     if (!t) throw bad(`unexpected inference output '${name}' for model '${served.name}'`);
-    if (!binary) return outputJson(name, t);
+    if (!binary) {
+      jsonElements += t.data.length;
+      return [name, t];
+    }
     const bytes = tensorToBytes(t);
     chunks.push(bytes);
+    binaries.push(t);
     return { name, datatype: t.datatype, shape: [...t.shape], parameters: { binary_data_size: bytes.byteLength } };
   });
-  const header = tritonJsonText({ ...base, outputs });
-  if (chunks.length === 0) return void res.type('application/json').send(header);
-  res.setHeader('Inference-Header-Content-Length', String(Buffer.byteLength(header)));
-  res.type('application/octet-stream').send(Buffer.concat([Buffer.from(header), ...chunks]));
+  const header =
+    jsonElements > INLINE_JSON_ELEMENTS
+      ? await studio.bodies.response(base, outputs, binaries)
+      : Buffer.from(
+          tritonJsonText({ ...base, outputs: outputs.map((o) => (Array.isArray(o) ? outputJson(...o) : o)) }),
+        );
+  // res.end, not res.send: send would hash the whole body for an ETag on this thread (SHA-1 of a 60 MB body).
+  if (chunks.length === 0) {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    return void res.end(header);
+  }
+  res.setHeader('Inference-Header-Content-Length', String(header.byteLength));
+  res.setHeader('Content-Type', 'application/octet-stream');
+  res.end(Buffer.concat([header, ...chunks]));
 }
 
 /**
@@ -153,7 +176,7 @@ export function inferHandler(studio: Studio): RequestHandler {
     const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
     const err = runError(result, target.plainModel);
     if (err) throw err;
-    sendInferResponse(res, served, parsed, result);
+    await sendInferResponse(studio, res, served, parsed, result);
   };
 }
 
