@@ -138,8 +138,14 @@ export class BodyParser {
    * each spans its whole buffer (the run is over: nothing reads them again), else copied; `keep`'s buffers (binary
    * outputs still to be sent from here) are always copied.
    */
-  async response(head: Record<string, unknown>, outputs: ResponseOutput[], keep: Tensor[]): Promise<Uint8Array> {
-    const r = await this.post(new Uint8Array(0), { kind: 'response', head, outputs }, wholeBuffers(outputs, keep));
+  async response(
+    form: ResponseJob['form'],
+    head: Record<string, unknown>,
+    outputs: ResponseOutput[],
+    keep: Tensor[],
+  ): Promise<Uint8Array> {
+    const job: ResponseJob = { kind: 'response', form, head, outputs };
+    const r = await this.post(new Uint8Array(0), job, wholeBuffers(outputs, keep));
     if (r.kind !== 'response')
       throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
     return r.bytes;

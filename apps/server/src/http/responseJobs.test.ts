@@ -52,10 +52,38 @@ describe('a large JSON infer response', () => {
     expect(order).toEqual(['health', 'infer 200']);
   });
 
+  it('from /generate is written off the main thread too', async () => {
+    const order: string[] = [];
+    let health: Promise<void> | undefined;
+    const bodies = s.studio.bodies;
+    const write = bodies.response.bind(bodies);
+    bodies.response = (...args) => {
+      health = fetch(`${s.url}/v2/health/ready`).then(() => void order.push('health'));
+      return write(...args);
+    };
+    try {
+      const row = `[${Array.from({ length: 1024 }, () => '[255,255,255]').join(',')}]`;
+      const r = await fetch(`${s.url}/v2/models/python_text_detect/generate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"image":[${Array.from({ length: 1024 }, () => row).join(',')}]}`,
+      });
+      order.push(`generate ${r.status}`);
+      const json = (await r.json()) as Record<string, unknown>;
+      expect(json.model_name).toBe('python_text_detect');
+      expect(Object.values(json).find(Array.isArray)).toHaveLength(1024 * 1024);
+      await health;
+    } finally {
+      bodies.response = write;
+    }
+    expect(order).toEqual(['health', 'generate 200']);
+  });
+
   it('reads as the main thread would write it, and leaves the buffers of binary outputs in place', async () => {
     const t: Tensor = { datatype: 'FP32', shape: [3], data: Float32Array.of(1.5, NaN, -Infinity) };
     const head = { model_name: 'm', model_version: '1' };
     const bytes = await s.studio.bodies.response(
+      'infer',
       head,
       [
         ['y', t],

@@ -5,7 +5,7 @@ import { BodyChunks } from '../bodyChunks.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
-import { INLINE_JSON_ELEMENTS, type ResponseOutput } from '../responseJobs.ts';
+import { INLINE_JSON_ELEMENTS, generateBody, type ResponseOutput } from '../responseJobs.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from '../servedModels.ts';
@@ -136,7 +136,7 @@ async function sendInferResponse(
   });
   const header =
     jsonElements > INLINE_JSON_ELEMENTS
-      ? await studio.bodies.response(base, outputs, binaries)
+      ? await studio.bodies.response('infer', base, outputs, binaries)
       : Buffer.from(
           tritonJsonText({ ...base, outputs: outputs.map((o) => (Array.isArray(o) ? outputJson(...o) : o)) }),
         );
@@ -180,21 +180,29 @@ export function inferHandler(studio: Studio): RequestHandler {
   };
 }
 
-function generateResponse(
-  served: ServedModel,
-  id: string | undefined,
-  outputs: Record<string, Tensor>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+function generateHead(served: ServedModel, id: string | undefined): Record<string, unknown> {
+  return {
     model_name: served.name,
     model_version: String(served.versions.at(-1) ?? 1),
     ...(id === undefined ? {} : { id }),
   };
-  for (const [name, t] of Object.entries(outputs)) {
-    const data = outputJson(name, t).data;
-    out[name] = data.length === 1 ? data[0] : data;
-  }
-  return out;
+}
+
+/** `/generate`'s one response, written in the body worker when it has more than INLINE_JSON_ELEMENTS numbers. */
+async function sendGenerateResponse(
+  studio: Studio,
+  res: Response,
+  head: Record<string, unknown>,
+  outputs: Record<string, Tensor>,
+): Promise<void> {
+  const entries = Object.entries(outputs);
+  const elements = entries.reduce((n, [, t]) => n + t.data.length, 0);
+  const bytes =
+    elements > INLINE_JSON_ELEMENTS
+      ? await studio.bodies.response('generate', head, entries, [])
+      : Buffer.from(JSON.stringify(generateBody(head, entries)));
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(bytes);
 }
 
 /** Inputs and parameters of a generate request (`inputs: [...]` or top-level keys), large bodies parsed off the main thread. */
@@ -228,14 +236,17 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       res.flushHeaders();
     }
     const responses: Record<string, unknown>[] = [];
+    let final: Record<string, Tensor> | undefined;
     let sent = 0;
+    const head = generateHead(served, id);
     // A decoupled graph's last call may carry no outputs: it only says that no more responses follow.
-    const respond = (outputs: Record<string, Tensor>) => {
+    const respond = (outputs: Record<string, Tensor>, afterRun = false) => {
       if (Object.keys(outputs).length === 0) return;
-      const r = generateResponse(served, id, outputs);
       sent++;
-      if (stream) res.write(`data: ${JSON.stringify(r)}\n\n`);
-      else responses.push(r);
+      if (stream) res.write(`data: ${JSON.stringify(generateBody(head, Object.entries(outputs)))}\n\n`);
+      // During the run a response's buffers may still move on to another node: it is written now.
+      else if (afterRun) final = outputs;
+      else responses.push(generateBody(head, Object.entries(outputs)));
     };
     let result: RunResult;
     try {
@@ -247,10 +258,11 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
     }
     const err = runError(result, target.plainModel);
     // A graph that is not decoupled answers once, also when a condition ended it early.
-    if (!err && sent === 0 && !target.decoupled) respond(result.outputs);
+    if (!err && sent === 0 && !target.decoupled) respond(result.outputs, true);
     if (!stream) {
       if (err) throw err;
-      if (responses.length !== 1) throw bad('generate expects model to produce exactly 1 response');
+      if (sent !== 1) throw bad('generate expects model to produce exactly 1 response');
+      if (final) return sendGenerateResponse(studio, res, head, final);
       return void res.json(responses[0]);
     }
     res.end(err ? streamError(err.message) : undefined);
