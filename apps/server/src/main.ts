@@ -8,6 +8,7 @@ import { isLoopbackHost } from './http/auth.ts';
 import { createApp } from './http/createApp.ts';
 import type { Limits } from './http/limits.ts';
 import { Studio } from './http/Studio.ts';
+import { oneRequestAtATime } from './http/pipelining.ts';
 import { loadRepository } from './repo/loadRepository.ts';
 import type { Repository } from './repo/types.ts';
 import { attachRunSocket, type RunSocket } from './ws/attachRunSocket.ts';
@@ -97,7 +98,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     ...(config.importRoots ? { importRoots: config.importRoots } : {}),
   });
   const app = createApp({ studio, webDist: config.webDist ?? DEFAULT_WEB_DIST });
-  const server = createServer(app);
+  const server = createServer(oneRequestAtATime(app));
   const socket = attachRunSocket(server, studio);
   await new Promise<void>((res, rej) => {
     server.once('error', rej);

@@ -25,7 +25,7 @@ import { OpRunner } from './OpRunner.ts';
 import { RunFusion } from './runFusion.ts';
 import { Scheduler } from './Scheduler.ts';
 import type { SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
-import { toWire } from './tensors.ts';
+import { wireOnRead } from './wireOnRead.ts';
 import type { Repository } from '../repo/types.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
 
@@ -387,7 +387,7 @@ export class Engine {
   }
 
   private emitEnd(runId: string, r: SchedulerResult, totalMs: number, emit: (m: ServerMessage) => void): void {
-    const outputs = Object.fromEntries(Object.entries(r.outputs).map(([k, t]) => [k, toWire(t)]));
+    const outputs = wireOnRead(r.outputs);
     if (r.status === 'completed') emit({ type: 'run.completed', runId, outputs, timings: r.timings, totalMs });
     else if (r.status === 'exited_early' && r.exit) emit({ type: 'run.exited_early', runId, ...r.exit, outputs });
     else emit({ type: 'run.failed', runId, error: r.error ?? { code: 'node-failed', message: 'the run failed' } });

@@ -67,7 +67,7 @@ describe('gRPC request tensors', () => {
     );
     expect(
       one({ name: 'f', datatype: 'FP32', shape: ['2'], contents: { fp32_contents: [1, 2] } }, [new Uint8Array(8)]),
-    ).toThrow(/has both contents and raw_input_contents/);
+    ).toThrow("contents field must not be specified when using raw_input_contents for 'f' for model 'm'");
     expect(one({ name: 'f', datatype: 'FP32', shape: ['-1'] })).toThrow(/dimensions must be non-negative integers/);
     expect(one({ name: 'f', datatype: 'FP32', shape: ['101'] }, [new Uint8Array(404)])).toThrow(
       /over the limit maxTensorElements=100/,

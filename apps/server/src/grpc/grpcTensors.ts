@@ -1,8 +1,9 @@
 import type { DataType, Tensor } from '@ensemble-studio/core';
-import { allocData, elementCount, isDataType } from '@ensemble-studio/core';
+import { allocData, elementCount, isDataType, keyedRecord, ownValue } from '@ensemble-studio/core';
 import { ApiError } from '../http/errors.ts';
 import { checkElementCount, checkElements, tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
 import { plainParameters, type WireParameter } from './params.ts';
+import { refuseSharedMemory } from './tensorParameters.ts';
 
 /** `InferTensorContents`: typed lists, one per family of datatypes. */
 export interface WireContents {
@@ -122,16 +123,21 @@ export function requestInputs(req: WireInferRequest, maxTensorElements: number):
       `model '${model}': raw_input_contents has ${raw.length} entries but the request has ${req.inputs.length} inputs (one each, in order)`,
     );
   }
-  const inputs: Record<string, Tensor> = {};
+  // Keyed by the client's names: an input called `__proto__` or `constructor` is an input, not a duplicate.
+  const inputs = keyedRecord<Tensor>();
+  for (const output of req.outputs ?? []) refuseSharedMemory(output.name, output.parameters, false, model);
   req.inputs.forEach((input, i) => {
+    refuseSharedMemory(input.name, input.parameters, filledFields(input.contents).length > 0, model);
     if (!isDataType(input.datatype))
       throw bad(`input '${input.name}' of model '${model}' has unknown datatype '${input.datatype}'`);
     const shape = shapeOf(input, model);
     checkElementCount(input.name, shape, maxTensorElements);
-    if (inputs[input.name]) throw bad(`input '${input.name}' of model '${model}' appears twice`);
+    if (ownValue(inputs, input.name)) throw bad(`input '${input.name}' of model '${model}' appears twice`);
     if (raw.length > 0) {
       if (filledFields(input.contents).length > 0)
-        throw bad(`input '${input.name}' of model '${model}' has both contents and raw_input_contents; send one`);
+        throw bad(
+          `contents field must not be specified when using raw_input_contents for '${input.name}' for model '${model}'`,
+        );
       inputs[input.name] = tensorFromBytes(input.datatype, shape, raw[i]!, input.name);
     } else {
       inputs[input.name] = tensorFromContents(input, input.datatype, shape, model);

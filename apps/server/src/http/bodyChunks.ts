@@ -54,3 +54,19 @@ export function transferableChunks(body: BodyChunks): Uint8Array[] {
 export function ownedBytes(c: Uint8Array): Uint8Array {
   return c.byteOffset === 0 && c.byteLength === c.buffer.byteLength ? c : Uint8Array.prototype.slice.call(c);
 }
+
+/**
+ * Refuses at once a body whose Content-Length (sent without a Content-Encoding) is over `limit`, and closes the
+ * connection after the answer. The body readers only refuse after reading the body off the wire: a client announcing
+ * 10^12 bytes and sending none got no answer at all, and one sending them kept the server reading to discard them.
+ * @example router.use('/v2', refuseDeclaredOverLimit(limit), largeBodyChunks(limit, INLINE_PARSE_BYTES))
+ */
+export function refuseDeclaredOverLimit(limit: number): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
+    if (encoding !== 'identity' || !(Number(req.headers['content-length']) > limit)) return next();
+    res.setHeader('Connection', 'close');
+    // The error the body readers give, so each router words it as it words theirs.
+    next(Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit }));
+  };
+}

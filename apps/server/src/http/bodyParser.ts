@@ -5,7 +5,9 @@ import { parseClientText, type ParsedText, type TextLimits } from '../ws/parseMe
 import { BodyChunks, ownedBytes, transferableChunks } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
 import { CONTAINER_COST_BYTES, openedContainers } from './jsonContainers.ts';
+import type { GraphJob, GraphJobResult } from './graphJobs.ts';
 import type { CheckedModel } from './kserveChecks.ts';
+import type { ResponseJob, ResponseOutput } from './responseJobs.ts';
 import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
 import type { InferRequest } from './kserveTensors.ts';
 import type { DecodedInfer, DecodeLimits } from '../grpc/decodeInfer.ts';
@@ -16,13 +18,17 @@ export type BodyJob =
   | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number; model: CheckedModel }
   | { kind: 'generate'; target: GenerateTarget; maxTensorElements: number }
   | ({ kind: 'ws' } & TextLimits)
-  | ({ kind: 'grpc' } & DecodeLimits);
+  | ({ kind: 'grpc' } & DecodeLimits)
+  | GraphJob
+  | ResponseJob;
 
 /** A parse result as it crosses from the worker: tensors as [name, tensor] entries. */
 export type WireResult =
   | { kind: 'kserve'; request: Omit<InferRequest | GenerateRequest, 'inputs'>; inputs: [string, Tensor][] }
   | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] }
-  | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] };
+  | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] }
+  | { kind: 'graph'; result: GraphJobResult }
+  | { kind: 'response'; bytes: Uint8Array };
 /** The worker's answer to one job. */
 export type BodyReply =
   | { id: number; ok: true; result: WireResult }
@@ -47,6 +53,22 @@ const WORKER_HEAP_MB = 2048;
 const BOOT = new URL('./bodyWorkerBoot.mjs', import.meta.url);
 const ENTRY = new URL('./bodyWorker.ts', import.meta.url).href;
 
+/**
+ * The distinct buffers that JSON outputs span whole, but none that `keep` uses (a copy router can hand one tensor to
+ * two outputs, one of them binary).
+ */
+function wholeBuffers(outputs: ResponseOutput[], keep: Tensor[]): ArrayBuffer[] {
+  const kept = new Set(keep.map((t) => (Array.isArray(t.data) ? undefined : t.data.buffer)));
+  const out = new Set<ArrayBuffer>();
+  for (const o of outputs) {
+    if (!Array.isArray(o) || Array.isArray(o[1].data)) continue;
+    const v = o[1].data as Uint8Array;
+    if (v.byteOffset !== 0 || v.byteLength !== v.buffer.byteLength || !(v.buffer instanceof ArrayBuffer)) continue;
+    if (!kept.has(v.buffer)) out.add(v.buffer);
+  }
+  return [...out];
+}
+
 const entriesToRecord = (entries: [string, Tensor][]) => {
   const out = keyedRecord<Tensor>();
   for (const [name, t] of entries) out[name] = t;
@@ -65,7 +87,7 @@ export class BodyParser {
   private readonly pending = new Map<number, { resolve: (v: WireResult) => void; reject: (e: Error) => void }>();
 
   /** A KServe infer or generate body. @throws ApiError naming what is wrong with it. */
-  async kserve<J extends Exclude<BodyJob, { kind: 'ws' | 'grpc' }>>(
+  async kserve<J extends Exclude<BodyJob, { kind: 'ws' | 'grpc' } | GraphJob | ResponseJob>>(
     body: Uint8Array | BodyChunks,
     job: J,
   ): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
@@ -103,6 +125,32 @@ export class BodyParser {
     return r.parsed.ok ? { ...r.parsed, decoded: entriesToRecord(r.decoded ?? []) } : r.parsed;
   }
 
+  /** A graph compiled (and, for an export, zipped) in the worker (graphJobs.ts). @throws ApiError as the body jobs do. */
+  async graph(job: GraphJob): Promise<GraphJobResult> {
+    const r = await this.post(new Uint8Array(0), job);
+    if (r.kind !== 'graph')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return r.result;
+  }
+
+  /**
+   * A large infer response written as JSON in the worker (responseJobs.ts). The outputs' buffers are handed over when
+   * each spans its whole buffer (the run is over: nothing reads them again), else copied; `keep`'s buffers (binary
+   * outputs still to be sent from here) are always copied.
+   */
+  async response(
+    form: ResponseJob['form'],
+    head: Record<string, unknown>,
+    outputs: ResponseOutput[],
+    keep: Tensor[],
+  ): Promise<Uint8Array> {
+    const job: ResponseJob = { kind: 'response', form, head, outputs };
+    const r = await this.post(new Uint8Array(0), job, wholeBuffers(outputs, keep));
+    if (r.kind !== 'response')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return r.bytes;
+  }
+
   /** Stops the worker; requests waiting on it fail. */
   async close(): Promise<void> {
     const w = this.worker;
@@ -110,8 +158,9 @@ export class BodyParser {
     await w?.terminate();
   }
 
-  private post(body: Uint8Array | BodyChunks, job: BodyJob): Promise<WireResult> {
-    if (this.pending.size >= MAX_QUEUED) {
+  private post(body: Uint8Array | BodyChunks, job: BodyJob, alsoTransfer: ArrayBuffer[] = []): Promise<WireResult> {
+    // A response is written whatever the queue: its run is done and its memory already held (maxConcurrentRuns bounds it).
+    if (job.kind !== 'response' && this.pending.size >= MAX_QUEUED) {
       return Promise.reject(
         new ApiError(
           503,
@@ -126,10 +175,7 @@ export class BodyParser {
     const parts = body instanceof BodyChunks ? transferableChunks(body) : [ownedBytes(body)];
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage(
-        { ...job, id, body: parts },
-        parts.map((p) => p.buffer as ArrayBuffer),
-      );
+      worker.postMessage({ ...job, id, body: parts }, [...parts.map((p) => p.buffer as ArrayBuffer), ...alsoTransfer]);
     });
   }
 

@@ -3,7 +3,10 @@ import type { Tensor } from '@ensemble-studio/core';
 import { decodeInferRequest } from '../grpc/decodeInfer.ts';
 import { parseClientText } from '../ws/parseMessage.ts';
 import type { BodyJob, BodyReply, WireResult } from './bodyParser.ts';
+import { ownedBytes } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
+import { runGraphJob } from './graphJobs.ts';
+import { responseBytes } from './responseJobs.ts';
 import { parseGenerateBody, parseInferBody } from './kserveBody.ts';
 
 // The body worker: parses large KServe bodies and WebSocket messages so the main thread keeps
@@ -26,6 +29,16 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
       { kind: 'ws', parsed: { ...parsed, decoded: {} }, decoded: Object.entries(parsed.decoded) },
       transferables(Object.values(parsed.decoded)),
     ];
+  }
+  if (job.kind === 'response') {
+    const bytes = ownedBytes(responseBytes(job));
+    return [{ kind: 'response', bytes }, [bytes.buffer as ArrayBuffer]];
+  }
+  if (job.kind === 'compile' || job.kind === 'export') {
+    const result = runGraphJob(job);
+    if (result.kind !== 'zip') return [{ kind: 'graph', result }, []];
+    const zip = ownedBytes(result.zip);
+    return [{ kind: 'graph', result: { kind: 'zip', zip } }, [zip.buffer as ArrayBuffer]];
   }
   if (job.kind === 'grpc') {
     const { request, inputs } = decodeInferRequest(body, job);

@@ -13,6 +13,7 @@ import {
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.ts';
 import { checkNameCounts, type CheckedModel } from './kserveChecks.ts';
+import { checkInputContent, checkOutputParameters } from './kserveTensorParameters.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
 
 /** A parsed KServe v2 infer request. */
@@ -120,6 +121,7 @@ interface ParseOptions {
 
 function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: number }): Tensor {
   const { name, datatype, shape } = raw;
+  checkInputContent(raw);
   const n = checkElementCount(name, shape, opts.maxTensorElements);
   const size = raw.parameters.binary_data_size;
   if (size !== undefined) {
@@ -135,7 +137,6 @@ function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: numb
     cursor.off += size as number;
     return tensorFromBytes(datatype, shape, bytes, name);
   }
-  if (raw.data === undefined) throw bad(`input '${name}' has no data`);
   const flat = flattenData(raw.data);
   if (flat.length !== n)
     throw bad(`input '${name}' has ${flat.length} elements but shape [${shape.join(',')}] needs ${n}`);
@@ -171,6 +172,7 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
     read.body.inputs.map((i) => i.name),
     read.body.outputs?.map((o) => o.name),
   );
+  for (const output of read.body.outputs ?? []) checkOutputParameters(output.parameters);
   const cursor = { off: 0 };
   const inputs = keyedRecord<Tensor>();
   for (const raw of read.body.inputs) {

@@ -55,6 +55,9 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
     noServer: true,
     // the hard cap; messages between maxWsMessageBytes and this get an error naming the limit
     maxPayload: studio.limits.maxWsMessageBytes + 1024 * 1024,
+    // One message per turn of the event loop: by default ws emits every message of a chunk it reads at once, so
+    // 2,000 small messages in one write ran 2,000 handlers back to back while every other client waited.
+    allowSynchronousEvents: false,
     handleProtocols: (protocols) => [...protocols].find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX)) ?? false,
   });
   const clients = new Map<WebSocket, RunClient>();

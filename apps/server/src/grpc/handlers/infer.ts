@@ -16,6 +16,7 @@ import {
 } from '../grpcTensors.ts';
 import { decodedRequest, type InferMessage } from '../deferredRequests.ts';
 import { grpcStatus } from '../status.ts';
+import { checkRequestParameters } from '../tensorParameters.ts';
 
 /** Called once per response a graph sends, as it is produced (the last one with `final`). */
 export type ResponseListener = NonNullable<RunRequest['onResponse']>;
@@ -48,6 +49,7 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Re
   if (!served.ready)
     throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
   const target = runTarget(studio, served);
+  checkRequestParameters(req.parameters);
   const inputs = decoded ?? requestInputs(req, studio.limits.maxTensorElements);
   checkInputs(served, inputs);
   const params = requestParameters(req);

@@ -1,8 +1,6 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type {
   ApiCatalogue,
-  ApiCompileNodeResponse,
-  ApiCompileResponse,
   ApiGraph,
   ApiGraphList,
   ApiHealth,
@@ -15,8 +13,6 @@ import {
   apiCompileRequestSchema,
   apiGraphRequestSchema,
   apiImportRequestSchema,
-  compileGraph,
-  compileNodePreview,
   hasErrors,
   isObj,
   migrate,
@@ -26,8 +22,8 @@ import {
 } from '@ensemble-studio/core';
 import { isAbsolute, resolve } from 'node:path';
 import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
-import { zipRepoFiles } from '../../repo/repoFiles.ts';
 import { isSafeName } from '../../repo/safeJoin.ts';
+import { refuseDeclaredOverLimit } from '../bodyChunks.ts';
 import { ApiError, storageError } from '../errors.ts';
 import { openedContainers } from '../jsonContainers.ts';
 import { engineProblems } from '../readiness.ts';
@@ -123,26 +119,31 @@ function toolRoutes(studio: Studio, router: Router): void {
     );
     res.json({ ok: !hasErrors(diagnostics), diagnostics } satisfies ApiValidateResponse);
   });
-  router.post('/compile', (req, res) => {
+  // Compiling and zipping run in the body worker (graphJobs.ts).
+  router.post('/compile', async (req, res) => {
     const body = readBody(apiCompileRequestSchema, req);
     const graph = studio.resolveGraph(body.graph);
     const { nodeId } = body;
-    if (nodeId !== undefined) {
-      if (!graph.nodes.some((n) => n.id === nodeId))
-        throw new ApiError(404, 'not-found', `graph "${graph.name}" has no node "${nodeId.slice(0, 128)}"`);
-      return void res.json({
-        nodeId,
-        files: compileNodePreview(graph, studio.catalogue, nodeId),
-      } satisfies ApiCompileNodeResponse);
-    }
-    res.json(compileGraph(graph, studio.catalogue) satisfies ApiCompileResponse);
+    if (nodeId !== undefined && !graph.nodes.some((n) => n.id === nodeId))
+      throw new ApiError(404, 'not-found', `graph "${graph.name}" has no node "${nodeId.slice(0, 128)}"`);
+    const done = await studio.bodies.graph({
+      kind: 'compile',
+      graph,
+      catalogue: studio.catalogue,
+      ...(nodeId === undefined ? {} : { nodeId }),
+    });
+    if (done.kind !== 'json')
+      throw new ApiError(500, 'internal', 'the compiler answered with the wrong kind of result');
+    res.type('application/json').send(done.text);
   });
-  router.post('/export', (req, res) => {
+  router.post('/export', async (req, res) => {
     const graph = studio.resolveGraph(readBody(apiGraphRequestSchema, req).graph);
-    const compiled = compileGraph(graph, studio.catalogue);
-    if (!compiled.ok)
-      throw new ApiError(422, 'invalid-graph', `graph "${graph.name}" does not compile`, compiled.diagnostics);
-    const zip = zipRepoFiles(compiled.files, studio.repository.dir);
+    const sourceRepoDir = studio.repository.dir;
+    const done = await studio.bodies.graph({ kind: 'export', graph, catalogue: studio.catalogue, sourceRepoDir });
+    if (done.kind === 'invalid')
+      throw new ApiError(422, 'invalid-graph', `graph "${graph.name}" does not compile`, done.diagnostics);
+    if (done.kind !== 'zip') throw new ApiError(500, 'internal', 'the compiler answered with the wrong kind of result');
+    const { zip } = done;
     res.setHeader('Content-Type', 'application/zip');
     res.setHeader('Content-Disposition', `attachment; filename="${graph.name}.zip"`);
     res.end(Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength));
@@ -184,7 +185,7 @@ export function apiRouter(studio: Studio): Router {
         `request body opens more than ${maxContainers} JSON objects and arrays, more than a graph within the limits maxGraphNodes=${maxGraphNodes} and maxGraphEdges=${maxGraphEdges} holds`,
       );
   };
-  router.use(express.json({ limit, verify }));
+  router.use(refuseDeclaredOverLimit(limit), express.json({ limit, verify }));
   router.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => {
     const tooLarge = (err as { type?: string } | undefined)?.type === 'entity.too.large';
     if (err instanceof ApiError) return next(err);

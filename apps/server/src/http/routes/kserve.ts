@@ -1,6 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import { configJson } from '@ensemble-studio/core';
-import { largeBodyChunks } from '../bodyChunks.ts';
+import { largeBodyChunks, refuseDeclaredOverLimit } from '../bodyChunks.ts';
 import { INLINE_PARSE_BYTES } from '../bodyParser.ts';
 import { capMessage } from '../errors.ts';
 import { modelConfig, servedModel } from '../servedModels.ts';
@@ -69,7 +69,12 @@ export function kserveRouter(studio: Studio): Router {
   // Every body is read raw: Triton clients send JSON with or without a content type, and the binary
   // extension sends a JSON header followed by tensor bytes (Inference-Header-Content-Length).
   // Large plain bodies are kept as their chunks for the body worker to join (see bodyChunks.ts).
-  router.use('/v2', largeBodyChunks(limit, INLINE_PARSE_BYTES), express.raw({ limit, type: () => true }));
+  router.use(
+    '/v2',
+    refuseDeclaredOverLimit(limit),
+    largeBodyChunks(limit, INLINE_PARSE_BYTES),
+    express.raw({ limit, type: () => true }),
+  );
   healthRoutes(studio, router);
   // Before the model routes: `/v2/models/stats` would otherwise read as the metadata of a model called "stats".
   repositoryRoutes(studio, router);

@@ -5,6 +5,7 @@ import { BodyChunks } from '../bodyChunks.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
+import { INLINE_JSON_ELEMENTS, generateBody, type ResponseOutput } from '../responseJobs.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from '../servedModels.ts';
@@ -105,7 +106,13 @@ export function runError(result: RunResult, plainModel?: string): ApiError | und
   return undefined;
 }
 
-function sendInferResponse(res: Response, served: ServedModel, req: InferRequest, result: RunResult): void {
+async function sendInferResponse(
+  studio: Studio,
+  res: Response,
+  served: ServedModel,
+  req: InferRequest,
+  result: RunResult,
+): Promise<void> {
   const wanted = req.outputs ?? Object.keys(result.outputs).map((name) => ({ name, binary: req.binaryOutput }));
   const base = {
     model_name: served.name,
@@ -113,18 +120,34 @@ function sendInferResponse(res: Response, served: ServedModel, req: InferRequest
     ...(req.id === undefined ? {} : { id: req.id }),
   };
   const chunks: Uint8Array[] = [];
-  const outputs = wanted.map(({ name, binary }) => {
+  const binaries: Tensor[] = [];
+  let jsonElements = 0;
+  const outputs: ResponseOutput[] = wanted.map(({ name, binary }) => {
     const t = ownValue(result.outputs, name);
     if (!t) throw bad(`unexpected inference output '${name}' for model '${served.name}'`);
-    if (!binary) return outputJson(name, t);
+    if (!binary) {
+      jsonElements += t.data.length;
+      return [name, t];
+    }
     const bytes = tensorToBytes(t);
     chunks.push(bytes);
+    binaries.push(t);
     return { name, datatype: t.datatype, shape: [...t.shape], parameters: { binary_data_size: bytes.byteLength } };
   });
-  const header = tritonJsonText({ ...base, outputs });
-  if (chunks.length === 0) return void res.type('application/json').send(header);
-  res.setHeader('Inference-Header-Content-Length', String(Buffer.byteLength(header)));
-  res.type('application/octet-stream').send(Buffer.concat([Buffer.from(header), ...chunks]));
+  const header =
+    jsonElements > INLINE_JSON_ELEMENTS
+      ? await studio.bodies.response('infer', base, outputs, binaries)
+      : Buffer.from(
+          tritonJsonText({ ...base, outputs: outputs.map((o) => (Array.isArray(o) ? outputJson(...o) : o)) }),
+        );
+  // res.end, not res.send: send would hash the whole body for an ETag on this thread (SHA-1 of a 60 MB body).
+  if (chunks.length === 0) {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    return void res.end(header);
+  }
+  res.setHeader('Inference-Header-Content-Length', String(header.byteLength));
+  res.setHeader('Content-Type', 'application/octet-stream');
+  res.end(Buffer.concat([header, ...chunks]));
 }
 
 /**
@@ -153,25 +176,33 @@ export function inferHandler(studio: Studio): RequestHandler {
     const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
     const err = runError(result, target.plainModel);
     if (err) throw err;
-    sendInferResponse(res, served, parsed, result);
+    await sendInferResponse(studio, res, served, parsed, result);
   };
 }
 
-function generateResponse(
-  served: ServedModel,
-  id: string | undefined,
-  outputs: Record<string, Tensor>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+function generateHead(served: ServedModel, id: string | undefined): Record<string, unknown> {
+  return {
     model_name: served.name,
     model_version: String(served.versions.at(-1) ?? 1),
     ...(id === undefined ? {} : { id }),
   };
-  for (const [name, t] of Object.entries(outputs)) {
-    const data = outputJson(name, t).data;
-    out[name] = data.length === 1 ? data[0] : data;
-  }
-  return out;
+}
+
+/** `/generate`'s one response, written in the body worker when it has more than INLINE_JSON_ELEMENTS numbers. */
+async function sendGenerateResponse(
+  studio: Studio,
+  res: Response,
+  head: Record<string, unknown>,
+  outputs: Record<string, Tensor>,
+): Promise<void> {
+  const entries = Object.entries(outputs);
+  const elements = entries.reduce((n, [, t]) => n + t.data.length, 0);
+  const bytes =
+    elements > INLINE_JSON_ELEMENTS
+      ? await studio.bodies.response('generate', head, entries, [])
+      : Buffer.from(JSON.stringify(generateBody(head, entries)));
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(bytes);
 }
 
 /** Inputs and parameters of a generate request (`inputs: [...]` or top-level keys), large bodies parsed off the main thread. */
@@ -205,14 +236,17 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       res.flushHeaders();
     }
     const responses: Record<string, unknown>[] = [];
+    let final: Record<string, Tensor> | undefined;
     let sent = 0;
+    const head = generateHead(served, id);
     // A decoupled graph's last call may carry no outputs: it only says that no more responses follow.
-    const respond = (outputs: Record<string, Tensor>) => {
+    const respond = (outputs: Record<string, Tensor>, afterRun = false) => {
       if (Object.keys(outputs).length === 0) return;
-      const r = generateResponse(served, id, outputs);
       sent++;
-      if (stream) res.write(`data: ${JSON.stringify(r)}\n\n`);
-      else responses.push(r);
+      if (stream) res.write(`data: ${JSON.stringify(generateBody(head, Object.entries(outputs)))}\n\n`);
+      // During the run a response's buffers may still move on to another node: it is written now.
+      else if (afterRun) final = outputs;
+      else responses.push(generateBody(head, Object.entries(outputs)));
     };
     let result: RunResult;
     try {
@@ -224,10 +258,11 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
     }
     const err = runError(result, target.plainModel);
     // A graph that is not decoupled answers once, also when a condition ended it early.
-    if (!err && sent === 0 && !target.decoupled) respond(result.outputs);
+    if (!err && sent === 0 && !target.decoupled) respond(result.outputs, true);
     if (!stream) {
       if (err) throw err;
-      if (responses.length !== 1) throw bad('generate expects model to produce exactly 1 response');
+      if (sent !== 1) throw bad('generate expects model to produce exactly 1 response');
+      if (final) return sendGenerateResponse(studio, res, head, final);
       return void res.json(responses[0]);
     }
     res.end(err ? streamError(err.message) : undefined);

@@ -1,0 +1,87 @@
+import { ApiError } from '../http/errors.ts';
+import type { WireParameter } from './params.ts';
+
+// Triton's checks of the parameters of a ModelInferRequest, with its messages (clients match on them). The studio
+// registers no shared memory (its RPCs are UNIMPLEMENTED), so every region a tensor names is an unknown one.
+
+const bad = (message: string) => new ApiError(400, 'bad-request', message);
+
+/** Parameter keys starting with `triton_` that a request may use. */
+const RESERVED = ['triton_enable_empty_final_response'];
+
+function wrongType(key: string, expected: string): ApiError {
+  return bad(`invalid value type for '${key}' parameter, expected ${expected}.`);
+}
+
+/**
+ * Refuses a request parameter of a type Triton refuses for its key (`sequence_start` must be a bool_param,
+ * `priority` a non-negative int64 or a uint64, `timeout` an int64, other keys int64, bool, string or double; a
+ * parameter with no value is refused), and `triton_`-prefixed keys Triton does not reserve. A uint64 `sequence_id`
+ * is accepted (Triton takes int64 or string): it keeps ids above 2^63 exact.
+ * @throws ApiError 400 with Triton's message.
+ * @example checkRequestParameters({ sequence_start: { parameter_choice: 'int64_param', int64_param: '1' } }) // throws
+ */
+export function checkRequestParameters(params: Record<string, WireParameter> | undefined): void {
+  for (const [key, p] of Object.entries(params ?? {})) {
+    const choice = p.parameter_choice;
+    if (key === 'sequence_id') {
+      if (choice !== 'int64_param' && choice !== 'string_param' && choice !== 'uint64_param')
+        throw wrongType(key, 'int64_param or string_param');
+    } else if (key === 'sequence_start' || key === 'sequence_end') {
+      if (choice !== 'bool_param') throw wrongType(key, 'bool_param');
+    } else if (key === 'priority') {
+      if (choice !== 'int64_param' && choice !== 'uint64_param') throw wrongType(key, 'int64_param or uint64_param');
+      if (choice === 'int64_param' && String(p.int64_param).startsWith('-'))
+        throw bad("invalid value for 'priority', expected value >= 0.");
+    } else if (key === 'timeout') {
+      if (choice !== 'int64_param') throw wrongType(key, 'int64_param');
+    } else if (key.startsWith('triton_')) {
+      if (!RESERVED.includes(key))
+        throw bad(
+          `parameter keys starting with 'triton_' are reserved for Triton usage. Only the following keys starting with 'triton_' are allowed: ${RESERVED.join(' ')}`,
+        );
+      if (choice !== 'bool_param') throw wrongType(key, 'bool_param');
+    } else if (choice === undefined || choice === 'uint64_param') {
+      throw wrongType(key, 'int64_param, bool_param, or string_param');
+    }
+  }
+}
+
+/**
+ * Refuses a tensor (input or requested output) that names shared memory, as Triton refuses one naming a region it
+ * does not know; the malformed combinations first, with Triton's messages.
+ * @throws ApiError 400 for a malformed combination, 404 `Unable to find shared memory region: 'r'` otherwise.
+ * @example refuseSharedMemory('x', { shared_memory_region: {…}, shared_memory_byte_size: {…} }, false, 'm') // throws 404
+ */
+export function refuseSharedMemory(
+  tensor: string,
+  params: Record<string, WireParameter> | undefined,
+  hasContents: boolean,
+  model: string,
+): void {
+  const region = params?.shared_memory_region;
+  const offset = params?.shared_memory_offset;
+  const size = params?.shared_memory_byte_size;
+  if (!region && !offset && !size) return;
+  if (region && region.parameter_choice !== 'string_param')
+    throw bad(`invalid value type for 'shared_memory_region' parameter for tensor '${tensor}', expected string_param.`);
+  for (const [key, p] of [
+    ['shared_memory_offset', offset],
+    ['shared_memory_byte_size', size],
+  ] as const) {
+    if (!p) continue;
+    if (!region)
+      throw bad(`'${key}' can not be specified without 'shared_memory_region' parameter for tensor '${tensor}'`);
+    if (p.parameter_choice !== 'int64_param')
+      throw bad(`invalid value type for '${key}' parameter for tensor '${tensor}', expected int64_param.`);
+  }
+  if (!size)
+    throw bad(
+      `'shared_memory_byte_size' must be specified along with 'shared_memory_region' parameter for tensor '${tensor}'`,
+    );
+  if (hasContents)
+    throw bad(
+      `unexpected 'content' provided when using shared memory for input tensor '${tensor}' for model '${model}'`,
+    );
+  throw new ApiError(404, 'not-found', `Unable to find shared memory region: '${region!.string_param ?? ''}'`);
+}
