@@ -287,13 +287,12 @@ export function portableFeeds(
 
 function toPortable(t: Tensor, mayMove: boolean, transfer: ArrayBuffer[]): PortableTensor {
   if (Array.isArray(t.data)) return { datatype: t.datatype, shape: [...t.shape], data: t.data };
-  if (mayMove && ownsWholeBuffer(t.data) && !transfer.includes((t.data as Float32Array).buffer as ArrayBuffer)) {
-    transfer.push((t.data as Float32Array).buffer as ArrayBuffer);
-    return { datatype: t.datatype, shape: [...t.shape], data: t.data };
-  }
-  const data = pooledCopy(t.data as Float32Array);
+  const data =
+    mayMove && ownsWholeBuffer(t.data) && !transfer.includes((t.data as Float32Array).buffer as ArrayBuffer)
+      ? t.data
+      : pooledCopy(t.data as Float32Array);
   transfer.push((data as Float32Array).buffer as ArrayBuffer);
-  return { datatype: t.datatype, shape: [...t.shape], data, pooled: true };
+  return { datatype: t.datatype, shape: [...t.shape], data };
 }
 
 /** A tensor's raw little-endian bytes (BYTES: 4-byte length + UTF-8 per element). */

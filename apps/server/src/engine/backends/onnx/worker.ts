@@ -80,13 +80,13 @@ function sendResult(
 }
 
 /**
- * The pooled input buffers a finished request gives back (the main thread copies into them again instead of
- * touching fresh pages): those that no output is being sent in.
+ * The input buffers a finished request can give back (the main thread copies into them again instead of touching
+ * fresh pages): whole buffers that no output is being sent in.
  */
 function unusedInputBuffers(inputs: Record<string, PortableTensor>, transfer: readonly ArrayBuffer[]): ArrayBuffer[] {
   const out: ArrayBuffer[] = [];
   for (const t of Object.values(inputs)) {
-    if (!t.pooled || Array.isArray(t.data) || !ownsWholeBuffer(t.data as Float32Array)) continue;
+    if (Array.isArray(t.data) || !ownsWholeBuffer(t.data as Float32Array)) continue;
     const b = (t.data as Float32Array).buffer as ArrayBuffer;
     if (!transfer.includes(b) && !out.includes(b)) out.push(b);
   }

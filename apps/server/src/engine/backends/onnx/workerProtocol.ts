@@ -5,8 +5,6 @@ export interface PortableTensor {
   datatype: DataType;
   shape: number[];
   data: TensorData;
-  /** `data`'s buffer came from the main thread's copy pool: give it back with the result (bufferPool.ts). */
-  pooled?: true;
 }
 
 /** What a worker hosts: one onnxruntime session (a model instance) or the built-in ops. */
@@ -94,7 +92,7 @@ export type FromWorker =
       computeNs: number;
       summaries: Record<string, TensorSummary>;
       stages?: StageResult[];
-      /** The request's pooled input buffers that no output took, given back to the main thread's copy pool. */
+      /** The request's input buffers that no output took, given back for the main thread's copies (bufferPool.ts). */
       returned?: ArrayBuffer[];
     }
   /** `stage`: the chain step that failed, and `stages` what the steps before it took. */
