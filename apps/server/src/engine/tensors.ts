@@ -1,7 +1,6 @@
 import type { DataType, Tensor, TensorData, TensorSummary, WireTensor } from '@ensemble-studio/core';
 import { allocData, elementCount, tensorToJson } from '@ensemble-studio/core';
 import type { PortableTensor } from './backends/onnx/workerProtocol.ts';
-import { copyBuffers } from './bufferPool.ts';
 
 /** onnxruntime's element type name for each protocol data type (BF16 is not supported by ORT). */
 export const ORT_TYPES: Partial<Record<DataType, string>> = {
@@ -90,14 +89,6 @@ export function sameItemDims(a: readonly number[], b: readonly number[]): boolea
 /** A copy of a tensor's data (a fresh buffer this thread owns). */
 export function copyData(data: TensorData): TensorData {
   return Array.isArray(data) ? [...data] : (data as Float32Array).slice();
-}
-
-/** A copy of `data` in a buffer from `copyBuffers` (given back by the worker it goes to). */
-function pooledCopy(data: Float32Array): TensorData {
-  const Ctor = data.constructor as new (b: ArrayBuffer) => Float32Array;
-  const copy = new Ctor(copyBuffers.take(data.byteLength));
-  copy.set(data);
-  return copy as TensorData;
 }
 
 /** Whether a typed array spans its whole ArrayBuffer (so the buffer may be transferred alone). */
@@ -290,7 +281,7 @@ function toPortable(t: Tensor, mayMove: boolean, transfer: ArrayBuffer[]): Porta
   const data =
     mayMove && ownsWholeBuffer(t.data) && !transfer.includes((t.data as Float32Array).buffer as ArrayBuffer)
       ? t.data
-      : pooledCopy(t.data as Float32Array);
+      : copyData(t.data);
   transfer.push((data as Float32Array).buffer as ArrayBuffer);
   return { datatype: t.datatype, shape: [...t.shape], data };
 }

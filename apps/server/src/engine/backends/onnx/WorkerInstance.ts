@@ -1,5 +1,4 @@
 import { Worker } from 'node:worker_threads';
-import { copyBuffers } from '../../bufferPool.ts';
 import { ChainError, EngineError } from '../../errors.ts';
 import type { BackendInstance, InstanceFactory } from '../types.ts';
 import type { FromWorker, LoadSpec, ToWorker } from './workerProtocol.ts';
@@ -60,10 +59,8 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
         const p = this.pending.get(msg.id);
         if (!p) return;
         this.pending.delete(msg.id);
-        if (msg.type === 'result') {
-          if (msg.returned) for (const b of msg.returned) copyBuffers.give(b);
-          p.resolve(msg);
-        } else
+        if (msg.type === 'result') p.resolve(msg);
+        else
           p.reject(
             msg.stage !== undefined
               ? new ChainError(msg.message, msg.stage, msg.stages ?? [], this.name)

@@ -66,7 +66,6 @@ function fromOrt(
  */
 function sendResult(
   id: number,
-  inputs: Record<string, PortableTensor>,
   outputs: Record<string, PortableTensor>,
   computeNs: number,
   transfer: ArrayBuffer[],
@@ -74,23 +73,7 @@ function sendResult(
   stages?: StageResult[],
 ): void {
   const summaries = !summarize ? {} : stages ? stages[stages.length - 1]!.summaries : summarizeAll(outputs);
-  const returned = unusedInputBuffers(inputs, transfer);
-  transfer.push(...returned);
-  send({ type: 'result', id, outputs, computeNs, summaries, ...(stages ? { stages } : {}), returned }, transfer);
-}
-
-/**
- * The input buffers a finished request can give back (the main thread copies into them again instead of touching
- * fresh pages): whole buffers that no output is being sent in.
- */
-function unusedInputBuffers(inputs: Record<string, PortableTensor>, transfer: readonly ArrayBuffer[]): ArrayBuffer[] {
-  const out: ArrayBuffer[] = [];
-  for (const t of Object.values(inputs)) {
-    if (Array.isArray(t.data) || !ownsWholeBuffer(t.data as Float32Array)) continue;
-    const b = (t.data as Float32Array).buffer as ArrayBuffer;
-    if (!transfer.includes(b) && !out.includes(b)) out.push(b);
-  }
-  return out;
+  send({ type: 'result', id, outputs, computeNs, summaries, ...(stages ? { stages } : {}) }, transfer);
 }
 
 async function createSession(
@@ -159,7 +142,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const outputs = await session.run(feeds);
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
-  sendResult(msg.id, msg.feeds, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
 }
 
 function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
@@ -169,7 +152,7 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
   const outputs = impl.run(msg.inputs, msg.values, opContext);
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
-  sendResult(msg.id, msg.inputs, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
 }
 
 async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
@@ -182,7 +165,7 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
     const transfer: ArrayBuffer[] = [];
     for (const s of r.stages) if (s.outputs) s.outputs = fromOrt(s.outputs, transfer);
     const computeNs = r.stages.reduce((n, s) => n + s.computeNs, 0);
-    sendResult(msg.id, msg.feeds, fromOrt(r.outputs, transfer), computeNs, transfer, msg.summarize, r.stages);
+    sendResult(msg.id, fromOrt(r.outputs, transfer), computeNs, transfer, msg.summarize, r.stages);
   } catch (err) {
     if (!(err instanceof StageFailure)) throw err;
     send({ type: 'error', id: msg.id, message: err.message, stage: err.stage, stages: err.stages });

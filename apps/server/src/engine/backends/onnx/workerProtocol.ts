@@ -92,8 +92,6 @@ export type FromWorker =
       computeNs: number;
       summaries: Record<string, TensorSummary>;
       stages?: StageResult[];
-      /** The request's input buffers that no output took, given back for the main thread's copies (bufferPool.ts). */
-      returned?: ArrayBuffer[];
     }
   /** `stage`: the chain step that failed, and `stages` what the steps before it took. */
   | { type: 'error'; id: number; message: string; stage?: number; stages?: StageResult[] };
