@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testing/tempDir.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../testing/wsTestClient.ts';
 import { gzipSync } from 'node:zlib';
 import { BodyChunks } from './bodyChunks.ts';
 import { BodyParser, INLINE_PARSE_BYTES } from './bodyParser.ts';
 import { openedContainers } from './jsonContainers.ts';
-import { call, startTestServer } from '../testing/testServer.ts';
+import { call } from '../testing/testServer.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
 /** A JSON infer body for `extractor` (x: [rows, 64]) of more than INLINE_PARSE_BYTES. */
 function largeInfer(rows: number, last = '0.5'): Buffer {
@@ -172,14 +172,7 @@ describe('a body naming more inputs or outputs than its model has', () => {
 });
 
 describe('large requests on a running server', () => {
-  let s: Awaited<ReturnType<typeof startTestServer>>;
-  beforeAll(async () => {
-    s = await startTestServer();
-  });
-  afterAll(async () => {
-    await s?.close();
-    if (s) removeTempDir(s.repo);
-  });
+  const s = testServerPerFile();
 
   it('a large /infer body is parsed in the worker and runs', async () => {
     const r = await call(`${s.url}/v2/models/extractor/infer`, 'POST', largeInfer(6000).toString());

@@ -1,18 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testing/tempDir.ts';
+import { describe, expect, it } from 'vitest';
 import { sameOriginAllowed } from './auth.ts';
-import { call, startTestServer } from '../testing/testServer.ts';
+import { call } from '../testing/testServer.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile();
 
 const infer = JSON.stringify({
   inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0.5) }],

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testing/tempDir.ts';
+import { describe, expect, it } from 'vitest';
 import { tensorFromBytes, tritonJsonText } from './kserveTensors.ts';
-import { startTestServer } from '../testing/testServer.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile();
 
 /** A binary-extension infer request: JSON header + raw FP32 bytes for `x` (+ `trailing` bytes no input claims). */
 async function inferBinary(values: Float32Array, trailing = 0): Promise<{ status: number; text: string }> {

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testing/tempDir.ts';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../testing/wsTestClient.ts';
 import { capMessage, MAX_ERROR_MESSAGE } from './errors.ts';
-import { call, startTestServer } from '../testing/testServer.ts';
+import { call } from '../testing/testServer.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile();
 
 const longName = 'n'.repeat(100_000);
 const limit = MAX_ERROR_MESSAGE + 100;

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testing/tempDir.ts';
+import { describe, expect, it } from 'vitest';
 import { checkElements } from './kserveTensors.ts';
-import { call, startTestServer } from '../testing/testServer.ts';
+import { call } from '../testing/testServer.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer({ limits: { maxTensorElements: 1000 } });
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile({ limits: { maxTensorElements: 1000 } });
 
 const row = (v: unknown) => Array.from({ length: 64 }, (_, i) => (i === 3 ? v : 0.5));
 

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTempDir } from '../testing/tempDir.ts';
-import { startTestServer } from '../testing/testServer.ts';
+import { describe, expect, it } from 'vitest';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
 // No run may start: every generate_stream is refused after its SSE headers went out.
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer({ limits: { maxConcurrentRuns: 0 } });
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile({ limits: { maxConcurrentRuns: 0 } });
 
 describe('generate_stream refused after the stream started', () => {
   it('sends the refusal as an error event instead of an empty stream', async () => {

@@ -1,16 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestServer } from '../testing/testServer.ts';
-import { removeTempDir } from '../testing/tempDir.ts';
+import { describe, expect, it } from 'vitest';
+import { call } from '../testing/testServer.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile();
 
 /** A graph at the node and edge limits: compiling it takes the compiler 60–250 ms. */
 function largestGraph() {

@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GraphDoc } from '@ensemble-studio/core';
-import { removeTempDir } from '../testing/tempDir.ts';
 import { connect } from '../testing/wsTestClient.ts';
-import { call, startTestServer } from '../testing/testServer.ts';
+import { call } from '../testing/testServer.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer({ limits: { maxApiBodyBytes: 300_000 } });
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile({ limits: { maxApiBodyBytes: 300_000 } });
 
 /** `pipe` with `n` more extractor nodes fed from its input (validation and compile grow faster than n). */
 async function bigGraph(name: string, n: number): Promise<GraphDoc> {

@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startTestServer } from '../testing/testServer.ts';
-import { removeTempDir } from '../testing/tempDir.ts';
+import { describe, expect, it } from 'vitest';
+import { call } from '../testing/testServer.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile();
 
 const feat = { name: 'feat', datatype: 'FP32', shape: [1, 256] };
 const data = new Array(256).fill(0.5);

@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GraphDoc } from '@ensemble-studio/core';
-import { removeTempDir } from '../testing/tempDir.ts';
 import { connect } from '../testing/wsTestClient.ts';
 import { UNSAVED_GRAPHS } from './routes/metrics.ts';
-import { call, startTestServer } from '../testing/testServer.ts';
+import { call } from '../testing/testServer.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer();
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile();
 
 describe('/metrics labels', () => {
   it('inline graphs with made-up names share one label; saved graphs keep theirs', async () => {

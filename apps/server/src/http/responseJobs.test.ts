@@ -19,17 +19,30 @@ function pageBody(h: number, w: number): { body: Buffer; headerLength: number } 
   return { body: Buffer.concat([header, Buffer.alloc(h * w * 3, 255)]), headerLength: header.byteLength };
 }
 
+/**
+ * Another client asks /v2/health/ready at the moment a response is handed over to be written; its answer is noted
+ * in `order` as 'health' (before the large response's own entry when that is written off the main thread).
+ */
+function askHealthWhenWriting(order: string[]): { answered: () => Promise<void> | undefined; restore: () => void } {
+  const bodies = s.studio.bodies;
+  const write = bodies.response.bind(bodies);
+  let health: Promise<void> | undefined;
+  bodies.response = (...args) => {
+    health = fetch(`${s.url}/v2/health/ready`).then(() => void order.push('health'));
+    return write(...args);
+  };
+  return {
+    answered: () => health,
+    restore: () => {
+      bodies.response = write;
+    },
+  };
+}
+
 describe('a large JSON infer response', () => {
   it('is written off the main thread: a request that arrives meanwhile is answered first', async () => {
     const order: string[] = [];
-    let health: Promise<void> | undefined;
-    const bodies = s.studio.bodies;
-    const write = bodies.response.bind(bodies);
-    // The moment the run is done and its response is to be written, another client asks.
-    bodies.response = (...args) => {
-      health = fetch(`${s.url}/v2/health/ready`).then(() => void order.push('health'));
-      return write(...args);
-    };
+    const other = askHealthWhenWriting(order);
     try {
       // Its probability map: 4.2 M numbers as JSON (~600 ms of JSON.stringify on the main thread).
       const { body, headerLength } = pageBody(2048, 2048);
@@ -45,22 +58,16 @@ describe('a large JSON infer response', () => {
       const json = (await r.json()) as { outputs: { name: string; shape: number[]; data: number[] }[] };
       expect(json.outputs[0]!.shape).toEqual([2048, 2048]);
       expect(json.outputs[0]!.data).toHaveLength(2048 * 2048);
-      await health;
+      await other.answered();
     } finally {
-      bodies.response = write;
+      other.restore();
     }
     expect(order).toEqual(['health', 'infer 200']);
   });
 
   it('from /generate is written off the main thread too', async () => {
     const order: string[] = [];
-    let health: Promise<void> | undefined;
-    const bodies = s.studio.bodies;
-    const write = bodies.response.bind(bodies);
-    bodies.response = (...args) => {
-      health = fetch(`${s.url}/v2/health/ready`).then(() => void order.push('health'));
-      return write(...args);
-    };
+    const other = askHealthWhenWriting(order);
     try {
       const row = `[${Array.from({ length: 1024 }, () => '[255,255,255]').join(',')}]`;
       const r = await fetch(`${s.url}/v2/models/python_text_detect/generate`, {
@@ -72,9 +79,9 @@ describe('a large JSON infer response', () => {
       const json = (await r.json()) as Record<string, unknown>;
       expect(json.model_name).toBe('python_text_detect');
       expect(Object.values(json).find(Array.isArray)).toHaveLength(1024 * 1024);
-      await health;
+      await other.answered();
     } finally {
-      bodies.response = write;
+      other.restore();
     }
     expect(order).toEqual(['health', 'generate 200']);
   });

@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../testing/testServer.ts';
-import { removeTempDir } from '../testing/tempDir.ts';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../testing/wsTestClient.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer({ limits: { maxWsMessageBytes: 100_000, maxTensorElements: 50_000 } });
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile({ limits: { maxWsMessageBytes: 100_000, maxTensorElements: 50_000 } });
 
 const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
 

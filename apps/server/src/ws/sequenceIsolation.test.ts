@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer } from '../testing/testServer.ts';
-import { removeTempDir } from '../testing/tempDir.ts';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../testing/wsTestClient.ts';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-let s: Awaited<ReturnType<typeof startTestServer>>;
-beforeAll(async () => {
-  s = await startTestServer({ limits: { maxSequencesPerClient: 2 } });
-});
-afterAll(async () => {
-  await s?.close();
-  if (s) removeTempDir(s.repo);
-});
+const s = testServerPerFile({ limits: { maxSequencesPerClient: 2 } });
 
 const chunk = (v: number) => ({ x: { datatype: 'FP32', shape: [1, 8], data: new Array(8).fill(v) } });
 
