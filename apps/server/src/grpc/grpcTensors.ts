@@ -155,21 +155,24 @@ export function requestParameters(req: WireInferRequest): Record<string, unknown
  * A response carrying `outputs` (the requested ones, in the order asked; all of them when none were
  * asked for), every tensor as raw little-endian bytes as Triton's server sends them.
  * @param strict throw when a requested output is missing (a streamed response may carry a subset).
+ * @param shape each output as it is sent (a classified one becomes BYTES; see classification.ts).
  */
 export function inferResponse(
   base: { model_name: string; model_version: string; id: string },
   outputs: Record<string, Tensor>,
   requested: readonly string[],
   strict: boolean,
+  shape: (name: string, t: Tensor) => Tensor = (_, t) => t,
 ): WireInferResponse {
   const names = requested.length > 0 ? requested : Object.keys(outputs);
   const res: WireInferResponse = { ...base, parameters: {}, outputs: [], raw_output_contents: [] };
   for (const name of names) {
-    const t = outputs[name];
-    if (!t) {
+    const found = ownValue(outputs, name);
+    if (!found) {
       if (strict) throw bad(`unexpected inference output '${name}' for model '${base.model_name}'`);
       continue;
     }
+    const t = shape(name, found);
     res.outputs.push({ name, datatype: t.datatype, shape: [...t.shape] });
     res.raw_output_contents.push(tensorToBytes(t));
   }

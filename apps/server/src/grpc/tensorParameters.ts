@@ -85,3 +85,24 @@ export function refuseSharedMemory(
     );
   throw new ApiError(404, 'not-found', `Unable to find shared memory region: '${region!.string_param ?? ''}'`);
 }
+
+/**
+ * The classes each requested output asks for (Triton's classification extension: an int64 `classification` over 0).
+ * @throws ApiError 400 with Triton's message for another type or a count under 1.
+ * @example classificationCounts([{ name: 'p', parameters: { classification: { parameter_choice: 'int64_param', int64_param: '2' } } }]).get('p') === 2
+ */
+export function classificationCounts(
+  outputs: readonly { name: string; parameters?: Record<string, WireParameter> }[] | undefined,
+): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const o of outputs ?? []) {
+    const p = o.parameters?.classification;
+    if (!p) continue;
+    if (p.parameter_choice !== 'int64_param')
+      throw bad("invalid value type for 'classification' parameter, expected int64_param");
+    const n = Number(p.int64_param);
+    if (!(n > 0)) throw bad("invalid value for 'classification' parameter, expected >= 0");
+    counts.set(o.name, Math.min(n, 2 ** 32 - 1));
+  }
+  return counts;
+}

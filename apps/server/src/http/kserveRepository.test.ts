@@ -34,6 +34,7 @@ describe('server metadata', () => {
   it('names exactly the extensions the HTTP endpoint serves, and each one answers', async () => {
     const meta = (await call(`${s.url}/v2`)).json;
     expect(meta.extensions).toEqual([
+      'classification',
       'model_configuration',
       'model_repository',
       'statistics',
@@ -48,6 +49,11 @@ describe('server metadata', () => {
     expect((await call(`${s.url}/v2/models/stats`)).status).toBe(200);
     const generated = await call(`${s.url}/v2/models/head/generate`, 'POST', { feat });
     expect([generated.status, generated.json.logits.length]).toEqual([200, 16]);
+    const classified = await call(`${s.url}/v2/models/head/infer`, 'POST', {
+      inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256], data: feat }],
+      outputs: [{ name: 'logits', parameters: { classification: 1 } }],
+    });
+    expect([classified.status, classified.json.outputs[0].datatype]).toEqual([200, 'BYTES']);
   });
 });
 

@@ -22,7 +22,8 @@ export interface InferRequest {
   parameters: Record<string, unknown>;
   inputs: Record<string, Tensor>;
   /** Outputs asked for (all when undefined), each with whether it should come back as binary. */
-  outputs?: { name: string; binary: boolean }[];
+  /** `classification`: the number of classes asked for (Triton's classification extension); absent or 0 for data. */
+  outputs?: { name: string; binary: boolean; classification?: number }[];
   binaryOutput: boolean;
 }
 
@@ -185,8 +186,18 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   const outputs = read.body.outputs?.map(({ name, parameters: p }) => ({
     name,
     binary: p.binary_data === true || (p.binary_data === undefined && binaryOutput),
+    ...classificationOf(p),
   }));
   return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput };
+}
+
+/** An output's `classification` parameter, as Triton reads it (an unsigned integer; 0 asks for the data). */
+function classificationOf(p: Record<string, unknown>): { classification?: number } {
+  if (!Object.hasOwn(p, 'classification')) return {};
+  const k = p.classification;
+  if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0)
+    throw bad("Unable to set 'classification': attempt to access JSON non-unsigned-integer as unsigned-integer");
+  return k > 0 ? { classification: k } : {};
 }
 
 /**

@@ -16,7 +16,8 @@ import {
 } from '../grpcTensors.ts';
 import { decodedRequest, type InferMessage } from '../deferredRequests.ts';
 import { grpcStatus } from '../status.ts';
-import { checkRequestParameters } from '../tensorParameters.ts';
+import { checkRequestParameters, classificationCounts } from '../tensorParameters.ts';
+import { classifyOutput } from '../../http/classification.ts';
 
 /** Called once per response a graph sends, as it is produced (the last one with `final`). */
 export type ResponseListener = NonNullable<RunRequest['onResponse']>;
@@ -34,6 +35,8 @@ export interface PreparedInfer {
   decoupled: boolean;
   /** Output names asked for, in order (empty: all). */
   requested: string[];
+  /** An output as it is sent: classified when the request asked for classes of it (classification.ts). */
+  shape: (name: string, t: Tensor) => Tensor;
   /** What every response of this request repeats: the model, its version, the request's id. */
   base: { model_name: string; model_version: string; id: string };
 }
@@ -54,6 +57,7 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Re
   checkInputs(served, inputs);
   const params = requestParameters(req);
   const sequence = sequenceOf(served, params, target.stateful);
+  const classes = classificationCounts(req.outputs);
   return {
     served,
     graph: target.graph,
@@ -64,6 +68,10 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Re
     params,
     decoupled: target.decoupled,
     requested: (req.outputs ?? []).map((o) => o.name),
+    shape: (name, t) => {
+      const k = classes.get(name);
+      return k ? classifyOutput(studio, served, name, t, k) : t;
+    },
     base: { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), id: req.id },
   };
 }
@@ -113,5 +121,5 @@ export async function modelInfer(
   const result = await runPrepared(studio, p, signal);
   const err = runError(result, p.plainModel);
   if (err) throw err;
-  return inferResponse(p.base, result.outputs, p.requested, true);
+  return inferResponse(p.base, result.outputs, p.requested, true, p.shape);
 }

@@ -7,7 +7,14 @@ import type { ProtoMessage } from '../loadService.ts';
 import { grpcStatus } from '../status.ts';
 
 /** The extensions the gRPC endpoint serves (binary tensors and generate are HTTP's). */
-const GRPC_EXTENSIONS = ['model_configuration', 'sequence', 'statistics', 'model_repository', 'parameters'];
+const GRPC_EXTENSIONS = [
+  'classification',
+  'model_configuration',
+  'sequence',
+  'statistics',
+  'model_repository',
+  'parameters',
+];
 
 type NameVersion = { name: string; version: string };
 type RepositoryRequest = { model_name: string; parameters?: Record<string, unknown> };

@@ -50,7 +50,7 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     const send = (outputs: Record<string, Tensor>, final: boolean) => {
       finalSent ||= final;
       try {
-        const r = inferResponse(p.base, outputs, p.requested, !p.decoupled);
+        const r = inferResponse(p.base, outputs, p.requested, !p.decoupled, p.shape);
         r.parameters.triton_final_response = wireParameter(final);
         write({ error_message: '', infer_response: r });
       } catch (err) {

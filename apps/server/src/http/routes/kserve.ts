@@ -15,6 +15,7 @@ const M = '/v2/models/:model{/versions/:version}';
  * (`generate` is the generate and generate_stream endpoints).
  */
 export const HTTP_EXTENSIONS = [
+  'classification',
   'model_configuration',
   'model_repository',
   'statistics',

@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
 import { MAX_ID_LENGTH, catalogueModel, ownValue } from '@ensemble-studio/core';
 import { BodyChunks } from '../bodyChunks.ts';
+import { classifyOutput } from '../classification.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
@@ -113,7 +114,8 @@ async function sendInferResponse(
   req: InferRequest,
   result: RunResult,
 ): Promise<void> {
-  const wanted = req.outputs ?? Object.keys(result.outputs).map((name) => ({ name, binary: req.binaryOutput }));
+  const wanted: NonNullable<InferRequest['outputs']> =
+    req.outputs ?? Object.keys(result.outputs).map((name) => ({ name, binary: req.binaryOutput }));
   const base = {
     model_name: served.name,
     model_version: String(served.versions.at(-1) ?? 1),
@@ -122,9 +124,10 @@ async function sendInferResponse(
   const chunks: Uint8Array[] = [];
   const binaries: Tensor[] = [];
   let jsonElements = 0;
-  const outputs: ResponseOutput[] = wanted.map(({ name, binary }) => {
-    const t = ownValue(result.outputs, name);
-    if (!t) throw bad(`unexpected inference output '${name}' for model '${served.name}'`);
+  const outputs: ResponseOutput[] = wanted.map(({ name, binary, classification }) => {
+    const found = ownValue(result.outputs, name);
+    if (!found) throw bad(`unexpected inference output '${name}' for model '${served.name}'`);
+    const t = classification ? classifyOutput(studio, served, name, found, classification) : found;
     if (!binary) {
       jsonElements += t.data.length;
       return [name, t];
