@@ -50,6 +50,7 @@ export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
           : req,
       ),
     health: () => engine.health(),
+    modelUnavailable: (name) => engine.modelUnavailable(name),
     sequences: () => engine.sequences(),
     metrics: () => engine.metrics(),
     close: () => engine.close(),

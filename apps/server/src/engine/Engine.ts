@@ -403,6 +403,18 @@ export class Engine {
     return s;
   }
 
+  /**
+   * Why model `name`'s sessions cannot run (the engine failed to load it), or undefined when they can, are still
+   * loading, or the engine does not know it. Readiness asks this on every request, so unlike `health()` it builds
+   * nothing: its cost does not grow with the models or the open sequences.
+   */
+  modelUnavailable(name: string): string | undefined {
+    const why = this.unavailable.get(name);
+    if (why !== undefined) return why;
+    const rt = this.loaded.get(name);
+    return rt?.state === 'unavailable' ? (rt.error ?? 'its session did not load') : undefined;
+  }
+
   /** Models, execution providers, notices, active runs and sequences (for /api/health). */
   health(): EngineHealth {
     const models: EngineHealth['models'] = {};

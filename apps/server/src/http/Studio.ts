@@ -13,7 +13,16 @@ import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
 /** What the HTTP and WebSocket layers need from the engine. */
 export type StudioEngine = Pick<
   Engine,
-  'run' | 'health' | 'sequences' | 'metrics' | 'close' | 'closeWhenIdle' | 'endSequence' | 'onSequenceEnded' | 'reload'
+  | 'run'
+  | 'health'
+  | 'modelUnavailable'
+  | 'sequences'
+  | 'metrics'
+  | 'close'
+  | 'closeWhenIdle'
+  | 'endSequence'
+  | 'onSequenceEnded'
+  | 'reload'
 >;
 
 export interface StudioOptions {

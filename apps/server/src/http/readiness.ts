@@ -9,21 +9,14 @@ export interface Readiness {
 }
 
 /** Why model `name` cannot run (its config, or its session in the engine), or undefined when it can. */
-function modelProblem(
-  studio: Studio,
-  name: string,
-  engineModels: ReturnType<Studio['engine']['health']>['models'],
-): string | undefined {
+function modelProblem(studio: Studio, name: string): string | undefined {
   const m = catalogueModel(studio.catalogue, name);
   if (!m) return `model '${name}' is not in the repository`;
   if (m.error) return `model '${name}' failed to load: ${m.error}`;
   if (m.platform === 'ensemble') return undefined;
-  const e = ownValue(engineModels, name);
-  if (e?.state === 'unavailable')
-    return e.error?.includes(`'${name}'`)
-      ? e.error
-      : `model '${name}' is unavailable: ${e.error ?? 'its session did not load'}`;
-  return undefined;
+  const why = studio.engine.modelUnavailable(name);
+  if (why === undefined) return undefined;
+  return why.includes(`'${name}'`) ? why : `model '${name}' is unavailable: ${why}`;
 }
 
 /**
@@ -33,17 +26,16 @@ function modelProblem(
  * @example readiness(studio, 'ocr') // { ready: false, reason: "graph 'ocr' needs model 'det', which failed to load: …" }
  */
 export function readiness(studio: Studio, name: string): Readiness {
-  const engineModels = studio.engine.health().models;
   const graph = ownValue(studio.repository.graphs, name);
   if (graph) {
     for (const n of graph.nodes) {
       if (n.kind !== 'model') continue;
-      const problem = modelProblem(studio, n.params.model, engineModels);
+      const problem = modelProblem(studio, n.params.model);
       if (problem) return { ready: false, reason: `graph '${name}' cannot run: ${problem}` };
     }
     return { ready: true };
   }
-  const problem = modelProblem(studio, name, engineModels);
+  const problem = modelProblem(studio, name);
   return problem ? { ready: false, reason: problem } : { ready: true };
 }
 
@@ -53,11 +45,10 @@ export function readiness(studio: Studio, name: string): Readiness {
  * @example engineProblems(studio).map((d) => d.message) // ["det: model 'det' failed …"]
  */
 export function engineProblems(studio: Studio): Diagnostic[] {
-  const engineModels = studio.engine.health().models;
   const out: Diagnostic[] = [];
   for (const m of Object.values(studio.catalogue.models)) {
     if (m.error || m.platform === 'ensemble') continue;
-    const problem = modelProblem(studio, m.name, engineModels);
+    const problem = modelProblem(studio, m.name);
     if (problem) out.push({ code: 'model-unavailable', severity: 'error', message: `${m.name}: ${problem}` });
   }
   return out;
