@@ -5,81 +5,12 @@ import { fromConfigType } from '@ensemble-studio/core';
 import { Batcher } from './Batcher.ts';
 import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
 import { OnnxBackend } from './backends/onnx/OnnxBackend.ts';
-import type { ChainStep, PortableTensor, StageResult } from './backends/onnx/workerProtocol.ts';
-import { PythonBackend } from './backends/python/PythonBackend.ts';
-import type { BlsHandler, LogLevel } from './backends/python/pythonTypes.ts';
-import type { CancelSignal } from './cancel.ts';
+import { createBackend } from './createBackend.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
 import { ModelStats } from './Metrics.ts';
-import { instanceCount, providersFor, warmupFeeds, workerNice } from './modelSetup.ts';
+import type { ChainRequest, ChainResult, InferRequest, InferResult, ModelRuntimeOptions } from './modelRuntimeTypes.ts';
 import { SequenceBatcher, type SequenceResult } from './SequenceBatcher.ts';
-import type { SequenceFlags } from './sequenceTensors.ts';
 import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
-
-export interface ModelRuntimeOptions {
-  name: string;
-  config: ModelConfig;
-  /** The model file: model.onnx, or model.py for the Python backend. */
-  path: string;
-  backend: 'onnx' | 'python';
-  /** Python backend: the interpreter, BLS calls, and the server log of every line a model writes. */
-  python?: {
-    interpreter: string;
-    bls: BlsHandler;
-    version: number;
-    log?: (instance: string, level: LogLevel, message: string) => void;
-  };
-  /** The repository (ops fused into this model's requests read their files from it). */
-  repoDir: string;
-  intraOpThreads: number;
-  gpu: 'auto' | 'off';
-  onBound?: (id: number | string, instance: string) => void;
-  onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
-  /** New sequences that may wait for a slot at once (SequenceBatcher's `maxBacklog`); unlimited when absent. */
-  maxSequenceBacklog?: number;
-}
-
-export interface InferRequest {
-  inputs: Record<string, Tensor>;
-  signal?: CancelSignal;
-  sequence?: SequenceFlags;
-  /** True when the caller is the last holder of `t`, so its buffer may move to the worker. */
-  canTransfer?: (t: Tensor) => boolean;
-  /** Called when this request binds a new sequence to an instance. */
-  onBound?: (instance: string) => void;
-  /** Summarise the outputs in the worker (for a run someone watches; costs ~1 ms on large outputs). */
-  summarize?: boolean;
-  /** A decoupled model's responses, each as it arrives (else they come back in `InferResult.responses`). */
-  respond?: (outputs: Record<string, Tensor>) => void;
-  /** Lines the model logs while it runs this request. */
-  onLog?: BackendCall['onLog'];
-}
-
-/** A fused group (fusion.ts) to run on one instance; `modelStep` is the index of the session's step. */
-export interface ChainRequest {
-  feeds: Record<string, Tensor>;
-  steps: ChainStep[];
-  modelStep: number;
-  signal?: CancelSignal;
-  canTransfer?: (t: Tensor) => boolean;
-  summarize?: boolean;
-}
-
-export interface ChainResult {
-  outputs: Record<string, Tensor>;
-  stages: StageResult[];
-  queueMs: number;
-  instance: string;
-}
-
-export interface InferResult {
-  outputs: Record<string, Tensor>;
-  responses?: Record<string, Tensor>[];
-  queueMs: number;
-  computeMs: number;
-  batchSize: number;
-  instance: string;
-}
 
 interface BatchItem {
   req: InferRequest;
@@ -402,48 +333,4 @@ function fromSequence(r: SequenceResult): InferResult {
 function passThrough(req: InferRequest): Pick<BackendCall, 'respond' | 'onLog'> {
   if (!req.respond && !req.onLog) return NOTHING_TO_PASS; // most requests: no objects made for them
   return { ...(req.respond ? { respond: req.respond } : {}), ...(req.onLog ? { onLog: req.onLog } : {}) };
-}
-
-function createBackend(o: ModelRuntimeOptions, readFile: (f: string) => Uint8Array): ModelBackend {
-  const cfg = o.config;
-  const count = Math.max(1, instanceCount(cfg));
-  if (o.backend === 'python') {
-    const py = o.python;
-    if (!py)
-      throw new EngineError(
-        'model-unavailable',
-        `model '${o.name}' is a Python model but the engine has no Python set-up`,
-      );
-    return new PythonBackend(
-      o.name,
-      count,
-      {
-        model: o.name,
-        modelFile: o.path,
-        modelDir: dirname(dirname(o.path)),
-        version: py.version,
-        configJson: JSON.stringify(cfg),
-        python: py.interpreter,
-        bls: py.bls,
-        ...(py.log ? { log: py.log } : {}),
-      },
-      cfg,
-    );
-  }
-  return new OnnxBackend(o.name, count, {
-    kind: 'model',
-    model: o.name,
-    path: o.path,
-    providers: providersFor(cfg, o.gpu),
-    intraOpThreads: o.intraOpThreads,
-    nice: workerNice(cfg),
-    warmup: warmupFeeds(cfg, readFile).map(toPortableCopy),
-    repoDir: o.repoDir,
-  });
-}
-
-function toPortableCopy(feeds: Record<string, Tensor>): Record<string, PortableTensor> {
-  return Object.fromEntries(
-    Object.entries(feeds).map(([k, t]) => [k, { datatype: t.datatype, shape: [...t.shape], data: t.data }]),
-  );
 }

@@ -1,0 +1,75 @@
+import type { ModelConfig, Tensor } from '@ensemble-studio/core';
+import type { BackendCall } from './backends/modelBackend.ts';
+import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
+import type { BlsHandler, LogLevel } from './backends/python/pythonTypes.ts';
+import type { CancelSignal } from './cancel.ts';
+import type { SequenceFlags } from './sequenceTensors.ts';
+
+/** How a model runtime is made: its config, file, backend and what it tells its owner. */
+export interface ModelRuntimeOptions {
+  name: string;
+  config: ModelConfig;
+  /** The model file: model.onnx, or model.py for the Python backend. */
+  path: string;
+  backend: 'onnx' | 'python';
+  /** Python backend: the interpreter, BLS calls, and the server log of every line a model writes. */
+  python?: {
+    interpreter: string;
+    bls: BlsHandler;
+    version: number;
+    log?: (instance: string, level: LogLevel, message: string) => void;
+  };
+  /** The repository (ops fused into this model's requests read their files from it). */
+  repoDir: string;
+  intraOpThreads: number;
+  gpu: 'auto' | 'off';
+  onBound?: (id: number | string, instance: string) => void;
+  onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
+  /** New sequences that may wait for a slot at once (SequenceBatcher's `maxBacklog`); unlimited when absent. */
+  maxSequenceBacklog?: number;
+}
+
+/** One request to a model. */
+export interface InferRequest {
+  inputs: Record<string, Tensor>;
+  signal?: CancelSignal;
+  sequence?: SequenceFlags;
+  /** True when the caller is the last holder of `t`, so its buffer may move to the worker. */
+  canTransfer?: (t: Tensor) => boolean;
+  /** Called when this request binds a new sequence to an instance. */
+  onBound?: (instance: string) => void;
+  /** Summarise the outputs in the worker (for a run someone watches; costs ~1 ms on large outputs). */
+  summarize?: boolean;
+  /** A decoupled model's responses, each as it arrives (else they come back in `InferResult.responses`). */
+  respond?: (outputs: Record<string, Tensor>) => void;
+  /** Lines the model logs while it runs this request. */
+  onLog?: BackendCall['onLog'];
+}
+
+/** A fused group (fusion.ts) to run on one instance; `modelStep` is the index of the session's step. */
+export interface ChainRequest {
+  feeds: Record<string, Tensor>;
+  steps: ChainStep[];
+  modelStep: number;
+  signal?: CancelSignal;
+  canTransfer?: (t: Tensor) => boolean;
+  summarize?: boolean;
+}
+
+/** A fused group's outputs, each step's result, and where it ran. */
+export interface ChainResult {
+  outputs: Record<string, Tensor>;
+  stages: StageResult[];
+  queueMs: number;
+  instance: string;
+}
+
+/** A model request's outputs (a decoupled model's responses too) and where and how long it ran. */
+export interface InferResult {
+  outputs: Record<string, Tensor>;
+  responses?: Record<string, Tensor>[];
+  queueMs: number;
+  computeMs: number;
+  batchSize: number;
+  instance: string;
+}
