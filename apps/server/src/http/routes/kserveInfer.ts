@@ -6,7 +6,8 @@ import { classifyOutput } from '../classification.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
-import { INLINE_JSON_ELEMENTS, generateBody, type ResponseOutput } from '../responseJobs.ts';
+import { generateBytes, OrderedWrites } from '../generateResponses.ts';
+import { INLINE_JSON_ELEMENTS, type ResponseOutput } from '../responseJobs.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from '../servedModels.ts';
@@ -191,23 +192,6 @@ function generateHead(served: ServedModel, id: string | undefined): Record<strin
   };
 }
 
-/** `/generate`'s one response, written in the body worker when it has more than INLINE_JSON_ELEMENTS numbers. */
-async function sendGenerateResponse(
-  studio: Studio,
-  res: Response,
-  head: Record<string, unknown>,
-  outputs: Record<string, Tensor>,
-): Promise<void> {
-  const entries = Object.entries(outputs);
-  const elements = entries.reduce((n, [, t]) => n + t.data.length, 0);
-  const bytes =
-    elements > INLINE_JSON_ELEMENTS
-      ? await studio.bodies.response('generate', head, entries, [])
-      : Buffer.from(JSON.stringify(generateBody(head, entries)));
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(bytes);
-}
-
 /** Inputs and parameters of a generate request (`inputs: [...]` or top-level keys), large bodies parsed off the main thread. */
 function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promise<GenerateRequest> {
   const batched =
@@ -238,37 +222,43 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       res.setHeader('Cache-Control', 'no-cache');
       res.flushHeaders();
     }
-    const responses: Record<string, unknown>[] = [];
-    let final: Record<string, Tensor> | undefined;
-    let sent = 0;
     const head = generateHead(served, id);
+    const writes = stream ? new OrderedWrites((bytes) => void (res.destroyed || res.write(bytes))) : undefined;
+    let only: Uint8Array | Promise<Uint8Array> | undefined;
+    let sent = 0;
     // A decoupled graph's last call may carry no outputs: it only says that no more responses follow.
     const respond = (outputs: Record<string, Tensor>, afterRun = false) => {
       if (Object.keys(outputs).length === 0) return;
-      sent++;
-      if (stream) res.write(`data: ${JSON.stringify(generateBody(head, Object.entries(outputs)))}\n\n`);
-      // During the run a response's buffers may still move on to another node: it is written now.
-      else if (afterRun) final = outputs;
-      else responses.push(generateBody(head, Object.entries(outputs)));
+      // /generate refuses a second response: it is not written.
+      if (++sent > 1 && !writes) return;
+      const bytes = generateBytes(studio.bodies, writes ? 'event' : 'generate', head, outputs, afterRun);
+      if (writes) return writes.add(bytes);
+      only = bytes;
+      if (bytes instanceof Promise) bytes.catch(() => undefined);
     };
     let result: RunResult;
     try {
       result = await runFor(studio, req, res, target, inputs, sequence, respond);
     } catch (thrown) {
       // Once the stream has started, a refusal (a run limit) can only reach the client as an event.
-      if (!stream) throw thrown;
+      if (!writes) throw thrown;
+      await writes.settled();
       return void res.end(streamError(toApiError(thrown, studio.limits.maxBodyBytes).message));
     }
     const err = runError(result, target.plainModel);
     // A graph that is not decoupled answers once, also when a condition ended it early.
     if (!err && sent === 0 && !target.decoupled) respond(result.outputs, true);
-    if (!stream) {
+    if (!writes) {
       if (err) throw err;
       if (sent !== 1) throw bad('generate expects model to produce exactly 1 response');
-      if (final) return sendGenerateResponse(studio, res, head, final);
-      return void res.json(responses[0]);
+      const body = await only!;
+      // res.end, not res.json: the body is JSON already (and json() would hash it for an ETag on this thread).
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      return void res.end(body);
     }
-    res.end(err ? streamError(err.message) : undefined);
+    const failure = await writes.settled();
+    if (err) return void res.end(streamError(err.message));
+    res.end(failure === undefined ? undefined : streamError(toApiError(failure, studio.limits.maxBodyBytes).message));
   };
 }
 
