@@ -54,11 +54,12 @@ describe('Expect: 100-continue', () => {
   });
 
   it('Host and Origin are judged first, as for any request, and their refusals come without a 100', async () => {
-    for (const headers of [
+    const cases: Record<string, string>[] = [
       { Host: 'evil.example', 'Content-Length': '2000000' },
       { Origin: 'http://evil.example', 'Content-Length': '2000000' },
       { Origin: 'http://evil.example', 'Content-Length': '10' },
-    ]) {
+    ];
+    for (const headers of cases) {
       const plain = await post('/v2/models/extractor/infer', { 'Content-Type': 'application/json', ...headers });
       const expecting = await post('/v2/models/extractor/infer', { ...expectContinue, ...headers });
       expect(expecting).toMatch(/^HTTP\/1\.1 4\d\d /);
