@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
-import { writeLargeStreamModel } from '../testing/largeStreamModel.ts';
+import { writeLargeOutputModels } from '../testing/largeOutputModels.ts';
 import { makeTestRepository } from '../testing/testRepository.ts';
 import { testServerPerFile } from '../testing/testServerPerFile.ts';
-import { generateBytes, OrderedWrites } from './generateResponses.ts';
+import { generateBytes } from './generateResponses.ts';
 
 const repo = makeTestRepository();
-writeLargeStreamModel(repo);
+writeLargeOutputModels(repo, 1);
 const s = testServerPerFile({ repo });
 
 /** Counts the responses handed to the body worker; `onFirst` runs when the first is. */
@@ -112,24 +112,5 @@ describe('generate_stream and /generate of a model streaming large responses', (
     const text = Buffer.from(bytes).toString();
     expect(text.startsWith('data: {"model_name":"m","y":[0,1,2,')).toBe(true);
     expect(text.endsWith(',99999]}\n\n')).toBe(true);
-  });
-});
-
-describe('OrderedWrites', () => {
-  it('writes in the order chunks were added, however late each is ready; a failure stops the rest', async () => {
-    const written: string[] = [];
-    const w = new OrderedWrites((b) => void written.push(Buffer.from(b).toString()));
-    const later = (text: string, ms: number) =>
-      new Promise<Uint8Array>((r) => setTimeout(() => r(Buffer.from(text)), ms));
-    w.add(Buffer.from('a'));
-    w.add(later('b', 30));
-    w.add(Buffer.from('c'));
-    w.add(later('d', 1));
-    expect(await w.settled()).toBeUndefined();
-    expect(written).toEqual(['a', 'b', 'c', 'd']);
-    w.add(Promise.reject(new Error('the worker stopped')));
-    w.add(Buffer.from('e'));
-    expect(((await w.settled()) as Error).message).toBe('the worker stopped');
-    expect(written).toEqual(['a', 'b', 'c', 'd']);
   });
 });

@@ -1,12 +1,14 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
-import { MAX_ID_LENGTH, catalogueModel, ownValue } from '@ensemble-studio/core';
+import { MAX_ID_LENGTH, catalogueModel, elementCount, ownValue } from '@ensemble-studio/core';
 import { BodyChunks } from '../bodyChunks.ts';
-import { classifyOutput } from '../classification.ts';
+import { decodedBytes } from '../classification.ts';
+import { classifyOutput } from '../servedClassification.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
-import { generateBytes, OrderedWrites } from '../generateResponses.ts';
+import { generateBytes } from '../generateResponses.ts';
+import { OrderedWrites } from '../orderedWrites.ts';
 import { INLINE_JSON_ELEMENTS, type ResponseOutput } from '../responseJobs.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
@@ -125,24 +127,39 @@ async function sendInferResponse(
   const chunks: Uint8Array[] = [];
   const binaries: Tensor[] = [];
   let jsonElements = 0;
-  const outputs: ResponseOutput[] = wanted.map(({ name, binary, classification }) => {
+  const outputs: ResponseOutput[] = [];
+  for (const { name, binary, classification } of wanted) {
     const found = ownValue(result.outputs, name);
     if (!found) throw bad(`unexpected inference output '${name}' for model '${served.name}'`);
-    const t = classification ? classifyOutput(studio, served, name, found, classification) : found;
+    // An output asked for once can be handed to the worker whole: the run is over.
+    const once = wanted.filter((w) => w.name === name).length === 1;
+    let t = classification ? await classifyOutput(studio, served, name, found, classification, once) : found;
+    const elements = elementCount(t.shape);
     if (!binary) {
-      jsonElements += t.data.length;
-      return [name, t];
+      // A few classes are written here with the rest; many, in the worker, from their bytes.
+      if ('raw' in t && elements <= INLINE_JSON_ELEMENTS) t = decodedBytes(t);
+      jsonElements += elements;
+      outputs.push([name, t]);
+      continue;
     }
-    const bytes = tensorToBytes(t);
+    const bytes = 'raw' in t ? t.raw : tensorToBytes(t);
     chunks.push(bytes);
-    binaries.push(t);
-    return { name, datatype: t.datatype, shape: [...t.shape], parameters: { binary_data_size: bytes.byteLength } };
-  });
+    if (!('raw' in t)) binaries.push(t);
+    outputs.push({
+      name,
+      datatype: t.datatype,
+      shape: [...t.shape],
+      parameters: { binary_data_size: bytes.byteLength },
+    });
+  }
   const header =
     jsonElements > INLINE_JSON_ELEMENTS
       ? await studio.bodies.response('infer', base, outputs, binaries)
       : Buffer.from(
-          tritonJsonText({ ...base, outputs: outputs.map((o) => (Array.isArray(o) ? outputJson(...o) : o)) }),
+          tritonJsonText({
+            ...base,
+            outputs: outputs.map((o) => (Array.isArray(o) ? outputJson(o[0], decodedBytes(o[1])) : o)),
+          }),
         );
   // res.end, not res.send: send would hash the whole body for an ETag on this thread (SHA-1 of a 60 MB body).
   if (chunks.length === 0) {
@@ -223,7 +240,9 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       res.flushHeaders();
     }
     const head = generateHead(served, id);
-    const writes = stream ? new OrderedWrites((bytes) => void (res.destroyed || res.write(bytes))) : undefined;
+    const writes = stream
+      ? new OrderedWrites<Uint8Array>((bytes) => void (res.destroyed || res.write(bytes)))
+      : undefined;
     let only: Uint8Array | Promise<Uint8Array> | undefined;
     let sent = 0;
     // A decoupled graph's last call may carry no outputs: it only says that no more responses follow.
