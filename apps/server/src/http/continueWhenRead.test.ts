@@ -5,12 +5,12 @@ import { testServerPerFile } from '../testing/testServerPerFile.ts';
 const s = testServerPerFile({ limits: { maxBodyBytes: 1_000_000, maxApiBodyBytes: 100_000 } });
 
 /**
- * Sends a POST's head (with `Connection: close`) and, once the server says `100 Continue`, `body`; resolves with all
- * the server sent when it closes the connection.
+ * Sends a POST's head (with `Connection: close` unless `keepAlive`) and, once the server says `100 Continue`, `body`;
+ * resolves with all the server sent when it closes the connection.
  */
-function post(path: string, headers: Record<string, string>, body = ''): Promise<string> {
+function post(path: string, headers: Record<string, string>, body = '', keepAlive = false): Promise<string> {
   const u = new URL(s.url);
-  const head = Object.entries({ Host: u.host, Connection: 'close', ...headers })
+  const head = Object.entries({ Host: u.host, ...(keepAlive ? {} : { Connection: 'close' }), ...headers })
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
   return new Promise((resolve, reject) => {
@@ -66,5 +66,16 @@ describe('Expect: 100-continue', () => {
       expect(expecting.split('\r\n')[0]).toBe(plain.split('\r\n')[0]);
       expect(expecting.split('\r\n\r\n')[1]).toBe(plain.split('\r\n\r\n')[1]);
     }
+  });
+
+  it('a refusal sent before the body was asked for closes a kept-alive connection (Node does): the body never comes', async () => {
+    const got = await post(
+      '/v2/models/extractor/infer',
+      { ...expectContinue, Origin: 'http://evil.example', 'Content-Length': '10' },
+      '',
+      true,
+    );
+    expect(got).toMatch(/^HTTP\/1\.1 403 /);
+    expect(got.split('\r\n\r\n')[0]!.toLowerCase()).toContain('connection: close');
   });
 });

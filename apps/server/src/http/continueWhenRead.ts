@@ -4,7 +4,8 @@ import type { IncomingMessage, RequestListener } from 'node:http';
  * `handler` for the requests that carry `Expect: 100-continue` (the server's `checkContinue` event): each is handled as
  * any other request, and its `100 Continue` is sent when its body is first read. One answered without reading its body
  * (413 from a Content-Length over the limit, or a refused Host, Origin or token) gets that answer alone, so the client
- * never sends the body; without this listener Node sent `100 Continue` before every such refusal.
+ * never sends the body (Node closes the connection after such an answer: no 100 was sent); without this listener Node
+ * sent `100 Continue` before every such refusal.
  * @example const listener = oneRequestAtATime(app); createServer(listener).on('checkContinue', continueWhenRead(listener))
  */
 export function continueWhenRead(handler: RequestListener): RequestListener {
