@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { disableOnnxRuntimeTelemetry } from './cli/onnxTelemetry.ts';
 import { Engine, servingLoadConcurrency } from './engine/index.ts';
 import { isLoopbackHost } from './http/auth.ts';
+import { continueWhenRead } from './http/continueWhenRead.ts';
 import { createApp } from './http/createApp.ts';
 import type { Limits } from './http/limits.ts';
 import { Studio } from './http/Studio.ts';
@@ -98,7 +99,9 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     ...(config.importRoots ? { importRoots: config.importRoots } : {}),
   });
   const app = createApp({ studio, webDist: config.webDist ?? DEFAULT_WEB_DIST });
-  const server = createServer(oneRequestAtATime(app));
+  const listener = oneRequestAtATime(app);
+  const server = createServer(listener);
+  server.on('checkContinue', continueWhenRead(listener));
   const socket = attachRunSocket(server, studio);
   await new Promise<void>((res, rej) => {
     server.once('error', rej);

@@ -3,6 +3,7 @@ import { ApiError } from '../http/errors.ts';
 import { checkInputs, checkNameCounts, type CheckedModel } from '../http/kserveChecks.ts';
 import { requestInputs, type WireInferRequest } from './grpcTensors.ts';
 import { inferenceService } from './loadService.ts';
+import { wellFormedInferRequest } from './wellFormed.ts';
 
 /** What the body worker checks a large ModelInferRequest against before anything goes back to the main thread. */
 export interface DecodeLimits {
@@ -11,12 +12,31 @@ export interface DecodeLimits {
   model?: CheckedModel;
   /** More inputs or outputs than this (the most a graph can have nodes) are refused before any tensor is decoded. */
   maxNames: number;
+  /** The answer already known from the first bytes (an unknown or unready model), given once the message parses. */
+  refusal?: { status: number; code: string; message: string };
 }
+
+/** What Triton's gRPC server (C++) answers a request that does not parse, with gRPC's INTERNAL. */
+export const UNPARSABLE = 'Unable to parse request';
 
 /** A decoded ModelInferRequest: its tensors apart, and the request without their contents. */
 export interface DecodedInfer {
   request: WireInferRequest;
   inputs: Record<string, Tensor>;
+}
+
+/**
+ * `bytes` decoded as a ModelInferRequest, or undefined when C++ protobuf would not parse them (wellFormed.ts) or
+ * protobufjs cannot.
+ * @example parsedInferRequest(Buffer.from([0x0a, 0x01, 0x6d]))?.model_name // 'm'
+ */
+export function parsedInferRequest(bytes: Buffer): WireInferRequest | undefined {
+  if (!wellFormedInferRequest(bytes)) return undefined;
+  try {
+    return inferenceService().service.ModelInfer!.requestDeserialize(bytes) as WireInferRequest;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -29,7 +49,9 @@ export interface DecodedInfer {
  */
 export function decodeInferRequest(bytes: Uint8Array, limits: DecodeLimits): DecodedInfer {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const req = inferenceService().service.ModelInfer!.requestDeserialize(buffer) as WireInferRequest;
+  const req = parsedInferRequest(buffer);
+  if (!req) throw new ApiError(500, 'internal', UNPARSABLE);
+  if (limits.refusal) throw new ApiError(limits.refusal.status, limits.refusal.code, limits.refusal.message);
   const model = req.model_name;
   const checked = limits.model?.name === model ? limits.model : undefined;
   if (checked)

@@ -1,9 +1,10 @@
 import type { Tensor } from '@ensemble-studio/core';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { ApiError } from '../http/errors.ts';
-import { findServedModel } from '../http/servedModels.ts';
+import { ApiError, toApiError } from '../http/errors.ts';
+import { findServedModel, type ServedModel } from '../http/servedModels.ts';
 import type { Studio } from '../http/Studio.ts';
 import { peekModel } from './peekModel.ts';
+import { parsedInferRequest, UNPARSABLE, type DecodeLimits } from './decodeInfer.ts';
 import type { WireInferRequest } from './grpcTensors.ts';
 
 // grpc-js decodes every message on the main thread before a handler sees it, and protobufjs takes seconds over a
@@ -21,21 +22,27 @@ export class UndecodedRequest {
   constructor(readonly bytes: Buffer) {}
 }
 
+/** A ModelInferRequest's bytes that do not parse (answered with Triton's INTERNAL `Unable to parse request`). */
+class UnparsableRequest extends UndecodedRequest {}
+
 /** What the two inference RPCs receive: a decoded request, or a large one's bytes. */
 export type InferMessage = WireInferRequest | UndecodedRequest;
 
 /**
- * The service with ModelInfer's and ModelStreamInfer's large requests left undecoded (`UndecodedRequest`).
+ * The service with ModelInfer's and ModelStreamInfer's large requests left undecoded (`UndecodedRequest`), and the
+ * small ones that do not parse as C++ protobuf parses (`UnparsableRequest`: grpc-js would answer its own words, or
+ * protobufjs read what C++ refuses, wellFormed.ts).
  * @example server.addService(deferLargeRequests(inferenceService().service), handlers)
  */
 export function deferLargeRequests(service: ServiceDefinition): ServiceDefinition {
   const deferred = (name: string) => {
     const method = service[name]!;
-    const decode = method.requestDeserialize;
     return {
       ...method,
       requestDeserialize: (bytes: Buffer) =>
-        bytes.byteLength > INLINE_DECODE_BYTES ? new UndecodedRequest(bytes) : decode(bytes),
+        bytes.byteLength > INLINE_DECODE_BYTES
+          ? new UndecodedRequest(bytes)
+          : (parsedInferRequest(bytes) ?? new UnparsableRequest(bytes)),
     };
   };
   return { ...service, ModelInfer: deferred('ModelInfer'), ModelStreamInfer: deferred('ModelStreamInfer') };
@@ -50,15 +57,25 @@ export async function decodedRequest(
   message: InferMessage,
 ): Promise<{ request: WireInferRequest; inputs?: Record<string, Tensor> }> {
   if (!(message instanceof UndecodedRequest)) return { request: message };
+  // 500: gRPC's INTERNAL (status.ts).
+  if (message instanceof UnparsableRequest) throw new ApiError(500, 'internal', UNPARSABLE);
   const named = peekModel(message.bytes);
-  // The model is looked up first (an unknown or unready one is refused before anything is decoded), and its
-  // inputs go along, so Triton's checks run in the worker.
-  const served = named && findServedModel(studio, named.name, named.version === '' ? undefined : named.version);
-  if (served && !served.ready)
-    throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
+  // The model is looked up first (an unknown or unready one is refused before anything is decoded, once the worker
+  // has seen the message parse), and its inputs go along, so Triton's checks run in the worker.
+  let refusal: DecodeLimits['refusal'];
+  let served: ServedModel | undefined;
+  try {
+    served = named && findServedModel(studio, named.name, named.version === '' ? undefined : named.version);
+    if (served && !served.ready)
+      throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
+  } catch (err) {
+    const e = toApiError(err, 0);
+    refusal = { status: e.status, code: e.code, message: e.message };
+  }
   return studio.bodies.grpcInfer(message.bytes, {
     maxTensorElements: studio.limits.maxTensorElements,
     maxNames: studio.limits.maxGraphNodes,
-    ...(served ? { model: { name: served.name, signature: served.signature } } : {}),
+    ...(refusal ? { refusal } : {}),
+    ...(served && !refusal ? { model: { name: served.name, signature: served.signature } } : {}),
   });
 }

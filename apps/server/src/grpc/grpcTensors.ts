@@ -1,5 +1,6 @@
 import type { DataType, Tensor } from '@ensemble-studio/core';
 import { allocData, elementCount, isDataType, keyedRecord, ownValue } from '@ensemble-studio/core';
+import type { EncodedBytes } from '../http/classification.ts';
 import { ApiError } from '../http/errors.ts';
 import { checkElementCount, checkElements, tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
 import { plainParameters, type WireParameter } from './params.ts';
@@ -153,28 +154,26 @@ export function requestParameters(req: WireInferRequest): Record<string, unknown
 
 /**
  * A response carrying `outputs` (the requested ones, in the order asked; all of them when none were
- * asked for), every tensor as raw little-endian bytes as Triton's server sends them.
+ * asked for), every tensor as raw little-endian bytes as Triton's server sends them (a classification made in the
+ * body worker arrives as those bytes already; see servedClassification.ts).
  * @param strict throw when a requested output is missing (a streamed response may carry a subset).
- * @param shape each output as it is sent (a classified one becomes BYTES; see classification.ts).
  */
 export function inferResponse(
   base: { model_name: string; model_version: string; id: string },
-  outputs: Record<string, Tensor>,
+  outputs: Record<string, Tensor | EncodedBytes>,
   requested: readonly string[],
   strict: boolean,
-  shape: (name: string, t: Tensor) => Tensor = (_, t) => t,
 ): WireInferResponse {
   const names = requested.length > 0 ? requested : Object.keys(outputs);
   const res: WireInferResponse = { ...base, parameters: {}, outputs: [], raw_output_contents: [] };
   for (const name of names) {
-    const found = ownValue(outputs, name);
-    if (!found) {
+    const t = ownValue(outputs, name);
+    if (!t) {
       if (strict) throw bad(`unexpected inference output '${name}' for model '${base.model_name}'`);
       continue;
     }
-    const t = shape(name, found);
     res.outputs.push({ name, datatype: t.datatype, shape: [...t.shape] });
-    res.raw_output_contents.push(tensorToBytes(t));
+    res.raw_output_contents.push('raw' in t ? t.raw : tensorToBytes(t));
   }
   return res;
 }

@@ -6,6 +6,7 @@ import { BodyChunks, ownedBytes, transferableChunks } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
 import { CONTAINER_COST_BYTES, openedContainers } from './jsonContainers.ts';
 import type { GraphJob, GraphJobResult } from './graphJobs.ts';
+import type { ClassifyJob, EncodedBytes } from './classification.ts';
 import type { CheckedModel } from './kserveChecks.ts';
 import type { ResponseJob, ResponseOutput } from './responseJobs.ts';
 import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
@@ -20,7 +21,8 @@ export type BodyJob =
   | ({ kind: 'ws' } & TextLimits)
   | ({ kind: 'grpc' } & DecodeLimits)
   | GraphJob
-  | ResponseJob;
+  | ResponseJob
+  | ClassifyJob;
 
 /** A parse result as it crosses from the worker: tensors as [name, tensor] entries. */
 export type WireResult =
@@ -28,7 +30,8 @@ export type WireResult =
   | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] }
   | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] }
   | { kind: 'graph'; result: GraphJobResult }
-  | { kind: 'response'; bytes: Uint8Array };
+  | { kind: 'response'; bytes: Uint8Array }
+  | { kind: 'classified'; tensor: EncodedBytes };
 /** The worker's answer to one job. */
 export type BodyReply =
   | { id: number; ok: true; result: WireResult }
@@ -61,7 +64,10 @@ function wholeBuffers(outputs: ResponseOutput[], keep: Tensor[]): ArrayBuffer[] 
   const kept = new Set(keep.map((t) => (Array.isArray(t.data) ? undefined : t.data.buffer)));
   const out = new Set<ArrayBuffer>();
   for (const o of outputs) {
-    if (!Array.isArray(o) || Array.isArray(o[1].data)) continue;
+    if (!Array.isArray(o)) continue;
+    // A classification's bytes came from the worker for this response alone.
+    if ('raw' in o[1]) out.add(o[1].raw.buffer as ArrayBuffer);
+    if ('raw' in o[1] || Array.isArray(o[1].data)) continue;
     const v = o[1].data as Uint8Array;
     if (v.byteOffset !== 0 || v.byteLength !== v.buffer.byteLength || !(v.buffer instanceof ArrayBuffer)) continue;
     if (!kept.has(v.buffer)) out.add(v.buffer);
@@ -87,7 +93,7 @@ export class BodyParser {
   private readonly pending = new Map<number, { resolve: (v: WireResult) => void; reject: (e: Error) => void }>();
 
   /** A KServe infer or generate body. @throws ApiError naming what is wrong with it. */
-  async kserve<J extends Exclude<BodyJob, { kind: 'ws' | 'grpc' } | GraphJob | ResponseJob>>(
+  async kserve<J extends Exclude<BodyJob, { kind: 'ws' | 'grpc' } | GraphJob | ResponseJob | ClassifyJob>>(
     body: Uint8Array | BodyChunks,
     job: J,
   ): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
@@ -151,6 +157,18 @@ export class BodyParser {
     return r.bytes;
   }
 
+  /**
+   * An output classified in the worker (classification.ts), its classes as wire bytes. The tensor's buffer is handed
+   * over: the caller passes one nothing else reads. @throws ApiError for what Triton refuses to classify.
+   */
+  async classify(job: ClassifyJob): Promise<EncodedBytes> {
+    const data = job.tensor.data as Float32Array;
+    const r = await this.post(new Uint8Array(0), job, [data.buffer as ArrayBuffer]);
+    if (r.kind !== 'classified')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return r.tensor;
+  }
+
   /** Stops the worker; requests waiting on it fail. */
   async close(): Promise<void> {
     const w = this.worker;
@@ -160,7 +178,7 @@ export class BodyParser {
 
   private post(body: Uint8Array | BodyChunks, job: BodyJob, alsoTransfer: ArrayBuffer[] = []): Promise<WireResult> {
     // A response is written whatever the queue: its run is done and its memory already held (maxConcurrentRuns bounds it).
-    if (job.kind !== 'response' && this.pending.size >= MAX_QUEUED) {
+    if (job.kind !== 'response' && job.kind !== 'classify' && this.pending.size >= MAX_QUEUED) {
       return Promise.reject(
         new ApiError(
           503,

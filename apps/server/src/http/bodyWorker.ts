@@ -4,6 +4,7 @@ import { decodeInferRequest } from '../grpc/decodeInfer.ts';
 import { parseClientText } from '../ws/parseMessage.ts';
 import type { BodyJob, BodyReply, WireResult } from './bodyParser.ts';
 import { ownedBytes } from './bodyChunks.ts';
+import { classifiedBytes } from './classification.ts';
 import { ApiError } from './errors.ts';
 import { runGraphJob } from './graphJobs.ts';
 import { responseBytes } from './responseJobs.ts';
@@ -33,6 +34,10 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
   if (job.kind === 'response') {
     const bytes = ownedBytes(responseBytes(job));
     return [{ kind: 'response', bytes }, [bytes.buffer as ArrayBuffer]];
+  }
+  if (job.kind === 'classify') {
+    const tensor = classifiedBytes(job);
+    return [{ kind: 'classified', tensor }, [tensor.raw.buffer as ArrayBuffer]];
   }
   if (job.kind === 'compile' || job.kind === 'export') {
     const result = runGraphJob(job);

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import type { Tensor } from '@ensemble-studio/core';
-import { catalogueModel } from '@ensemble-studio/core';
+import { tensorToBytes } from '../engine/tensors.ts';
+import { ownedBytes } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
-import type { ServedModel } from './servedModels.ts';
-import type { Studio } from './Studio.ts';
+import { tensorFromBytes } from './kserveTensors.ts';
 
 // Triton's classification extension: an output requested with `classification: k` comes back as BYTES, the k
 // highest elements of each batch entry as "value:index[:label]" strings, labels from the output's label_filename.
@@ -105,35 +104,64 @@ function topIndices(data: ArrayLike<number | bigint>, base: number, n: number, k
   return heap.sort((a, b) => (before(data, base, a, b) ? -1 : 1));
 }
 
-const labelFiles = new WeakMap<object, Map<string, string[] | undefined>>();
-
-/**
- * Classifies output `name` of `served` as Triton would (batched when the model or graph batches), with the labels of
- * the output's `label_filename` when the model's config names one (read once per repository).
- */
-export function classifyOutput(studio: Studio, served: ServedModel, name: string, t: Tensor, count: number): Tensor {
-  const model = served.graph ? undefined : (served.helper?.model ?? catalogueModel(studio.catalogue, served.name));
-  const batched = (served.graph ? served.graph.maxBatchSize : (model?.maxBatchSize ?? 0)) > 0;
-  const file = model?.config.output?.find((o) => o.name === name)?.label_filename;
-  return classify(t, count, batched, file ? labelsOf(studio, served.name, file) : undefined);
+/** A BYTES tensor as its wire bytes (a 4-byte length and the UTF-8 of each element), as the body worker returns one. */
+export interface EncodedBytes {
+  datatype: 'BYTES';
+  shape: number[];
+  raw: Uint8Array;
 }
 
-function labelsOf(studio: Studio, model: string, file: string): string[] | undefined {
-  const repo = studio.repository;
-  let cache = labelFiles.get(repo);
-  if (!cache) labelFiles.set(repo, (cache = new Map()));
-  const path = join(repo.dir, model, file);
-  if (!cache.has(path)) {
-    let labels: string[] | undefined;
-    try {
-      // One label per line; the newline ending the last line starts no label.
-      labels = readFileSync(path, 'utf8')
-        .replace(/\r?\n$/, '')
-        .split(/\r?\n/);
-    } catch {
-      labels = undefined;
-    }
-    cache.set(path, labels);
+/** A classification made in the body worker: the tensor, and the labels as the file to read them from. */
+export interface ClassifyJob {
+  kind: 'classify';
+  tensor: Tensor;
+  count: number;
+  batched: boolean;
+  labelFile: string | undefined;
+}
+
+/**
+ * The job's classification as wire bytes (in the worker: its strings never cross to the main thread, where HTTP's
+ * binary data and gRPC's raw contents send the bytes as they are).
+ * @example classifiedBytes({ kind: 'classify', tensor: t, count: 5, batched: false, labelFile: undefined }).raw
+ */
+export function classifiedBytes(job: ClassifyJob): EncodedBytes {
+  const t = classify(job.tensor, job.count, job.batched, job.labelFile ? labelsIn(job.labelFile) : undefined);
+  return { datatype: 'BYTES', shape: [...t.shape], raw: ownedBytes(tensorToBytes(t)) };
+}
+
+/**
+ * `t` with its strings, decoded from wire bytes when it is an EncodedBytes.
+ * @example decodedBytes({ datatype: 'BYTES', shape: [1], raw }).data // ['0.900000:3']
+ */
+export function decodedBytes(t: Tensor | EncodedBytes): Tensor {
+  return 'raw' in t ? tensorFromBytes('BYTES', t.shape, t.raw, 'classification') : t;
+}
+
+const labelFiles = new Map<string, { mtimeMs: number; size: number; labels: string[] | undefined }>();
+
+/**
+ * The labels of a `label_filename`, one per line (the newline ending the last line starts no label); read again only
+ * when the file changes, and undefined when it cannot be read.
+ * @example labelsIn('/repo/head/labels.txt')?.[3] // 'cat'
+ */
+export function labelsIn(path: string): string[] | undefined {
+  let stat: { mtimeMs: number; size: number };
+  try {
+    stat = statSync(path);
+  } catch {
+    return undefined;
   }
-  return cache.get(path);
+  const known = labelFiles.get(path);
+  if (known && known.mtimeMs === stat.mtimeMs && known.size === stat.size) return known.labels;
+  let labels: string[] | undefined;
+  try {
+    labels = readFileSync(path, 'utf8')
+      .replace(/\r?\n$/, '')
+      .split(/\r?\n/);
+  } catch {
+    labels = undefined;
+  }
+  labelFiles.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, labels });
+  return labels;
 }

@@ -1,4 +1,5 @@
 import type { GraphDoc, Tensor } from '@ensemble-studio/core';
+import { keyedRecord } from '@ensemble-studio/core';
 import { status } from '@grpc/grpc-js';
 import type { RunRequest, RunResult } from '../../engine/types.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -17,7 +18,8 @@ import {
 import { decodedRequest, type InferMessage } from '../deferredRequests.ts';
 import { grpcStatus } from '../status.ts';
 import { checkRequestParameters, classificationCounts } from '../tensorParameters.ts';
-import { classifyOutput } from '../../http/classification.ts';
+import type { EncodedBytes } from '../../http/classification.ts';
+import { classifyOutput } from '../../http/servedClassification.ts';
 
 /** Called once per response a graph sends, as it is produced (the last one with `final`). */
 export type ResponseListener = NonNullable<RunRequest['onResponse']>;
@@ -35,8 +37,11 @@ export interface PreparedInfer {
   decoupled: boolean;
   /** Output names asked for, in order (empty: all). */
   requested: string[];
-  /** An output as it is sent: classified when the request asked for classes of it (classification.ts). */
-  shape: (name: string, t: Tensor) => Tensor;
+  /**
+   * An output as it is sent: classified when the request asked for classes of it (servedClassification.ts; a large
+   * one in the body worker, which hands it back as wire bytes). `mayMove`: its buffer may go to the worker.
+   */
+  shape: (name: string, t: Tensor, mayMove: boolean) => Tensor | Promise<EncodedBytes>;
   /** What every response of this request repeats: the model, its version, the request's id. */
   base: { model_name: string; model_version: string; id: string };
 }
@@ -68,9 +73,9 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Re
     params,
     decoupled: target.decoupled,
     requested: (req.outputs ?? []).map((o) => o.name),
-    shape: (name, t) => {
+    shape: (name, t, mayMove) => {
       const k = classes.get(name);
-      return k ? classifyOutput(studio, served, name, t, k) : t;
+      return k ? classifyOutput(studio, served, name, t, k, mayMove) : t;
     },
     base: { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), id: req.id },
   };
@@ -121,5 +126,25 @@ export async function modelInfer(
   const result = await runPrepared(studio, p, signal);
   const err = runError(result, p.plainModel);
   if (err) throw err;
-  return inferResponse(p.base, result.outputs, p.requested, true, p.shape);
+  return inferResponse(p.base, await shapedOutputs(p, result.outputs, true), p.requested, true);
+}
+
+/**
+ * `outputs` as they are sent (`p.shape`), at once when none is classified in the body worker. `mayMove`: the outputs
+ * are the run's last and nothing else sends them, so an output asked for once may be handed to the worker.
+ * @example inferResponse(p.base, await shapedOutputs(p, result.outputs, true), p.requested, true)
+ */
+export function shapedOutputs(
+  p: PreparedInfer,
+  outputs: Record<string, Tensor>,
+  mayMove: boolean,
+): Record<string, Tensor | EncodedBytes> | Promise<Record<string, Tensor | EncodedBytes>> {
+  const out = keyedRecord<Tensor | EncodedBytes>();
+  const waits: Promise<void>[] = [];
+  for (const [name, t] of Object.entries(outputs)) {
+    const shaped = p.shape(name, t, mayMove && p.requested.filter((n) => n === name).length <= 1);
+    if (shaped instanceof Promise) waits.push(shaped.then((v) => void (out[name] = v)));
+    else out[name] = shaped;
+  }
+  return waits.length === 0 ? out : Promise.all(waits).then(() => out);
 }

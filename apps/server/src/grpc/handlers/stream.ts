@@ -1,12 +1,14 @@
 import type { Tensor } from '@ensemble-studio/core';
 import type { ServerDuplexStream } from '@grpc/grpc-js';
+import type { EncodedBytes } from '../../http/classification.ts';
+import { OrderedWrites } from '../../http/orderedWrites.ts';
 import { runError } from '../../http/routes/kserveInfer.ts';
 import type { Studio } from '../../http/Studio.ts';
 import { inferResponse, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
 import { wireParameter } from '../params.ts';
 import { decodedRequest, UndecodedRequest, type InferMessage } from '../deferredRequests.ts';
 import { grpcError } from '../status.ts';
-import { prepareInfer, runPrepared, type PreparedInfer } from './infer.ts';
+import { prepareInfer, runPrepared, shapedOutputs, type PreparedInfer } from './infer.ts';
 
 /** One message of the stream: a response, or one request's error (the stream stays open). */
 interface StreamMessage {
@@ -34,25 +36,38 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
   const sequenceTails = new Map<string, Promise<void>>();
   let pending = 0;
   let ended = false;
+  let closing = false;
   let cancelled = false;
-  const write = (m: StreamMessage) => {
+  // A response classified in the body worker holds back the messages after it: they go out in the order they came.
+  const messages = new OrderedWrites<StreamMessage>((m) => {
     if (!cancelled) call.write(m);
-  };
+  });
+  const write = (m: StreamMessage | Promise<StreamMessage>) => messages.add(m);
   const finishIfDone = () => {
-    if (ended && pending === 0 && !cancelled) call.end();
+    if (!ended || pending > 0 || cancelled || closing) return;
+    closing = true;
+    void messages.settled().then(() => {
+      if (!cancelled) call.end();
+    });
   };
 
   const handle = async (req: WireInferRequest, p: PreparedInfer): Promise<void> => {
     const abort = new AbortController();
     aborts.add(abort);
     let finalSent = false;
-    // Never throws: it runs inside the engine's response callback.
-    const send = (outputs: Record<string, Tensor>, final: boolean) => {
+    // Never throws: it runs inside the engine's response callback. `owned`: the run is over (nothing else reads them).
+    const send = (outputs: Record<string, Tensor>, final: boolean, owned = false) => {
       finalSent ||= final;
-      try {
-        const r = inferResponse(p.base, outputs, p.requested, !p.decoupled, p.shape);
+      const message = (shaped: Record<string, Tensor | EncodedBytes>): StreamMessage => {
+        const r = inferResponse(p.base, shaped, p.requested, !p.decoupled);
         r.parameters.triton_final_response = wireParameter(final);
-        write({ error_message: '', infer_response: r });
+        return { error_message: '', infer_response: r };
+      };
+      try {
+        const shaped = shapedOutputs(p, outputs, owned);
+        write(
+          shaped instanceof Promise ? shaped.then(message).catch((err: unknown) => errorOf(req, err)) : message(shaped),
+        );
       } catch (err) {
         writeError(req, err);
       }
@@ -67,7 +82,7 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
       const err = runError(result, p.plainModel);
       if (err) throw err;
       // A graph that is not decoupled answers every request once, also when a condition ended it early.
-      if (!p.decoupled && !finalSent) send(result.outputs, true);
+      if (!p.decoupled && !finalSent) send(result.outputs, true, true);
       if (!finalSent && p.params.triton_enable_empty_final_response === true) send({}, true);
     } catch (err) {
       writeError(req, err);
@@ -76,11 +91,13 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     }
   };
 
-  const writeError = (req: Pick<WireInferRequest, 'model_name' | 'model_version' | 'id'>, err: unknown) => {
+  const errorOf = (req: Pick<WireInferRequest, 'model_name' | 'model_version' | 'id'>, err: unknown): StreamMessage => {
     const r = emptyResponse({ model_name: req.model_name, model_version: req.model_version, id: req.id });
     r.parameters.triton_final_response = wireParameter(true);
-    write({ error_message: grpcError(err).details ?? String(err), infer_response: r });
+    return { error_message: grpcError(err).details ?? String(err), infer_response: r };
   };
+  const writeError = (req: Pick<WireInferRequest, 'model_name' | 'model_version' | 'id'>, err: unknown) =>
+    write(errorOf(req, err));
 
   // Starts a request's run (in arrival order; a sequence's runs one after another).
   const start = (req: WireInferRequest, decoded: Record<string, Tensor> | undefined) => {

@@ -1,12 +1,15 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
-import { MAX_ID_LENGTH, catalogueModel, ownValue } from '@ensemble-studio/core';
+import { MAX_ID_LENGTH, catalogueModel, elementCount, ownValue } from '@ensemble-studio/core';
 import { BodyChunks } from '../bodyChunks.ts';
-import { classifyOutput } from '../classification.ts';
+import { decodedBytes } from '../classification.ts';
+import { classifyOutput } from '../servedClassification.ts';
 import { ApiError, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '../kserveTensors.ts';
-import { INLINE_JSON_ELEMENTS, generateBody, type ResponseOutput } from '../responseJobs.ts';
+import { generateBytes } from '../generateResponses.ts';
+import { OrderedWrites } from '../orderedWrites.ts';
+import { INLINE_JSON_ELEMENTS, type ResponseOutput } from '../responseJobs.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from '../servedModels.ts';
@@ -124,24 +127,39 @@ async function sendInferResponse(
   const chunks: Uint8Array[] = [];
   const binaries: Tensor[] = [];
   let jsonElements = 0;
-  const outputs: ResponseOutput[] = wanted.map(({ name, binary, classification }) => {
+  const outputs: ResponseOutput[] = [];
+  for (const { name, binary, classification } of wanted) {
     const found = ownValue(result.outputs, name);
     if (!found) throw bad(`unexpected inference output '${name}' for model '${served.name}'`);
-    const t = classification ? classifyOutput(studio, served, name, found, classification) : found;
+    // An output asked for once can be handed to the worker whole: the run is over.
+    const once = wanted.filter((w) => w.name === name).length === 1;
+    let t = classification ? await classifyOutput(studio, served, name, found, classification, once) : found;
+    const elements = elementCount(t.shape);
     if (!binary) {
-      jsonElements += t.data.length;
-      return [name, t];
+      // A few classes are written here with the rest; many, in the worker, from their bytes.
+      if ('raw' in t && elements <= INLINE_JSON_ELEMENTS) t = decodedBytes(t);
+      jsonElements += elements;
+      outputs.push([name, t]);
+      continue;
     }
-    const bytes = tensorToBytes(t);
+    const bytes = 'raw' in t ? t.raw : tensorToBytes(t);
     chunks.push(bytes);
-    binaries.push(t);
-    return { name, datatype: t.datatype, shape: [...t.shape], parameters: { binary_data_size: bytes.byteLength } };
-  });
+    if (!('raw' in t)) binaries.push(t);
+    outputs.push({
+      name,
+      datatype: t.datatype,
+      shape: [...t.shape],
+      parameters: { binary_data_size: bytes.byteLength },
+    });
+  }
   const header =
     jsonElements > INLINE_JSON_ELEMENTS
       ? await studio.bodies.response('infer', base, outputs, binaries)
       : Buffer.from(
-          tritonJsonText({ ...base, outputs: outputs.map((o) => (Array.isArray(o) ? outputJson(...o) : o)) }),
+          tritonJsonText({
+            ...base,
+            outputs: outputs.map((o) => (Array.isArray(o) ? outputJson(o[0], decodedBytes(o[1])) : o)),
+          }),
         );
   // res.end, not res.send: send would hash the whole body for an ETag on this thread (SHA-1 of a 60 MB body).
   if (chunks.length === 0) {
@@ -191,23 +209,6 @@ function generateHead(served: ServedModel, id: string | undefined): Record<strin
   };
 }
 
-/** `/generate`'s one response, written in the body worker when it has more than INLINE_JSON_ELEMENTS numbers. */
-async function sendGenerateResponse(
-  studio: Studio,
-  res: Response,
-  head: Record<string, unknown>,
-  outputs: Record<string, Tensor>,
-): Promise<void> {
-  const entries = Object.entries(outputs);
-  const elements = entries.reduce((n, [, t]) => n + t.data.length, 0);
-  const bytes =
-    elements > INLINE_JSON_ELEMENTS
-      ? await studio.bodies.response('generate', head, entries, [])
-      : Buffer.from(JSON.stringify(generateBody(head, entries)));
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(bytes);
-}
-
 /** Inputs and parameters of a generate request (`inputs: [...]` or top-level keys), large bodies parsed off the main thread. */
 function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promise<GenerateRequest> {
   const batched =
@@ -238,37 +239,45 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       res.setHeader('Cache-Control', 'no-cache');
       res.flushHeaders();
     }
-    const responses: Record<string, unknown>[] = [];
-    let final: Record<string, Tensor> | undefined;
-    let sent = 0;
     const head = generateHead(served, id);
+    const writes = stream
+      ? new OrderedWrites<Uint8Array>((bytes) => void (res.destroyed || res.write(bytes)))
+      : undefined;
+    let only: Uint8Array | Promise<Uint8Array> | undefined;
+    let sent = 0;
     // A decoupled graph's last call may carry no outputs: it only says that no more responses follow.
     const respond = (outputs: Record<string, Tensor>, afterRun = false) => {
       if (Object.keys(outputs).length === 0) return;
-      sent++;
-      if (stream) res.write(`data: ${JSON.stringify(generateBody(head, Object.entries(outputs)))}\n\n`);
-      // During the run a response's buffers may still move on to another node: it is written now.
-      else if (afterRun) final = outputs;
-      else responses.push(generateBody(head, Object.entries(outputs)));
+      // /generate refuses a second response: it is not written.
+      if (++sent > 1 && !writes) return;
+      const bytes = generateBytes(studio.bodies, writes ? 'event' : 'generate', head, outputs, afterRun);
+      if (writes) return writes.add(bytes);
+      only = bytes;
+      if (bytes instanceof Promise) bytes.catch(() => undefined);
     };
     let result: RunResult;
     try {
       result = await runFor(studio, req, res, target, inputs, sequence, respond);
     } catch (thrown) {
       // Once the stream has started, a refusal (a run limit) can only reach the client as an event.
-      if (!stream) throw thrown;
+      if (!writes) throw thrown;
+      await writes.settled();
       return void res.end(streamError(toApiError(thrown, studio.limits.maxBodyBytes).message));
     }
     const err = runError(result, target.plainModel);
     // A graph that is not decoupled answers once, also when a condition ended it early.
     if (!err && sent === 0 && !target.decoupled) respond(result.outputs, true);
-    if (!stream) {
+    if (!writes) {
       if (err) throw err;
       if (sent !== 1) throw bad('generate expects model to produce exactly 1 response');
-      if (final) return sendGenerateResponse(studio, res, head, final);
-      return void res.json(responses[0]);
+      const body = await only!;
+      // res.end, not res.json: the body is JSON already (and json() would hash it for an ETag on this thread).
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      return void res.end(body);
     }
-    res.end(err ? streamError(err.message) : undefined);
+    const failure = await writes.settled();
+    if (err) return void res.end(streamError(err.message));
+    res.end(failure === undefined ? undefined : streamError(toApiError(failure, studio.limits.maxBodyBytes).message));
   };
 }
 

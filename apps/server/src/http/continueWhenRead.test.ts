@@ -1,0 +1,81 @@
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { testServerPerFile } from '../testing/testServerPerFile.ts';
+
+const s = testServerPerFile({ limits: { maxBodyBytes: 1_000_000, maxApiBodyBytes: 100_000 } });
+
+/**
+ * Sends a POST's head (with `Connection: close` unless `keepAlive`) and, once the server says `100 Continue`, `body`;
+ * resolves with all the server sent when it closes the connection.
+ */
+function post(path: string, headers: Record<string, string>, body = '', keepAlive = false): Promise<string> {
+  const u = new URL(s.url);
+  const head = Object.entries({ Host: u.host, ...(keepAlive ? {} : { Connection: 'close' }), ...headers })
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  return new Promise((resolve, reject) => {
+    const sock = connect(Number(u.port), u.hostname);
+    let got = '';
+    sock.on('data', (d) => {
+      const before = got;
+      got += d.toString('latin1');
+      if (!before.includes('100 Continue') && got.includes('HTTP/1.1 100 Continue\r\n\r\n')) sock.write(body);
+    });
+    sock.on('end', () => resolve(got));
+    sock.on('error', reject);
+    sock.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`);
+  });
+}
+
+const expectContinue = { Expect: '100-continue', 'Content-Type': 'application/json' };
+
+describe('Expect: 100-continue', () => {
+  it('a body announced over the limit gets its 413 alone: no 100 Continue before it', async () => {
+    const kserve = await post('/v2/models/extractor/infer', { ...expectContinue, 'Content-Length': '2000000' });
+    expect(kserve).toMatch(/^HTTP\/1\.1 413 /);
+    expect(kserve).not.toContain('100 Continue');
+    expect(kserve).toContain('{"error":"request body is over the limit maxBodyBytes=1000000"}');
+    const api = await post('/api/validate', { ...expectContinue, 'Content-Length': '200000' });
+    expect(api).toMatch(/^HTTP\/1\.1 413 /);
+    expect(api).not.toContain('100 Continue');
+  });
+
+  it('an acceptable body is asked for with 100 Continue and served', async () => {
+    const body = JSON.stringify({
+      inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(1) }],
+    });
+    const got = await post(
+      '/v2/models/extractor/infer',
+      { ...expectContinue, 'Content-Length': String(Buffer.byteLength(body)) },
+      body,
+    );
+    expect(got).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect(got).toContain('"name":"feat"');
+  });
+
+  it('Host and Origin are judged first, as for any request, and their refusals come without a 100', async () => {
+    const cases: Record<string, string>[] = [
+      { Host: 'evil.example', 'Content-Length': '2000000' },
+      { Origin: 'http://evil.example', 'Content-Length': '2000000' },
+      { Origin: 'http://evil.example', 'Content-Length': '10' },
+    ];
+    for (const headers of cases) {
+      const plain = await post('/v2/models/extractor/infer', { 'Content-Type': 'application/json', ...headers });
+      const expecting = await post('/v2/models/extractor/infer', { ...expectContinue, ...headers });
+      expect(expecting).toMatch(/^HTTP\/1\.1 4\d\d /);
+      expect(expecting.split('\r\n')[0]).toBe(plain.split('\r\n')[0]);
+      expect(expecting.split('\r\n\r\n')[1]).toBe(plain.split('\r\n\r\n')[1]);
+    }
+  });
+
+  it('a refusal sent before the body was asked for closes a kept-alive connection (Node does): the body never comes', async () => {
+    const got = await post(
+      '/v2/models/extractor/infer',
+      { ...expectContinue, Origin: 'http://evil.example', 'Content-Length': '10' },
+      '',
+      true,
+    );
+    expect(got).toMatch(/^HTTP\/1\.1 403 /);
+    expect(got.split('\r\n\r\n')[0]!.toLowerCase()).toContain('connection: close');
+  });
+});
