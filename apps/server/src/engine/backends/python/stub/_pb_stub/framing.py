@@ -5,7 +5,6 @@ with offsets aligned to 8. Reading gives each frame a writable bytearray of its 
 of it.
 """
 
-import contextlib
 import json
 import os
 import struct
@@ -15,6 +14,7 @@ _HEAD = struct.Struct("<II")
 _F_SETPIPE_SZ = 1031  # Linux fcntl: a bigger pipe buffer means fewer wake-ups per large tensor
 _PADDING = bytes(8)
 _IOV_MAX = 512
+_JSON = json.JSONEncoder(separators=(",", ":"))  # json.dumps builds an encoder per call for these options
 
 
 def widen_pipe(fd, size=1 << 20):
@@ -107,7 +107,7 @@ def tensor_layout(tensors):
 class FrameWriter:
     """Writes whole frames to a file descriptor; one lock, since responses are sent from any thread.
 
-    Inside `gathered()`, the frames the calling thread sends are kept and written together when it ends: an
+    Between `hold()` and `release()`, the frames the calling thread sends are kept and written together: an
     execute's responses and its `executed` then reach Node in one write, which wakes it once.
     """
 
@@ -128,7 +128,7 @@ class FrameWriter:
                 header[key] = described
                 parts.extend(key_parts)
                 size += key_size
-        body = json.dumps(header, separators=(",", ":")).encode("utf-8")
+        body = _JSON.encode(header).encode("utf-8")
         buffers = [_HEAD.pack(len(body), size), body, *parts]
         held = getattr(self._local, "held", None)
         if held is not None:
@@ -137,23 +137,23 @@ class FrameWriter:
         with self._lock:
             _write_all(self._fd, buffers)
 
-    @contextlib.contextmanager
-    def gathered(self):
-        """Holds this thread's frames until the block ends, then writes them at once (also when it raises)."""
-        held = self._local.held = []
-        try:
-            yield
-        finally:
-            self._local.held = None
-            if held:
-                with self._lock:
-                    _write_all(self._fd, held)
+    def hold(self):
+        """From now on, keeps the frames this thread sends until `release()`."""
+        self._local.held = []
+
+    def release(self):
+        """Writes the frames kept since `hold()` at once."""
+        held, self._local.held = self._local.held, None
+        if held:
+            with self._lock:
+                _write_all(self._fd, held)
 
 
 def _write_all(fd, buffers):
+    """Writes flat byte buffers (bytes, 1-D uint8 arrays) in order: one writev unless the pipe takes less."""
+    written = os.writev(fd, buffers) if len(buffers) <= _IOV_MAX else 0
     views = [v for v in (memoryview(b).cast("B") for b in buffers) if len(v)]
     while views:
-        written = os.writev(fd, views[:_IOV_MAX])
         while written and views:
             first = views[0]
             if written >= len(first):
@@ -162,3 +162,5 @@ def _write_all(fd, buffers):
             else:
                 views[0] = first[written:]
                 written = 0
+        if views:
+            written = os.writev(fd, views[:_IOV_MAX])

@@ -83,13 +83,16 @@ class ModelHost:
         except BaseException as exc:  # SystemExit too: a model calling sys.exit() gets an error, as in Triton
             error = _failed(exc, prefix, states)
         # The returned responses and `executed` leave in one write: Node wakes once per execute, not twice.
-        with RUNTIME.writer.gathered():
+        RUNTIME.writer.hold()
+        try:
             if error is None:
                 try:
                     _send_returned(requests, states, result)
                 except BaseException as exc:
                     error = _failed(exc, prefix, states)
             RUNTIME.send({"type": "executed", "id": execute_id, "error": error})
+        finally:
+            RUNTIME.writer.release()
         RUNTIME.close_execute_if_done(execute_id)
 
     def _run_execute(self, requests, states, prefix):
