@@ -24,21 +24,21 @@ import triton_python_backend_utils  # noqa: E402,F401  (the module users import 
 TASKS_FD, OUT_FD, AT_ONCE_FD = 3, 4, 5
 
 
-def model_thread(host, bls):
+def model_thread(host):
     """Runs the messages that call the user's code, one at a time, until finalize or end of input.
 
     If this thread fails outside the model's code (fd 4 closed, a broken frame), the process exits, so the
     engine sees a crashed instance instead of one that never answers.
     """
     try:
-        serve(host, bls, FrameReader(TASKS_FD))
+        serve(host, FrameReader(TASKS_FD))
     except BaseException:
         traceback.print_exc()
         _exit(1)
     _exit(0)
 
 
-def serve(host, bls, source):
+def serve(host, source):
     while True:
         frame = source.read()
         if frame is None:
@@ -54,24 +54,12 @@ def serve(host, bls, source):
         elif kind == "finalize":
             host.finalize()
             return
-        elif not handle_at_once(bls, header, blob):
-            unknown(kind)
+        else:
+            unknown(kind, TASKS_FD)
 
 
-def handle_at_once(bls, header, blob):
-    """Handles a BLS reply or a cancel; False for any other frame."""
-    kind = header.get("type")
-    if kind == "bls_response":
-        bls.deliver(header, blob)
-    elif kind == "cancel":
-        RUNTIME.cancel(header.get("id"))
-    else:
-        return False
-    return True
-
-
-def unknown(kind):
-    RUNTIME.send({"type": "log", "level": "error", "message": f"stub: unknown message type {kind!r}",
+def unknown(kind, fd):
+    RUNTIME.send({"type": "log", "level": "error", "message": f"stub: unknown message type {kind!r} on fd {fd}",
                   "file": __file__, "line": 0})
 
 
@@ -82,11 +70,11 @@ def _exit(code):
 
 
 def main():
-    for fd in (TASKS_FD, OUT_FD):
+    for fd in (TASKS_FD, OUT_FD, AT_ONCE_FD):
         widen_pipe(fd)
     RUNTIME.writer = FrameWriter(OUT_FD)
     bls = _bls()
-    worker = threading.Thread(target=model_thread, args=(ModelHost(), bls), name="pb-model", daemon=True)
+    worker = threading.Thread(target=model_thread, args=(ModelHost(),), name="pb-model", daemon=True)
     worker.start()
     source = FrameReader(AT_ONCE_FD)
     while True:
@@ -94,8 +82,13 @@ def main():
         if frame is None:
             break
         header, blob = frame
-        if not handle_at_once(bls, header, blob):
-            unknown(header.get("type"))
+        kind = header.get("type")
+        if kind == "bls_response":
+            bls.deliver(header, blob)
+        elif kind == "cancel":
+            RUNTIME.cancel(header.get("id"))
+        else:
+            unknown(kind, AT_ONCE_FD)
     bls.fail_all("the engine closed the connection to this model instance")
     _exit(0)
 
