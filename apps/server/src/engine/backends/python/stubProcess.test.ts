@@ -5,16 +5,17 @@ import { startStub, type StubChild } from './stubProcess.ts';
 
 const PYTHON = '/usr/bin/python3';
 
-// Echoes what arrives on fd 3 to fd 4 until EOF, says hello on stdout and stderr, exits 7.
+// Echoes what arrives on fd 3, then on fd 5, to fd 4 until EOF, says hello on stdout and stderr, exits 7.
 const ECHO = `
 import os, sys
 print("hello out", flush=True)
 print("hello err", file=sys.stderr, flush=True)
-while True:
-    b = os.read(3, 65536)
-    if not b:
-        break
-    os.write(4, b)
+for fd in (3, 5):
+    while True:
+        b = os.read(fd, 65536)
+        if not b:
+            break
+        os.write(4, b)
 sys.exit(7)
 `;
 
@@ -41,8 +42,9 @@ describe('startStub', () => {
     const back = text(child.pipes.fromPy);
     const out = text(child.pipes.stdout!);
     const err = text(child.pipes.stderr);
-    child.pipes.toPy.end('ping over fd 3');
-    expect(await back).toBe('ping over fd 3');
+    child.pipes.toPy.end('ping over fd 3, ');
+    child.pipes.toPyAtOnce.end('ping over fd 5');
+    expect(await back).toBe('ping over fd 3, ping over fd 5');
     expect(await out).toBe('hello out\n');
     expect(await err).toBe('hello err\n');
     expect(await exited(child)).toEqual([7, null]);
@@ -61,6 +63,8 @@ describe('startStub', () => {
     expect(child.pipes.stdout).toBeNull();
     child.kill('SIGKILL');
     expect(await exited(child)).toEqual([null, 'SIGKILL']);
+    // Nothing can be written to it any more: the pipes to it are closed, not left open.
+    expect(child.pipes.toPy.destroyed && child.pipes.toPyAtOnce.destroyed).toBe(true);
   });
 
   it('rejects with the spawn error and its code when the interpreter is missing', async () => {

@@ -8,13 +8,17 @@ import type { Readable, Writable } from 'node:stream';
 
 const SPAWNER = new URL('./stubSpawner.mjs', import.meta.url);
 
-/** What the server reads and writes of a started stub: its log pipes, fd 3 (frames to it) and fd 4 (from it). */
+/**
+ * What the server reads and writes of a started stub: its log pipes, fd 3 (frames to its model thread), fd 4
+ * (frames from it) and fd 5 (frames it handles at once, while its model thread may be busy).
+ */
 export interface StubPipes {
   /** fd 1, when asked for. */
   stdout: Readable | null;
   stderr: Readable;
   toPy: Writable;
   fromPy: Readable;
+  toPyAtOnce: Writable;
 }
 
 /**
@@ -47,10 +51,12 @@ export class StubChild {
     else this.exitListeners.push(listener);
   }
 
-  /** The helper saw the process end. */
+  /** The helper saw the process end: nothing more can be written to it (what it wrote is still read). */
   markExited(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exitInfo) return;
     this.exitInfo = [code, signal];
+    this.pipes.toPy.destroy();
+    this.pipes.toPyAtOnce.destroy();
     for (const l of this.exitListeners.splice(0)) l(code, signal);
   }
 }
@@ -109,6 +115,7 @@ function onMessage(m: SpawnerMessage, handle?: Readable | Writable): void {
       stderr: h.get(2) as Readable,
       toPy: h.get(3) as Writable,
       fromPy: h.get(4) as Readable,
+      toPyAtOnce: h.get(5) as Writable,
     });
     running.set(m.id, child);
     settle(m.id);

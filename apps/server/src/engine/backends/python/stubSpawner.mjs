@@ -3,11 +3,11 @@
 // its event loop answers nobody; this process stays small, so its forks take a millisecond or two.
 // Protocol, over Node's IPC channel (JSON):
 //   server → here: { id, file, args, env, cwd, stdout: boolean }
-//   here → server: { id, fd } with the pipe's handle attached, for fd 1 (when stdout), 2, 3 and 4; then { id, pid };
+//   here → server: { id, fd } with the pipe's handle attached, for fd 1 (when stdout), 2, 3, 4 and 5; then { id, pid };
 //                  or { id, error: { message, code } } when the process could not start;
 //                  later { id, exit: code, signal }.
-// A handle sent is closed here (keepOpen is false), so only the server holds the pipes: the stub sees EOF on fd 3
-// when the server closes it or dies.
+// A handle sent is closed here (keepOpen is false), so only the server holds the pipes: the stub sees EOF on fds 3
+// and 5 when the server closes them or dies.
 import { spawn } from 'node:child_process';
 
 // Ctrl-C reaches the whole process group; this process ends when the server does (the channel disconnects).
@@ -23,7 +23,7 @@ process.on('message', (m) => {
   let child;
   try {
     child = spawn(m.file, m.args, {
-      stdio: ['ignore', m.stdout ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: ['ignore', m.stdout ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       env: m.env,
       cwd: m.cwd,
     });
@@ -35,7 +35,7 @@ process.on('message', (m) => {
     if (child.pid === undefined) send({ id: m.id, error: { message: err.message, code: err.code } });
   });
   if (child.pid === undefined) return; // 'error' follows
-  for (const fd of m.stdout ? [1, 2, 3, 4] : [2, 3, 4]) send({ id: m.id, fd }, child.stdio[fd]);
+  for (const fd of m.stdout ? [1, 2, 3, 4, 5] : [2, 3, 4, 5]) send({ id: m.id, fd }, child.stdio[fd]);
   send({ id: m.id, pid: child.pid });
   child.on('exit', (code, signal) => send({ id: m.id, exit: code, signal }));
 });

@@ -1,45 +1,49 @@
 """The Python-backend stub: runs one instance of a user's model.py for the studio's engine.
 
-Started as `python3 -u stub.py` with fd 3 carrying frames from the engine and fd 4 frames to it
-(see ../PROTOCOL.md); stdout and stderr are the model's log. This thread reads frames and answers BLS
-replies and cancels at once; a model thread runs initialize/execute/finalize in order, so a blocked
+Started as `python3 -u stub.py` with fd 3 carrying frames from the engine to the model thread, fd 5 frames
+this process handles at once, and fd 4 frames to the engine (see ../PROTOCOL.md); stdout and stderr are the
+model's log. The model thread reads fd 3 itself and runs initialize/execute/finalize in order: an execute then
+starts without a hop between threads. The main thread reads fd 5 (BLS replies and cancels), so a blocked
 execute never stops the replies it may be waiting for.
 """
 
 import os
-import queue
 import sys
 import threading
 import traceback
 
 sys.dont_write_bytecode = True  # keep __pycache__ out of the studio's sources and the user's model folder
 
-from _pb_stub.framing import FrameWriter, read_frame, widen_pipe  # noqa: E402
+from _pb_stub.framing import FrameReader, FrameWriter, widen_pipe  # noqa: E402
 from _pb_stub.host import ModelHost  # noqa: E402
 from _pb_stub.request import _bls  # noqa: E402
 from _pb_stub.runtime import RUNTIME  # noqa: E402
 
 import triton_python_backend_utils  # noqa: E402,F401  (the module users import is loaded before model.py)
 
-IN_FD, OUT_FD = 3, 4
+TASKS_FD, OUT_FD, AT_ONCE_FD = 3, 4, 5
 
 
-def model_thread(host, tasks):
+def model_thread(host):
     """Runs the messages that call the user's code, one at a time, until finalize or end of input.
 
     If this thread fails outside the model's code (fd 4 closed, a broken frame), the process exits, so the
     engine sees a crashed instance instead of one that never answers.
     """
     try:
-        serve(host, tasks)
+        serve(host, FrameReader(TASKS_FD))
     except BaseException:
         traceback.print_exc()
         _exit(1)
+    _exit(0)
 
 
-def serve(host, tasks):
+def serve(host, source):
     while True:
-        header, blob = tasks.get()
+        frame = source.read()
+        if frame is None:
+            return
+        header, blob = frame
         kind = header.get("type")
         if kind == "execute":
             host.execute(header, blob)
@@ -49,10 +53,14 @@ def serve(host, tasks):
             host.auto_complete(header)
         elif kind == "finalize":
             host.finalize()
-            _exit(0)
+            return
         else:
-            RUNTIME.send({"type": "log", "level": "error", "message": f"stub: unknown message type {kind!r}",
-                          "file": __file__, "line": 0})
+            unknown(kind, TASKS_FD)
+
+
+def unknown(kind, fd):
+    RUNTIME.send({"type": "log", "level": "error", "message": f"stub: unknown message type {kind!r} on fd {fd}",
+                  "file": __file__, "line": 0})
 
 
 def _exit(code):
@@ -62,26 +70,25 @@ def _exit(code):
 
 
 def main():
-    for fd in (IN_FD, OUT_FD):
+    for fd in (TASKS_FD, OUT_FD, AT_ONCE_FD):
         widen_pipe(fd)
     RUNTIME.writer = FrameWriter(OUT_FD)
     bls = _bls()
-    tasks = queue.Queue()
-    worker = threading.Thread(target=model_thread, args=(ModelHost(), tasks), name="pb-model", daemon=True)
+    worker = threading.Thread(target=model_thread, args=(ModelHost(),), name="pb-model", daemon=True)
     worker.start()
-    with os.fdopen(IN_FD, "rb", buffering=0) as source:
-        while True:
-            frame = read_frame(source)
-            if frame is None:
-                break
-            header, blob = frame
-            kind = header.get("type")
-            if kind == "bls_response":
-                bls.deliver(header, blob)
-            elif kind == "cancel":
-                RUNTIME.cancel(header.get("id"))
-            else:
-                tasks.put(frame)
+    source = FrameReader(AT_ONCE_FD)
+    while True:
+        frame = source.read()
+        if frame is None:
+            break
+        header, blob = frame
+        kind = header.get("type")
+        if kind == "bls_response":
+            bls.deliver(header, blob)
+        elif kind == "cancel":
+            RUNTIME.cancel(header.get("id"))
+        else:
+            unknown(kind, AT_ONCE_FD)
     bls.fail_all("the engine closed the connection to this model instance")
     _exit(0)
 

@@ -1,7 +1,8 @@
 """Frames over the two pipes: u32le header length, u32le blob length, JSON header, blob.
 
 Tensors in a header are {name, datatype, shape, offset, nbytes}, their bytes at blob[offset:offset+nbytes]
-with offsets aligned to 8. Reading fills one writable bytearray per frame, so input arrays are views of it.
+with offsets aligned to 8. Reading gives each frame a writable bytearray of its own, so input arrays are views
+of it.
 """
 
 import json
@@ -13,6 +14,7 @@ _HEAD = struct.Struct("<II")
 _F_SETPIPE_SZ = 1031  # Linux fcntl: a bigger pipe buffer means fewer wake-ups per large tensor
 _PADDING = bytes(8)
 _IOV_MAX = 512
+_JSON = json.JSONEncoder(separators=(",", ":"))  # json.dumps builds an encoder per call for these options
 
 
 def widen_pipe(fd, size=1 << 20):
@@ -24,28 +26,64 @@ def widen_pipe(fd, size=1 << 20):
         pass
 
 
-def _read_exact(raw, buffer):
-    view = memoryview(buffer)
-    got = 0
-    while got < len(view):
-        n = raw.readinto(view[got:])
-        if not n:
-            return False
-        got += n
-    return True
+class FrameReader:
+    """Reads frames from a file descriptor through one reused buffer, so a small frame costs one read call.
 
+    Each frame's blob is still a bytearray of its own (input arrays are views of it and may outlive the
+    frame); a blob larger than what one read brought in has its remainder read straight into it.
+    """
 
-def read_frame(raw):
-    """The next (header dict, blob bytearray) from a binary stream, or None at end of stream."""
-    head = bytearray(8)
-    if not _read_exact(raw, head):
-        return None
-    header_len, blob_len = _HEAD.unpack(head)
-    header_bytes = bytearray(header_len)
-    blob = bytearray(blob_len)
-    if not _read_exact(raw, header_bytes) or not _read_exact(raw, blob):
-        return None
-    return json.loads(header_bytes), blob
+    def __init__(self, fd, size=1 << 16):
+        self._file = open(fd, "rb", buffering=0, closefd=False)
+        self._buffer = bytearray(size)
+        self._view = memoryview(self._buffer)
+        self._start = 0
+        self._end = 0
+
+    def _fill(self, need):
+        """Makes `need` bytes available from _start; False at end of input."""
+        have = self._end - self._start
+        if have >= need:
+            return True
+        if self._start + need > len(self._buffer):
+            if need > len(self._buffer):
+                self._buffer = bytearray(max(need, 2 * len(self._buffer)))
+                fresh = memoryview(self._buffer)
+                fresh[:have] = self._view[self._start:self._end]
+                self._view = fresh
+            else:
+                self._view[:have] = bytes(self._view[self._start:self._end])
+            self._start, self._end = 0, have
+        while self._end - self._start < need:
+            n = self._file.readinto(self._view[self._end:])
+            if not n:
+                return False
+            self._end += n
+        return True
+
+    def read(self):
+        """The next (header dict, blob bytearray), or None at end of input."""
+        if not self._fill(8):
+            return None
+        header_len, blob_len = _HEAD.unpack_from(self._view, self._start)
+        if not self._fill(8 + header_len):
+            return None
+        at = self._start + 8
+        header = json.loads(bytes(self._view[at:at + header_len]))
+        at += header_len
+        blob = bytearray(blob_len)
+        buffered = min(blob_len, self._end - at)
+        blob[:buffered] = self._view[at:at + buffered]
+        self._start = at + buffered
+        if self._start == self._end:
+            self._start = self._end = 0
+        rest = memoryview(blob)[buffered:]
+        while len(rest):
+            n = self._file.readinto(rest)
+            if not n:
+                return None
+            rest = rest[n:]
+        return header, blob
 
 
 def tensor_layout(tensors):
@@ -67,11 +105,16 @@ def tensor_layout(tensors):
 
 
 class FrameWriter:
-    """Writes whole frames to a file descriptor; one lock, since responses are sent from any thread."""
+    """Writes whole frames to a file descriptor; one lock, since responses are sent from any thread.
+
+    Between `hold()` and `release()`, the frames the calling thread sends are kept and written together: an
+    execute's responses and its `executed` then reach Node in one write, which wakes it once.
+    """
 
     def __init__(self, fd):
         self._fd = fd
         self._lock = threading.Lock()
+        self._local = threading.local()
 
     def send(self, header, tensors=None):
         """Sends `header`; `tensors` maps header keys to lists of (name, datatype, shape, buffer)."""
@@ -85,16 +128,32 @@ class FrameWriter:
                 header[key] = described
                 parts.extend(key_parts)
                 size += key_size
-        body = json.dumps(header, separators=(",", ":")).encode("utf-8")
+        body = _JSON.encode(header).encode("utf-8")
         buffers = [_HEAD.pack(len(body), size), body, *parts]
+        held = getattr(self._local, "held", None)
+        if held is not None:
+            held.extend(buffers)
+            return
         with self._lock:
             _write_all(self._fd, buffers)
 
+    def hold(self):
+        """From now on, keeps the frames this thread sends until `release()`."""
+        self._local.held = []
+
+    def release(self):
+        """Writes the frames kept since `hold()` at once."""
+        held, self._local.held = self._local.held, None
+        if held:
+            with self._lock:
+                _write_all(self._fd, held)
+
 
 def _write_all(fd, buffers):
+    """Writes flat byte buffers (bytes, 1-D uint8 arrays) in order: one writev unless the pipe takes less."""
+    written = os.writev(fd, buffers) if len(buffers) <= _IOV_MAX else 0
     views = [v for v in (memoryview(b).cast("B") for b in buffers) if len(v)]
     while views:
-        written = os.writev(fd, views[:_IOV_MAX])
         while written and views:
             first = views[0]
             if written >= len(first):
@@ -103,3 +162,5 @@ def _write_all(fd, buffers):
             else:
                 views[0] = first[written:]
                 written = 0
+        if views:
+            written = os.writev(fd, views[:_IOV_MAX])

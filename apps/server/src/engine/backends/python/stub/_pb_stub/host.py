@@ -71,7 +71,7 @@ class ModelHost:
     def execute(self, header, blob):
         execute_id = header.get("id")
         prefix = f"Failed to process the request(s) for model '{RUNTIME.instance_name}', message: "
-        states, requests, error = [], [], None
+        states, requests, error, result = [], [], None, None
         try:
             for index, described in enumerate(header.get("requests") or []):
                 state = RequestState(execute_id, index, described.get("requested_output_names") or [])
@@ -79,28 +79,45 @@ class ModelHost:
                 requests.append(InferenceRequest._incoming(described, inputs, state))
                 states.append(state)
             RUNTIME.open_execute(execute_id, states)
-            if self.model is None:
-                raise TritonModelException("the model is not initialized")
-            execute = getattr(self.model, "execute", None)
-            if execute is None:
-                raise TritonModelException(f"Python model {self.model_file} does not implement an `execute` method")
-            result = execute(requests)
-            if asyncio.iscoroutine(result):
-                future = asyncio.run_coroutine_threadsafe(result, RUNTIME.event_loop())
-                if RUNTIME.decoupled:
-                    # A decoupled coroutine runs on in the background, so the next execute can start meanwhile.
-                    future.add_done_callback(lambda f: _background_done(f, states, prefix))
-                    result = None
-                else:
-                    result = future.result()
-            _send_returned(requests, states, result)
+            result = self._run_execute(requests, states, prefix)
         except BaseException as exc:  # SystemExit too: a model calling sys.exit() gets an error, as in Triton
-            error = failure(exc, prefix)
-            for state in states:
-                with state.lock:
-                    state.closed = True
-        RUNTIME.send({"type": "executed", "id": execute_id, "error": error})
+            error = _failed(exc, prefix, states)
+        # The returned responses and `executed` leave in one write: Node wakes once per execute, not twice.
+        RUNTIME.writer.hold()
+        try:
+            if error is None:
+                try:
+                    _send_returned(requests, states, result)
+                except BaseException as exc:
+                    error = _failed(exc, prefix, states)
+            RUNTIME.send({"type": "executed", "id": execute_id, "error": error})
+        finally:
+            RUNTIME.writer.release()
         RUNTIME.close_execute_if_done(execute_id)
+
+    def _run_execute(self, requests, states, prefix):
+        if self.model is None:
+            raise TritonModelException("the model is not initialized")
+        execute = getattr(self.model, "execute", None)
+        if execute is None:
+            raise TritonModelException(f"Python model {self.model_file} does not implement an `execute` method")
+        result = execute(requests)
+        if asyncio.iscoroutine(result):
+            future = asyncio.run_coroutine_threadsafe(result, RUNTIME.event_loop())
+            if RUNTIME.decoupled:
+                # A decoupled coroutine runs on in the background, so the next execute can start meanwhile.
+                future.add_done_callback(lambda f: _background_done(f, states, prefix))
+                return None
+            return future.result()
+        return result
+
+
+def _failed(exc, prefix, states):
+    """The `executed` error for an exception; every request still open is closed (the error answers them)."""
+    for state in states:
+        with state.lock:
+            state.closed = True
+    return failure(exc, prefix)
 
 
 def _send_returned(requests, states, result):

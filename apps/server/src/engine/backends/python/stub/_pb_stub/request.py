@@ -26,6 +26,12 @@ def _text(value):
     return value.decode("utf-8") if isinstance(value, (bytes, bytearray)) else str(value)
 
 
+def _checked_correlation_id(value):
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise TritonModelException(f"InferenceRequest correlation_id must be an int or a str, got {type(value).__name__}")
+    return value
+
+
 class PreferredMemory:
     """Where a BLS call's outputs should live; everything is on the CPU in the studio, so it is only recorded."""
 
@@ -54,11 +60,8 @@ class InferenceRequest:
                 raise TypeError(f"InferenceRequest needs '{arg}'")
         if isinstance(correlation_id, (bytes, np.integer)):
             correlation_id = _text(correlation_id) if isinstance(correlation_id, bytes) else int(correlation_id)
-        if isinstance(correlation_id, bool) or not isinstance(correlation_id, (int, str)):
-            raise TritonModelException(
-                f"InferenceRequest correlation_id must be an int or a str, got {type(correlation_id).__name__}")
         self._request_id = _text(request_id)
-        self._correlation_id = correlation_id
+        self._correlation_id = _checked_correlation_id(correlation_id)
         self._inputs = check_tensors(inputs, "InferenceRequest inputs")
         self._requested = [str(n) for n in requested_output_names]
         # Triton's binding takes bytes as well (a name read from a BYTES tensor is bytes).
@@ -71,12 +74,17 @@ class InferenceRequest:
 
     @classmethod
     def _incoming(cls, described, inputs, state):
-        request = cls(request_id=described.get("request_id", ""),
-                      correlation_id=described.get("correlation_id", 0), inputs=inputs,
-                      requested_output_names=described.get("requested_output_names", []),
-                      model_name=RUNTIME.model_name, flags=described.get("flags", 0),
-                      timeout=described.get("timeout", 0))
-        request._parameters = described.get("parameters") or "{}"  # as the client sent it, not re-validated
+        """A request from Node: its fields are set as sent (the engine checked them), not re-validated."""
+        request = cls.__new__(cls)
+        request._request_id = str(described.get("request_id", ""))
+        request._correlation_id = _checked_correlation_id(described.get("correlation_id", 0))
+        request._inputs = inputs
+        request._requested = [str(n) for n in described.get("requested_output_names") or []]
+        request._model_name = RUNTIME.model_name
+        request._model_version = -1
+        request._flags = int(described.get("flags", 0))
+        request._timeout = int(described.get("timeout", 0))
+        request._parameters = described.get("parameters") or "{}"  # as the client sent it
         request._state = state
         return request
 

@@ -1,5 +1,7 @@
 """pb_utils.Tensor: a named numpy array, CPU only, as python_backend's Tensor."""
 
+import math
+
 import numpy as np
 
 from .dtypes import NUMPY_OF_DATATYPE, TRITON_TYPE_CODE, deserialize_bytes, require_datatype, serialize_bytes
@@ -33,7 +35,7 @@ class Tensor:
             raise TritonModelException(f"tensor '{name}': unknown datatype {datatype!r}")
         if offset + nbytes > len(blob):
             raise TritonModelException(f"tensor '{name}': bytes {offset}..{offset + nbytes} lie past the frame's end")
-        count = int(np.prod(shape, dtype=np.int64))
+        count = math.prod(shape)  # np.prod costs ~8 µs a tensor here, a tenth of a small request's whole stub time
         if datatype == "BYTES":
             where = f"tensor '{name}'"
             array = deserialize_bytes(memoryview(blob)[offset:offset + nbytes], count, where).reshape(shape)

@@ -1,4 +1,4 @@
-"""A test stand-in for the engine's side of PROTOCOL.md: spawns stub.py with fds 3/4 as pipes.
+"""A test stand-in for the engine's side of PROTOCOL.md: spawns stub.py with fds 3, 4 and 5 as pipes.
 
 Its framing is written separately from the stub's (_pb_stub/framing.py), from the protocol text, so a
 mistake on one side is not mirrored on the other. test/python/run_model.py imports it too, to run the
@@ -105,7 +105,7 @@ def _read_exact(f, n):
 
 
 def _high_pipe():
-    """A pipe whose fds are 10 or above, so dup2 onto 3 and 4 in the child cannot clobber one of them."""
+    """A pipe whose fds are 10 or above, so dup2 onto 3, 4 and 5 in the child cannot clobber one of them."""
     r, w = os.pipe()
     high = (fcntl.fcntl(r, fcntl.F_DUPFD_CLOEXEC, 10), fcntl.fcntl(w, fcntl.F_DUPFD_CLOEXEC, 10))
     os.close(r)
@@ -134,18 +134,21 @@ class StubPeer:
             self.dir = os.path.dirname(self.version_dir)
         to_stub_r, self._to_stub = _high_pipe()
         self._from_stub, from_stub_w = _high_pipe()
+        at_once_r, self._at_once = _high_pipe()
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
                    PYTHONPATH=os.pathsep.join([os.path.dirname(STUB), self.version_dir]))
 
-        def wire_fds():  # in the child: the pipe ends become fds 3 and 4
+        def wire_fds():  # in the child: the pipe ends become fds 3, 4 and 5
             os.dup2(to_stub_r, 3)
             os.dup2(from_stub_w, 4)
+            os.dup2(at_once_r, 5)
 
         self.proc = subprocess.Popen([python or sys.executable, "-u", STUB], stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=wire_fds,
                                      close_fds=False)
         os.close(to_stub_r)
         os.close(from_stub_w)
+        os.close(at_once_r)
         self._in = os.fdopen(self._from_stub, "rb", buffering=0)
         self.frames = queue.Queue()
         self.logs = []
@@ -176,12 +179,14 @@ class StubPeer:
             sink.append(chunk)
 
     def send(self, header, tensors=None):
-        self._write(encode(header, tensors))
+        """Sends a frame: BLS replies and cancels over fd 5, as the engine does, everything else over fd 3."""
+        fd = self._at_once if header.get("type") in ("bls_response", "cancel") else self._to_stub
+        self._write(encode(header, tensors), fd)
 
-    def _write(self, buffers):
+    def _write(self, buffers, fd):
         views = [memoryview(b).cast("B") for b in buffers if len(b)]
         while views:
-            n = os.writev(self._to_stub, views)
+            n = os.writev(fd, views)
             while views and n >= len(views[0]):
                 n -= len(views.pop(0))
             if n:
@@ -217,7 +222,7 @@ class StubPeer:
             described.append({"requested_output_names": [], "correlation_id": 0, "request_id": str(i),
                               "flags": 0, "parameters": "{}", "timeout": 0, **r, "inputs": inputs})
         body = json.dumps({"type": "execute", "id": eid, "requests": described}).encode()
-        self._write([struct.pack("<II", len(body), size), body, *parts])
+        self._write([struct.pack("<II", len(body), size), body, *parts], self._to_stub)
 
     def collect(self, eid, count, timeout=20):
         """Frames of execute `eid` until `executed` has come and `count` requests had a final response."""
@@ -243,11 +248,12 @@ class StubPeer:
         return b"".join(self.stderr).decode(errors="replace")
 
     def close(self):
-        """Closes fd 3 (the stub exits at end of input), waits, removes the model directory if it made it."""
-        try:
-            os.close(self._to_stub)
-        except OSError:
-            pass
+        """Closes fds 3 and 5 (the stub exits at end of input), waits, removes the model directory if it made it."""
+        for fd in (self._to_stub, self._at_once):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
