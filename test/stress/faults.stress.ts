@@ -34,8 +34,8 @@ vi.mock('node:fs/promises', async (orig) => {
 
 type Runtime = { name: string; pool: { instances: { crash(): void; name: string }[] } };
 function runtimeOf(s: RunningServer, model: string): Runtime {
-  const loaded = (s.studio.engine as unknown as { loaded: Map<string, Runtime> }).loaded;
-  const rt = [...loaded.values()].find((r) => r.name === model);
+  const { models } = s.studio.engine as unknown as { models: { all(): Iterable<[string, Runtime]> } };
+  const rt = [...models.all()].map(([, r]) => r).find((r) => r.name === model);
   if (!rt) throw new Error(`no runtime for ${model}`);
   return rt;
 }
