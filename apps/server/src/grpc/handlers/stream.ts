@@ -35,8 +35,17 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
   let pending = 0;
   let ended = false;
   let cancelled = false;
+  let readingHeld = false;
+  // grpc-js buffers every response written to a client that does not read (a decoupled model's 250 responses a
+  // request: +850 MB in 25 s), so past its high-water mark the client's next requests are not read until it drains.
   const write = (m: StreamMessage) => {
-    if (!cancelled) call.write(m);
+    if (cancelled || call.write(m) || readingHeld) return;
+    readingHeld = true;
+    call.pause();
+    call.once('drain', () => {
+      readingHeld = false;
+      call.resume();
+    });
   };
   const finishIfDone = () => {
     if (ended && pending === 0 && !cancelled) call.end();
