@@ -78,6 +78,24 @@ describe('oneRequestAtATime', () => {
     expect(ran).toBe(1);
   });
 
+  it('does not run the requests queued behind a response that closes the connection', async () => {
+    const ran: string[] = [];
+    const { port } = await recordingServer((h) =>
+      oneRequestAtATime((req, res) => {
+        ran.push(req.url ?? '');
+        if (req.url === '/a0') res.setHeader('Connection', 'close');
+        h(req, res);
+      }),
+    );
+    const s = connect(port, '127.0.0.1');
+    let got = '';
+    s.on('data', (d) => (got += d.toString('latin1')));
+    s.write(Array.from({ length: 5 }, (_, i) => `GET /a${i} HTTP/1.1\r\nHost: x\r\n\r\n`).join(''));
+    await new Promise((r) => s.on('close', r));
+    expect(ran).toEqual(['/a0']);
+    expect(got.split('HTTP/1.1 ').length - 1).toBe(1);
+  });
+
   it('stops reading a connection that pipelines without end while it reads its answers', async () => {
     // Requests Node has handed over but the handler has not started: what the connection holds in memory.
     let received = 0;
