@@ -127,15 +127,29 @@ export function requireSameOrigin(): RequestHandler {
   };
 }
 
-/** Express middleware refusing non-loopback Host headers when the server has no token. */
+/**
+ * The host a request is addressed to: the authority of an absolute-form target (`GET http://host/path`), which a
+ * server must use instead of the Host header (RFC 9112 §3.2.2), else the Host header.
+ * @example addressedHost(req.url, req.headers.host)
+ */
+export function addressedHost(target: string | undefined, hostHeader: string | undefined): string | undefined {
+  if (target === undefined || target.startsWith('/')) return hostHeader;
+  try {
+    return new URL(target).host;
+  } catch {
+    return '';
+  }
+}
+
+/** Express middleware refusing requests not addressed to a loopback host when the server has no token. */
 export function requireLoopbackHost(token: string | undefined): RequestHandler {
   return (req, res, next) => {
-    if (hostAllowed(req.headers.host, token)) return next();
+    if (hostAllowed(addressedHost(req.originalUrl, req.headers.host), token)) return next();
     res
       .status(403)
       .type('text/plain')
       .send(
-        `this studio has no --token, so it only answers requests to localhost or 127.0.0.1 (got Host: ${String(req.headers.host).slice(0, 100)})\n`,
+        `this studio has no --token, so it only answers requests to localhost or 127.0.0.1 (got Host: ${String(addressedHost(req.originalUrl, req.headers.host)).slice(0, 100)})\n`,
       );
   };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import express, { type Express } from 'express';
 import { requireLoopbackHost, requireSameOrigin, requireToken } from './auth.ts';
 import { ApiError, errorHandler } from './errors.ts';
+import { refuseAmbiguousFraming } from './framing.ts';
 import { apiRouter } from './routes/api.ts';
 import { kserveRouter } from './routes/kserve.ts';
 import { metricsRouter } from './routes/metrics.ts';
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps): Express {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
+  app.use(refuseAmbiguousFraming());
   app.use(requireLoopbackHost(studio.token));
   app.use(requireSameOrigin());
   const auth = requireToken(studio.token);

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../testing/wsTestClient.ts';
 import { hostAllowed } from './auth.ts';
@@ -51,6 +52,22 @@ describe('a server without a token', () => {
   it('refuses HTTP requests addressed to another host name and serves loopback ones', async () => {
     expect(await getWithHost(`${s.url}/api/health`, 'rebound.example:80')).toBe(403);
     expect(await getWithHost(`${s.url}/api/health`, new URL(s.url).host)).toBe(200);
+  });
+
+  it('judges an absolute-form request by the host in its target, not by its Host header', async () => {
+    const u = new URL(s.url);
+    const status = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const sock = tcpConnect(Number(u.port), u.hostname);
+        let got = '';
+        sock.on('data', (d) => (got += d.toString('latin1')));
+        sock.on('error', reject);
+        sock.on('close', () => resolve(got.slice(9, 12)));
+        sock.write(text);
+      });
+    const local = `Host: ${u.host}\r\nConnection: close\r\n\r\n`;
+    expect(await status(`GET http://rebound.example/api/health HTTP/1.1\r\n${local}`)).toBe('403');
+    expect(await status(`GET http://${u.host}/api/health HTTP/1.1\r\n${local}`)).toBe('200');
   });
 
   it('refuses a WebSocket upgrade addressed to another host name', async () => {

@@ -54,4 +54,26 @@ describe('ClientSender backpressure', () => {
     expect(received.filter((m) => m.type === 'backpressure').at(-1)).toMatchObject({ dropped: 5 });
     await stop();
   });
+
+  it('stops reading a client that does not read, until what was sent to it is written out', async () => {
+    const { ws, client, received, stop } = await stalledPair();
+    const sender = new ClientSender(ws, 1024);
+    const fromClient: string[] = [];
+    ws.on('message', (d: Buffer) => fromClient.push(d.toString()));
+    (client as unknown as { _socket: { pause(): void } })._socket.pause();
+    const frame = new Uint8Array(256 * 1024);
+    let i = 0;
+    // Final results are never dropped: without a hold, a client that never reads grows the server's memory.
+    while (ws.bufferedAmount <= 1024 && i < 10_000)
+      sender.send({ type: 'run.completed', runId: `r${i++}`, outputs: {}, timings: [], totalMs: 1 }, [frame]);
+    client.send('while held');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fromClient).toEqual([]);
+    expect(ws.isPaused).toBe(true);
+    (client as unknown as { _socket: { resume(): void } })._socket.resume();
+    await expect.poll(() => fromClient, { timeout: 20_000 }).toEqual(['while held']);
+    expect(ws.isPaused).toBe(false);
+    expect(received.filter((m) => m.type === 'run.completed')).toHaveLength(i);
+    await stop();
+  });
 });

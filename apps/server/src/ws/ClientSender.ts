@@ -10,11 +10,21 @@ const BACKPRESSURE_POLICY = 'drop-progress';
  * Sends ServerMessages to one socket with backpressure: once `ws.bufferedAmount` passes the cap,
  * `run.partial` and `node.*` progress messages are dropped (never run.completed / failed /
  * exited_early, sequence.*, errors); the client gets a `backpressure` message when dropping starts
- * and another with the total when delivery resumes.
+ * and another with the total when delivery resumes. Above the cap the client is not read from either
+ * (no new runs start) until what was sent to it has been written out: final results are never dropped,
+ * so a client that kept starting runs and never read held them all (60 runs of a 21 MB result: +1.1 GB).
  */
 export class ClientSender {
   private dropped = 0;
   private totalDropped = 0;
+  private readingHeld = false;
+  /** Called as each send is written out: reading resumes once the backlog is back under the cap. */
+  private readonly written = () => {
+    if (this.readingHeld && this.ws.bufferedAmount <= this.maxBufferedBytes) {
+      this.readingHeld = false;
+      this.ws.resume();
+    }
+  };
 
   constructor(
     private readonly ws: WebSocket,
@@ -41,7 +51,11 @@ export class ClientSender {
       }
     }
     this.raw(msg);
-    for (const f of frames) this.ws.send(f, { binary: true });
+    for (const f of frames) this.ws.send(f, { binary: true }, this.written);
+    if (!this.readingHeld && this.ws.bufferedAmount > this.maxBufferedBytes) {
+      this.readingHeld = true;
+      this.ws.pause();
+    }
   }
 
   private policy(): string {
@@ -49,6 +63,6 @@ export class ClientSender {
   }
 
   private raw(msg: ServerMessage): void {
-    this.ws.send(JSON.stringify(msg));
+    this.ws.send(JSON.stringify(msg), this.written);
   }
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PROTOCOL_VERSION } from '@ensemble-studio/core';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { bearerToken, fromOwnOrigin, hostAllowed, tokenMatches } from '../http/auth.ts';
+import { addressedHost, bearerToken, fromOwnOrigin, hostAllowed, tokenMatches } from '../http/auth.ts';
 import { limitMessage } from '../http/limits.ts';
 import type { Studio } from '../http/Studio.ts';
 import { startHeartbeat, trackPongs } from './heartbeat.ts';
@@ -64,7 +64,7 @@ export function attachRunSocket(server: Server, studio: Studio): RunSocket {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) return reject(socket, 404, 'Not Found', `no WebSocket endpoint at ${url.pathname}\n`);
-    if (!hostAllowed(req.headers.host, studio.token))
+    if (!hostAllowed(addressedHost(req.url, req.headers.host), studio.token))
       return reject(
         socket,
         403,

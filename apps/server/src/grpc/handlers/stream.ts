@@ -38,9 +38,18 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
   let ended = false;
   let closing = false;
   let cancelled = false;
+  let readingHeld = false;
+  // grpc-js buffers every response written to a client that does not read (a decoupled model's 250 responses a
+  // request: +850 MB in 25 s), so past its high-water mark the client's next requests are not read until it drains.
   // A response classified in the body worker holds back the messages after it: they go out in the order they came.
   const messages = new OrderedWrites<StreamMessage>((m) => {
-    if (!cancelled) call.write(m);
+    if (cancelled || call.write(m) || readingHeld) return;
+    readingHeld = true;
+    call.pause();
+    call.once('drain', () => {
+      readingHeld = false;
+      call.resume();
+    });
   });
   const write = (m: StreamMessage | Promise<StreamMessage>) => messages.add(m);
   const finishIfDone = () => {
