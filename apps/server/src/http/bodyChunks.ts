@@ -66,7 +66,39 @@ export function refuseDeclaredOverLimit(limit: number): RequestHandler {
     const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
     if (encoding !== 'identity' || !(Number(req.headers['content-length']) > limit)) return next();
     res.setHeader('Connection', 'close');
+    closeAfterLingering(req);
     // The error the body readers give, so each router words it as it words theirs.
     next(Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit }));
+  };
+}
+
+/** How long, and how many bytes, a refused body is still read (and dropped) after its answer before the socket closes. */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Makes the connection of `req`, once its answer is sent, close as servers linger: the answer and a FIN go out, and
+ * what the client still sends of its body is read and dropped (up to LINGER_BYTES or LINGER_MS) before the socket is
+ * destroyed. Destroyed at once with the body still arriving, the socket answers it with a reset, and a client still
+ * writing its body (fetch does) lost the 413 it had not read yet.
+ */
+function closeAfterLingering(req: Request): void {
+  const socket = req.socket;
+  // Node ends a `Connection: close` response's socket with destroySoon (after the request's body is set to be dumped).
+  socket.destroySoon = function (this: typeof socket) {
+    this.end();
+    let dropped = 0;
+    const close = () => {
+      clearTimeout(timer);
+      this.destroy();
+    };
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    req.on('data', (chunk: Buffer) => {
+      dropped += chunk.byteLength;
+      if (dropped > LINGER_BYTES) close();
+    });
+    req.once('end', close);
+    this.once('close', () => clearTimeout(timer));
   };
 }
