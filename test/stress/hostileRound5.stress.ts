@@ -3,11 +3,10 @@
 // gRPC stream whose responses are never read). Each asserts the server's memory stays bounded and that a
 // bystander's /v2/health/ready, asked from a process of its own, kept answering meanwhile.
 import { readFileSync } from 'node:fs';
-import { connect as h2connect } from 'node:http2';
 import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyExamples, spawnStudio, type StudioProcess } from '../support/server.ts';
-import { encodeRequest } from '../../apps/server/src/testing/grpcTestClient.ts';
+import { encodeRequest, grpcFrame, unreadModelStream } from '../../apps/server/src/testing/grpcTestClient.ts';
 import { connect as wsConnect } from '../../apps/server/src/testing/wsTestClient.ts';
 import { HostileProbe } from './hostileProbe.ts';
 
@@ -85,24 +84,13 @@ describe('hostile input, fifth round: clients that do not read', () => {
   it('a gRPC stream whose responses are never read stops being read', async () => {
     await expect.poll(() => /grpc listening on (\S+)/.test(studio.output())).toBe(true);
     const address = /grpc listening on (\S+)/.exec(studio.output())![1]!;
-    const session = h2connect(`http://${address}`);
-    session.on('error', () => undefined);
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': '/inference.GRPCInferenceService/ModelStreamInfer',
-      'content-type': 'application/grpc',
-      te: 'trailers',
-    });
-    stream.on('error', () => undefined);
-    stream.pause();
+    const { session, stream } = unreadModelStream(address);
     const message = encodeRequest('ModelInfer', {
       model_name: 'python_chunk_stream',
       inputs: [{ name: 'signal', datatype: 'FP32', shape: [1_000_000] }],
       raw_input_contents: [Buffer.alloc(4_000_000)],
     });
-    const frame = Buffer.alloc(5 + message.length);
-    frame.writeUInt32BE(message.length, 1);
-    message.copy(frame, 5);
+    const frame = grpcFrame(message);
     let written = 0;
     const rise = await probe('100 decoupled requests (250 responses each), never read', () =>
       rssRise(async () => {

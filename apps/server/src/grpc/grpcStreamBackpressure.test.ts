@@ -1,6 +1,5 @@
-import { connect } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeRequest } from '../testing/grpcTestClient.ts';
+import { encodeRequest, grpcFrame, unreadModelStream } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
 let t: GrpcTestServer;
@@ -8,14 +7,6 @@ beforeAll(async () => {
   t = await startGrpcTestServer();
 });
 afterAll(() => t?.close());
-
-/** One gRPC message frame: the uncompressed flag, the length, the message. */
-function grpcFrame(message: Buffer): Buffer {
-  const out = Buffer.alloc(5 + message.length);
-  out.writeUInt32BE(message.length, 1);
-  message.copy(out, 5);
-  return out;
-}
 
 async function headInferences(): Promise<number> {
   const stats = await t.c.call('ModelStatistics', { name: 'head' });
@@ -25,16 +16,8 @@ async function headInferences(): Promise<number> {
 describe('gRPC ModelStreamInfer backpressure', () => {
   it('stops reading the requests of a client that does not read its responses', async () => {
     const before = await headInferences();
-    const session = connect(`http://${t.g.address}`);
-    const stream = session.request({
-      ':method': 'POST',
-      ':path': '/inference.GRPCInferenceService/ModelStreamInfer',
-      'content-type': 'application/grpc',
-      te: 'trailers',
-    });
-    stream.on('error', () => undefined);
     // The client never reads: its HTTP/2 window fills and what the server writes stays in the server's memory.
-    stream.pause();
+    const { session, stream } = unreadModelStream(t.g.address);
     const request = grpcFrame(
       encodeRequest('ModelInfer', {
         model_name: 'head',

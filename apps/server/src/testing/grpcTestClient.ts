@@ -1,3 +1,4 @@
+import { connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { credentials, Metadata, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import { inferenceService } from '../grpc/loadService.ts';
 
@@ -81,4 +82,31 @@ export function grpcFailure(p: Promise<unknown>): Promise<{ code: number; detail
     },
     (e: { code: number; details: string }) => ({ code: e.code, details: e.details }),
   );
+}
+
+/** `message` as one gRPC frame on the wire: the uncompressed flag, its length, the message. */
+export function grpcFrame(message: Buffer): Buffer {
+  const out = Buffer.alloc(5 + message.length);
+  out.writeUInt32BE(message.length, 1);
+  message.copy(out, 5);
+  return out;
+}
+
+/**
+ * A ModelStreamInfer stream opened over raw HTTP/2 by a client that never reads what the server sends (its window
+ * fills, so the server's writes back up): write `grpcFrame`s to `stream`, destroy `session` when done.
+ * @example const { session, stream } = unreadModelStream(g.address); stream.write(grpcFrame(encodeRequest('ModelInfer', r)))
+ */
+export function unreadModelStream(address: string): { session: ClientHttp2Session; stream: ClientHttp2Stream } {
+  const session = connect(`http://${address}`);
+  session.on('error', () => undefined);
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': '/inference.GRPCInferenceService/ModelStreamInfer',
+    'content-type': 'application/grpc',
+    te: 'trailers',
+  });
+  stream.on('error', () => undefined);
+  stream.pause();
+  return { session, stream };
 }
