@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import type { Tensor } from '@ensemble-studio/core';
+import { DATA_TYPES, type Tensor } from '@ensemble-studio/core';
 import { tensorToBytes } from '../engine/tensors.ts';
 import { ownedBytes } from './bodyChunks.ts';
 import { ApiError } from './errors.ts';
@@ -11,19 +11,10 @@ import { tensorFromBytes } from './kserveTensors.ts';
 /** The most elements one classified output may have (Triton's bound: sorting more is refused). */
 const MAX_ELEMENTS = 1_000_000;
 
-/** Data types Triton classifies (FP16, BF16, BOOL and BYTES are refused). */
-const CLASSIFIABLE = new Set([
-  'UINT8',
-  'UINT16',
-  'UINT32',
-  'UINT64',
-  'INT8',
-  'INT16',
-  'INT32',
-  'INT64',
-  'FP32',
-  'FP64',
-]);
+/** Data types Triton classifies: every type but FP16, BF16, BOOL and BYTES. */
+const CLASSIFIABLE: ReadonlySet<string> = new Set(
+  DATA_TYPES.filter((t) => t !== 'FP16' && t !== 'BF16' && t !== 'BOOL' && t !== 'BYTES'),
+);
 
 /** A value as C++'s std::to_string writes it: integers as they are, floating point with six decimals. */
 function valueText(v: number | bigint, float: boolean): string {
