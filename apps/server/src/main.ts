@@ -15,6 +15,10 @@ import type { Repository } from './repo/types.ts';
 import { attachRunSocket, type RunSocket } from './ws/attachRunSocket.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+// Connections the kernel may hold completed before the server accepts them; Linux clamps it to
+// net.core.somaxconn. Node's default (511) made a burst of 1,000 connections lose a third of their SYNs,
+// each retried a second later (the bystander of such a burst waited ~1 s); Triton's HTTP server asks 1024.
+const LISTEN_BACKLOG = 4096;
 /** The bundled examples: the default repository. */
 export const DEFAULT_REPO = resolve(HERE, '../../../examples/model_repository');
 /** The built web app. */
@@ -105,7 +109,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   const socket = attachRunSocket(server, studio);
   await new Promise<void>((res, rej) => {
     server.once('error', rej);
-    server.listen(config.port, config.host, () => {
+    server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', rej);
       res();
     });
