@@ -48,11 +48,13 @@ export class ModelLoads {
   load(name: string): Promise<Repository> {
     const waiting = this.waiting.get(name);
     if (waiting) return waiting;
-    const unloads = this.unloads.get(name) ?? 0;
-    const load: Promise<Repository> = this.loadWhenFree(name, unloads, () => {
+    // It stops waiting when it starts, or when it fails before (a load joining it then would only get that failure).
+    const leave = () => {
       if (this.waiting.get(name) === load) this.waiting.delete(name);
-    });
+    };
+    const load: Promise<Repository> = this.loadWhenFree(name, this.unloads.get(name) ?? 0, leave);
     this.waiting.set(name, load);
+    void load.then(leave, leave);
     return load;
   }
 
