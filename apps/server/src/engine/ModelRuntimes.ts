@@ -56,7 +56,7 @@ export class ModelRuntimes {
    * The new runtime of each model a restart is loading. It serves nothing until it has loaded: the model's old
    * runtime, if it has one, serves meanwhile (as Triton loads a served model's new version in the background).
    */
-  private readonly starting = new Map<string, ModelRuntime>();
+  private readonly starting = new Map<string, Starting>();
 
   constructor(private readonly deps: RuntimeDeps) {}
 
@@ -124,7 +124,7 @@ export class ModelRuntimes {
       const m = catalogueModel(this.deps.repository().catalogue, key);
       models[key] = { state: 'unavailable', instances: m ? instanceCount(m.config) : 0, error: why };
     }
-    for (const [key, rt] of this.starting)
+    for (const [key, { rt }] of this.starting)
       if (!this.loaded.has(key)) models[key] = { state: 'loading', instances: rt.pool.size };
     const available = listSupportedBackends()
       .filter((b) => b.bundled && !failed.has(b.name))
@@ -156,9 +156,10 @@ export class ModelRuntimes {
    * `initialize` is killed); the model's old runtime, if any, carries on. Returns false when none was under way.
    */
   abort(model: string): boolean {
-    const rt = this.starting.get(model);
-    if (!rt) return false;
+    const entry = this.starting.get(model);
+    if (!entry) return false;
     this.starting.delete(model);
+    entry.ended();
     if (!this.runtimes.has(model)) {
       // Nothing served it before: it stays unavailable (a request must not start it again) until loaded anew.
       const why = `model '${model}' was unloaded while it was loading`;
@@ -167,7 +168,7 @@ export class ModelRuntimes {
       p.catch(() => undefined);
       this.runtimes.set(model, p);
     }
-    void rt.close().catch(() => undefined);
+    void entry.rt.close().catch(() => undefined);
     return true;
   }
 
@@ -181,9 +182,13 @@ export class ModelRuntimes {
     }
     // A restart of a model already starting supersedes it (the repository changed again).
     this.abort(model);
-    this.starting.set(model, built);
-    await built.load();
-    if (this.starting.get(model) !== built) return false;
+    let ended!: () => void;
+    const aborted = new Promise<void>((resolve) => (ended = resolve));
+    const entry = { rt: built, ended };
+    this.starting.set(model, entry);
+    // Its restart ends when it is aborted, even if its load never returns (a session creation cannot be cut short).
+    await Promise.race([built.load(), aborted]);
+    if (this.starting.get(model) !== entry) return false;
     this.starting.delete(model);
     this.replace(model, built);
     return true;
@@ -244,9 +249,11 @@ export class ModelRuntimes {
 
   /** Closes every runtime, retiring and starting ones included (a stub stuck in `initialize` is killed). */
   async close(): Promise<void> {
-    const all = [...this.loaded.values(), ...this.retiring, ...this.starting.values()];
-    this.retiring.clear();
+    const starting = [...this.starting.values()];
     this.starting.clear();
+    for (const s of starting) s.ended();
+    const all = [...this.loaded.values(), ...this.retiring, ...starting.map((s) => s.rt)];
+    this.retiring.clear();
     await Promise.all(all.map((rt) => rt.close()));
   }
 
@@ -276,6 +283,12 @@ export class ModelRuntimes {
         deps.onSequenceEnded({ model, sequenceId, reason, idleMicroseconds }),
     });
   }
+}
+
+/** A restart's new runtime while it loads, and what ends its restart early (`abort`, `close`). */
+interface Starting {
+  rt: ModelRuntime;
+  ended(): void;
 }
 
 function loadingReason(model: string): string {
