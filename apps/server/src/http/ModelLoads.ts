@@ -42,8 +42,8 @@ export class ModelLoads {
 
   /**
    * Loads `name` (see the class): resolves with the repository served once its models have loaded or failed.
-   * @throws ApiError 409 when an unload of `name` ended it or another repository was opened meanwhile; 400 when the
-   * repository cannot be read.
+   * @throws ApiError 400 when an unload of `name` ended it (Triton's status for a failed load) or the repository cannot
+   * be read; 409 when another repository was opened meanwhile.
    */
   load(name: string): Promise<Repository> {
     const waiting = this.waiting.get(name);
@@ -100,7 +100,7 @@ export class ModelLoads {
     if (host.importing || host.engine !== engine) throw busy();
     if ((this.unloads.get(name) ?? 0) !== unloads) {
       started();
-      throw new ApiError(409, 'unloaded', `failed to load '${name}': it was unloaded before its load started`);
+      throw new ApiError(400, 'load-failed', `failed to load '${name}': it was unloaded before its load started`);
     }
     const [before, after] = await Promise.all([this.stamps, modelStamps(fresh)]);
     const served = host.repository;
@@ -121,7 +121,7 @@ export class ModelLoads {
       if (host.engine !== engine)
         throw new ApiError(409, 'busy', `failed to load '${name}': another repository was opened while it was loading`);
       if (aborted.includes(name))
-        throw new ApiError(409, 'unloaded', `failed to load '${name}': it was unloaded while it was loading`);
+        throw new ApiError(400, 'load-failed', `failed to load '${name}': it was unloaded while it was loading`);
       return repo;
     });
     const settled = done.catch(() => undefined);

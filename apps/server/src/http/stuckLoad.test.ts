@@ -137,7 +137,7 @@ describe('a load whose initialize never returns holds only the loads of that mod
 
     expect((await within(call(`${s.url}/v2/repository/models/stuck/unload`, 'POST'), 'the unload')).status).toBe(200);
     const answered = await within(Promise.all(stuckLoads), 'the loads of the stuck model');
-    expect(answered.map((r) => r.status)).toEqual([409, 409, 409]);
+    expect(answered.map((r) => r.status)).toEqual([400, 400, 400]);
     expect(answered[0]!.json.error).toBe("failed to load 'stuck': it was unloaded while it was loading");
     await until(() => !isAlive(pid), 'the stuck python process to end');
     expect((await index()).find((m) => m.name === 'stuck')).toMatchObject({ state: 'UNAVAILABLE', reason: 'unloaded' });
