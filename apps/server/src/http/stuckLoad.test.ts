@@ -1,7 +1,7 @@
 // A repository load of a Python model whose `initialize` never returns, through the real server (HTTP and gRPC,
 // real python3 stubs): it holds only the loads of that model. Loads of other models, an unload, an import,
 // inference on other models and the server's shutdown all answer meanwhile, and the stuck process is killed.
-import { cpSync, existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcFailure } from '../testing/grpcTestClient.ts';
@@ -36,6 +36,37 @@ class TritonPythonModel:
 `,
   );
   return join(repo, name, 'initialize.pid');
+}
+
+/** Writes model `name` into `repo`: Y = X + the number in `<repo>/<name>/gate`, whose `initialize` waits for that file. */
+function writeGatedModel(repo: string, name: string): void {
+  mkdirSync(join(repo, name, '1'), { recursive: true });
+  writeFileSync(
+    join(repo, name, 'config.pbtxt'),
+    `name: "${name}"\nbackend: "python"\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n`,
+  );
+  writeFileSync(
+    join(repo, name, '1', 'model.py'),
+    `import os, time
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def initialize(self, args):
+        with open(os.path.join(args["model_repository"], "initialize.pid"), "w") as f:
+            f.write(str(os.getpid()))
+        gate = os.path.join(args["model_repository"], "gate")
+        while not os.path.exists(gate):
+            time.sleep(0.05)
+        with open(gate) as f:
+            self.add = float(f.read())
+
+    def execute(self, requests):
+        return [
+            pb_utils.InferenceResponse([pb_utils.Tensor("Y", pb_utils.get_input_tensor_by_name(r, "X").as_numpy() + self.add)])
+            for r in requests
+        ]
+`,
+  );
 }
 
 /** `p`, or a rejection naming `what` after `ms` (so a regression fails the test instead of hanging it). */
@@ -141,6 +172,38 @@ describe('a load whose initialize never returns holds only the loads of that mod
     expect(answered[0]!.json.error).toBe("failed to load 'stuck': it was unloaded while it was loading");
     await until(() => !isAlive(pid), 'the stuck python process to end');
     expect((await index()).find((m) => m.name === 'stuck')).toMatchObject({ state: 'UNAVAILABLE', reason: 'unloaded' });
+  }, 90_000);
+
+  it("a reload keeps the model's old instances serving until its new ones have loaded", async () => {
+    const { s } = t;
+    const dir = join(s.repo, 'gated');
+    writeGatedModel(s.repo, 'gated');
+    writeFileSync(join(dir, 'gate'), '1');
+    expect((await within(load('gated'), 'the first load')).status).toBe(200);
+    const infer = async () => {
+      const r = await within(
+        call(`${s.url}/v2/models/gated/infer`, 'POST', {
+          inputs: [{ name: 'X', datatype: 'FP32', shape: [1], data: [1] }],
+        }),
+        'inference on the model being reloaded',
+      );
+      expect(r.status).toBe(200);
+      return r.json.outputs[0].data[0] as number;
+    };
+    expect(await infer()).toBe(2);
+    const first = Number(readFileSync(join(dir, 'initialize.pid'), 'utf8'));
+
+    rmSync(join(dir, 'gate'));
+    const reload = load('gated');
+    await until(() => Number(readFileSync(join(dir, 'initialize.pid'), 'utf8')) !== first, 'the new initialize');
+    expect(await infer()).toBe(2);
+    expect((await call(`${s.url}/v2/models/gated/ready`)).status).toBe(200);
+    expect((await index()).find((m) => m.name === 'gated')).toMatchObject({ state: 'READY' });
+
+    writeFileSync(join(dir, 'gate'), '2');
+    expect((await within(reload, 'the reload')).status).toBe(200);
+    expect(await infer()).toBe(3);
+    await until(() => !isAlive(first), 'the old python process to end');
   }, 90_000);
 
   it('gRPC: an import answers while a gRPC load of the stuck model hangs, and ends it', async () => {
