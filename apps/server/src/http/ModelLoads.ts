@@ -97,12 +97,13 @@ export class ModelLoads {
     if (host.importing) throw busy();
     const { engine } = host;
     const fresh = await readRepository(host.repository.dir);
+    const [before, after] = await Promise.all([this.stamps, modelStamps(fresh)]);
+    // Nothing is awaited from here until the load has started, so no import or unload comes between.
     if (host.importing || host.engine !== engine) throw busy();
     if ((this.unloads.get(name) ?? 0) !== unloads) {
       started();
       throw new ApiError(400, 'load-failed', `failed to load '${name}': it was unloaded before its load started`);
     }
-    const [before, after] = await Promise.all([this.stamps, modelStamps(fresh)]);
     const served = host.repository;
     const models = modelsToLoad(
       name,
