@@ -6,7 +6,8 @@ import { Deadlines, RunCancel } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
 import { checkInputs } from './inputs.ts';
 import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metrics.ts';
-import { ModelRuntimes, type SequenceEnded } from './ModelRuntimes.ts';
+import { ModelRuntimes } from './ModelRuntimes.ts';
+import type { RestartOutcome, SequenceEnded } from './modelRuntimeTypes.ts';
 import { PreparedGraphs } from './PreparedGraphs.ts';
 import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
@@ -81,10 +82,10 @@ export class Engine {
    * Triton's repository "load" of `models`: serves `repository` (the same directory, re-read) from now on and
    * starts `models` again from it. Each model's old runtime serves until its new one has loaded, then finishes the
    * runs that hold it and closes; every other model keeps its workers, its python processes and its sequences, and
-   * loads of other models go on beside this one. Resolves once the models have loaded (or failed: `health` says
-   * why), with those whose load `abortLoad` ended.
+   * loads of other models go on beside this one. A model whose new runtime fails keeps its old one if it had one.
+   * Resolves once every model has loaded, failed or been aborted (`abortLoad`), with how each ended.
    */
-  async reload(repository: Repository, models: Iterable<string>): Promise<string[]> {
+  async reload(repository: Repository, models: Iterable<string>): Promise<Map<string, RestartOutcome>> {
     this.repository = this.blsDeps.repository = repository;
     this.blsDeps.modelGraphs.clear();
     this.graphs.reset();

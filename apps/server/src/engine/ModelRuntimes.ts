@@ -1,45 +1,12 @@
 import { listSupportedBackends } from 'onnxruntime-node';
 import { catalogueModel, type ModelNode } from '@ensemble-studio/core';
-import type { BlsCall, BlsSink } from './backends/python/pythonTypes.ts';
 import { buildRuntime } from './buildRuntime.ts';
 import { eachAtMost } from './eachAtMost.ts';
 import { EngineError } from './errors.ts';
 import { ModelRuntime } from './ModelRuntime.ts';
 import { instanceCount } from './modelSetup.ts';
-import type { Repository } from '../repo/types.ts';
-import type { EngineHealth, EngineOptions } from './types.ts';
-
-/** A sequence a model ended, and why. */
-export interface SequenceEnded {
-  model: string;
-  sequenceId: number | string;
-  reason: 'end' | 'idle' | 'failed' | 'cancelled';
-  /** The model's max_sequence_idle_microseconds (what `reason: 'idle'` waited). */
-  idleMicroseconds: number;
-}
-
-/** What the runtimes need from the engine that owns them. */
-export interface RuntimeDeps {
-  opts: EngineOptions;
-  /** The repository served now (a reload brings a re-read one). */
-  repository(): Repository;
-  /** A restarted model's new runtime took over from its old one: graphs prepared with the old must be prepared anew. */
-  onReplaced(): void;
-  /** Answers a Python model's BLS call. */
-  bls(call: BlsCall, sink: BlsSink): void;
-  /** Hears every sequence a model ends. */
-  onSequenceEnded(ended: SequenceEnded): void;
-}
-
-/** The models' part of `Engine.health()`. */
-export interface RuntimesHealth {
-  models: EngineHealth['models'];
-  /** The execution provider of each ready model. */
-  inUse: Record<string, string>;
-  notices: string[];
-  /** Execution providers bundled with onnxruntime that no model failed on. */
-  available: string[];
-}
+import type { RestartOutcome, RuntimeDeps, RuntimesHealth } from './modelRuntimeTypes.ts';
+import type { EngineHealth } from './types.ts';
 
 /**
  * The engine's model runtimes: one per model, or per model and settings when a graph's node overrides them,
@@ -134,16 +101,15 @@ export class ModelRuntimes {
 
   /**
    * Triton's load of `models` (at most `concurrency` at a time): each is started anew from the repository served
-   * now while its old runtime, if any, goes on serving; once the new one has loaded (or failed) it serves instead,
-   * and the old one finishes its runs and closes. A model gone from the repository is dropped. Resolves when every
-   * one has loaded or failed (`health` says why), with the models whose load `abort` ended.
+   * now while its old runtime, if any, goes on serving; once the new one has loaded it serves instead, and the old
+   * one finishes its runs and closes. One that fails to load leaves a model served before serving as it was (as
+   * Triton keeps a version whose reload failed) and makes any other unavailable. A model gone from the repository is
+   * dropped. Resolves when every one has loaded, failed or been aborted, with how each ended.
    */
-  async restart(models: readonly string[], concurrency: number): Promise<string[]> {
-    const aborted: string[] = [];
-    await eachAtMost(models, concurrency, async (m) => {
-      if (!(await this.restartOne(m))) aborted.push(m);
-    });
-    return aborted;
+  async restart(models: readonly string[], concurrency: number): Promise<Map<string, RestartOutcome>> {
+    const outcomes = new Map<string, RestartOutcome>();
+    await eachAtMost(models, concurrency, async (m) => void outcomes.set(m, await this.restartOne(m)));
+    return outcomes;
   }
 
   /** Whether a restart is loading `model` now. */
@@ -160,25 +126,24 @@ export class ModelRuntimes {
     if (!entry) return false;
     this.starting.delete(model);
     entry.ended();
-    if (!this.runtimes.has(model)) {
-      // Nothing served it before: it stays unavailable (a request must not start it again) until loaded anew.
-      const why = `model '${model}' was unloaded while it was loading`;
-      this.unavailable.set(model, why);
-      const p = Promise.reject(new EngineError('model-unavailable', why));
-      p.catch(() => undefined);
-      this.runtimes.set(model, p);
-    }
+    // Nothing served it before: it stays unavailable (a request must not start it again) until loaded anew.
+    if (!this.runtimes.has(model)) this.markUnavailable(model, `model '${model}' was unloaded while it was loading`);
     void entry.rt.close().catch(() => undefined);
     return true;
   }
 
-  /** One model of `restart`; false when `abort` ended its load (the new runtime never serves). */
-  private async restartOne(model: string): Promise<boolean> {
-    const built = catalogueModel(this.deps.repository().catalogue, model) ? this.build(model, undefined) : undefined;
+  /** One model of `restart`. */
+  private async restartOne(model: string): Promise<RestartOutcome> {
+    const m = catalogueModel(this.deps.repository().catalogue, model);
+    const built = m ? this.build(model, undefined) : undefined;
     if (!(built instanceof ModelRuntime)) {
-      this.replace(model, undefined);
-      if (built !== undefined) this.unavailable.set(model, built);
-      return true;
+      // Gone from the repository, or an ensemble (it runs as a graph: it has no runtime of its own).
+      if (built === undefined || m?.platform === 'ensemble') {
+        this.replace(model, undefined);
+        if (built !== undefined) this.unavailable.set(model, built);
+        return { type: 'loaded' };
+      }
+      return this.failed(model, built);
     }
     // A restart of a model already starting supersedes it (the repository changed again).
     this.abort(model);
@@ -188,10 +153,32 @@ export class ModelRuntimes {
     this.starting.set(model, entry);
     // Its restart ends when it is aborted, even if its load never returns (a session creation cannot be cut short).
     await Promise.race([built.load(), aborted]);
-    if (this.starting.get(model) !== entry) return false;
+    if (this.starting.get(model) !== entry) return { type: 'aborted' };
     this.starting.delete(model);
+    if (built.state !== 'ready') {
+      void built.close().catch(() => undefined);
+      return this.failed(model, `model '${model}' failed to load: ${built.error ?? 'its instances did not start'}`);
+    }
     this.replace(model, built);
-    return true;
+    return { type: 'loaded' };
+  }
+
+  /** `model`'s new runtime could not be made or loaded: one served before goes on; otherwise it is unavailable. */
+  private failed(model: string, error: string): RestartOutcome {
+    const kept = this.loaded.get(model)?.state === 'ready' && this.runtimes.has(model);
+    if (!kept) {
+      this.replace(model, undefined);
+      this.markUnavailable(model, error);
+    }
+    return { type: 'failed', error, kept };
+  }
+
+  /** Refuses `model` with `why` until it is loaded again (a request must not start it on first use). */
+  private markUnavailable(model: string, why: string): void {
+    this.unavailable.set(model, why);
+    const p = Promise.reject(new EngineError('model-unavailable', why));
+    p.catch(() => undefined);
+    this.runtimes.set(model, p);
   }
 
   /** Serves `rt` (or nothing) as `model` from now on; the runtimes it replaces retire. */

@@ -42,8 +42,8 @@ export class ModelLoads {
 
   /**
    * Loads `name` (see the class): resolves with the repository served once its models have loaded or failed.
-   * @throws ApiError 400 when an unload of `name` ended it (Triton's status for a failed load) or the repository cannot
-   * be read; 409 when another repository was opened meanwhile.
+   * @throws ApiError 400 when `name` failed to load (a model served before goes on as it was), an unload ended it, or
+   * the repository cannot be read (Triton's status for a failed load); 409 when another repository was opened meanwhile.
    */
   load(name: string): Promise<Repository> {
     const waiting = this.waiting.get(name);
@@ -118,12 +118,23 @@ export class ModelLoads {
     const repo = withReloaded(served, fresh, models);
     host.repository = repo;
     this.stamps = Promise.resolve(withStamps(before, after, models));
-    const done = engine.reload(repo, models).then((aborted) => {
+    const done = engine.reload(repo, models).then((outcomes) => {
       if (host.engine !== engine)
         throw new ApiError(409, 'busy', `failed to load '${name}': another repository was opened while it was loading`);
-      if (aborted.includes(name))
+      const kept = [...outcomes].flatMap(([m, o]) => (o.type === 'failed' && o.kept ? [m] : []));
+      if (kept.length > 0) {
+        // As in Triton, a model whose reload failed goes on with the config and files it was loaded from, and its
+        // next load tries again.
+        host.repository = withReloaded(host.repository, served, new Set(kept));
+        void engine.reload(host.repository, []);
+        this.stamps = this.stamps.then((stamps) => withStamps(stamps, before, kept));
+      }
+      const own = outcomes.get(name);
+      if (own?.type === 'aborted')
         throw new ApiError(400, 'load-failed', `failed to load '${name}': it was unloaded while it was loading`);
-      return repo;
+      if (own?.type === 'failed')
+        throw new ApiError(400, 'load-failed', `load failed for model '${name}': ${own.error}`);
+      return host.repository;
     });
     const settled = done.catch(() => undefined);
     for (const m of models) this.starting.set(m, settled);
