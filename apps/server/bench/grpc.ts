@@ -56,6 +56,8 @@ export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
     close: () => engine.close(),
     closeWhenIdle: () => engine.closeWhenIdle(),
     reload: (r, models) => engine.reload(r, models),
+    abortLoad: (model) => engine.abortLoad(model),
+    modelLoading: (model) => engine.modelLoading(model),
     endSequence: (id) => engine.endSequence(id),
     onSequenceEnded: (listener) => engine.onSequenceEnded(listener),
   };

@@ -1,12 +1,13 @@
 import { availableParallelism } from 'node:os';
-import { catalogueModel, type ServerMessage, type Tensor } from '@ensemble-studio/core';
+import { type ServerMessage, type Tensor } from '@ensemble-studio/core';
 import { answerBls, type BlsDeps } from './bls.ts';
 import { ExportedRuns } from './exportedRuns.ts';
 import { Deadlines, RunCancel } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
 import { checkInputs } from './inputs.ts';
 import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metrics.ts';
-import { ModelRuntimes, type SequenceEnded } from './ModelRuntimes.ts';
+import { ModelRuntimes } from './ModelRuntimes.ts';
+import type { RestartOutcome, SequenceEnded } from './modelRuntimeTypes.ts';
 import { PreparedGraphs } from './PreparedGraphs.ts';
 import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
@@ -61,6 +62,7 @@ export class Engine {
     this.models = new ModelRuntimes({
       opts,
       repository: () => this.repository,
+      onReplaced: () => this.graphs.reset(),
       bls: (call, sink) => answerBls(this.blsDeps, call, sink),
       onSequenceEnded: (ended) => {
         for (const listener of this.sequenceEndedListeners) listener(ended);
@@ -78,26 +80,32 @@ export class Engine {
 
   /**
    * Triton's repository "load" of `models`: serves `repository` (the same directory, re-read) from now on and
-   * loads `models` again from it; their old runtimes finish the runs that hold them, then close. Every other
-   * model keeps its workers, its python processes and its sequences; graphs are prepared anew on their next
-   * run. Resolves once the models have loaded (or failed: `health` says why).
+   * starts `models` again from it. Each model's old runtime serves until its new one has loaded, then finishes the
+   * runs that hold it and closes; every other model keeps its workers, its python processes and its sequences, and
+   * loads of other models go on beside this one. A model whose new runtime fails keeps its old one if it had one.
+   * Resolves once every model has loaded, failed or been aborted (`abortLoad`), with how each ended.
    */
-  async reload(repository: Repository, models: Iterable<string>): Promise<void> {
-    const names = new Set(models);
+  async reload(repository: Repository, models: Iterable<string>): Promise<Map<string, RestartOutcome>> {
     this.repository = this.blsDeps.repository = repository;
     this.blsDeps.modelGraphs.clear();
     this.graphs.reset();
-    const old = this.models.forget(names);
     const exported = this.exportedRuns;
     this.exportedRuns = undefined;
     void exported?.close().catch(() => undefined);
-    await this.models.loadAll(
-      [...names].filter((m) => catalogueModel(repository.catalogue, m)),
-      servingLoadConcurrency(),
-    );
-    // Retired after the new ones load: a run that took an old runtime just before has dispatched to it by then;
-    // one that never finishes is cut after the default run time limit.
-    for (const rt of old) this.models.retire(rt, this.opts.defaultTimeoutMs || 60_000);
+    return this.models.restart([...new Set(models)], servingLoadConcurrency());
+  }
+
+  /**
+   * Ends the load of `model` that a `reload` has under way, closing its new instances (a Python model stuck in
+   * `initialize` is killed); its `reload` resolves naming it. False when no load of it was under way.
+   */
+  abortLoad(model: string): boolean {
+    return this.models.abort(model);
+  }
+
+  /** Whether a `reload` is loading `model` now. */
+  modelLoading(model: string): boolean {
+    return this.models.isStarting(model);
   }
 
   /** Runs a graph; never rejects for run errors (status 'failed' with a code and a message). */

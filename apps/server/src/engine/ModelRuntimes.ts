@@ -1,55 +1,29 @@
-import { existsSync } from 'node:fs';
 import { listSupportedBackends } from 'onnxruntime-node';
-import { applySettings, catalogueModel, type ModelNode } from '@ensemble-studio/core';
-import type { BlsCall, BlsSink } from './backends/python/pythonTypes.ts';
+import { catalogueModel, type ModelNode } from '@ensemble-studio/core';
+import { buildRuntime } from './buildRuntime.ts';
 import { eachAtMost } from './eachAtMost.ts';
 import { EngineError } from './errors.ts';
 import { ModelRuntime } from './ModelRuntime.ts';
 import { instanceCount } from './modelSetup.ts';
-import type { Repository } from '../repo/types.ts';
-import type { EngineHealth, EngineOptions } from './types.ts';
-
-/** A sequence a model ended, and why. */
-export interface SequenceEnded {
-  model: string;
-  sequenceId: number | string;
-  reason: 'end' | 'idle' | 'failed' | 'cancelled';
-  /** The model's max_sequence_idle_microseconds (what `reason: 'idle'` waited). */
-  idleMicroseconds: number;
-}
-
-/** What the runtimes need from the engine that owns them. */
-export interface RuntimeDeps {
-  opts: EngineOptions;
-  /** The repository served now (a reload brings a re-read one). */
-  repository(): Repository;
-  /** Answers a Python model's BLS call. */
-  bls(call: BlsCall, sink: BlsSink): void;
-  /** Hears every sequence a model ends. */
-  onSequenceEnded(ended: SequenceEnded): void;
-}
-
-/** The models' part of `Engine.health()`. */
-export interface RuntimesHealth {
-  models: EngineHealth['models'];
-  /** The execution provider of each ready model. */
-  inUse: Record<string, string>;
-  notices: string[];
-  /** Execution providers bundled with onnxruntime that no model failed on. */
-  available: string[];
-}
+import type { RestartOutcome, RuntimeDeps, RuntimesHealth } from './modelRuntimeTypes.ts';
+import type { EngineHealth } from './types.ts';
 
 /**
  * The engine's model runtimes: one per model, or per model and settings when a graph's node overrides them,
- * loaded on first use (or all at once by `loadAll`), reported, and replaced by a reload while the runs holding
+ * loaded on first use (or all at once by `loadAll`), reported, and replaced by a restart while the runs holding
  * the old ones finish. A model that cannot load is remembered with why.
  */
 export class ModelRuntimes {
   private runtimes = new Map<string, Promise<ModelRuntime>>();
   private loaded = new Map<string, ModelRuntime>();
-  /** Runtimes a reload replaced, closed once their runs finish (`retire`). */
+  /** Runtimes a restart replaced, closed once their runs finish (`retire`). */
   private readonly retiring = new Set<ModelRuntime>();
   private unavailable = new Map<string, string>();
+  /**
+   * The new runtime of each model a restart is loading. It serves nothing until it has loaded: the model's old
+   * runtime, if it has one, serves meanwhile (as Triton loads a served model's new version in the background).
+   */
+  private readonly starting = new Map<string, Starting>();
 
   constructor(private readonly deps: RuntimeDeps) {}
 
@@ -63,6 +37,10 @@ export class ModelRuntimes {
     const key = settings && Object.keys(settings).length > 0 ? `${model} ${JSON.stringify(settings)}` : model;
     let p = this.runtimes.get(key);
     if (!p) {
+      // A model whose first runtime is still starting is not ready (Triton refuses it): a request does not wait
+      // on a load that may never end, nor start a second one.
+      if (this.starting.has(model) && !this.runtimes.has(model))
+        return Promise.reject(new EngineError('model-unavailable', loadingReason(model)));
       p = this.load(key, model, settings);
       this.runtimes.set(key, p);
     }
@@ -84,6 +62,7 @@ export class ModelRuntimes {
    * for. Builds nothing, so readiness can ask it on every request.
    */
   unavailableReason(name: string): string | undefined {
+    if (this.starting.has(name) && this.loaded.get(name)?.state !== 'ready') return loadingReason(name);
     const why = this.unavailable.get(name);
     if (why !== undefined) return why;
     const rt = this.loaded.get(name);
@@ -112,6 +91,8 @@ export class ModelRuntimes {
       const m = catalogueModel(this.deps.repository().catalogue, key);
       models[key] = { state: 'unavailable', instances: m ? instanceCount(m.config) : 0, error: why };
     }
+    for (const [key, { rt }] of this.starting)
+      if (!this.loaded.has(key)) models[key] = { state: 'loading', instances: rt.pool.size };
     const available = listSupportedBackends()
       .filter((b) => b.bundled && !failed.has(b.name))
       .map((b) => b.name);
@@ -119,10 +100,107 @@ export class ModelRuntimes {
   }
 
   /**
-   * Forgets the runtimes of `models` (under any settings), so the next `get` loads them anew, and returns the
-   * loaded ones for `retire`.
+   * Triton's load of `models` (at most `concurrency` at a time): each is started anew from the repository served
+   * now while its old runtime, if any, goes on serving; once the new one has loaded it serves instead, and the old
+   * one finishes its runs and closes. One that fails to load leaves a model served before serving as it was (as
+   * Triton keeps a version whose reload failed) and makes any other unavailable. A model gone from the repository is
+   * dropped. Resolves when every one has loaded, failed or been aborted, with how each ended.
    */
-  forget(models: ReadonlySet<string>): ModelRuntime[] {
+  async restart(models: readonly string[], concurrency: number): Promise<Map<string, RestartOutcome>> {
+    const outcomes = new Map<string, RestartOutcome>();
+    await eachAtMost(models, concurrency, async (m) => void outcomes.set(m, await this.restartOne(m)));
+    return outcomes;
+  }
+
+  /** Whether a restart is loading `model` now. */
+  isStarting(model: string): boolean {
+    return this.starting.has(model);
+  }
+
+  /**
+   * Ends the load a restart has under way for `model` (its instances are closed: a Python stub still in
+   * `initialize` is killed); the model's old runtime, if any, carries on. Returns false when none was under way.
+   */
+  abort(model: string): boolean {
+    const entry = this.starting.get(model);
+    if (!entry) return false;
+    this.starting.delete(model);
+    entry.ended();
+    // Nothing served it before: it stays unavailable (a request must not start it again) until loaded anew.
+    if (!this.runtimes.has(model)) this.markUnavailable(model, `model '${model}' was unloaded while it was loading`);
+    void entry.rt.close().catch(() => undefined);
+    return true;
+  }
+
+  /** One model of `restart`. */
+  private async restartOne(model: string): Promise<RestartOutcome> {
+    const m = catalogueModel(this.deps.repository().catalogue, model);
+    const built = m ? this.build(model, undefined) : undefined;
+    if (!(built instanceof ModelRuntime)) {
+      // Gone from the repository, or an ensemble (it runs as a graph: it has no runtime of its own).
+      if (built === undefined || m?.platform === 'ensemble') {
+        this.replace(model, undefined);
+        if (built !== undefined) this.unavailable.set(model, built);
+        return { type: 'loaded' };
+      }
+      return this.failed(model, built);
+    }
+    // A restart of a model already starting supersedes it (the repository changed again).
+    this.abort(model);
+    let ended!: () => void;
+    const aborted = new Promise<void>((resolve) => (ended = resolve));
+    const entry = { rt: built, ended };
+    this.starting.set(model, entry);
+    // Its restart ends when it is aborted, even if its load never returns (a session creation cannot be cut short).
+    await Promise.race([built.load(), aborted]);
+    if (this.starting.get(model) !== entry) return { type: 'aborted' };
+    this.starting.delete(model);
+    if (built.state !== 'ready') {
+      void built.close().catch(() => undefined);
+      return this.failed(model, `model '${model}' failed to load: ${built.error ?? 'its instances did not start'}`);
+    }
+    this.replace(model, built);
+    return { type: 'loaded' };
+  }
+
+  /** `model`'s new runtime could not be made or loaded: one served before goes on; otherwise it is unavailable. */
+  private failed(model: string, error: string): RestartOutcome {
+    const kept = this.loaded.get(model)?.state === 'ready' && this.runtimes.has(model);
+    if (!kept) {
+      this.replace(model, undefined);
+      this.markUnavailable(model, error);
+    }
+    return { type: 'failed', error, kept };
+  }
+
+  /** Refuses `model` with `why` until it is loaded again (a request must not start it on first use). */
+  private markUnavailable(model: string, why: string): void {
+    this.unavailable.set(model, why);
+    const p = Promise.reject(new EngineError('model-unavailable', why));
+    p.catch(() => undefined);
+    this.runtimes.set(model, p);
+  }
+
+  /** Serves `rt` (or nothing) as `model` from now on; the runtimes it replaces retire. */
+  private replace(model: string, rt: ModelRuntime | undefined): void {
+    const old = this.forget(new Set([model]));
+    if (rt) {
+      this.loaded.set(model, rt);
+      const p =
+        rt.state === 'ready'
+          ? Promise.resolve(rt)
+          : Promise.reject(new EngineError('model-unavailable', `model '${model}' is unavailable: ${rt.error}`));
+      p.catch(() => undefined);
+      this.runtimes.set(model, p);
+    }
+    this.deps.onReplaced();
+    // Retired once the new one serves: a run that took an old runtime just before has dispatched to it by then; one
+    // that never finishes is cut after the default run time limit.
+    for (const o of old) this.retire(o, this.deps.opts.defaultTimeoutMs || 60_000);
+  }
+
+  /** Forgets the runtimes of `models` (under any settings), so the next `get` loads them anew; returns the loaded ones. */
+  private forget(models: ReadonlySet<string>): ModelRuntime[] {
     // A runtime's key is its model's name, then ` {settings}` when a node overrides settings.
     const ofNames = (key: string) => models.has(key.split(' {', 1)[0]!);
     const old: ModelRuntime[] = [];
@@ -138,10 +216,10 @@ export class ModelRuntimes {
   }
 
   /**
-   * Closes a runtime a reload replaced once the runs that already hold it are done (as Triton lets a reloaded
+   * Closes a runtime a restart replaced once the runs that already hold it are done (as Triton lets a reloaded
    * model's old version finish what it has), or after `limitMs` if one never finishes.
    */
-  retire(rt: ModelRuntime, limitMs: number): void {
+  private retire(rt: ModelRuntime, limitMs: number): void {
     this.retiring.add(rt);
     let timer: NodeJS.Timeout | undefined;
     const limit = new Promise<void>((resolve) => {
@@ -156,65 +234,50 @@ export class ModelRuntimes {
       .catch(() => undefined);
   }
 
-  /** Closes every runtime, retiring ones included. */
+  /** Closes every runtime, retiring and starting ones included (a stub stuck in `initialize` is killed). */
   async close(): Promise<void> {
-    await Promise.all([...this.loaded.values(), ...this.retiring].map((rt) => rt.close()));
+    const starting = [...this.starting.values()];
+    this.starting.clear();
+    for (const s of starting) s.ended();
+    const all = [...this.loaded.values(), ...this.retiring, ...starting.map((s) => s.rt)];
     this.retiring.clear();
+    await Promise.all(all.map((rt) => rt.close()));
   }
 
   private async load(key: string, model: string, settings: ModelNode['params']['settings']): Promise<ModelRuntime> {
-    const { opts } = this.deps;
-    const repository = this.deps.repository();
-    const m = catalogueModel(repository.catalogue, model);
-    const path = repository.modelFile(model);
-    const backend = !m
-      ? undefined
-      : m.platform === 'onnxruntime_onnx' || m.backend === 'onnxruntime'
-        ? 'onnx'
-        : m.backend === 'python'
-          ? 'python'
-          : undefined;
-    const why = !m
-      ? `model '${model}' is not in the repository`
-      : m.error
-        ? `model '${model}' failed to load: ${m.error}`
-        : !backend
-          ? `model '${model}' uses ${m.platform || m.backend || 'no backend'}; the studio runs onnxruntime and python models, plus routers, conditions and ops as node kinds`
-          : !path || !existsSync(path)
-            ? `model '${model}' has no model file in the repository`
-            : undefined;
-    if (why) {
-      this.unavailable.set(key, why);
-      throw new EngineError('model-unavailable', why);
+    const built = this.build(model, settings);
+    if (typeof built === 'string') {
+      this.unavailable.set(key, built);
+      throw new EngineError('model-unavailable', built);
     }
-    const log = opts.onModelLog;
-    const config = applySettings(m!, settings);
-    const idleMicroseconds = config.sequence_batching?.max_sequence_idle_microseconds || 1_000_000;
-    const rt = new ModelRuntime({
-      name: model,
-      config,
-      path: path!,
-      backend: backend!,
-      repoDir: repository.dir,
-      intraOpThreads: opts.intraOpThreads ?? 1,
-      gpu: opts.gpu ?? 'auto',
-      // Starts waiting for a sequence slot each hold a run: a quarter of the runs at most, so one model's backlog
-      // cannot take every run from the other models.
-      maxSequenceBacklog: Math.max(1, Math.floor((opts.maxConcurrentRuns ?? 64) / 4)),
-      onEnded: (sequenceId, reason) => this.deps.onSequenceEnded({ model, sequenceId, reason, idleMicroseconds }),
-      python: {
-        interpreter: opts.python ?? process.env.STUDIO_PYTHON ?? 'python3',
-        version: m!.versions.at(-1) ?? 1,
-        bls: (call, sink) => this.deps.bls(call, sink),
-        ...(log
-          ? { log: (instance: string, level: string, message: string) => log(model, instance, level, message) }
-          : {}),
-      },
-    });
-    this.loaded.set(key, rt);
-    await rt.load();
-    if (rt.state !== 'ready')
-      throw new EngineError('model-unavailable', `model '${model}' is unavailable: ${rt.error}`);
-    return rt;
+    this.loaded.set(key, built);
+    await built.load();
+    if (built.state !== 'ready')
+      throw new EngineError('model-unavailable', `model '${model}' is unavailable: ${built.error}`);
+    return built;
   }
+
+  /** A runtime of `model` with `settings` from the repository served now (not loaded yet), or why there can be none. */
+  private build(model: string, settings: ModelNode['params']['settings']): ModelRuntime | string {
+    const { deps } = this;
+    return buildRuntime({
+      repository: deps.repository(),
+      opts: deps.opts,
+      model,
+      settings,
+      bls: (call, sink) => deps.bls(call, sink),
+      onEnded: (sequenceId, reason, idleMicroseconds) =>
+        deps.onSequenceEnded({ model, sequenceId, reason, idleMicroseconds }),
+    });
+  }
+}
+
+/** A restart's new runtime while it loads, and what ends its restart early (`abort`, `close`). */
+interface Starting {
+  rt: ModelRuntime;
+  ended(): void;
+}
+
+function loadingReason(model: string): string {
+  return `model '${model}' is loading`;
 }

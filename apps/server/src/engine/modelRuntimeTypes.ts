@@ -1,9 +1,11 @@
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import type { BackendCall } from './backends/modelBackend.ts';
 import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
-import type { BlsHandler, LogLevel } from './backends/python/pythonTypes.ts';
+import type { BlsCall, BlsHandler, BlsSink, LogLevel } from './backends/python/pythonTypes.ts';
 import type { CancelSignal } from './cancel.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
+import type { Repository } from '../repo/types.ts';
+import type { EngineHealth, EngineOptions } from './types.ts';
 
 /** How a model runtime is made: its config, file, backend and what it tells its owner. */
 export interface ModelRuntimeOptions {
@@ -73,3 +75,42 @@ export interface InferResult {
   batchSize: number;
   instance: string;
 }
+
+/** A sequence a model ended, and why. */
+export interface SequenceEnded {
+  model: string;
+  sequenceId: number | string;
+  reason: 'end' | 'idle' | 'failed' | 'cancelled';
+  /** The model's max_sequence_idle_microseconds (what `reason: 'idle'` waited). */
+  idleMicroseconds: number;
+}
+
+/** What the runtimes need from the engine that owns them. */
+export interface RuntimeDeps {
+  opts: EngineOptions;
+  /** The repository served now (a reload brings a re-read one). */
+  repository(): Repository;
+  /** A restarted model's new runtime took over from its old one: graphs prepared with the old must be prepared anew. */
+  onReplaced(): void;
+  /** Answers a Python model's BLS call. */
+  bls(call: BlsCall, sink: BlsSink): void;
+  /** Hears every sequence a model ends. */
+  onSequenceEnded(ended: SequenceEnded): void;
+}
+
+/** The models' part of `Engine.health()`. */
+export interface RuntimesHealth {
+  models: EngineHealth['models'];
+  /** The execution provider of each ready model. */
+  inUse: Record<string, string>;
+  notices: string[];
+  /** Execution providers bundled with onnxruntime that no model failed on. */
+  available: string[];
+}
+
+/**
+ * How a model's restart ended: loaded (or dropped: gone from the repository), aborted (`abort`, `close`), or failed,
+ * `kept` when its old runtime goes on serving.
+ */
+export type RestartOutcome =
+  { type: 'loaded' } | { type: 'aborted' } | { type: 'failed'; error: string; kept: boolean };

@@ -3,12 +3,12 @@ import { catalogueModel, migrate, ownValue, singleModelGraph } from '@ensemble-s
 import { realpath, stat } from 'node:fs/promises';
 import type { Engine } from '../engine/index.ts';
 import { loadRepository } from '../repo/loadRepository.ts';
-import { modelStamps, modelsToReload } from '../repo/modelStamps.ts';
 import { isInside } from '../repo/safeJoin.ts';
 import type { Repository } from '../repo/types.ts';
 import { BodyParser } from './bodyParser.ts';
 import { ApiError } from './errors.ts';
 import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
+import { ModelLoads } from './ModelLoads.ts';
 
 /** What the HTTP and WebSocket layers need from the engine. */
 export type StudioEngine = Pick<
@@ -23,6 +23,8 @@ export type StudioEngine = Pick<
   | 'endSequence'
   | 'onSequenceEnded'
   | 'reload'
+  | 'abortLoad'
+  | 'modelLoading'
 >;
 
 export interface StudioOptions {
@@ -70,13 +72,10 @@ export class Studio {
   /** What compiling each saved graph document generated (helperModels.ts fills it; a reload brings new documents). */
   readonly compiledHelpers = new WeakMap<GraphDoc, CompiledHelpers>();
   private readonly importRoots: readonly string[];
-  private importing = false;
-  /** What each model of the open repository was made of when it was read (modelStamps.ts). */
-  private stamps: Promise<Map<string, string>>;
-  /** The last repository load asked for: the next one starts when it ends. */
-  private loads: Promise<unknown> = Promise.resolve();
-  /** Loads asked for and not started yet, by name. */
-  private readonly waitingLoads = new Map<string, Promise<Repository>>();
+  /** Whether another repository is being opened (`openRepository`): one at a time, and no load meanwhile. */
+  importing = false;
+  /** Triton's repository loads of single models (modelLoading.ts). */
+  readonly loads: ModelLoads;
   private activeRuns = 0;
   private openStreams = 0;
 
@@ -88,7 +87,7 @@ export class Studio {
     this.version = opts.version ?? '0.1.0';
     this.createEngine = opts.createEngine;
     this.importRoots = opts.importRoots ?? [];
-    this.stamps = modelStamps(this.repository);
+    this.loads = new ModelLoads(this);
   }
 
   get catalogue(): Catalogue {
@@ -214,33 +213,6 @@ export class Studio {
     return this.swapRepository(dir, () => this.allowedRepositoryDir(dir));
   }
 
-  /**
-   * Triton's repository "load" of `name`: re-reads the open repository from disk (a model's edited config
-   * or files, a graph's studio.json) and restarts `name` and every model whose files changed; the other
-   * models keep running, their streams and queues untouched. Loads run one after another.
-   */
-  reloadModel(name: string): Promise<Repository> {
-    // Loads wait for each other, as Triton's do (an import under way still refuses them: it replaces everything).
-    // A load of a name already waiting joins it, so a flood of loads queues at most one per model.
-    const waiting = this.waitingLoads.get(name);
-    if (waiting) return waiting;
-    const load = this.loads.then(() => {
-      this.waitingLoads.delete(name);
-      return this.oneAtATime(async () => {
-        const before = await this.stamps;
-        const repo = await readRepository(this.repository.dir, this.repository.dir);
-        const after = modelStamps(repo);
-        await this.engine.reload(repo, modelsToReload(name, before, await after));
-        this.repository = repo;
-        this.stamps = after;
-        return repo;
-      });
-    });
-    this.waitingLoads.set(name, load);
-    this.loads = load.catch(() => undefined);
-    return load;
-  }
-
   private async swapRepository(dir: string, resolveDir: () => Promise<string>): Promise<Repository> {
     const createEngine = this.createEngine;
     if (!createEngine) throw new ApiError(501, 'unsupported', 'this server cannot open another repository');
@@ -250,13 +222,13 @@ export class Studio {
       const old = this.engine;
       this.repository = repo;
       this.engine = engine;
-      this.stamps = modelStamps(repo);
+      this.loads.reset(repo);
       void old.closeWhenIdle().catch(() => undefined);
       return repo;
     });
   }
 
-  /** Runs `change` unless another repository open or load is under way (each reads a whole repository). */
+  /** Runs `change` unless another repository open is under way. */
   private async oneAtATime<T>(change: () => Promise<T>): Promise<T> {
     if (this.importing)
       throw new ApiError(409, 'busy', 'another repository is being opened; try again when it is done');

@@ -1,7 +1,7 @@
 // Triton's statistics and model repository extensions over HTTP, the helper models a saved graph's steps
 // compile to (served like any model; inference runs their generated model.py in python3), and the
 // extensions the server metadata names. A real server over the test repository.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forkGraph } from '../testing/forkGraph.ts';
@@ -219,7 +219,7 @@ describe('model repository extension: load and unload', () => {
     ]);
   });
 
-  it('loads asked for at once run one after another, each answering 200 (as Triton queues them)', async () => {
+  it('loads asked for at once each answer 200; loads of one model run one after another (as Triton queues them)', async () => {
     const loads = await Promise.all(
       ['head', 'fork', 'head', 'pipe'].map((m) => call(`${s.url}/v2/repository/models/${m}/load`, 'POST')),
     );
@@ -239,6 +239,18 @@ describe('model repository extension: load and unload', () => {
     } finally {
       engine.reload = reload;
     }
+  });
+
+  it('a load that could not read the repository leaves the next load of that model to read it again', async () => {
+    const away = `${s.repo}-away`;
+    renameSync(s.repo, away);
+    try {
+      const failed = await call(`${s.url}/v2/repository/models/head/load`, 'POST');
+      expect([failed.status, failed.json.error]).toEqual([400, `cannot open repository "${s.repo}": ENOENT`]);
+    } finally {
+      renameSync(away, s.repo);
+    }
+    expect((await call(`${s.url}/v2/repository/models/head/load`, 'POST')).status).toBe(200);
   });
 
   it('refuses an unknown model, a malformed body, and a load that carries its own config, saying why', async () => {

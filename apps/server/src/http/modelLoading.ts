@@ -37,7 +37,8 @@ export function unloadedDependency(studio: Studio, name: string): string | undef
 
 /**
  * Triton's repository "unload": the model stops being served (not ready, UNAVAILABLE "unloaded" in the
- * repository index, inference refused as for an unknown model) until it is loaded again.
+ * repository index, inference refused as for an unknown model) until it is loaded again. A load of it under way
+ * ends at once (a Python model still in `initialize` is killed) and answers 400 (a failed load); one waiting is dropped.
  * @throws ApiError 404 when the repository has no such model.
  */
 export function unloadModel(studio: Studio, name: string): void {
@@ -48,13 +49,15 @@ export function unloadModel(studio: Studio, name: string): void {
       `failed to unload '${name}': the repository has no model or saved graph '${name}'`,
     );
   studio.unloadedModels.add(name);
+  studio.loads.unloaded(name);
 }
 
 /**
  * Triton's repository "load": re-reads the repository from disk (the model's edited config and files, or
- * the graph's studio.json), restarts `name` and the models whose files changed, and serves `name` again if
- * it was unloaded.
- * @throws ApiError 404 when the re-read repository has no such model; what `reloadModel` throws.
+ * the graph's studio.json), restarts `name` (for a graph or ensemble, with its composing models that changed or
+ * are not served: `ModelLoads`), and serves `name` again if it was unloaded. Other models whose files changed
+ * stay as they are until they are loaded themselves.
+ * @throws ApiError 404 when the re-read repository has no such model; what `ModelLoads.load` throws.
  */
 export async function loadModel(studio: Studio, name: string): Promise<void> {
   const notFound = () =>
@@ -66,7 +69,7 @@ export async function loadModel(studio: Studio, name: string): Promise<void> {
   // A name that is neither served now nor a directory on disk is refused without re-reading the repository.
   if (!repositoryHas(studio, name) && !(isSafeName(name) && existsSync(join(studio.repository.dir, name))))
     throw notFound();
-  await studio.reloadModel(name);
+  await studio.loads.load(name);
   if (!repositoryHas(studio, name)) throw notFound();
   studio.unloadedModels.delete(name);
 }

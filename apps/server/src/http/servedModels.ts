@@ -141,12 +141,13 @@ export function modelConfig(studio: Studio, served: ServedModel): ModelConfig {
 
 /**
  * Every model, saved graph and helper model with its state, as Triton's repository index lists them
- * (HTTP and gRPC); an unloaded one is UNAVAILABLE with reason "unloaded", as Triton reports it.
+ * (HTTP and gRPC); an unloaded one is UNAVAILABLE with reason "unloaded", as Triton reports it, and one that a
+ * load is starting with nothing serving it meanwhile is LOADING.
  * @example repositoryIndex(studio).filter((m) => m.state === 'READY')
  */
 export function repositoryIndex(
   studio: Studio,
-): { name: string; version: string; state: 'READY' | 'UNAVAILABLE'; reason?: string }[] {
+): { name: string; version: string; state: 'READY' | 'UNAVAILABLE' | 'LOADING'; reason?: string }[] {
   const names = new Set([
     ...Object.keys(studio.catalogue.models),
     ...Object.keys(studio.repository.graphs),
@@ -154,8 +155,13 @@ export function repositoryIndex(
   ]);
   return [...names].sort().map((name) => {
     const version = String(catalogueModel(studio.catalogue, name)?.versions.at(-1) ?? 1);
-    if (isUnloaded(studio, name)) return { name, version, state: 'UNAVAILABLE', reason: 'unloaded' };
+    const loading = studio.engine.modelLoading(name);
+    if (isUnloaded(studio, name))
+      return loading
+        ? { name, version, state: 'LOADING' }
+        : { name, version, state: 'UNAVAILABLE', reason: 'unloaded' };
     const { ready, error } = findServedModel(studio, name, undefined);
+    if (!ready && loading) return { name, version, state: 'LOADING' };
     return { name, version, state: ready ? 'READY' : 'UNAVAILABLE', ...(error ? { reason: error } : {}) };
   });
 }

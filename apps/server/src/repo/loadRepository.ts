@@ -226,8 +226,12 @@ export async function loadRepository(dir: string): Promise<Repository> {
   };
 }
 
-/** Absolute path of a model's file for a version (default: latest). */
-function modelFile(root: string, catalogue: Catalogue, model: string, version?: number): string | undefined {
+/**
+ * Absolute path of the file of `catalogue`'s model `model` in the repository at `root`, for a version (default:
+ * latest); undefined when there is none.
+ * @example modelFile('/repo', repo.catalogue, 'det') // '/repo/det/1/model.onnx'
+ */
+export function modelFile(root: string, catalogue: Catalogue, model: string, version?: number): string | undefined {
   const m = catalogueModel(catalogue, model);
   if (!m || m.platform === 'ensemble') return undefined;
   const v = version ?? m.versions.at(-1);

@@ -1,5 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ownValue } from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
 
 /**
@@ -22,13 +23,48 @@ export async function modelStamps(repo: Repository): Promise<Map<string, string>
 }
 
 /**
- * The models a load of `name` restarts: `name` itself (Triton reloads the model it is asked to load) and
- * every model whose stamp changed, appeared or went away between `before` and `after`.
+ * The models a load of `name` (re)starts, as Triton's explicit load picks them: `name` itself, and when `repo` (the
+ * re-read repository) has it as a graph or ensemble, its composing models, recursively, that changed on disk
+ * (their stamp in `after` is not the one in `before`, or they appeared or went away) or that are not served now
+ * (`served` says). Any other model whose files changed stays as it is until it is loaded itself.
+ * @example modelsToLoad('ocr', repo, before, after, (m) => !unloaded.has(m)) // Set { 'ocr', 'det' } when det's files changed
  */
-export function modelsToReload(name: string, before: Map<string, string>, after: Map<string, string>): Set<string> {
+export function modelsToLoad(
+  name: string,
+  repo: Repository,
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  served: (model: string) => boolean,
+): Set<string> {
   const out = new Set([name]);
-  for (const [m, stamp] of after) if (before.get(m) !== stamp) out.add(m);
-  for (const m of before.keys()) if (!after.has(m)) out.add(m);
+  const seen = new Set<string>();
+  const visit = (graphName: string) => {
+    if (seen.has(graphName)) return;
+    seen.add(graphName);
+    const graph = ownValue(repo.graphs, graphName);
+    for (const node of graph?.nodes ?? []) {
+      if (node.kind !== 'model') continue;
+      const m = node.params.model;
+      if (before.get(m) !== after.get(m) || !served(m)) out.add(m);
+      visit(m);
+    }
+  };
+  visit(name);
+  return out;
+}
+
+/** `before` with the stamps of `models` taken from `after` (removed where `after` has none). */
+export function withStamps(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  models: Iterable<string>,
+): Map<string, string> {
+  const out = new Map(before);
+  for (const m of models) {
+    const stamp = after.get(m);
+    if (stamp === undefined) out.delete(m);
+    else out.set(m, stamp);
+  }
   return out;
 }
 

@@ -1,6 +1,6 @@
 import type { ClientMessage, GraphDoc, Tensor } from '@ensemble-studio/core';
 import { randomUUID } from 'node:crypto';
-import type { SequenceEnded } from '../engine/ModelRuntimes.ts';
+import type { SequenceEnded } from '../engine/modelRuntimeTypes.ts';
 import { ApiError, capMessage } from '../http/errors.ts';
 import { limitMessage } from '../http/limits.ts';
 import type { StudioEngine } from '../http/Studio.ts';

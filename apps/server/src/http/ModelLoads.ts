@@ -1,0 +1,163 @@
+import type { Engine } from '../engine/index.ts';
+import { loadRepository } from '../repo/loadRepository.ts';
+import { modelStamps, modelsToLoad, withStamps } from '../repo/modelStamps.ts';
+import type { Repository } from '../repo/types.ts';
+import { withReloaded } from '../repo/withReloaded.ts';
+import { ApiError } from './errors.ts';
+
+/** What a load needs of the studio that serves the repository. */
+export interface LoadHost {
+  repository: Repository;
+  readonly engine: Pick<Engine, 'reload' | 'abortLoad' | 'modelUnavailable'>;
+  readonly unloadedModels: ReadonlySet<string>;
+  /** Whether another repository is being opened (it replaces every model: loads are refused meanwhile). */
+  readonly importing: boolean;
+}
+
+/** A load ready to start, or the loads under way that it must wait for first. */
+type Started = { type: 'started'; done: Promise<Repository> } | { type: 'conflict'; wait: Promise<unknown>[] };
+
+/**
+ * Triton's repository "load" of one model at a time per model: a load re-reads the repository, (re)starts the model
+ * named and the composing models Triton would load with it (`modelsToLoad`), and serves the rest as they were.
+ * Loads of different models go on side by side, so a model whose `initialize` never returns holds only the loads
+ * that need it; a second load of a model waits for the first (as Triton's does) and a flood of them joins one
+ * waiting load. An unload ends a load under way (`unloaded`).
+ */
+export class ModelLoads {
+  /** What each model served now was made of when it was (re)started (modelStamps.ts). */
+  private stamps: Promise<Map<string, string>>;
+  /** The repository reads, one at a time (they are short: models start after them, beside each other). */
+  private reads: Promise<unknown> = Promise.resolve();
+  /** Each model a load is (re)starting now, with that load (settled when it ends, never rejected). */
+  private starting = new Map<string, Promise<unknown>>();
+  /** A load asked for while one of the same model is under way, by name: at most one waits per model. */
+  private waiting = new Map<string, Promise<Repository>>();
+  /** How many times each model was unloaded: a load waiting when its model is unloaded is dropped. */
+  private readonly unloads = new Map<string, number>();
+
+  constructor(private readonly host: LoadHost) {
+    this.stamps = modelStamps(host.repository);
+  }
+
+  /**
+   * Loads `name` (see the class): resolves with the repository served once its models have loaded or failed.
+   * @throws ApiError 400 when `name` failed to load (a model served before goes on as it was), an unload ended it, or
+   * the repository cannot be read (Triton's status for a failed load); 409 when another repository was opened meanwhile.
+   */
+  load(name: string): Promise<Repository> {
+    const waiting = this.waiting.get(name);
+    if (waiting) return waiting;
+    // It stops waiting when it starts, or when it fails before (a load joining it then would only get that failure).
+    const leave = () => {
+      if (this.waiting.get(name) === load) this.waiting.delete(name);
+    };
+    const load: Promise<Repository> = this.loadWhenFree(name, this.unloads.get(name) ?? 0, leave);
+    this.waiting.set(name, load);
+    void load.then(leave, leave);
+    return load;
+  }
+
+  /** Model `name` was unloaded: a load of it under way ends (its python stub, stuck or not, is killed), and one waiting is dropped. */
+  unloaded(name: string): void {
+    this.unloads.set(name, (this.unloads.get(name) ?? 0) + 1);
+    this.host.engine.abortLoad(name);
+  }
+
+  /** Another repository is served (an import): forgets what was loaded from the one before. */
+  reset(repository: Repository): void {
+    this.stamps = modelStamps(repository);
+    this.starting = new Map();
+    this.waiting = new Map();
+  }
+
+  private async loadWhenFree(name: string, unloads: number, started: () => void): Promise<Repository> {
+    for (;;) {
+      const busy = this.starting.get(name);
+      if (busy) {
+        await busy;
+        continue;
+      }
+      const next = await this.exclusive(() => this.start(name, unloads, started));
+      if (next.type === 'started') return next.done;
+      await Promise.all(next.wait);
+    }
+  }
+
+  /** `read` once the reads before it have ended. */
+  private exclusive<T>(read: () => Promise<T>): Promise<T> {
+    const run = this.reads.then(read);
+    this.reads = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Re-reads the repository and starts the load of `name`, unless a load of one of its models is under way. */
+  private async start(name: string, unloads: number, started: () => void): Promise<Started> {
+    const { host } = this;
+    if (host.importing) throw busy();
+    const { engine } = host;
+    const fresh = await readRepository(host.repository.dir);
+    const [before, after] = await Promise.all([this.stamps, modelStamps(fresh)]);
+    // Nothing is awaited from here until the load has started, so no import or unload comes between.
+    if (host.importing || host.engine !== engine) throw busy();
+    if ((this.unloads.get(name) ?? 0) !== unloads) {
+      started();
+      throw new ApiError(400, 'load-failed', `failed to load '${name}': it was unloaded before its load started`);
+    }
+    const served = host.repository;
+    const models = modelsToLoad(
+      name,
+      fresh,
+      before,
+      after,
+      (m) => Object.hasOwn(served.catalogue.models, m) && !host.unloadedModels.has(m) && !engine.modelUnavailable(m),
+    );
+    const wait = [...models].flatMap((m) => this.starting.get(m) ?? []);
+    if (wait.length > 0) return { type: 'conflict', wait };
+    started();
+    const repo = withReloaded(served, fresh, models);
+    host.repository = repo;
+    this.stamps = Promise.resolve(withStamps(before, after, models));
+    const done = engine.reload(repo, models).then((outcomes) => {
+      if (host.engine !== engine)
+        throw new ApiError(409, 'busy', `failed to load '${name}': another repository was opened while it was loading`);
+      const kept = [...outcomes].flatMap(([m, o]) => (o.type === 'failed' && o.kept ? [m] : []));
+      if (kept.length > 0) {
+        // As in Triton, a model whose reload failed goes on with the config and files it was loaded from, and its
+        // next load tries again.
+        host.repository = withReloaded(host.repository, served, new Set(kept));
+        void engine.reload(host.repository, []);
+        this.stamps = this.stamps.then((stamps) => withStamps(stamps, before, kept));
+      }
+      const own = outcomes.get(name);
+      if (own?.type === 'aborted')
+        throw new ApiError(400, 'load-failed', `failed to load '${name}': it was unloaded while it was loading`);
+      if (own?.type === 'failed')
+        throw new ApiError(400, 'load-failed', `load failed for model '${name}': ${own.error}`);
+      return host.repository;
+    });
+    const settled = done.catch(() => undefined);
+    for (const m of models) this.starting.set(m, settled);
+    void settled.then(() => {
+      for (const m of models) if (this.starting.get(m) === settled) this.starting.delete(m);
+    });
+    return { type: 'started', done };
+  }
+}
+
+function busy(): ApiError {
+  return new ApiError(409, 'busy', 'another repository is being opened; try again when it is done');
+}
+
+/** The repository at `dir` re-read; ApiError 400 when it cannot be read. */
+async function readRepository(dir: string): Promise<Repository> {
+  try {
+    return await loadRepository(dir);
+  } catch (err) {
+    throw new ApiError(
+      400,
+      'bad-repository',
+      `cannot open repository "${dir.slice(0, 256)}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+}
