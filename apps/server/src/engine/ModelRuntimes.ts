@@ -206,6 +206,7 @@ export class ModelRuntimes {
         interpreter: opts.python ?? process.env.STUDIO_PYTHON ?? 'python3',
         version: m!.versions.at(-1) ?? 1,
         bls: (call, sink) => this.deps.bls(call, sink),
+        ...(opts.tensorLimits ? { limits: opts.tensorLimits } : {}),
         ...(log
           ? { log: (instance: string, level: string, message: string) => log(model, instance, level, message) }
           : {}),

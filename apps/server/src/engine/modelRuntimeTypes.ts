@@ -4,6 +4,7 @@ import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
 import type { BlsHandler, LogLevel } from './backends/python/pythonTypes.ts';
 import type { CancelSignal } from './cancel.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
+import type { TensorLimits } from './types.ts';
 
 /** How a model runtime is made: its config, file, backend and what it tells its owner. */
 export interface ModelRuntimeOptions {
@@ -18,6 +19,7 @@ export interface ModelRuntimeOptions {
     bls: BlsHandler;
     version: number;
     log?: (instance: string, level: LogLevel, message: string) => void;
+    limits?: TensorLimits;
   };
   /** The repository (ops fused into this model's requests read their files from it). */
   repoDir: string;

@@ -22,6 +22,9 @@ export interface Frame {
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
+/** A frame the reader refused from its header (its message says what the peer sent, starting with "sent"). */
+export class FrameRefused extends Error {}
+
 /**
  * Builds one frame: describe tensors with `tensors()` (placing the descriptions anywhere in the header),
  * then `finish(header)` gives the buffers to write.
@@ -55,14 +58,20 @@ export class FrameWriter {
 }
 
 /**
- * Splits a byte stream into frames: feed it chunks as they arrive, get whole frames back.
- * A frame announcing more than `maxBytes` is refused (a broken or hostile peer).
+ * Splits a byte stream into frames: feed it chunks as they arrive, get whole frames back. Each header is read
+ * and passed to `check` as soon as it is in, before its blob is waited for: `check` (and a header over
+ * `maxHeaderBytes`) refuses a frame by throwing, so a refused blob is never gathered.
  */
 export class FrameReader {
   private chunks: Buffer[] = [];
   private have = 0;
+  /** The frame whose header has been read and checked, while its blob arrives. */
+  private next: { header: Record<string, unknown>; headLen: number; total: number } | undefined;
 
-  constructor(private readonly maxBytes = 2 ** 31) {}
+  constructor(
+    private readonly check: (header: Record<string, unknown>, blobBytes: number) => void = () => {},
+    private readonly maxHeaderBytes = 2 ** 31,
+  ) {}
 
   /** Adds a chunk; returns the frames it completed. */
   push(chunk: Buffer): Frame[] {
@@ -70,25 +79,42 @@ export class FrameReader {
     this.have += chunk.byteLength;
     const frames: Frame[] = [];
     for (;;) {
-      if (this.have < 8) break;
-      const first = this.peek(8);
-      const headLen = first.readUInt32LE(0);
-      const blobLen = first.readUInt32LE(4);
-      const total = 8 + headLen + blobLen;
-      if (total > this.maxBytes)
-        throw new Error(`the python process sent a frame of ${total} bytes, over the limit of ${this.maxBytes}`);
+      if (!this.next && !this.readHeader()) break;
+      const { header, headLen, total } = this.next!;
       if (this.have < total) break;
-      const all = this.take(total, headLen);
-      const header = JSON.parse(all.toString('utf8', 8, 8 + headLen)) as Record<string, unknown>;
-      frames.push({ header, blob: all.subarray(8 + headLen) });
+      this.next = undefined;
+      frames.push({ header, blob: this.take(total, headLen).subarray(8 + headLen) });
     }
     return frames;
   }
 
+  /** Reads and checks the next frame's header once it is all in; false while it is not. */
+  private readHeader(): boolean {
+    if (this.have < 8) return false;
+    const first = this.peek(8);
+    const headLen = first.readUInt32LE(0);
+    const blobLen = first.readUInt32LE(4);
+    if (headLen > this.maxHeaderBytes)
+      throw new FrameRefused(`sent a frame header of ${headLen} bytes, over the limit of ${this.maxHeaderBytes}`);
+    if (this.have < 8 + headLen) return false;
+    let header: Record<string, unknown>;
+    try {
+      header = JSON.parse(this.peek(8 + headLen).toString('utf8', 8, 8 + headLen)) as Record<string, unknown>;
+    } catch (err) {
+      throw new FrameRefused(`sent a frame header that is not JSON (${(err as Error).message})`);
+    }
+    this.check(header, blobLen);
+    this.next = { header, headLen, total: 8 + headLen + blobLen };
+    return true;
+  }
+
+  /** The first `n` buffered bytes in one buffer (joining only the chunks they span). */
   private peek(n: number): Buffer {
     if (this.chunks[0]!.byteLength >= n) return this.chunks[0]!;
-    const joined = Buffer.concat(this.chunks);
-    this.chunks = [joined];
+    let k = 0;
+    for (let got = 0; got < n; k++) got += this.chunks[k]!.byteLength;
+    const joined = Buffer.concat(this.chunks.slice(0, k));
+    this.chunks.splice(0, k, joined);
     return joined;
   }
 
