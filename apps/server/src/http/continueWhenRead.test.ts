@@ -86,6 +86,7 @@ describe('Expect: 100-continue', () => {
       ['/v2/models/nope/generate_stream', /^HTTP\/1\.1 404 /, "unknown model: 'nope'"],
       ['/v2/models/ghost/infer', /^HTTP\/1\.1 503 /, "model 'ghost' is not ready"],
       ['/v2/models/extractor/nothing', /^HTTP\/1\.1 404 /, 'no such endpoint POST /v2/models/extractor/nothing'],
+      ['/api/nothing', /^HTTP\/1\.1 404 /, 'no API route POST /api/nothing'],
     ];
     for (const [path, status, words] of cases) {
       const got = await post(path, { ...expectContinue, 'Content-Length': '500' }, 'x'.repeat(500), true);
@@ -95,6 +96,22 @@ describe('Expect: 100-continue', () => {
       // No 100 was sent, so the body may never come: Node closes the connection after the answer.
       expect(got.split('\r\n\r\n')[0]!.toLowerCase(), path).toContain('connection: close');
     }
+  });
+
+  it('a graph saved under a name that is not one gets its 400 alone', async () => {
+    const u = new URL(s.url);
+    const got = await new Promise<string>((resolve, reject) => {
+      const sock = connect(Number(u.port), u.hostname);
+      let text = '';
+      sock.on('data', (d) => (text += d.toString('latin1')));
+      sock.on('end', () => resolve(text));
+      sock.on('error', reject);
+      const head = `Host: ${u.host}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 50`;
+      sock.write(`PUT /api/graphs/bad%21name HTTP/1.1\r\n${head}\r\n\r\n`);
+    });
+    expect(got).toMatch(/^HTTP\/1\.1 400 /);
+    expect(got).not.toContain('100 Continue');
+    expect(got).toContain('is not a valid graph name');
   });
 
   it('without Expect, a body refused from its model is drained and the kept-alive connection serves the next request', async () => {
