@@ -75,4 +75,16 @@ describe('FrameReader', () => {
       `sent a frame of ${1 << 30} bytes of tensor data for tensors of 0 bytes`,
     );
   });
+
+  it("copies a frame's bytes into its own buffer as each chunk comes, not all at once when it is whole", () => {
+    const blob = Buffer.alloc(3 * 65536, 7);
+    const frame = rawFrame({ type: 'response', outputs: [] }, blob);
+    const reader = new FrameReader();
+    const first = Buffer.from(frame.subarray(0, 65536));
+    expect(reader.push(first)).toEqual([]);
+    // Copied already: a chunk reused by its producer afterwards does not change the frame.
+    first.fill(0);
+    const [got] = reader.push(Buffer.from(frame.subarray(65536)));
+    expect(Buffer.compare(Buffer.from(got!.blob), blob)).toBe(0);
+  });
 });
