@@ -1,6 +1,7 @@
 // Hostile input, what the fourth round left open: outputs made large by the client's request (a decoupled model
 // streaming millions of numbers per response over generate_stream and /generate, the classes of a million-element
-// output asked for all at once over HTTP and gRPC) and a body over the limit sent with `Expect: 100-continue`. Each
+// output asked for all at once over HTTP and gRPC, a Python output over the tensor limit) and a body over the limit
+// sent with `Expect: 100-continue`. Each
 // asserts the answer and that a bystander's /v2/health/ready, asked from a process of its own, kept answering.
 import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,19 @@ describe('hostile input against studio serve: large outputs and 100-continue', (
     } finally {
       client.close();
     }
+  });
+
+  it("a Python model's output of 200 M elements is refused in its stub, over maxTensorElements, never gathered", async () => {
+    const size = { name: 'SIZE', datatype: 'INT64', shape: [1], data: [200 * M] };
+    const answer = await probe('a Python output of 200 M elements', () =>
+      post('large_output', 'infer', { inputs: [size], outputs: [{ name: 'OUT', parameters: { binary_data: true } }] })
+        // Read to the end whatever comes (the whole output, where it is not refused).
+        .then(async (r) => [r.status, Buffer.from(await r.arrayBuffer()).toString('utf8', 0, 1000)] as const),
+    );
+    expect(answer[0]).toBe(500);
+    expect(answer[1]).toContain(
+      "output 'OUT' of model 'large_output' has 200000000 elements, over the limit maxTensorElements=16777216",
+    );
   });
 
   it('a body over the limit sent with Expect: 100-continue gets its 413 without a 100 first', async () => {

@@ -7,7 +7,7 @@ import { Engine, servingLoadConcurrency } from './engine/index.ts';
 import { isLoopbackHost } from './http/auth.ts';
 import { continueWhenRead } from './http/continueWhenRead.ts';
 import { createApp } from './http/createApp.ts';
-import type { Limits } from './http/limits.ts';
+import { DEFAULT_LIMITS, type Limits } from './http/limits.ts';
 import { Studio } from './http/Studio.ts';
 import { oneRequestAtATime } from './http/pipelining.ts';
 import { loadRepository } from './repo/loadRepository.ts';
@@ -70,6 +70,7 @@ function checkListenConfig(host: string, token: string | undefined): void {
 
 async function createEngine(repository: Repository, config: ServeConfig, loadConcurrency?: number) {
   const log = config.modelLog;
+  const limits = { ...DEFAULT_LIMITS, ...config.limits };
   return Engine.create({
     repository,
     ...(loadConcurrency ? { loadConcurrency } : {}),
@@ -81,6 +82,7 @@ async function createEngine(repository: Repository, config: ServeConfig, loadCon
       : {}),
     ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}),
     ...(config.limits?.maxConcurrentRuns ? { maxConcurrentRuns: config.limits.maxConcurrentRuns } : {}),
+    tensorLimits: { maxTensorElements: limits.maxTensorElements, maxBodyBytes: limits.maxBodyBytes },
   });
 }
 

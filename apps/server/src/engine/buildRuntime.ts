@@ -57,6 +57,7 @@ export function buildRuntime(spec: RuntimeSpec): ModelRuntime | string {
       interpreter: opts.python ?? process.env.STUDIO_PYTHON ?? 'python3',
       version: m.versions.at(-1) ?? 1,
       bls: (call, sink) => spec.bls(call, sink),
+      ...(opts.tensorLimits ? { limits: opts.tensorLimits } : {}),
       ...(log
         ? { log: (instance: string, level: string, message: string) => log(model, instance, level, message) }
         : {}),

@@ -35,6 +35,7 @@ export function createBackend(o: ModelRuntimeOptions, readFile: (f: string) => U
         python: py.interpreter,
         bls: py.bls,
         ...(py.log ? { log: py.log } : {}),
+        ...(py.limits ? { limits: py.limits } : {}),
       },
       cfg,
     );

@@ -5,7 +5,7 @@ import type { BlsCall, BlsHandler, BlsSink, LogLevel } from './backends/python/p
 import type { CancelSignal } from './cancel.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
 import type { Repository } from '../repo/types.ts';
-import type { EngineHealth, EngineOptions } from './types.ts';
+import type { EngineHealth, EngineOptions, TensorLimits } from './types.ts';
 
 /** How a model runtime is made: its config, file, backend and what it tells its owner. */
 export interface ModelRuntimeOptions {
@@ -20,6 +20,7 @@ export interface ModelRuntimeOptions {
     bls: BlsHandler;
     version: number;
     log?: (instance: string, level: LogLevel, message: string) => void;
+    limits?: TensorLimits;
   };
   /** The repository (ops fused into this model's requests read their files from it). */
   repoDir: string;

@@ -11,6 +11,14 @@ import type { CancelSignal } from './cancel.ts';
 
 export type { GraphMetrics, ModelMetrics } from './Metrics.ts';
 
+/** The limits (by the names the server's `Limits` gives them) that a tensor a model sends is held to. */
+export interface TensorLimits {
+  /** Elements of one tensor. */
+  maxTensorElements: number;
+  /** Bytes of one tensor (no request body can bring a larger one). */
+  maxBodyBytes: number;
+}
+
 export interface EngineOptions {
   repository: Repository;
   /** onnxruntime intra-op threads per instance (default 1); spinning is turned off above 1. */
@@ -35,6 +43,11 @@ export interface EngineOptions {
    * request (fusion.ts; default true). Saves a thread round trip per op; node events and timings stay per node.
    */
   fuseOps?: boolean;
+  /**
+   * The server's tensor limits, held to by what a Python model sends (its outputs, its BLS calls' inputs): the
+   * stub refuses a tensor over them before it crosses the pipe. No limit when absent.
+   */
+  tensorLimits?: TensorLimits;
   /** The python3 that runs Python-backend models (default: STUDIO_PYTHON, else `python3` on PATH). */
   python?: string;
   /** The server log of every line a Python model writes (print, stderr, pb_utils.Logger). */

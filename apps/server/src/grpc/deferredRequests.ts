@@ -25,13 +25,38 @@ export class UndecodedRequest {
 /** A ModelInferRequest's bytes that do not parse (answered with Triton's INTERNAL `Unable to parse request`). */
 class UnparsableRequest extends UndecodedRequest {}
 
+/**
+ * A message whose compressed flag is set while its call names no compression (no `grpc-encoding`, or `identity`):
+ * gRPC's protocol allows the flag only with an encoding, and gRPC's own servers fail such a call with INTERNAL;
+ * grpc-js passed the bytes on as they were.
+ */
+export class CompressedWithoutEncoding extends UndecodedRequest {}
+
+/** What a call gets for a `CompressedWithoutEncoding` message (with status INTERNAL). */
+export const COMPRESSED_WITHOUT_ENCODING =
+  'Received a message with the compressed flag set but no grpc-encoding to decompress it with (none or identity)';
+
+/**
+ * Whether grpc-js handed `bytes` over as they came although their frame's compressed flag is set. grpc-js
+ * reads the flag and then decompresses with the call's `grpc-encoding`, as identity when there is none, and
+ * keeps neither for the handler; undecompressed, the bytes it passes are the tail of the frame it received, so
+ * the 5-byte prefix (flag, big-endian length) sits just before them in the same buffer. A message it
+ * decompressed is a buffer of its own, whose preceding bytes do not repeat its flag and length.
+ */
+function compressedWithoutEncoding(bytes: Buffer): boolean {
+  if (bytes.byteOffset < 5) return false;
+  const prefix = new DataView(bytes.buffer, bytes.byteOffset - 5, 5);
+  return prefix.getUint8(0) === 1 && prefix.getUint32(1) === bytes.byteLength;
+}
+
 /** What the two inference RPCs receive: a decoded request, or a large one's bytes. */
 export type InferMessage = WireInferRequest | UndecodedRequest;
 
 /**
- * The service with ModelInfer's and ModelStreamInfer's large requests left undecoded (`UndecodedRequest`), and the
+ * The service with ModelInfer's and ModelStreamInfer's large requests left undecoded (`UndecodedRequest`), the
  * small ones that do not parse as C++ protobuf parses (`UnparsableRequest`: grpc-js would answer its own words, or
- * protobufjs read what C++ refuses, wellFormed.ts).
+ * protobufjs read what C++ refuses, wellFormed.ts), and those flagged compressed with no encoding
+ * (`CompressedWithoutEncoding`).
  * @example server.addService(deferLargeRequests(inferenceService().service), handlers)
  */
 export function deferLargeRequests(service: ServiceDefinition): ServiceDefinition {
@@ -40,9 +65,11 @@ export function deferLargeRequests(service: ServiceDefinition): ServiceDefinitio
     return {
       ...method,
       requestDeserialize: (bytes: Buffer) =>
-        bytes.byteLength > INLINE_DECODE_BYTES
-          ? new UndecodedRequest(bytes)
-          : (parsedInferRequest(bytes) ?? new UnparsableRequest(bytes)),
+        compressedWithoutEncoding(bytes)
+          ? new CompressedWithoutEncoding(bytes)
+          : bytes.byteLength > INLINE_DECODE_BYTES
+            ? new UndecodedRequest(bytes)
+            : (parsedInferRequest(bytes) ?? new UnparsableRequest(bytes)),
     };
   };
   return { ...service, ModelInfer: deferred('ModelInfer'), ModelStreamInfer: deferred('ModelStreamInfer') };
@@ -59,6 +86,7 @@ export async function decodedRequest(
   if (!(message instanceof UndecodedRequest)) return { request: message };
   // 500: gRPC's INTERNAL (status.ts).
   if (message instanceof UnparsableRequest) throw new ApiError(500, 'internal', UNPARSABLE);
+  if (message instanceof CompressedWithoutEncoding) throw new ApiError(500, 'internal', COMPRESSED_WITHOUT_ENCODING);
   const named = peekModel(message.bytes);
   // The model is looked up first (an unknown or unready one is refused before anything is decoded, once the worker
   // has seen the message parse), and its inputs go along, so Triton's checks run in the worker.

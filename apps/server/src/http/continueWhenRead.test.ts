@@ -78,4 +78,59 @@ describe('Expect: 100-continue', () => {
     expect(got).toMatch(/^HTTP\/1\.1 403 /);
     expect(got.split('\r\n\r\n')[0]!.toLowerCase()).toContain('connection: close');
   });
+
+  it("a request refused from its model (unknown, not ready) or its path gets Triton's answer alone: no 100 Continue", async () => {
+    const cases: [string, RegExp, string][] = [
+      ['/v2/models/nope/infer', /^HTTP\/1\.1 404 /, `{"error":"Request for unknown model: 'nope' is not found"}`],
+      ['/v2/models/nope/generate', /^HTTP\/1\.1 404 /, `{"error":"Request for unknown model: 'nope' is not found"}`],
+      ['/v2/models/nope/generate_stream', /^HTTP\/1\.1 404 /, "unknown model: 'nope'"],
+      ['/v2/models/ghost/infer', /^HTTP\/1\.1 503 /, "model 'ghost' is not ready"],
+      ['/v2/models/extractor/nothing', /^HTTP\/1\.1 404 /, 'no such endpoint POST /v2/models/extractor/nothing'],
+      ['/api/nothing', /^HTTP\/1\.1 404 /, 'no API route POST /api/nothing'],
+    ];
+    for (const [path, status, words] of cases) {
+      const got = await post(path, { ...expectContinue, 'Content-Length': '500' }, 'x'.repeat(500), true);
+      expect(got, path).toMatch(status);
+      expect(got, path).not.toContain('100 Continue');
+      expect(got, path).toContain(words);
+      // No 100 was sent, so the body may never come: Node closes the connection after the answer.
+      expect(got.split('\r\n\r\n')[0]!.toLowerCase(), path).toContain('connection: close');
+    }
+  });
+
+  it('a graph saved under a name that is not one gets its 400 alone', async () => {
+    const u = new URL(s.url);
+    const got = await new Promise<string>((resolve, reject) => {
+      const sock = connect(Number(u.port), u.hostname);
+      let text = '';
+      sock.on('data', (d) => (text += d.toString('latin1')));
+      sock.on('end', () => resolve(text));
+      sock.on('error', reject);
+      const head = `Host: ${u.host}\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 50`;
+      sock.write(`PUT /api/graphs/bad%21name HTTP/1.1\r\n${head}\r\n\r\n`);
+    });
+    expect(got).toMatch(/^HTTP\/1\.1 400 /);
+    expect(got).not.toContain('100 Continue');
+    expect(got).toContain('is not a valid graph name');
+  });
+
+  it('without Expect, a body refused from its model is drained and the kept-alive connection serves the next request', async () => {
+    const u = new URL(s.url);
+    const body = 'y'.repeat(300_000);
+    const got = await new Promise<string>((resolve, reject) => {
+      const sock = connect(Number(u.port), u.hostname);
+      let text = '';
+      sock.on('data', (d) => {
+        text += d.toString('latin1');
+        if (/HTTP\/1\.1 200 [^]*\r\n\r\n/.test(text)) sock.end();
+      });
+      sock.on('end', () => resolve(text));
+      sock.on('error', reject);
+      sock.write(`POST /v2/models/nope/infer HTTP/1.1\r\nHost: ${u.host}\r\nContent-Length: ${body.length}\r\n\r\n`);
+      sock.write(body);
+      sock.write(`GET /v2/health/live HTTP/1.1\r\nHost: ${u.host}\r\n\r\n`);
+    });
+    expect(got).toMatch(/^HTTP\/1\.1 404 /);
+    expect(got).toMatch(/\r\n\r\n\{"error":"Request for unknown model: 'nope' is not found"\}HTTP\/1\.1 200 /);
+  });
 });

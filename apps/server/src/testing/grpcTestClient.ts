@@ -84,9 +84,10 @@ export function grpcFailure(p: Promise<unknown>): Promise<{ code: number; detail
   );
 }
 
-/** `message` as one gRPC frame on the wire: the uncompressed flag, its length, the message. */
-export function grpcFrame(message: Buffer): Buffer {
+/** `message` as one gRPC frame on the wire: the compressed flag (0 unless asked for), its length, the message. */
+export function grpcFrame(message: Buffer, compressed = false): Buffer {
   const out = Buffer.alloc(5 + message.length);
+  out.writeUInt8(compressed ? 1 : 0, 0);
   out.writeUInt32BE(message.length, 1);
   message.copy(out, 5);
   return out;

@@ -1,13 +1,19 @@
 import type { Tensor } from '@ensemble-studio/core';
-import type { ServerDuplexStream } from '@grpc/grpc-js';
+import { status, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { EncodedBytes } from '../../http/classification.ts';
 import { OrderedWrites } from '../../http/orderedWrites.ts';
 import { runError } from '../../http/routes/kserveInfer.ts';
 import type { Studio } from '../../http/Studio.ts';
 import { inferResponse, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
 import { wireParameter } from '../params.ts';
-import { decodedRequest, UndecodedRequest, type InferMessage } from '../deferredRequests.ts';
-import { grpcError } from '../status.ts';
+import {
+  COMPRESSED_WITHOUT_ENCODING,
+  CompressedWithoutEncoding,
+  decodedRequest,
+  UndecodedRequest,
+  type InferMessage,
+} from '../deferredRequests.ts';
+import { grpcError, grpcStatus } from '../status.ts';
 import { prepareInfer, runPrepared, shapedOutputs, type PreparedInfer } from './infer.ts';
 
 /** One message of the stream: a response, or one request's error (the stream stays open). */
@@ -134,6 +140,12 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
   // While a large request is decoded in the body worker, the requests after it wait, so they start in order.
   let decoding: Promise<void> | undefined;
   call.on('data', (message: InferMessage) => {
+    if (cancelled) return;
+    // A frame gRPC itself refuses ends the call, as gRPC's servers end it, not one request of it.
+    if (message instanceof CompressedWithoutEncoding) {
+      cancel('the gRPC stream sent a message flagged compressed with no encoding');
+      return void call.emit('error', grpcStatus(status.INTERNAL, COMPRESSED_WITHOUT_ENCODING));
+    }
     pending++;
     if (!decoding && !(message instanceof UndecodedRequest)) return start(message, undefined);
     const step = (decoding ?? Promise.resolve())
@@ -155,9 +167,10 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     ended = true;
     finishIfDone();
   });
-  call.on('cancelled', () => {
+  const cancel = (why: string) => {
     cancelled = true;
-    for (const a of aborts) a.abort(new Error('the gRPC client cancelled the stream'));
-  });
+    for (const a of aborts) a.abort(new Error(why));
+  };
+  call.on('cancelled', () => cancel('the gRPC client cancelled the stream'));
   call.on('error', () => undefined);
 }

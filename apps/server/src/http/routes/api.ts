@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type {
   ApiCatalogue,
   ApiGraph,
@@ -81,8 +81,12 @@ function readRoutes(studio: Studio, router: Router): void {
 }
 
 /** PUT / DELETE a saved graph. */
-function writeRoutes(studio: Studio, router: Router): void {
-  router.put('/graphs/:name', async (req, res) => {
+function writeRoutes(studio: Studio, router: Router, json: RequestHandler): void {
+  const nameFromHead: RequestHandler = (req, _res, next) => {
+    graphName(req);
+    next();
+  };
+  router.put('/graphs/:name', nameFromHead, json, async (req, res) => {
     const name = graphName(req);
     // The document itself or `{graph}`; migrate reads it with the graph document schema.
     const body: unknown = req.body;
@@ -111,8 +115,8 @@ function writeRoutes(studio: Studio, router: Router): void {
 }
 
 /** validate / compile / export / import. */
-function toolRoutes(studio: Studio, router: Router): void {
-  router.post('/validate', (req, res) => {
+function toolRoutes(studio: Studio, router: Router, json: RequestHandler): void {
+  router.post('/validate', json, (req, res) => {
     const diagnostics = validateGraph(
       studio.resolveGraph(readBody(apiGraphRequestSchema, req).graph),
       studio.catalogue,
@@ -120,7 +124,7 @@ function toolRoutes(studio: Studio, router: Router): void {
     res.json({ ok: !hasErrors(diagnostics), diagnostics } satisfies ApiValidateResponse);
   });
   // Compiling and zipping run in the body worker (graphJobs.ts).
-  router.post('/compile', async (req, res) => {
+  router.post('/compile', json, async (req, res) => {
     const body = readBody(apiCompileRequestSchema, req);
     const graph = studio.resolveGraph(body.graph);
     const { nodeId } = body;
@@ -136,7 +140,7 @@ function toolRoutes(studio: Studio, router: Router): void {
       throw new ApiError(500, 'internal', 'the compiler answered with the wrong kind of result');
     res.type('application/json').send(done.text);
   });
-  router.post('/export', async (req, res) => {
+  router.post('/export', json, async (req, res) => {
     const graph = studio.resolveGraph(readBody(apiGraphRequestSchema, req).graph);
     const sourceRepoDir = studio.repository.dir;
     const done = await studio.bodies.graph({ kind: 'export', graph, catalogue: studio.catalogue, sourceRepoDir });
@@ -148,7 +152,7 @@ function toolRoutes(studio: Studio, router: Router): void {
     res.setHeader('Content-Disposition', `attachment; filename="${graph.name}.zip"`);
     res.end(Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength));
   });
-  router.post('/import', async (req, res) => {
+  router.post('/import', json, async (req, res) => {
     const { dir } = readBody(apiImportRequestSchema, req);
     const repo = await studio.openRepository(
       isAbsolute(dir) ? dir : resolve(process.env.INIT_CWD ?? process.cwd(), dir),
@@ -185,7 +189,13 @@ export function apiRouter(studio: Studio): Router {
         `request body opens more than ${maxContainers} JSON objects and arrays, more than a graph within the limits maxGraphNodes=${maxGraphNodes} and maxGraphEdges=${maxGraphEdges} holds`,
       );
   };
-  router.use(refuseDeclaredOverLimit(limit), express.json({ limit, verify }));
+  // A body is read only by the routes that take one, after what their head alone refuses (a body over the limit,
+  // a bad graph name, a missing route): such a request is answered unread, without `100 Continue`.
+  router.use(refuseDeclaredOverLimit(limit));
+  const json = express.json({ limit, verify });
+  readRoutes(studio, router);
+  writeRoutes(studio, router, json);
+  toolRoutes(studio, router, json);
   router.use((err: unknown, _req: Request, _res: Response, next: NextFunction) => {
     const tooLarge = (err as { type?: string } | undefined)?.type === 'entity.too.large';
     if (err instanceof ApiError) return next(err);
@@ -198,9 +208,6 @@ export function apiRouter(studio: Studio): Router {
         : err,
     );
   });
-  readRoutes(studio, router);
-  writeRoutes(studio, router);
-  toolRoutes(studio, router);
   router.use((req, _res, next) =>
     next(new ApiError(404, 'not-found', `no API route ${req.method} ${req.baseUrl}${req.path}`)),
   );

@@ -1,11 +1,11 @@
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { configJson } from '@ensemble-studio/core';
 import { largeBodyChunks, refuseDeclaredOverLimit } from '../bodyChunks.ts';
 import { INLINE_PARSE_BYTES } from '../bodyParser.ts';
 import { capMessage } from '../errors.ts';
 import { modelConfig, servedModel } from '../servedModels.ts';
 import type { Studio } from '../Studio.ts';
-import { generateStreamHandler, inferHandler } from './kserveInfer.ts';
+import { generateStreamHandler, inferHandler, refuseUnservable } from './kserveInfer.ts';
 import { repositoryRoutes } from './kserveRepository.ts';
 
 const M = '/v2/models/:model{/versions/:version}';
@@ -33,7 +33,7 @@ function healthRoutes(studio: Studio, router: Router): void {
   });
 }
 
-function modelRoutes(studio: Studio, router: Router): void {
+function modelRoutes(studio: Studio, router: Router, readBody: RequestHandler[]): void {
   router.get(M, (req, res) => {
     const s = servedModel(studio, req);
     res.json({
@@ -54,9 +54,14 @@ function modelRoutes(studio: Studio, router: Router): void {
     res.status(ready ? 200 : 400).end();
   });
   router.get(`${M}/config`, (req, res) => void res.json(configJson(modelConfig(studio, servedModel(studio, req)))));
-  router.post(`${M}/infer`, inferHandler(studio));
-  router.post(`${M}/generate_stream`, generateStreamHandler(studio, true));
-  router.post(`${M}/generate`, generateStreamHandler(studio, false));
+  router.post(`${M}/infer`, refuseUnservable(studio, true), ...readBody, inferHandler(studio));
+  router.post(
+    `${M}/generate_stream`,
+    refuseUnservable(studio, false),
+    ...readBody,
+    generateStreamHandler(studio, true),
+  );
+  router.post(`${M}/generate`, refuseUnservable(studio, false), ...readBody, generateStreamHandler(studio, false));
 }
 
 /**
@@ -70,16 +75,15 @@ export function kserveRouter(studio: Studio): Router {
   // Every body is read raw: Triton clients send JSON with or without a content type, and the binary
   // extension sends a JSON header followed by tensor bytes (Inference-Header-Content-Length).
   // Large plain bodies are kept as their chunks for the body worker to join (see bodyChunks.ts).
-  router.use(
-    '/v2',
-    refuseDeclaredOverLimit(limit),
-    largeBodyChunks(limit, INLINE_PARSE_BYTES),
-    express.raw({ limit, type: () => true }),
-  );
+  // Bodies are read only by the routes that take one, after what their head alone refuses (a body over the
+  // limit, an unknown model, a missing endpoint): such a request is answered unread, without `100 Continue`.
+  const readBody = [largeBodyChunks(limit, INLINE_PARSE_BYTES), express.raw({ limit, type: () => true })];
+  router.use('/v2', refuseDeclaredOverLimit(limit));
   healthRoutes(studio, router);
   // Before the model routes: `/v2/models/stats` would otherwise read as the metadata of a model called "stats".
+  router.use('/v2/repository', ...readBody);
   repositoryRoutes(studio, router);
-  modelRoutes(studio, router);
+  modelRoutes(studio, router, readBody);
   router.use(
     '/v2',
     (req: Request, res: Response) =>

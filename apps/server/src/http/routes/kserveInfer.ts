@@ -172,20 +172,43 @@ async function sendInferResponse(
 }
 
 /**
+ * The model a request names and how it runs, refused as Triton refuses it: unknown (404), not ready (503), and on
+ * `/infer` (`refuseDecoupled`) decoupled.
+ * @throws ApiError
+ */
+function servableTarget(studio: Studio, req: Request, refuseDecoupled: boolean): [ServedModel, RunTarget] {
+  const served = servedModel(studio, req);
+  if (!served.ready)
+    throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
+  const target = runTarget(studio, served);
+  if (refuseDecoupled && target.decoupled) {
+    throw bad(
+      `HTTP end point doesn't support models with decoupled transaction policy (model '${served.name}'; use /v2/models/${served.name}/generate_stream or gRPC streaming)`,
+    );
+  }
+  return [served, target];
+}
+
+/**
+ * Refuses, from the request's head, what the model route (`/infer` when `refuseDecoupled`, else `/generate` and
+ * `/generate_stream`) would refuse before reading the body: placed before the body readers, so such a request is
+ * answered without its body being read, and one sent with `Expect: 100-continue` gets no `100 Continue`. The route
+ * checks again once the body is in (the model may have been unloaded meanwhile).
+ */
+export function refuseUnservable(studio: Studio, refuseDecoupled: boolean): RequestHandler {
+  return (req, _res, next) => {
+    servableTarget(studio, req, refuseDecoupled);
+    next();
+  };
+}
+
+/**
  * `POST /v2/models/{m}/infer`: JSON or binary-extension tensors, sequence parameters; decoupled
  * graphs are refused as Triton refuses them.
  */
 export function inferHandler(studio: Studio): RequestHandler {
   return async (req, res) => {
-    const served = servedModel(studio, req);
-    if (!served.ready)
-      throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
-    const target = runTarget(studio, served);
-    if (target.decoupled) {
-      throw bad(
-        `HTTP end point doesn't support models with decoupled transaction policy (model '${served.name}'; use /v2/models/${served.name}/generate_stream or gRPC streaming)`,
-      );
-    }
+    const [served, target] = servableTarget(studio, req, true);
     const parsed = await studio.bodies.kserve(rawBody(req), {
       kind: 'infer',
       headerLength: headerLength(req),
@@ -228,10 +251,7 @@ function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promi
  */
 export function generateStreamHandler(studio: Studio, stream: boolean): RequestHandler {
   return async (req, res) => {
-    const served = servedModel(studio, req);
-    if (!served.ready)
-      throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
-    const target = runTarget(studio, served);
+    const [served, target] = servableTarget(studio, req, false);
     const { id, params, inputs } = await parseGenerate(studio, served, req);
     const sequence = sequenceOf(served, params, target.stateful);
     if (stream) {

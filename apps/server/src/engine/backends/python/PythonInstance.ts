@@ -4,7 +4,9 @@ import type { Writable } from 'node:stream';
 import type { Tensor } from '@ensemble-studio/core';
 import { EngineError, ModelError } from '../../errors.ts';
 import type { BackendInstance, LoadInfo } from '../types.ts';
-import { FrameReader, frameTensors, FrameWriter, type Frame } from './frames.ts';
+import type { TensorLimits } from '../../types.ts';
+import { frameCheck } from './frameLimits.ts';
+import { FrameReader, FrameRefused, frameTensors, FrameWriter, type Frame } from './frames.ts';
 import { LogLines } from './logLines.ts';
 import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult } from './pythonTypes.ts';
 import { loadProblem, parseParams, spawnProblem, withTraceback } from './processProblems.ts';
@@ -42,6 +44,8 @@ export interface PythonSpec {
   bls: BlsHandler;
   /** Server log of every line the process writes (with no request to tie it to, too). */
   log?: (instance: string, level: LogLevel, message: string) => void;
+  /** What one tensor the model sends may hold (the stub refuses more before it is written); none when absent. */
+  limits?: TensorLimits;
   /** After a cancelled execute, how long to wait for `execute` to return before the process is killed and restarted. */
   stuckKillMs?: number;
 }
@@ -124,12 +128,16 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       w.on('error', () => {
         /* the exit handler reports a dead process */
       });
-    const reader = new FrameReader();
+    const limits = this.spec.limits;
+    const reader = new FrameReader(frameCheck(limits), limits?.maxBodyBytes);
     fromPy.on('data', (chunk: Buffer) => {
       try {
         for (const f of reader.push(chunk)) this.onFrame(f);
       } catch (err) {
-        this.died(proc, `sent a malformed frame (${(err as Error).message})`);
+        // The stream cannot be followed past a refused or malformed frame: nothing more is read from it.
+        fromPy.destroy();
+        const message = (err as Error).message;
+        this.died(proc, err instanceof FrameRefused ? message : `sent a malformed frame (${message})`);
         proc.kill('SIGKILL');
       }
     });
@@ -138,7 +146,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     return new Promise<LoadInfo>((resolve, reject) => {
       this.loading = { resolve: (r) => resolve({ ...r, warmupMs: performance.now() - t0 }), reject, stderr: [] };
       proc.onExit((code, signal) => this.died(proc, `exited (${signal ?? `code ${code}`})`));
-      this.send({ type: 'init', model_file: this.spec.modelFile, args: this.initArgs() });
+      this.send({ type: 'init', model_file: this.spec.modelFile, args: this.initArgs(), limits: limits ?? null });
     });
   }
 

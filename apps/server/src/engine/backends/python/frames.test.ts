@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { frameCheck } from './frameLimits.ts';
 import { FrameReader, frameTensors, FrameWriter } from './frames.ts';
 
 /** A frame as PROTOCOL.md lays it out, built here rather than by FrameWriter. */
@@ -45,10 +46,45 @@ describe('FrameReader', () => {
     expect(first!.blob.byteOffset % 8).toBe(0);
   });
 
-  it('refuses a frame that announces more than its limit', () => {
+  it('refuses a header over its limit from the first 8 bytes', () => {
     const head = Buffer.alloc(8);
-    head.writeUInt32LE(10, 0);
-    head.writeUInt32LE(1000, 4);
-    expect(() => new FrameReader(512).push(head)).toThrow(/1018 bytes, over the limit of 512/);
+    head.writeUInt32LE(1000, 0);
+    expect(() => new FrameReader(undefined, 512).push(head)).toThrow(/header of 1000 bytes, over the limit of 512/);
+  });
+
+  it('checks each header as soon as it is in, before the blob it announces has come', () => {
+    const limits = { maxTensorElements: 1000, maxBodyBytes: 1 << 20 };
+    const output = (n: number) => ({ name: 'Y', datatype: 'FP32', shape: [n], offset: 0, nbytes: 4 * n });
+    const ok = rawFrame({ type: 'response', outputs: [output(1000)] }, new Uint8Array(4000));
+    expect(new FrameReader(frameCheck(limits)).push(ok)).toHaveLength(1);
+    const huge = rawFrame({ type: 'response', outputs: [output(200_000_000)] });
+    // Only the header is pushed: the 800 MB blob it announces is never waited for.
+    expect(() => new FrameReader(frameCheck(limits)).push(huge)).toThrow(
+      "sent output 'Y' of 200000000 elements, over the limit maxTensorElements=1000",
+    );
+    const bytes = rawFrame({ type: 'response', outputs: [{ ...output(10), nbytes: 2 << 20 }] });
+    expect(() => new FrameReader(frameCheck(limits)).push(bytes)).toThrow(
+      `sent output 'Y' of ${2 << 20} bytes, over the limit maxBodyBytes=${1 << 20}`,
+    );
+  });
+
+  it('refuses a blob larger than the tensors its header describes', () => {
+    const lying = rawFrame({ type: 'log', message: 'x' });
+    lying.writeUInt32LE(1 << 30, 4);
+    expect(() => new FrameReader(frameCheck(undefined)).push(lying)).toThrow(
+      `sent a frame of ${1 << 30} bytes of tensor data for tensors of 0 bytes`,
+    );
+  });
+
+  it("copies a frame's bytes into its own buffer as each chunk comes, not all at once when it is whole", () => {
+    const blob = Buffer.alloc(3 * 65536, 7);
+    const frame = rawFrame({ type: 'response', outputs: [] }, blob);
+    const reader = new FrameReader();
+    const first = Buffer.from(frame.subarray(0, 65536));
+    expect(reader.push(first)).toEqual([]);
+    // Copied already: a chunk reused by its producer afterwards does not change the frame.
+    first.fill(0);
+    const [got] = reader.push(Buffer.from(frame.subarray(65536)));
+    expect(Buffer.compare(Buffer.from(got!.blob), blob)).toBe(0);
   });
 });

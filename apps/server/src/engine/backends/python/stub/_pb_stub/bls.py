@@ -74,6 +74,17 @@ class BlsCalls:
         self._send({**header, "type": "bls", "call": call_id, "decoupled": decoupled}, tensors)
         return waiter
 
+    def refused(self, message, decoupled):
+        """A call refused before it was sent (an input over the server's limits): its only response is the error."""
+        response = _error_response(message, TritonError.INVALID_ARG)
+        if not decoupled:
+            waiter = concurrent.futures.Future()
+            waiter.set_result(response)
+            return waiter
+        waiter = ResponseIterator(None, lambda _call_id: None)
+        waiter._push(response, True)
+        return waiter
+
     def _cancel(self, call_id):
         self._send({"type": "bls_cancel", "call": call_id})
 
@@ -109,6 +120,6 @@ class BlsCalls:
                 waiter.set_result(response)
 
 
-def _error_response(message):
+def _error_response(message, code=TritonError.UNAVAILABLE):
     from .response import InferenceResponse
-    return InferenceResponse(error=TritonError(message, TritonError.UNAVAILABLE))
+    return InferenceResponse(error=TritonError(message, code))

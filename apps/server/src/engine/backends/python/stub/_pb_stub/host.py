@@ -49,6 +49,7 @@ class ModelHost:
             RUNTIME.model_name = args.get("model_name") or config.get("name", "")
             RUNTIME.instance_name = args.get("model_instance_name") or RUNTIME.model_name
             RUNTIME.decoupled = using_decoupled_model_transaction_policy(config)
+            RUNTIME.limits.set(header.get("limits"))
             self.model = load_model_class(self.model_file)()
             initialize = getattr(self.model, "initialize", None)
             if initialize is not None:

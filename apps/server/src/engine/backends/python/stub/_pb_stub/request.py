@@ -7,6 +7,7 @@ import numpy as np
 
 from .bls import BlsCalls
 from .errors import TritonModelException
+from .limits import OverLimit
 from .response import InferenceResponseSender, check_tensors, parameters_json
 from .runtime import RUNTIME
 
@@ -141,7 +142,15 @@ class InferenceRequest:
                   "requested_output_names": self._requested, "correlation_id": self._correlation_id,
                   "request_id": self._request_id, "flags": self._flags, "timeout": self._timeout,
                   "parameters": self._parameters}
-        return _bls().start(header, {"inputs": [t._to_wire() for t in self._inputs]}, bool(decoupled))
+        calls = _bls()
+        try:
+            inputs = RUNTIME.limits.wire(self._inputs, self._input_of_call)
+        except OverLimit as exc:
+            return calls.refused(str(exc), bool(decoupled))
+        return calls.start(header, {"inputs": inputs}, bool(decoupled))
+
+    def _input_of_call(self, name):
+        return f"input '{name}' of a BLS request to model '{self._model_name}'"
 
     def exec(self, decoupled=False):
         """Runs the request on another model and waits: an InferenceResponse, or an iterator when decoupled.

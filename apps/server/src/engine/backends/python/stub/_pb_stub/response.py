@@ -3,6 +3,7 @@
 import json
 
 from .errors import TritonError, TritonModelException
+from .limits import OverLimit
 from .runtime import RUNTIME
 from .tensor import Tensor
 
@@ -64,8 +65,14 @@ class InferenceResponse:
         return f"InferenceResponse({self._outputs!r})"
 
 
-def deliver(state, response, flags):
-    """Sends one response of an incoming request to Node, with the checks Triton's sender makes."""
+def deliver(state, response, flags, raise_refused=False):
+    """Sends one response of an incoming request to Node, with the checks Triton's sender makes.
+
+    A response with an output over the server's limits goes as an error response naming it (the request fails
+    with that message), and with `raise_refused` (the model's own send) the OverLimit is raised afterwards too,
+    as Triton's send raises when it cannot send a response.
+    """
+    refused = None
     if flags not in (0, TRITONSERVER_RESPONSE_COMPLETE_FINAL):
         raise TritonModelException(
             f"Unable to send response: flags must be 0 or TRITONSERVER_RESPONSE_COMPLETE_FINAL, got {flags!r}")
@@ -96,12 +103,23 @@ def deliver(state, response, flags):
                 tensors = {"outputs": []}
             else:
                 keep = [t for t in response.output_tensors() if not state.requested or t.name() in state.requested]
-                tensors = {"outputs": [t._to_wire() for t in keep]}
+                try:
+                    tensors = {"outputs": RUNTIME.limits.wire(keep, _output_of_model)}
+                except OverLimit as exc:
+                    refused = exc
+                    header["error"] = TritonError(str(exc)).to_wire()
+                    tensors = {"outputs": []}
             if response.parameters() != "{}":
                 header["parameters"] = response.parameters()
         RUNTIME.send(header, tensors)
     if final:
         RUNTIME.close_execute_if_done(state.execute_id)
+    if refused is not None and raise_refused:
+        raise refused
+
+
+def _output_of_model(name):
+    return f"output '{name}' of model '{RUNTIME.model_name}'"
 
 
 class InferenceResponseSender:
@@ -111,7 +129,7 @@ class InferenceResponseSender:
         self._state = state
 
     def send(self, response=None, flags=0):
-        deliver(self._state, response, flags)
+        deliver(self._state, response, flags, raise_refused=True)
 
     def is_cancelled(self):
         return self._state.cancelled

@@ -3,6 +3,8 @@
 import asyncio
 import threading
 
+from .limits import TensorLimits
+
 
 class RequestState:
     """What one incoming request's response sender has done so far."""
@@ -33,6 +35,7 @@ class Runtime:
         self._lock = threading.Lock()
         self._loop = None
         self.bls = None
+        self.limits = TensorLimits()
 
     def send(self, header, tensors=None):
         if self.writer is None:

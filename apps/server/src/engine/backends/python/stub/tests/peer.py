@@ -205,12 +205,12 @@ class StubPeer:
         assert frame["type"] == kind, f"expected {kind}, got {frame.header}"
         return frame
 
-    def init(self, config=None, name="m", instance="m_0"):
+    def init(self, config=None, name="m", instance="m_0", limits=None):
         config = {"name": name, **(config or {})}
         args = {"model_config": json.dumps(config), "model_instance_kind": "CPU", "model_instance_name": instance,
                 "model_instance_device_id": "0", "model_repository": self.dir, "model_version": "1",
                 "model_name": name}
-        self.send({"type": "init", "model_file": self.model_file, "args": args})
+        self.send({"type": "init", "model_file": self.model_file, "args": args, "limits": limits})
         return self.next()
 
     def execute(self, eid, requests):
