@@ -7,28 +7,14 @@ import type { BackendInstance, LoadInfo } from '../types.ts';
 import type { TensorLimits } from '../../types.ts';
 import { frameCheck } from './frameLimits.ts';
 import { FrameReader, FrameRefused, frameTensors, FrameWriter, type Frame } from './frames.ts';
+import { BlsCalls } from './blsCalls.ts';
 import { LogLines } from './logLines.ts';
 import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult } from './pythonTypes.ts';
-import { loadProblem, parseParams, spawnProblem, withTraceback } from './processProblems.ts';
+import { loadProblem, spawnProblem, withTraceback } from './processProblems.ts';
+import { stubEnv } from './stubEnv.ts';
 import { startStub, type StubChild } from './stubProcess.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
-
-/**
- * glibc gives every allocation over 128 KiB its own fresh mapping and unmaps it on free, so each frame's
- * multi-megabyte buffer costs a page fault per 4 KiB page (1197 per 4.9 MB round trip, measured). Served
- * from the heap (up to 64 MiB) with up to 256 MiB kept free there, the stub's frame buffers reuse mapped
- * pages (80 faults per round trip). A user's own setting of either variable wins.
- */
-const MALLOC_REUSE = {
-  MALLOC_MMAP_THRESHOLD_: '67108864',
-  MALLOC_TRIM_THRESHOLD_: '268435456',
-  ...pick(process.env, ['MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_']),
-};
-
-function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
-  return Object.fromEntries(names.filter((n) => env[n] !== undefined).map((n) => [n, env[n]!]));
-}
 
 /** How to start one instance's python3 process. */
 export interface PythonSpec {
@@ -77,8 +63,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private pending = new Map<number, Pending>();
   private loading: { resolve: (r: LoadInfo) => void; reject: (e: Error) => void; stderr: string[] } | undefined;
   private closing: (() => void) | undefined;
-  /** BLS calls in flight, by the call id the model chose. */
-  private blsCalls = new Map<unknown, AbortController>();
+  private readonly blsCalls: BlsCalls;
   private readonly lines: LogLines;
 
   constructor(
@@ -87,24 +72,23 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     private readonly onCrash: (inst: PythonInstance, err: EngineError) => void,
   ) {
     this.lines = new LogLines((level, message) => this.logged(level, message));
+    this.blsCalls = new BlsCalls(
+      { model: spec.model, instance: name },
+      spec.bls,
+      (frame) => this.write(this.toPyAtOnce, frame),
+      () => this.state === 'ready',
+    );
   }
 
   async start(): Promise<LoadInfo> {
     this.state = 'loading';
     const t0 = performance.now();
-    const env = {
-      ...process.env,
-      PYTHONPATH: [STUB_DIR, dirname(this.spec.modelFile), process.env.PYTHONPATH].filter(Boolean).join(':'),
-      PYTHONUNBUFFERED: '1',
-      PYTHONDONTWRITEBYTECODE: '1',
-      ...MALLOC_REUSE,
-    };
     let proc: StubChild;
     try {
       proc = await startStub({
         file: this.spec.python,
         args: ['-u', join(STUB_DIR, 'stub.py')],
-        env,
+        env: stubEnv(STUB_DIR, this.spec.modelFile),
         cwd: dirname(this.spec.modelFile),
         stdout: true,
       });
@@ -228,9 +212,9 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       case 'executed':
         return this.onExecuted(h);
       case 'bls':
-        return this.onBls(f);
+        return this.blsCalls.start(f);
       case 'bls_cancel':
-        return this.blsCalls.get(f.header.call)?.abort();
+        return this.blsCalls.cancel(f.header.call);
     }
   }
 
@@ -301,51 +285,6 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     if (p.onAbort) p.body.signal?.removeEventListener('abort', p.onAbort);
   }
 
-  private onBls(f: Frame): void {
-    const h = f.header;
-    const call = h.call;
-    const abort = new AbortController();
-    this.blsCalls.set(call, abort);
-    let ended = false;
-    const reply = (outputs: Record<string, Tensor>, error: string | undefined, final: boolean) => {
-      if (ended || this.state !== 'ready') return;
-      ended = final;
-      if (final) this.blsCalls.delete(call);
-      const w = new FrameWriter();
-      const described = w.tensors(Object.entries(outputs));
-      this.write(
-        this.toPyAtOnce,
-        w.finish({
-          type: 'bls_response',
-          call,
-          outputs: described,
-          error: error === undefined ? null : { message: error },
-          final,
-        }),
-      );
-    };
-    try {
-      this.spec.bls(
-        {
-          model: String(h.model_name),
-          version: Number(h.model_version ?? -1),
-          inputs: frameTensors(f, 'inputs'),
-          requestedOutputs: Array.isArray(h.requested_output_names) ? h.requested_output_names.map(String) : [],
-          correlationId: (h.correlation_id as number | string) ?? 0,
-          flags: Number(h.flags ?? 0),
-          timeoutUs: Number(h.timeout ?? 0),
-          parameters: parseParams(h.parameters),
-          decoupled: h.decoupled === true,
-          caller: { model: this.spec.model, instance: this.name },
-          signal: abort.signal,
-        },
-        { response: (o) => reply(o, undefined, false), end: (e) => reply({}, e, true) },
-      );
-    } catch (err) {
-      reply({}, (err as Error).message, true);
-    }
-  }
-
   private logged(level: LogLevel, message: string): void {
     this.spec.log?.(this.name, level, message);
     if (this.loading && level !== 'verbose') this.loading.stderr.push(message);
@@ -385,8 +324,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       l.reject(new EngineError('model-unavailable', loadProblem(this.spec.python, why, l.stderr)));
       return;
     }
-    for (const c of this.blsCalls.values()) c.abort();
-    this.blsCalls.clear();
+    this.blsCalls.abortAll();
     const err = new EngineError(
       'instance-crashed',
       `model instance ${this.name} (python) ${why}; its in-flight requests failed and it is being restarted`,
