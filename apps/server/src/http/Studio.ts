@@ -9,6 +9,7 @@ import { BodyParser } from './bodyParser.ts';
 import { ApiError } from './errors.ts';
 import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
 import { ModelLoads } from './ModelLoads.ts';
+import { RunSlots, type ReleaseRun } from './runSlots.ts';
 
 /** What the HTTP and WebSocket layers need from the engine. */
 export type StudioEngine = Pick<
@@ -76,13 +77,14 @@ export class Studio {
   importing = false;
   /** Triton's repository loads of single models (modelLoading.ts). */
   readonly loads: ModelLoads;
-  private activeRuns = 0;
+  private readonly runSlots: RunSlots;
   private openStreams = 0;
 
   constructor(opts: StudioOptions) {
     this.repository = opts.repository;
     this.engine = opts.engine;
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.runSlots = new RunSlots(this.limits);
     this.token = opts.token;
     this.version = opts.version ?? '0.1.0';
     this.createEngine = opts.createEngine;
@@ -94,21 +96,14 @@ export class Studio {
     return this.repository.catalogue;
   }
 
-  /** Reserves one of `maxConcurrentRuns`; returns the release function (idempotent). */
-  acquireRun(): () => void {
-    if (this.activeRuns >= this.limits.maxConcurrentRuns) {
-      throw new ApiError(
-        503,
-        'limit',
-        limitMessage('too many runs in flight', 'maxConcurrentRuns', this.limits.maxConcurrentRuns),
-      );
-    }
-    this.activeRuns++;
-    let released = false;
-    return () => {
-      if (!released) this.activeRuns--;
-      released = true;
-    };
+  /** Takes one of `maxConcurrentRuns` now or refuses (runSlots.ts); returns the release function (idempotent). */
+  acquireRun(): ReleaseRun {
+    return this.runSlots.take();
+  }
+
+  /** Waits in turn for one of `maxConcurrentRuns`, up to `maxQueuedRuns` waiting (runSlots.ts). */
+  waitForRun(signal?: AbortSignal): Promise<ReleaseRun> {
+    return this.runSlots.wait(signal);
   }
 
   /** Reserves one of `maxOpenSequences`; returns the release function (idempotent). */
@@ -129,7 +124,12 @@ export class Studio {
   }
 
   get runsInFlight(): number {
-    return this.activeRuns;
+    return this.runSlots.inFlight;
+  }
+
+  /** KServe runs waiting for one of `maxConcurrentRuns`. */
+  get runsWaiting(): number {
+    return this.runSlots.waitingCount;
   }
 
   /**

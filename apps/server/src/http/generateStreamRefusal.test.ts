@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
-// No run may start: every generate_stream is refused after its SSE headers went out.
-const s = testServerPerFile({ limits: { maxConcurrentRuns: 0 } });
+// No run may start or wait: every generate_stream is refused after its SSE headers went out.
+const s = testServerPerFile({ limits: { maxConcurrentRuns: 0, maxQueuedRuns: 0 } });
 
 describe('generate_stream refused after the stream started', () => {
   it('sends the refusal as an error event instead of an empty stream', async () => {
@@ -14,7 +14,7 @@ describe('generate_stream refused after the stream started', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/text\/event-stream/);
     const body = await r.text();
-    expect(body).toMatch(/^data: \{"error":"too many runs in flight.*maxConcurrentRuns=0"\}\n\n$/);
+    expect(body).toMatch(/^data: \{"error":"too many runs in flight.*maxConcurrentRuns=0.*maxQueuedRuns=0\)"\}\n\n$/);
   });
 
   it('generate (not streamed) answers the refusal with its status', async () => {

@@ -13,8 +13,10 @@ export interface Limits {
   maxTensorElements: number;
   /** Runs one WebSocket client may have in flight. */
   maxRunsPerClient: number;
-  /** Runs in flight over all clients (WebSocket and HTTP). */
+  /** Runs in flight over all clients (WebSocket, HTTP and gRPC). */
   maxConcurrentRuns: number;
+  /** KServe runs (HTTP and gRPC) that may wait for one of `maxConcurrentRuns`, as Triton queues requests; past it 503. */
+  maxQueuedRuns: number;
   /** Sequence streams open over all clients. */
   maxOpenSequences: number;
   /** Output ports of one router node (a copy router hands its input to each: `count: 2000` would multiply a response). */
@@ -38,6 +40,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxTensorElements: 16 * 1024 * 1024,
   maxRunsPerClient: 16,
   maxConcurrentRuns: 64,
+  maxQueuedRuns: 256,
   maxOpenSequences: 256,
   maxSequencesPerClient: 64,
   maxRouterOutputs: 64,

@@ -91,7 +91,8 @@ export async function runPrepared(
   signal: AbortSignal,
   onResponse?: ResponseListener,
 ): Promise<RunResult> {
-  const release = studio.acquireRun();
+  // Over maxConcurrentRuns the run waits its turn, as Triton queues a request (up to maxQueuedRuns).
+  const release = await studio.waitForRun(signal);
   const request: RunRequest = {
     graph: p.graph,
     inputs: p.inputs,

@@ -66,13 +66,15 @@ async function runFor(
   sequence: Sequence | undefined,
   onResponse?: RunRequest['onResponse'],
 ): Promise<RunResult> {
-  const release = studio.acquireRun();
   const abort = new AbortController();
   const onClose = () => {
     if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
+  let release: (() => void) | undefined;
   try {
+    // Over maxConcurrentRuns the run waits its turn, as Triton queues a request (up to maxQueuedRuns).
+    release = await studio.waitForRun(abort.signal);
     return await studio.engine.run({
       graph: target.graph,
       inputs,
@@ -82,7 +84,7 @@ async function runFor(
       ...(onResponse ? { onResponse } : {}),
     });
   } finally {
-    release();
+    release?.();
     res.off('close', onClose);
     void req;
   }

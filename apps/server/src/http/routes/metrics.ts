@@ -125,7 +125,10 @@ export function metricsRouter(studio: Studio): Router {
   const router = Router();
   router.get('/metrics', (_req, res) => {
     const counters = engineCounters(studio);
-    const text = formatMetrics(counters, { studio_runs_in_flight: studio.runsInFlight });
+    const text = formatMetrics(counters, {
+      studio_runs_in_flight: studio.runsInFlight,
+      studio_runs_waiting: studio.runsWaiting,
+    });
     const batches = batchSizeLines(studio);
     res.type('text/plain; version=0.0.4; charset=utf-8').send(batches.length ? `${text}${batches.join('\n')}\n` : text);
   });
