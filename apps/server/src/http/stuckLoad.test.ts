@@ -13,15 +13,21 @@ import { call, startTestServer } from '../testing/testServer.ts';
 // The stub needs numpy: Debian's python3 has it (the one on PATH may not).
 process.env.STUDIO_PYTHON ||= '/usr/bin/python3';
 
-/** Writes model `name` into `repo`: its `initialize` notes its pid in `<repo>/<name>/initialize.pid`, then sleeps for ever. */
-function writeStuckModel(repo: string, name: string): string {
+/** Writes Python model `name` (X FP32 [1] → Y FP32 [1]) into `repo` with `source` as its model.py. */
+function writePythonModel(repo: string, name: string, source: string): void {
   mkdirSync(join(repo, name, '1'), { recursive: true });
   writeFileSync(
     join(repo, name, 'config.pbtxt'),
     `name: "${name}"\nbackend: "python"\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n`,
   );
-  writeFileSync(
-    join(repo, name, '1', 'model.py'),
+  writeFileSync(join(repo, name, '1', 'model.py'), source);
+}
+
+/** Writes model `name` into `repo`: its `initialize` notes its pid in `<repo>/<name>/initialize.pid`, then sleeps for ever. */
+function writeStuckModel(repo: string, name: string): string {
+  writePythonModel(
+    repo,
+    name,
     `import os, time
 
 class TritonPythonModel:
@@ -40,13 +46,9 @@ class TritonPythonModel:
 
 /** Writes model `name` into `repo`: Y = X + the number in `<repo>/<name>/gate`, whose `initialize` waits for that file. */
 function writeGatedModel(repo: string, name: string): void {
-  mkdirSync(join(repo, name, '1'), { recursive: true });
-  writeFileSync(
-    join(repo, name, 'config.pbtxt'),
-    `name: "${name}"\nbackend: "python"\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n`,
-  );
-  writeFileSync(
-    join(repo, name, '1', 'model.py'),
+  writePythonModel(
+    repo,
+    name,
     `import os, time
 import triton_python_backend_utils as pb_utils
 
