@@ -5,31 +5,25 @@
 import { existsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExamples, http, spawnStudio, type StudioProcess } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { copyExamples, http, spawnStudio } from '../support/server.ts';
 import { PROTOTYPE_NAMES } from '../support/hostileNames.ts';
 import { connect, type Msg, type TestSocket } from '../support/wsClient.ts';
-import { HostileProbe, largeInferBody } from './hostileProbe.ts';
+import { largeInferBody, probedStudio } from './hostileProbe.ts';
 
 const MAX_MESSAGE = 1100;
 const STRAY_TEMP = '.studio.json.424242.1.tmp';
 
-let studio: StudioProcess;
 let repo: string;
-const probeSession = new HostileProbe(() => studio);
-
-beforeAll(async () => {
+const { studio, probe } = probedStudio(async () => {
   repo = copyExamples({ linkModels: true });
   // A model corrupted before start (a new file, not written through the link to the examples' own).
   unlinkSync(join(repo, 'cls', '1', 'model.onnx'));
   writeFileSync(join(repo, 'cls', '1', 'model.onnx'), 'not an onnx model');
   // The temp file an interrupted save leaves behind.
   writeFileSync(join(repo, 'shared-features', STRAY_TEMP), '{"half":');
-  studio = await spawnStudio(repo);
-}, 180_000);
-afterAll(() => probeSession.stop());
-
-const probe = <T>(cause: string, hostile: () => Promise<T>): Promise<T> => probeSession.run(cause, hostile);
+  return spawnStudio(repo);
+});
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   http(`${studio.url}${path}`, {

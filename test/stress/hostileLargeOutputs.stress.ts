@@ -4,24 +4,18 @@
 // sent with `Expect: 100-continue`. Each
 // asserts the answer and that a bystander's /v2/health/ready, asked from a process of its own, kept answering.
 import { connect as tcpConnect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnStudio, type StudioProcess } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { spawnStudio } from '../support/server.ts';
 import { connectTestClient, streamAll } from '../../apps/server/src/testing/grpcTestClient.ts';
 import { writeLargeOutputModels } from '../../apps/server/src/testing/largeOutputModels.ts';
 import { makeTestRepository } from '../../apps/server/src/testing/testRepository.ts';
-import { HostileProbe } from './hostileProbe.ts';
+import { probedStudio } from './hostileProbe.ts';
 
-let studio: StudioProcess;
-const probeSession = new HostileProbe(() => studio);
-
-beforeAll(async () => {
+const { studio, probe } = probedStudio(async () => {
   const repo = makeTestRepository();
   writeLargeOutputModels(repo, 1000);
-  studio = await spawnStudio(repo);
-}, 180_000);
-afterAll(() => probeSession.stop());
-
-const probe = <T>(cause: string, hostile: () => Promise<T>): Promise<T> => probeSession.run(cause, hostile);
+  return spawnStudio(repo);
+});
 const post = (model: string, route: string, body: unknown) =>
   fetch(`${studio.url}/v2/models/${model}/${route}`, { method: 'POST', body: JSON.stringify(body) });
 const M = 1_000_000;

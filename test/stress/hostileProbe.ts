@@ -2,7 +2,7 @@
 // /v2/health/ready took while it was in flight, and the server process's resident memory.
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { StudioProcess } from '../support/server.ts';
 
 const BYSTANDER = new URL('./bystanderProcess.mjs', import.meta.url);
@@ -89,7 +89,7 @@ function measuredTable(rows: Measured[]): string {
  * when it stalled; `stop()` ends the studio and prints every measurement.
  * @example const probe = new HostileProbe(() => studio); await probe.run('1 prototype names', () => fetch(...))
  */
-export class HostileProbe {
+class HostileProbe {
   private readonly measured: Measured[] = [];
 
   constructor(private readonly studio: () => StudioProcess | undefined) {}
@@ -110,4 +110,30 @@ export class HostileProbe {
     }
     if (this.measured.length > 0) console.log(measuredTable(this.measured));
   }
+}
+
+/**
+ * The studio a stress file probes: `start` spawns it before the file's tests; after them it is stopped and the
+ * probe's measurements are printed. `studio` reads the running process (in a test or a hook); `probe` sends one
+ * hostile request with the bystander watching (`HostileProbe.run`).
+ * @example const { studio, probe } = probedStudio(() => spawnStudio(copyExamples({ linkModels: true })));
+ */
+export function probedStudio(start: () => Promise<StudioProcess>): {
+  studio: StudioProcess;
+  probe: <T>(cause: string, hostile: () => Promise<T>) => Promise<T>;
+} {
+  let running: StudioProcess | undefined;
+  const session = new HostileProbe(() => running);
+  beforeAll(async () => {
+    running = await start();
+  }, 180_000);
+  afterAll(() => session.stop());
+  const studio = new Proxy({} as StudioProcess, {
+    get: (_, key) => {
+      if (!running) throw new Error('the probed studio starts in beforeAll: use it inside a test or a hook');
+      const value: unknown = Reflect.get(running, key);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(running) : value;
+    },
+  });
+  return { studio, probe: (cause, hostile) => session.run(cause, hostile) };
 }

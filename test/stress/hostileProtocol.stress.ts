@@ -2,24 +2,18 @@
 // through after the first seventeen were closed. Each asserts the refusal and that a bystander's /v2/health/ready
 // kept answering while it was in flight (latencies printed; a stall of a second fails).
 import { dirname } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExamples, http, spawnStudio, type StudioProcess } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { copyExamples, http, spawnStudio } from '../support/server.ts';
 import { connect, type Msg } from '../support/wsClient.ts';
 import { connectTestClient, encodeRequest } from '../../apps/server/src/testing/grpcTestClient.ts';
-import { HostileProbe } from './hostileProbe.ts';
+import { probedStudio } from './hostileProbe.ts';
 
-let studio: StudioProcess;
 let repo: string;
-const probeSession = new HostileProbe(() => studio);
-
-beforeAll(async () => {
+const { studio, probe } = probedStudio(async () => {
   repo = copyExamples({ linkModels: true });
   // Its own temp directory is an import root: /api/import may open another copy of the examples beside it.
-  studio = await spawnStudio(repo, ['--import-root', dirname(repo)]);
-}, 180_000);
-afterAll(() => probeSession.stop());
-
-const probe = <T>(cause: string, hostile: () => Promise<T>): Promise<T> => probeSession.run(cause, hostile);
+  return spawnStudio(repo, ['--import-root', dirname(repo)]);
+});
 
 const post = (path: string, body: unknown) =>
   http(`${studio.url}${path}`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });

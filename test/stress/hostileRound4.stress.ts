@@ -3,20 +3,12 @@
 // of where an input's data is and of gRPC parameters). Each asserts the answer and that a bystander's
 // /v2/health/ready, asked from a process of its own, kept answering while it was in flight.
 import { connect as tcpConnect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExamples, http, spawnStudio, type StudioProcess } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { copyExamples, http, spawnStudio } from '../support/server.ts';
 import { connectTestClient, grpcFailure } from '../../apps/server/src/testing/grpcTestClient.ts';
-import { HostileProbe } from './hostileProbe.ts';
+import { probedStudio } from './hostileProbe.ts';
 
-let studio: StudioProcess;
-const probeSession = new HostileProbe(() => studio);
-
-beforeAll(async () => {
-  studio = await spawnStudio(copyExamples({ linkModels: true }));
-}, 180_000);
-afterAll(() => probeSession.stop());
-
-const probe = <T>(cause: string, hostile: () => Promise<T>): Promise<T> => probeSession.run(cause, hostile);
+const { studio, probe } = probedStudio(() => spawnStudio(copyExamples({ linkModels: true })));
 const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
   http(`${studio.url}${path}`, { method: 'POST', body, headers });
 

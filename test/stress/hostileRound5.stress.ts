@@ -4,19 +4,13 @@
 // bystander's /v2/health/ready, asked from a process of its own, kept answering meanwhile.
 import { readFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExamples, spawnStudio, type StudioProcess } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { copyExamples, spawnStudio } from '../support/server.ts';
 import { encodeRequest, grpcFrame, unreadModelStream } from '../../apps/server/src/testing/grpcTestClient.ts';
 import { connect as wsConnect } from '../../apps/server/src/testing/wsTestClient.ts';
-import { HostileProbe } from './hostileProbe.ts';
+import { probedStudio } from './hostileProbe.ts';
 
-let studio: StudioProcess;
-const probeSession = new HostileProbe(() => studio);
-
-beforeAll(async () => {
-  studio = await spawnStudio(copyExamples({ linkModels: true }));
-}, 180_000);
-afterAll(() => probeSession.stop());
+const { studio, probe } = probedStudio(() => spawnStudio(copyExamples({ linkModels: true })));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -110,5 +104,3 @@ describe('hostile input, fifth round: clients that do not read', () => {
     expect(rise).toBeLessThan(800);
   }, 120_000);
 });
-
-const probe = <T>(cause: string, hostile: () => Promise<T>): Promise<T> => probeSession.run(cause, hostile);

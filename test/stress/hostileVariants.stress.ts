@@ -5,24 +5,18 @@
 import { request } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExamples, http, spawnStudio, type StudioProcess } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
+import { copyExamples, http, spawnStudio } from '../support/server.ts';
 import { connect } from '../support/wsClient.ts';
-import { HostileProbe } from './hostileProbe.ts';
+import { probedStudio } from './hostileProbe.ts';
 
-let studio: StudioProcess;
-const probeSession = new HostileProbe(() => studio);
-
-beforeAll(async () => {
+const { studio, probe } = probedStudio(async () => {
   const repo = copyExamples({ linkModels: true });
   // head_b's config names head_a: Triton refuses to load it (two directories would serve one name).
   const config = readFileSync(join(repo, 'head_a', 'config.pbtxt'), 'utf8');
   writeFileSync(join(repo, 'head_b', 'config.pbtxt'), config);
-  studio = await spawnStudio(repo);
-}, 180_000);
-afterAll(() => probeSession.stop());
-
-const probe = <T>(cause: string, hostile: () => Promise<T>): Promise<T> => probeSession.run(cause, hostile);
+  return spawnStudio(repo);
+});
 const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
   http(`${studio.url}${path}`, { method: 'POST', body, headers });
 const x64 = () => ({ name: 'x', datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0.5) });
