@@ -149,15 +149,18 @@ function busy(): ApiError {
   return new ApiError(409, 'busy', 'another repository is being opened; try again when it is done');
 }
 
-/** The repository at `dir` re-read; ApiError 400 when it cannot be read. */
-async function readRepository(dir: string): Promise<Repository> {
+/**
+ * The repository at `real`, read; ApiError 400 when it cannot be (naming `shown`: the directory as the client named it).
+ * @example const fresh = await readRepository(studio.repository.dir)
+ */
+export async function readRepository(real: string, shown = real): Promise<Repository> {
   try {
-    return await loadRepository(dir);
+    return await loadRepository(real);
   } catch (err) {
     throw new ApiError(
       400,
       'bad-repository',
-      `cannot open repository "${dir.slice(0, 256)}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      `cannot open repository "${shown.slice(0, 256)}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
     );
   }
 }

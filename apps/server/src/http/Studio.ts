@@ -2,13 +2,12 @@ import type { Catalogue, CatalogueModel, GraphDoc } from '@ensemble-studio/core'
 import { catalogueModel, migrate, ownValue, singleModelGraph } from '@ensemble-studio/core';
 import { realpath, stat } from 'node:fs/promises';
 import type { Engine } from '../engine/index.ts';
-import { loadRepository } from '../repo/loadRepository.ts';
 import { isInside } from '../repo/safeJoin.ts';
 import type { Repository } from '../repo/types.ts';
 import { BodyParser } from './bodyParser.ts';
 import { ApiError } from './errors.ts';
 import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
-import { ModelLoads } from './ModelLoads.ts';
+import { ModelLoads, readRepository } from './ModelLoads.ts';
 import { RunSlots, type ReleaseRun } from './runSlots.ts';
 
 /** What the HTTP and WebSocket layers need from the engine. */
@@ -217,7 +216,7 @@ export class Studio {
     const createEngine = this.createEngine;
     if (!createEngine) throw new ApiError(501, 'unsupported', 'this server cannot open another repository');
     return this.oneAtATime(async () => {
-      const repo = await readRepository(dir, await resolveDir());
+      const repo = await readRepository(await resolveDir(), dir);
       const engine = await createEngine(repo);
       const old = this.engine;
       this.repository = repo;
@@ -270,18 +269,5 @@ export class Studio {
       );
     }
     return real;
-  }
-}
-
-/** The repository at `real` (`dir` as the client named it, for the message); ApiError 400 when it cannot be read. */
-async function readRepository(dir: string, real: string): Promise<Repository> {
-  try {
-    return await loadRepository(real);
-  } catch (err) {
-    throw new ApiError(
-      400,
-      'bad-repository',
-      `cannot open repository "${dir.slice(0, 256)}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
   }
 }
