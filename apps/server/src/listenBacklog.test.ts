@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startGrpcServer, type GrpcServer } from './grpc/server.ts';
 import { startServer, type RunningServer } from './main.ts';
 import { tempDir } from './testing/tempDir.ts';
 
@@ -26,19 +27,28 @@ setTimeout(() => {
 `;
 
 let s: RunningServer;
+let g: GrpcServer;
 beforeAll(async () => {
   s = await startServer({ repo: tempDir('studio-backlog-'), port: 0, host: '127.0.0.1', webDist: '/nonexistent' });
+  g = await startGrpcServer(s.studio, '127.0.0.1', 0);
 }, 60_000);
-afterAll(() => s?.close());
-
-it('holds a burst of 1,200 connections made while its event loop is blocked', () => {
-  const file = join(tempDir('studio-burst-'), 'connected');
-  const child = spawn(process.execPath, ['-e', CONNECTOR, String(s.port), '1200', file], { stdio: 'ignore' });
-  // The server's loop (this thread) does not run until the connector has counted: nothing is accepted meanwhile.
-  const cell = new Int32Array(new SharedArrayBuffer(4));
-  const start = Date.now();
-  while (!existsSync(file) && Date.now() - start < 30_000) Atomics.wait(cell, 0, 0, 10);
-  child.kill();
-  // Node's default backlog (511) completes 512 of them; the rest wait for a SYN retry.
-  expect(Number(readFileSync(file, 'utf8'))).toBe(1200);
+afterAll(async () => {
+  await g?.close();
+  await s?.close();
 });
+
+it.each(['HTTP', 'gRPC'])(
+  '%s port holds a burst of 1,200 connections made while its event loop is blocked',
+  (which) => {
+    const port = which === 'HTTP' ? s.port : g.port;
+    const file = join(tempDir('studio-burst-'), 'connected');
+    const child = spawn(process.execPath, ['-e', CONNECTOR, String(port), '1200', file], { stdio: 'ignore' });
+    // The server's loop (this thread) does not run until the connector has counted: nothing is accepted meanwhile.
+    const cell = new Int32Array(new SharedArrayBuffer(4));
+    const start = Date.now();
+    while (!existsSync(file) && Date.now() - start < 30_000) Atomics.wait(cell, 0, 0, 10);
+    child.kill();
+    // Node's default backlog (511) completes 512 of them; the rest wait for a SYN retry.
+    expect(Number(readFileSync(file, 'utf8'))).toBe(1200);
+  },
+);

@@ -10,15 +10,12 @@ import { createApp } from './http/createApp.ts';
 import { DEFAULT_LIMITS, type Limits } from './http/limits.ts';
 import { Studio } from './http/Studio.ts';
 import { oneRequestAtATime } from './http/pipelining.ts';
+import { LISTEN_BACKLOG } from './listenBacklog.ts';
 import { loadRepository } from './repo/loadRepository.ts';
 import type { Repository } from './repo/types.ts';
 import { attachRunSocket, type RunSocket } from './ws/attachRunSocket.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-// Connections the kernel may hold completed before the server accepts them; Linux clamps it to
-// net.core.somaxconn. Node's default (511) made a burst of 1,000 connections lose a third of their SYNs,
-// each retried a second later (the bystander of such a burst waited ~1 s); Triton's HTTP server asks 1024.
-const LISTEN_BACKLOG = 4096;
 /** The bundled examples: the default repository. */
 export const DEFAULT_REPO = resolve(HERE, '../../../examples/model_repository');
 /** The built web app. */

@@ -8,7 +8,9 @@ import {
   type sendUnaryData,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tokenMatches } from '../http/auth.ts';
+import { LISTEN_BACKLOG } from '../listenBacklog.ts';
 import type { Studio } from '../http/Studio.ts';
 import { infoHandlers } from './handlers/info.ts';
 import { modelInfer } from './handlers/infer.ts';
@@ -95,18 +97,25 @@ export async function startGrpcServer(studio: Studio, host: string, port: number
   });
   server.addService(deferLargeRequests(inferenceService().service), implementation(studio));
   const hostForAddress = host.includes(':') ? `[${host}]` : host;
-  const bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${hostForAddress}:${port}`, ServerCredentials.createInsecure(), (err, p) => {
-      if (!err) return resolve(p);
-      const inUse = /EADDRINUSE/.test(err.message)
-        ? 'the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)'
-        : err.message;
-      reject(new Error(`gRPC cannot listen on ${hostForAddress}:${port}: ${inUse}`));
+  // grpc-js's own bindAsync listens with Node's default backlog; a listener of ours hands it each connection.
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  const listener = createNetServer((socket) => injector.injectConnection(socket));
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', (err: NodeJS.ErrnoException) => {
+      const why =
+        err.code === 'EADDRINUSE'
+          ? 'the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)'
+          : err.message;
+      server.forceShutdown();
+      reject(new Error(`gRPC cannot listen on ${hostForAddress}:${port}: ${why}`));
     });
+    listener.listen({ port, host, backlog: LISTEN_BACKLOG }, resolve);
   });
+  const bound = (listener.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {
+      listener.close();
       const timer = setTimeout(() => server.forceShutdown(), studio.limits.shutdownGraceMs);
       server.tryShutdown(() => {
         clearTimeout(timer);
