@@ -16,7 +16,8 @@ import {
   checkVersions,
   checkWarmup,
 } from './rules/modelRules.ts';
-import { checkDynamicBatching, checkResponseCache, checkSequenceBatching } from './rules/schedulingRules.ts';
+import { checkDynamicBatching, checkResponseCache } from './rules/schedulingRules.ts';
+import { checkSequenceBatching } from './rules/sequenceRules.ts';
 import { modelLabel } from './rules/util.ts';
 
 export interface ValidateModelOptions {
