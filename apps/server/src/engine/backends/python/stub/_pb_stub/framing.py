@@ -17,6 +17,28 @@ _IOV_MAX = 512
 _JSON = json.JSONEncoder(separators=(",", ":"))  # json.dumps builds an encoder per call for these options
 
 
+def _cut_texts(value, keep):
+    """`value` with every string over `keep` characters cut there, saying how much was cut."""
+    if isinstance(value, str):
+        return value if len(value) <= keep else f"{value[:keep]}… ({len(value) - keep} more characters)"
+    if isinstance(value, dict):
+        return {k: _cut_texts(v, keep) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut_texts(v, keep) for v in value]
+    return value
+
+
+def encode_header(header, max_bytes=None):
+    """The header's JSON; over `max_bytes`, its long strings (a model's log line, an exception's message) are cut
+    until it fits, as the engine refuses a larger header and restarts the instance that sent it."""
+    body = _JSON.encode(header).encode("utf-8")
+    keep = 1 << 16
+    while max_bytes is not None and len(body) > max_bytes and keep >= 16:
+        body = _JSON.encode(_cut_texts(header, keep)).encode("utf-8")
+        keep //= 4
+    return body
+
+
 def widen_pipe(fd, size=1 << 20):
     """Asks for a 1 MiB pipe buffer; keeps the default where the system refuses."""
     try:
@@ -115,6 +137,7 @@ class FrameWriter:
         self._fd = fd
         self._lock = threading.Lock()
         self._local = threading.local()
+        self.max_header = None  # the engine's limit on a frame's header, in bytes (its maxBodyBytes)
 
     def send(self, header, tensors=None):
         """Sends `header`; `tensors` maps header keys to lists of (name, datatype, shape, buffer)."""
@@ -128,7 +151,7 @@ class FrameWriter:
                 header[key] = described
                 parts.extend(key_parts)
                 size += key_size
-        body = _JSON.encode(header).encode("utf-8")
+        body = encode_header(header, self.max_header)
         buffers = [_HEAD.pack(len(body), size), body, *parts]
         held = getattr(self._local, "held", None)
         if held is not None:

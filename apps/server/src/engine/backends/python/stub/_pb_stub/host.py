@@ -50,6 +50,7 @@ class ModelHost:
             RUNTIME.instance_name = args.get("model_instance_name") or RUNTIME.model_name
             RUNTIME.decoupled = using_decoupled_model_transaction_policy(config)
             RUNTIME.limits.set(header.get("limits"))
+            RUNTIME.writer.max_header = RUNTIME.limits.max_bytes
             self.model = load_model_class(self.model_file)()
             initialize = getattr(self.model, "initialize", None)
             if initialize is not None:

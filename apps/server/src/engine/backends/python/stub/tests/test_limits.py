@@ -60,6 +60,19 @@ BLS = """
             return out
 """
 
+LOUD = """
+    import numpy as np
+    import triton_python_backend_utils as pb_utils
+
+    class TritonPythonModel:
+        def execute(self, requests):
+            n = int(requests[0].inputs()[0].as_numpy()[0])
+            pb_utils.Logger.log_info("y" * n)
+            if n:
+                raise pb_utils.TritonModelException("x" * n)
+            return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.zeros(1, np.float32))]) for _ in requests]
+"""
+
 
 def size(n):
     return {"inputs": [("N", np.array([n], np.int64))]}
@@ -116,6 +129,20 @@ class LimitsTest(unittest.TestCase):
         self.assertEqual(responses[0].tensors()["E"][0].decode(),
                          "input 'X' of a BLS request to model 'other' has 1001 elements, "
                          "over the limit maxTensorElements=1000")
+
+    def test_a_log_line_and_an_error_longer_than_a_header_may_be_are_cut_to_fit(self):
+        peer = self.start(LOUD)
+        peer.execute(6, [size(20000)])
+        _, executed = peer.collect(6, 0)
+        log = peer.logs[-1]["message"]
+        self.assertRegex(log, r"^y+… \(\d+ more characters\)$")
+        self.assertLess(len(log), 5000)
+        self.assertRegex(executed["error"]["message"], r"^Failed to process .* message: x+… \(\d+ more characters\)$")
+        self.assertLess(len(executed["error"]["message"]), 5000)
+        # The stub goes on: a frame over the engine's header limit would have restarted it.
+        peer.execute(7, [size(0)])
+        responses, executed = peer.collect(7, 1)
+        self.assertEqual((executed["error"], responses[0].tensors()["Y"].shape), (None, (1,)))
 
 
 if __name__ == "__main__":
