@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isAbsolute, resolve } from 'node:path';
 import { UsageError } from './errors.ts';
@@ -18,7 +19,12 @@ export function parseCommandArgs(argv: string[], flags: FlagSpec, maxPositionals
   try {
     parsed = parseArgs({ args: argv, options: flags, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new UsageError(((err as Error).message.split('\n')[0] ?? 'bad arguments').split('. To specify')[0]!);
+    const message = (err as Error).message;
+    // A value that starts with a dash (`--grpc-port -1`) reads as another flag; say how to give it.
+    const dashed = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec(message);
+    if (dashed)
+      throw new UsageError(`${dashed[1]} needs a value; one starting with "-" is given as ${dashed[1]}=VALUE`);
+    throw new UsageError((message.split('\n')[0] ?? 'bad arguments').split('. To specify')[0]!);
   }
   if (parsed.positionals.length > maxPositionals)
     throw new UsageError(`unexpected argument "${parsed.positionals[maxPositionals]}"`);
@@ -28,6 +34,18 @@ export function parseCommandArgs(argv: string[], flags: FlagSpec, maxPositionals
 /** Paths on the command line are relative to where the user ran `pnpm` (INIT_CWD), not the package. */
 export function userPath(p: string): string {
   return isAbsolute(p) ? p : resolve(process.env.INIT_CWD ?? process.cwd(), p);
+}
+
+/**
+ * A directory flag's value as an absolute path; a UsageError when it is not an existing directory.
+ * @example directoryValue('examples/model_repository', 'repo')
+ */
+export function directoryValue(text: string, flag: string): string {
+  const path = userPath(text);
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (!stats) throw new UsageError(`--${flag} ${path}: no such directory`);
+  if (!stats.isDirectory()) throw new UsageError(`--${flag} ${path}: not a directory`);
+  return path;
 }
 
 /** A string flag's value, or the fallback. */

@@ -22,6 +22,14 @@ describe('usage errors (exit 2, one line, no stack)', () => {
     [['serve', '--port', 'abc'], /--port expects/],
     [['serve', '--grpc-port', '80x'], /--grpc-port expects 0–65535 or off, got "80x"/],
     [['serve', '--host', '0.0.0.0', '--port', '0', '--repo', repo], /refusing to listen on 0\.0\.0\.0 without --token/],
+    [['serve', '--grpc-port', '-1'], /--grpc-port needs a value; one starting with "-" is given as --grpc-port=VALUE/],
+    [['serve', '--grpc-port=-1'], /--grpc-port expects 0–65535 or off, got "-1"/],
+    [['serve', '--port', '0', '--repo', '/nonexistent-repo'], /--repo \/nonexistent-repo: no such directory/],
+    [
+      ['serve', '--port', '0', '--repo', repo, '--import-root', '/nonexistent-root'],
+      /--import-root \/nonexistent-root: no such directory/,
+    ],
+    [['serve', '--port', '0', '--repo', join(repo, 'pipe', 'config.pbtxt')], /--repo .*config\.pbtxt: not a directory/],
   ])('%j', async (args, message) => {
     const r = await runBin(args);
     expect(r.code).toBe(2);

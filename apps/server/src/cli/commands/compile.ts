@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { compileGraph } from '@ensemble-studio/core';
 import { loadRepository } from '../../repo/loadRepository.ts';
 import { writeRepoFiles, zipRepoFiles } from '../../repo/repoFiles.ts';
-import { parseCommandArgs, str, userPath } from '../args.ts';
+import { directoryValue, parseCommandArgs, str, userPath } from '../args.ts';
 import { CliError, UsageError } from '../errors.ts';
 import type { CliIO } from '../io.ts';
 import { resolveTarget } from '../target.ts';
@@ -24,7 +24,7 @@ export async function compileCommand(argv: string[], io: CliIO): Promise<number>
   const out = str(values, 'out');
   const zip = str(values, 'zip');
   if (!out && !zip) throw new UsageError('compile needs --out DIR (and/or --zip FILE)');
-  const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch(
+  const repo = await loadRepository(directoryValue(str(values, 'repo', io.defaultRepo)!, 'repo')).catch(
     (err: NodeJS.ErrnoException) => {
       throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
     },

@@ -5,7 +5,7 @@ import { fullShape, tensorToJson } from '@ensemble-studio/core';
 import { Engine } from '../../engine/index.ts';
 import { decodeWav, readInputFile, resample } from '../../io/index.ts';
 import { loadRepository } from '../../repo/loadRepository.ts';
-import { parseCommandArgs, str, userPath } from '../args.ts';
+import { directoryValue, parseCommandArgs, str, userPath } from '../args.ts';
 import { CliError, UsageError } from '../errors.ts';
 import type { CliIO } from '../io.ts';
 import { resolveTarget } from '../target.ts';
@@ -189,7 +189,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const timeout = str(values, 'timeout');
   if (timeout !== undefined && !(Number(timeout) > 0))
     throw new UsageError('--timeout expects a positive number of milliseconds');
-  const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch(
+  const repo = await loadRepository(directoryValue(str(values, 'repo', io.defaultRepo)!, 'repo')).catch(
     (err: NodeJS.ErrnoException) => {
       throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
     },

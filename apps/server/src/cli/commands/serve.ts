@@ -1,6 +1,6 @@
 import { DEFAULT_WEB_DIST, closeOnSignals, startServer } from '../../main.ts';
 import { startGrpcServer, type GrpcServer } from '../../grpc/server.ts';
-import { parseCommandArgs, portValue, str, userPath } from '../args.ts';
+import { directoryValue, parseCommandArgs, portValue, str, userPath } from '../args.ts';
 import type { CliIO } from '../io.ts';
 
 /**
@@ -24,7 +24,9 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     0,
   );
   // Directories /api/import may open repositories under; none unless given.
-  const importRoots = ((values['import-root'] as string[] | undefined) ?? []).map(userPath);
+  const importRoots = ((values['import-root'] as string[] | undefined) ?? []).map((d) =>
+    directoryValue(d, 'import-root'),
+  );
   // The interpreter for Python-backend models (and their auto_complete_config); STUDIO_PYTHON is the same setting.
   const python = str(values, 'python');
   if (python) process.env.STUDIO_PYTHON = python.includes('/') ? userPath(python) : python;
@@ -34,7 +36,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const web = str(values, 'web');
   const host = str(values, 'host', '127.0.0.1')!;
   const server = await startServer({
-    repo: userPath(str(values, 'repo', io.defaultRepo)!),
+    repo: directoryValue(str(values, 'repo', io.defaultRepo)!, 'repo'),
     port,
     host,
     ...(token ? { token } : {}),

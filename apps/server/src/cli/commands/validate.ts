@@ -12,7 +12,7 @@ import {
 import type { ModelConfig } from '@ensemble-studio/core';
 import type { Repository } from '../../repo/types.ts';
 import { loadRepository } from '../../repo/loadRepository.ts';
-import { parseCommandArgs, str, userPath } from '../args.ts';
+import { directoryValue, parseCommandArgs, str } from '../args.ts';
 import { CliError } from '../errors.ts';
 import { isGraphFile, readGraphFile } from '../target.ts';
 import type { CliIO } from '../io.ts';
@@ -101,7 +101,7 @@ export async function validateCommand(argv: string[], io: CliIO): Promise<number
     { repo: { type: 'string' }, json: { type: 'boolean' }, effective: { type: 'boolean' } },
     1,
   );
-  const repo = await loadRepository(userPath(str(values, 'repo', io.defaultRepo)!)).catch(
+  const repo = await loadRepository(directoryValue(str(values, 'repo', io.defaultRepo)!, 'repo')).catch(
     (err: NodeJS.ErrnoException) => {
       throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
     },
