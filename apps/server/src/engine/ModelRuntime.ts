@@ -9,7 +9,8 @@ import { createBackend } from './createBackend.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
 import { ModelStats } from './Metrics.ts';
 import type { ChainRequest, ChainResult, InferRequest, InferResult, ModelRuntimeOptions } from './modelRuntimeTypes.ts';
-import { SequenceBatcher, type SequenceResult } from './SequenceBatcher.ts';
+import { SequenceBatcher } from './SequenceBatcher.ts';
+import type { SequenceResult } from './sequenceTypes.ts';
 import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
 
 interface BatchItem {

@@ -2,48 +2,9 @@ import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher, realSchedule, type Schedule } from './Batcher.ts';
 import type { CancelSignal } from './cancel.ts';
 import { abortError, EngineError } from './errors.ts';
+import { batchKey, runOldestBatch, type OldestContext, type OldestItem } from './oldestBatch.ts';
 import { controlTensors, initialStates, stateNames, type SequenceFlags } from './sequenceTensors.ts';
-import { concatBatch, sameItemDims, splitBatch } from './tensors.ts';
-
-/** Runs feeds on one instance (the model runtime does threads and transfers). */
-/** `fresh`: feeds built for this request alone (their buffers may move to the worker instead of being copied). */
-/** `flags`: the request's sequence (a backend that hands requests to user code passes on its id and START/END); `extra`: passed to the backend untouched. */
-export type InstanceRunner = (
-  feeds: Record<string, Tensor>,
-  instance: number,
-  signal?: CancelSignal,
-  summarize?: boolean,
-  fresh?: ReadonlySet<Tensor>,
-  flags?: SequenceFlags,
-  extra?: object,
-) => Promise<{
-  outputs: Record<string, Tensor>;
-  responses?: Record<string, Tensor>[];
-  instance: string;
-  queueNs: number;
-  computeNs: number;
-}>;
-
-export interface SequenceResult {
-  outputs: Record<string, Tensor>;
-  responses?: Record<string, Tensor>[];
-  instance: string;
-  queueNs: number;
-  computeNs: number;
-  batchSize: number;
-}
-
-/** Which instance holds a sequence (observable through `Engine.sequences()`); `instance` is -1 while it waits in the backlog. */
-export interface Binding {
-  id: number | string;
-  instance: number;
-  state: Record<string, Tensor>;
-  lastActiveMs: number;
-  chain: Promise<unknown>;
-  /** Requests accepted and not yet finished (a sequence never idles out while one is pending). */
-  pending: number;
-  cancelIdle?: () => void;
-}
+import type { Binding, InstanceRunner, SequenceResult } from './sequenceTypes.ts';
 
 /** A new sequence waiting for a free slot: its requests queue behind `chain` until `assign` runs. */
 interface Backlogged {
@@ -71,12 +32,6 @@ export interface SequenceBatcherOptions {
    * one of the server's run slots, which every other model needs too). Unlimited when absent.
    */
   maxBacklog?: number;
-}
-
-interface OldestItem {
-  b: Binding;
-  inputs: Record<string, Tensor>;
-  flags: SequenceFlags;
 }
 
 /**
@@ -107,10 +62,19 @@ export class SequenceBatcher {
   private readonly now: () => number;
   /** The model's state tensors, read for every request of a stream. */
   private readonly states: { input: string; output: string }[];
+  /** What a batch of `oldest` needs of this batcher. */
+  private readonly oldest: OldestContext;
 
   constructor(private readonly o: SequenceBatcherOptions) {
     const sb = o.config.sequence_batching ?? {};
     this.states = stateNames(o.config);
+    this.oldest = {
+      model: o.model,
+      config: o.config,
+      states: this.states,
+      run: o.run,
+      keepState: (b, outputs) => this.keepState(b, outputs),
+    };
     this.idleMs = (sb.max_sequence_idle_microseconds || 1_000_000) / 1000;
     this.schedule = o.schedule ?? realSchedule;
     this.now = o.now ?? Date.now;
@@ -125,7 +89,7 @@ export class SequenceBatcher {
             maxQueueDelayMs: (sb.oldest.max_queue_delay_microseconds ?? 0) / 1000,
             capacity: 1,
             keyOf: (it) => batchKey(it.inputs),
-            dispatch: (items) => this.runBatch(i, items),
+            dispatch: (items) => runOldestBatch(this.oldest, i, items),
             schedule: this.schedule,
             gather: 'turn',
           }),
@@ -345,47 +309,6 @@ export class SequenceBatcher {
       b.state[input] = next;
     }
   }
-
-  /** oldest: one batch of requests of different sequences on instance `i`. */
-  private async runBatch(i: number, items: OldestItem[]): Promise<SequenceResult[]> {
-    const rows = items.map((it) => firstDim(it.inputs));
-    const feeds: Record<string, Tensor> = controlTensors(
-      this.o.config,
-      items.map((it) => it.flags),
-    );
-    // What this batch built (control tensors, concatenations) moves to the worker; a lone part is a
-    // request's own tensor or a view of an earlier batch's outputs, and is copied.
-    const fresh = new Set(Object.values(feeds));
-    // The requests of one batch share their input names (the batch key); every sequence holds the model's states.
-    const names = new Set(Object.keys(items[0]!.inputs));
-    for (const s of this.states) names.add(s.input);
-    for (const name of names) {
-      const parts: Tensor[] = [];
-      for (const it of items) {
-        const p = it.inputs[name] ?? it.b.state[name];
-        if (!p)
-          throw new EngineError('invalid-input', `input '${name}' is missing from a request to '${this.o.model}'`);
-        if (!sameItemDims(p.shape, (parts[0] ?? p).shape))
-          throw new EngineError(
-            'invalid-input',
-            `cannot batch '${name}' of model '${this.o.model}': state shapes differ between sequences`,
-          );
-        parts.push(p);
-      }
-      feeds[name] = concatBatch(parts);
-      if (parts.length > 1) fresh.add(feeds[name]);
-    }
-    const r = await this.o.run(feeds, i, undefined, false, fresh);
-    // Views into the batch's outputs, not copies: at 64 streams that is 128 fewer buffers per batch for the GC.
-    const outNames = Object.keys(r.outputs);
-    const split = outNames.map((name) => splitBatch(r.outputs[name]!, rows, 'view'));
-    return items.map((it, k) => {
-      const outputs: Record<string, Tensor> = {};
-      for (let o = 0; o < outNames.length; o++) outputs[outNames[o]!] = split[o]![k]!;
-      this.keepState(it.b, outputs);
-      return { outputs, instance: r.instance, queueNs: r.queueNs, computeNs: r.computeNs, batchSize: items.length };
-    });
-  }
 }
 
 /** `p`, or the abort error as soon as `signal` aborts (a request waiting in the backlog). */
@@ -396,21 +319,4 @@ function untilAborted<T>(p: Promise<T>, signal: CancelSignal): Promise<T> {
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-}
-
-/** Requests batch together when their inputs have the same names, dtypes and dims after the first. */
-function batchKey(inputs: Record<string, Tensor>): string {
-  let key = '';
-  for (const name in inputs) {
-    const t = inputs[name]!;
-    key += `${name}:${t.datatype}`;
-    for (let d = 1; d < t.shape.length; d++) key += `x${t.shape[d]}`;
-    key += '|';
-  }
-  return key;
-}
-
-function firstDim(inputs: Record<string, Tensor>): number {
-  const t = Object.values(inputs)[0];
-  return t?.shape[0] ?? 1;
 }
