@@ -13,6 +13,7 @@ import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult 
 import { loadProblem, spawnProblem, withTraceback } from './processProblems.ts';
 import { stubEnv } from './stubEnv.ts';
 import { startStub, type StubChild } from './stubProcess.ts';
+import { TensorRegions } from './tensorRegions.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
 
@@ -34,6 +35,8 @@ export interface PythonSpec {
   limits?: TensorLimits;
   /** After a cancelled execute, how long to wait for `execute` to return before the process is killed and restarted. */
   stuckKillMs?: number;
+  /** Where the instance's region files for large tensors go (a tmpfs); `/dev/shm` when absent. */
+  shmDir?: string;
 }
 
 interface Pending {
@@ -43,6 +46,8 @@ interface Pending {
   streamed: number[];
   executed: boolean;
   startedAt: bigint;
+  /** Node-region offsets of this execute's inputs, free again once the stub has read them. */
+  placed: number[];
   resolve: (r: PyExecuteResult) => void;
   reject: (e: Error) => void;
   onAbort?: () => void;
@@ -65,6 +70,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private closing: (() => void) | undefined;
   private readonly blsCalls: BlsCalls;
   private readonly lines: LogLines;
+  private regions = TensorRegions.open(undefined, '');
 
   constructor(
     readonly name: string,
@@ -113,10 +119,16 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         /* the exit handler reports a dead process */
       });
     const limits = this.spec.limits;
+    const regions = (this.regions = TensorRegions.open(this.spec.shmDir ?? '/dev/shm', this.name));
     const reader = new FrameReader(frameCheck(limits), limits?.maxBodyBytes);
     fromPy.on('data', (chunk: Buffer) => {
       try {
-        for (const f of reader.push(chunk)) this.onFrame(f);
+        for (const f of reader.push(chunk)) {
+          regions.readFrame(f);
+          this.onFrame(f);
+        }
+        const read = regions.takeReadBack();
+        if (read.length > 0) this.write(toPyAtOnce, new FrameWriter().finish({ type: 'shm_release', offsets: read }));
       } catch (err) {
         // The stream cannot be followed past a refused or malformed frame: nothing more is read from it.
         fromPy.destroy();
@@ -130,7 +142,13 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     return new Promise<LoadInfo>((resolve, reject) => {
       this.loading = { resolve: (r) => resolve({ ...r, warmupMs: performance.now() - t0 }), reject, stderr: [] };
       proc.onExit((code, signal) => this.died(proc, `exited (${signal ?? `code ${code}`})`));
-      this.send({ type: 'init', model_file: this.spec.modelFile, args: this.initArgs(), limits: limits ?? null });
+      this.send({
+        type: 'init',
+        model_file: this.spec.modelFile,
+        args: this.initArgs(),
+        limits: limits ?? null,
+        shm: regions.initField(),
+      });
     });
   }
 
@@ -160,6 +178,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         streamed: new Array(n).fill(0),
         executed: false,
         startedAt: process.hrtime.bigint(),
+        placed: [],
         resolve,
         reject,
       };
@@ -168,7 +187,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         p.onAbort = () => this.cancelled(id, p);
         body.signal.addEventListener('abort', p.onAbort, { once: true });
       }
-      const w = new FrameWriter();
+      const w = new FrameWriter(this.regions.place);
       const requests = body.requests.map((r) => ({
         inputs: w.tensors(Object.entries(r.inputs)),
         requested_output_names: r.requestedOutputs ?? [],
@@ -178,6 +197,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         parameters: JSON.stringify(r.parameters ?? {}),
         timeout: 0,
       }));
+      p.placed = w.placed;
       this.write(this.toPy, w.finish({ type: 'execute', id, requests }));
     });
   }
@@ -200,7 +220,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const h = f.header;
     switch (h.type) {
       case 'ready':
-        return this.loaded();
+        return this.loaded(h);
       case 'failed':
         return this.failed(h);
       case 'finalized':
@@ -218,7 +238,8 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     }
   }
 
-  private loaded(): void {
+  private loaded(h: Record<string, unknown>): void {
+    this.regions.opened(h.shm === true);
     const l = this.loading;
     this.loading = undefined;
     this.state = 'ready';
@@ -228,6 +249,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private failed(h: Record<string, unknown>): void {
     const message = withTraceback(String(h.message), h.traceback);
     const l = this.loading;
+    if (l) this.regions.close();
     if (!l) return this.closing?.();
     this.loading = undefined;
     this.state = 'dead';
@@ -265,6 +287,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const p = this.pending.get(id);
     if (!p) return;
     p.executed = true;
+    this.freeInputs(p);
     const err = h.error as { message?: string; traceback?: string } | null;
     if (err) {
       const error = new ModelError(String(err.message), typeof err.traceback === 'string' ? err.traceback : undefined);
@@ -279,8 +302,15 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     p.resolve({ results: p.results as PyRequestResult[], computeNs: Number(process.hrtime.bigint() - p.startedAt) });
   }
 
+  /** The stub copies an execute's inputs before it runs it: once `executed` came, their region ranges are free. */
+  private freeInputs(p: Pending): void {
+    this.regions.free(p.placed);
+    p.placed = [];
+  }
+
   private settle(id: number, p: Pending): void {
     this.pending.delete(id);
+    this.freeInputs(p);
     if (p.killTimer) clearTimeout(p.killTimer);
     if (p.onAbort) p.body.signal?.removeEventListener('abort', p.onAbort);
   }
@@ -315,6 +345,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private died(proc: StubChild, why: string): void {
     if (this.proc !== proc || this.state === 'dead' || this.state === 'closed') return;
     this.lines.flush();
+    this.regions.close();
     const closing = this.closing !== undefined;
     this.state = closing ? 'closed' : 'dead';
     this.closing?.();
@@ -359,5 +390,6 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     });
     this.state = 'closed';
     proc.kill('SIGKILL');
+    this.regions.close();
   }
 }
