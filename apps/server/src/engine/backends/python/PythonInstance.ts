@@ -13,6 +13,7 @@ import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult 
 import { loadProblem, spawnProblem, withTraceback } from './processProblems.ts';
 import { stubEnv } from './stubEnv.ts';
 import { startStub, type StubChild } from './stubProcess.ts';
+import { regionMaxBytes } from './sharedRegion.ts';
 import { TensorRegions } from './tensorRegions.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
@@ -119,7 +120,11 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         /* the exit handler reports a dead process */
       });
     const limits = this.spec.limits;
-    const regions = (this.regions = TensorRegions.open(this.spec.shmDir ?? '/dev/shm', this.name));
+    const regions = (this.regions = TensorRegions.open(
+      this.spec.shmDir ?? '/dev/shm',
+      this.name,
+      regionMaxBytes(limits?.maxBodyBytes),
+    ));
     const reader = new FrameReader(frameCheck(limits), limits?.maxBodyBytes);
     fromPy.on('data', (chunk: Buffer) => {
       try {

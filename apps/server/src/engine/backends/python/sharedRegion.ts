@@ -13,18 +13,23 @@ const PAGE = 4096;
 /** Tensors smaller than this ride in their frame: below one pipe read (64 KiB) the pipe costs no extra wake-up. */
 export const REGION_MIN_TENSOR_BYTES = 64 * 1024;
 
-/** The most one region file may hold at once; a tensor that does not fit goes through the pipe instead. */
-export const REGION_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * The most one region file may hold at once: room for a few tensors of the server's largest body, at most
+ * 256 MiB; a tensor that does not fit goes through the pipe instead.
+ */
+export function regionMaxBytes(maxBodyBytes: number | undefined): number {
+  return Math.min(256 * 1024 * 1024, 4 * (maxBodyBytes ?? Infinity));
+}
 
-let swept = false;
+const swept = new Set<string>();
 
 /**
  * Removes region files left by server processes that no longer run (killed before the stub opened them): a
  * file's name starts with the pid of the process that made it.
  */
 function sweepOrphans(dir: string): void {
-  if (swept) return;
-  swept = true;
+  if (swept.has(dir)) return;
+  swept.add(dir);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -95,7 +100,7 @@ export class RegionFile {
    * A new empty region file in `dir` for `label`, or undefined when the directory cannot hold one (missing,
    * not writable): the caller then keeps to the pipes.
    */
-  static create(dir: string, label: string, maxBytes = REGION_MAX_BYTES): RegionFile | undefined {
+  static create(dir: string, label: string, maxBytes: number): RegionFile | undefined {
     sweepOrphans(dir);
     const safe = label.replace(/[^A-Za-z0-9_.]/g, '_');
     const path = join(dir, `${PREFIX}${process.pid}-${safe}-${randomBytes(6).toString('hex')}`);

@@ -1,5 +1,5 @@
 import type { Frame, FrameTensor } from './frames.ts';
-import { REGION_MAX_BYTES, REGION_MIN_TENSOR_BYTES, RegionFile } from './sharedRegion.ts';
+import { REGION_MIN_TENSOR_BYTES, RegionFile } from './sharedRegion.ts';
 
 /** Header fields of a stub's frames that list tensors which may lie in its region. */
 const TENSOR_LISTS = ['outputs', 'inputs'];
@@ -18,15 +18,16 @@ export class TensorRegions {
   private constructor(
     private readonly toPy: RegionFile | undefined,
     private readonly fromPy: RegionFile | undefined,
+    private readonly maxBytes = 0,
   ) {}
 
-  /** Makes the two files in `dir` (when it can hold them). */
-  static open(dir: string | undefined, label: string, maxBytes = REGION_MAX_BYTES): TensorRegions {
+  /** Makes the two files in `dir`, each holding at most `maxBytes` at once (when the directory can hold them). */
+  static open(dir: string | undefined, label: string, maxBytes = 0): TensorRegions {
     if (dir === undefined) return new TensorRegions(undefined, undefined);
     const toPy = RegionFile.create(dir, `${label}-in`, maxBytes);
     const fromPy = toPy && RegionFile.create(dir, `${label}-out`, maxBytes);
     if (toPy && !fromPy) toPy.close();
-    return fromPy ? new TensorRegions(toPy, fromPy) : new TensorRegions(undefined, undefined);
+    return fromPy ? new TensorRegions(toPy, fromPy, maxBytes) : new TensorRegions(undefined, undefined);
   }
 
   /** What `init` tells the stub: the files to open and the smallest tensor worth a region, or null. */
@@ -36,7 +37,7 @@ export class TensorRegions {
       to_python: this.toPy.path,
       from_python: this.fromPy.path,
       min_bytes: REGION_MIN_TENSOR_BYTES,
-      max_bytes: REGION_MAX_BYTES,
+      max_bytes: this.maxBytes,
     };
   }
 
