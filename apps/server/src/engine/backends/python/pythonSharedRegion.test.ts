@@ -91,9 +91,9 @@ async function run(inst: PythonInstance, inputs: Record<string, Tensor>): Promis
   return first.responses[0]!;
 }
 
-/** The sizes of the region files the stub holds open (their names are gone). */
+/** The sizes of the region files the stub holds open (their names are gone), one per file. */
 function regionSizes(pid: number, shmDir: string): number[] {
-  const sizes: number[] = [];
+  const sizes = new Map<number, number>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     let target: string;
     try {
@@ -103,10 +103,11 @@ function regionSizes(pid: number, shmDir: string): number[] {
     }
     if (target.startsWith(join(shmDir, 'ensemble-studio-py-'))) {
       expect(target).toMatch(/ \(deleted\)$/);
-      sizes.push(statSync(`/proc/${pid}/fd/${fd}`).size);
+      const st = statSync(`/proc/${pid}/fd/${fd}`);
+      sizes.set(st.ino, st.size);
     }
   }
-  return sizes;
+  return [...sizes.values()];
 }
 
 describe('large tensors through region files', () => {
