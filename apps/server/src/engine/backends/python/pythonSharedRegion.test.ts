@@ -123,9 +123,15 @@ describe('large tensors through region files', () => {
     expect(values(second.KEPT)).toEqual(values(f32(MIB_FLOATS, 0)));
     expect(values(first.Y)).toEqual(values(f32(MIB_FLOATS, 0)).map((v) => v * 2));
     expect(values(first.EX)).toEqual(values(f32(MIB_FLOATS, 0)));
-    // A small tensor keeps to its frame beside large ones.
-    const mixed = await run(inst, { X: f32(MIB_FLOATS, 1), S: f32(3, 5) });
+    // A small tensor keeps to its frame beside large ones; a large BYTES tensor crosses serialised.
+    const words = Array.from({ length: 20_000 }, (_, i) => `word ${i}`);
+    const mixed = await run(inst, {
+      X: f32(MIB_FLOATS, 1),
+      S: f32(3, 5),
+      B: { datatype: 'BYTES', shape: [20_000], data: words },
+    });
     expect(values(mixed.ES)).toEqual([5, 6, 7]);
+    expect(mixed.EB!.data).toEqual(words);
     expect(values(mixed.EX).slice(0, 2)).toEqual([1, 2]);
   });
 
