@@ -1,20 +1,20 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
-import type { Tensor } from '@ensemble-studio/core';
-import { EngineError, ModelError } from '../../errors.ts';
+import { EngineError } from '../../errors.ts';
 import type { BackendInstance, LoadInfo } from '../types.ts';
 import type { TensorLimits } from '../../types.ts';
 import { frameCheck } from './frameLimits.ts';
-import { FrameReader, FrameRefused, frameTensors, FrameWriter, type Frame } from './frames.ts';
+import { FrameReader, FrameRefused, FrameWriter, type Frame } from './frames.ts';
 import { BlsCalls } from './blsCalls.ts';
 import { LogLines } from './logLines.ts';
-import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult } from './pythonTypes.ts';
+import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult } from './pythonTypes.ts';
 import { loadProblem, spawnProblem, withTraceback } from './processProblems.ts';
 import { stubEnv } from './stubEnv.ts';
 import { startStub, type StubChild } from './stubProcess.ts';
 import { regionMaxBytes } from './sharedRegion.ts';
 import { TensorRegions } from './tensorRegions.ts';
+import { PendingExecute } from './pendingExecute.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
 
@@ -40,21 +40,6 @@ export interface PythonSpec {
   shmDir?: string;
 }
 
-interface Pending {
-  body: PyExecute;
-  results: (PyRequestResult | undefined)[];
-  responses: Record<string, Tensor>[][];
-  streamed: number[];
-  executed: boolean;
-  startedAt: bigint;
-  /** Node-region offsets of this execute's inputs, free again once the stub has read them. */
-  placed: number[];
-  resolve: (r: PyExecuteResult) => void;
-  reject: (e: Error) => void;
-  onAbort?: () => void;
-  killTimer?: ReturnType<typeof setTimeout>;
-}
-
 /**
  * One Python-backend model instance: a python3 process running our stub, which loads the user's
  * model.py (as Triton's stub process does). Frames go over fds 3/4; stdout and stderr are the model's log.
@@ -66,7 +51,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   /** fd 5: cancels and BLS replies, read by the stub's main thread while its model thread runs `execute`. */
   private toPyAtOnce: Writable | undefined;
   private nextId = 1;
-  private pending = new Map<number, Pending>();
+  private pending = new Map<number, PendingExecute>();
   private loading: { resolve: (r: LoadInfo) => void; reject: (e: Error) => void; stderr: string[] } | undefined;
   private closing: (() => void) | undefined;
   private readonly blsCalls: BlsCalls;
@@ -175,18 +160,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
     const id = this.nextId++;
     return new Promise<PyExecuteResult>((resolve, reject) => {
-      const n = body.requests.length;
-      const p: Pending = {
-        body,
-        results: new Array(n).fill(undefined),
-        responses: body.requests.map(() => []),
-        streamed: new Array(n).fill(0),
-        executed: false,
-        startedAt: process.hrtime.bigint(),
-        placed: [],
-        resolve,
-        reject,
-      };
+      const p = new PendingExecute(body, resolve, reject);
       this.pending.set(id, p);
       if (body.signal) {
         p.onAbort = () => this.cancelled(id, p);
@@ -208,7 +182,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   }
 
   /** The run gave up on this execute: tell `execute` (is_cancelled), and kill the process if it never returns. */
-  private cancelled(id: number, p: Pending): void {
+  private cancelled(id: number, p: PendingExecute): void {
     this.write(this.toPyAtOnce, new FrameWriter().finish({ type: 'cancel', id }));
     p.killTimer = setTimeout(() => {
       if (!this.pending.has(id) || !this.proc) return;
@@ -263,57 +237,35 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   }
 
   private onResponse(f: Frame): void {
-    const h = f.header;
-    const p = this.pending.get(Number(h.id));
-    const k = Number(h.request);
-    if (!p || !(k >= 0 && k < p.results.length) || p.results[k]) return;
-    const err = h.error as { message?: string } | null;
-    if (err) {
-      p.results[k] = { ok: false, error: new ModelError(String(err.message ?? 'the model returned an error')) };
-    } else if (h.outputs) {
-      const outputs = frameTensors(f, 'outputs');
-      const sink = p.body.requests[k]!.onResponse;
-      try {
-        if (sink) {
-          p.streamed[k]!++;
-          sink(outputs);
-        } else p.responses[k]!.push(outputs);
-      } catch (e) {
-        p.results[k] = { ok: false, error: e as Error };
-      }
-    }
-    if (h.final === true && !p.results[k])
-      p.results[k] = { ok: true, responses: p.responses[k]!, streamed: p.streamed[k]! };
-    this.maybeDone(Number(h.id), p);
+    const id = Number(f.header.id);
+    const p = this.pending.get(id);
+    if (!p) return;
+    p.response(f);
+    this.maybeDone(id, p);
   }
 
   private onExecuted(h: Record<string, unknown>): void {
     const id = Number(h.id);
     const p = this.pending.get(id);
     if (!p) return;
-    p.executed = true;
+    p.markExecuted(h.error as { message?: string; traceback?: string } | null);
     this.freeInputs(p);
-    const err = h.error as { message?: string; traceback?: string } | null;
-    if (err) {
-      const error = new ModelError(String(err.message), typeof err.traceback === 'string' ? err.traceback : undefined);
-      p.results = p.results.map((r) => r ?? { ok: false, error });
-    }
     this.maybeDone(id, p);
   }
 
-  private maybeDone(id: number, p: Pending): void {
-    if (!p.executed || p.results.some((r) => r === undefined)) return;
+  private maybeDone(id: number, p: PendingExecute): void {
+    if (!p.done) return;
     this.settle(id, p);
-    p.resolve({ results: p.results as PyRequestResult[], computeNs: Number(process.hrtime.bigint() - p.startedAt) });
+    p.finish();
   }
 
   /** The stub copies an execute's inputs before it runs it: once `executed` came, their region ranges are free. */
-  private freeInputs(p: Pending): void {
+  private freeInputs(p: PendingExecute): void {
     this.regions.free(p.placed);
     p.placed = [];
   }
 
-  private settle(id: number, p: Pending): void {
+  private settle(id: number, p: PendingExecute): void {
     this.pending.delete(id);
     this.freeInputs(p);
     if (p.killTimer) clearTimeout(p.killTimer);
