@@ -1,18 +1,20 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
-import type { Tensor } from '@ensemble-studio/core';
-import { EngineError, ModelError } from '../../errors.ts';
+import { EngineError } from '../../errors.ts';
 import type { BackendInstance, LoadInfo } from '../types.ts';
 import type { TensorLimits } from '../../types.ts';
 import { frameCheck } from './frameLimits.ts';
-import { FrameReader, FrameRefused, frameTensors, FrameWriter, type Frame } from './frames.ts';
+import { FrameReader, FrameRefused, FrameWriter, type Frame } from './frames.ts';
 import { BlsCalls } from './blsCalls.ts';
 import { LogLines } from './logLines.ts';
-import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult, PyRequestResult } from './pythonTypes.ts';
+import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult } from './pythonTypes.ts';
 import { loadProblem, spawnProblem, withTraceback } from './processProblems.ts';
 import { stubEnv } from './stubEnv.ts';
 import { startStub, type StubChild } from './stubProcess.ts';
+import { regionMaxBytes } from './sharedRegion.ts';
+import { TensorRegions } from './tensorRegions.ts';
+import { PendingExecute } from './pendingExecute.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
 
@@ -34,19 +36,8 @@ export interface PythonSpec {
   limits?: TensorLimits;
   /** After a cancelled execute, how long to wait for `execute` to return before the process is killed and restarted. */
   stuckKillMs?: number;
-}
-
-interface Pending {
-  body: PyExecute;
-  results: (PyRequestResult | undefined)[];
-  responses: Record<string, Tensor>[][];
-  streamed: number[];
-  executed: boolean;
-  startedAt: bigint;
-  resolve: (r: PyExecuteResult) => void;
-  reject: (e: Error) => void;
-  onAbort?: () => void;
-  killTimer?: ReturnType<typeof setTimeout>;
+  /** Where the instance's region files for large tensors go (a tmpfs); `/dev/shm` when absent. */
+  shmDir?: string;
 }
 
 /**
@@ -60,11 +51,12 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   /** fd 5: cancels and BLS replies, read by the stub's main thread while its model thread runs `execute`. */
   private toPyAtOnce: Writable | undefined;
   private nextId = 1;
-  private pending = new Map<number, Pending>();
+  private pending = new Map<number, PendingExecute>();
   private loading: { resolve: (r: LoadInfo) => void; reject: (e: Error) => void; stderr: string[] } | undefined;
   private closing: (() => void) | undefined;
   private readonly blsCalls: BlsCalls;
   private readonly lines: LogLines;
+  private regions = TensorRegions.open(undefined, '');
 
   constructor(
     readonly name: string,
@@ -113,10 +105,20 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         /* the exit handler reports a dead process */
       });
     const limits = this.spec.limits;
+    const regions = (this.regions = TensorRegions.open(
+      this.spec.shmDir ?? '/dev/shm',
+      this.name,
+      regionMaxBytes(limits?.maxBodyBytes),
+    ));
     const reader = new FrameReader(frameCheck(limits), limits?.maxBodyBytes);
     fromPy.on('data', (chunk: Buffer) => {
       try {
-        for (const f of reader.push(chunk)) this.onFrame(f);
+        for (const f of reader.push(chunk)) {
+          regions.readFrame(f);
+          this.onFrame(f);
+        }
+        const read = regions.takeReadBack();
+        if (read.length > 0) this.write(toPyAtOnce, new FrameWriter().finish({ type: 'shm_release', offsets: read }));
       } catch (err) {
         // The stream cannot be followed past a refused or malformed frame: nothing more is read from it.
         fromPy.destroy();
@@ -130,7 +132,13 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     return new Promise<LoadInfo>((resolve, reject) => {
       this.loading = { resolve: (r) => resolve({ ...r, warmupMs: performance.now() - t0 }), reject, stderr: [] };
       proc.onExit((code, signal) => this.died(proc, `exited (${signal ?? `code ${code}`})`));
-      this.send({ type: 'init', model_file: this.spec.modelFile, args: this.initArgs(), limits: limits ?? null });
+      this.send({
+        type: 'init',
+        model_file: this.spec.modelFile,
+        args: this.initArgs(),
+        limits: limits ?? null,
+        shm: regions.initField(),
+      });
     });
   }
 
@@ -152,23 +160,13 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
     const id = this.nextId++;
     return new Promise<PyExecuteResult>((resolve, reject) => {
-      const n = body.requests.length;
-      const p: Pending = {
-        body,
-        results: new Array(n).fill(undefined),
-        responses: body.requests.map(() => []),
-        streamed: new Array(n).fill(0),
-        executed: false,
-        startedAt: process.hrtime.bigint(),
-        resolve,
-        reject,
-      };
+      const p = new PendingExecute(body, resolve, reject);
       this.pending.set(id, p);
       if (body.signal) {
         p.onAbort = () => this.cancelled(id, p);
         body.signal.addEventListener('abort', p.onAbort, { once: true });
       }
-      const w = new FrameWriter();
+      const w = new FrameWriter(this.regions.place);
       const requests = body.requests.map((r) => ({
         inputs: w.tensors(Object.entries(r.inputs)),
         requested_output_names: r.requestedOutputs ?? [],
@@ -178,12 +176,13 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         parameters: JSON.stringify(r.parameters ?? {}),
         timeout: 0,
       }));
+      p.placed = w.placed;
       this.write(this.toPy, w.finish({ type: 'execute', id, requests }));
     });
   }
 
   /** The run gave up on this execute: tell `execute` (is_cancelled), and kill the process if it never returns. */
-  private cancelled(id: number, p: Pending): void {
+  private cancelled(id: number, p: PendingExecute): void {
     this.write(this.toPyAtOnce, new FrameWriter().finish({ type: 'cancel', id }));
     p.killTimer = setTimeout(() => {
       if (!this.pending.has(id) || !this.proc) return;
@@ -200,7 +199,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const h = f.header;
     switch (h.type) {
       case 'ready':
-        return this.loaded();
+        return this.loaded(h);
       case 'failed':
         return this.failed(h);
       case 'finalized':
@@ -218,7 +217,8 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     }
   }
 
-  private loaded(): void {
+  private loaded(h: Record<string, unknown>): void {
+    this.regions.opened(h.shm === true);
     const l = this.loading;
     this.loading = undefined;
     this.state = 'ready';
@@ -228,6 +228,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private failed(h: Record<string, unknown>): void {
     const message = withTraceback(String(h.message), h.traceback);
     const l = this.loading;
+    if (l) this.regions.close();
     if (!l) return this.closing?.();
     this.loading = undefined;
     this.state = 'dead';
@@ -236,51 +237,37 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   }
 
   private onResponse(f: Frame): void {
-    const h = f.header;
-    const p = this.pending.get(Number(h.id));
-    const k = Number(h.request);
-    if (!p || !(k >= 0 && k < p.results.length) || p.results[k]) return;
-    const err = h.error as { message?: string } | null;
-    if (err) {
-      p.results[k] = { ok: false, error: new ModelError(String(err.message ?? 'the model returned an error')) };
-    } else if (h.outputs) {
-      const outputs = frameTensors(f, 'outputs');
-      const sink = p.body.requests[k]!.onResponse;
-      try {
-        if (sink) {
-          p.streamed[k]!++;
-          sink(outputs);
-        } else p.responses[k]!.push(outputs);
-      } catch (e) {
-        p.results[k] = { ok: false, error: e as Error };
-      }
-    }
-    if (h.final === true && !p.results[k])
-      p.results[k] = { ok: true, responses: p.responses[k]!, streamed: p.streamed[k]! };
-    this.maybeDone(Number(h.id), p);
+    const id = Number(f.header.id);
+    const p = this.pending.get(id);
+    if (!p) return;
+    p.response(f);
+    this.maybeDone(id, p);
   }
 
   private onExecuted(h: Record<string, unknown>): void {
     const id = Number(h.id);
     const p = this.pending.get(id);
     if (!p) return;
-    p.executed = true;
-    const err = h.error as { message?: string; traceback?: string } | null;
-    if (err) {
-      const error = new ModelError(String(err.message), typeof err.traceback === 'string' ? err.traceback : undefined);
-      p.results = p.results.map((r) => r ?? { ok: false, error });
-    }
+    p.markExecuted(h.error as { message?: string; traceback?: string } | null);
+    this.freeInputs(p);
     this.maybeDone(id, p);
   }
 
-  private maybeDone(id: number, p: Pending): void {
-    if (!p.executed || p.results.some((r) => r === undefined)) return;
+  private maybeDone(id: number, p: PendingExecute): void {
+    if (!p.done) return;
     this.settle(id, p);
-    p.resolve({ results: p.results as PyRequestResult[], computeNs: Number(process.hrtime.bigint() - p.startedAt) });
+    p.finish();
   }
 
-  private settle(id: number, p: Pending): void {
+  /** The stub copies an execute's inputs before it runs it: once `executed` came, their region ranges are free. */
+  private freeInputs(p: PendingExecute): void {
+    this.regions.free(p.placed);
+    p.placed = [];
+  }
+
+  private settle(id: number, p: PendingExecute): void {
     this.pending.delete(id);
+    this.freeInputs(p);
     if (p.killTimer) clearTimeout(p.killTimer);
     if (p.onAbort) p.body.signal?.removeEventListener('abort', p.onAbort);
   }
@@ -315,6 +302,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private died(proc: StubChild, why: string): void {
     if (this.proc !== proc || this.state === 'dead' || this.state === 'closed') return;
     this.lines.flush();
+    this.regions.close();
     const closing = this.closing !== undefined;
     this.state = closing ? 'closed' : 'dead';
     this.closing?.();
@@ -359,5 +347,6 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     });
     this.state = 'closed';
     proc.kill('SIGKILL');
+    this.regions.close();
   }
 }

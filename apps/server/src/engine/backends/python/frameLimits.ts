@@ -35,7 +35,9 @@ export function frameCheck(limits: TensorLimits | undefined): (header: Record<st
               `sent ${what} of ${nbytes} bytes, over the limit maxBodyBytes=${limits.maxBodyBytes}`,
             );
         }
-        described += align8(nbytes);
+        if (t.region === undefined) described += align8(nbytes);
+        else if (!Number.isSafeInteger(t.region) || t.region < 0)
+          throw new FrameRefused(`sent ${what} at an invalid region offset`);
       }
     }
     if (blobBytes > described)

@@ -5,19 +5,24 @@ import { tensorToBytes } from '../../tensors.ts';
 // Frames between the engine and a python3 stub (PROTOCOL.md): u32le header length, u32le blob length,
 // a JSON header, then the tensors' bytes (each at an offset that is a multiple of 8).
 
-/** A tensor as a frame's header names it; its bytes are `blob[offset, offset + nbytes)`. */
+/**
+ * A tensor as a frame's header names it: its bytes are `blob[offset, offset + nbytes)`, or, with `region`, at that
+ * offset of the sender's region file (sharedRegion.ts).
+ */
 export interface FrameTensor {
   name: string;
   datatype: DataType;
   shape: number[];
-  offset: number;
+  offset?: number;
+  region?: number;
   nbytes: number;
 }
 
-/** A decoded frame: its header and the blob its tensors point into. */
+/** A decoded frame: its header, the blob its tensors point into, and the bytes of those read from a region. */
 export interface Frame {
   header: Record<string, unknown>;
   blob: Uint8Array;
+  fromRegion?: Map<FrameTensor, Uint8Array>;
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
@@ -33,11 +38,21 @@ export class FrameRefused extends Error {}
 export class FrameWriter {
   private parts: Uint8Array[] = [];
   private size = 0;
+  /** Region offsets of the tensors `place` took. */
+  readonly placed: number[] = [];
 
-  /** Adds tensors to the blob; returns their descriptions for the header. */
+  /** `place` may take a tensor's bytes elsewhere (a region file), returning where, or leave it to the blob. */
+  constructor(private readonly place?: (bytes: Uint8Array) => number | undefined) {}
+
+  /** Adds tensors to the blob (or the region); returns their descriptions for the header. */
   tensors(list: [string, Tensor][]): FrameTensor[] {
     return list.map(([name, t]) => {
       const bytes = tensorToBytes(t);
+      const region = this.place?.(bytes);
+      if (region !== undefined) {
+        this.placed.push(region);
+        return { name, datatype: t.datatype, shape: [...t.shape], region, nbytes: bytes.byteLength };
+      }
       const offset = this.size;
       this.parts.push(bytes);
       this.size = align8(offset + bytes.byteLength);
@@ -149,9 +164,15 @@ export function frameTensors(frame: Frame, key: string, list: unknown = frame.he
   const out: Record<string, Tensor> = {};
   for (const raw of list as FrameTensor[]) {
     if (!isDataType(raw.datatype)) throw new Error(`tensor '${raw.name}' has unknown datatype ${String(raw.datatype)}`);
-    if (raw.offset + raw.nbytes > frame.blob.byteLength)
+    const fromRegion = frame.fromRegion?.get(raw);
+    if (fromRegion) {
+      out[raw.name] = decodeTensor(raw, fromRegion);
+      continue;
+    }
+    const offset = Number(raw.offset);
+    if (!(offset >= 0 && offset + raw.nbytes <= frame.blob.byteLength))
       throw new Error(`tensor '${raw.name}' runs past the end of its frame`);
-    out[raw.name] = decodeTensor(raw, frame.blob.subarray(raw.offset, raw.offset + raw.nbytes));
+    out[raw.name] = decodeTensor(raw, frame.blob.subarray(offset, offset + raw.nbytes));
   }
   return out;
 }

@@ -87,6 +87,8 @@ def main():
             bls.deliver(header, blob)
         elif kind == "cancel":
             RUNTIME.cancel(header.get("id"))
+        elif kind == "shm_release":
+            RUNTIME.regions.release(header.get("offsets") or [])
         else:
             unknown(kind, AT_ONCE_FD)
     bls.fail_all("the engine closed the connection to this model instance")

@@ -108,14 +108,19 @@ class FrameReader:
         return header, blob
 
 
-def tensor_layout(tensors):
-    """Places wire tensors (name, datatype, shape, buffer) in one blob.
+def tensor_layout(tensors, place=None):
+    """Places wire tensors (name, datatype, shape, buffer) in one blob, or those `place` takes in a region.
 
     Returns (descriptions for the header, list of buffers making up the blob, blob length).
     """
     described, parts, size = [], [], 0
     for name, datatype, shape, buffer in tensors:
         nbytes = memoryview(buffer).nbytes
+        region = place(buffer) if place is not None else None
+        if region is not None:
+            described.append({"name": name, "datatype": datatype, "shape": list(shape), "region": region,
+                              "nbytes": nbytes})
+            continue
         described.append({"name": name, "datatype": datatype, "shape": list(shape), "offset": size, "nbytes": nbytes})
         if nbytes:
             parts.append(buffer)
@@ -138,6 +143,7 @@ class FrameWriter:
         self._lock = threading.Lock()
         self._local = threading.local()
         self.max_header = None  # the engine's limit on a frame's header, in bytes (its maxBodyBytes)
+        self.place = None  # takes large tensors into a region file (shm.Regions.place) once `init` gave one
 
     def send(self, header, tensors=None):
         """Sends `header`; `tensors` maps header keys to lists of (name, datatype, shape, buffer)."""
@@ -145,9 +151,10 @@ class FrameWriter:
         if tensors:
             header = dict(header)
             for key, items in tensors.items():
-                described, key_parts, key_size = tensor_layout(items)
+                described, key_parts, key_size = tensor_layout(items, self.place)
                 for d in described:
-                    d["offset"] += size
+                    if "offset" in d:
+                        d["offset"] += size
                 header[key] = described
                 parts.extend(key_parts)
                 size += key_size

@@ -42,6 +42,8 @@ class ModelHost:
             RUNTIME.send({"type": "failed", **failure(exc, "auto_complete_config failed: ")})
 
     def init(self, header):
+        if RUNTIME.regions.open(header.get("shm")):
+            RUNTIME.writer.place = RUNTIME.regions.place
         args = {k: str(v) for k, v in (header.get("args") or {}).items()}
         self.model_file = header.get("model_file", "")
         try:
@@ -56,7 +58,7 @@ class ModelHost:
             if initialize is not None:
                 self._await(initialize(args))
             RUNTIME.initialized = True
-            RUNTIME.send({"type": "ready"})
+            RUNTIME.send({"type": "ready", "shm": RUNTIME.regions.active})
         except BaseException as exc:  # SystemExit too: a model calling sys.exit() gets an error, as in Triton
             RUNTIME.send({"type": "failed", **failure(exc, f"Failed to initialize model '{RUNTIME.model_name}': ")})
 

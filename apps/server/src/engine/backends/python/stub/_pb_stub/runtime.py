@@ -4,6 +4,7 @@ import asyncio
 import threading
 
 from .limits import TensorLimits
+from .shm import Regions
 
 
 class RequestState:
@@ -36,6 +37,7 @@ class Runtime:
         self._loop = None
         self.bls = None
         self.limits = TensorLimits()
+        self.regions = Regions()
 
     def send(self, header, tensors=None):
         if self.writer is None:

@@ -6,6 +6,7 @@ import numpy as np
 
 from .dtypes import NUMPY_OF_DATATYPE, TRITON_TYPE_CODE, deserialize_bytes, require_datatype, serialize_bytes
 from .errors import TritonModelException
+from .runtime import RUNTIME
 
 
 class Tensor:
@@ -27,10 +28,14 @@ class Tensor:
 
     @classmethod
     def _from_wire(cls, described, blob):
-        """An input tensor whose array is a view of the frame's (writable) blob."""
+        """An input tensor whose array is a view of the frame's (writable) blob, or a copy of its region bytes."""
         name, datatype = described["name"], described["datatype"]
         shape = tuple(int(d) for d in described["shape"])
-        offset, nbytes = int(described["offset"]), int(described["nbytes"])
+        nbytes = int(described["nbytes"])
+        if "region" in described:
+            blob, offset = RUNTIME.regions.read(int(described["region"]), nbytes), 0
+        else:
+            offset = int(described["offset"])
         if datatype not in NUMPY_OF_DATATYPE:
             raise TritonModelException(f"tensor '{name}': unknown datatype {datatype!r}")
         if offset + nbytes > len(blob):
