@@ -8,6 +8,8 @@ import type { Tensor } from '@ensemble-studio/core';
 import { createOpContext } from '../../ops/opContext.ts';
 import { opImpl, type OpContext } from '../../ops/registry.ts';
 import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from '../../tensors.ts';
+import type { TensorLimits } from '../../types.ts';
+import { checkOutputLimits } from './outputLimits.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
 import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 
@@ -28,6 +30,8 @@ function setNice(nice: number): void {
 let session: ort.InferenceSession | undefined;
 let opContext: OpContext | undefined;
 let repoDir = '';
+let modelName = '';
+let limits: TensorLimits | undefined;
 
 function send(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(msg, transfer);
@@ -101,6 +105,8 @@ async function load(spec: LoadSpec): Promise<void> {
   if (spec.kind === 'model') {
     setNice(spec.nice);
     repoDir = spec.repoDir;
+    modelName = spec.model;
+    limits = spec.limits;
   }
   if (spec.kind === 'ops') {
     opContext = createOpContext(spec.repoDir);
@@ -140,6 +146,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const feeds = Object.fromEntries(Object.entries(msg.feeds).map(([k, v]) => [k, toOrt(v)]));
   const t0 = process.hrtime.bigint();
   const outputs = await session.run(feeds);
+  checkOutputLimits(outputs, modelName, limits);
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
   sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
@@ -160,6 +167,7 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
     const r = await runChain(msg.steps, msg.feeds, msg.summarize, {
       session,
       toOrt,
+      checkOutputs: (outputs) => checkOutputLimits(outputs, modelName, limits),
       opContext: () => (opContext ??= createOpContext(repoDir)),
     });
     const transfer: ArrayBuffer[] = [];

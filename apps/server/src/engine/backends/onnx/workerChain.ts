@@ -22,6 +22,8 @@ export interface ChainDeps {
   session: ort.InferenceSession | undefined;
   opContext: () => OpContext;
   toOrt: (t: PortableTensor) => ort.Tensor;
+  /** Throws for a session output the server does not take (over its tensor limits). */
+  checkOutputs: (outputs: Record<string, ort.Tensor>) => void;
 }
 
 /**
@@ -68,7 +70,9 @@ export async function runChain(
           Object.entries(inputs).map(([n, t]) => [n, deps.toOrt(t as PortableTensor)]),
         );
         batchSize = Object.values(inputs)[0]?.shape[0];
-        outputs = fromOrtOutputs(await deps.session.run(ortFeeds));
+        const ortOutputs = await deps.session.run(ortFeeds);
+        deps.checkOutputs(ortOutputs);
+        outputs = fromOrtOutputs(ortOutputs);
       }
     } catch (err) {
       throw new StageFailure(k, err instanceof Error ? err.message.split('\n')[0]! : String(err), stages);
