@@ -13,7 +13,7 @@ import {
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.ts';
 import { checkNameCounts, type CheckedModel } from './kserveChecks.ts';
-import { checkInputContent, checkOutputParameters } from './kserveTensorParameters.ts';
+import { checkInputContent, checkOutputParameters, checkTypedParameters } from './kserveTensorParameters.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
 
 /** A parsed KServe v2 infer request. */
@@ -168,6 +168,7 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   if (!read.ok) throw bad(read.error);
   const { id, parameters } = read.body;
   checkParameters(parameters);
+  checkTypedParameters(parameters);
   checkNameCounts(
     opts.model,
     read.body.inputs.map((i) => i.name),
