@@ -2,7 +2,7 @@
 // session.run() blocks the thread it runs on, so it must never run on the main thread.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { MessageChannel, parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
 import { createOpContext } from '../../ops/opContext.ts';
@@ -30,7 +30,7 @@ function setNice(nice: number): void {
 let session: ort.InferenceSession | undefined;
 let opContext: OpContext | undefined;
 let repoDir = '';
-let modelName = '';
+let modelSpec: Extract<LoadSpec, { kind: 'model' }> | undefined;
 let limits: TensorLimits | undefined;
 
 function send(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
@@ -101,11 +101,42 @@ async function createSession(
   throw new Error(`no execution provider could load ${spec.model}: ${failures.join('; ')}`);
 }
 
+/**
+ * Frees the outputs' data now: moved to a port that is closed at once, a buffer's memory goes back without waiting
+ * for this thread's next garbage collection (an idle worker may not have one for a long time).
+ */
+function discard(outputs: Record<string, ort.Tensor>): void {
+  const { port1, port2 } = new MessageChannel();
+  for (const t of Object.values(outputs))
+    if (!Array.isArray(t.data)) port1.postMessage(null, [(t.data as ArrayBufferView).buffer as ArrayBuffer]);
+  port1.close();
+  port2.close();
+}
+
+/**
+ * Holds a session's outputs to the server's limits. onnxruntime keeps what a run allocated in the session's arena
+ * for the next run, so an output refused here would hold its memory (gigabytes, for a model whose output size an
+ * input chooses) for as long as the instance lives: the session is recreated before the refusal is answered, and
+ * the instance's next request finds a fresh one.
+ */
+async function checkOutputs(outputs: Record<string, ort.Tensor>): Promise<void> {
+  try {
+    checkOutputLimits(outputs, modelSpec!.model, limits);
+  } catch (err) {
+    discard(outputs);
+    const old = session;
+    session = undefined;
+    await old?.release();
+    session = (await createSession(modelSpec!)).s;
+    throw err;
+  }
+}
+
 async function load(spec: LoadSpec): Promise<void> {
   if (spec.kind === 'model') {
     setNice(spec.nice);
     repoDir = spec.repoDir;
-    modelName = spec.model;
+    modelSpec = spec;
     limits = spec.limits;
   }
   if (spec.kind === 'ops') {
@@ -146,7 +177,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const feeds = Object.fromEntries(Object.entries(msg.feeds).map(([k, v]) => [k, toOrt(v)]));
   const t0 = process.hrtime.bigint();
   const outputs = await session.run(feeds);
-  checkOutputLimits(outputs, modelName, limits);
+  await checkOutputs(outputs);
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
   sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
@@ -167,7 +198,7 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
     const r = await runChain(msg.steps, msg.feeds, msg.summarize, {
       session,
       toOrt,
-      checkOutputs: (outputs) => checkOutputLimits(outputs, modelName, limits),
+      checkOutputs,
       opContext: () => (opContext ??= createOpContext(repoDir)),
     });
     const transfer: ArrayBuffer[] = [];

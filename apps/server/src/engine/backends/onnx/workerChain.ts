@@ -22,8 +22,8 @@ export interface ChainDeps {
   session: ort.InferenceSession | undefined;
   opContext: () => OpContext;
   toOrt: (t: PortableTensor) => ort.Tensor;
-  /** Throws for a session output the server does not take (over its tensor limits). */
-  checkOutputs: (outputs: Record<string, ort.Tensor>) => void;
+  /** Rejects for a session output the server does not take (over its tensor limits). */
+  checkOutputs: (outputs: Record<string, ort.Tensor>) => Promise<void>;
 }
 
 /**
@@ -71,7 +71,7 @@ export async function runChain(
         );
         batchSize = Object.values(inputs)[0]?.shape[0];
         const ortOutputs = await deps.session.run(ortFeeds);
-        deps.checkOutputs(ortOutputs);
+        await deps.checkOutputs(ortOutputs);
         outputs = fromOrtOutputs(ortOutputs);
       }
     } catch (err) {
