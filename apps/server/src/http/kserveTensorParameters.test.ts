@@ -83,6 +83,25 @@ describe('parameters Triton reads with a type of its own, refused with another',
     expect(typed.status).toBe(200);
   });
 
+  it('refuses an id that is not a string and parameters that are not an object (they were dropped)', async () => {
+    for (const id of [5, null, {}, true]) {
+      const r = await infer({ id });
+      expect([r.status, r.json.error], JSON.stringify(id)).toEqual([
+        400,
+        "Unable to parse 'id': attempt to access JSON non-string as string",
+      ]);
+    }
+    for (const parameters of ['fast', [], null]) {
+      const r = await infer({ parameters });
+      expect([r.status, r.json.error], JSON.stringify(parameters)).toEqual([
+        400,
+        'failed to get request params.: attempt to access JSON non-object as object',
+      ]);
+    }
+    const named = await infer({ id: 'r1', parameters: {} });
+    expect([named.status, named.json.id]).toEqual([200, 'r1']);
+  });
+
   it("refuses an output's binary_data that is not a boolean, and a malformed offset or size without a region", async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ binary_data: 1 }, `Unable to parse 'binary_data': ${NOT_BOOL}`],

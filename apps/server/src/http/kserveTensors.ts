@@ -158,12 +158,26 @@ export function checkParameters(parameters: Record<string, unknown>): void {
 }
 
 /**
+ * Refuses an `id` that is not a string and `parameters` that are not an object, as Triton does before it reads
+ * anything else (the schema would read them as absent: a client's id silently dropped from the response).
+ * @throws ApiError 400 with Triton's message.
+ */
+function checkTopLevelTypes(body: unknown): void {
+  if (!isObj(body)) return;
+  if (Object.hasOwn(body, 'id') && typeof body.id !== 'string')
+    throw bad("Unable to parse 'id': attempt to access JSON non-string as string");
+  if (Object.hasOwn(body, 'parameters') && !isObj(body.parameters))
+    throw bad('failed to get request params.: attempt to access JSON non-object as object');
+}
+
+/**
  * Parses a KServe v2 infer request body (JSON, or the binary extension's JSON header + `binary`): its
  * structure by the schema layer, then each input's element count, binary size and data.
  * @throws ApiError 400 naming the problem (unknown datatype, element count, binary sizes, limits).
  * @example parseInferRequest({ inputs: [{ name: 'x', datatype: 'FP32', shape: [2], data: [[1], [2]] }] }, opts)
  */
 export function parseInferRequest(body: unknown, opts: ParseOptions): InferRequest {
+  checkTopLevelTypes(body);
   const read = readInferBody(body);
   if (!read.ok) throw bad(read.error);
   const { id, parameters } = read.body;
