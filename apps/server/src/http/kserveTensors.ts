@@ -158,14 +158,20 @@ export function checkParameters(parameters: Record<string, unknown>): void {
 }
 
 /**
- * Refuses an `id` that is not a string and `parameters` that are not an object, as Triton does before it reads
- * anything else (the schema would read them as absent: a client's id silently dropped from the response).
+ * Refuses a request `id` that is not a string, as Triton does on `/infer` and `/generate` before it reads anything
+ * else (read as absent, a client's id was silently dropped from the response).
  * @throws ApiError 400 with Triton's message.
+ * @example checkRequestId({ id: 5 }) // throws "Unable to parse 'id': …"
  */
+export function checkRequestId(body: unknown): void {
+  if (isObj(body) && Object.hasOwn(body, 'id') && typeof body.id !== 'string')
+    throw bad("Unable to parse 'id': attempt to access JSON non-string as string");
+}
+
+/** `checkRequestId`, and `parameters` that are not an object refused as Triton does. */
 function checkTopLevelTypes(body: unknown): void {
   if (!isObj(body)) return;
-  if (Object.hasOwn(body, 'id') && typeof body.id !== 'string')
-    throw bad("Unable to parse 'id': attempt to access JSON non-string as string");
+  checkRequestId(body);
   if (Object.hasOwn(body, 'parameters') && !isObj(body.parameters))
     throw bad('failed to get request params.: attempt to access JSON non-object as object');
 }
