@@ -73,6 +73,13 @@ describe('ONNX model outputs over the tensor limits', () => {
     expect(rssMb() - before).toBeLessThan(200);
   }, 60_000);
 
+  it('requests queued on the instance behind a refusal wait for its new session, and run', async () => {
+    // Large enough that each refusal's new session is still being made when the next request reaches the worker.
+    const sizes = Array.from({ length: 24 }, (_, i) => (i % 3 === 0 ? 20_000_000 : 500));
+    const results = await Promise.all(sizes.map((n) => run(n)));
+    expect(results.map((r) => r.status)).toEqual(sizes.map((n) => (n > 1000 ? 'failed' : 'completed')));
+  }, 60_000);
+
   it('a model step fused with ops is held to the limits too', async () => {
     const ocr = await Engine.create({ repository: makeTestRepository(['det', 'rec', 'cls']), tensorLimits: LIMITS });
     try {

@@ -10,6 +10,7 @@ import { opImpl, type OpContext } from '../../ops/registry.ts';
 import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from '../../tensors.ts';
 import type { TensorLimits } from '../../types.ts';
 import { checkOutputLimits } from './outputLimits.ts';
+import { SessionSlot } from './sessionSlot.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
 import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 
@@ -27,7 +28,7 @@ function setNice(nice: number): void {
   }
 }
 
-let session: ort.InferenceSession | undefined;
+const slot = new SessionSlot();
 let opContext: OpContext | undefined;
 let repoDir = '';
 let modelSpec: Extract<LoadSpec, { kind: 'model' }> | undefined;
@@ -117,17 +118,14 @@ function discard(outputs: Record<string, ort.Tensor>): void {
  * Holds a session's outputs to the server's limits. onnxruntime keeps what a run allocated in the session's arena
  * for the next run, so an output refused here would hold its memory (gigabytes, for a model whose output size an
  * input chooses) for as long as the instance lives: the session is recreated before the refusal is answered, and
- * the instance's next request finds a fresh one.
+ * the instance's next request finds a fresh one (one already in this worker's port waits for it).
  */
 async function checkOutputs(outputs: Record<string, ort.Tensor>): Promise<void> {
   try {
     checkOutputLimits(outputs, modelSpec!.model, limits);
   } catch (err) {
     discard(outputs);
-    const old = session;
-    session = undefined;
-    await old?.release();
-    session = (await createSession(modelSpec!)).s;
+    await slot.renew(async () => (await createSession(modelSpec!)).s);
     throw err;
   }
 }
@@ -146,7 +144,7 @@ async function load(spec: LoadSpec): Promise<void> {
   }
   const t0 = performance.now();
   const { s, provider, failures } = await createSession(spec);
-  session = s;
+  slot.set(s);
   const loadMs = performance.now() - t0;
   let warmupMs: number | undefined;
   let warmupError: string | undefined;
@@ -173,12 +171,11 @@ async function load(spec: LoadSpec): Promise<void> {
 }
 
 async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
-  if (!session) throw new Error('model session is not loaded');
   const feeds = Object.fromEntries(Object.entries(msg.feeds).map(([k, v]) => [k, toOrt(v)]));
   const t0 = process.hrtime.bigint();
-  const outputs = await session.run(feeds);
-  await checkOutputs(outputs);
+  const outputs = await slot.run(feeds);
   const computeNs = Number(process.hrtime.bigint() - t0);
+  await checkOutputs(outputs);
   const transfer: ArrayBuffer[] = [];
   sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
 }
@@ -196,7 +193,7 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
 async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
   try {
     const r = await runChain(msg.steps, msg.feeds, msg.summarize, {
-      session,
+      session: modelSpec ? slot : undefined,
       toOrt,
       checkOutputs,
       opContext: () => (opContext ??= createOpContext(repoDir)),

@@ -19,7 +19,7 @@ export class StageFailure extends Error {
 }
 
 export interface ChainDeps {
-  session: ort.InferenceSession | undefined;
+  session: Pick<ort.InferenceSession, 'run'> | undefined;
   opContext: () => OpContext;
   toOrt: (t: PortableTensor) => ort.Tensor;
   /** Rejects for a session output the server does not take (over its tensor limits). */
