@@ -52,12 +52,12 @@ export function buildRuntime(spec: RuntimeSpec): ModelRuntime | string {
     // Starts waiting for a sequence slot each hold a run: a quarter of the runs at most, so one model's backlog
     // cannot take every run from the other models.
     maxSequenceBacklog: Math.max(1, Math.floor((opts.maxConcurrentRuns ?? 64) / 4)),
+    ...(opts.tensorLimits ? { limits: opts.tensorLimits } : {}),
     onEnded: (sequenceId, reason) => spec.onEnded(sequenceId, reason, idleMicroseconds),
     python: {
       interpreter: opts.python ?? process.env.STUDIO_PYTHON ?? 'python3',
       version: m.versions.at(-1) ?? 1,
       bls: (call, sink) => spec.bls(call, sink),
-      ...(opts.tensorLimits ? { limits: opts.tensorLimits } : {}),
       ...(log
         ? { log: (instance: string, level: string, message: string) => log(model, instance, level, message) }
         : {}),

@@ -35,7 +35,7 @@ export function createBackend(o: ModelRuntimeOptions, readFile: (f: string) => U
         python: py.interpreter,
         bls: py.bls,
         ...(py.log ? { log: py.log } : {}),
-        ...(py.limits ? { limits: py.limits } : {}),
+        ...(o.limits ? { limits: o.limits } : {}),
       },
       cfg,
     );
@@ -49,6 +49,7 @@ export function createBackend(o: ModelRuntimeOptions, readFile: (f: string) => U
     nice: workerNice(cfg),
     warmup: warmupFeeds(cfg, readFile).map(toPortableCopy),
     repoDir: o.repoDir,
+    ...(o.limits ? { limits: o.limits } : {}),
   });
 }
 

@@ -20,8 +20,9 @@ export interface ModelRuntimeOptions {
     bls: BlsHandler;
     version: number;
     log?: (instance: string, level: LogLevel, message: string) => void;
-    limits?: TensorLimits;
   };
+  /** The server's tensor limits, held to by every output the model sends (and a Python model's BLS inputs). */
+  limits?: TensorLimits;
   /** The repository (ops fused into this model's requests read their files from it). */
   repoDir: string;
   intraOpThreads: number;

@@ -44,8 +44,9 @@ export interface EngineOptions {
    */
   fuseOps?: boolean;
   /**
-   * The server's tensor limits, held to by what a Python model sends (its outputs, its BLS calls' inputs): the
-   * stub refuses a tensor over them before it crosses the pipe. No limit when absent.
+   * The server's tensor limits, held to by what every model sends: an ONNX model's outputs (checked in its worker
+   * thread, so one over them never reaches the main thread) and a Python model's outputs and BLS calls' inputs (the
+   * stub refuses a tensor over them before it crosses the pipe). No limit when absent.
    */
   tensorLimits?: TensorLimits;
   /** The python3 that runs Python-backend models (default: STUDIO_PYTHON, else `python3` on PATH). */

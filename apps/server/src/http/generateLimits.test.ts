@@ -43,6 +43,16 @@ describe('/generate applies the limits and element checks of /infer', () => {
     }
   });
 
+  it('refuses an id that is not a string, as /infer does (it was dropped from the response)', async () => {
+    const r = await call(`${s.url}/v2/models/extractor/generate`, 'POST', { id: 7, x: [row(0.25)] });
+    expect([r.status, r.json.error]).toEqual([
+      400,
+      "Unable to parse 'id': attempt to access JSON non-string as string",
+    ]);
+    const named = await call(`${s.url}/v2/models/extractor/generate`, 'POST', { id: 'g1', x: [row(0.25)] });
+    expect([named.status, named.json.id]).toEqual([200, 'g1']);
+  });
+
   it('still runs a well-formed request', async () => {
     const r = await call(`${s.url}/v2/models/extractor/generate`, 'POST', { x: [row(0.25)] });
     expect(r.status).toBe(200);

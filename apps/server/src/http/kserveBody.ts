@@ -7,6 +7,7 @@ import {
   checkElementCount,
   checkElements,
   checkParameters,
+  checkRequestId,
   flattenData,
   parseInferRequest,
   type InferRequest,
@@ -118,6 +119,7 @@ export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTe
   const { json } = splitRawBody(buf, undefined);
   if (!isObj(json)) throw bad('generate request must be a JSON object');
   const body = json;
+  checkRequestId(body);
   const id = typeof body.id === 'string' ? body.id : undefined;
   const model = { name: target.name, signature: target };
   let params: Record<string, unknown>;

@@ -7,6 +7,29 @@ import { ApiError } from './errors.ts';
 const bad = (message: string) => new ApiError(400, 'bad-request', message);
 
 const isUInt = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const NOT_BOOL = 'attempt to access JSON non-boolean as boolean';
+const NOT_UINT = 'attempt to access JSON non-unsigned-integer as unsigned-integer';
+
+/**
+ * Refuses a request parameter Triton reads with a type of its own (`sequence_start`, `sequence_end` and
+ * `binary_data_output` booleans, `priority` and `timeout` unsigned integers) when it has another, and the keys
+ * starting with `triton_`, which Triton's HTTP endpoint keeps for itself. `sequence_id` is read by `sequenceOf`.
+ * @throws ApiError 400 with Triton's message.
+ * @example checkTypedParameters({ sequence_start: 'true' }) // throws "Unable to parse 'sequence_start': …"
+ */
+export function checkTypedParameters(parameters: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(parameters)) {
+    if (key === 'sequence_start' || key === 'sequence_end' || key === 'binary_data_output') {
+      if (typeof value !== 'boolean') throw bad(`Unable to parse '${key}': ${NOT_BOOL}`);
+    } else if (key === 'priority' || key === 'timeout') {
+      // A uint64 past 2^53 still reads as a whole number here; Triton takes any value below 2^64.
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= 2 ** 64)
+        throw bad(`Unable to parse '${key}': ${NOT_UINT}`);
+    } else if (key.startsWith('triton_')) {
+      throw bad("parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified.");
+    }
+  }
+}
 
 function refuseRegion(parameters: Record<string, unknown>): void {
   const region = parameters.shared_memory_region;
@@ -44,7 +67,15 @@ export function checkInputContent(input: { data?: unknown; parameters: Record<st
  * @example checkOutputParameters({ shared_memory_region: 'r', classification: 2 }) // throws 400
  */
 export function checkOutputParameters(parameters: Record<string, unknown>): void {
-  if (!Object.hasOwn(parameters, 'shared_memory_region')) return;
+  if (Object.hasOwn(parameters, 'binary_data') && typeof parameters.binary_data !== 'boolean')
+    throw bad(`Unable to parse 'binary_data': ${NOT_BOOL}`);
+  if (!Object.hasOwn(parameters, 'shared_memory_region')) {
+    // Triton reads an output's offset and size whether or not it names a region.
+    for (const key of ['shared_memory_offset', 'shared_memory_byte_size'])
+      if (Object.hasOwn(parameters, key) && !isUInt(parameters[key]))
+        throw bad(`Unable to parse '${key}': ${NOT_UINT}`);
+    return;
+  }
   if (Object.hasOwn(parameters, 'classification'))
     throw bad("Output can't set both 'shared_memory_region' and 'classification'");
   if (parameters.binary_data === true) throw bad("Output can't set both 'shared_memory_region' and 'binary_data'");

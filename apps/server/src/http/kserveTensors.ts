@@ -13,7 +13,7 @@ import {
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './errors.ts';
 import { checkNameCounts, type CheckedModel } from './kserveChecks.ts';
-import { checkInputContent, checkOutputParameters } from './kserveTensorParameters.ts';
+import { checkInputContent, checkOutputParameters, checkTypedParameters } from './kserveTensorParameters.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
 
 /** A parsed KServe v2 infer request. */
@@ -158,16 +158,37 @@ export function checkParameters(parameters: Record<string, unknown>): void {
 }
 
 /**
+ * Refuses a request `id` that is not a string, as Triton does on `/infer` and `/generate` before it reads anything
+ * else (read as absent, a client's id was silently dropped from the response).
+ * @throws ApiError 400 with Triton's message.
+ * @example checkRequestId({ id: 5 }) // throws "Unable to parse 'id': …"
+ */
+export function checkRequestId(body: unknown): void {
+  if (isObj(body) && Object.hasOwn(body, 'id') && typeof body.id !== 'string')
+    throw bad("Unable to parse 'id': attempt to access JSON non-string as string");
+}
+
+/** `checkRequestId`, and `parameters` that are not an object refused as Triton does. */
+function checkTopLevelTypes(body: unknown): void {
+  if (!isObj(body)) return;
+  checkRequestId(body);
+  if (Object.hasOwn(body, 'parameters') && !isObj(body.parameters))
+    throw bad('failed to get request params.: attempt to access JSON non-object as object');
+}
+
+/**
  * Parses a KServe v2 infer request body (JSON, or the binary extension's JSON header + `binary`): its
  * structure by the schema layer, then each input's element count, binary size and data.
  * @throws ApiError 400 naming the problem (unknown datatype, element count, binary sizes, limits).
  * @example parseInferRequest({ inputs: [{ name: 'x', datatype: 'FP32', shape: [2], data: [[1], [2]] }] }, opts)
  */
 export function parseInferRequest(body: unknown, opts: ParseOptions): InferRequest {
+  checkTopLevelTypes(body);
   const read = readInferBody(body);
   if (!read.ok) throw bad(read.error);
   const { id, parameters } = read.body;
   checkParameters(parameters);
+  checkTypedParameters(parameters);
   checkNameCounts(
     opts.model,
     read.body.inputs.map((i) => i.name),

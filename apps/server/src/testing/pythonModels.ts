@@ -147,6 +147,24 @@ class TritonPythonModel:
         return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([1], dtype=np.int64))]) for _ in requests]
 `;
 
+// X > 0: forks a child that sleeps for a minute and answers its pid; X < 0: the instance dies.
+const FORKER = `
+import os, time
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        x = float(pb_utils.get_input_tensor_by_name(requests[0], "X").as_numpy()[0])
+        if x < 0:
+            os._exit(3)
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("PID", np.array([pid], np.int64))])]
+`;
+
 const tensor = (name: string, type: string, dims: string) => `{ name: "${name}" data_type: ${type} dims: [ ${dims} ] }`;
 
 const MODELS: Record<string, { py: string; config: string }> = {
@@ -177,6 +195,10 @@ const MODELS: Record<string, { py: string; config: string }> = {
   env_path: {
     py: ADD_SUB,
     config: `backend: "python"\nparameters: { key: "EXECUTION_ENV_PATH", value: { string_value: "$$TRITON_MODEL_DIRECTORY/env.tar.gz" } }\ninput [ ${tensor('INPUT0', 'TYPE_FP32', '4')}, ${tensor('INPUT1', 'TYPE_FP32', '4')} ]\noutput [ ${tensor('OUTPUT0', 'TYPE_FP32', '4')}, ${tensor('OUTPUT1', 'TYPE_FP32', '4')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  forker: {
+    py: FORKER,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('PID', 'TYPE_INT64', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
   },
   stuck: {
     py: STUCK,

@@ -2,12 +2,15 @@
 // session.run() blocks the thread it runs on, so it must never run on the main thread.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { MessageChannel, parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
 import { createOpContext } from '../../ops/opContext.ts';
 import { opImpl, type OpContext } from '../../ops/registry.ts';
 import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from '../../tensors.ts';
+import type { TensorLimits } from '../../types.ts';
+import { checkOutputLimits } from './outputLimits.ts';
+import { SessionSlot } from './sessionSlot.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
 import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 
@@ -25,9 +28,11 @@ function setNice(nice: number): void {
   }
 }
 
-let session: ort.InferenceSession | undefined;
+const slot = new SessionSlot();
 let opContext: OpContext | undefined;
 let repoDir = '';
+let modelSpec: Extract<LoadSpec, { kind: 'model' }> | undefined;
+let limits: TensorLimits | undefined;
 
 function send(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(msg, transfer);
@@ -97,10 +102,40 @@ async function createSession(
   throw new Error(`no execution provider could load ${spec.model}: ${failures.join('; ')}`);
 }
 
+/**
+ * Frees the outputs' data now: moved to a port that is closed at once, a buffer's memory goes back without waiting
+ * for this thread's next garbage collection (an idle worker may not have one for a long time).
+ */
+function discard(outputs: Record<string, ort.Tensor>): void {
+  const { port1, port2 } = new MessageChannel();
+  for (const t of Object.values(outputs))
+    if (!Array.isArray(t.data)) port1.postMessage(null, [(t.data as ArrayBufferView).buffer as ArrayBuffer]);
+  port1.close();
+  port2.close();
+}
+
+/**
+ * Holds a session's outputs to the server's limits. onnxruntime keeps what a run allocated in the session's arena
+ * for the next run, so an output refused here would hold its memory (gigabytes, for a model whose output size an
+ * input chooses) for as long as the instance lives: the session is recreated before the refusal is answered, and
+ * the instance's next request finds a fresh one (one already in this worker's port waits for it).
+ */
+async function checkOutputs(outputs: Record<string, ort.Tensor>): Promise<void> {
+  try {
+    checkOutputLimits(outputs, modelSpec!.model, limits);
+  } catch (err) {
+    discard(outputs);
+    await slot.renew(async () => (await createSession(modelSpec!)).s);
+    throw err;
+  }
+}
+
 async function load(spec: LoadSpec): Promise<void> {
   if (spec.kind === 'model') {
     setNice(spec.nice);
     repoDir = spec.repoDir;
+    modelSpec = spec;
+    limits = spec.limits;
   }
   if (spec.kind === 'ops') {
     opContext = createOpContext(spec.repoDir);
@@ -109,7 +144,7 @@ async function load(spec: LoadSpec): Promise<void> {
   }
   const t0 = performance.now();
   const { s, provider, failures } = await createSession(spec);
-  session = s;
+  slot.set(s);
   const loadMs = performance.now() - t0;
   let warmupMs: number | undefined;
   let warmupError: string | undefined;
@@ -136,11 +171,11 @@ async function load(spec: LoadSpec): Promise<void> {
 }
 
 async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
-  if (!session) throw new Error('model session is not loaded');
   const feeds = Object.fromEntries(Object.entries(msg.feeds).map(([k, v]) => [k, toOrt(v)]));
   const t0 = process.hrtime.bigint();
-  const outputs = await session.run(feeds);
+  const outputs = await slot.run(feeds);
   const computeNs = Number(process.hrtime.bigint() - t0);
+  await checkOutputs(outputs);
   const transfer: ArrayBuffer[] = [];
   sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
 }
@@ -158,8 +193,9 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
 async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
   try {
     const r = await runChain(msg.steps, msg.feeds, msg.summarize, {
-      session,
+      session: modelSpec ? slot : undefined,
       toOrt,
+      checkOutputs,
       opContext: () => (opContext ??= createOpContext(repoDir)),
     });
     const transfer: ArrayBuffer[] = [];

@@ -19,9 +19,11 @@ export class StageFailure extends Error {
 }
 
 export interface ChainDeps {
-  session: ort.InferenceSession | undefined;
+  session: Pick<ort.InferenceSession, 'run'> | undefined;
   opContext: () => OpContext;
   toOrt: (t: PortableTensor) => ort.Tensor;
+  /** Rejects for a session output the server does not take (over its tensor limits). */
+  checkOutputs: (outputs: Record<string, ort.Tensor>) => Promise<void>;
 }
 
 /**
@@ -68,7 +70,9 @@ export async function runChain(
           Object.entries(inputs).map(([n, t]) => [n, deps.toOrt(t as PortableTensor)]),
         );
         batchSize = Object.values(inputs)[0]?.shape[0];
-        outputs = fromOrtOutputs(await deps.session.run(ortFeeds));
+        const ortOutputs = await deps.session.run(ortFeeds);
+        await deps.checkOutputs(ortOutputs);
+        outputs = fromOrtOutputs(ortOutputs);
       }
     } catch (err) {
       throw new StageFailure(k, err instanceof Error ? err.message.split('\n')[0]! : String(err), stages);

@@ -1,4 +1,5 @@
 import type { DataType, TensorData, TensorSummary } from '@ensemble-studio/core';
+import type { TensorLimits } from '../../types.ts';
 
 /** A tensor crossing the thread boundary; numeric data travels in the transfer list. */
 export interface PortableTensor {
@@ -22,6 +23,8 @@ export type LoadSpec =
       warmup: Record<string, PortableTensor>[];
       /** The repository, for ops fused into this model's requests (their dictionaries). */
       repoDir: string;
+      /** The server's tensor limits, held to by each output of the session (none when absent). */
+      limits?: TensorLimits;
     }
   | { kind: 'ops'; repoDir: string };
 

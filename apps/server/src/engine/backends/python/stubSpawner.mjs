@@ -8,12 +8,30 @@
 //                  later { id, exit: code, signal }.
 // A handle sent is closed here (keepOpen is false), so only the server holds the pipes: the stub sees EOF on fds 3
 // and 5 when the server closes them or dies.
+// Each stub leads a process group of its own, and the group is killed when the stub exits: processes a model starts
+// (a fork, a subprocess) end with its instance instead of outliving the server.
 import { spawn } from 'node:child_process';
 
-// Ctrl-C reaches the whole process group; this process ends when the server does (the channel disconnects).
+/** Stubs started and not yet exited, by pid. */
+const running = new Set();
+
+/** Ends what is left of stub `pid`'s process group (nothing, usually: then the kill finds no group). */
+function endGroup(pid) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    /* no process left in the group */
+  }
+}
+
+// Ctrl-C reaches the whole process group (the server shuts its stubs down); this process ends when the server does
+// (the channel disconnects), and takes with it the stubs of a server that died without closing them.
 process.on('SIGINT', () => {});
 process.on('SIGTERM', () => {});
-process.on('disconnect', () => process.exit(0));
+process.on('disconnect', () => {
+  for (const pid of running) endGroup(pid);
+  process.exit(0);
+});
 
 const send = (message, handle) => {
   if (process.connected) process.send(message, handle);
@@ -26,6 +44,7 @@ process.on('message', (m) => {
       stdio: ['ignore', m.stdout ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       env: m.env,
       cwd: m.cwd,
+      detached: true,
     });
   } catch (err) {
     send({ id: m.id, error: { message: err.message, code: err.code } });
@@ -36,6 +55,12 @@ process.on('message', (m) => {
   });
   if (child.pid === undefined) return; // 'error' follows
   for (const fd of m.stdout ? [1, 2, 3, 4, 5] : [2, 3, 4, 5]) send({ id: m.id, fd }, child.stdio[fd]);
-  send({ id: m.id, pid: child.pid });
-  child.on('exit', (code, signal) => send({ id: m.id, exit: code, signal }));
+  const pid = child.pid;
+  running.add(pid);
+  send({ id: m.id, pid });
+  child.on('exit', (code, signal) => {
+    running.delete(pid);
+    endGroup(pid);
+    send({ id: m.id, exit: code, signal });
+  });
 });
