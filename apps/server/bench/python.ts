@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Tensor } from '@ensemble-studio/core';
+import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { singleModelGraph } from '@ensemble-studio/core';
 import { pythonInterpreter } from '../src/engine/backends/python/autoComplete.ts';
 import { Engine } from '../src/engine/index.ts';
@@ -91,7 +91,13 @@ export async function pythonBench(scratch: string, ctx: BenchContext): Promise<v
   const python = pythonInterpreter();
   const bare = [barePython(python), barePython(python)];
   try {
-    const graph = (m: string) => singleModelGraph(repo.catalogue.models[m]!);
+    // One document per model, as the server keeps one per catalogue model: the engine prepares a graph once per document.
+    const graphs = new Map<string, GraphDoc>();
+    const graph = (m: string) => {
+      let g = graphs.get(m);
+      if (!g) graphs.set(m, (g = singleModelGraph(repo.catalogue.models[m]!)));
+      return g;
+    };
     const ok = async (m: string, x: Tensor) => {
       const r = await engine.run({ graph: graph(m), inputs: { X: x } });
       if (r.status !== 'completed') throw new Error(`${m}: ${r.error?.message}`);
