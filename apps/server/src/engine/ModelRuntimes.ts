@@ -118,18 +118,31 @@ export class ModelRuntimes {
   }
 
   /**
-   * Ends the load a restart has under way for `model` (its instances are closed: a Python stub still in
-   * `initialize` is killed); the model's old runtime, if any, carries on. Returns false when none was under way.
+   * Triton's unload of `model`: a load of it under way ends (its new instances close: a Python stub still in
+   * `initialize` is killed), and its runtimes (under any settings) retire: the runs already holding them finish,
+   * then they close (a Python model's `finalize` runs and its stub exits; an ONNX model's sessions are released).
+   * It is refused (a request must not start it on first use) until a `restart` loads it again. An ensemble has no runtime: its
+   * composing models are left as they are.
    */
-  abort(model: string): boolean {
+  unload(model: string): void {
+    this.abort(model);
+    const old = this.forget(new Set([model]));
+    const m = catalogueModel(this.deps.repository().catalogue, model);
+    if (m && m.platform !== 'ensemble') this.markUnavailable(model, `model '${model}' is unloaded`);
+    this.deps.onReplaced();
+    for (const o of old) this.retire(o, this.retireLimitMs());
+  }
+
+  /**
+   * Ends the load a restart has under way for `model` (its instances are closed: a Python stub still in
+   * `initialize` is killed); the model's old runtime, if any, carries on.
+   */
+  private abort(model: string): void {
     const entry = this.starting.get(model);
-    if (!entry) return false;
+    if (!entry) return;
     this.starting.delete(model);
     entry.ended();
-    // Nothing served it before: it stays unavailable (a request must not start it again) until loaded anew.
-    if (!this.runtimes.has(model)) this.markUnavailable(model, `model '${model}' was unloaded while it was loading`);
     void entry.rt.close().catch(() => undefined);
-    return true;
   }
 
   /** One model of `restart`. */
@@ -194,9 +207,13 @@ export class ModelRuntimes {
       this.runtimes.set(model, p);
     }
     this.deps.onReplaced();
-    // Retired once the new one serves: a run that took an old runtime just before has dispatched to it by then; one
-    // that never finishes is cut after the default run time limit.
-    for (const o of old) this.retire(o, this.deps.opts.defaultTimeoutMs || 60_000);
+    // Retired once the new one serves: a run that took an old runtime just before has dispatched to it by then.
+    for (const o of old) this.retire(o, this.retireLimitMs());
+  }
+
+  /** How long a retired runtime waits for its runs: a run that took it just before is cut after the default run time limit. */
+  private retireLimitMs(): number {
+    return this.deps.opts.defaultTimeoutMs || 60_000;
   }
 
   /** Forgets the runtimes of `models` (under any settings), so the next `get` loads them anew; returns the loaded ones. */
@@ -216,8 +233,8 @@ export class ModelRuntimes {
   }
 
   /**
-   * Closes a runtime a restart replaced once the runs that already hold it are done (as Triton lets a reloaded
-   * model's old version finish what it has), or after `limitMs` if one never finishes.
+   * Closes a runtime a restart replaced or an unload ended once the runs that already hold it are done (as Triton
+   * lets a reloaded or unloaded model's version finish what it has), or after `limitMs` if one never finishes.
    */
   private retire(rt: ModelRuntime, limitMs: number): void {
     this.retiring.add(rt);

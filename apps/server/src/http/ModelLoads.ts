@@ -8,7 +8,7 @@ import { ApiError } from './errors.ts';
 /** What a load needs of the studio that serves the repository. */
 export interface LoadHost {
   repository: Repository;
-  readonly engine: Pick<Engine, 'reload' | 'abortLoad' | 'modelUnavailable'>;
+  readonly engine: Pick<Engine, 'reload' | 'unloadModel' | 'modelUnavailable'>;
   readonly unloadedModels: ReadonlySet<string>;
   /** Whether another repository is being opened (it replaces every model: loads are refused meanwhile). */
   readonly importing: boolean;
@@ -58,10 +58,13 @@ export class ModelLoads {
     return load;
   }
 
-  /** Model `name` was unloaded: a load of it under way ends (its python stub, stuck or not, is killed), and one waiting is dropped. */
+  /**
+   * Model `name` was unloaded: a load of it under way ends (its python stub, stuck or not, is killed), one waiting is
+   * dropped, and the engine retires its runtime (`Engine.unloadModel`).
+   */
   unloaded(name: string): void {
     this.unloads.set(name, (this.unloads.get(name) ?? 0) + 1);
-    this.host.engine.abortLoad(name);
+    this.host.engine.unloadModel(name);
   }
 
   /** Another repository is served (an import): forgets what was loaded from the one before. */

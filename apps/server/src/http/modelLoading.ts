@@ -37,8 +37,10 @@ export function unloadedDependency(studio: Studio, name: string): string | undef
 
 /**
  * Triton's repository "unload": the model stops being served (not ready, UNAVAILABLE "unloaded" in the
- * repository index, inference refused as for an unknown model) until it is loaded again. A load of it under way
- * ends at once (a Python model still in `initialize` is killed) and answers 400 (a failed load); one waiting is dropped.
+ * repository index, inference refused as for an unknown model) until it is loaded again, and the engine retires its
+ * instances: the runs already on them finish, then they close (a Python model's `finalize` runs and its stub exits).
+ * A load of it under way ends at once (a Python model still in `initialize` is killed) and answers 400 (a failed
+ * load); one waiting is dropped. Answers without waiting for the runs, as Triton's unload does.
  * @throws ApiError 404 when the repository has no such model.
  */
 export function unloadModel(studio: Studio, name: string): void {
