@@ -57,7 +57,7 @@ export function unloadModel(studio: Studio, name: string): void {
 /**
  * Triton's repository "load": re-reads the repository from disk (the model's edited config and files, or
  * the graph's studio.json), restarts `name` (for a graph or ensemble, with its composing models that changed or
- * are not served: `ModelLoads`), and serves `name` again if it was unloaded. Other models whose files changed
+ * are not served: `ModelLoads`), and serves again each model it loaded that was unloaded. Other models whose files changed
  * stay as they are until they are loaded themselves.
  * @throws ApiError 404 when the re-read repository has no such model; what `ModelLoads.load` throws.
  */
@@ -73,5 +73,4 @@ export async function loadModel(studio: Studio, name: string): Promise<void> {
     throw notFound();
   await studio.loads.load(name);
   if (!repositoryHas(studio, name)) throw notFound();
-  studio.unloadedModels.delete(name);
 }

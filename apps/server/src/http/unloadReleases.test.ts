@@ -153,7 +153,14 @@ describe('unload ends the model, after the runs already on it', () => {
     expect((await headInfer()).raw_output_contents[0]).toHaveLength(64);
     // The ensemble stays unloaded until it is loaded itself.
     expect(await c.call('ModelReady', { name: 'pipe' })).toEqual({ ready: false });
+
+    // A load of the ensemble loads a composing model that was unloaded, as Triton's does.
+    expect(await c.call('RepositoryModelUnload', { model_name: 'head' })).toEqual({});
+    expect(s.studio.engine.health().models.head?.state).toBe('unavailable');
     expect(await c.call('RepositoryModelLoad', { model_name: 'pipe' })).toEqual({});
     expect(await c.call('ModelReady', { name: 'pipe' })).toEqual({ ready: true });
+    expect(await c.call('ModelReady', { name: 'head' })).toEqual({ ready: true });
+    expect(s.studio.engine.health().models.head?.state).toBe('ready');
+    expect((await headInfer()).raw_output_contents[0]).toHaveLength(64);
   });
 });
