@@ -19,6 +19,8 @@ export class ModelRuntimes {
   /** Runtimes a restart replaced, closed once their runs finish (`retire`). */
   private readonly retiring = new Set<ModelRuntime>();
   private unavailable = new Map<string, string>();
+  /** Models an unload ended: refused under any settings (none starts on first use) until a restart loads them. */
+  private readonly unloaded = new Set<string>();
   /**
    * The new runtime of each model a restart is loading. It serves nothing until it has loaded: the model's old
    * runtime, if it has one, serves meanwhile (as Triton loads a served model's new version in the background).
@@ -36,6 +38,8 @@ export class ModelRuntimes {
   get(model: string, settings: ModelNode['params']['settings']): Promise<ModelRuntime> {
     const key = settings && Object.keys(settings).length > 0 ? `${model} ${JSON.stringify(settings)}` : model;
     let p = this.runtimes.get(key);
+    if (!p && this.unloaded.has(model))
+      return Promise.reject(new EngineError('model-unavailable', unloadedReason(model)));
     if (!p) {
       // A model whose first runtime is still starting is not ready (Triton refuses it): a request does not wait
       // on a load that may never end, nor start a second one.
@@ -128,7 +132,10 @@ export class ModelRuntimes {
     this.abort(model);
     const old = this.forget(new Set([model]));
     const m = catalogueModel(this.deps.repository().catalogue, model);
-    if (m && m.platform !== 'ensemble') this.markUnavailable(model, `model '${model}' is unloaded`);
+    if (m && m.platform !== 'ensemble') {
+      this.markUnavailable(model, unloadedReason(model));
+      this.unloaded.add(model);
+    }
     this.deps.onReplaced();
     for (const o of old) this.retire(o, this.retireLimitMs());
   }
@@ -229,6 +236,7 @@ export class ModelRuntimes {
       this.loaded.delete(key);
     }
     for (const key of [...this.unavailable.keys()]) if (ofNames(key)) this.unavailable.delete(key);
+    for (const m of models) this.unloaded.delete(m);
     return old;
   }
 
@@ -293,6 +301,10 @@ export class ModelRuntimes {
 interface Starting {
   rt: ModelRuntime;
   ended(): void;
+}
+
+function unloadedReason(model: string): string {
+  return `model '${model}' is unloaded`;
 }
 
 function loadingReason(model: string): string {
