@@ -1,12 +1,20 @@
-// Triton's repository "unload" inside a running engine: the model's runtimes (under any node settings) close and
-// nothing starts it again, not even a graph that overrides its settings, until a reload loads it.
+// Triton's repository "unload" inside a running engine: the model's runtimes (under any node settings) close once
+// the requests they accepted are answered, queued ones included, and nothing starts it again, not even a graph that
+// overrides its settings, until a reload loads it.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { Engine } from './Engine.ts';
+import { loadRepository } from '../repo/loadRepository.ts';
 import { writeEngineRepository } from '../testing/engineFixtureRepository.ts';
+import { writePythonModels } from '../testing/pythonModels.ts';
 import { singleModelGraph } from '../testing/engineGraphs.ts';
 import { tempDir } from '../testing/tempDir.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
+
+// The stub needs numpy: Debian's python3 has it (the one on PATH may not).
+process.env.STUDIO_PYTHON ||= '/usr/bin/python3';
 
 const dir = tempDir('engine-unload-');
 let engine: Engine;
@@ -48,4 +56,49 @@ describe('Engine.unloadModel', () => {
     for (const graph of [headGraph(), headGraph(oneInstance)])
       expect((await engine.run({ graph, inputs: { feat: feat() } })).status).toBe('completed');
   });
+
+  it('a request queued in the dynamic batcher when the model is unloaded completes; then finalize runs', async () => {
+    const pyDir = tempDir('engine-unload-py-');
+    writePythonModels(pyDir, ['finalizing_batched']);
+    const modelDir = join(pyDir, 'finalizing_batched');
+    const py = await Engine.create({ repository: await loadRepository(pyDir) });
+    try {
+      const graph = singleModelGraph('finalizing_batched', [{ name: 'X', dims: [1] }], [{ name: 'Y', dims: [1] }], 4);
+      const x = (v: number): Record<string, Tensor> => ({
+        X: { datatype: 'FP32', shape: [1, 1], data: new Float32Array([v]) },
+      });
+      const held = py.run({ graph, inputs: x(1) });
+      await until(() => existsSync(join(modelDir, 'executing')), 'the held execute to begin');
+      // The one instance is busy: the second request waits in the batcher, holding the runtime.
+      let entered!: () => void;
+      const inBatcher = new Promise<void>((resolve) => (entered = resolve));
+      const queued = py.run({
+        graph,
+        inputs: x(0),
+        onEvent: (e) => void (e.type === 'node.started' && e.nodeId === 'm' && entered()),
+      });
+      await inBatcher;
+      py.unloadModel('finalizing_batched');
+      writeFileSync(join(modelDir, 'release'), '');
+      const runs = await Promise.all([held, queued]);
+      expect(runs.map((r) => [r.status, r.error])).toEqual([
+        ['completed', undefined],
+        ['completed', undefined],
+      ]);
+      const finalized = join(modelDir, 'finalized');
+      await until(() => existsSync(finalized), "the model's finalize");
+      expect(readFileSync(finalized, 'utf8').trim().split('\n')).toHaveLength(1);
+    } finally {
+      await py.close();
+    }
+  });
 });
+
+/** Polls `check` every 50 ms until it is true; rejects naming `what` after `ms`. */
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

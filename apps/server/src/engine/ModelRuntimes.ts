@@ -214,7 +214,7 @@ export class ModelRuntimes {
       this.runtimes.set(model, p);
     }
     this.deps.onReplaced();
-    // Retired once the new one serves: a run that took an old runtime just before has dispatched to it by then.
+    // Retired once the new one serves: the requests an old runtime accepted are answered before it closes.
     for (const o of old) this.retire(o, this.retireLimitMs());
   }
 
@@ -251,7 +251,7 @@ export class ModelRuntimes {
       timer = setTimeout(resolve, limitMs);
       timer.unref();
     });
-    void Promise.race([rt.pool.onIdle(), limit])
+    void Promise.race([rt.onIdle(), limit])
       .then(() => {
         clearTimeout(timer);
         if (this.retiring.delete(rt)) return rt.close();

@@ -2,56 +2,18 @@
 // onnxruntime): the runs already on it finish, then its instances close (a Python model's `finalize` runs, its stub
 // and what it forked exit; an ONNX model's sessions and workers are released). A later load starts it anew.
 import { status } from '@grpc/grpc-js';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grpcFailure } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 import { processAlive } from '../testing/processAlive.ts';
 import { makeTestRepository } from '../testing/testRepository.ts';
+import { writePythonModels } from '../testing/pythonModels.ts';
 import { call } from '../testing/testServer.ts';
 
 // The stub needs numpy: Debian's python3 has it (the one on PATH may not).
 process.env.STUDIO_PYTHON ||= '/usr/bin/python3';
-
-// Y = the stub's pid. An X above 0 holds `execute` until the file `release` exists (noting `executing` first).
-// `initialize` forks a sleeping child and notes its pid; `finalize` appends the stub's pid to `finalized`.
-const FINALIZING = `import os, subprocess, time
-import numpy as np
-import triton_python_backend_utils as pb_utils
-
-class TritonPythonModel:
-    def initialize(self, args):
-        self.dir = args["model_repository"]
-        self.child = subprocess.Popen(["sleep", "3600"])
-        with open(os.path.join(self.dir, "child.pid"), "w") as f:
-            f.write(str(self.child.pid))
-
-    def execute(self, requests):
-        out = []
-        for r in requests:
-            if pb_utils.get_input_tensor_by_name(r, "X").as_numpy()[0] > 0:
-                open(os.path.join(self.dir, "executing"), "w").close()
-                while not os.path.exists(os.path.join(self.dir, "release")):
-                    time.sleep(0.02)
-            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([os.getpid()], dtype=np.float32))]))
-        return out
-
-    def finalize(self):
-        with open(os.path.join(self.dir, "finalized"), "a") as f:
-            f.write("%d\\n" % os.getpid())
-`;
-
-function writeFinalizingModel(repo: string): string {
-  const dir = join(repo, 'final');
-  mkdirSync(join(dir, '1'), { recursive: true });
-  writeFileSync(
-    join(dir, 'config.pbtxt'),
-    `name: "final"\nbackend: "python"\ninput [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]\noutput [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]\n`,
-  );
-  writeFileSync(join(dir, '1', 'model.py'), FINALIZING);
-  return dir;
-}
 
 /** Polls `check` every 50 ms until it is true; rejects naming `what` after `ms`. */
 async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
@@ -69,13 +31,14 @@ let t: GrpcTestServer;
 let modelDir: string;
 beforeAll(async () => {
   const repo = makeTestRepository();
-  modelDir = writeFinalizingModel(repo);
+  writePythonModels(repo, ['finalizing']);
+  modelDir = join(repo, 'finalizing');
   t = await startGrpcTestServer({ repo });
 }, 60_000);
 afterAll(async () => t?.close());
 
 const inferFinal = (x: number) =>
-  call(`${t.s.url}/v2/models/final/infer`, 'POST', {
+  call(`${t.s.url}/v2/models/finalizing/infer`, 'POST', {
     inputs: [{ name: 'X', datatype: 'FP32', shape: [1], data: [x] }],
   });
 const finalized = () => {
@@ -93,11 +56,11 @@ describe('unload ends the model, after the runs already on it', () => {
 
     const inFlight = inferFinal(1);
     await until(() => existsSync(join(modelDir, 'executing')), 'the held execute to begin');
-    expect((await call(`${t.s.url}/v2/repository/models/final/unload`, 'POST')).status).toBe(200);
+    expect((await call(`${t.s.url}/v2/repository/models/finalizing/unload`, 'POST')).status).toBe(200);
     const refused = await inferFinal(0);
     expect([refused.status, refused.json.error]).toEqual([
       404,
-      "Request for unknown model: 'final' has no available versions",
+      "Request for unknown model: 'finalizing' has no available versions",
     ]);
     // The run that holds the instance keeps it: nothing is finalized under it.
     expect([finalized(), processAlive(pid)]).toEqual([[], true]);
@@ -109,7 +72,7 @@ describe('unload ends the model, after the runs already on it', () => {
     expect(finalized()).toEqual([pid]);
     await until(() => !processAlive(pid) && !processAlive(child), 'the stub and its child to exit');
 
-    expect((await call(`${t.s.url}/v2/repository/models/final/load`, 'POST')).status).toBe(200);
+    expect((await call(`${t.s.url}/v2/repository/models/finalizing/load`, 'POST')).status).toBe(200);
     const again = await inferFinal(0);
     expect(again.status).toBe(200);
     const newPid = again.json.outputs[0].data[0] as number;
