@@ -11,7 +11,8 @@ export class RequestsInFlight {
   }
 
   leave(): void {
-    if (--this.count === 0) for (const resolve of this.waiters.splice(0)) resolve();
+    // Most requests find nobody waiting: no array is made for them.
+    if (--this.count === 0 && this.waiters.length > 0) for (const resolve of this.waiters.splice(0)) resolve();
   }
 
   /** Resolves once no request is in flight. */
