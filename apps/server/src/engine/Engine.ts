@@ -172,6 +172,9 @@ export class Engine {
     // A graph prepared before (every chunk of a stream after its first) is used without awaiting anything.
     const { byNode, runtimes, groups, decoupled, index } =
       this.graphs.now(graph, req) ?? (await this.graphs.get(graph, req));
+    // The run holds its models' runtimes to its end: one that an unload or a reload retires meanwhile still serves
+    // its later steps.
+    for (const rt of runtimes) rt.runStarted();
     const cancel = new RunCancel();
     // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
     const onAbort = req.signal ? () => cancel.abort(new EngineError('cancelled', 'the run was cancelled')) : undefined;
@@ -221,6 +224,7 @@ export class Engine {
       if (r.error) result.error = r.error;
       return result;
     } finally {
+      for (const rt of runtimes) rt.runEnded();
       if (deadline) this.deadlines.remove(deadline);
       if (onAbort) req.signal!.removeEventListener('abort', onAbort);
     }

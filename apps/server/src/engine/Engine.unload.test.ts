@@ -9,7 +9,7 @@ import { Engine } from './Engine.ts';
 import { loadRepository } from '../repo/loadRepository.ts';
 import { writeEngineRepository } from '../testing/engineFixtureRepository.ts';
 import { writePythonModels } from '../testing/pythonModels.ts';
-import { singleModelGraph } from '../testing/engineGraphs.ts';
+import { modelChainGraph, singleModelGraph } from '../testing/engineGraphs.ts';
 import { tempDir } from '../testing/tempDir.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
 
@@ -88,6 +88,36 @@ describe('Engine.unloadModel', () => {
       const finalized = join(modelDir, 'finalized');
       await until(() => existsSync(finalized), "the model's finalize");
       expect(readFileSync(finalized, 'utf8').trim().split('\n')).toHaveLength(1);
+    } finally {
+      await py.close();
+    }
+  });
+});
+
+describe('Engine.unloadModel during a run', () => {
+  it("a run's later step runs on the model unloaded while an earlier step ran, then that model finalizes", async () => {
+    const pyDir = tempDir('engine-unload-chain-');
+    writePythonModels(pyDir, ['finalizing', 'finalizing_batched']);
+    const [first, second] = [join(pyDir, 'finalizing'), join(pyDir, 'finalizing_batched')];
+    // The second step is given the first's pid (above 0): it may go on at once.
+    writeFileSync(join(second, 'release'), '');
+    const py = await Engine.create({ repository: await loadRepository(pyDir) });
+    try {
+      const graph = modelChainGraph(
+        ['finalizing', 'finalizing_batched'],
+        { name: 'X', dims: [1] },
+        { name: 'Y', dims: [1] },
+      );
+      const run = py.run({ graph, inputs: { X: { datatype: 'FP32', shape: [1], data: new Float32Array([1]) } } });
+      await until(() => existsSync(join(first, 'executing')), 'the first step to begin');
+      py.unloadModel('finalizing_batched');
+      writeFileSync(join(first, 'release'), '');
+      const r = await run;
+      expect([r.status, r.error]).toEqual(['completed', undefined]);
+      const finalized = join(second, 'finalized');
+      await until(() => existsSync(finalized), "the unloaded model's finalize");
+      expect(Number(readFileSync(finalized, 'utf8'))).toBe((r.outputs.Y!.data as Float32Array)[0]);
+      expect(existsSync(join(first, 'finalized'))).toBe(false);
     } finally {
       await py.close();
     }

@@ -170,8 +170,19 @@ export class ModelRuntime {
     throw err;
   };
 
+  /** A run that holds this runtime for a step still to come started: a retired runtime stays open for it. */
+  runStarted(): void {
+    this.inFlight.enter();
+  }
+
+  /** A run that `runStarted` ended. */
+  runEnded(): void {
+    this.inFlight.leave();
+  }
+
   /**
-   * Resolves once every request accepted so far has been answered (queued ones included) and the instances are
+   * Resolves once every run holding it has ended and every request accepted so far has been answered (queued
+   * ones included) and the instances are
    * idle (an execute a cancelled request left behind has returned): a retired runtime can close then.
    */
   async onIdle(): Promise<void> {
