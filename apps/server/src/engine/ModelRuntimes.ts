@@ -10,13 +10,13 @@ import type { EngineHealth } from './types.ts';
 
 /**
  * The engine's model runtimes: one per model, or per model and settings when a graph's node overrides them,
- * loaded on first use (or all at once by `loadAll`), reported, and replaced by a restart while the runs holding
- * the old ones finish. A model that cannot load is remembered with why.
+ * loaded on first use (or all at once by `loadAll`), reported, replaced by a restart or ended by an unload while
+ * the runs holding the old ones finish. A model that cannot load is remembered with why.
  */
 export class ModelRuntimes {
   private runtimes = new Map<string, Promise<ModelRuntime>>();
   private loaded = new Map<string, ModelRuntime>();
-  /** Runtimes a restart replaced, closed once their runs finish (`retire`). */
+  /** Runtimes a restart replaced or an unload ended, closed once their runs finish (`retire`). */
   private readonly retiring = new Set<ModelRuntime>();
   private unavailable = new Map<string, string>();
   /** Models an unload ended: refused under any settings (none starts on first use) until a restart loads them. */
@@ -125,8 +125,8 @@ export class ModelRuntimes {
    * Triton's unload of `model`: a load of it under way ends (its new instances close: a Python stub still in
    * `initialize` is killed), and its runtimes (under any settings) retire: the runs already holding them finish,
    * then they close (a Python model's `finalize` runs and its stub exits; an ONNX model's sessions are released).
-   * It is refused (a request must not start it on first use) until a `restart` loads it again. An ensemble has no runtime: its
-   * composing models are left as they are.
+   * It is refused (a request must not start it on first use) until a `restart` loads it again. An ensemble has no
+   * runtime: its composing models are left as they are.
    */
   unload(model: string): void {
     this.abort(model);
@@ -218,7 +218,7 @@ export class ModelRuntimes {
     for (const o of old) this.retire(o, this.retireLimitMs());
   }
 
-  /** How long a retired runtime waits for its runs: a run that took it just before is cut after the default run time limit. */
+  /** How long a retired runtime waits for the runs holding it: one that never ends is cut after the run time limit. */
   private retireLimitMs(): number {
     return this.deps.opts.defaultTimeoutMs || 60_000;
   }
