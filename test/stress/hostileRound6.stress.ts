@@ -1,7 +1,7 @@
 // The sixth independent hostile-input round, as regression cases: an ONNX model whose output an input makes far
 // larger than the request, parameters of the wrong type that were taken as something else, and a Python model that
-// starts processes of its own (an unload keeps a model's instances, as the README says, so a crash ends them here). Each runs against a real `studio serve` with a bystander asking /v2/health/ready from
-// a process of its own.
+// starts processes of its own (ended here by a crash of its instance; an unload ends them too). Each runs against a
+// real `studio serve` with a bystander asking /v2/health/ready from a process of its own.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { copyExamples, http, spawnStudio } from '../support/server.ts';

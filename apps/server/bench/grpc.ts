@@ -56,7 +56,7 @@ export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
     close: () => engine.close(),
     closeWhenIdle: () => engine.closeWhenIdle(),
     reload: (r, models) => engine.reload(r, models),
-    abortLoad: (model) => engine.abortLoad(model),
+    unloadModel: (model) => engine.unloadModel(model),
     modelLoading: (model) => engine.modelLoading(model),
     endSequence: (id) => engine.endSequence(id),
     onSequenceEnded: (listener) => engine.onSequenceEnded(listener),

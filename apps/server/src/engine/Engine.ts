@@ -83,7 +83,7 @@ export class Engine {
    * starts `models` again from it. Each model's old runtime serves until its new one has loaded, then finishes the
    * runs that hold it and closes; every other model keeps its workers, its python processes and its sequences, and
    * loads of other models go on beside this one. A model whose new runtime fails keeps its old one if it had one.
-   * Resolves once every model has loaded, failed or been aborted (`abortLoad`), with how each ended.
+   * Resolves once every model has loaded, failed or been aborted (`unloadModel`), with how each ended.
    */
   async reload(repository: Repository, models: Iterable<string>): Promise<Map<string, RestartOutcome>> {
     this.repository = this.blsDeps.repository = repository;
@@ -96,11 +96,14 @@ export class Engine {
   }
 
   /**
-   * Ends the load of `model` that a `reload` has under way, closing its new instances (a Python model stuck in
-   * `initialize` is killed); its `reload` resolves naming it. False when no load of it was under way.
+   * Triton's repository "unload" of `model`: a load of it that a `reload` has under way ends (its new instances
+   * close: a Python model stuck in `initialize` is killed; its `reload` resolves naming it), and its runtimes retire:
+   * the runs already holding them finish, then they close (a Python model's `finalize` runs and its process exits;
+   * an ONNX model's sessions and workers are released). Runs needing it fail as unavailable until a `reload` starts
+   * it again. Unloading an ensemble leaves its composing models as they are.
    */
-  abortLoad(model: string): boolean {
-    return this.models.abort(model);
+  unloadModel(model: string): void {
+    this.models.unload(model);
   }
 
   /** Whether a `reload` is loading `model` now. */
@@ -169,6 +172,9 @@ export class Engine {
     // A graph prepared before (every chunk of a stream after its first) is used without awaiting anything.
     const { byNode, runtimes, groups, decoupled, index } =
       this.graphs.now(graph, req) ?? (await this.graphs.get(graph, req));
+    // The run holds its models' runtimes to its end: one that an unload or a reload retires meanwhile still serves
+    // its later steps.
+    for (const rt of runtimes) rt.runStarted();
     const cancel = new RunCancel();
     // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
     const onAbort = req.signal ? () => cancel.abort(new EngineError('cancelled', 'the run was cancelled')) : undefined;
@@ -218,6 +224,7 @@ export class Engine {
       if (r.error) result.error = r.error;
       return result;
     } finally {
+      for (const rt of runtimes) rt.runEnded();
       if (deadline) this.deadlines.remove(deadline);
       if (onAbort) req.signal!.removeEventListener('abort', onAbort);
     }

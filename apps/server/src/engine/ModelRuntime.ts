@@ -9,6 +9,7 @@ import { createBackend } from './createBackend.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
 import { ModelStats } from './Metrics.ts';
 import type { ChainRequest, ChainResult, InferRequest, InferResult, ModelRuntimeOptions } from './modelRuntimeTypes.ts';
+import { RequestsInFlight } from './RequestsInFlight.ts';
 import { SequenceBatcher } from './SequenceBatcher.ts';
 import type { SequenceResult } from './sequenceTypes.ts';
 import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
@@ -40,6 +41,7 @@ export class ModelRuntime {
   /** Input name → rank without the batch dim (the config is fixed for the runtime's life). */
   readonly inputRanks: ReadonlyMap<string, number>;
   private readonly batcher: Batcher<BatchItem, ItemResult> | undefined;
+  private readonly inFlight = new RequestsInFlight();
 
   constructor(private readonly o: ModelRuntimeOptions) {
     const cfg = o.config;
@@ -147,6 +149,7 @@ export class ModelRuntime {
     // Promise callbacks, not async functions around awaits: a stream makes this request ~31 times a second,
     // and every async layer is a promise and a microtask hop more before its chunk's answer is back.
     let p: Promise<InferResult>;
+    this.inFlight.enter();
     try {
       p = this.route(req);
     } catch (err) {
@@ -156,14 +159,36 @@ export class ModelRuntime {
   }
 
   private readonly succeeded = (r: InferResult): InferResult => {
+    this.inFlight.leave();
     this.stats.success();
     return r;
   };
 
   private readonly failed = (err: unknown): never => {
+    this.inFlight.leave();
     this.stats.failure();
     throw err;
   };
+
+  /** A run that holds this runtime for a step still to come started: a retired runtime stays open for it. */
+  runStarted(): void {
+    this.inFlight.enter();
+  }
+
+  /** A run that `runStarted` ended. */
+  runEnded(): void {
+    this.inFlight.leave();
+  }
+
+  /**
+   * Resolves once every run holding it has ended and every request accepted so far has been answered (queued
+   * ones included) and the instances are
+   * idle (an execute a cancelled request left behind has returned): a retired runtime can close then.
+   */
+  async onIdle(): Promise<void> {
+    await this.inFlight.drained();
+    await this.pool.onIdle();
+  }
 
   /** An input whose data type is not the config's is refused as Triton refuses it (a producer upstream sent the wrong type). */
   private checkInputTypes(inputs: Record<string, Tensor>): void {
@@ -229,6 +254,7 @@ export class ModelRuntime {
     this.assertReady();
     if (!(this.backend instanceof OnnxBackend))
       throw new EngineError('invalid-graph', `model '${this.o.name}' cannot run fused ops (only ONNX models can)`);
+    this.inFlight.enter();
     try {
       const r = await this.backend.runChain(req.feeds, req.steps, req);
       const model = r.stages[req.modelStep];
@@ -240,6 +266,8 @@ export class ModelRuntime {
       if (!(err instanceof ChainError) || err.stage === req.modelStep) this.stats.failure();
       else if (err.stage > req.modelStep) this.stats.success();
       throw err;
+    } finally {
+      this.inFlight.leave();
     }
   }
 

@@ -10,15 +10,17 @@ import type { EngineHealth } from './types.ts';
 
 /**
  * The engine's model runtimes: one per model, or per model and settings when a graph's node overrides them,
- * loaded on first use (or all at once by `loadAll`), reported, and replaced by a restart while the runs holding
- * the old ones finish. A model that cannot load is remembered with why.
+ * loaded on first use (or all at once by `loadAll`), reported, replaced by a restart or ended by an unload while
+ * the runs holding the old ones finish. A model that cannot load is remembered with why.
  */
 export class ModelRuntimes {
   private runtimes = new Map<string, Promise<ModelRuntime>>();
   private loaded = new Map<string, ModelRuntime>();
-  /** Runtimes a restart replaced, closed once their runs finish (`retire`). */
+  /** Runtimes a restart replaced or an unload ended, closed once their runs finish (`retire`). */
   private readonly retiring = new Set<ModelRuntime>();
   private unavailable = new Map<string, string>();
+  /** Models an unload ended: refused under any settings (none starts on first use) until a restart loads them. */
+  private readonly unloaded = new Set<string>();
   /**
    * The new runtime of each model a restart is loading. It serves nothing until it has loaded: the model's old
    * runtime, if it has one, serves meanwhile (as Triton loads a served model's new version in the background).
@@ -36,6 +38,8 @@ export class ModelRuntimes {
   get(model: string, settings: ModelNode['params']['settings']): Promise<ModelRuntime> {
     const key = settings && Object.keys(settings).length > 0 ? `${model} ${JSON.stringify(settings)}` : model;
     let p = this.runtimes.get(key);
+    if (!p && this.unloaded.has(model))
+      return Promise.reject(new EngineError('model-unavailable', unloadedReason(model)));
     if (!p) {
       // A model whose first runtime is still starting is not ready (Triton refuses it): a request does not wait
       // on a load that may never end, nor start a second one.
@@ -118,18 +122,34 @@ export class ModelRuntimes {
   }
 
   /**
-   * Ends the load a restart has under way for `model` (its instances are closed: a Python stub still in
-   * `initialize` is killed); the model's old runtime, if any, carries on. Returns false when none was under way.
+   * Triton's unload of `model`: a load of it under way ends (its new instances close: a Python stub still in
+   * `initialize` is killed), and its runtimes (under any settings) retire: the runs already holding them finish,
+   * then they close (a Python model's `finalize` runs and its stub exits; an ONNX model's sessions are released).
+   * It is refused (a request must not start it on first use) until a `restart` loads it again. An ensemble has no
+   * runtime: its composing models are left as they are.
    */
-  abort(model: string): boolean {
+  unload(model: string): void {
+    this.abort(model);
+    const old = this.forget(new Set([model]));
+    const m = catalogueModel(this.deps.repository().catalogue, model);
+    if (m && m.platform !== 'ensemble') {
+      this.markUnavailable(model, unloadedReason(model));
+      this.unloaded.add(model);
+    }
+    this.deps.onReplaced();
+    for (const o of old) this.retire(o, this.retireLimitMs());
+  }
+
+  /**
+   * Ends the load a restart has under way for `model` (its instances are closed: a Python stub still in
+   * `initialize` is killed); the model's old runtime, if any, carries on.
+   */
+  private abort(model: string): void {
     const entry = this.starting.get(model);
-    if (!entry) return false;
+    if (!entry) return;
     this.starting.delete(model);
     entry.ended();
-    // Nothing served it before: it stays unavailable (a request must not start it again) until loaded anew.
-    if (!this.runtimes.has(model)) this.markUnavailable(model, `model '${model}' was unloaded while it was loading`);
     void entry.rt.close().catch(() => undefined);
-    return true;
   }
 
   /** One model of `restart`. */
@@ -194,9 +214,13 @@ export class ModelRuntimes {
       this.runtimes.set(model, p);
     }
     this.deps.onReplaced();
-    // Retired once the new one serves: a run that took an old runtime just before has dispatched to it by then; one
-    // that never finishes is cut after the default run time limit.
-    for (const o of old) this.retire(o, this.deps.opts.defaultTimeoutMs || 60_000);
+    // Retired once the new one serves: the requests an old runtime accepted are answered before it closes.
+    for (const o of old) this.retire(o, this.retireLimitMs());
+  }
+
+  /** How long a retired runtime waits for the runs holding it: one that never ends is cut after the run time limit. */
+  private retireLimitMs(): number {
+    return this.deps.opts.defaultTimeoutMs || 60_000;
   }
 
   /** Forgets the runtimes of `models` (under any settings), so the next `get` loads them anew; returns the loaded ones. */
@@ -212,12 +236,13 @@ export class ModelRuntimes {
       this.loaded.delete(key);
     }
     for (const key of [...this.unavailable.keys()]) if (ofNames(key)) this.unavailable.delete(key);
+    for (const m of models) this.unloaded.delete(m);
     return old;
   }
 
   /**
-   * Closes a runtime a restart replaced once the runs that already hold it are done (as Triton lets a reloaded
-   * model's old version finish what it has), or after `limitMs` if one never finishes.
+   * Closes a runtime a restart replaced or an unload ended once the runs that already hold it are done (as Triton
+   * lets a reloaded or unloaded model's version finish what it has), or after `limitMs` if one never finishes.
    */
   private retire(rt: ModelRuntime, limitMs: number): void {
     this.retiring.add(rt);
@@ -226,7 +251,7 @@ export class ModelRuntimes {
       timer = setTimeout(resolve, limitMs);
       timer.unref();
     });
-    void Promise.race([rt.pool.onIdle(), limit])
+    void Promise.race([rt.onIdle(), limit])
       .then(() => {
         clearTimeout(timer);
         if (this.retiring.delete(rt)) return rt.close();
@@ -276,6 +301,10 @@ export class ModelRuntimes {
 interface Starting {
   rt: ModelRuntime;
   ended(): void;
+}
+
+function unloadedReason(model: string): string {
+  return `model '${model}' is unloaded`;
 }
 
 function loadingReason(model: string): string {

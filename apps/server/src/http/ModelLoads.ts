@@ -8,8 +8,9 @@ import { ApiError } from './errors.ts';
 /** What a load needs of the studio that serves the repository. */
 export interface LoadHost {
   repository: Repository;
-  readonly engine: Pick<Engine, 'reload' | 'abortLoad' | 'modelUnavailable'>;
-  readonly unloadedModels: ReadonlySet<string>;
+  readonly engine: Pick<Engine, 'reload' | 'unloadModel' | 'modelUnavailable'>;
+  /** Models a client unloaded; a load that loads one serves it again. */
+  readonly unloadedModels: Set<string>;
   /** Whether another repository is being opened (it replaces every model: loads are refused meanwhile). */
   readonly importing: boolean;
 }
@@ -58,10 +59,13 @@ export class ModelLoads {
     return load;
   }
 
-  /** Model `name` was unloaded: a load of it under way ends (its python stub, stuck or not, is killed), and one waiting is dropped. */
+  /**
+   * Model `name` was unloaded: a load of it under way ends (its python stub, stuck or not, is killed), one waiting is
+   * dropped, and the engine retires its runtime (`Engine.unloadModel`).
+   */
   unloaded(name: string): void {
     this.unloads.set(name, (this.unloads.get(name) ?? 0) + 1);
-    this.host.engine.abortLoad(name);
+    this.host.engine.unloadModel(name);
   }
 
   /** Another repository is served (an import): forgets what was loaded from the one before. */
@@ -115,6 +119,7 @@ export class ModelLoads {
     const wait = [...models].flatMap((m) => this.starting.get(m) ?? []);
     if (wait.length > 0) return { type: 'conflict', wait };
     started();
+    const unloadsNow = new Map([...models].map((m) => [m, this.unloads.get(m) ?? 0]));
     const repo = withReloaded(served, fresh, models);
     host.repository = repo;
     this.stamps = Promise.resolve(withStamps(before, after, models));
@@ -129,6 +134,10 @@ export class ModelLoads {
         void engine.reload(host.repository, []);
         this.stamps = this.stamps.then((stamps) => withStamps(stamps, before, kept));
       }
+      // Every model this load loaded is served again (as Triton's load of an ensemble loads its composing models),
+      // unless it was unloaded meanwhile.
+      for (const [m, o] of outcomes)
+        if (o.type === 'loaded' && (this.unloads.get(m) ?? 0) === unloadsNow.get(m)) host.unloadedModels.delete(m);
       const own = outcomes.get(name);
       if (own?.type === 'aborted')
         throw new ApiError(400, 'load-failed', `failed to load '${name}': it was unloaded while it was loading`);

@@ -23,7 +23,7 @@ export type StudioEngine = Pick<
   | 'endSequence'
   | 'onSequenceEnded'
   | 'reload'
-  | 'abortLoad'
+  | 'unloadModel'
   | 'modelLoading'
 >;
 

@@ -37,8 +37,10 @@ export function unloadedDependency(studio: Studio, name: string): string | undef
 
 /**
  * Triton's repository "unload": the model stops being served (not ready, UNAVAILABLE "unloaded" in the
- * repository index, inference refused as for an unknown model) until it is loaded again. A load of it under way
- * ends at once (a Python model still in `initialize` is killed) and answers 400 (a failed load); one waiting is dropped.
+ * repository index, inference refused as for an unknown model) until it is loaded again, and the engine retires its
+ * instances: the runs already on them finish, then they close (a Python model's `finalize` runs and its stub exits).
+ * A load of it under way ends at once (a Python model still in `initialize` is killed) and answers 400 (a failed
+ * load); one waiting is dropped. Answers without waiting for the runs, as Triton's unload does.
  * @throws ApiError 404 when the repository has no such model.
  */
 export function unloadModel(studio: Studio, name: string): void {
@@ -55,7 +57,7 @@ export function unloadModel(studio: Studio, name: string): void {
 /**
  * Triton's repository "load": re-reads the repository from disk (the model's edited config and files, or
  * the graph's studio.json), restarts `name` (for a graph or ensemble, with its composing models that changed or
- * are not served: `ModelLoads`), and serves `name` again if it was unloaded. Other models whose files changed
+ * are not served: `ModelLoads`), and serves again each model it loaded that was unloaded. Other models whose files changed
  * stay as they are until they are loaded themselves.
  * @throws ApiError 404 when the re-read repository has no such model; what `ModelLoads.load` throws.
  */
@@ -71,5 +73,4 @@ export async function loadModel(studio: Studio, name: string): Promise<void> {
     throw notFound();
   await studio.loads.load(name);
   if (!repositoryHas(studio, name)) throw notFound();
-  studio.unloadedModels.delete(name);
 }

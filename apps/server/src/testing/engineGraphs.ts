@@ -112,6 +112,27 @@ export function singleModelGraph(
 }
 
 /**
+ * in → `models[0]` → `models[1]` → … → out: each model's `output` feeds the next one's `input`.
+ * @example modelChainGraph(['a', 'b'], { name: 'X', dims: [1] }, { name: 'Y', dims: [1] })
+ */
+export function modelChainGraph(
+  models: string[],
+  input: { name: string; dims: number[] },
+  output: { name: string; dims: number[] },
+): GraphDoc {
+  const nodes: GraphNode[] = [
+    { id: 'in', kind: 'input', position: pos, params: { name: input.name, datatype: 'FP32', dims: input.dims } },
+    ...models.map((model, k): GraphNode => ({ id: `m${k}`, kind: 'model', position: pos, params: { model } })),
+    { id: 'out', kind: 'output', position: pos, params: { name: output.name, datatype: 'FP32', dims: output.dims } },
+  ];
+  const edges = models.map((_, k) =>
+    edge(k === 0 ? 'in' : `m${k - 1}`, k === 0 ? 'out' : output.name, `m${k}`, input.name),
+  );
+  edges.push(edge(`m${models.length - 1}`, output.name, 'out', 'in'));
+  return frozen({ version: 1, name: models.join('_then_'), maxBatchSize: 0, nodes, edges });
+}
+
+/**
  * The `ocr` example as saved in `examples/model_repository/ocr/studio.json` (preprocess → det → DB →
  * condition `len(boxes) == 0` → crop → router → rec, cls → CTC, top-k), with its condition nodes set to `strategy`.
  * @example ocrGraph('bls').nodes.find((n) => n.kind === 'condition')!.params.strategy // 'bls'

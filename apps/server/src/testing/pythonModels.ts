@@ -165,6 +165,37 @@ class TritonPythonModel:
         return [pb_utils.InferenceResponse([pb_utils.Tensor("PID", np.array([pid], np.int64))])]
 `;
 
+// Y = the stub's pid, shaped as X. An X above 0 holds `execute` until the file `release` exists in the model's
+// directory (noting `executing` there first). `initialize` starts a sleeping child and notes its pid in
+// `child.pid`; `finalize` appends the stub's pid to `finalized`.
+const FINALIZING = `
+import os, subprocess, time
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def initialize(self, args):
+        self.dir = args["model_repository"]
+        self.child = subprocess.Popen(["sleep", "3600"])
+        with open(os.path.join(self.dir, "child.pid"), "w") as f:
+            f.write(str(self.child.pid))
+
+    def execute(self, requests):
+        out = []
+        for r in requests:
+            x = pb_utils.get_input_tensor_by_name(r, "X").as_numpy()
+            if x.flat[0] > 0:
+                open(os.path.join(self.dir, "executing"), "w").close()
+                while not os.path.exists(os.path.join(self.dir, "release")):
+                    time.sleep(0.02)
+            out.append(pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.full(x.shape, os.getpid(), np.float32))]))
+        return out
+
+    def finalize(self):
+        with open(os.path.join(self.dir, "finalized"), "a") as f:
+            f.write("%d\\n" % os.getpid())
+`;
+
 const tensor = (name: string, type: string, dims: string) => `{ name: "${name}" data_type: ${type} dims: [ ${dims} ] }`;
 
 const MODELS: Record<string, { py: string; config: string }> = {
@@ -211,6 +242,14 @@ const MODELS: Record<string, { py: string; config: string }> = {
   two_responses: {
     py: TWO_RESPONSES,
     config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  finalizing: {
+    py: FINALIZING,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  finalizing_batched: {
+    py: FINALIZING,
+    config: `backend: "python"\nmax_batch_size: 4\ndynamic_batching { }\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
   },
   wrong_dtype: {
     py: WRONG_DTYPE,
