@@ -9,6 +9,7 @@ import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestSer
 import { makeTestRepository } from '../testing/testRepository.ts';
 import { removeTempDir, tempDir } from '../testing/tempDir.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
+import { processAlive } from '../testing/processAlive.ts';
 
 // The stub needs numpy: Debian's python3 has it (the one on PATH may not).
 process.env.STUDIO_PYTHON ||= '/usr/bin/python3';
@@ -95,15 +96,6 @@ async function stuckPid(file: string): Promise<number> {
   return Number(readFileSync(file, 'utf8'));
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const feat = Array.from({ length: 256 }, (_, i) => (i % 5) / 5);
 const inferHead = (url: string) =>
   call(`${url}/v2/models/head/infer`, 'POST', {
@@ -166,13 +158,13 @@ describe('a load whose initialize never returns holds only the loads of that mod
     expect((await call(`${s.url}/v2/models/head/config`)).json.dynamic_batching.max_queue_delay_microseconds).toBe(250);
     const grpcIndex = await within(c.call('RepositoryIndex', {}), 'the gRPC index');
     expect(grpcIndex.models.find((m: { name: string }) => m.name === 'stuck')).toMatchObject({ state: 'LOADING' });
-    expect(isAlive(pid)).toBe(true);
+    expect(processAlive(pid)).toBe(true);
 
     expect((await within(call(`${s.url}/v2/repository/models/stuck/unload`, 'POST'), 'the unload')).status).toBe(200);
     const answered = await within(Promise.all(stuckLoads), 'the loads of the stuck model');
     expect(answered.map((r) => r.status)).toEqual([400, 400, 400]);
     expect(answered[0]!.json.error).toBe("failed to load 'stuck': it was unloaded while it was loading");
-    await until(() => !isAlive(pid), 'the stuck python process to end');
+    await until(() => !processAlive(pid), 'the stuck python process to end');
     expect((await index()).find((m) => m.name === 'stuck')).toMatchObject({ state: 'UNAVAILABLE', reason: 'unloaded' });
   }, 90_000);
 
@@ -205,7 +197,7 @@ describe('a load whose initialize never returns holds only the loads of that mod
     writeFileSync(join(dir, 'gate'), '2');
     expect((await within(reload, 'the reload')).status).toBe(200);
     expect(await infer()).toBe(3);
-    await until(() => !isAlive(first), 'the old python process to end');
+    await until(() => !processAlive(first), 'the old python process to end');
   }, 90_000);
 
   it('gRPC: an import answers while a gRPC load of the stuck model hangs, and ends it', async () => {
@@ -223,7 +215,7 @@ describe('a load whose initialize never returns holds only the loads of that mod
     // The replaced engine closes its models, the stuck one included: its load answers, its process is gone.
     const failure = await within(stuckLoad, 'the gRPC load of the stuck model');
     expect(failure.details).toBe("failed to load 'stuck': another repository was opened while it was loading");
-    await until(() => !isAlive(pid), 'the stuck python process to end');
+    await until(() => !processAlive(pid), 'the stuck python process to end');
     expect((await within(inferHead(s.url), 'inference after the import')).status).toBe(200);
   }, 90_000);
 });
@@ -241,7 +233,7 @@ describe('a stuck load does not hold the shutdown', () => {
       await within(s.close(), 'the shutdown');
       closed = true;
       await within(stuckLoad, 'the stuck load');
-      await until(() => !isAlive(pid), 'the stuck python process to end');
+      await until(() => !processAlive(pid), 'the stuck python process to end');
     } finally {
       if (!closed) await s.close();
       removeTempDir(s.repo);

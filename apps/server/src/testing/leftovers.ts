@@ -1,6 +1,7 @@
 // What a test run may find in its temp directory at the end, and what it must not.
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pidAlive } from '../pidAlive.ts';
 
 /**
  * What tools keep in the temp directory on purpose and reuse across runs: tsx's compile cache (`tsx-<uid>`), the
@@ -29,18 +30,9 @@ export function removeDirsOfDeadRuns(parent: string): string[] {
   const removed: string[] = [];
   for (const name of readdirSync(parent)) {
     const pid = Number(new RegExp(`^${RUN_DIR_PREFIX}(\\d+)-`).exec(name)?.[1]);
-    if (!pid || isAlive(pid)) continue;
+    if (!pid || pidAlive(pid)) continue;
     rmSync(join(parent, name), { recursive: true, force: true });
     removed.push(name);
   }
   return removed;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

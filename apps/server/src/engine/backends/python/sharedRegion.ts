@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { pidAlive } from '../../../pidAlive.ts';
 
 // A file in a tmpfs (/dev/shm) that one side of a stub's pipes writes large tensors into and the other reads them
 // from, so a 4.9 MB tensor crosses in one pwrite and one pread instead of ~75 pipe reads, and into pages the
@@ -39,21 +40,12 @@ function sweepOrphans(dir: string): void {
   for (const name of names) {
     if (!name.startsWith(PREFIX)) continue;
     const pid = Number(name.slice(PREFIX.length).split('-')[0]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || isAlive(pid)) continue;
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pidAlive(pid)) continue;
     try {
       unlinkSync(join(dir, name));
     } catch {
       /* gone meanwhile, or not ours to remove */
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
