@@ -5,16 +5,17 @@ import { ExportedRuns } from './exportedRuns.ts';
 import { Deadlines, RunCancel } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
 import { checkInputs } from './inputs.ts';
-import { emptyGraphMetrics, type EngineMetrics, type GraphMetrics } from './Metrics.ts';
+import { GraphStats } from './graphStats.ts';
+import type { EngineMetrics } from './Metrics.ts';
 import { ModelRuntimes } from './ModelRuntimes.ts';
 import type { RestartOutcome, SequenceEnded } from './modelRuntimeTypes.ts';
 import { PreparedGraphs } from './PreparedGraphs.ts';
-import { createExecutor, type ExecutorDeps } from './nodeExecutor.ts';
+import { createExecutor } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
 import { RunFusion } from './runFusion.ts';
+import { boundNotice, emitEnd, failed, guarded } from './runMessages.ts';
 import { Scheduler } from './Scheduler.ts';
-import type { SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
-import { wireOnRead } from './wireOnRead.ts';
+import type { SchedulerOptions } from './schedulerTypes.ts';
 import type { Repository } from '../repo/types.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
 
@@ -28,7 +29,7 @@ type SequenceEndedListener = (ended: SequenceEnded) => void;
  */
 export class Engine {
   private readonly models: ModelRuntimes;
-  private graphStats = new Map<string, GraphMetrics>();
+  private readonly graphStats = new GraphStats();
   /** The repository served (a model's `reload` brings a re-read one). */
   private repository: Repository;
   private readonly graphs: PreparedGraphs;
@@ -129,7 +130,7 @@ export class Engine {
         `the engine is already running ${limit} runs (maxConcurrentRuns); try again when one finishes`,
       );
     this.activeRuns++;
-    const stats = this.statsFor(req.graph.name);
+    const stats = this.graphStats.of(req.graph.name);
     const t0 = performance.now();
     try {
       const result = await this.execute(runId, req, emit);
@@ -212,9 +213,9 @@ export class Engine {
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
       const r = await scheduler.run();
-      this.statsFor(graph.name).streamedResponses += r.partials;
+      this.graphStats.of(graph.name).streamedResponses += r.partials;
       if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
-      if (req.onEvent) this.emitEnd(runId, r, performance.now() - t0, emit);
+      if (req.onEvent) emitEnd(runId, r, performance.now() - t0, emit);
       if (req.onResponse && r.status !== 'failed') {
         if (decoupled) req.onResponse({}, true);
         else if (r.status === 'completed') req.onResponse(r.outputs, true);
@@ -228,23 +229,6 @@ export class Engine {
       if (deadline) this.deadlines.remove(deadline);
       if (onAbort) req.signal!.removeEventListener('abort', onAbort);
     }
-  }
-
-  private emitEnd(runId: string, r: SchedulerResult, totalMs: number, emit: (m: ServerMessage) => void): void {
-    const outputs = wireOnRead(r.outputs);
-    if (r.status === 'completed') emit({ type: 'run.completed', runId, outputs, timings: r.timings, totalMs });
-    else if (r.status === 'exited_early' && r.exit) emit({ type: 'run.exited_early', runId, ...r.exit, outputs });
-    else emit({ type: 'run.failed', runId, error: r.error ?? { code: 'node-failed', message: 'the run failed' } });
-  }
-
-  /** A graph's counters; past MAX_GRAPH_STATS names (clients can send any number of inline graphs) they are pooled. */
-  private statsFor(graph: string): GraphMetrics {
-    let s = this.graphStats.get(graph);
-    if (s) return s;
-    const key = this.graphStats.size < MAX_GRAPH_STATS ? graph : OTHER_GRAPHS;
-    s = this.graphStats.get(key);
-    if (!s) this.graphStats.set(key, (s = emptyGraphMetrics()));
-    return s;
   }
 
   /**
@@ -307,7 +291,7 @@ export class Engine {
     const models: EngineMetrics['models'] = {};
     for (const [key, rt] of this.models.all())
       models[key] = rt.stats.snapshot(rt.sequences?.list().filter((b) => b.instance >= 0).length ?? 0);
-    return { models, graphs: Object.fromEntries(this.graphStats) };
+    return { models, graphs: this.graphStats.all() };
   }
 
   /** Fault injection: crashes instance `index` of a model (tests; operators checking recovery). */
@@ -349,40 +333,4 @@ const ignore = (): void => {};
  */
 export function servingLoadConcurrency(): number {
   return Math.max(1, availableParallelism() - 1);
-}
-
-/** Graph names counted one by one; the runs of any further names share OTHER_GRAPHS. */
-const MAX_GRAPH_STATS = 256;
-const OTHER_GRAPHS = '(other graphs)';
-
-/** `listener`, whose failures cannot break the run. */
-function guarded(listener: (m: ServerMessage) => void): (m: ServerMessage) => void {
-  return (m) => {
-    try {
-      listener(m);
-    } catch {
-      /* a listener's failure must not break the run */
-    }
-  };
-}
-
-function failed(runId: string, emit: (m: ServerMessage) => void, code: string, message: string): RunResult {
-  emit({ type: 'run.failed', runId, error: { code, message } });
-  return { runId, status: 'failed', outputs: {}, timings: [], error: { code, message } };
-}
-
-/** Tells the client which instance a new sequence was bound to. */
-function boundNotice(
-  emit: (m: ServerMessage) => void,
-  sequence: NonNullable<RunRequest['sequence']>,
-): ExecutorDeps['onBound'] {
-  return (node, model, instance) =>
-    emit({
-      type: 'sequence.bound',
-      streamId: String(sequence.id),
-      sequenceId: sequence.id,
-      model,
-      instance,
-      nodeId: node.id,
-    });
 }

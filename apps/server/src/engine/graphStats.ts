@@ -1,0 +1,29 @@
+import { emptyGraphMetrics, type GraphMetrics } from './Metrics.ts';
+
+/** Graph names counted one by one; the runs of any further names share OTHER_GRAPHS. */
+const MAX_GRAPH_STATS = 256;
+const OTHER_GRAPHS = '(other graphs)';
+
+/**
+ * Run counters per graph name. Clients can send any number of inline graphs, so past MAX_GRAPH_STATS names their
+ * runs are pooled under OTHER_GRAPHS (the metrics' label set stays bounded).
+ * @example const stats = new GraphStats(); stats.of('ocr').streamedResponses += 2;
+ */
+export class GraphStats {
+  private readonly byName = new Map<string, GraphMetrics>();
+
+  /** The counters of `graph` (or the pooled ones). */
+  of(graph: string): GraphMetrics {
+    let s = this.byName.get(graph);
+    if (s) return s;
+    const key = this.byName.size < MAX_GRAPH_STATS ? graph : OTHER_GRAPHS;
+    s = this.byName.get(key);
+    if (!s) this.byName.set(key, (s = emptyGraphMetrics()));
+    return s;
+  }
+
+  /** Every graph's counters, by name. */
+  all(): Record<string, GraphMetrics> {
+    return Object.fromEntries(this.byName);
+  }
+}
