@@ -181,9 +181,9 @@ export class ModelRuntime {
   }
 
   /**
-   * Resolves once every run holding it has ended and every request accepted so far has been answered (queued
-   * ones included) and the instances are
-   * idle (an execute a cancelled request left behind has returned): a retired runtime can close then.
+   * Resolves once every run holding it has ended, every request accepted so far has been answered (queued ones
+   * included) and the instances are idle (an execute a cancelled request left behind has returned): a retired
+   * runtime can close then.
    */
   async onIdle(): Promise<void> {
     await this.inFlight.drained();

@@ -101,16 +101,22 @@ export async function startGrpcServer(studio: Studio, host: string, port: number
   const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
   const listener = createNetServer((socket) => injector.injectConnection(socket));
   await new Promise<void>((resolve, reject) => {
-    listener.once('error', (err: NodeJS.ErrnoException) => {
+    const refused = (err: NodeJS.ErrnoException) => {
       const why =
         err.code === 'EADDRINUSE'
           ? 'the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)'
           : err.message;
       server.forceShutdown();
       reject(new Error(`gRPC cannot listen on ${hostForAddress}:${port}: ${why}`));
+    };
+    listener.once('error', refused);
+    listener.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
+      listener.off('error', refused);
+      resolve();
     });
-    listener.listen({ port, host, backlog: LISTEN_BACKLOG }, resolve);
   });
+  // A failed accept costs that one connection (the listener goes on listening); it must not end the service.
+  listener.on('error', () => {});
   const bound = (listener.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   const close = () =>
