@@ -206,13 +206,15 @@ describe('Batcher', () => {
       gather: 'turn',
     });
     const out: Promise<number>[] = [];
-    // Two timers due together fire in one timers phase, with microtasks run between them.
+    // Two immediates queued together run in one check phase, with microtasks run between them; the flush the
+    // first one queues goes behind the second. (Two timers of 1 ms are not enough: when the clock ticks between
+    // arming them, they fall due in different turns.)
     await new Promise<void>((resolve) => {
-      setTimeout(() => out.push(b.enqueue(1)), 1);
-      setTimeout(() => {
+      setImmediate(() => out.push(b.enqueue(1)));
+      setImmediate(() => {
         out.push(b.enqueue(2));
         resolve();
-      }, 1);
+      });
     });
     expect(await Promise.all(out)).toEqual([10, 20]);
     expect(r.batches).toEqual([[1, 2]]);
