@@ -2,24 +2,17 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { fromConfigType } from '@ensemble-studio/core';
-import { Batcher } from './Batcher.ts';
+import type { Batcher } from './Batcher.ts';
 import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
 import { OnnxBackend } from './backends/onnx/OnnxBackend.ts';
 import { createBackend } from './createBackend.ts';
+import { type BatchItem, createDynamicBatcher, type ItemResult } from './dynamicBatching.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
 import { ModelStats } from './Metrics.ts';
 import type { ChainRequest, ChainResult, InferRequest, InferResult, ModelRuntimeOptions } from './modelRuntimeTypes.ts';
+import { firstDim, fromReply, fromSequence, passThrough } from './inferResults.ts';
 import { RequestsInFlight } from './RequestsInFlight.ts';
 import { SequenceBatcher } from './SequenceBatcher.ts';
-import type { SequenceResult } from './sequenceTypes.ts';
-import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
-
-interface BatchItem {
-  req: InferRequest;
-}
-
-/** A batch item's result: a Python batch can fail one request alone. */
-type ItemResult = InferResult | Error;
 
 /**
  * One model as Triton schedules it: its backend's instance pool (worker sessions or python3 processes),
@@ -74,19 +67,7 @@ export class ModelRuntime {
       });
       this.pool.onCrash((i, err) => this.sequences?.instanceFailed(i, err.message));
     } else if (cfg.dynamic_batching && mbs > 0) {
-      this.batcher = new Batcher<BatchItem, ItemResult>({
-        maxBatchSize: mbs,
-        preferredSizes: cfg.dynamic_batching.preferred_batch_size,
-        maxQueueDelayMs: (cfg.dynamic_batching.max_queue_delay_microseconds ?? 0) / 1000,
-        capacity: this.pool.size,
-        sizeOf: (it) => Object.values(it.req.inputs)[0]?.shape[0] ?? 1,
-        keyOf: (it) =>
-          Object.entries(it.req.inputs)
-            .map(([k, t]) => `${k}:${t.datatype}[${t.shape.slice(1).join(',')}]`)
-            .sort()
-            .join('|'),
-        dispatch: (items) => (this.backend.concatenates ? this.runBatch(items) : this.runList(items)),
-      });
+      this.batcher = createDynamicBatcher(cfg, this.backend, this.stats, (call) => this.execute(call));
     }
   }
 
@@ -239,14 +220,7 @@ export class ModelRuntime {
       summarize: req.summarize,
       ...passThrough(req),
     });
-    return {
-      outputs: r.outputs,
-      ...(r.responses ? { responses: r.responses } : {}),
-      queueMs: r.queueNs / 1e6,
-      computeMs: r.computeNs / 1e6,
-      batchSize: firstDim(req.inputs),
-      instance: r.instance,
-    };
+    return fromReply(r, firstDim(req.inputs));
   }
 
   /** Runs a fused group on one instance: its ops and this model's session in one worker request. */
@@ -271,58 +245,6 @@ export class ModelRuntime {
     }
   }
 
-  private async runBatch(items: BatchItem[]): Promise<InferResult[]> {
-    const rows = items.map((it) => firstDim(it.req.inputs));
-    const names = Object.keys(items[0]!.req.inputs);
-    const feeds = Object.fromEntries(names.map((n) => [n, concatBatch(items.map((it) => it.req.inputs[n]!))]));
-    const single = items.length === 1 ? items[0]!.req.canTransfer : undefined;
-    const summarize = items.length === 1 && items[0]!.req.summarize;
-    const r = await this.execute({
-      inputs: feeds,
-      canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1),
-      summarize,
-    });
-    const split = Object.entries(r.outputs).map(([n, t]) => [n, splitBatch(t, rows)] as const);
-    const batchSize = rows.reduce((a, b) => a + b, 0);
-    return items.map((_, k) => ({
-      outputs: Object.fromEntries(split.map(([n, parts]) => [n, markOwned(parts[k]!)])),
-      queueMs: r.queueNs / 1e6,
-      computeMs: r.computeNs / 1e6,
-      batchSize,
-      instance: r.instance,
-    }));
-  }
-
-  /** A dynamic batch on a backend that takes a list of requests (Python): one execution, each request its own result. */
-  private async runList(items: BatchItem[]): Promise<ItemResult[]> {
-    const replies = await this.backend.callMany(
-      items.map((it) => ({
-        inputs: it.req.inputs,
-        summarize: items.length === 1 && it.req.summarize,
-        ...passThrough(it.req),
-      })),
-    );
-    const ok = replies.find((r): r is BackendReply => !(r instanceof Error));
-    if (ok)
-      this.stats.execution(
-        items.reduce((a, it) => a + firstDim(it.req.inputs), 0),
-        ok.queueNs,
-        ok.computeNs,
-      );
-    return replies.map((r) =>
-      r instanceof Error
-        ? r
-        : {
-            outputs: r.outputs,
-            ...(r.responses ? { responses: r.responses } : {}),
-            queueMs: r.queueNs / 1e6,
-            computeMs: r.computeNs / 1e6,
-            batchSize: items.length,
-            instance: r.instance,
-          },
-    );
-  }
-
   /** One execution on the backend. */
   private async execute(call: BackendCall): Promise<BackendReply> {
     const r = await this.backend.call(call);
@@ -338,28 +260,4 @@ export class ModelRuntime {
   async close(): Promise<void> {
     await this.pool.close();
   }
-}
-
-function firstDim(inputs: Record<string, Tensor>): number {
-  return Object.values(inputs)[0]?.shape[0] ?? 1;
-}
-
-const NOTHING_TO_PASS: Pick<BackendCall, 'respond' | 'onLog'> = Object.freeze({});
-
-/** What a request passes through to its backend untouched: the decoupled sink and the log listener. */
-function fromSequence(r: SequenceResult): InferResult {
-  const out: InferResult = {
-    outputs: r.outputs,
-    queueMs: r.queueNs / 1e6,
-    computeMs: r.computeNs / 1e6,
-    batchSize: r.batchSize,
-    instance: r.instance,
-  };
-  if (r.responses) out.responses = r.responses;
-  return out;
-}
-
-function passThrough(req: InferRequest): Pick<BackendCall, 'respond' | 'onLog'> {
-  if (!req.respond && !req.onLog) return NOTHING_TO_PASS; // most requests: no objects made for them
-  return { ...(req.respond ? { respond: req.respond } : {}), ...(req.onLog ? { onLog: req.onLog } : {}) };
 }

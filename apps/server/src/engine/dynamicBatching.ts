@@ -1,0 +1,87 @@
+import type { ModelConfig } from '@ensemble-studio/core';
+import { Batcher } from './Batcher.ts';
+import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
+import { firstDim, fromReply, passThrough } from './inferResults.ts';
+import type { ModelStats } from './Metrics.ts';
+import type { InferRequest, InferResult } from './modelRuntimeTypes.ts';
+import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
+
+/** A request waiting in the dynamic batcher. */
+export interface BatchItem {
+  req: InferRequest;
+}
+
+/** A batch item's result: a Python batch can fail one request alone. */
+export type ItemResult = InferResult | Error;
+
+/**
+ * The dynamic batcher of a model with `dynamic_batching` and max_batch_size > 0: requests with the same
+ * inputs' types and inner dims gather up to the batch size or the queue delay, one batch per free instance.
+ * A backend that concatenates (ONNX) runs a batch as one tensor per input and splits the outputs by rows;
+ * Python's `execute` gets the list of requests and may fail one alone.
+ */
+export function createDynamicBatcher(
+  cfg: ModelConfig,
+  backend: ModelBackend,
+  stats: ModelStats,
+  execute: (call: BackendCall) => Promise<BackendReply>,
+): Batcher<BatchItem, ItemResult> {
+  return new Batcher<BatchItem, ItemResult>({
+    maxBatchSize: cfg.max_batch_size ?? 0,
+    preferredSizes: cfg.dynamic_batching?.preferred_batch_size,
+    maxQueueDelayMs: (cfg.dynamic_batching?.max_queue_delay_microseconds ?? 0) / 1000,
+    capacity: backend.pool.size,
+    sizeOf: (it) => Object.values(it.req.inputs)[0]?.shape[0] ?? 1,
+    keyOf: (it) =>
+      Object.entries(it.req.inputs)
+        .map(([k, t]) => `${k}:${t.datatype}[${t.shape.slice(1).join(',')}]`)
+        .sort()
+        .join('|'),
+    dispatch: (items) => (backend.concatenates ? runConcatenated(items, execute) : runList(items, backend, stats)),
+  });
+}
+
+/** One session run over the batch's rows, its outputs split back to each request. */
+async function runConcatenated(
+  items: BatchItem[],
+  execute: (call: BackendCall) => Promise<BackendReply>,
+): Promise<InferResult[]> {
+  const rows = items.map((it) => firstDim(it.req.inputs));
+  const names = Object.keys(items[0]!.req.inputs);
+  const feeds = Object.fromEntries(names.map((n) => [n, concatBatch(items.map((it) => it.req.inputs[n]!))]));
+  const single = items.length === 1 ? items[0]!.req.canTransfer : undefined;
+  const summarize = items.length === 1 && items[0]!.req.summarize;
+  const r = await execute({
+    inputs: feeds,
+    canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1),
+    summarize,
+  });
+  const split = Object.entries(r.outputs).map(([n, t]) => [n, splitBatch(t, rows)] as const);
+  const batchSize = rows.reduce((a, b) => a + b, 0);
+  return items.map((_, k) => ({
+    outputs: Object.fromEntries(split.map(([n, parts]) => [n, markOwned(parts[k]!)])),
+    queueMs: r.queueNs / 1e6,
+    computeMs: r.computeNs / 1e6,
+    batchSize,
+    instance: r.instance,
+  }));
+}
+
+/** A dynamic batch on a backend that takes a list of requests (Python): one execution, each request its own result. */
+async function runList(items: BatchItem[], backend: ModelBackend, stats: ModelStats): Promise<ItemResult[]> {
+  const replies = await backend.callMany(
+    items.map((it) => ({
+      inputs: it.req.inputs,
+      summarize: items.length === 1 && it.req.summarize,
+      ...passThrough(it.req),
+    })),
+  );
+  const ok = replies.find((r): r is BackendReply => !(r instanceof Error));
+  if (ok)
+    stats.execution(
+      items.reduce((a, it) => a + firstDim(it.req.inputs), 0),
+      ok.queueNs,
+      ok.computeNs,
+    );
+  return replies.map((r) => (r instanceof Error ? r : fromReply(r, items.length)));
+}
