@@ -1,11 +1,13 @@
-import type { ConditionNode, GraphNode, NodeTiming, SkipReason, Tensor } from '@ensemble-studio/core';
-import { abortError, EngineError, messageOf, ModelError } from './errors.ts';
-import { exitDefaults } from './exitOutputs.ts';
+import type { ConditionNode, GraphNode, NodeTiming, Tensor } from '@ensemble-studio/core';
+import { abortError, messageOf, ModelError } from './errors.ts';
 import { memberSpans, type FusedGroup } from './fusion.ts';
-import { indexGraph, type GraphIndex } from './graphIndex.ts';
+import { indexGraph, withoutOmittedInputs, type GraphIndex } from './graphIndex.ts';
+import { PortJoin } from './portJoin.ts';
+import { conditionExit, nodeFailure, type RunFailure, schedulerResult, skipReasonOf } from './runOutcome.ts';
 import type { ExecContext, ExitInfo, NodeRun, SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
 import { ResponseCollector } from './responses.ts';
-import { isOwned, summarizeTensor } from './tensors.ts';
+import { RunEvents } from './runEvents.ts';
+import { TensorRefs } from './tensorRefs.ts';
 
 /**
  * The ensemble scheduler, as Triton's: a node runs as soon as all its connected inputs exist
@@ -14,13 +16,12 @@ import { isOwned, summarizeTensor } from './tensors.ts';
  * gate exit starves the nodes behind it. Nodes that never ran are reported skipped with the reason.
  */
 export class Scheduler {
-  private idx: GraphIndex;
+  private readonly idx: GraphIndex;
   private readonly now: () => number;
-  private readonly observed: boolean;
-  private readonly t0: number;
+  private readonly events: RunEvents;
   /** Inputs gathered for nodes of several ports (made on first use, as `counters`: most runs of a stream need neither). */
-  private pending: Map<string, Map<number, Map<string, Tensor>>> | undefined;
-  private refs = new Map<object, number>();
+  private pending: PortJoin | undefined;
+  private refs = new TensorRefs();
   private executed = new Set<string>();
   private counters: Map<string, number> | undefined;
   private outputs: Record<string, Tensor> = {};
@@ -32,25 +33,22 @@ export class Scheduler {
   /** Nodes that finished having sent no response (a decoupled model's choice). */
   private silentNodes = 0;
   private stopped = false;
-  private failure: { code: string; message: string; nodeId?: string } | undefined;
+  private failure: RunFailure | undefined;
   private exit: ExitInfo | undefined;
   private done!: (r: SchedulerResult) => void;
   private readonly ctx: ExecContext;
 
   constructor(private readonly o: SchedulerOptions) {
-    this.idx = o.index ?? indexGraph(o.graph);
-    this.observed = o.observed ?? true;
+    this.idx = withoutOmittedInputs(o.index ?? indexGraph(o.graph), o.inputs);
     this.now = o.now ?? perfNow;
-    this.t0 = this.now();
+    this.events = new RunEvents(o.emit, o.runId, o.observed ?? true, this.now());
     this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
     this.ctx = {
       signal: o.signal,
-      canTransfer: heldOnce(this.refs),
-      observed: this.observed,
+      canTransfer: this.refs.canTransfer,
+      observed: this.events.observed,
       respond: (node, outputs) => this.streamed(node, outputs),
-      log: (node, l) => {
-        if (this.observed) this.o.emit({ type: 'run.log', runId: this.o.runId, nodeId: node.id, ...l });
-      },
+      log: (node, l) => this.events.log(node.id, l),
     };
   }
 
@@ -59,7 +57,6 @@ export class Scheduler {
     const result = new Promise<SchedulerResult>((r) => {
       this.done = r;
     });
-    this.dropOmittedOptionalInputs();
     for (const node of this.idx.nodes.values()) {
       if (node.kind === 'input') {
         const t = this.o.inputs[node.params.name];
@@ -71,18 +68,6 @@ export class Scheduler {
     }
     this.maybeFinish();
     return result;
-  }
-
-  /** An optional ensemble input the request leaves out is not forwarded: its consumers run without it, as Triton does. */
-  private dropOmittedOptionalInputs(): void {
-    for (const node of this.idx.nodes.values()) {
-      if (node.kind !== 'input' || this.o.inputs[node.params.name]) continue;
-      // The index is shared by every run of this graph: this run gets its own input ports.
-      if (this.idx === this.o.index)
-        this.idx = { ...this.idx, inPorts: new Map([...this.idx.inPorts].map(([id, ports]) => [id, new Set(ports)])) };
-      for (const edges of this.idx.out.get(node.id)!.values())
-        for (const e of edges) this.idx.inPorts.get(e.target)!.delete(e.targetPort);
-    }
   }
 
   private deliver(nodeId: string, iteration: number, port: string, t: Tensor): void {
@@ -98,14 +83,10 @@ export class Scheduler {
       if (!this.stopped && !this.o.signal.aborted) this.launch(node, iteration, { [port]: t });
       return;
     }
-    this.pending ??= new Map();
-    const byIter = this.pending.get(nodeId) ?? new Map<number, Map<string, Tensor>>();
-    this.pending.set(nodeId, byIter);
-    const got = byIter.get(iteration) ?? new Map<string, Tensor>();
-    byIter.set(iteration, got);
-    got.set(port, t);
-    if (got.size === ports && !this.stopped && !this.o.signal.aborted) {
-      byIter.delete(iteration);
+    this.pending ??= new PortJoin();
+    const got = this.pending.add(nodeId, iteration, port, t, ports);
+    if (got && !this.stopped && !this.o.signal.aborted) {
+      this.pending.take(nodeId, iteration);
       this.launch(node, iteration, Object.fromEntries(got));
     }
   }
@@ -113,8 +94,7 @@ export class Scheduler {
   private launch(node: GraphNode, iteration: number, inputs: Record<string, Tensor>): void {
     this.executed.add(node.id);
     const startedAt = this.now();
-    if (this.observed)
-      this.o.emit({ type: 'node.started', runId: this.o.runId, nodeId: node.id, atMs: startedAt - this.t0 });
+    this.events.started(node.id, startedAt);
     const group = this.o.groups?.get(node.id);
     if (group && this.o.executor.executeGroup) {
       this.launchGroup(group, iteration, inputs, startedAt);
@@ -231,14 +211,7 @@ export class Scheduler {
 
   private startMember(node: GraphNode, at: number): void {
     this.executed.add(node.id);
-    if (this.observed) this.o.emit({ type: 'node.started', runId: this.o.runId, nodeId: node.id, atMs: at - this.t0 });
-  }
-
-  private release(inputs: Record<string, Tensor>): void {
-    for (const t of Object.values(inputs)) {
-      const n = this.refs.get(t.data);
-      if (n !== undefined) this.refs.set(t.data, n - 1);
-    }
+    this.events.started(node.id, at);
   }
 
   private finishNode(
@@ -250,34 +223,16 @@ export class Scheduler {
     endedAt = this.now(),
     group?: readonly GraphNode[],
   ): void {
-    this.release(inputs);
-    const timing: NodeTiming = {
-      nodeId: node.id,
-      queueMs: r.queueMs ?? 0,
-      computeMs: r.computeMs ?? endedAt - startedAt,
-      startMs: startedAt - this.t0,
-      endMs: endedAt - this.t0,
-      batchSize: r.batchSize,
-      instance: r.instance,
-    };
-    if (r.placement) timing.placement = r.placement;
+    this.refs.release(inputs);
+    const timing = this.events.finished(node.id, r, startedAt, endedAt);
     if (node.kind !== 'input') this.timings.push(timing);
-    if (this.observed)
-      this.o.emit({
-        type: 'node.finished',
-        runId: this.o.runId,
-        nodeId: node.id,
-        timing,
-        outputs: r.summaries ?? summaries(r.responses[0] ?? {}),
-      });
     if (r.exit && node.kind === 'condition') this.onExit(node, r.exit.value);
     if (r.responses.length === 0 && !r.exit && !this.counters?.has(node.id)) this.silentNodes++;
     const multi = r.responses.length !== 1;
     if (multi) this.partials += r.responses.length;
     for (let k = 0; k < r.responses.length; k++) {
       const resp = r.responses[k]!;
-      if (multi && this.observed)
-        this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
+      if (multi) this.events.partial(node.id, k, resp);
       const iter = multi ? this.nextIteration(node.id) : iteration;
       this.publish(node.id, iter, resp, group);
     }
@@ -288,8 +243,7 @@ export class Scheduler {
     if (this.stopped || this.o.signal.aborted) return;
     const k = this.nextIteration(node.id);
     this.partials++;
-    if (this.observed)
-      this.o.emit({ type: 'run.partial', runId: this.o.runId, nodeId: node.id, index: k, outputs: summaries(resp) });
+    this.events.partial(node.id, k, resp);
     this.publish(node.id, k, resp);
   }
 
@@ -310,7 +264,7 @@ export class Scheduler {
       if (!t || !edges) continue;
       let n = 0;
       for (const e of edges) if (!inGroup(group, e.target)) n++;
-      this.refs.set(t.data, (this.refs.get(t.data) ?? 0) + n);
+      this.refs.add(t, n);
     }
     for (const port in resp) {
       const t = resp[port];
@@ -322,98 +276,36 @@ export class Scheduler {
 
   private onExit(node: ConditionNode, value: number | boolean): void {
     if (this.exit) return;
-    const { strategy, expression, message } = node.params;
-    this.exit = { conditionId: node.id, expression, value, strategy, ...(strategy === 'error' ? { message } : {}) };
+    const { exit, stops, failure } = conditionExit(this.o.graph, node, value);
+    this.exit = exit;
     // gate: nothing more flows past the gate (it sent no response); bls/error: the request ends here.
-    if (strategy !== 'gate') this.stopped = true;
-    if (strategy === 'error' && !this.failure) {
-      this.failure = {
-        code: 'early-exit',
-        message: `in ensemble '${this.o.graph.name}', ${message || `condition '${node.id}' ended the pipeline`}`,
-        nodeId: node.id,
-      };
-    }
+    if (stops) this.stopped = true;
+    this.failure ??= failure;
   }
 
   private failNode(node: GraphNode, err: unknown, inputs: Record<string, Tensor>): void {
-    this.release(inputs);
+    this.refs.release(inputs);
     const aborted = this.o.signal.aborted;
     const message = aborted ? abortError(this.o.signal).message : messageOf(err);
-    const traceback = err instanceof ModelError ? err.traceback : undefined;
-    this.o.emit({
-      type: 'node.failed',
-      runId: this.o.runId,
-      nodeId: node.id,
-      message,
-      ...(traceback ? { traceback } : {}),
-    });
+    this.events.failed(node.id, message, err instanceof ModelError ? err.traceback : undefined);
     this.stopped = true;
     if (aborted || this.failure) return;
-    const code = err instanceof EngineError && err.code !== 'node-failed' ? err.code : 'node-failed';
-    this.failure = {
-      code,
-      message: `in ensemble '${this.o.graph.name}', node '${node.label ?? node.id}': ${message}`,
-      nodeId: node.id,
-    };
-  }
-
-  private skipReason(): SkipReason | undefined {
-    if (this.o.signal.aborted) return { type: 'cancelled', message: abortError(this.o.signal).message };
-    if (this.failure && this.failure.code !== 'early-exit')
-      return { type: 'upstream-failed', nodeId: this.failure.nodeId ?? '', message: this.failure.message };
-    if (this.exit)
-      return {
-        type: 'exit',
-        conditionId: this.exit.conditionId,
-        expression: this.exit.expression,
-        value: this.exit.value,
-      };
-    return undefined;
+    this.failure = nodeFailure(this.o.graph, node, err, message);
   }
 
   private maybeFinish(): void {
     if (this.inflight > 0) return;
-    const reason = this.skipReason();
-    if (reason)
-      for (const id of this.idx.nodes.keys())
-        if (!this.executed.has(id)) this.o.emit({ type: 'node.skipped', runId: this.o.runId, nodeId: id, reason });
+    const reason = skipReasonOf(this.o.signal, this.failure, this.exit);
+    if (reason) for (const id of this.idx.nodes.keys()) if (!this.executed.has(id)) this.events.skipped(id, reason);
     const result = this.result();
     if (result.status !== 'failed') this.responses?.flush();
     this.done(result);
   }
 
   private result(): SchedulerResult {
-    const base = { timings: this.timings, partials: this.partials, ...(this.exit ? { exit: this.exit } : {}) };
-    if (this.o.signal.aborted) {
-      const e = abortError(this.o.signal);
-      return { ...base, status: 'failed', outputs: {}, error: { code: e.code, message: e.message } };
-    }
-    if (this.failure) return { ...base, status: 'failed', outputs: {}, error: this.failure };
-    if (this.exit) {
-      const outputs = this.exit.strategy === 'bls' ? exitDefaults(this.o.graph, this.idx, this.exit.conditionId) : {};
-      return { ...base, status: 'exited_early', outputs };
-    }
-    // The common case first, with nothing allocated: every output was produced.
-    let produced = 0;
-    for (const n of this.idx.outputs) if (this.outputs[n.params.name]) produced++;
-    if (produced === this.idx.outputs.length)
-      return { timings: this.timings, partials: this.partials, status: 'completed', outputs: this.outputs };
-    const missing = this.idx.outputs.filter((n) => !this.outputs[n.params.name]);
-    // A decoupled model may answer a request with no response at all (only the final flag): nothing more to send.
-    if (missing.length > 0 && this.silentNodes > 0) return { ...base, status: 'completed', outputs: this.outputs };
-    if (missing.length > 0) {
-      const names = missing.map((n) => n.params.name).join(', ');
-      return {
-        ...base,
-        status: 'failed',
-        outputs: {},
-        error: {
-          code: 'output-missing',
-          message: `in ensemble '${this.o.graph.name}', output ${names} was not produced: no more nodes can run`,
-        },
-      };
-    }
-    return { ...base, status: 'completed', outputs: this.outputs };
+    const { graph, signal } = this.o;
+    const { idx, failure, exit, outputs, timings, partials, silentNodes } = this;
+    return schedulerResult({ graph, idx, signal, failure, exit, outputs, timings, partials, silentNodes });
   }
 }
 
@@ -422,13 +314,4 @@ const perfNow = (): number => performance.now();
 function inGroup(group: readonly GraphNode[] | undefined, id: string): boolean {
   if (group) for (const m of group) if (m.id === id) return true;
   return false;
-}
-
-/** Whether a tensor may move to a worker: its buffer is the run's own and only one consumer holds it. */
-function heldOnce(refs: Map<object, number>): (t: Tensor) => boolean {
-  return (t) => isOwned(t) && refs.get(t.data) === 1;
-}
-
-function summaries(resp: Record<string, Tensor>) {
-  return Object.fromEntries(Object.entries(resp).map(([k, t]) => [k, summarizeTensor(t)]));
 }

@@ -2,13 +2,14 @@
 // session.run() blocks the thread it runs on, so it must never run on the main thread.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { MessageChannel, parentPort } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
 import { createOpContext } from '../../ops/opContext.ts';
 import { opImpl, type OpContext } from '../../ops/registry.ts';
 import { fromOrtType, ORT_TYPES, ownsWholeBuffer, copyData } from '../../tensors.ts';
 import type { TensorLimits } from '../../types.ts';
+import { freeNow } from './freeBuffers.ts';
 import { checkOutputLimits } from './outputLimits.ts';
 import { SessionSlot } from './sessionSlot.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
@@ -103,18 +104,6 @@ async function createSession(
 }
 
 /**
- * Frees the outputs' data now: moved to a port that is closed at once, a buffer's memory goes back without waiting
- * for this thread's next garbage collection (an idle worker may not have one for a long time).
- */
-function discard(outputs: Record<string, ort.Tensor>): void {
-  const { port1, port2 } = new MessageChannel();
-  for (const t of Object.values(outputs))
-    if (!Array.isArray(t.data)) port1.postMessage(null, [(t.data as ArrayBufferView).buffer as ArrayBuffer]);
-  port1.close();
-  port2.close();
-}
-
-/**
  * Holds a session's outputs to the server's limits. onnxruntime keeps what a run allocated in the session's arena
  * for the next run, so an output refused here would hold its memory (gigabytes, for a model whose output size an
  * input chooses) for as long as the instance lives: the session is recreated before the refusal is answered, and
@@ -124,7 +113,7 @@ async function checkOutputs(outputs: Record<string, ort.Tensor>): Promise<void> 
   try {
     checkOutputLimits(outputs, modelSpec!.model, limits);
   } catch (err) {
-    discard(outputs);
+    freeNow(Object.values(outputs)); // an idle worker may not collect garbage for a long time
     await slot.renew(async () => (await createSession(modelSpec!)).s);
     throw err;
   }
@@ -178,6 +167,8 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   await checkOutputs(outputs);
   const transfer: ArrayBuffer[] = [];
   sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
+  // The reply moved or copied what it sends, and this thread keeps nothing of a request: free the rest now.
+  freeNow([...Object.values(msg.feeds), ...Object.values(outputs)]);
 }
 
 function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
@@ -188,6 +179,7 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
   const computeNs = Number(process.hrtime.bigint() - t0);
   const transfer: ArrayBuffer[] = [];
   sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
+  freeNow([...Object.values(msg.inputs), ...Object.values(outputs)]);
 }
 
 async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
@@ -202,6 +194,7 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
     for (const s of r.stages) if (s.outputs) s.outputs = fromOrt(s.outputs, transfer);
     const computeNs = r.stages.reduce((n, s) => n + s.computeNs, 0);
     sendResult(msg.id, fromOrt(r.outputs, transfer), computeNs, transfer, msg.summarize, r.stages);
+    freeNow([...Object.values(msg.feeds), ...r.produced.flatMap((outputs) => Object.values(outputs))]);
   } catch (err) {
     if (!(err instanceof StageFailure)) throw err;
     send({ type: 'error', id: msg.id, message: err.message, stage: err.stage, stages: err.stages });

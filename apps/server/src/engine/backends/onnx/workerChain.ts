@@ -28,14 +28,15 @@ export interface ChainDeps {
 
 /**
  * Runs `steps` on `feeds`; resolves with the last step's outputs and every step's timing (up to a
- * condition that held, which ends the chain with no outputs).
+ * condition that held, which ends the chain with no outputs), and every step's outputs (`produced`: the worker
+ * frees them once its reply is posted).
  */
 export async function runChain(
   steps: ChainStep[],
   feeds: Record<string, PortableTensor>,
   summarize: boolean,
   deps: ChainDeps,
-): Promise<{ outputs: Record<string, Tensor>; stages: StageResult[] }> {
+): Promise<{ outputs: Record<string, Tensor>; stages: StageResult[]; produced: Record<string, Tensor>[] }> {
   const produced: Record<string, Tensor>[] = [];
   const stages: StageResult[] = [];
   const resolve = (src: StepSource): Tensor | undefined =>
@@ -61,7 +62,7 @@ export async function runChain(
         // A gate passes its inputs on unchanged; one that holds sends nothing.
         if (holds) {
           stages.push({ computeNs: Number(process.hrtime.bigint() - t0), summaries: {}, exit: value });
-          return { outputs: {}, stages };
+          return { outputs: {}, stages, produced };
         }
         outputs = inputs;
       } else {
@@ -90,7 +91,7 @@ export async function runChain(
     stages.push(stage);
     produced.push(outputs);
   }
-  return { outputs: produced[produced.length - 1] ?? {}, stages };
+  return { outputs: produced[produced.length - 1] ?? {}, stages, produced };
 }
 
 function fromOrtOutputs(outputs: Record<string, ort.Tensor>): Record<string, Tensor> {
