@@ -14,7 +14,8 @@ import { stubEnv } from './stubEnv.ts';
 import { startStub, type StubChild } from './stubProcess.ts';
 import { regionMaxBytes } from './sharedRegion.ts';
 import { TensorRegions } from './tensorRegions.ts';
-import { PendingExecute } from './pendingExecute.ts';
+import type { PendingExecute } from './pendingExecute.ts';
+import { ExecuteTable } from './executeTable.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
 
@@ -50,8 +51,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private toPy: Writable | undefined;
   /** fd 5: cancels and BLS replies, read by the stub's main thread while its model thread runs `execute`. */
   private toPyAtOnce: Writable | undefined;
-  private nextId = 1;
-  private pending = new Map<number, PendingExecute>();
+  private readonly executes = new ExecuteTable((offsets) => this.regions.free(offsets));
   private loading: { resolve: (r: LoadInfo) => void; reject: (e: Error) => void; stderr: string[] } | undefined;
   private closing: (() => void) | undefined;
   private readonly blsCalls: BlsCalls;
@@ -158,10 +158,8 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   request(body: PyExecute, _transfer: ArrayBuffer[]): Promise<PyExecuteResult> {
     if (this.state !== 'ready')
       return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
-    const id = this.nextId++;
     return new Promise<PyExecuteResult>((resolve, reject) => {
-      const p = new PendingExecute(body, resolve, reject);
-      this.pending.set(id, p);
+      const { id, p } = this.executes.open(body, resolve, reject);
       if (body.signal) {
         p.onAbort = () => this.cancelled(id, p);
         body.signal.addEventListener('abort', p.onAbort, { once: true });
@@ -185,7 +183,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private cancelled(id: number, p: PendingExecute): void {
     this.write(this.toPyAtOnce, new FrameWriter().finish({ type: 'cancel', id }));
     p.killTimer = setTimeout(() => {
-      if (!this.pending.has(id) || !this.proc) return;
+      if (!this.executes.has(id) || !this.proc) return;
       this.died(
         this.proc,
         `did not return from execute within ${this.spec.stuckKillMs ?? 2000} ms after its request was cancelled, so it was stopped`,
@@ -207,9 +205,9 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       case 'log':
         return this.lines.line(h.level as LogLevel, String(h.message));
       case 'response':
-        return this.onResponse(f);
+        return this.executes.response(f);
       case 'executed':
-        return this.onExecuted(h);
+        return this.executes.executed(h);
       case 'bls':
         return this.blsCalls.start(f);
       case 'bls_cancel':
@@ -236,54 +234,10 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     l.reject(new EngineError('model-unavailable', `model '${this.spec.model}' failed to initialize: ${message}`));
   }
 
-  private onResponse(f: Frame): void {
-    const id = Number(f.header.id);
-    const p = this.pending.get(id);
-    if (!p) return;
-    p.response(f);
-    this.maybeDone(id, p);
-  }
-
-  private onExecuted(h: Record<string, unknown>): void {
-    const id = Number(h.id);
-    const p = this.pending.get(id);
-    if (!p) return;
-    p.markExecuted(h.error as { message?: string; traceback?: string } | null);
-    this.freeInputs(p);
-    this.maybeDone(id, p);
-  }
-
-  private maybeDone(id: number, p: PendingExecute): void {
-    if (!p.done) return;
-    this.settle(id, p);
-    p.finish();
-  }
-
-  /** The stub copies an execute's inputs before it runs it: once `executed` came, their region ranges are free. */
-  private freeInputs(p: PendingExecute): void {
-    this.regions.free(p.placed);
-    p.placed = [];
-  }
-
-  private settle(id: number, p: PendingExecute): void {
-    this.pending.delete(id);
-    this.freeInputs(p);
-    if (p.killTimer) clearTimeout(p.killTimer);
-    if (p.onAbort) p.body.signal?.removeEventListener('abort', p.onAbort);
-  }
-
   private logged(level: LogLevel, message: string): void {
     this.spec.log?.(this.name, level, message);
     if (this.loading && level !== 'verbose') this.loading.stderr.push(message);
-    const seen = new Set<unknown>();
-    for (const p of this.pending.values()) {
-      for (const r of p.body.requests) {
-        if (r.onLog && !seen.has(r.onLog)) {
-          seen.add(r.onLog);
-          r.onLog(level, message, this.name);
-        }
-      }
-    }
+    this.executes.log(level, message, this.name);
   }
 
   private send(header: Record<string, unknown>): void {
@@ -317,10 +271,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       'instance-crashed',
       `model instance ${this.name} (python) ${why}; its in-flight requests failed and it is being restarted`,
     );
-    for (const [id, p] of this.pending) {
-      this.settle(id, p);
-      p.reject(closing ? new EngineError('closed', 'the engine is shutting down') : err);
-    }
+    this.executes.failAll(closing ? new EngineError('closed', 'the engine is shutting down') : err);
     if (!closing) this.onCrash(this, err);
   }
 
