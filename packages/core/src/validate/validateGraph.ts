@@ -10,13 +10,12 @@ import {
   danglingEdges,
   doublyFedInputs,
   emptyGraph,
-  optionalInputs,
   sharedOutputs,
-  tensorNames,
   unconnectedInputs,
   unreachedOutputs,
   unusedTensors,
 } from './rules/structure.ts';
+import { optionalInputs, tensorNames } from './rules/ensembleTensors.ts';
 import { batchSizes, edgeTypes } from './rules/types.ts';
 
 /** Every graph rule, in the order their diagnostics are listed. */
