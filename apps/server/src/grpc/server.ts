@@ -18,6 +18,7 @@ import { modelInfer } from './handlers/infer.ts';
 import { modelStreamInfer } from './handlers/stream.ts';
 import { deferLargeRequests } from './deferredRequests.ts';
 import { inferenceService, type ProtoMessage } from './loadService.ts';
+import { raiseHeaderLimits, refuseLargeMetadata } from './metadataLimits.ts';
 import { grpcError, grpcStatus } from './status.ts';
 
 export interface GrpcServer {
@@ -100,7 +101,9 @@ export async function startGrpcServer(
   const server = new Server({
     'grpc.max_receive_message_length': studio.limits.maxBodyBytes,
     'grpc.max_send_message_length': -1,
+    interceptors: [refuseLargeMetadata],
   });
+  raiseHeaderLimits(server);
   server.addService(deferLargeRequests(inferenceService().service), implementation(studio));
   const hostForAddress = host.includes(':') ? `[${host}]` : host;
   // grpc-js's own bindAsync listens with Node's default backlog; a listener of ours hands it each connection.
