@@ -20,12 +20,21 @@ function bodyObject(req: Request): Record<string, unknown> {
   return parsed;
 }
 
-/** Triton's load may carry a config or model files to load instead of the repository's: the studio loads only from disk. */
+/**
+ * Triton's load may carry a config or model files to load instead of the repository's: the studio loads only from
+ * disk. Each parameter is first checked as Triton's HTTP server checks it, in its words and with its status (500:
+ * its JSON reader's and parameter errors are INTERNAL): a string, named `config` or `file:…`.
+ */
 function refuseOverrides(name: string, body: Record<string, unknown>): void {
   const params = body.parameters;
   if (params === undefined) return;
   if (!isObj(params)) throw new ApiError(400, 'bad-request', "'parameters' must be a JSON object");
-  const overrides = Object.keys(params).filter((k) => k === 'config' || k.startsWith('file:'));
+  for (const [key, value] of Object.entries(params)) {
+    if (typeof value !== 'string') throw new ApiError(500, 'internal', 'attempt to access JSON non-string as string');
+    if (key !== 'config' && !key.startsWith('file:'))
+      throw new ApiError(500, 'internal', 'unexpected error on creating Triton parameter');
+  }
+  const overrides = Object.keys(params);
   if (overrides.length > 0) {
     throw new ApiError(
       400,
@@ -48,7 +57,9 @@ export function repositoryRoutes(studio: Studio, router: Router): void {
     res.json({ model_stats: modelStatistics(studio, String(req.params.model), version) });
   });
   router.post('/v2/repository/index', (req, res) => {
-    const ready = bodyObject(req).ready === true;
+    const { ready = false } = bodyObject(req);
+    if (typeof ready !== 'boolean')
+      throw new ApiError(400, 'bad-request', "Invalid value for 'ready': expected a boolean");
     res.json(repositoryIndex(studio).filter((m) => !ready || m.state === 'READY'));
   });
   router.post('/v2/repository/models/:model/load', async (req, res) => {
