@@ -43,8 +43,12 @@ describe('gRPC metadata limits', () => {
     expect(await live(1, 20_000)).toEqual(overHardLimit);
   });
 
-  it('refuses 5,000 small entries (over 64 KiB in all, and over the 128 entries Node took)', async () => {
-    expect(await live(5000, 10)).toEqual(overHardLimit);
+  it('refuses 400 entries of 50 bytes (over the 128 entries Node took)', async () => {
+    expect(await live(400, 50)).toEqual(overHardLimit);
+  });
+
+  it('refuses 5,000 small entries with RESOURCE_EXHAUSTED, before building them', async () => {
+    expect((await live(5000, 10)).code).toBe(status.RESOURCE_EXHAUSTED);
   });
 
   it('refuses 160 KB of metadata in 16 values (a header block of 9 frames at the default frame size)', async () => {

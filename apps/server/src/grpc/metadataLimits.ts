@@ -5,7 +5,8 @@ import { ServerInterceptingCall, status, type Metadata, type Server, type Server
 // counted as name + value + 32, as HPACK sizes it) is over the hard limit fails with RESOURCE_EXHAUSTED, and one
 // between the soft and the hard limit fails with a probability that grows linearly from 0 to 1 across the band.
 // Node's HTTP/2 refused such requests on its own terms instead: over 128 entries (ENHANCE_YOUR_CALM), which
-// C-core clients report, or in one field over 64 KiB (GOAWAY), which they retry until their deadline.
+// C-core clients report, or in a header block over 8 CONTINUATION frames or one field over 64 KiB (GOAWAY), which
+// they retry until their deadline. The last is nghttp2's fixed limit on one encoded string and stays.
 
 /** gRPC C-core's default soft limit on a request's metadata (`grpc.max_metadata_size`). */
 export const METADATA_SOFT_LIMIT = 8 * 1024;
@@ -20,6 +21,13 @@ const HEADER_LIST_CAP = 1024 * 1024;
 /** HPACK's per-entry overhead, which gRPC counts in a header list's size. */
 const ENTRY_OVERHEAD = 32;
 /**
+ * The most header entries Node's HTTP/2 takes for one request: each counts at least 32 bytes, so a list with more is
+ * over the hard limit whatever its entries hold, and Node refuses it itself (ENHANCE_YOUR_CALM: RESOURCE_EXHAUSTED at
+ * the client) before building them: 15,000 one-byte entries cost the main thread ~55 ms a request to build and
+ * refuse here (longest loop delay 177 ms), 600 ~2 ms.
+ */
+const MAX_ENTRIES = Math.ceil(METADATA_HARD_LIMIT / ENTRY_OVERHEAD) + 16;
+/**
  * The largest HTTP/2 frame taken: nghttp2 ends a connection whose header block comes in more than 8
  * CONTINUATION frames (a flood guard), so at the protocol's default 16 KiB a block of 150 KiB closed the connection
  * (clients: UNAVAILABLE); HEADER_LIST_CAP must fit in 9 frames.
@@ -27,7 +35,7 @@ const ENTRY_OVERHEAD = 32;
 const MAX_FRAME_SIZE = 256 * 1024;
 
 /**
- * Lets Node's HTTP/2 hand requests with up to `HEADER_LIST_CAP` bytes of headers (in any number of entries) to
+ * Lets Node's HTTP/2 hand requests with up to `HEADER_LIST_CAP` bytes of headers in up to `MAX_ENTRIES` entries to
  * grpc-js, so that `refuseLargeMetadata` answers them. grpc-js builds its HTTP/2 servers from these options and
  * offers no setting for them; call before `createConnectionInjector`.
  * @throws Error when the grpc-js in use keeps its HTTP/2 options elsewhere (an upgrade to look at).
@@ -36,7 +44,7 @@ export function raiseHeaderLimits(server: Server): void {
   const options = (server as unknown as { commonServerOptions?: Http2ServerOptions }).commonServerOptions;
   if (!options) throw new Error("grpc-js's HTTP/2 server options are not where they were: metadata limits not set");
   options.settings = { ...options.settings, maxHeaderListSize: HEADER_LIST_CAP, maxFrameSize: MAX_FRAME_SIZE };
-  options.maxHeaderListPairs = HEADER_LIST_CAP / ENTRY_OVERHEAD;
+  options.maxHeaderListPairs = MAX_ENTRIES;
 }
 
 const entry = (name: string, valueBytes: number) => name.length + valueBytes + ENTRY_OVERHEAD;
