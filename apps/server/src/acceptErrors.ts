@@ -3,6 +3,7 @@ import type { Server } from 'node:net';
 /** Where the server's own lines go (the CLI's stderr). */
 export type ServerLog = (line: string) => void;
 
+/** The default: a line on stderr. */
 export const stderrLog: ServerLog = (line) => process.stderr.write(`${line}\n`);
 
 /**

@@ -54,7 +54,7 @@ const entry = (name: string, valueBytes: number) => name.length + valueBytes + E
  * headers every gRPC client sends (grpc-js keeps `te`, `content-type`, `grpc-timeout` and the encodings to itself:
  * the first two are counted at their usual size, the others not, a difference of ~100 bytes at most).
  */
-export function headerListSize(path: string, authority: string, metadata: Metadata): number {
+function headerListSize(path: string, authority: string, metadata: Metadata): number {
   let size =
     entry(':method', 4) + entry(':scheme', 4) + entry(':path', path.length) + entry(':authority', authority.length);
   size += entry('te', 'trailers'.length) + entry('content-type', 'application/grpc'.length);
