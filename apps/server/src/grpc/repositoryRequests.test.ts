@@ -39,7 +39,16 @@ describe('HTTP repository requests', () => {
       const r = await load(parameters);
       expect([r.status, r.json]).toEqual([500, { error: 'unexpected error on creating Triton parameter' }]);
     }
+    const notObject = await load([]);
+    expect([notObject.status, notObject.json]).toEqual([500, { error: 'attempt to get members for non-object' }]);
     expect((await load({})).status).toBe(200);
+  });
+
+  it('takes a body that is JSON but not an object as asking for nothing, as Triton does', async () => {
+    for (const body of ['[]', '1', '"x"', 'null']) {
+      expect((await http('/v2/repository/index', body)).status).toBe(200);
+      expect((await http('/v2/repository/models/head/load', body)).status).toBe(200);
+    }
   });
 });
 
