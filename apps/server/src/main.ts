@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { keepServingThroughAcceptErrors, stderrLog, type ServerLog } from './acceptErrors.ts';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { disableOnnxRuntimeTelemetry } from './cli/onnxTelemetry.ts';
@@ -33,6 +34,8 @@ export interface ServeConfig {
   importRoots?: string[];
   /** The server log of Python models' lines (print, stderr, Logger), one line each. */
   modelLog?: (line: string) => void;
+  /** The server's own lines (a connection it could not accept); stderr when not given. */
+  log?: ServerLog;
 }
 
 export interface RunningServer {
@@ -113,6 +116,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
       res();
     });
   });
+  keepServingThroughAcceptErrors(server, 'HTTP', config.log ?? stderrLog);
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing: Promise<void> | undefined;

@@ -101,10 +101,12 @@ export class Engine {
    * close: a Python model stuck in `initialize` is killed; its `reload` resolves naming it), and its runtimes retire:
    * the runs already holding them finish, then they close (a Python model's `finalize` runs and its process exits;
    * an ONNX model's sessions and workers are released). Runs needing it fail as unavailable until a `reload` starts
-   * it again. Unloading an ensemble leaves its composing models as they are.
+   * it again. Unloading an ensemble leaves its composing models as they are. The graphs' exported repositories
+   * unload it too (a generated helper model lives only there; a repository model is linked in as well).
    */
   unloadModel(model: string): void {
     this.models.unload(model);
+    this.exportedRuns?.unloadModel(model);
   }
 
   /** Whether a `reload` is loading `model` now. */

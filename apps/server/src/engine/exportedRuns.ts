@@ -12,6 +12,7 @@ import type { EngineOptions, RunRequest, RunResult } from './types.ts';
 /** What runs an exported repository: an Engine (passed in by the engine itself, so the two modules do not import each other). */
 export interface ExportedEngine {
   run(req: RunRequest): Promise<RunResult>;
+  unloadModel(model: string): void;
   close(): Promise<void>;
 }
 
@@ -141,6 +142,21 @@ export class ExportedRuns {
         ? err
         : new EngineError('invalid-graph', `graph '${graph.name}' could not be exported for a run: ${messageOf(err)}`);
     }
+  }
+
+  /**
+   * Triton's unload of `model` in every exported repository that holds it (a graph's generated helper, or a
+   * repository model its export links): there its instances retire as in the engine that serves the repository
+   * (the runs on them finish, then a Python model's stub exits), including in an export still being made.
+   */
+  unloadModel(model: string): void {
+    for (const p of this.byGraph.values())
+      void p.then(
+        (e) => {
+          if (catalogueModel(e.catalogue, model)) e.engine.unloadModel(model);
+        },
+        () => undefined,
+      );
   }
 
   /** Stops every exported engine and removes their repositories. */

@@ -9,6 +9,7 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { keepServingThroughAcceptErrors, stderrLog, type ServerLog } from '../acceptErrors.ts';
 import { tokenMatches } from '../http/auth.ts';
 import { LISTEN_BACKLOG } from '../listenBacklog.ts';
 import type { Studio } from '../http/Studio.ts';
@@ -17,6 +18,7 @@ import { modelInfer } from './handlers/infer.ts';
 import { modelStreamInfer } from './handlers/stream.ts';
 import { deferLargeRequests } from './deferredRequests.ts';
 import { inferenceService, type ProtoMessage } from './loadService.ts';
+import { raiseHeaderLimits, refuseLargeMetadata } from './metadataLimits.ts';
 import { grpcError, grpcStatus } from './status.ts';
 
 export interface GrpcServer {
@@ -87,14 +89,21 @@ function implementation(studio: Studio): UntypedServiceImplementation {
 /**
  * Serves `inference.GRPCInferenceService` (KServe v2 gRPC with Triton's extensions) for the studio
  * on `host:port` (port 0 picks a free one). Requires `authorization: Bearer <token>` metadata when
- * the studio has a token.
+ * the studio has a token. `log` takes the listener's own lines (a connection it could not accept).
  * @example const g = await startGrpcServer(studio, '127.0.0.1', 8001); console.log(`grpc listening on ${g.address}`)
  */
-export async function startGrpcServer(studio: Studio, host: string, port: number): Promise<GrpcServer> {
+export async function startGrpcServer(
+  studio: Studio,
+  host: string,
+  port: number,
+  log: ServerLog = stderrLog,
+): Promise<GrpcServer> {
   const server = new Server({
     'grpc.max_receive_message_length': studio.limits.maxBodyBytes,
     'grpc.max_send_message_length': -1,
+    interceptors: [refuseLargeMetadata],
   });
+  raiseHeaderLimits(server);
   server.addService(deferLargeRequests(inferenceService().service), implementation(studio));
   const hostForAddress = host.includes(':') ? `[${host}]` : host;
   // grpc-js's own bindAsync listens with Node's default backlog; a listener of ours hands it each connection.
@@ -115,8 +124,7 @@ export async function startGrpcServer(studio: Studio, host: string, port: number
       resolve();
     });
   });
-  // A failed accept costs that one connection (the listener goes on listening); it must not end the service.
-  listener.on('error', () => {});
+  keepServingThroughAcceptErrors(listener, 'gRPC', log);
   const bound = (listener.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   const close = () =>

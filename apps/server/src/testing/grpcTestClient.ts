@@ -5,6 +5,13 @@ import { inferenceService } from '../grpc/loadService.ts';
 /** A real gRPC client of the studio's service (grpc-js over a socket), with promise-returning unary calls. */
 export interface TestClient {
   call<T = any>(method: string, request: unknown, token?: string): Promise<T>;
+  /** A unary call with these metadata entries (a hostile client's headers), within `deadlineMs`. */
+  callWithMetadata<T = any>(
+    method: string,
+    request: unknown,
+    entries: [string, string][],
+    deadlineMs?: number,
+  ): Promise<T>;
   /**
    * Sends a unary request as bytes already encoded (`encodeRequest`), so a huge message costs its encoding before
    * the call, not during it; resolves with the status details ('' when it answered).
@@ -29,6 +36,14 @@ export function connectTestClient(address: string): TestClient {
     call: (method, request, token) =>
       new Promise((resolve, reject) => {
         client[method](request, md(token), (err: ServiceError | null, res: any) => (err ? reject(err) : resolve(res)));
+      }),
+    callWithMetadata: (method, request, entries, deadlineMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        const m = new Metadata();
+        for (const [key, value] of entries) m.add(key, value);
+        client[method](request, m, { deadline: Date.now() + deadlineMs }, (err: ServiceError | null, res: any) =>
+          err ? reject(err) : resolve(res),
+        );
       }),
     callEncoded: (method, bytes) =>
       new Promise((resolve) => {

@@ -42,11 +42,12 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     ...(token ? { token } : {}),
     webDist: web ? userPath(web) : DEFAULT_WEB_DIST,
     modelLog: io.err,
+    log: io.err,
     ...(importRoots.length > 0 ? { importRoots } : {}),
   });
   let grpc: GrpcServer | undefined;
   try {
-    if (grpcPort !== null) grpc = await startGrpcServer(server.studio, host, grpcPort);
+    if (grpcPort !== null) grpc = await startGrpcServer(server.studio, host, grpcPort, io.err);
   } catch (err) {
     await server.close();
     throw err;

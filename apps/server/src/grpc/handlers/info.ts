@@ -1,10 +1,14 @@
-import { status } from '@grpc/grpc-js';
 import { findServedModel, modelConfig, repositoryIndex } from '../../http/servedModels.ts';
 import type { Studio } from '../../http/Studio.ts';
 import { loadModel, unloadModel } from '../../http/modelLoading.ts';
 import { modelStatistics } from '../../http/modelStatistics.ts';
 import type { ProtoMessage } from '../loadService.ts';
-import { grpcStatus } from '../status.ts';
+import {
+  checkLoadParameters,
+  checkUnloadParameters,
+  refuseRepositoryName,
+  type RepositoryRequest,
+} from '../repositoryRequests.ts';
 
 /** The extensions the gRPC endpoint serves (binary tensors and generate are HTTP's). */
 const GRPC_EXTENSIONS = [
@@ -17,18 +21,7 @@ const GRPC_EXTENSIONS = [
 ];
 
 type NameVersion = { name: string; version: string };
-type RepositoryRequest = { model_name: string; parameters?: Record<string, unknown> };
 
-/** A load carrying a config or model files is refused: the studio loads models from its repository on disk. */
-function refuseOverrides(r: RepositoryRequest): void {
-  const overrides = Object.keys(r.parameters ?? {}).filter((k) => k === 'config' || k.startsWith('file:'));
-  if (overrides.length > 0) {
-    throw grpcStatus(
-      status.INVALID_ARGUMENT,
-      `load of '${r.model_name}' with ${overrides.join(', ')} is not supported: the studio loads models from its repository on disk (edit the files, then load)`,
-    );
-  }
-}
 /** A handler's body: the request in, the response (or a thrown error) out. */
 export type UnaryBody = (request: ProtoMessage) => unknown;
 
@@ -70,15 +63,19 @@ export function infoHandlers(studio: Studio): Record<string, UnaryBody> {
         r.version === '' ? undefined : r.version,
       ),
     }),
-    RepositoryIndex: (r: { ready: boolean }) => ({
-      models: repositoryIndex(studio).filter((m) => !r.ready || m.state === 'READY'),
-    }),
+    RepositoryIndex: (r: { repository_name?: string; ready: boolean }) => {
+      refuseRepositoryName(r);
+      return { models: repositoryIndex(studio).filter((m) => !r.ready || m.state === 'READY') };
+    },
     RepositoryModelLoad: async (r: RepositoryRequest) => {
-      refuseOverrides(r);
+      refuseRepositoryName(r);
+      checkLoadParameters(r);
       await loadModel(studio, r.model_name);
       return {};
     },
     RepositoryModelUnload: (r: RepositoryRequest) => {
+      refuseRepositoryName(r);
+      checkUnloadParameters(r);
       unloadModel(studio, r.model_name);
       return {};
     },

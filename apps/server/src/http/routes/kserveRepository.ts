@@ -6,7 +6,10 @@ import { modelStatistics } from '../modelStatistics.ts';
 import type { Studio } from '../Studio.ts';
 import { repositoryIndex } from '../servedModels.ts';
 
-/** The JSON object of a request body, `{}` when there is none. */
+/**
+ * The JSON object of a request body: `{}` when there is none, or when it is JSON but not an object (Triton looks its
+ * members up only in an object, so such a body asks for nothing).
+ */
 function bodyObject(req: Request): Record<string, unknown> {
   const raw = Buffer.isBuffer(req.body) ? req.body.toString('utf8').trim() : '';
   if (raw === '') return {};
@@ -16,16 +19,24 @@ function bodyObject(req: Request): Record<string, unknown> {
   } catch (err) {
     throw new ApiError(400, 'bad-request', `the request body is not JSON: ${(err as Error).message}`);
   }
-  if (!isObj(parsed)) throw new ApiError(400, 'bad-request', 'the request body must be a JSON object');
-  return parsed;
+  return isObj(parsed) ? parsed : {};
 }
 
-/** Triton's load may carry a config or model files to load instead of the repository's: the studio loads only from disk. */
+/**
+ * Triton's load may carry a config or model files to load instead of the repository's: the studio loads only from
+ * disk. The parameters are first checked as Triton's HTTP server checks them, in its words and with its status (500:
+ * its JSON reader's and parameter errors are INTERNAL): an object of strings, each named `config` or `file:…`.
+ */
 function refuseOverrides(name: string, body: Record<string, unknown>): void {
   const params = body.parameters;
   if (params === undefined) return;
-  if (!isObj(params)) throw new ApiError(400, 'bad-request', "'parameters' must be a JSON object");
-  const overrides = Object.keys(params).filter((k) => k === 'config' || k.startsWith('file:'));
+  if (!isObj(params)) throw new ApiError(500, 'internal', 'attempt to get members for non-object');
+  for (const [key, value] of Object.entries(params)) {
+    if (typeof value !== 'string') throw new ApiError(500, 'internal', 'attempt to access JSON non-string as string');
+    if (key !== 'config' && !key.startsWith('file:'))
+      throw new ApiError(500, 'internal', 'unexpected error on creating Triton parameter');
+  }
+  const overrides = Object.keys(params);
   if (overrides.length > 0) {
     throw new ApiError(
       400,
@@ -48,7 +59,9 @@ export function repositoryRoutes(studio: Studio, router: Router): void {
     res.json({ model_stats: modelStatistics(studio, String(req.params.model), version) });
   });
   router.post('/v2/repository/index', (req, res) => {
-    const ready = bodyObject(req).ready === true;
+    const { ready = false } = bodyObject(req);
+    if (typeof ready !== 'boolean')
+      throw new ApiError(400, 'bad-request', "Invalid value for 'ready': expected a boolean");
     res.json(repositoryIndex(studio).filter((m) => !ready || m.state === 'READY'));
   });
   router.post('/v2/repository/models/:model/load', async (req, res) => {
