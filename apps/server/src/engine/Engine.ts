@@ -1,6 +1,6 @@
-import { availableParallelism } from 'node:os';
 import { type ServerMessage, type Tensor } from '@ensemble-studio/core';
 import { answerBls, type BlsDeps } from './bls.ts';
+import { servingLoadConcurrency } from './eachAtMost.ts';
 import { ExportedRuns } from './exportedRuns.ts';
 import { Deadlines, RunCancel } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
@@ -14,6 +14,7 @@ import { createExecutor } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
 import { RunFusion } from './runFusion.ts';
 import { boundNotice, emitEnd, failed, guarded } from './runMessages.ts';
+import { listSequences, modelCounters } from './runtimeViews.ts';
 import { Scheduler } from './Scheduler.ts';
 import type { SchedulerOptions } from './schedulerTypes.ts';
 import type { Repository } from '../repo/types.ts';
@@ -274,26 +275,12 @@ export class Engine {
 
   /** Which instance holds each active sequence (`instance: null` while it waits in the backlog for a slot). */
   sequences(): SequenceInfo[] {
-    const out: SequenceInfo[] = [];
-    for (const [, rt] of this.models.all()) {
-      for (const b of rt.sequences?.list() ?? []) {
-        out.push({
-          model: rt.name,
-          sequenceId: b.id,
-          instance: b.instance >= 0 ? `${rt.name}_${b.instance}` : null,
-          lastActiveMs: b.lastActiveMs,
-        });
-      }
-    }
-    return out;
+    return listSequences(this.models.all());
   }
 
   /** Counters per model and per graph (Prometheus /metrics). */
   metrics(): EngineMetrics {
-    const models: EngineMetrics['models'] = {};
-    for (const [key, rt] of this.models.all())
-      models[key] = rt.stats.snapshot(rt.sequences?.list().filter((b) => b.instance >= 0).length ?? 0);
-    return { models, graphs: this.graphStats.all() };
+    return { models: modelCounters(this.models.all()), graphs: this.graphStats.all() };
   }
 
   /** Fault injection: crashes instance `index` of a model (tests; operators checking recovery). */
@@ -327,12 +314,3 @@ export class Engine {
 }
 
 const ignore = (): void => {};
-
-/**
- * Models to load at once while the server answers clients: one per core but the event loop's. Each model boots
- * its instances' threads (or Python processes) together, and on two cores a dozen of them at the main thread's
- * priority left it ~a fifth of a core: other clients waited 90–220 ms during a repository import.
- */
-export function servingLoadConcurrency(): number {
-  return Math.max(1, availableParallelism() - 1);
-}
