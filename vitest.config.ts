@@ -29,6 +29,9 @@ export default defineConfig({
           include: ['test/e2e/**/*.spec.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // expect.poll waits for what the page shows after a server's answer and a render: 1 s (vitest's default)
+          // is a speed limit there, not a hang guard. The same 30 s as Playwright's own waits (waitFor, click).
+          expect: { poll: { timeout: 30_000 } },
           fileParallelism: false,
           setupFiles,
         },

@@ -169,7 +169,8 @@ describe('a pipeline built from scratch with the mouse', () => {
     expect(saved.edges).toHaveLength(2);
     await page.reload();
     await flowNode(page, 'extractor').waitFor();
-    expect(await page.locator('select[aria-label="Open graph"]').inputValue()).toBe('from_scratch');
+    // The picker's list of saved graphs is fetched apart from the graph shown: its value follows when the list is in.
+    await expect.poll(() => page.locator('select[aria-label="Open graph"]').inputValue()).toBe('from_scratch');
     await expect.poll(() => edges().count()).toBe(2);
     const [download] = await Promise.all([
       page.waitForEvent('download'),

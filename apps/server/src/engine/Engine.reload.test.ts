@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { Engine } from './Engine.ts';
-import { writeEngineRepository } from '../testing/engineFixtureRepository.ts';
+import { realConfigs, writeEngineRepository } from '../testing/engineFixtureRepository.ts';
 import { singleModelGraph, vadGraph } from '../testing/engineGraphs.ts';
 import { tempDir } from '../testing/tempDir.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
@@ -16,9 +16,15 @@ const detGraph = singleModelGraph(
   [{ name: 'sigmoid_0.tmp_0', dims: [1, 1, -1, -1] }],
   0,
 );
+// The stream opened before a reload must still be open after it, however long the reload takes: with the fixture's
+// 5 s idle limit, a reload of head slowed by a busy machine idled the stream out before it was checked.
+const vad = realConfigs().vad!;
+const overrides = {
+  vad: { sequence_batching: { ...vad.sequence_batching!, max_sequence_idle_microseconds: 600_000_000 } },
+};
 let engine: Engine;
 beforeAll(async () => {
-  engine = await Engine.create({ repository: writeEngineRepository(dir, models) });
+  engine = await Engine.create({ repository: writeEngineRepository(dir, models, overrides) });
 });
 afterAll(async () => engine?.close());
 
@@ -38,7 +44,10 @@ describe('Engine.reload', () => {
     const vadBefore = engine.health().models.vad!;
     expect(engine.health().models.head!.instances).toBe(2);
 
-    const edited = writeEngineRepository(dir, models, { head: { instance_group: [{ count: 3, kind: 'KIND_CPU' }] } });
+    const edited = writeEngineRepository(dir, models, {
+      ...overrides,
+      head: { instance_group: [{ count: 3, kind: 'KIND_CPU' }] },
+    });
     await engine.reload(edited, ['head']);
 
     expect(engine.health().models.head).toMatchObject({ state: 'ready', instances: 3 });
@@ -68,7 +77,7 @@ describe('Engine.reload', () => {
     };
     const long = engine.run({ graph: detGraph, inputs: { x: image } });
     await new Promise((r) => setTimeout(r, 50));
-    await engine.reload(writeEngineRepository(dir, models), ['det']);
+    await engine.reload(writeEngineRepository(dir, models, overrides), ['det']);
     expect(engine.health().models.det!.coldStartMs).not.toBe(before);
     const r = await long;
     expect([r.status, r.error]).toEqual(['completed', undefined]);
@@ -84,8 +93,7 @@ describe('Engine.reload', () => {
 });
 
 describe('closing an engine with runs under way', () => {
-  const side = 2048;
-  const image = (): Tensor => ({
+  const image = (side = 2048): Tensor => ({
     datatype: 'FP32',
     shape: [1, 3, side, side],
     data: new Float32Array(3 * side * side),
@@ -93,16 +101,17 @@ describe('closing an engine with runs under way', () => {
 
   it('closeWhenIdle (an engine replaced by another repository) lets every run finish, queued ones too', async () => {
     const other = await Engine.create({ repository: writeEngineRepository(dir, ['det']), loadConcurrency: 1 });
-    // det has one instance: the second run waits in its queue, which a plain close would fail.
+    // det has one instance: the second run waits in its queue, which a plain close would fail. Both count as under
+    // way once run() is called, so closeWhenIdle comes at once; images of 1024² keep the two runs well inside the
+    // test's time on a slow machine (at 2048² they took 35 s to over 60 s on one busy core).
     const runs = [
-      other.run({ graph: detGraph, inputs: { x: image() } }),
-      other.run({ graph: detGraph, inputs: { x: image() } }),
+      other.run({ graph: detGraph, inputs: { x: image(1024) } }),
+      other.run({ graph: detGraph, inputs: { x: image(1024) } }),
     ];
-    await new Promise((r) => setTimeout(r, 50));
     const closing = other.closeWhenIdle();
     for (const r of await Promise.all(runs)) expect([r.status, r.error]).toEqual(['completed', undefined]);
     await closing;
-    const after = await other.run({ graph: detGraph, inputs: { x: image() } });
+    const after = await other.run({ graph: detGraph, inputs: { x: image(1024) } });
     expect(after.error).toMatchObject({ code: 'closed' });
   }, 60_000);
 

@@ -1,12 +1,13 @@
 import { connect as netConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../testing/testServer.ts';
+import { tempDir } from '../testing/tempDir.ts';
 import { connect } from '../testing/wsTestClient.ts';
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {
   s = await startTestServer({
-    limits: { maxWsMessageBytes: 100_000, maxOpenSequences: 2, maxTensorElements: 50_000, heartbeatMs: 300 },
+    limits: { maxWsMessageBytes: 100_000, maxOpenSequences: 2, maxTensorElements: 50_000 },
   });
 });
 afterAll(async () => s?.close());
@@ -191,17 +192,24 @@ describe('upgrade checks and heartbeat', () => {
   });
 
   it('terminates a client that stops answering pings', async () => {
-    const { port } = new URL(s.url);
-    const sock = netConnect(Number(port), '127.0.0.1');
-    sock.write(
-      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-    );
-    let head = '';
-    sock.on('data', (d: Buffer) => {
-      head += d.toString('latin1');
-    });
-    await new Promise<void>((resolve) => sock.on('close', () => resolve()));
-    expect(head).toMatch(/^HTTP\/1\.1 101/);
+    // A server of its own (over an empty repository: no models to load): a 300 ms heartbeat on the file's server
+    // would also end the clients of the other tests whenever this process stalled that long between ping and pong.
+    const t = await startTestServer({ repo: tempDir('ws-heartbeat-'), limits: { heartbeatMs: 300 } });
+    try {
+      const { port } = new URL(t.url);
+      const sock = netConnect(Number(port), '127.0.0.1');
+      sock.write(
+        `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
+      let head = '';
+      sock.on('data', (d: Buffer) => {
+        head += d.toString('latin1');
+      });
+      await new Promise<void>((resolve) => sock.on('close', () => resolve()));
+      expect(head).toMatch(/^HTTP\/1\.1 101/);
+    } finally {
+      await t.close();
+    }
   });
 });
 
