@@ -62,7 +62,12 @@ describe('op fusion', () => {
     const span = (id: string) => a.r.timings.find((t) => t.nodeId === id)!;
     expect(span('preprocess').endMs).toBeLessThanOrEqual(span('det').startMs + 1e-6);
     expect(span('det').endMs).toBeLessThanOrEqual(span('db').startMs + 1e-6);
-    expect(span('det').computeMs).toBeGreaterThan(span('db').computeMs);
+    // Each member reports its own compute, not the group's: together they fit in the group's span (a timing
+    // comparison between members, det against db, could fail whenever the machine preempted db's thread).
+    const members = ['preprocess', 'det', 'db'].map(span);
+    for (const m of members) expect(m.computeMs).toBeGreaterThan(0);
+    const computed = members.reduce((a, m) => a + m.computeMs, 0);
+    expect(computed).toBeLessThanOrEqual(span('db').endMs - span('preprocess').startMs + 1e-6);
   });
 
   it('shows where each op ran, and runs the ops apart on an exploring decision to measure them there', async () => {
