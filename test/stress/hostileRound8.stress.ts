@@ -89,8 +89,9 @@ function streamed(x: number) {
   }).then(async (res) => {
     const decoder = new TextDecoder();
     let text = '';
-    for await (const chunk of res.body!) {
-      text += decoder.decode(chunk as Uint8Array, { stream: true });
+    const reader = res.body!.getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      text += decoder.decode(chunk.value, { stream: true });
       for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n')) {
         const event = text.slice(0, at);
         text = text.slice(at + 2);
