@@ -50,6 +50,8 @@ export class InstancePool<Body, Result> {
   readonly instances: BackendInstance<Body, Result>[] = [];
   /** Requests handed to each worker and not yet answered. */
   private inflight: number[] = [];
+  /** Requests handed to workers and not yet settled (a freed instance's request may still be streaming). */
+  private unsettled = 0;
   private queue: Job<Body, Result>[] = [];
   private idleWaiters: (() => void)[] = [];
   private closed = false;
@@ -135,23 +137,41 @@ export class InstancePool<Body, Result> {
       const [job] = this.queue.splice(at, 1);
       this.dispatch(best, job!);
     }
-    if (this.queue.length === 0 && this.inflight.every((n) => n === 0)) for (const w of this.idleWaiters.splice(0)) w();
+    this.wakeIfIdle();
+  }
+
+  private get idle(): boolean {
+    return this.queue.length === 0 && this.unsettled === 0;
+  }
+
+  private wakeIfIdle(): void {
+    if (this.idle) for (const w of this.idleWaiters.splice(0)) w();
   }
 
   private dispatch(i: number, job: Job<Body, Result>): void {
     this.inflight[i]!++;
+    this.unsettled++;
     const inst = this.instances[i]!;
     const queueNs = Number(process.hrtime.bigint() - job.enqueuedAt);
+    let freed = false;
+    // As in Triton, an instance is free once its execute returns, even when a decoupled model's responses go on.
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      this.inflight[i]!--;
+      this.pump();
+    };
     inst
-      .request(job.body, job.transfer)
+      .request(job.body, job.transfer, free)
       .then(
         (result) => job.resolve({ result, instance: inst.name, instanceIndex: i, queueNs }),
         (err: Error) => job.reject(err),
       )
       .finally(() => {
         if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
-        this.inflight[i]!--;
-        this.pump();
+        this.unsettled--;
+        free();
+        this.wakeIfIdle();
       });
   }
 
@@ -183,7 +203,7 @@ export class InstancePool<Body, Result> {
 
   /** Resolves when nothing is queued or running. */
   onIdle(): Promise<void> {
-    if (this.queue.length === 0 && this.inflight.every((n) => n === 0)) return Promise.resolve();
+    if (this.idle) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
   }
 

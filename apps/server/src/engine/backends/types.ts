@@ -24,8 +24,12 @@ export interface BackendInstance<Body, Result> {
   state: 'loading' | 'ready' | 'dead' | 'closed';
   /** Starts the thread or process and loads the model; resolves with what loaded. */
   start(): Promise<LoadInfo>;
-  /** Sends one request; `transfer` buffers may move to the instance (detached here afterwards). */
-  request(body: Body, transfer: ArrayBuffer[]): Promise<Result>;
+  /**
+   * Sends one request; `transfer` buffers may move to the instance (detached here afterwards). `freed` is called
+   * when the instance can take its next request before this one settles (a decoupled Python model's `execute`
+   * returned while its responses are still to come).
+   */
+  request(body: Body, transfer: ArrayBuffer[], freed?: () => void): Promise<Result>;
   /** Fault injection: the instance dies abruptly, as a native crash would. */
   crash(): void;
   /** Stops it; pending requests fail with `closed`. */

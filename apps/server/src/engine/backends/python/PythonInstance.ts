@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
-import { EngineError } from '../../errors.ts';
+import { abortError, EngineError } from '../../errors.ts';
 import type { BackendInstance, LoadInfo } from '../types.ts';
 import type { TensorLimits } from '../../types.ts';
 import { frameCheck } from './frameLimits.ts';
@@ -155,11 +155,12 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     };
   }
 
-  request(body: PyExecute, _transfer: ArrayBuffer[]): Promise<PyExecuteResult> {
+  request(body: PyExecute, _transfer: ArrayBuffer[], freed?: () => void): Promise<PyExecuteResult> {
     if (this.state !== 'ready')
       return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
     return new Promise<PyExecuteResult>((resolve, reject) => {
       const { id, p } = this.executes.open(body, resolve, reject);
+      if (freed) p.freed = freed;
       if (body.signal) {
         p.onAbort = () => this.cancelled(id, p);
         body.signal.addEventListener('abort', p.onAbort, { once: true });
@@ -179,11 +180,16 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     });
   }
 
-  /** The run gave up on this execute: tell `execute` (is_cancelled), and kill the process if it never returns. */
+  /** The run gave up on this execute: tell `execute` (is_cancelled); kill the process if `execute` never returns, or drop the request if it returned and never sent its final response. */
   private cancelled(id: number, p: PendingExecute): void {
     this.write(this.toPyAtOnce, new FrameWriter().finish({ type: 'cancel', id }));
+    // Its BLS calls are this execute's when it is the only one running: they end with it, so that a chain of
+    // models waiting on each other unwinds from the cancelled end instead of living on in the models' queues.
+    if (!p.returned && this.executes.running === 1) this.blsCalls.abortAll();
     p.killTimer = setTimeout(() => {
       if (!this.executes.has(id) || !this.proc) return;
+      // execute returned and the process serves other requests: only this one's late responses are given up.
+      if (p.returned) return this.executes.drop(id, abortError(p.body.signal!));
       this.died(
         this.proc,
         `did not return from execute within ${this.spec.stuckKillMs ?? 2000} ms after its request was cancelled, so it was stopped`,

@@ -27,6 +27,13 @@ export class ExecuteTable {
     return { id, p };
   }
 
+  /** How many executes have not returned from `execute` yet. */
+  get running(): number {
+    let n = 0;
+    for (const p of this.pending.values()) if (!p.returned) n++;
+    return n;
+  }
+
   has(id: number): boolean {
     return this.pending.has(id);
   }
@@ -47,7 +54,16 @@ export class ExecuteTable {
     if (!p) return;
     p.markExecuted(h.error as { message?: string; traceback?: string } | null);
     this.freeInputs(p);
+    p.freed?.();
     this.maybeDone(id, p);
+  }
+
+  /** Gives up on an execute whose requests are not all final (cancelled after `execute` returned): later responses are dropped. */
+  drop(id: number, err: Error): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    this.settle(id, p);
+    p.reject(err);
   }
 
   /** Fails every execute still pending (the process is gone). */

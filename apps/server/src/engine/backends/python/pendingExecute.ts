@@ -12,11 +12,14 @@ export class PendingExecute {
   private results: (PyRequestResult | undefined)[];
   private readonly responses: Record<string, Tensor>[][];
   private readonly streamed: number[];
-  private executed = false;
+  /** `execute` returned (or raised): the instance may take its next execute while responses still come. */
+  returned = false;
   private readonly startedAt = process.hrtime.bigint();
   /** Node-region offsets of this execute's inputs, free again once the stub has read them. */
   placed: number[] = [];
   onAbort?: () => void;
+  /** Tells the pool that the instance is free (`execute` returned). */
+  freed?: () => void;
   killTimer?: ReturnType<typeof setTimeout>;
 
   constructor(
@@ -56,7 +59,7 @@ export class PendingExecute {
 
   /** Records `executed`: with an error, every request not yet final fails with it. */
   markExecuted(err: { message?: string; traceback?: string } | null): void {
-    this.executed = true;
+    this.returned = true;
     if (!err) return;
     const error = new ModelError(String(err.message), typeof err.traceback === 'string' ? err.traceback : undefined);
     this.results = this.results.map((r) => r ?? { ok: false, error });
@@ -64,7 +67,7 @@ export class PendingExecute {
 
   /** `executed` came and every request is final. */
   get done(): boolean {
-    return this.executed && this.results.every((r) => r !== undefined);
+    return this.returned && this.results.every((r) => r !== undefined);
   }
 
   /** Resolves the execute's promise with what its requests got (once `done`). */

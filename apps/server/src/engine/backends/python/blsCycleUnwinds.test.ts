@@ -1,0 +1,80 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tensor } from '@ensemble-studio/core';
+import { singleModelGraph } from '@ensemble-studio/core';
+import { loadRepository } from '../../../repo/loadRepository.ts';
+import type { Repository } from '../../../repo/types.ts';
+import { tempDir } from '../../../testing/tempDir.ts';
+import { Engine } from '../../Engine.ts';
+
+// Two one-instance models that BLS-call each other wait on each other for ever (in Triton too). When the run
+// that started the chain gives up, its BLS calls end with it, so the chain unwinds and both models serve again
+// with the processes they had; before, each cancelled execute was killed after a grace period, and the call it
+// had queued on the other model ran on that model's new process, so the pair restarted each other for ever.
+
+const CONFIG = (name: string) => `name: "${name}"
+backend: "python"
+input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]
+instance_group [ { count: 1 kind: KIND_CPU } ]
+`;
+
+// X < 0 answers the process's pid; otherwise the other model is called with X.
+const CALLS = (other: string) => `
+import os, numpy as np, triton_python_backend_utils as pb_utils
+class TritonPythonModel:
+    def execute(self, requests):
+        out = []
+        for r in requests:
+            x = pb_utils.get_input_tensor_by_name(r, "X")
+            if x.as_numpy()[0] < 0:
+                out.append(pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([os.getpid()], np.float32))]))
+                continue
+            resp = pb_utils.InferenceRequest(model_name="${other}", inputs=[x], requested_output_names=["Y"]).exec()
+            if resp.has_error():
+                raise pb_utils.TritonModelException(resp.error().message())
+            out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(resp, "Y")]))
+        return out
+`;
+
+let repo: Repository;
+let engine: Engine;
+const f32 = (...v: number[]): Tensor => ({ datatype: 'FP32', shape: [v.length], data: Float32Array.from(v) });
+const run = (model: string, x: number, timeoutMs: number) =>
+  engine.run({ graph: singleModelGraph(repo.catalogue.models[model]!), inputs: { X: f32(x) }, timeoutMs });
+const pidOf = async (model: string) => {
+  const r = await run(model, -1, 10_000);
+  expect(r.status).toBe('completed');
+  return Number((r.outputs.Y!.data as Float32Array)[0]);
+};
+
+beforeAll(async () => {
+  const dir = tempDir('py-bls-cycle-');
+  for (const [name, other] of [
+    ['ping', 'pong'],
+    ['pong', 'ping'],
+  ] as const) {
+    mkdirSync(join(dir, name, '1'), { recursive: true });
+    writeFileSync(join(dir, name, 'config.pbtxt'), CONFIG(name));
+    writeFileSync(join(dir, name, '1', 'model.py'), CALLS(other).trimStart());
+  }
+  repo = await loadRepository(dir);
+  engine = await Engine.create({ repository: repo });
+});
+afterAll(async () => {
+  await engine?.close();
+});
+
+describe('a cycle of BLS calls between one-instance models', () => {
+  it('ends with the run that started it; both models then answer from the processes they had', async () => {
+    const before = [await pidOf('ping'), await pidOf('pong')];
+    const r = await run('ping', 1, 500);
+    expect(r.error?.code).toBe('timeout');
+    // Past the grace period after which a cancelled execute that never returns has its process killed.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect([await pidOf('ping'), await pidOf('pong')]).toEqual(before);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect([await pidOf('ping'), await pidOf('pong')]).toEqual(before);
+  });
+});

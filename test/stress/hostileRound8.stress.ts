@@ -1,0 +1,140 @@
+// The eighth independent hostile-input round, as regression cases: Python models that misuse decoupled senders
+// and BLS calls that form a cycle. Each runs against a real `studio serve` with a bystander asking
+// /v2/health/ready from a process of its own.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { copyExamples, http, spawnStudio } from '../support/server.ts';
+import { probedStudio } from './hostileProbe.ts';
+
+const config = (name: string, decoupled: boolean) => `name: "${name}"
+backend: "python"
+${decoupled ? 'model_transaction_policy { decoupled: true }\n' : ''}input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]
+instance_group [ { count: 1 kind: KIND_CPU } ]
+`;
+
+// Sends X back and keeps the sender open; a request with X > 5 first ends the kept one with X * 100.
+const FINISHES_PREVIOUS = `
+import triton_python_backend_utils as pb_utils
+class TritonPythonModel:
+    def initialize(self, args):
+        self.previous = None
+    def execute(self, requests):
+        for r in requests:
+            s = r.get_response_sender()
+            x = pb_utils.get_input_tensor_by_name(r, "X").as_numpy()
+            if self.previous is not None:
+                self.previous.send(pb_utils.InferenceResponse([pb_utils.Tensor("Y", x * 100)]),
+                                   flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+                self.previous = None
+            s.send(pb_utils.InferenceResponse([pb_utils.Tensor("Y", x)]))
+            if x[0] > 5:
+                s.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+            else:
+                self.previous = s
+        return None
+`;
+
+// X < 0 answers the process's pid; otherwise the other model is called with X (ping and pong call each other).
+const CALLS = (other: string) => `
+import os, numpy as np, triton_python_backend_utils as pb_utils
+class TritonPythonModel:
+    def execute(self, requests):
+        out = []
+        for r in requests:
+            x = pb_utils.get_input_tensor_by_name(r, "X")
+            if x.as_numpy()[0] < 0:
+                out.append(pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([os.getpid()], np.float32))]))
+                continue
+            resp = pb_utils.InferenceRequest(model_name="${other}", inputs=[x], requested_output_names=["Y"]).exec()
+            if resp.has_error():
+                raise pb_utils.TritonModelException(resp.error().message())
+            out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(resp, "Y")]))
+        return out
+`;
+
+const { studio, probe } = probedStudio(() => {
+  const repo = copyExamples({ linkModels: true });
+  for (const [name, py, decoupled] of [
+    ['finishes_previous', FINISHES_PREVIOUS, true],
+    ['ping', CALLS('pong'), false],
+    ['pong', CALLS('ping'), false],
+  ] as const) {
+    mkdirSync(join(repo, name, '1'), { recursive: true });
+    writeFileSync(join(repo, name, 'config.pbtxt'), config(name, decoupled));
+    writeFileSync(join(repo, name, '1', 'model.py'), py.trimStart());
+  }
+  return spawnStudio(repo);
+});
+
+const inferBody = (x: number) => JSON.stringify({ inputs: [{ name: 'X', datatype: 'FP32', shape: [1], data: [x] }] });
+const infer = (model: string, x: number) =>
+  http(`${studio.url}/v2/models/${model}/infer`, { method: 'POST', body: inferBody(x) });
+const pidOf = async (model: string) => {
+  const r = await infer(model, -1);
+  expect(r.status).toBe(200);
+  return (r.json as { outputs: { data: number[] }[] }).outputs[0]!.data[0];
+};
+
+/** The `Y` of each event of a `generate_stream`, as they arrive; `first` resolves with the first one. */
+function streamed(x: number) {
+  const ys: number[] = [];
+  let firstSeen: () => void = () => {};
+  const first = new Promise<void>((r) => (firstSeen = r));
+  const done = fetch(`${studio.url}/v2/models/finishes_previous/generate_stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ X: [x] }),
+  }).then(async (res) => {
+    const decoder = new TextDecoder();
+    let text = '';
+    const reader = res.body!.getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      text += decoder.decode(chunk.value, { stream: true });
+      for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n')) {
+        const event = text.slice(0, at);
+        text = text.slice(at + 2);
+        if (event.startsWith('data: ')) ys.push(Number((JSON.parse(event.slice(6)) as { Y: number }).Y));
+        firstSeen();
+      }
+    }
+    return res.status;
+  });
+  return { ys, first, done };
+}
+
+describe('hostile input, eighth round', () => {
+  it('a decoupled model takes its next request once execute returns, which may end an earlier request', async () => {
+    const earlier = streamed(1);
+    await earlier.first;
+    const later = await probe('a decoupled request ended by a later execute', async () => {
+      const s = streamed(7);
+      return { status: await s.done, ys: s.ys };
+    });
+    expect(later).toEqual({ status: 200, ys: [7] });
+    expect(await earlier.done).toBe(200);
+    expect(earlier.ys).toEqual([1, 700]);
+  }, 60_000);
+
+  it('a BLS cycle ends with the client that started it; its models then serve from the processes they had', async () => {
+    const before = [await pidOf('ping'), await pidOf('pong')];
+    await probe('a BLS cycle between two one-instance models, abandoned by its client', async () => {
+      const abort = new AbortController();
+      const cycle = fetch(`${studio.url}/v2/models/ping/infer`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: inferBody(1),
+        signal: abort.signal,
+      }).catch((err: unknown) => err);
+      await new Promise((r) => setTimeout(r, 500));
+      abort.abort();
+      await cycle;
+      // Past the grace period after which a cancelled execute that never returns has its process killed.
+      await new Promise((r) => setTimeout(r, 3000));
+    });
+    expect([await pidOf('ping'), await pidOf('pong')]).toEqual(before);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect([await pidOf('ping'), await pidOf('pong')]).toEqual(before);
+  }, 60_000);
+});
