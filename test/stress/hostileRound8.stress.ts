@@ -4,12 +4,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeBlsCycle } from '../../apps/server/src/testing/blsCycleModels.ts';
 import { copyExamples, http, spawnStudio } from '../support/server.ts';
 import { probedStudio } from './hostileProbe.ts';
 
-const config = (name: string, decoupled: boolean) => `name: "${name}"
+const DECOUPLED_CONFIG = (name: string) => `name: "${name}"
 backend: "python"
-${decoupled ? 'model_transaction_policy { decoupled: true }\n' : ''}input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
+model_transaction_policy { decoupled: true }
+input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
 output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]
 instance_group [ { count: 1 kind: KIND_CPU } ]
 `;
@@ -36,35 +38,12 @@ class TritonPythonModel:
         return None
 `;
 
-// X < 0 answers the process's pid; otherwise the other model is called with X (ping and pong call each other).
-const CALLS = (other: string) => `
-import os, numpy as np, triton_python_backend_utils as pb_utils
-class TritonPythonModel:
-    def execute(self, requests):
-        out = []
-        for r in requests:
-            x = pb_utils.get_input_tensor_by_name(r, "X")
-            if x.as_numpy()[0] < 0:
-                out.append(pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([os.getpid()], np.float32))]))
-                continue
-            resp = pb_utils.InferenceRequest(model_name="${other}", inputs=[x], requested_output_names=["Y"]).exec()
-            if resp.has_error():
-                raise pb_utils.TritonModelException(resp.error().message())
-            out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(resp, "Y")]))
-        return out
-`;
-
 const { studio, probe } = probedStudio(() => {
   const repo = copyExamples({ linkModels: true });
-  for (const [name, py, decoupled] of [
-    ['finishes_previous', FINISHES_PREVIOUS, true],
-    ['ping', CALLS('pong'), false],
-    ['pong', CALLS('ping'), false],
-  ] as const) {
-    mkdirSync(join(repo, name, '1'), { recursive: true });
-    writeFileSync(join(repo, name, 'config.pbtxt'), config(name, decoupled));
-    writeFileSync(join(repo, name, '1', 'model.py'), py.trimStart());
-  }
+  mkdirSync(join(repo, 'finishes_previous', '1'), { recursive: true });
+  writeFileSync(join(repo, 'finishes_previous', 'config.pbtxt'), DECOUPLED_CONFIG('finishes_previous'));
+  writeFileSync(join(repo, 'finishes_previous', '1', 'model.py'), FINISHES_PREVIOUS.trimStart());
+  writeBlsCycle(repo);
   return spawnStudio(repo);
 });
 

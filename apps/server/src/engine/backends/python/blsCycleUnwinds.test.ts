@@ -1,10 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { singleModelGraph } from '@ensemble-studio/core';
 import { loadRepository } from '../../../repo/loadRepository.ts';
 import type { Repository } from '../../../repo/types.ts';
+import { writeBlsCycle } from '../../../testing/blsCycleModels.ts';
 import { tempDir } from '../../../testing/tempDir.ts';
 import { Engine } from '../../Engine.ts';
 
@@ -12,31 +11,6 @@ import { Engine } from '../../Engine.ts';
 // that started the chain gives up, its BLS calls end with it, so the chain unwinds and both models serve again
 // with the processes they had; before, each cancelled execute was killed after a grace period, and the call it
 // had queued on the other model ran on that model's new process, so the pair restarted each other for ever.
-
-const CONFIG = (name: string) => `name: "${name}"
-backend: "python"
-input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
-output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]
-instance_group [ { count: 1 kind: KIND_CPU } ]
-`;
-
-// X < 0 answers the process's pid; otherwise the other model is called with X.
-const CALLS = (other: string) => `
-import os, numpy as np, triton_python_backend_utils as pb_utils
-class TritonPythonModel:
-    def execute(self, requests):
-        out = []
-        for r in requests:
-            x = pb_utils.get_input_tensor_by_name(r, "X")
-            if x.as_numpy()[0] < 0:
-                out.append(pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([os.getpid()], np.float32))]))
-                continue
-            resp = pb_utils.InferenceRequest(model_name="${other}", inputs=[x], requested_output_names=["Y"]).exec()
-            if resp.has_error():
-                raise pb_utils.TritonModelException(resp.error().message())
-            out.append(pb_utils.InferenceResponse([pb_utils.get_output_tensor_by_name(resp, "Y")]))
-        return out
-`;
 
 let repo: Repository;
 let engine: Engine;
@@ -51,14 +25,7 @@ const pidOf = async (model: string) => {
 
 beforeAll(async () => {
   const dir = tempDir('py-bls-cycle-');
-  for (const [name, other] of [
-    ['ping', 'pong'],
-    ['pong', 'ping'],
-  ] as const) {
-    mkdirSync(join(dir, name, '1'), { recursive: true });
-    writeFileSync(join(dir, name, 'config.pbtxt'), CONFIG(name));
-    writeFileSync(join(dir, name, '1', 'model.py'), CALLS(other).trimStart());
-  }
+  writeBlsCycle(dir);
   repo = await loadRepository(dir);
   engine = await Engine.create({ repository: repo });
 });
