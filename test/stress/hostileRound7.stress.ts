@@ -2,10 +2,11 @@
 // saved graph's helper model, repository requests with parameters of the wrong type, and load/unload racing
 // inference. Each runs against a real `studio serve` with a bystander asking /v2/health/ready from a process of its
 // own.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { copyExamples, http, spawnStudio } from '../support/server.ts';
 import { connectTestClient, grpcFailure } from '../../apps/server/src/testing/grpcTestClient.ts';
+import { stubsDescendingFrom } from '../../apps/server/src/testing/processAlive.ts';
 import { writePythonModels } from '../../apps/server/src/testing/pythonModels.ts';
 import { probedStudio } from './hostileProbe.ts';
 
@@ -26,27 +27,7 @@ const grpcAddress = async () => {
 };
 
 /** The Python stubs descending from the server (through its stub spawner). */
-function stubs(): number[] {
-  const parent = new Map<number, number>();
-  const stub = new Set<number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] === 'Z') continue;
-      parent.set(Number(d), Number(fields[1]));
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('stub.py')) stub.add(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const mine = [...parent.keys()].filter((pid) => {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === studio.child.pid) return true;
-    return false;
-  });
-  return mine.filter((p) => stub.has(p)).sort();
-}
+const stubs = () => stubsDescendingFrom(studio.child.pid!);
 
 /** The number of the server's stubs once it has not changed for a second (a retired stub exits meanwhile). */
 async function settledStubs(): Promise<number> {

@@ -1,37 +1,16 @@
 // Unloading a model a saved graph's exported repository runs (the generated helper of one of its steps) ends its
 // instances there too, as Triton's unload ends them: its python3 stub exits once the runs on it finish, not at the
 // next load or the shutdown. A load serves it again from a new stub.
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forkGraph } from '../testing/forkGraph.ts';
+import { stubsDescendingFrom } from '../testing/processAlive.ts';
 import { removeTempDir } from '../testing/tempDir.ts';
 import { call, startTestServer } from '../testing/testServer.ts';
 
 // The stub needs numpy: Debian's python3 has it (the one on PATH may not).
 process.env.STUDIO_PYTHON ||= '/usr/bin/python3';
 
-/** The Python stubs descending from this process (through the stub spawner), by pid. */
-function stubs(): number[] {
-  const parent = new Map<number, number>();
-  const isStub = new Set<number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] === 'Z') continue;
-      parent.set(Number(d), Number(fields[1]));
-      if (readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('stub.py')) isStub.add(Number(d));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const descends = (pid: number): boolean => {
-    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
-    return false;
-  };
-  return [...isStub].filter(descends).sort();
-}
+const stubs = () => stubsDescendingFrom(process.pid);
 
 let s: Awaited<ReturnType<typeof startTestServer>>;
 beforeAll(async () => {
