@@ -9,6 +9,7 @@ import { SYNTHETIC } from '../src/onnx/synthetic.ts';
 import { type BenchContext, runOk } from './context.ts';
 import { directOcr, type StageTimes } from './direct.ts';
 import { measureBlocks, type Contender } from './measure.ts';
+import { hopTally } from './requestHops.ts';
 import { median, perBlock } from './stats.ts';
 
 /** Counts, per op node, where the engine ran it (`NodeTiming.placement`) over the runs of a scenario. */
@@ -38,9 +39,11 @@ const describePlacements = (p: Record<string, Record<string, number>>) =>
     )
     .join(', ');
 
-/** Adds each node's compute time of a measured run (`block` ≥ 0) to `stages`; returns the run. */
-function noteStages(r: RunResult, block: number, stages: StageTimes): RunResult {
-  if (block >= 0) for (const t of r.timings) if (t.computeMs !== undefined) (stages[t.nodeId] ??= []).push(t.computeMs);
+/** Adds each node's compute time of a measured run (`block` ≥ 0) to `stages` and its requests to `hops`. */
+function noteStages(r: RunResult, block: number, stages: StageTimes, hops: ReturnType<typeof hopTally>): RunResult {
+  if (block < 0) return r;
+  for (const t of r.timings) if (t.computeMs !== undefined) (stages[t.nodeId] ??= []).push(t.computeMs);
+  hops.note(r.timings);
   return r;
 }
 
@@ -65,7 +68,8 @@ const describeStages = (rows: StageRow[]) =>
  * `ocr_overhead_ratio` and `early_exit_ratio`, each beside its direct loop's time; where the engine ran each op
  * (counted over the measured runs) is printed and kept in the JSON's `ocr_placements` / `early_exit_placements`,
  * and each stage's median time in both (`ocr_stages`): a stage slower in the engine than in the loop points at the
- * thread it ran on, one no slower puts the difference in the hops and the scheduling between stages.
+ * thread it ran on, one no slower puts the difference in the hops and the scheduling between stages, which
+ * `ocr_hops` splits per model request (`requestHops.ts`).
  */
 export async function ocrBench(ctx: BenchContext): Promise<void> {
   const { engine, repo, direct, report, image } = ctx;
@@ -76,11 +80,12 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
 
   const directStages: StageTimes = {};
   const engineStages: StageTimes = {};
+  const hops = hopTally();
   const text: Contender[] = [
     { name: 'ocr_direct', run: (b) => directOcr(repo, ocr, direct, image, b >= 0 ? directStages : undefined) },
     {
       name: 'ocr_engine',
-      run: async (b) => textPlaces.note(noteStages(await runOk(engine, ocr, { image }), b, engineStages), b),
+      run: async (b) => textPlaces.note(noteStages(await runOk(engine, ocr, { image }), b, engineStages, hops), b),
     },
   ];
   const textPlaces = placementTally();
@@ -90,6 +95,13 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
   report.extra.ocr_stages = stageTable(engineStages, directStages);
   ctx.log(
     `ocr: each stage, engine / direct loop (medians, ms): ${describeStages(report.extra.ocr_stages as StageRow[])}`,
+  );
+  report.extra.ocr_hops = hops.summary();
+  ctx.log(
+    `ocr: each model request beyond its compute / the main thread's turn before it (medians, ms): ${hops
+      .summary()
+      .map((h) => `${h.node} ${h.overhead_ms.toFixed(2)} / ${h.dispatch_ms.toFixed(2)}`)
+      .join(', ')}`,
   );
   report.add(
     'ocr_overhead_ratio',
