@@ -5,7 +5,7 @@ import type { RunRequest, RunResult } from '../../engine/types.ts';
 import { ApiError } from '../../http/errors.ts';
 import { findServedModel, type ServedModel } from '../../http/servedModels.ts';
 import { checkInputs } from '../../http/kserveChecks.ts';
-import { runError, sequenceOf } from '../../http/routes/kserveInfer.ts';
+import { runError, sequenceOf } from '../../http/routes/kserveRun.ts';
 import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';
 import {
