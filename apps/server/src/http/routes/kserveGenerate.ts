@@ -1,22 +1,13 @@
 import type { Request, RequestHandler } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
 import { catalogueModel } from '@ensemble-studio/core';
-import { capMessage, toApiError } from '../errors.ts';
+import { badRequest, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { generateBytes } from '../generateResponses.ts';
 import { OrderedWrites } from '../orderedWrites.ts';
 import type { Studio } from '../Studio.ts';
 import type { ServedModel } from '../servedModels.ts';
-import {
-  bad,
-  rawBody,
-  responseHead,
-  runError,
-  runFor,
-  sequenceOf,
-  servableTarget,
-  type RunResult,
-} from './kserveRun.ts';
+import { rawBody, responseHead, runError, runFor, sequenceOf, servableTarget, type RunResult } from './kserveRun.ts';
 
 /** Inputs and parameters of a generate request (`inputs: [...]` or top-level keys), large bodies parsed off the main thread. */
 function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promise<GenerateRequest> {
@@ -75,7 +66,7 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
     if (!err && sent === 0 && !target.decoupled) respond(result.outputs, true);
     if (!writes) {
       if (err) throw err;
-      if (sent !== 1) throw bad('generate expects model to produce exactly 1 response');
+      if (sent !== 1) throw badRequest('generate expects model to produce exactly 1 response');
       const body = await only!;
       // res.end, not res.json: the body is JSON already (and json() would hash it for an ETag on this thread).
       res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -8,7 +8,6 @@ import { INLINE_JSON_ELEMENTS, type ResponseOutput } from '../responseJobs.ts';
 import type { Studio } from '../Studio.ts';
 import type { ServedModel } from '../servedModels.ts';
 import {
-  bad,
   headerLength,
   rawBody,
   responseHead,
@@ -18,6 +17,7 @@ import {
   servableTarget,
   type RunResult,
 } from './kserveRun.ts';
+import { badRequest } from '../errors.ts';
 
 async function sendInferResponse(
   studio: Studio,
@@ -35,7 +35,7 @@ async function sendInferResponse(
   const outputs: ResponseOutput[] = [];
   for (const { name, binary, classification } of wanted) {
     const found = ownValue(result.outputs, name);
-    if (!found) throw bad(`unexpected inference output '${name}' for model '${served.name}'`);
+    if (!found) throw badRequest(`unexpected inference output '${name}' for model '${served.name}'`);
     // An output asked for once can be handed to the worker whole: the run is over.
     const once = wanted.filter((w) => w.name === name).length === 1;
     let t = classification ? await classifyOutput(studio, served, name, found, classification, once) : found;

@@ -7,7 +7,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
 import { MAX_ID_LENGTH } from '@ensemble-studio/core';
 import { BodyChunks } from '../bodyChunks.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
 import { runTarget, type RunTarget } from '../runTarget.ts';
 import type { Studio } from '../Studio.ts';
 import { servedModel, type ServedModel } from '../servedModels.ts';
@@ -15,8 +15,6 @@ import { servedModel, type ServedModel } from '../servedModels.ts';
 export type RunResult = Awaited<ReturnType<Studio['engine']['run']>>;
 type RunRequest = Parameters<Studio['engine']['run']>[0];
 type Sequence = { id: number | string; start: boolean; end: boolean };
-/** A 400 `bad-request` error with `m` as its message. */
-export const bad = (m: string) => new ApiError(400, 'bad-request', m);
 
 /** The request's body as the body readers left it (bytes, or chunks of a large one); empty when none was read. */
 export function rawBody(req: Request): Uint8Array | BodyChunks {
@@ -57,12 +55,12 @@ export function sequenceOf(
     !(typeof id === 'string' && id.length <= MAX_ID_LENGTH)
   ) {
     // Integers above 2^53 - 1 are rounded when JSON is read: two such ids could name one sequence.
-    throw bad(
+    throw badRequest(
       `Unable to parse 'sequence_id': it must be an integer from 1 to ${Number.MAX_SAFE_INTEGER} (send a larger id as a string) or a string of at most ${MAX_ID_LENGTH} characters`,
     );
   }
   if (none && (start || end || stateful))
-    throw bad(`inference request to model '${served.name}' must specify a non-zero or non-empty correlation ID`);
+    throw badRequest(`inference request to model '${served.name}' must specify a non-zero or non-empty correlation ID`);
   return none ? undefined : { id: id as number | string, start, end };
 }
 
@@ -77,7 +75,7 @@ export function servableTarget(studio: Studio, req: Request, refuseDecoupled: bo
     throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
   const target = runTarget(studio, served);
   if (refuseDecoupled && target.decoupled) {
-    throw bad(
+    throw badRequest(
       `HTTP end point doesn't support models with decoupled transaction policy (model '${served.name}'; use /v2/models/${served.name}/generate_stream or gRPC streaming)`,
     );
   }
