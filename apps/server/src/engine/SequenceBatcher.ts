@@ -5,7 +5,7 @@ import { abortError, EngineError, untilAborted } from './errors.ts';
 import { SequenceSlots } from './SequenceSlots.ts';
 import { batchKey, runOldestBatch, type OldestContext, type OldestItem } from './oldestBatch.ts';
 import { controlTensors, initialStates, stateNames, type SequenceFlags } from './sequenceTensors.ts';
-import type { Binding, InstanceRunner, SequenceResult } from './sequenceTypes.ts';
+import type { Binding, InstanceRunner, SequenceEndReason, SequenceResult } from './sequenceTypes.ts';
 
 export interface SequenceBatcherOptions {
   model: string;
@@ -21,7 +21,7 @@ export interface SequenceBatcherOptions {
   /** A new sequence was bound to an instance. */
   onBound?: (id: number | string, instance: string) => void;
   /** A sequence ended: END processed, idle timeout, or its instance failed. */
-  onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
+  onEnded?: (id: number | string, reason: SequenceEndReason) => void;
   /**
    * New sequences that may wait for a slot at once; a start beyond them fails with 'limit' (each waiting one holds
    * one of the server's run slots, which every other model needs too). Unlimited when absent.

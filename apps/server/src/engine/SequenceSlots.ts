@@ -1,16 +1,13 @@
 import type { Tensor } from '@ensemble-studio/core';
 import type { Schedule } from './Batcher.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
-import type { Binding } from './sequenceTypes.ts';
+import type { Binding, SequenceEndReason } from './sequenceTypes.ts';
 
 /** A new sequence waiting for a free slot: its requests queue behind `chain` until `assign` runs. */
 interface Backlogged {
   b: Binding;
   assign: (instance: number) => void;
 }
-
-/** Why a sequence ended: END processed, idle timeout, its instance failed, or its run/stream went away. */
-type EndReason = 'end' | 'idle' | 'failed' | 'cancelled';
 
 /**
  * A sequence's key in the bindings: its id itself. A Map tells the number 1 from the string '1' as Triton's
@@ -32,7 +29,7 @@ export interface SequenceSlotsOptions {
   /** The state a new sequence starts with. */
   initial: () => Record<string, Tensor>;
   onBound?: (id: number | string, instance: string) => void;
-  onEnded?: (id: number | string, reason: EndReason) => void;
+  onEnded?: (id: number | string, reason: SequenceEndReason) => void;
 }
 
 /**
@@ -144,7 +141,7 @@ export class SequenceSlots {
   }
 
   /** Ends a sequence (bound or backlogged) and hands its slot to the oldest backlogged sequence. */
-  private free(key: SequenceKey, b: Binding, reason: EndReason): void {
+  private free(key: SequenceKey, b: Binding, reason: SequenceEndReason): void {
     b.cancelIdle?.();
     b.cancelIdle = undefined;
     this.bindings.delete(key);
