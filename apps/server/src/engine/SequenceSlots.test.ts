@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ModelConfig } from '@ensemble-studio/core';
 import { SequenceBatcher } from './SequenceBatcher.ts';
 import { syntheticConfigs } from '../testing/engineFixtures.ts';
-import { directConfig, fakeAccumulator, setupBatcher, x, y0 } from '../testing/sequenceFixtures.ts';
+import { directConfig, fakeAccumulator, manualClock, setupBatcher, x, y0 } from '../testing/sequenceFixtures.ts';
+import { SequenceSlots } from './SequenceSlots.ts';
 import { EngineError } from './errors.ts';
 
 describe('SequenceBatcher slots and backlog', () => {
@@ -87,5 +88,71 @@ describe('SequenceBatcher slots and backlog', () => {
     sb.release(1, 'end');
     expect(y0(await sb.infer(x(4), { id: 4, start: true, end: false }))).toBe(4);
     expect(fake.calls).toHaveLength(3);
+  });
+});
+
+describe('SequenceSlots', () => {
+  /** Two instances of one slot each, on a manual clock, recording bound/ended events. */
+  function setupSlots() {
+    const clock = manualClock();
+    const events: string[] = [];
+    const slots = new SequenceSlots({
+      model: 'acc',
+      instances: 2,
+      slots: 1,
+      idleMs: 10,
+      schedule: clock.schedule,
+      now: clock.now,
+      instanceName: (i) => `acc_${i}`,
+      initial: () => ({}),
+      onBound: (id, inst) => events.push(`bound ${id} ${inst}`),
+      onEnded: (id, why) => events.push(`ended ${id} ${why}`),
+    });
+    return { slots, clock, events };
+  }
+  const flags = (id: number, end = false) => ({ id, start: false, end });
+
+  it('binds to the least-loaded instance, backlogs past the slots, and hands a freed slot to the oldest waiting', () => {
+    const { slots, events } = setupSlots();
+    for (const id of [1, 2, 3, 4]) slots.bind(id);
+    expect(slots.list().map((b) => [b.id, b.instance])).toEqual([
+      [1, 0],
+      [2, 1],
+      [3, -1],
+      [4, -1],
+    ]);
+    expect(slots.backlogged).toBe(2);
+    slots.release(2, 'end');
+    expect(slots.get(3)?.instance).toBe(1);
+    expect(slots.get(4)?.instance).toBe(-1);
+    expect(events).toEqual(['bound 1 acc_0', 'bound 2 acc_1', 'ended 2 end', 'bound 3 acc_1']);
+  });
+
+  it('frees a sequence on END, or once idle for idleMs after its last request', () => {
+    const { slots, clock, events } = setupSlots();
+    const a = slots.bind(1);
+    const b = slots.bind(2);
+    a.pending = b.pending = 1;
+    slots.finished(1, a, flags(1, true));
+    slots.finished(2, b, flags(2));
+    expect(events).toContain('ended 1 end');
+    clock.advance(9);
+    expect(slots.get(2)).toBe(b);
+    clock.advance(1);
+    expect(slots.get(2)).toBeUndefined();
+    expect(events).toContain('ended 2 idle');
+  });
+
+  it('remembers the sequences of a failed instance as lost until they start again', () => {
+    const { slots, events } = setupSlots();
+    slots.bind(1);
+    slots.bind(2);
+    slots.instanceFailed(0, 'the worker exited');
+    expect(slots.get(1)).toBeUndefined();
+    expect(slots.lostReason(1)).toMatch(/sequence 1 on model 'acc' was lost \(the worker exited\)/);
+    expect(slots.lostReason(2)).toBeUndefined();
+    expect(events).toContain('ended 1 failed');
+    slots.forgetLost(1);
+    expect(slots.lostReason(1)).toBeUndefined();
   });
 });
