@@ -5,6 +5,7 @@ import { dirname, join, relative } from 'node:path';
 import { startServer, type RunningServer } from '../../apps/server/src/main.ts';
 import type { Limits } from '../../apps/server/src/http/limits.ts';
 import { makeTestRepository } from '../../apps/server/src/testing/testRepository.ts';
+import { readResponse } from '../../apps/server/src/testing/testServer.ts';
 import { EXAMPLES_DIR, ROOT } from './mutate.ts';
 import { removeTempDir, tempDir } from './tempDir.ts';
 
@@ -138,12 +139,5 @@ export async function http(
     ...body,
     headers: { 'content-type': 'application/json', ...init.headers },
   });
-  const text = await r.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: r.status, json, text };
+  return readResponse(r);
 }

@@ -8,6 +8,7 @@ import { BIN, runBin } from '../testing/cliTestUtil.ts';
 import { connectTestClient } from '../testing/grpcTestClient.ts';
 import { makeFixtures } from '../testing/smokeSupport.ts';
 import { tempDir } from '../testing/tempDir.ts';
+import { encodeWav } from '../testing/encodeWav.ts';
 
 interface SequenceLine {
   type: string;
@@ -20,26 +21,12 @@ interface SequenceLine {
 const repo = makeTestRepository();
 const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
 
-/** 16-bit PCM mono WAV. */
-function wav(samples: number[], rate = 16000): Buffer {
-  const data = Buffer.alloc(samples.length * 2);
-  samples.forEach((v, i) => data.writeInt16LE(Math.round(Math.max(-1, Math.min(1, v)) * 32767), i * 2));
-  const h = Buffer.alloc(44);
-  h.write('RIFF', 0);
-  h.writeUInt32LE(36 + data.length, 4);
-  h.write('WAVE', 8);
-  h.write('fmt ', 12);
-  h.writeUInt32LE(16, 16);
-  h.writeUInt16LE(1, 20);
-  h.writeUInt16LE(1, 22);
-  h.writeUInt32LE(rate, 24);
-  h.writeUInt32LE(rate * 2, 28);
-  h.writeUInt16LE(2, 32);
-  h.writeUInt16LE(16, 34);
-  h.write('data', 36);
-  h.writeUInt32LE(data.length, 40);
-  return Buffer.concat([h, data]);
-}
+/** 16-bit PCM mono WAV of samples in [-1, 1]. */
+const wav = (samples: number[], rate = 16000): Buffer =>
+  encodeWav(
+    Int16Array.from(samples, (v) => Math.round(Math.max(-1, Math.min(1, v)) * 32767)),
+    rate,
+  );
 
 describe('run', () => {
   it('prints one JSON line per engine event and a final result with KServe JSON tensors', async () => {

@@ -6,7 +6,7 @@ import { InstancePool } from './InstancePool.ts';
 import { createOpContext } from './ops/opContext.ts';
 import { Placer } from './placement.ts';
 import { opImpl, type OpContext } from './ops/registry.ts';
-import { portableFeeds, receivedOutputs } from './tensors.ts';
+import { portableFeeds, receivedOutputs } from './tensorTransfer.ts';
 
 export interface OpResult {
   outputs: Record<string, Tensor>;

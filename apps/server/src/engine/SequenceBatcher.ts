@@ -1,16 +1,11 @@
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { Batcher, realSchedule, type Schedule } from './Batcher.ts';
 import type { CancelSignal } from './cancel.ts';
-import { abortError, EngineError } from './errors.ts';
+import { abortError, EngineError, untilAborted } from './errors.ts';
+import { SequenceSlots } from './SequenceSlots.ts';
 import { batchKey, runOldestBatch, type OldestContext, type OldestItem } from './oldestBatch.ts';
 import { controlTensors, initialStates, stateNames, type SequenceFlags } from './sequenceTensors.ts';
-import type { Binding, InstanceRunner, SequenceResult } from './sequenceTypes.ts';
-
-/** A new sequence waiting for a free slot: its requests queue behind `chain` until `assign` runs. */
-interface Backlogged {
-  b: Binding;
-  assign: (instance: number) => void;
-}
+import type { Binding, InstanceRunner, SequenceEndReason, SequenceResult } from './sequenceTypes.ts';
 
 export interface SequenceBatcherOptions {
   model: string;
@@ -26,19 +21,13 @@ export interface SequenceBatcherOptions {
   /** A new sequence was bound to an instance. */
   onBound?: (id: number | string, instance: string) => void;
   /** A sequence ended: END processed, idle timeout, or its instance failed. */
-  onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
+  onEnded?: (id: number | string, reason: SequenceEndReason) => void;
   /**
    * New sequences that may wait for a slot at once; a start beyond them fails with 'limit' (each waiting one holds
    * one of the server's run slots, which every other model needs too). Unlimited when absent.
    */
   maxBacklog?: number;
 }
-
-/**
- * A sequence's key in the bindings: its id itself. A Map tells the number 1 from the string '1' as Triton's
- * correlation ids of the two types differ, with no string made per request.
- */
-type SequenceKey = number | string;
 
 /**
  * `sequence_batching`: a correlation id binds to a slot of one instance (least-loaded
@@ -51,15 +40,12 @@ type SequenceKey = number | string;
  * along dim 0), never two of one sequence in a batch.
  */
 export class SequenceBatcher {
-  private bindings = new Map<SequenceKey, Binding>();
-  private backlog: Backlogged[] = [];
-  private lost = new Map<SequenceKey, string>();
+  /** Which sequence holds which slot (bindings, backlog, idle expiry). */
+  private readonly table: SequenceSlots;
   /** Slots per instance (Infinity: `oldest` without max_candidate_sequences). */
   readonly slots: number;
   private batchers: Batcher<OldestItem, SequenceResult>[] = [];
   private readonly idleMs: number;
-  private readonly schedule: Schedule;
-  private readonly now: () => number;
   /** The model's state tensors, read for every request of a stream. */
   private readonly states: { input: string; output: string }[];
   /** What a batch of `oldest` needs of this batcher. */
@@ -76,9 +62,20 @@ export class SequenceBatcher {
       keepState: (b, outputs) => this.keepState(b, outputs),
     };
     this.idleMs = (sb.max_sequence_idle_microseconds || 1_000_000) / 1000;
-    this.schedule = o.schedule ?? realSchedule;
-    this.now = o.now ?? Date.now;
+    const schedule = o.schedule ?? realSchedule;
     this.slots = sb.oldest ? sb.oldest.max_candidate_sequences || Infinity : Math.max(1, o.config.max_batch_size ?? 0);
+    this.table = new SequenceSlots({
+      model: o.model,
+      instances: o.instances,
+      slots: this.slots,
+      idleMs: this.idleMs,
+      schedule,
+      now: o.now ?? Date.now,
+      instanceName: o.instanceName,
+      initial: () => this.initial(),
+      ...(o.onBound ? { onBound: o.onBound } : {}),
+      ...(o.onEnded ? { onEnded: o.onEnded } : {}),
+    });
     if (sb.oldest && o.batchesRows !== false) {
       const mbs = Math.max(1, o.config.max_batch_size ?? 0);
       for (let i = 0; i < o.instances; i++) {
@@ -90,7 +87,7 @@ export class SequenceBatcher {
             capacity: 1,
             keyOf: (it) => batchKey(it.inputs),
             dispatch: (items) => runOldestBatch(this.oldest, i, items),
-            schedule: this.schedule,
+            schedule,
             gather: 'turn',
           }),
         );
@@ -100,8 +97,7 @@ export class SequenceBatcher {
 
   /** Sequences holding a slot, then those in the backlog (instance -1): id, instance index, last activity. */
   list(): Binding[] {
-    const bound = [...this.bindings.values()].filter((b) => b.instance >= 0);
-    return [...bound, ...this.backlog.map((w) => w.b)];
+    return this.table.list();
   }
 
   /** Runs one request of a sequence; requests of one sequence run in order. `summarize`: see InferRequest. */
@@ -122,18 +118,18 @@ export class SequenceBatcher {
       );
     }
     const key = flags.id;
-    let b = this.bindings.get(key);
+    let b = this.table.get(key);
     let restarted = false;
     if (flags.start) {
-      this.lost.delete(key);
-      if (!b && this.backlog.length >= (this.o.maxBacklog ?? Infinity) && this.freeInstance() < 0)
+      this.table.forgetLost(key);
+      if (!b && this.table.backlogged >= (this.o.maxBacklog ?? Infinity) && this.table.freeInstance() < 0)
         return Promise.reject(
           new EngineError(
             'limit',
-            `model '${this.o.model}' has every sequence slot held and ${this.backlog.length} new sequences waiting for one (at most ${this.o.maxBacklog}, a quarter of maxConcurrentRuns); try again when a sequence ends`,
+            `model '${this.o.model}' has every sequence slot held and ${this.table.backlogged} new sequences waiting for one (at most ${this.o.maxBacklog}, a quarter of maxConcurrentRuns); try again when a sequence ends`,
           ),
         );
-      if (!b) b = this.bind(key, onBound);
+      if (!b) b = this.table.bind(key, onBound);
       else {
         restarted = true;
         b.chain = b.chain.then(() => {
@@ -141,7 +137,7 @@ export class SequenceBatcher {
         });
       }
     } else if (!b) {
-      const why = this.lost.get(key);
+      const why = this.table.lostReason(key);
       return Promise.reject(
         new EngineError(
           why ? 'sequence-lost' : 'sequence-unknown',
@@ -157,27 +153,19 @@ export class SequenceBatcher {
     const step = idle
       ? this.step(binding, inputs, flags, signal, summarize, extra)
       : binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize, extra));
-    const after = () => this.after(key, binding, flags);
+    const after = () => this.table.finished(key, binding, flags);
     binding.chain = step.then(after, after);
     return binding.instance < 0 && signal ? untilAborted(step, signal) : step;
   }
 
   /** Frees a sequence now (cancelled run / closed stream). */
   release(id: number | string, reason: 'cancelled' | 'end' = 'cancelled'): void {
-    const b = this.bindings.get(id);
-    if (!b) return;
-    this.free(id, b, reason);
+    this.table.release(id, reason);
   }
 
   /** The instance at `index` died: its sequences' state is gone. */
   instanceFailed(index: number, message: string): void {
-    for (const [key, b] of [...this.bindings].filter(([, x]) => x.instance === index)) {
-      this.lost.set(
-        key,
-        `the state of sequence ${String(b.id)} on model '${this.o.model}' was lost (${message}); restart the sequence with START`,
-      );
-      this.free(key, b, 'failed');
-    }
+    this.table.instanceFailed(index, message);
   }
 
   private initial(): Record<string, Tensor> {
@@ -188,86 +176,6 @@ export class SequenceBatcher {
           throw new Error('initial_state data_file cannot be read');
         }),
     );
-  }
-
-  /** A new sequence takes a slot on the least-loaded instance, or joins the backlog. */
-  private bind(id: SequenceKey, onBound?: (instance: string) => void): Binding {
-    const b: Binding = {
-      id,
-      instance: -1,
-      state: this.initial(),
-      lastActiveMs: this.now(),
-      chain: Promise.resolve(),
-      pending: 0,
-    };
-    this.bindings.set(id, b);
-    const assign = (instance: number): void => {
-      b.instance = instance;
-      b.lastActiveMs = this.now();
-      this.o.onBound?.(id, this.o.instanceName(instance));
-      onBound?.(this.o.instanceName(instance));
-    };
-    const instance = this.freeInstance();
-    if (instance >= 0) assign(instance);
-    else
-      b.chain = new Promise<void>((resolve) =>
-        this.backlog.push({
-          b,
-          assign: (i) => {
-            assign(i);
-            resolve();
-          },
-        }),
-      );
-    return b;
-  }
-
-  /** The least-loaded instance with a free slot, or -1. */
-  private freeInstance(): number {
-    const load = new Array<number>(this.o.instances).fill(0);
-    for (const x of this.bindings.values()) if (x.instance >= 0) load[x.instance]!++;
-    const best = Math.min(...load);
-    return best < this.slots ? load.indexOf(best) : -1;
-  }
-
-  /** Ends a sequence (bound or backlogged) and hands its slot to the oldest backlogged sequence. */
-  private free(key: SequenceKey, b: Binding, reason: 'end' | 'idle' | 'failed' | 'cancelled'): void {
-    b.cancelIdle?.();
-    b.cancelIdle = undefined;
-    this.bindings.delete(key);
-    this.o.onEnded?.(b.id, reason);
-    if (b.instance < 0) {
-      this.backlog = this.backlog.filter((w) => w.b !== b);
-      return;
-    }
-    const next = this.backlog.length > 0 ? this.freeInstance() : -1;
-    if (next >= 0) this.backlog.shift()!.assign(next);
-  }
-
-  private after(key: SequenceKey, b: Binding, flags: SequenceFlags): void {
-    b.pending--;
-    b.lastActiveMs = this.now();
-    if (this.bindings.get(key) !== b) return;
-    if (flags.end) {
-      this.free(key, b, 'end');
-      return;
-    }
-    this.armIdle(key, b, this.idleMs);
-  }
-
-  /**
-   * One idle timer per sequence, not one per request (a stream sends ~31 chunks a second): when it
-   * fires it frees the sequence if it has really been idle that long, or waits out the rest.
-   */
-  private armIdle(key: SequenceKey, b: Binding, ms: number): void {
-    if (b.cancelIdle) return;
-    b.cancelIdle = this.schedule(() => {
-      b.cancelIdle = undefined;
-      if (this.bindings.get(key) !== b || b.pending > 0) return; // a pending request re-arms it when it ends
-      const idle = this.now() - b.lastActiveMs;
-      if (idle >= this.idleMs) this.free(key, b, 'idle');
-      else this.armIdle(key, b, this.idleMs - idle);
-    }, ms);
   }
 
   /** One request on its sequence's instance: into the instance's batcher (`oldest`), or alone with its state. */
@@ -309,14 +217,4 @@ export class SequenceBatcher {
       b.state[input] = next;
     }
   }
-}
-
-/** `p`, or the abort error as soon as `signal` aborts (a request waiting in the backlog). */
-function untilAborted<T>(p: Promise<T>, signal: CancelSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -3,6 +3,7 @@ import { applySettings, catalogueModel, type ModelNode } from '@ensemble-studio/
 import type { BlsCall, BlsSink } from './backends/python/pythonTypes.ts';
 import { ModelRuntime } from './ModelRuntime.ts';
 import type { Repository } from '../repo/types.ts';
+import type { SequenceEndReason } from './sequenceTypes.ts';
 import type { EngineOptions } from './types.ts';
 
 /** What a model's runtime is built from. */
@@ -14,7 +15,7 @@ interface RuntimeSpec {
   /** Answers a Python model's BLS call. */
   bls(call: BlsCall, sink: BlsSink): void;
   /** Hears every sequence the model ends (with its max_sequence_idle_microseconds). */
-  onEnded(sequenceId: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled', idleMicroseconds: number): void;
+  onEnded(sequenceId: number | string, reason: SequenceEndReason, idleMicroseconds: number): void;
 }
 
 /**

@@ -4,7 +4,8 @@ import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBa
 import { firstDim, fromReply, passThrough } from './inferResults.ts';
 import type { ModelStats } from './Metrics.ts';
 import type { InferRequest, InferResult } from './modelRuntimeTypes.ts';
-import { concatBatch, isOwned, markOwned, splitBatch } from './tensors.ts';
+import { concatBatch, splitBatch } from './batchTensors.ts';
+import { isOwned, markOwned } from './tensorTransfer.ts';
 
 /** A request waiting in the dynamic batcher. */
 export interface BatchItem {

@@ -88,3 +88,16 @@ export function dequeueOnAbort<T>(
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * `p`, or the abort error as soon as `signal` aborts (a request waiting in a backlog).
+ * @example return untilAborted(step, signal)
+ */
+export function untilAborted<T>(p: Promise<T>, signal: CancelSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -4,6 +4,7 @@ import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
 import type { BlsCall, BlsHandler, BlsSink, LogLevel } from './backends/python/pythonTypes.ts';
 import type { CancelSignal } from './cancel.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
+import type { SequenceEndReason } from './sequenceTypes.ts';
 import type { Repository } from '../repo/types.ts';
 import type { EngineHealth, EngineOptions, TensorLimits } from './types.ts';
 
@@ -28,7 +29,7 @@ export interface ModelRuntimeOptions {
   intraOpThreads: number;
   gpu: 'auto' | 'off';
   onBound?: (id: number | string, instance: string) => void;
-  onEnded?: (id: number | string, reason: 'end' | 'idle' | 'failed' | 'cancelled') => void;
+  onEnded?: (id: number | string, reason: SequenceEndReason) => void;
   /** New sequences that may wait for a slot at once (SequenceBatcher's `maxBacklog`); unlimited when absent. */
   maxSequenceBacklog?: number;
 }
@@ -82,7 +83,7 @@ export interface InferResult {
 export interface SequenceEnded {
   model: string;
   sequenceId: number | string;
-  reason: 'end' | 'idle' | 'failed' | 'cancelled';
+  reason: SequenceEndReason;
   /** The model's max_sequence_idle_microseconds (what `reason: 'idle'` waited). */
   idleMicroseconds: number;
 }

@@ -4,7 +4,7 @@ import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
 import { controlTensors, type SequenceFlags } from './sequenceTensors.ts';
 import type { Binding, InstanceRunner, SequenceResult } from './sequenceTypes.ts';
-import { concatBatch, sameItemDims, splitBatch } from './tensors.ts';
+import { concatBatch, sameItemDims, splitBatch } from './batchTensors.ts';
 
 /** One request waiting in an instance's `oldest` batcher. */
 export interface OldestItem {

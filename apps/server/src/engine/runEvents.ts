@@ -3,7 +3,7 @@
 // skips always go out (the run's outcome depends on them).
 import type { NodeTiming, ServerMessage, SkipReason, Tensor, TensorSummary } from '@ensemble-studio/core';
 import type { ExecContext, NodeRun } from './schedulerTypes.ts';
-import { summarizeTensor } from './tensors.ts';
+import { summarizeTensor } from './tensorSummary.ts';
 
 type LogLine = Parameters<ExecContext['log']>[1];
 

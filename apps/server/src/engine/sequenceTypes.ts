@@ -31,6 +31,9 @@ export interface SequenceResult {
   batchSize: number;
 }
 
+/** Why a sequence ended: END processed, idle timeout, its instance failed, or its run or stream went away. */
+export type SequenceEndReason = 'end' | 'idle' | 'failed' | 'cancelled';
+
 /** Which instance holds a sequence (observable through `Engine.sequences()`); `instance` is -1 while it waits in the backlog. */
 export interface Binding {
   id: number | string;

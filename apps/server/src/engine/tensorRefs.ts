@@ -1,6 +1,6 @@
 // Which of a run's tensors are read by one consumer only: those may move to a worker instead of being copied.
 import type { Tensor } from '@ensemble-studio/core';
-import { isOwned } from './tensors.ts';
+import { isOwned } from './tensorTransfer.ts';
 
 /** Per tensor buffer, the consumers that have yet to take it. */
 export class TensorRefs {

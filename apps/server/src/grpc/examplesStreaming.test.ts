@@ -9,7 +9,7 @@ import { decodeImage } from '../io/image.ts';
 import { DEFAULT_REPO, startServer, type RunningServer } from '../main.ts';
 import { makeFixtures } from '../testing/smokeSupport.ts';
 import { startGrpcServer, type GrpcServer } from './server.ts';
-import { connectTestClient, streamAll, type TestClient } from '../testing/grpcTestClient.ts';
+import { connectTestClient, streamAll, type TestClient, f32Values } from '../testing/grpcTestClient.ts';
 
 let s: RunningServer;
 let g: GrpcServer;
@@ -176,7 +176,6 @@ describe('a decoupled Python model', () => {
     inputs: [{ name: 'signal', datatype: 'FP32', shape: [signal.length] }],
     raw_input_contents: [Buffer.from(new Float32Array(signal).buffer)],
   });
-  const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
 
   it('streams each chunk as its own response over gRPC, then the empty final response when asked', async () => {
     const msgs = await streamAll(c, [request({ triton_enable_empty_final_response: { bool_param: true } })]);
@@ -187,7 +186,7 @@ describe('a decoupled Python model', () => {
       new Int32Array(new Uint8Array(r.raw_output_contents[r.outputs.findIndex((o) => o.name === 'index')]!).buffer)[0];
     expect(chunks.map(index)).toEqual([0, 1, 2]);
     const joined = chunks.flatMap((r) =>
-      floats(r.raw_output_contents[r.outputs.findIndex((o: { name: string }) => o.name === 'chunk')]),
+      f32Values(r.raw_output_contents[r.outputs.findIndex((o: { name: string }) => o.name === 'chunk')]),
     );
     expect(joined).toEqual(Array.from(new Float32Array(signal)));
     expect(msgs[3]!.infer_response).toMatchObject({ id: 'chunks', outputs: [] });

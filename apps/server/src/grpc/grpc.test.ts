@@ -4,7 +4,7 @@ import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGrpcServer } from './server.ts';
 import type { TestClient } from '../testing/grpcTestClient.ts';
-import { grpcFailure } from '../testing/grpcTestClient.ts';
+import { grpcFailure, f32Bytes, f32Values } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
 let t: GrpcTestServer;
@@ -16,15 +16,13 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
-const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
 const x64 = Array.from({ length: 64 }, (_, i) => (i % 5) / 5);
 const accRequest = (parameters: Record<string, unknown>, id = '') => ({
   model_name: 'acc',
   id,
   parameters,
   inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 8] }],
-  raw_input_contents: [f32(new Array(8).fill(1))],
+  raw_input_contents: [f32Bytes(new Array(8).fill(1))],
 });
 
 describe('gRPC health, metadata, config, repository', () => {
@@ -91,9 +89,9 @@ describe('gRPC health, metadata, config, repository', () => {
     const r = await c.call('ModelInfer', {
       model_name: 'head',
       inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
-      raw_input_contents: [f32(feat)],
+      raw_input_contents: [f32Bytes(feat)],
     });
-    expect(floats(r.raw_output_contents[0])).toHaveLength(16);
+    expect(f32Values(r.raw_output_contents[0])).toHaveLength(16);
     expect((await grpcFailure(c.call('RepositoryModelLoad', { model_name: 'nope' }))).code).toBe(status.NOT_FOUND);
   });
 
@@ -119,13 +117,13 @@ describe('gRPC ModelInfer', () => {
       id: 'req-1',
       inputs: [{ name: 'x', datatype: 'FP32', shape: [2, 64] }],
       outputs: [{ name: 'logits' }],
-      raw_input_contents: [f32([...x64, ...x64])],
+      raw_input_contents: [f32Bytes([...x64, ...x64])],
     });
     expect(r).toMatchObject({ model_name: 'pipe', model_version: '1', id: 'req-1' });
     expect(
       r.outputs.map((o: { name: string; datatype: string; shape: string[] }) => [o.name, o.datatype, o.shape]),
     ).toEqual([['logits', 'FP32', ['2', '16']]]);
-    const logits = floats(r.raw_output_contents[0]);
+    const logits = f32Values(r.raw_output_contents[0]);
     expect(logits).toHaveLength(32);
     expect(logits.slice(0, 16)).toEqual(logits.slice(16));
   });
@@ -135,13 +133,13 @@ describe('gRPC ModelInfer', () => {
     const raw = await c.call('ModelInfer', {
       model_name: 'head',
       inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
-      raw_input_contents: [f32(feat)],
+      raw_input_contents: [f32Bytes(feat)],
     });
     const typed = await c.call('ModelInfer', {
       model_name: 'head',
       inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256], contents: { fp32_contents: feat } }],
     });
-    expect(floats(typed.raw_output_contents[0])).toEqual(floats(raw.raw_output_contents[0]));
+    expect(f32Values(typed.raw_output_contents[0])).toEqual(f32Values(raw.raw_output_contents[0]));
   });
 
   it('refuses an unknown model, an unknown input, a wrong datatype or shape, and bad tensor bytes, naming the problem', async () => {
@@ -178,7 +176,7 @@ describe('gRPC ModelInfer', () => {
 
   it('sequences: number and string correlation ids keep their own state; a missing id is refused', async () => {
     const y = async (parameters: Record<string, unknown>) =>
-      floats((await c.call('ModelInfer', accRequest(parameters))).raw_output_contents[0])[0];
+      f32Values((await c.call('ModelInfer', accRequest(parameters))).raw_output_contents[0])[0];
     const seq = (id: object, start: boolean, end: boolean) => ({
       sequence_id: id,
       sequence_start: { bool_param: start },

@@ -2,7 +2,7 @@
 // them (deferredRequests.ts), with the answers a small message gets, in the order they came.
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamAll, grpcFailure } from '../testing/grpcTestClient.ts';
+import { streamAll, grpcFailure, f32Values } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 import { INLINE_DECODE_BYTES } from './deferredRequests.ts';
 
@@ -19,7 +19,6 @@ const pipeRequest = (n: number, id: string) => ({
   inputs: [{ name: 'x', datatype: 'FP32', shape: [n, 64] }],
   raw_input_contents: [Buffer.from(Float32Array.from({ length: n * 64 }, (_, i) => (i % 64) / 64).buffer)],
 });
-const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
 
 describe('large gRPC inference requests', () => {
   it('ModelInfer over INLINE_DECODE_BYTES answers as a small one does', async () => {
@@ -29,9 +28,9 @@ describe('large gRPC inference requests', () => {
     ]);
     expect(large.outputs[0].shape).toEqual([String(rows), '16']);
     expect(large.id).toBe('large');
-    const logits = floats(large.raw_output_contents[0]);
+    const logits = f32Values(large.raw_output_contents[0]);
     // Every row is the same input, so every row's logits equal the one-row request's.
-    expect(logits.slice(16 * (rows - 1))).toEqual(floats(small.raw_output_contents[0]));
+    expect(logits.slice(16 * (rows - 1))).toEqual(f32Values(small.raw_output_contents[0]));
   });
 
   it("refuses 200,000 one-element inputs, or an unknown model, with Triton's words before decoding any tensor, and a large request's bad tensor as a small one's", async () => {
@@ -79,7 +78,7 @@ describe('large gRPC inference requests', () => {
       step(pad),
       step({ sequence_end: { bool_param: true } }),
     ]);
-    expect(messages.map((m) => [m.error_message, floats(m.infer_response.raw_output_contents[0])[0]])).toEqual([
+    expect(messages.map((m) => [m.error_message, f32Values(m.infer_response.raw_output_contents[0])[0]])).toEqual([
       ['', 1],
       ['', 2],
       ['', 3],

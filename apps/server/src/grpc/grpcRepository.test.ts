@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forkGraph } from '../testing/forkGraph.ts';
 import { call } from '../testing/testServer.ts';
 import type { TestClient } from '../testing/grpcTestClient.ts';
-import { grpcFailure } from '../testing/grpcTestClient.ts';
+import { grpcFailure, f32Bytes, f32Values } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
 let t: GrpcTestServer;
@@ -19,14 +19,12 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t?.close());
 
-const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
-const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
 const feat = Array.from({ length: 256 }, (_, i) => (i % 9) / 9);
 const headInfer = () =>
   c.call('ModelInfer', {
     model_name: 'head',
     inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
-    raw_input_contents: [f32(feat)],
+    raw_input_contents: [f32Bytes(feat)],
   });
 const indexEntry = async (name: string) =>
   ((await c.call('RepositoryIndex', {})).models as { name: string }[]).find((m) => m.name === name);
@@ -47,7 +45,7 @@ describe('gRPC model repository', () => {
     ).not.toContain('head');
     expect(await c.call('RepositoryModelLoad', { model_name: 'head' })).toEqual({});
     expect(await c.call('ModelReady', { name: 'head' })).toEqual({ ready: true });
-    expect(floats((await headInfer()).raw_output_contents[0])).toHaveLength(16);
+    expect(f32Values((await headInfer()).raw_output_contents[0])).toHaveLength(16);
   });
 
   it('an unknown model and a load carrying its own config are refused, saying why', async () => {
@@ -95,9 +93,9 @@ describe('gRPC helper models of a saved graph', () => {
     const r = await c.call('ModelInfer', {
       model_name: 'fork_share',
       inputs: [{ name: 'in', datatype: 'FP32', shape: [1, 256] }],
-      raw_input_contents: [f32(feat)],
+      raw_input_contents: [f32Bytes(feat)],
     });
     expect(r.outputs.map((o: { name: string }) => o.name).sort()).toEqual(['out_0', 'out_1']);
-    for (const raw of r.raw_output_contents) expect(floats(raw)).toEqual(Array.from(new Float32Array(feat)));
+    for (const raw of r.raw_output_contents) expect(f32Values(raw)).toEqual(Array.from(new Float32Array(feat)));
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamAll, type TestClient } from '../testing/grpcTestClient.ts';
+import { streamAll, type TestClient, f32Bytes, f32Values } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
 let t: GrpcTestServer;
@@ -10,14 +10,12 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
-const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
-const floats = (b: Uint8Array) => Array.from(new Float32Array(new Uint8Array(b).buffer));
 const acc = (id: string, seq: object, start: boolean, end: boolean, value = 1) => ({
   model_name: 'acc',
   id,
   parameters: { sequence_id: seq, sequence_start: { bool_param: start }, sequence_end: { bool_param: end } },
   inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 8] }],
-  raw_input_contents: [f32(new Array(8).fill(value))],
+  raw_input_contents: [f32Bytes(new Array(8).fill(value))],
 });
 
 describe('gRPC ModelStreamInfer', () => {
@@ -26,7 +24,7 @@ describe('gRPC ModelStreamInfer', () => {
       model_name: 'head',
       id,
       inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
-      raw_input_contents: [f32(new Array(256).fill(v))],
+      raw_input_contents: [f32Bytes(new Array(256).fill(v))],
     });
     const msgs = await streamAll(c, [feat('first', 0.1), feat('second', 0.2)]);
     expect(msgs).toHaveLength(2);
@@ -35,7 +33,7 @@ describe('gRPC ModelStreamInfer', () => {
     for (const m of msgs) {
       expect(m.infer_response.parameters.triton_final_response).toMatchObject({ bool_param: true });
       expect(m.infer_response.outputs[0]).toMatchObject({ name: 'logits', datatype: 'FP32', shape: ['1', '16'] });
-      expect(floats(m.infer_response.raw_output_contents[0])).toHaveLength(16);
+      expect(f32Values(m.infer_response.raw_output_contents[0])).toHaveLength(16);
     }
   });
 
@@ -44,7 +42,7 @@ describe('gRPC ModelStreamInfer', () => {
       model_name: 'head',
       id: 'ok',
       inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
-      raw_input_contents: [f32(new Array(256).fill(0.5))],
+      raw_input_contents: [f32Bytes(new Array(256).fill(0.5))],
     };
     const msgs = await streamAll(c, [
       { model_name: 'nope', id: 'missing', inputs: [] },
@@ -52,7 +50,7 @@ describe('gRPC ModelStreamInfer', () => {
         model_name: 'head',
         id: 'wrong-shape',
         inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 3] }],
-        raw_input_contents: [f32([1, 2, 3])],
+        raw_input_contents: [f32Bytes([1, 2, 3])],
       },
       good,
     ]);
@@ -73,7 +71,7 @@ describe('gRPC ModelStreamInfer', () => {
       acc('a3', { int64_param: 7 }, false, true),
     ]);
     const y = Object.fromEntries(
-      msgs.map((m) => [m.infer_response.id, floats(m.infer_response.raw_output_contents[0])[0]]),
+      msgs.map((m) => [m.infer_response.id, f32Values(m.infer_response.raw_output_contents[0])[0]]),
     );
     expect(y).toEqual({ a1: 1, a2: 2, a3: 3, b1: 10, b2: 20 });
   });
@@ -84,7 +82,7 @@ describe('gRPC ModelStreamInfer', () => {
       id: 'e',
       parameters: { triton_enable_empty_final_response: { bool_param: true } },
       inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
-      raw_input_contents: [f32(new Array(256).fill(0.5))],
+      raw_input_contents: [f32Bytes(new Array(256).fill(0.5))],
     };
     const msgs = await streamAll(c, [req]);
     expect(msgs).toHaveLength(1);

@@ -1,7 +1,7 @@
 import type { DataType, Tensor } from '@ensemble-studio/core';
 import { allocData, elementCount, isDataType, keyedRecord, ownValue } from '@ensemble-studio/core';
 import type { EncodedBytes } from '../http/classification.ts';
-import { ApiError } from '../http/errors.ts';
+import { badRequest } from '../http/errors.ts';
 import { checkElementCount, checkElements, tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
 import { plainParameters, type WireParameter } from './params.ts';
 import { refuseSharedMemory } from './tensorParameters.ts';
@@ -48,8 +48,6 @@ export interface WireInferResponse {
   raw_output_contents: Uint8Array[];
 }
 
-const bad = (m: string) => new ApiError(400, 'bad-request', m);
-
 /** The typed list each datatype travels in (FP16 and BF16 have none: raw bytes only). */
 const CONTENTS_FIELD: Partial<Record<DataType, keyof WireContents>> = {
   BOOL: 'bool_contents',
@@ -76,16 +74,16 @@ function filledFields(c: WireContents | null | undefined): (keyof WireContents)[
 function tensorFromContents(input: WireInput, datatype: DataType, shape: number[], model: string): Tensor {
   const field = CONTENTS_FIELD[datatype];
   if (!field)
-    throw bad(`input '${input.name}' of model '${model}': ${datatype} data must be sent in raw_input_contents`);
+    throw badRequest(`input '${input.name}' of model '${model}': ${datatype} data must be sent in raw_input_contents`);
   const others = filledFields(input.contents).filter((f) => f !== field);
   if (others.length > 0)
-    throw bad(
+    throw badRequest(
       `input '${input.name}' of model '${model}' is ${datatype}, so its data belongs in contents.${field}, not contents.${others[0]}`,
     );
   const values = (input.contents?.[field] ?? []) as unknown[];
   const n = elementCount(shape);
   if (values.length !== n)
-    throw bad(
+    throw badRequest(
       `input '${input.name}' of model '${model}' has ${values.length} elements in contents.${field} but shape [${shape.join(',')}] needs ${n}`,
     );
   // 8- and 16-bit integers travel widened to 32 bits: a value that does not fit is refused, not wrapped.
@@ -105,7 +103,7 @@ function tensorFromContents(input: WireInput, datatype: DataType, shape: number[
 function shapeOf(input: WireInput, model: string): number[] {
   const shape = input.shape.map(Number);
   if (!shape.every((d) => Number.isSafeInteger(d) && d >= 0))
-    throw bad(
+    throw badRequest(
       `input '${input.name}' of model '${model}' has shape [${input.shape.join(',')}]: dimensions must be non-negative integers`,
     );
   return shape;
@@ -120,7 +118,7 @@ export function requestInputs(req: WireInferRequest, maxTensorElements: number):
   const model = req.model_name;
   const raw = req.raw_input_contents ?? [];
   if (raw.length > 0 && raw.length !== req.inputs.length) {
-    throw bad(
+    throw badRequest(
       `model '${model}': raw_input_contents has ${raw.length} entries but the request has ${req.inputs.length} inputs (one each, in order)`,
     );
   }
@@ -130,13 +128,13 @@ export function requestInputs(req: WireInferRequest, maxTensorElements: number):
   req.inputs.forEach((input, i) => {
     refuseSharedMemory(input.name, input.parameters, filledFields(input.contents).length > 0, model);
     if (!isDataType(input.datatype))
-      throw bad(`input '${input.name}' of model '${model}' has unknown datatype '${input.datatype}'`);
+      throw badRequest(`input '${input.name}' of model '${model}' has unknown datatype '${input.datatype}'`);
     const shape = shapeOf(input, model);
     checkElementCount(input.name, shape, maxTensorElements);
-    if (ownValue(inputs, input.name)) throw bad(`input '${input.name}' of model '${model}' appears twice`);
+    if (ownValue(inputs, input.name)) throw badRequest(`input '${input.name}' of model '${model}' appears twice`);
     if (raw.length > 0) {
       if (filledFields(input.contents).length > 0)
-        throw bad(
+        throw badRequest(
           `contents field must not be specified when using raw_input_contents for '${input.name}' for model '${model}'`,
         );
       inputs[input.name] = tensorFromBytes(input.datatype, shape, raw[i]!, input.name);
@@ -169,7 +167,7 @@ export function inferResponse(
   for (const name of names) {
     const t = ownValue(outputs, name);
     if (!t) {
-      if (strict) throw bad(`unexpected inference output '${name}' for model '${base.model_name}'`);
+      if (strict) throw badRequest(`unexpected inference output '${name}' for model '${base.model_name}'`);
       continue;
     }
     res.outputs.push({ name, datatype: t.datatype, shape: [...t.shape] });

@@ -1,16 +1,14 @@
-import { ApiError } from '../http/errors.ts';
+import { ApiError, badRequest } from '../http/errors.ts';
 import type { WireParameter } from './params.ts';
 
 // Triton's checks of the parameters of a ModelInferRequest, with its messages (clients match on them). The studio
 // registers no shared memory (its RPCs are UNIMPLEMENTED), so every region a tensor names is an unknown one.
 
-const bad = (message: string) => new ApiError(400, 'bad-request', message);
-
 /** Parameter keys starting with `triton_` that a request may use. */
 const RESERVED = ['triton_enable_empty_final_response'];
 
 function wrongType(key: string, expected: string): ApiError {
-  return bad(`invalid value type for '${key}' parameter, expected ${expected}.`);
+  return badRequest(`invalid value type for '${key}' parameter, expected ${expected}.`);
 }
 
 /**
@@ -32,12 +30,12 @@ export function checkRequestParameters(params: Record<string, WireParameter> | u
     } else if (key === 'priority') {
       if (choice !== 'int64_param' && choice !== 'uint64_param') throw wrongType(key, 'int64_param or uint64_param');
       if (choice === 'int64_param' && String(p.int64_param).startsWith('-'))
-        throw bad("invalid value for 'priority', expected value >= 0.");
+        throw badRequest("invalid value for 'priority', expected value >= 0.");
     } else if (key === 'timeout') {
       if (choice !== 'int64_param') throw wrongType(key, 'int64_param');
     } else if (key.startsWith('triton_')) {
       if (!RESERVED.includes(key))
-        throw bad(
+        throw badRequest(
           `parameter keys starting with 'triton_' are reserved for Triton usage. Only the following keys starting with 'triton_' are allowed: ${RESERVED.join(' ')}`,
         );
       if (choice !== 'bool_param') throw wrongType(key, 'bool_param');
@@ -64,23 +62,25 @@ export function refuseSharedMemory(
   const size = params?.shared_memory_byte_size;
   if (!region && !offset && !size) return;
   if (region && region.parameter_choice !== 'string_param')
-    throw bad(`invalid value type for 'shared_memory_region' parameter for tensor '${tensor}', expected string_param.`);
+    throw badRequest(
+      `invalid value type for 'shared_memory_region' parameter for tensor '${tensor}', expected string_param.`,
+    );
   for (const [key, p] of [
     ['shared_memory_offset', offset],
     ['shared_memory_byte_size', size],
   ] as const) {
     if (!p) continue;
     if (!region)
-      throw bad(`'${key}' can not be specified without 'shared_memory_region' parameter for tensor '${tensor}'`);
+      throw badRequest(`'${key}' can not be specified without 'shared_memory_region' parameter for tensor '${tensor}'`);
     if (p.parameter_choice !== 'int64_param')
-      throw bad(`invalid value type for '${key}' parameter for tensor '${tensor}', expected int64_param.`);
+      throw badRequest(`invalid value type for '${key}' parameter for tensor '${tensor}', expected int64_param.`);
   }
   if (!size)
-    throw bad(
+    throw badRequest(
       `'shared_memory_byte_size' must be specified along with 'shared_memory_region' parameter for tensor '${tensor}'`,
     );
   if (hasContents)
-    throw bad(
+    throw badRequest(
       `unexpected 'content' provided when using shared memory for input tensor '${tensor}' for model '${model}'`,
     );
   throw new ApiError(404, 'not-found', `Unable to find shared memory region: '${region!.string_param ?? ''}'`);
@@ -99,9 +99,9 @@ export function classificationCounts(
     const p = o.parameters?.classification;
     if (!p) continue;
     if (p.parameter_choice !== 'int64_param')
-      throw bad("invalid value type for 'classification' parameter, expected int64_param");
+      throw badRequest("invalid value type for 'classification' parameter, expected int64_param");
     const n = Number(p.int64_param);
-    if (!(n > 0)) throw bad("invalid value for 'classification' parameter, expected >= 0");
+    if (!(n > 0)) throw badRequest("invalid value for 'classification' parameter, expected >= 0");
     counts.set(o.name, Math.min(n, 2 ** 32 - 1));
   }
   return counts;

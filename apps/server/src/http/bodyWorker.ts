@@ -5,7 +5,7 @@ import { parseClientText } from '../ws/parseMessage.ts';
 import type { BodyJob, BodyReply, WireResult } from './bodyParser.ts';
 import { ownedBytes } from './bodyChunks.ts';
 import { classifiedBytes } from './classification.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, badRequest } from './errors.ts';
 import { runGraphJob } from './graphJobs.ts';
 import { responseBytes } from './responseJobs.ts';
 import { parseGenerateBody, parseInferBody } from './kserveBody.ts';
@@ -78,10 +78,10 @@ parentPort!.on('message', (job: BodyJob & { id: number; body: Uint8Array[] }) =>
       parentPort!.postMessage(reply, transfer);
     } catch {
       // Copying a result nested tens of thousands of levels deep overflows the stack: the request is at fault.
-      throw new ApiError(400, 'bad-request', 'the request nests objects or arrays too deeply to be passed on');
+      throw badRequest('the request nests objects or arrays too deeply to be passed on');
     }
   } catch (err) {
-    const e = err instanceof ApiError ? err : new ApiError(400, 'bad-request', (err as Error).message);
+    const e = err instanceof ApiError ? err : badRequest((err as Error).message);
     reply = { id: job.id, ok: false, error: { status: e.status, code: e.code, message: e.message } };
     parentPort!.postMessage(reply);
   }

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { DATA_TYPES, type Tensor } from '@ensemble-studio/core';
 import { tensorToBytes } from '../engine/tensors.ts';
 import { ownedBytes } from './bodyChunks.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, badRequest } from './errors.ts';
 import { tensorFromBytes } from './kserveTensors.ts';
 
 // Triton's classification extension: an output requested with `classification: k` comes back as BYTES, the k
@@ -41,7 +41,7 @@ export function classify(t: Tensor, count: number, batched: boolean, labels?: re
   const float = t.datatype === 'FP32' || t.datatype === 'FP64';
   const batch = batched && t.shape.length > 0 ? t.shape[0]! : 0;
   const per = batch > 0 ? data.length / batch : data.length;
-  if (per > MAX_ELEMENTS) throw new ApiError(400, 'bad-request', 'classification output tensor too large');
+  if (per > MAX_ELEMENTS) throw badRequest('classification output tensor too large');
   const k = Math.min(count, per);
   const out: string[] = [];
   for (let b = 0; b < Math.max(1, batch); b++) {

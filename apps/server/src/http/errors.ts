@@ -16,6 +16,14 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A 400 `bad-request` error: the request itself is malformed (Triton's INVALID_ARG).
+ * @example throw badRequest(`unexpected inference input '${name}'`)
+ */
+export function badRequest(message: string): ApiError {
+  return new ApiError(400, 'bad-request', message);
+}
+
 /** Longest error message sent to a client: messages quote names and shapes the client chose. */
 export const MAX_ERROR_MESSAGE = 1000;
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from './errors.ts';
+import { badRequest } from './errors.ts';
 
 /**
  * Refuses a request whose framing is ambiguous, and closes its connection: an HTTP/1.0 request with
@@ -12,8 +12,6 @@ export function refuseAmbiguousFraming(): RequestHandler {
     if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 0 || req.headers['transfer-encoding'] === undefined)
       return next();
     res.setHeader('Connection', 'close');
-    next(
-      new ApiError(400, 'bad-request', 'an HTTP/1.0 request cannot carry Transfer-Encoding: its framing is ambiguous'),
-    );
+    next(badRequest('an HTTP/1.0 request cannot carry Transfer-Encoding: its framing is ambiguous'));
   };
 }

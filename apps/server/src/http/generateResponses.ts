@@ -1,5 +1,5 @@
 import type { Tensor } from '@ensemble-studio/core';
-import { copyData } from '../engine/tensors.ts';
+import { copyData } from '../engine/tensorTransfer.ts';
 import type { BodyParser } from './bodyParser.ts';
 import { INLINE_JSON_ELEMENTS, generateBody, generateEvent, type ResponseOutput } from './responseJobs.ts';
 

@@ -1,6 +1,6 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { elementCount, isObj, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
-import { ApiError } from './errors.ts';
+import { badRequest } from './errors.ts';
 import type { GraphSignature } from './graphSignature.ts';
 import { checkInputs, type CheckedModel } from './kserveChecks.ts';
 import {
@@ -15,8 +15,6 @@ import {
 
 // Pure parsing of KServe request bodies (no Express, no Studio): it runs on the main thread for
 // small bodies and in the body worker for large ones, with the same results and the same errors.
-
-const bad = (m: string) => new ApiError(400, 'bad-request', m);
 
 /** What parsing a generate body needs to know about the model it is for. */
 export interface GenerateTarget {
@@ -41,14 +39,14 @@ export interface GenerateRequest {
 function splitRawBody(buf: Uint8Array, headerLength: string | undefined): { json: unknown; binary?: Uint8Array } {
   const n = headerLength === undefined ? buf.byteLength : Number(headerLength);
   if (!Number.isInteger(n) || n < 0 || n > buf.byteLength)
-    throw bad(
+    throw badRequest(
       `Inference-Header-Content-Length ${String(headerLength).slice(0, 32)} does not fit the body (${buf.byteLength} bytes)`,
     );
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(buf.buffer, buf.byteOffset, n).toString('utf8'));
   } catch (err) {
-    throw bad(`failed to parse the request JSON buffer: ${(err as Error).message.slice(0, 200)}`);
+    throw badRequest(`failed to parse the request JSON buffer: ${(err as Error).message.slice(0, 200)}`);
   }
   return headerLength === undefined ? { json } : { json, binary: buf.subarray(n) };
 }
@@ -99,12 +97,14 @@ function generateInputs(
     checkElementCount(spec.name, shape, maxTensorElements);
     const flat = flattenData(value);
     if (flat.length !== elementCount(shape))
-      throw bad(`input '${spec.name}' is a ragged array: ${flat.length} elements for shape [${shape.join(',')}]`);
+      throw badRequest(
+        `input '${spec.name}' is a ragged array: ${flat.length} elements for shape [${shape.join(',')}]`,
+      );
     checkElements(spec.name, spec.datatype, flat);
     try {
       inputs[spec.name] = tensorFromJson(spec.datatype, shape, flat as (number | string | boolean)[]);
     } catch (err) {
-      throw bad(`input '${spec.name}': ${(err as Error).message}`);
+      throw badRequest(`input '${spec.name}': ${(err as Error).message}`);
     }
   }
   return inputs;
@@ -117,7 +117,7 @@ function generateInputs(
  */
 export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTensorElements: number): GenerateRequest {
   const { json } = splitRawBody(buf, undefined);
-  if (!isObj(json)) throw bad('generate request must be a JSON object');
+  if (!isObj(json)) throw badRequest('generate request must be a JSON object');
   const body = json;
   checkRequestId(body);
   const id = typeof body.id === 'string' ? body.id : undefined;

@@ -1,11 +1,9 @@
 import type { Tensor } from '@ensemble-studio/core';
-import { ApiError } from './errors.ts';
+import { badRequest } from './errors.ts';
 import type { MetaTensor } from './graphSignature.ts';
 
 // Triton's checks of a request against the model it names. Pure: they run where the request is parsed, in the
 // body worker for a large body, so a request that is refused never sends its tensors to the main thread.
-
-const bad = (m: string) => new ApiError(400, 'bad-request', m);
 
 /** What the checks need of a model: its name, and its inputs and outputs as clients see them. */
 export interface CheckedModel {
@@ -25,20 +23,20 @@ export function checkInputs(model: CheckedModel, inputs: Record<string, Tensor>)
   const specs = new Map(model.signature.inputs.map((s) => [s.name, s]));
   for (const [name, t] of Object.entries(inputs)) {
     const spec = specs.get(name);
-    if (!spec) throw bad(`unexpected inference input '${name}' for model '${model.name}'`);
+    if (!spec) throw badRequest(`unexpected inference input '${name}' for model '${model.name}'`);
     if (spec.datatype !== t.datatype)
-      throw bad(
+      throw badRequest(
         `inference input '${name}' data-type is '${t.datatype}', but model '${model.name}' expects '${spec.datatype}'`,
       );
     if (!shapeMatches(spec.shape, t.shape))
-      throw bad(
+      throw badRequest(
         `unexpected shape for input '${name}' for model '${model.name}'. Expected [${spec.shape.join(',')}], got [${t.shape.join(',')}]`,
       );
   }
   const required = model.signature.inputs.filter((s) => !s.optional);
   const missing = required.filter((s) => !Object.hasOwn(inputs, s.name));
   if (missing.length > 0)
-    throw bad(
+    throw badRequest(
       `expected ${required.length} inputs but got ${Object.keys(inputs).length} inputs for model '${model.name}'`,
     );
 }
@@ -67,7 +65,7 @@ function firstUnknownOrRepeated(
 export function checkNameCounts(model: CheckedModel, inputs: readonly string[], outputs?: readonly string[]): void {
   if (inputs.length > model.signature.inputs.length) {
     const { name, repeated } = firstUnknownOrRepeated(inputs, model.signature.inputs);
-    throw bad(
+    throw badRequest(
       repeated
         ? `input '${name}' already exists in request`
         : `unexpected inference input '${name}' for model '${model.name}'`,
@@ -76,7 +74,7 @@ export function checkNameCounts(model: CheckedModel, inputs: readonly string[], 
   const specs = model.signature.outputs;
   if (outputs && specs && outputs.length > specs.length) {
     const { name, repeated } = firstUnknownOrRepeated(outputs, specs);
-    throw bad(
+    throw badRequest(
       repeated
         ? `output '${name}' already exists in request`
         : `unexpected inference output '${name}' for model '${model.name}'`,

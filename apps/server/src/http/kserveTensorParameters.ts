@@ -1,10 +1,8 @@
-import { ApiError } from './errors.ts';
+import { ApiError, badRequest } from './errors.ts';
 
 // Triton's checks of where an input's data is (`data`, `binary_data_size` or `shared_memory_region`) and of a
 // tensor's shared-memory parameters, with its messages. The studio registers no shared memory, so a tensor naming a
 // region names an unknown one.
-
-const bad = (message: string) => new ApiError(400, 'bad-request', message);
 
 const isUInt = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const NOT_BOOL = 'attempt to access JSON non-boolean as boolean';
@@ -20,22 +18,24 @@ const NOT_UINT = 'attempt to access JSON non-unsigned-integer as unsigned-intege
 export function checkTypedParameters(parameters: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(parameters)) {
     if (key === 'sequence_start' || key === 'sequence_end' || key === 'binary_data_output') {
-      if (typeof value !== 'boolean') throw bad(`Unable to parse '${key}': ${NOT_BOOL}`);
+      if (typeof value !== 'boolean') throw badRequest(`Unable to parse '${key}': ${NOT_BOOL}`);
     } else if (key === 'priority' || key === 'timeout') {
       // A uint64 past 2^53 still reads as a whole number here; Triton takes any value below 2^64.
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= 2 ** 64)
-        throw bad(`Unable to parse '${key}': ${NOT_UINT}`);
+        throw badRequest(`Unable to parse '${key}': ${NOT_UINT}`);
     } else if (key.startsWith('triton_')) {
-      throw bad("parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified.");
+      throw badRequest(
+        "parameter keys starting with 'triton_' are reserved for Triton usage and should not be specified.",
+      );
     }
   }
 }
 
 function refuseRegion(parameters: Record<string, unknown>): void {
   const region = parameters.shared_memory_region;
-  if (typeof region !== 'string') throw bad("Unable to parse 'shared_memory_region'");
+  if (typeof region !== 'string') throw badRequest("Unable to parse 'shared_memory_region'");
   for (const key of ['shared_memory_offset', 'shared_memory_byte_size'])
-    if (Object.hasOwn(parameters, key) && !isUInt(parameters[key])) throw bad(`Unable to parse '${key}'`);
+    if (Object.hasOwn(parameters, key) && !isUInt(parameters[key])) throw badRequest(`Unable to parse '${key}'`);
   throw new ApiError(404, 'not-found', `Unable to find shared memory region: '${region}'`);
 }
 
@@ -54,7 +54,7 @@ export function checkInputContent(input: { data?: unknown; parameters: Record<st
     .filter(([, has]) => has)
     .map(([name]) => `'${String(name)}'`);
   if (set.length !== 1)
-    throw bad(
+    throw badRequest(
       "Input must set only one of the following fields: 'data', 'binary_data_size' in 'parameters', " +
         `'shared_memory_region' in 'parameters'. But ${set.length === 0 ? 'no field is set' : `set ${set.join(' ')}`}`,
     );
@@ -68,16 +68,17 @@ export function checkInputContent(input: { data?: unknown; parameters: Record<st
  */
 export function checkOutputParameters(parameters: Record<string, unknown>): void {
   if (Object.hasOwn(parameters, 'binary_data') && typeof parameters.binary_data !== 'boolean')
-    throw bad(`Unable to parse 'binary_data': ${NOT_BOOL}`);
+    throw badRequest(`Unable to parse 'binary_data': ${NOT_BOOL}`);
   if (!Object.hasOwn(parameters, 'shared_memory_region')) {
     // Triton reads an output's offset and size whether or not it names a region.
     for (const key of ['shared_memory_offset', 'shared_memory_byte_size'])
       if (Object.hasOwn(parameters, key) && !isUInt(parameters[key]))
-        throw bad(`Unable to parse '${key}': ${NOT_UINT}`);
+        throw badRequest(`Unable to parse '${key}': ${NOT_UINT}`);
     return;
   }
   if (Object.hasOwn(parameters, 'classification'))
-    throw bad("Output can't set both 'shared_memory_region' and 'classification'");
-  if (parameters.binary_data === true) throw bad("Output can't set both 'shared_memory_region' and 'binary_data'");
+    throw badRequest("Output can't set both 'shared_memory_region' and 'classification'");
+  if (parameters.binary_data === true)
+    throw badRequest("Output can't set both 'shared_memory_region' and 'binary_data'");
   refuseRegion(parameters);
 }

@@ -11,7 +11,7 @@ import {
   tensorToJson,
 } from '@ensemble-studio/core';
 import { isUtf8 } from 'node:buffer';
-import { ApiError } from './errors.ts';
+import { ApiError, badRequest } from './errors.ts';
 import { checkNameCounts, type CheckedModel } from './kserveChecks.ts';
 import { checkInputContent, checkOutputParameters, checkTypedParameters } from './kserveTensorParameters.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
@@ -26,8 +26,6 @@ export interface InferRequest {
   outputs?: { name: string; binary: boolean; classification?: number }[];
   binaryOutput: boolean;
 }
-
-const bad = (message: string) => new ApiError(400, 'bad-request', message);
 
 /** Flattens row-major nested arrays (KServe allows nested or flat data). */
 export function flattenData(data: unknown, out: unknown[] = []): unknown[] {
@@ -57,7 +55,7 @@ export function flattenData(data: unknown, out: unknown[] = []): unknown[] {
  */
 export function checkElements(name: string, datatype: DataType, flat: readonly unknown[]): void {
   const problem = elementsProblem(datatype, flat);
-  if (problem) throw bad(`input '${name}' ${problem}`);
+  if (problem) throw badRequest(`input '${name}' ${problem}`);
 }
 
 /**
@@ -84,26 +82,26 @@ export function tensorFromBytes(datatype: DataType, shape: number[], bytes: Uint
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     while (off < bytes.byteLength) {
       if (off + 4 > bytes.byteLength)
-        throw bad(`input '${name}' BYTES element ${data.length} has a truncated length prefix`);
+        throw badRequest(`input '${name}' BYTES element ${data.length} has a truncated length prefix`);
       const len = view.getUint32(off, true);
       if (off + 4 + len > bytes.byteLength)
-        throw bad(`input '${name}' BYTES element ${data.length} runs past the end of its buffer`);
+        throw badRequest(`input '${name}' BYTES element ${data.length} runs past the end of its buffer`);
       const element = Buffer.from(bytes.buffer, bytes.byteOffset + off + 4, len);
       // Elements are kept as text: bytes that are not UTF-8 are refused rather than silently replaced by U+FFFD.
       if (!isUtf8(element))
-        throw bad(
+        throw badRequest(
           `input '${name}' BYTES element ${data.length} is not valid UTF-8 (this server keeps BYTES elements as text)`,
         );
       data.push(element.toString('utf8'));
       off += 4 + len;
     }
     if (data.length !== n)
-      throw bad(`input '${name}' has ${data.length} BYTES elements but shape [${shape.join(',')}] needs ${n}`);
+      throw badRequest(`input '${name}' has ${data.length} BYTES elements but shape [${shape.join(',')}] needs ${n}`);
     return { datatype, shape, data };
   }
   const size = dtypeSize(datatype);
   if (bytes.byteLength !== n * size)
-    throw bad(
+    throw badRequest(
       `input '${name}' has ${bytes.byteLength} bytes but shape [${shape.join(',')}] of ${datatype} needs ${n * size}`,
     );
   const data = allocData(datatype, n) as Exclude<ReturnType<typeof allocData>, string[]>;
@@ -132,7 +130,7 @@ function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: numb
       (size as number) < 0 ||
       cursor.off + (size as number) > opts.binary.byteLength
     ) {
-      throw bad(`input '${name}' binary_data_size ${String(size)} does not fit the binary body`);
+      throw badRequest(`input '${name}' binary_data_size ${String(size)} does not fit the binary body`);
     }
     const bytes = opts.binary.subarray(cursor.off, cursor.off + (size as number));
     cursor.off += size as number;
@@ -140,7 +138,7 @@ function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: numb
   }
   const flat = flattenData(raw.data);
   if (flat.length !== n)
-    throw bad(`input '${name}' has ${flat.length} elements but shape [${shape.join(',')}] needs ${n}`);
+    throw badRequest(`input '${name}' has ${flat.length} elements but shape [${shape.join(',')}] needs ${n}`);
   checkElements(name, datatype, flat);
   return tensorFromJson(datatype, shape, flat as (number | string | boolean)[]);
 }
@@ -153,7 +151,7 @@ function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: numb
 export function checkParameters(parameters: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(parameters)) {
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
-      throw bad(`parameter '${key}' has invalid type. It should be either 'int', 'bool', or 'string'.`);
+      throw badRequest(`parameter '${key}' has invalid type. It should be either 'int', 'bool', or 'string'.`);
   }
 }
 
@@ -165,7 +163,7 @@ export function checkParameters(parameters: Record<string, unknown>): void {
  */
 export function checkRequestId(body: unknown): void {
   if (isObj(body) && Object.hasOwn(body, 'id') && typeof body.id !== 'string')
-    throw bad("Unable to parse 'id': attempt to access JSON non-string as string");
+    throw badRequest("Unable to parse 'id': attempt to access JSON non-string as string");
 }
 
 /** `checkRequestId`, and `parameters` that are not an object refused as Triton does. */
@@ -173,7 +171,7 @@ function checkTopLevelTypes(body: unknown): void {
   if (!isObj(body)) return;
   checkRequestId(body);
   if (Object.hasOwn(body, 'parameters') && !isObj(body.parameters))
-    throw bad('failed to get request params.: attempt to access JSON non-object as object');
+    throw badRequest('failed to get request params.: attempt to access JSON non-object as object');
 }
 
 /**
@@ -185,7 +183,7 @@ function checkTopLevelTypes(body: unknown): void {
 export function parseInferRequest(body: unknown, opts: ParseOptions): InferRequest {
   checkTopLevelTypes(body);
   const read = readInferBody(body);
-  if (!read.ok) throw bad(read.error);
+  if (!read.ok) throw badRequest(read.error);
   const { id, parameters } = read.body;
   checkParameters(parameters);
   checkTypedParameters(parameters);
@@ -198,11 +196,11 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   const cursor = { off: 0 };
   const inputs = keyedRecord<Tensor>();
   for (const raw of read.body.inputs) {
-    if (Object.hasOwn(inputs, raw.name)) throw bad(`input '${raw.name}' already exists in request`);
+    if (Object.hasOwn(inputs, raw.name)) throw badRequest(`input '${raw.name}' already exists in request`);
     inputs[raw.name] = parseInput(raw, opts, cursor);
   }
   if (opts.binary && cursor.off < opts.binary.byteLength)
-    throw bad(`unexpected additional input data for model '${opts.model.name}'`);
+    throw badRequest(`unexpected additional input data for model '${opts.model.name}'`);
   const binaryOutput = parameters.binary_data_output === true;
   const outputs = read.body.outputs?.map(({ name, parameters: p }) => ({
     name,
@@ -217,7 +215,7 @@ function classificationOf(p: Record<string, unknown>): { classification?: number
   if (!Object.hasOwn(p, 'classification')) return {};
   const k = p.classification;
   if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0)
-    throw bad("Unable to set 'classification': attempt to access JSON non-unsigned-integer as unsigned-integer");
+    throw badRequest("Unable to set 'classification': attempt to access JSON non-unsigned-integer as unsigned-integer");
   return k > 0 ? { classification: k } : {};
 }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Tensor } from '@ensemble-studio/core';
 import { catalogueModel } from '@ensemble-studio/core';
-import { copyData, ownsWholeBuffer } from '../engine/tensors.ts';
+import { copyData, ownsWholeBuffer } from '../engine/tensorTransfer.ts';
 import { classify, labelsIn, type EncodedBytes } from './classification.ts';
 import { INLINE_JSON_ELEMENTS } from './responseJobs.ts';
 import type { ServedModel } from './servedModels.ts';

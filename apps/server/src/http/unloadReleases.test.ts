@@ -5,7 +5,7 @@ import { status } from '@grpc/grpc-js';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grpcFailure } from '../testing/grpcTestClient.ts';
+import { grpcFailure, f32Bytes } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 import { processAlive } from '../testing/processAlive.ts';
 import { makeTestRepository } from '../testing/testRepository.ts';
@@ -83,13 +83,12 @@ describe('unload ends the model, after the runs already on it', () => {
 
   it('ONNX over gRPC: unload releases the sessions (not an ensemble: its steps stay), a load serves it again', async () => {
     const { c, s } = t;
-    const f32 = (values: number[]) => Buffer.from(new Float32Array(values).buffer);
     const feat = Array.from({ length: 256 }, (_, i) => (i % 9) / 9);
     const headInfer = () =>
       c.call('ModelInfer', {
         model_name: 'head',
         inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
-        raw_input_contents: [f32(feat)],
+        raw_input_contents: [f32Bytes(feat)],
       });
     expect((await headInfer()).raw_output_contents[0]).toHaveLength(64);
 

@@ -2,6 +2,18 @@ import { connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:h
 import { credentials, Metadata, type Client, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
 import { inferenceService } from '../grpc/loadService.ts';
 
+/**
+ * FP32 values as one entry of `raw_input_contents` (their little-endian bytes).
+ * @example c.call('ModelInfer', { model_name: 'head', inputs, raw_input_contents: [f32Bytes(feat)] })
+ */
+export const f32Bytes = (values: number[]): Buffer => Buffer.from(new Float32Array(values).buffer);
+
+/**
+ * One entry of `raw_output_contents` read as FP32 values.
+ * @example f32Values(r.raw_output_contents[0])
+ */
+export const f32Values = (b: Uint8Array): number[] => Array.from(new Float32Array(new Uint8Array(b).buffer));
+
 /** A real gRPC client of the studio's service (grpc-js over a socket), with promise-returning unary calls. */
 export interface TestClient {
   call<T = any>(method: string, request: unknown, token?: string): Promise<T>;

@@ -34,6 +34,16 @@ export async function call(
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
+  return readResponse(r);
+}
+
+/**
+ * A response's status, text, and body parsed as JSON (undefined when it is not JSON).
+ * @example const { status, json } = await readResponse(await fetch(url))
+ */
+export async function readResponse(
+  r: Response,
+): Promise<{ status: number; json: any; text: string; headers: Headers }> {
   const text = await r.text();
   let json: unknown;
   try {

@@ -10,19 +10,9 @@ import { ClientSender } from './ClientSender.ts';
 import { parseClientText, type ParsedText } from './parseMessage.ts';
 import { StreamManager } from './StreamManager.ts';
 import type { RunOptions, RunResult, StreamClient } from './streamClient.ts';
-import { binaryFrameCount, decodeWireTensors, encodeWireTensors, expectedFrameBytes } from './wireTensors.ts';
-
-const TERMINAL = new Set<ServerMessage['type']>(['run.completed', 'run.failed', 'run.exited_early']);
-
-/** A message whose inputs refer to binary frames, waiting for them (their byte total counted against the message limit). */
-interface PendingBinary {
-  msg: Extract<ClientMessage, { inputs: unknown }>;
-  needed: number;
-  frames: Uint8Array[];
-  bytes: number;
-  sizes: (number | undefined)[];
-  decoded: Record<string, Tensor>;
-}
+import { addFrame, pendingBinary, refOf, type MessageWithInputs, type PendingBinary } from './pendingBinary.ts';
+import { eventForClient, finalMessage, isTerminal } from './runReplies.ts';
+import { decodeWireTensors } from './wireTensors.ts';
 
 /** Largest `timeoutMs` a timer can hold (2^31 - 1 ms, about 24.8 days); Node re-arms longer ones every millisecond. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -96,47 +86,25 @@ export class RunClient implements StreamClient {
     if (this.closed) return;
     if (!parsed.ok) return this.error(parsed.code, parsed.message, parsed.ref);
     const msg = parsed.message;
-    const decoded = parsed.decoded;
-    let needed: number;
+    let pending: PendingBinary | undefined;
     try {
-      needed = 'inputs' in msg ? binaryFrameCount(msg.inputs) : 0;
+      pending = pendingBinary(msg, bytes, parsed.decoded);
     } catch (err) {
-      return this.error('bad-message', (err as Error).message, refOf(msg as PendingBinary['msg']));
+      return this.error('bad-message', (err as Error).message, refOf(msg as MessageWithInputs));
     }
-    if (needed === 0) return this.dispatch(msg, [], decoded);
-    const inputs = (msg as PendingBinary['msg']).inputs ?? {};
-    const sizes: (number | undefined)[] = [];
-    for (const w of Object.values(inputs)) if (w.binary !== undefined) sizes[w.binary] = expectedFrameBytes(w);
-    this.pending = { msg: msg as PendingBinary['msg'], needed, frames: [], bytes, sizes, decoded };
+    if (!pending) return this.dispatch(msg, [], parsed.decoded);
+    this.pending = pending;
   }
 
   private onBinary(data: Buffer): void {
     const p = this.pending;
     if (!p)
       return this.error('unexpected-binary', 'binary frame without a message announcing it (inputs with "binary": i)');
-    const index = p.frames.length;
-    const expected = p.sizes[index];
-    const max = this.studio.limits.maxWsMessageBytes;
-    // A message and its frames are one message: their total is held to the message limit, and a frame
-    // of the wrong size is refused as it arrives instead of after the rest were buffered.
-    if (expected !== undefined && data.byteLength !== expected) {
+    const refused = addFrame(p, data, this.studio.limits.maxWsMessageBytes);
+    if (refused) {
       this.pending = undefined;
-      return this.error(
-        'bad-input',
-        `binary frame ${index} has ${data.byteLength} bytes but its input needs ${expected}`,
-        refOf(p.msg),
-      );
+      return this.error(refused.code, refused.message, refOf(p.msg));
     }
-    p.bytes += data.byteLength;
-    if (p.bytes > max) {
-      this.pending = undefined;
-      return this.error(
-        'limit',
-        limitMessage(`message with its binary frames (${p.bytes} bytes so far)`, 'maxWsMessageBytes', max),
-        refOf(p.msg),
-      );
-    }
-    p.frames.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     if (p.frames.length < p.needed) return;
     this.pending = undefined;
     this.dispatch(p.msg, p.frames, p.decoded);
@@ -221,21 +189,8 @@ export class RunClient implements StreamClient {
     this.runs.set(runId, cancel);
     let terminal: ServerMessage | undefined;
     const onEvent = (m: ServerMessage) => {
-      if (TERMINAL.has(m.type)) terminal = m;
-      else if (m.type === 'run.started')
-        this.sender.send({
-          ...m,
-          ...(opts.requestId ? { requestId: opts.requestId } : {}),
-          ...(opts.streamId ? { streamId: opts.streamId } : {}),
-        });
-      else if (m.type === 'sequence.bound' && opts.streamId)
-        this.sender.send({
-          ...m,
-          streamId: opts.streamId,
-          ...(opts.clientSequenceId === undefined ? {} : { sequenceId: opts.clientSequenceId }),
-        });
-      else if (m.type === 'node.failed') this.sender.send({ ...m, message: capMessage(m.message) });
-      else this.sender.send(m);
+      if (isTerminal(m)) terminal = m;
+      else this.sender.send(eventForClient(m, opts));
     };
     try {
       const result = await this.studio.engine.run({
@@ -248,7 +203,8 @@ export class RunClient implements StreamClient {
         ...(opts.sequence ? { sequence: opts.sequence } : {}),
         ...(opts.exported ? { exported: true } : {}),
       });
-      this.sendFinal(runId, result, terminal);
+      const { message, frames } = finalMessage(runId, result, terminal);
+      this.sender.send(message, frames);
       return result;
     } catch (err) {
       this.sender.send({
@@ -263,39 +219,6 @@ export class RunClient implements StreamClient {
     }
   }
 
-  /** The run's final message, outputs encoded from the result (binary frames for large tensors). */
-  private sendFinal(runId: string, result: RunResult, terminal: ServerMessage | undefined): void {
-    if (result.status === 'failed') {
-      const msg =
-        terminal?.type === 'run.failed'
-          ? terminal
-          : { type: 'run.failed' as const, runId, error: result.error ?? { code: 'internal', message: 'run failed' } };
-      return this.sender.send({ ...msg, error: { ...msg.error, message: capMessage(msg.error.message) } });
-    }
-    const { tensors, frames } = encodeWireTensors(result.outputs);
-    if (result.status === 'exited_early' && terminal?.type === 'run.exited_early')
-      return this.sender.send({ ...terminal, outputs: tensors }, frames);
-    if (result.status === 'exited_early' && result.exit) {
-      const e = result.exit;
-      return this.sender.send(
-        {
-          type: 'run.exited_early',
-          runId,
-          conditionId: e.conditionId,
-          expression: e.expression,
-          value: e.value,
-          strategy: e.strategy,
-          ...(e.message ? { message: e.message } : {}),
-          outputs: tensors,
-        },
-        frames,
-      );
-    }
-    const timings = terminal?.type === 'run.completed' ? terminal.timings : result.timings;
-    const totalMs = terminal?.type === 'run.completed' ? terminal.totalMs : Math.max(0, ...timings.map((t) => t.endMs));
-    this.sender.send({ type: 'run.completed', runId, outputs: tensors, timings, totalMs }, frames);
-  }
-
   /** The socket went away: cancel its runs and end its sequences. */
   close(): void {
     if (this.closed) return;
@@ -307,8 +230,4 @@ export class RunClient implements StreamClient {
   get isClosed(): boolean {
     return this.closed;
   }
-}
-
-function refOf(msg: PendingBinary['msg']): string {
-  return msg.type === 'run.start' ? msg.requestId : msg.streamId;
 }

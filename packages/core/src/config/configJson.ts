@@ -7,7 +7,8 @@
  * priority levels, step model_version, warm-up dims).
  */
 import type { ModelConfig } from '../pbtxt/modelConfig.ts';
-import { ENUMS, messageDef, type FieldDef, type FieldType } from '../pbtxt/schema.ts';
+import { ENUMS } from '../pbtxt/protoEnums.ts';
+import { messageDef, type FieldDef, type FieldType } from '../pbtxt/schema.ts';
 
 /** Field paths (message.field) whose 64-bit values Triton prints as numbers. */
 const NUMERIC_64 = new Set([

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { ModelConfig } from './modelConfig.ts';
 import { parsePbtxt, parsePbtxtLenient } from './parser.ts';
 import { printPbtxt, quoteString } from './printer.ts';
-import { ENUMS, messageDef, type FieldDef, type FieldType, type ScalarKind } from './schema.ts';
+import { ENUMS } from './protoEnums.ts';
+import { messageDef, type FieldDef, type FieldType, type ScalarKind } from './schema.ts';
 
 const text = fc
   .string({ unit: 'binary', maxLength: 12 })

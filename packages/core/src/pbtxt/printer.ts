@@ -4,7 +4,8 @@
  * Everything printed reparses to the same JSON (see printer.test.ts).
  */
 import type { ModelConfig } from './modelConfig.ts';
-import { ENUMS, messageDef, type FieldDef, type FieldType, type MessageDef, type ScalarKind } from './schema.ts';
+import { ENUMS } from './protoEnums.ts';
+import { messageDef, type FieldDef, type FieldType, type MessageDef, type ScalarKind } from './schema.ts';
 
 type Json = Record<string, unknown>;
 

@@ -3,7 +3,8 @@
  * with protoc's rules, and checked against the field's type.
  */
 import type { Token } from './lexer.ts';
-import { ENUMS, type FieldDef, type ScalarKind } from './schema.ts';
+import { ENUMS } from './protoEnums.ts';
+import type { FieldDef, ScalarKind } from './schema.ts';
 
 const INT_RANGES: Partial<Record<ScalarKind, [bigint, bigint]>> = {
   int32: [-(2n ** 31n), 2n ** 31n - 1n],

@@ -2,10 +2,10 @@ import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { keyedRecord } from '@ensemble-studio/core';
 import { status } from '@grpc/grpc-js';
 import type { RunRequest, RunResult } from '../../engine/types.ts';
-import { ApiError } from '../../http/errors.ts';
+import { ApiError, badRequest } from '../../http/errors.ts';
 import { findServedModel, type ServedModel } from '../../http/servedModels.ts';
 import { checkInputs } from '../../http/kserveChecks.ts';
-import { runError, sequenceOf } from '../../http/routes/kserveInfer.ts';
+import { runError, sequenceOf } from '../../http/routes/kserveRun.ts';
 import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';
 import {
@@ -52,7 +52,7 @@ export interface PreparedInfer {
  * @throws ApiError (404 unknown model, 503 not ready, 400 bad tensors or sequence parameters)
  */
 export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Record<string, Tensor>): PreparedInfer {
-  if (req.model_name === '') throw new ApiError(400, 'bad-request', 'ModelInferRequest.model_name is empty');
+  if (req.model_name === '') throw badRequest('ModelInferRequest.model_name is empty');
   const served = findServedModel(studio, req.model_name, req.model_version === '' ? undefined : req.model_version);
   if (!served.ready)
     throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);

@@ -2,7 +2,7 @@ import type { Tensor } from '@ensemble-studio/core';
 import { status, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { EncodedBytes } from '../../http/classification.ts';
 import { OrderedWrites } from '../../http/orderedWrites.ts';
-import { runError } from '../../http/routes/kserveInfer.ts';
+import { runError } from '../../http/routes/kserveRun.ts';
 import type { Studio } from '../../http/Studio.ts';
 import { inferResponse, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
 import { wireParameter } from '../params.ts';

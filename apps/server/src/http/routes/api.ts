@@ -24,7 +24,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { deleteGraph, saveGraph } from '../../repo/saveGraph.ts';
 import { isSafeName } from '../../repo/safeJoin.ts';
 import { refuseDeclaredOverLimit } from '../bodyChunks.ts';
-import { ApiError, storageError } from '../errors.ts';
+import { ApiError, badRequest, storageError } from '../errors.ts';
 import { openedContainers } from '../jsonContainers.ts';
 import { engineProblems } from '../readiness.ts';
 import type { Studio } from '../Studio.ts';
@@ -32,7 +32,7 @@ import type { Studio } from '../Studio.ts';
 /** A JSON body read with its schema. @throws ApiError 400 naming the field and what was expected. */
 function readBody<T>(schema: Parameters<typeof readApiBody<T>>[0], req: Request): T {
   const read = readApiBody(schema, req.body);
-  if (!read.ok) throw new ApiError(400, 'bad-request', read.error);
+  if (!read.ok) throw badRequest(read.error);
   return read.value;
 }
 

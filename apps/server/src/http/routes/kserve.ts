@@ -5,7 +5,9 @@ import { INLINE_PARSE_BYTES } from '../bodyParser.ts';
 import { capMessage } from '../errors.ts';
 import { modelConfig, servedModel } from '../servedModels.ts';
 import type { Studio } from '../Studio.ts';
-import { generateStreamHandler, inferHandler, refuseUnservable } from './kserveInfer.ts';
+import { generateStreamHandler } from './kserveGenerate.ts';
+import { inferHandler } from './kserveInfer.ts';
+import { refuseUnservable } from './kserveRun.ts';
 import { repositoryRoutes } from './kserveRepository.ts';
 
 const M = '/v2/models/:model{/versions/:version}';

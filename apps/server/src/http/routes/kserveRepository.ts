@@ -1,6 +1,6 @@
 import type { Request, Router } from 'express';
 import { isObj } from '@ensemble-studio/core';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
 import { loadModel, unloadModel } from '../modelLoading.ts';
 import { modelStatistics } from '../modelStatistics.ts';
 import type { Studio } from '../Studio.ts';
@@ -17,7 +17,7 @@ function bodyObject(req: Request): Record<string, unknown> {
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    throw new ApiError(400, 'bad-request', `the request body is not JSON: ${(err as Error).message}`);
+    throw badRequest(`the request body is not JSON: ${(err as Error).message}`);
   }
   return isObj(parsed) ? parsed : {};
 }
@@ -60,8 +60,7 @@ export function repositoryRoutes(studio: Studio, router: Router): void {
   });
   router.post('/v2/repository/index', (req, res) => {
     const { ready = false } = bodyObject(req);
-    if (typeof ready !== 'boolean')
-      throw new ApiError(400, 'bad-request', "Invalid value for 'ready': expected a boolean");
+    if (typeof ready !== 'boolean') throw badRequest("Invalid value for 'ready': expected a boolean");
     res.json(repositoryIndex(studio).filter((m) => !ready || m.state === 'READY'));
   });
   router.post('/v2/repository/models/:model/load', async (req, res) => {

@@ -4,6 +4,7 @@
  */
 import type { Diagnostic } from '../../validate/diagnostic.ts';
 import type { ModelConfig } from '../modelConfig.ts';
+import { ENUMS } from '../protoEnums.ts';
 import { asList, asRecord, error, formatDims, warning } from './util.ts';
 
 /** Products of the chunks between `-1` dims: `[2,-1,3,4]` → `[2,12]` (core `GetSplitElementCounts`). */
@@ -158,14 +159,7 @@ function checkTensor(io: Record<string, unknown>, kind: 'input' | 'output', c: I
   return out;
 }
 
-const BATCH_INPUT_KINDS = new Set([
-  'BATCH_ELEMENT_COUNT',
-  'BATCH_ACCUMULATED_ELEMENT_COUNT',
-  'BATCH_ACCUMULATED_ELEMENT_COUNT_WITH_ZERO',
-  'BATCH_MAX_ELEMENT_COUNT_AS_SHAPE',
-  'BATCH_ITEM_SHAPE',
-  'BATCH_ITEM_SHAPE_FLATTEN',
-]);
+const BATCH_INPUT_KINDS = new Set(ENUMS['BatchInput.Kind']);
 
 /** Batch inputs and outputs (core `ValidateBatchIO`). */
 function checkBatchIO(config: ModelConfig, name: string): Diagnostic[] {

@@ -45,31 +45,19 @@ function paramProblems(
 }
 
 function expressionProblems(ctx: RuleContext, n: ConditionNode): Diagnostic[] {
-  const fix = (col: number) => `fix the expression of ${show(n)} at column ${col}`;
-  const parsed = parseExpression(n.params.expression);
-  if (!parsed.ok) {
-    const e = parsed.error;
-    return [
-      {
-        code: 'invalid-expression',
-        severity: 'error',
-        nodeId: n.id,
-        column: e.column,
-        message: `${show(n)}: ${e.message}`,
-        fix: fix(e.column),
-      },
-    ];
-  }
-  const ports: Record<string, PortType> = {};
-  for (const p of n.params.ports) ports[p] = ctx.types.get(portKey(n.id, p)) ?? { datatype: null, shape: null };
-  return checkExpression(parsed.ast, ports).map((e) => ({
+  const problem = (e: { column: number; message: string }): Diagnostic => ({
     code: 'invalid-expression',
     severity: 'error',
     nodeId: n.id,
     column: e.column,
     message: `${show(n)}: ${e.message}`,
-    fix: fix(e.column),
-  }));
+    fix: `fix the expression of ${show(n)} at column ${e.column}`,
+  });
+  const parsed = parseExpression(n.params.expression);
+  if (!parsed.ok) return [problem(parsed.error)];
+  const ports: Record<string, PortType> = {};
+  for (const p of n.params.ports) ports[p] = ctx.types.get(portKey(n.id, p)) ?? { datatype: null, shape: null };
+  return checkExpression(parsed.ast, ports).map(problem);
 }
 
 function conditionProblems(ctx: RuleContext, n: ConditionNode): Diagnostic[] {

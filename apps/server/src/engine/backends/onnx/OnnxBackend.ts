@@ -1,7 +1,7 @@
 import type { Tensor } from '@ensemble-studio/core';
 import type { CancelSignal } from '../../cancel.ts';
 import { InstancePool } from '../../InstancePool.ts';
-import { portableFeeds, receivedOutputs } from '../../tensors.ts';
+import { portableFeeds, receivedOutputs } from '../../tensorTransfer.ts';
 import type { BackendCall, BackendReply, ModelBackend } from '../modelBackend.ts';
 import { workerInstances, type RequestBody, type WorkerResult } from './WorkerInstance.ts';
 import type { ChainStep, LoadSpec } from './workerProtocol.ts';

@@ -4,7 +4,8 @@ import type * as ort from 'onnxruntime-node';
 import type { Tensor, TensorSummary } from '@ensemble-studio/core';
 import { conditionHolds } from '../../condition.ts';
 import { opImpl, type OpContext } from '../../ops/registry.ts';
-import { fromOrtType, summarizeTensor } from '../../tensors.ts';
+import { fromOrtType } from './ortTypes.ts';
+import { summarizeTensor } from '../../tensorSummary.ts';
 import type { ChainStep, PortableTensor, StageResult, StepSource } from './workerProtocol.ts';
 
 /** A chain step failed: `stage` is its index, `stages` what the steps before it took. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
-import { summarizeTensor, thumbnail, ownsWholeBuffer, splitBatch } from './tensors.ts';
+import { summarizeTensor, thumbnail } from './tensorSummary.ts';
 
 const fp32 = (shape: number[], f: (i: number) => number): Tensor => {
   const n = shape.reduce((a, b) => a * b, 1);
@@ -50,28 +50,5 @@ describe('thumbnail', () => {
       summarizeTensor({ datatype: 'INT32', shape: [100, 100], data: new Int32Array(10_000) }).thumbnail,
     ).toBeUndefined();
     expect(thumbnail(new Float32Array(2100 * 2100), [2100, 2100])).toBeUndefined();
-  });
-});
-
-describe('splitBatch', () => {
-  const t = { datatype: 'FP32' as const, shape: [3, 2], data: Float32Array.of(1, 2, 3, 4, 5, 6) };
-  it('copies rows into buffers of their own, or views the batch without allocating', () => {
-    const copies = splitBatch(t, [1, 2]);
-    const views = splitBatch(t, [1, 2], 'view');
-    for (const parts of [copies, views]) {
-      expect(parts.map((p) => p.shape)).toEqual([
-        [1, 2],
-        [2, 2],
-      ]);
-      expect(parts.map((p) => [...(p.data as Float32Array)])).toEqual([
-        [1, 2],
-        [3, 4, 5, 6],
-      ]);
-    }
-    expect(copies.every((p) => ownsWholeBuffer(p.data))).toBe(true);
-    expect(views.every((p) => (p.data as Float32Array).buffer === t.data.buffer && !ownsWholeBuffer(p.data))).toBe(
-      true,
-    );
-    expect(() => splitBatch(t, [1, 1])).toThrow(/batch of 3 into 2 rows/);
   });
 });
