@@ -1,12 +1,10 @@
-import { listSupportedBackends } from 'onnxruntime-node';
 import { catalogueModel, type ModelNode } from '@ensemble-studio/core';
 import { buildRuntime } from './buildRuntime.ts';
 import { eachAtMost } from './eachAtMost.ts';
 import { EngineError } from './errors.ts';
 import { ModelRuntime } from './ModelRuntime.ts';
-import { instanceCount } from './modelSetup.ts';
 import type { RestartOutcome, RuntimeDeps, RuntimesHealth } from './modelRuntimeTypes.ts';
-import type { EngineHealth } from './types.ts';
+import { runtimesHealth } from './runtimesHealth.ts';
 
 /**
  * The engine's model runtimes: one per model, or per model and settings when a graph's node overrides them,
@@ -75,32 +73,8 @@ export class ModelRuntimes {
 
   /** Every model's state, instances and timings, the providers in use and the notices. */
   health(): RuntimesHealth {
-    const models: EngineHealth['models'] = {};
-    const inUse: Record<string, string> = {};
-    const notices: string[] = [];
-    const failed = new Set<string>();
-    for (const [key, rt] of this.loaded) {
-      models[key] = {
-        state: rt.state,
-        instances: rt.pool.size,
-        ...(rt.error ? { error: rt.error } : {}),
-        coldStartMs: rt.coldStartMs,
-        firstRunMs: rt.firstRunMs,
-      };
-      if (rt.state === 'ready') inUse[key] = rt.provider;
-      notices.push(...rt.notices);
-      for (const f of rt.failures) failed.add(f.split(':')[0]!);
-    }
-    for (const [key, why] of this.unavailable) {
-      const m = catalogueModel(this.deps.repository().catalogue, key);
-      models[key] = { state: 'unavailable', instances: m ? instanceCount(m.config) : 0, error: why };
-    }
-    for (const [key, { rt }] of this.starting)
-      if (!this.loaded.has(key)) models[key] = { state: 'loading', instances: rt.pool.size };
-    const available = listSupportedBackends()
-      .filter((b) => b.bundled && !failed.has(b.name))
-      .map((b) => b.name);
-    return { models, inUse, notices, available };
+    const { loaded, unavailable, starting } = this;
+    return runtimesHealth({ loaded, unavailable, starting, repository: this.deps.repository() });
   }
 
   /**
