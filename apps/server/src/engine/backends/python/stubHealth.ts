@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 // state in /proc. An `initialize` that merely takes long (sleeps, imports, computes) stays healthy in both.
 
 /** How long a stub may stay stopped before it is unhealthy: Triton's wait for an `initialize` answer. */
-export const STUB_HEALTH_TIMEOUT_MS = 5000;
+const STUB_HEALTH_TIMEOUT_MS = 5000;
 const POLL_MS = 500;
 
 /** Whether process `pid` is stopped (signal or tracer stop); false when it cannot be read (gone, or no /proc). */
