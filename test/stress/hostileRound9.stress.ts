@@ -39,7 +39,8 @@ class TritonPythonModel:
   );
 }
 
-const STOPS_ITSELF = 'os.kill(os.getpid(), signal.SIGSTOP)';
+// Stopped again at once if something outside resumes it (a profiler or debugger attaching to python processes).
+const STOPS_ITSELF = 'while True: os.kill(os.getpid(), signal.SIGSTOP)';
 
 const { studio, probe } = probedStudio(() => {
   const repo = copyExamples({ linkModels: true });

@@ -41,7 +41,8 @@ function writeModel(dir: string, name: string, initialize: string): void {
 describe('a Python stub that stops in initialize', () => {
   it("fails its load with Triton's message and is killed; a slow initialize and the other models load", async () => {
     const dir = tempDir('py-unhealthy-');
-    writeModel(dir, 'stopper', 'os.kill(os.getpid(), signal.SIGSTOP)');
+    // Stopped again at once if something outside resumes it (a profiler or debugger attaching to python processes).
+    writeModel(dir, 'stopper', 'while True: os.kill(os.getpid(), signal.SIGSTOP)');
     writeModel(dir, 'slow', 'time.sleep(6.5)');
     writePythonModels(dir, ['add_sub']);
     const repo = await loadRepository(dir);
