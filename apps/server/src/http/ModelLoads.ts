@@ -2,6 +2,7 @@ import type { Engine } from '../engine/index.ts';
 import { loadRepository } from '../repo/loadRepository.ts';
 import { modelStamps, modelsToLoad, withStamps } from '../repo/modelStamps.ts';
 import type { Repository } from '../repo/types.ts';
+import { withGraphFiles } from '../repo/saveGraph.ts';
 import { withReloaded } from '../repo/withReloaded.ts';
 import { ApiError } from './errors.ts';
 import { dependentsToUnload } from './unloadDependents.ts';
@@ -125,7 +126,9 @@ export class ModelLoads {
         await busy;
         continue;
       }
-      const next = await this.exclusive(() => this.start(name, started));
+      // A save or delete of the graph never comes between its files' read and the repository served from it.
+      const dir = this.host.repository.dir;
+      const next = await this.exclusive(() => withGraphFiles(dir, name, () => this.start(name, started)));
       if (next.type === 'started') return next.done;
       await Promise.all(next.wait);
     }
@@ -170,7 +173,11 @@ export class ModelLoads {
     const done = engine.reload(repo, models).then((outcomes) => {
       if (host.engine !== engine)
         throw new ApiError(409, 'busy', `failed to load '${name}': another repository was opened while it was loading`);
-      const kept = [...outcomes].flatMap(([m, o]) => (o.type === 'failed' && o.kept ? [m] : []));
+      // A model saved or deleted meanwhile (a graph) keeps what that did.
+      const untouched = (m: string) =>
+        host.repository.catalogue.models[m] === repo.catalogue.models[m] &&
+        host.repository.graphs[m] === repo.graphs[m];
+      const kept = [...outcomes].flatMap(([m, o]) => (o.type === 'failed' && o.kept && untouched(m) ? [m] : []));
       if (kept.length > 0) {
         // As in Triton, a model whose reload failed goes on with the config and files it was loaded from, and its
         // next load tries again.
