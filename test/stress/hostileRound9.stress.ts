@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { processAlive, stubsDescendingFrom } from '../../apps/server/src/testing/processAlive.ts';
 import { writeExpandingOnnxModel } from '../../apps/server/src/testing/expandingOnnxModel.ts';
+import { connect as connectWs } from '../../apps/server/src/testing/wsTestClient.ts';
 import { copyExamples, http, spawnStudio } from '../support/server.ts';
 import { tempDir } from '../support/tempDir.ts';
 import { probedStudio } from './hostileProbe.ts';
@@ -144,6 +145,56 @@ describe('hostile input, ninth round', () => {
     expect(r.json.error).toContain(
       "output 'OUT' of model 'expand' would have 268435456 elements, over the limit maxTensorElements=16777216",
     );
+  }, 60_000);
+
+  it('WebSocket runs, saves and deletes of their graph and loads of it racing: each answers as it would alone', async () => {
+    const doc = (await http(`${studio.url}/api/graphs/shared-features`)).json as Record<string, unknown>;
+    const put = () =>
+      http(`${studio.url}/api/graphs/race`, { method: 'PUT', body: JSON.stringify({ ...doc, name: 'race' }) });
+    expect((await put()).status).toBe(200);
+    const ws = await connectWs(studio.url);
+    const outcomes = new Map<string, number>();
+    const note = (what: string) => outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
+    ws.ws.on('message', (data: Buffer, binary: boolean) => {
+      if (binary) return;
+      const m = JSON.parse(String(data)) as { type: string; error?: { code: string } };
+      if (m.type === 'run.completed') note('run completed');
+      else if (m.type === 'run.failed' || m.type === 'error') note(`${m.type} ${m.error?.code}`);
+    });
+    await probe('WebSocket runs racing deletes, saves and loads of their graph', async () => {
+      const end = Date.now() + 3000;
+      const runs = async () => {
+        for (let n = 0; Date.now() < end; n++) {
+          ws.send({
+            type: 'run.start',
+            requestId: `r${n}`,
+            graph: 'race',
+            inputs: { x: { datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0.5) } },
+          });
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      };
+      const churn = async () => {
+        while (Date.now() < end) {
+          note(`DELETE ${(await http(`${studio.url}/api/graphs/race`, { method: 'DELETE' })).status}`);
+          note(`PUT ${(await put()).status}`);
+        }
+      };
+      const loads = async () => {
+        while (Date.now() < end) note(`load ${(await post('/v2/repository/models/race/load')).status}`);
+      };
+      await Promise.all([runs(), churn(), loads()]);
+      await new Promise((r) => setTimeout(r, 1000));
+    });
+    ws.ws.close();
+    const kinds = [...outcomes.keys()];
+    expect(
+      kinds.filter((k) => /^(PUT|DELETE) /.test(k) && !['PUT 200', 'DELETE 204', 'DELETE 404'].includes(k)),
+    ).toEqual([]);
+    expect(kinds.filter((k) => / internal$|^load 5/.test(k))).toEqual([]);
+    expect(outcomes.get('run completed')).toBeGreaterThan(0);
+    expect((await put()).status).toBe(200);
+    expect((await post('/v2/repository/models/race/load')).status).toBe(200);
   }, 60_000);
 
   it('SIGTERM ends the server and every stub, a finalize that never returns among them', async () => {
