@@ -40,7 +40,7 @@ class TritonPythonModel:
   );
 }
 
-// Stopped again at once if something outside resumes it (a profiler or debugger attaching to python processes).
+// Stopped again at once if something outside resumes it (seen once in a stress run; what resumed it was not found).
 const STOPS_ITSELF = 'while True: os.kill(os.getpid(), signal.SIGSTOP)';
 
 const { studio, probe } = probedStudio(() => {

@@ -41,7 +41,7 @@ function writeModel(dir: string, name: string, initialize: string): void {
 describe('a Python stub that stops in initialize', () => {
   it("fails its load with Triton's message and is killed; a slow initialize and the other models load", async () => {
     const dir = tempDir('py-unhealthy-');
-    // Stopped again at once if something outside resumes it (a profiler or debugger attaching to python processes).
+    // Stopped again at once if something outside resumes it (seen once in a stress run; what resumed it was not found).
     writeModel(dir, 'stopper', 'while True: os.kill(os.getpid(), signal.SIGSTOP)');
     writeModel(dir, 'slow', 'time.sleep(6.5)');
     writePythonModels(dir, ['add_sub']);
