@@ -153,9 +153,10 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   /** The run gave up on this execute: tell `execute` (is_cancelled); kill the process if `execute` never returns, or drop the request if it returned and never sent its final response. */
   private cancelled(id: number, p: PendingExecute): void {
     this.write(this.toPyAtOnce, new FrameWriter().finish({ type: 'cancel', id }));
-    // Its BLS calls are this execute's when it is the only one running: they end with it, so that a chain of
-    // models waiting on each other unwinds from the cancelled end instead of living on in the models' queues.
-    if (!p.returned && this.executes.running === 1) this.blsCalls.abortAll();
+    // Its BLS calls end with it, so that a chain of models waiting on each other unwinds from the cancelled end
+    // instead of living on in the models' queues: those naming it, and those naming no execute (made from a thread
+    // the model started) when it is the only one running and has not returned.
+    this.blsCalls.abortExecute(id, !p.returned && this.executes.running === 1);
     p.killTimer = setTimeout(() => {
       if (!this.executes.has(id) || !this.proc) return;
       // execute returned and the process serves other requests: only this one's late responses are given up.
