@@ -1,6 +1,6 @@
 import { encodeNode, encodeValueInfo, ONNX_TYPES } from '../onnx/onnxModel.ts';
 import { valueInfoName } from './foldConstantInput.ts';
-import { concat, lengthField, readFields, stringField, type WireField } from './protobufWire.ts';
+import { concat, lengthField, readFields, stringField, type WireField } from '../onnx/protobufWire.ts';
 
 // ONNX field numbers (onnx.proto3).
 const MODEL_GRAPH = 7;

@@ -1,4 +1,4 @@
-import { concat, lengthField, readFields, stringField, varint, varintField } from './protobufWire.ts';
+import { concat, lengthField, readFields, stringField, varint, varintField } from '../onnx/protobufWire.ts';
 
 // ONNX field numbers (onnx.proto3).
 const MODEL_GRAPH = 7;

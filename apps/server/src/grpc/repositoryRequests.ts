@@ -2,7 +2,10 @@ import { status } from '@grpc/grpc-js';
 import { grpcStatus } from './status.ts';
 
 /** A repository parameter as proto-loader gives it: `parameter_choice` names the one set. */
-type RepositoryParameter = { parameter_choice?: 'bool_param' | 'int64_param' | 'string_param' | 'bytes_param' };
+type RepositoryParameter = {
+  parameter_choice?: 'bool_param' | 'int64_param' | 'string_param' | 'bytes_param';
+  bool_param?: boolean;
+};
 
 /** RepositoryIndex, RepositoryModelLoad and RepositoryModelUnload requests, as far as their checks read them. */
 export type RepositoryRequest = {
@@ -39,12 +42,18 @@ export function checkLoadParameters(r: RepositoryRequest): void {
     );
 }
 
-/** An unload's `unload_dependents` must be a bool_param, as Triton checks it (other parameters are ignored). */
-export function checkUnloadParameters(r: RepositoryRequest): void {
+/**
+ * An unload's `unload_dependents`, checked as Triton checks it: it must be a bool_param (other parameters are
+ * ignored); true when the request asks for the model's dependents to be unloaded with it.
+ */
+export function unloadDependents(r: RepositoryRequest): boolean {
   const params = r.parameters ?? {};
-  if (Object.hasOwn(params, 'unload_dependents') && params.unload_dependents!.parameter_choice !== 'bool_param')
+  if (!Object.hasOwn(params, 'unload_dependents')) return false;
+  const p = params.unload_dependents!;
+  if (p.parameter_choice !== 'bool_param')
     throw grpcStatus(
       status.INVALID_ARGUMENT,
       "invalid value type for 'unload_dependents' parameter, expected bool_param.",
     );
+  return p.bool_param === true;
 }

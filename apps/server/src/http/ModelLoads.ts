@@ -2,8 +2,10 @@ import type { Engine } from '../engine/index.ts';
 import { loadRepository } from '../repo/loadRepository.ts';
 import { modelStamps, modelsToLoad, withStamps } from '../repo/modelStamps.ts';
 import type { Repository } from '../repo/types.ts';
+import { withGraphFiles } from '../repo/saveGraph.ts';
 import { withReloaded } from '../repo/withReloaded.ts';
 import { ApiError } from './errors.ts';
+import { dependentsToUnload } from './unloadDependents.ts';
 
 /** What a load needs of the studio that serves the repository. */
 export interface LoadHost {
@@ -19,11 +21,13 @@ export interface LoadHost {
 type Started = { type: 'started'; done: Promise<Repository> } | { type: 'conflict'; wait: Promise<unknown>[] };
 
 /**
- * Triton's repository "load" of one model at a time per model: a load re-reads the repository, (re)starts the model
- * named and the composing models Triton would load with it (`modelsToLoad`), and serves the rest as they were.
+ * Triton's repository "load" and "unload", one at a time per model: a load re-reads the repository, (re)starts the
+ * model named and the composing models Triton would load with it (`modelsToLoad`), and serves the rest as they were.
  * Loads of different models go on side by side, so a model whose `initialize` never returns holds only the loads
- * that need it; a second load of a model waits for the first (as Triton's does) and a flood of them joins one
- * waiting load. An unload ends a load under way (`unloaded`).
+ * and unloads of that model; a second load of a model waits for the first (as Triton's does) and a flood of them
+ * joins one waiting load. An unload waits for the loads of its model asked before it, and a load asked after an
+ * unload waits for it, as Triton orders requests that touch the same model (its repository manager locks the
+ * models a request affects; one that finds them locked waits and retries).
  */
 export class ModelLoads {
   /** What each model served now was made of when it was (re)started (modelStamps.ts). */
@@ -34,8 +38,16 @@ export class ModelLoads {
   private starting = new Map<string, Promise<unknown>>();
   /** A load asked for while one of the same model is under way, by name: at most one waits per model. */
   private waiting = new Map<string, Promise<Repository>>();
-  /** How many times each model was unloaded: a load waiting when its model is unloaded is dropped. */
+  /** How many times each model was unloaded: a model a load loaded is served again unless it was unloaded since. */
   private readonly unloads = new Map<string, number>();
+  /** An unload under way, by model: loads asked after it start once it is done. */
+  private unloading = new Map<string, Promise<unknown>>();
+  /**
+   * Models served only because a load of an ensemble or graph brought them (Triton's composing models not loaded
+   * explicitly): an unload with `unload_dependents` takes them with the last ensemble using them. Every model
+   * served at start was loaded explicitly.
+   */
+  private implicit = new Set<string>();
 
   constructor(private readonly host: LoadHost) {
     this.stamps = modelStamps(host.repository);
@@ -53,19 +65,44 @@ export class ModelLoads {
     const leave = () => {
       if (this.waiting.get(name) === load) this.waiting.delete(name);
     };
-    const load: Promise<Repository> = this.loadWhenFree(name, this.unloads.get(name) ?? 0, leave);
+    const load: Promise<Repository> = this.loadWhenFree(name, this.unloading.get(name), leave);
     this.waiting.set(name, load);
     void load.then(leave, leave);
     return load;
   }
 
   /**
-   * Model `name` was unloaded: a load of it under way ends (its python stub, stuck or not, is killed), one waiting is
-   * dropped, and the engine retires its runtime (`Engine.unloadModel`).
+   * Triton's unload of `name` (with `dependents`, its `unload_dependents`): once the loads of it asked before have
+   * ended (loaded or failed), it is marked unloaded and the engine retires its runtime (`Engine.unloadModel`); with
+   * `dependents`, so are the composing models `dependentsToUnload` names. Resolves when that is done (the runtimes
+   * retire after: runs on them finish first); a load of `name` that never ends holds it, as in Triton.
    */
-  unloaded(name: string): void {
-    this.unloads.set(name, (this.unloads.get(name) ?? 0) + 1);
-    this.host.engine.unloadModel(name);
+  unload(name: string, dependents: boolean): Promise<void> {
+    const before = [this.waiting.get(name), this.starting.get(name), this.unloading.get(name)];
+    // A load asked from now on must not join one asked before: it comes after this unload.
+    this.waiting.delete(name);
+    const { engine } = this.host;
+    const done = Promise.all(before.map((p) => p?.catch(() => undefined))).then(() => {
+      // An import meanwhile replaced the repository it was asked of, and every model of it with it.
+      if (this.host.engine === engine) this.unloadNow(name, dependents);
+    });
+    this.unloading.set(name, done);
+    void done.then(() => {
+      if (this.unloading.get(name) === done) this.unloading.delete(name);
+    });
+    return done;
+  }
+
+  private unloadNow(name: string, dependents: boolean): void {
+    const { host } = this;
+    const served = (m: string) => !host.unloadedModels.has(m);
+    const also = dependents ? dependentsToUnload(name, host.repository.graphs, served, this.implicit) : [];
+    for (const m of [name, ...also]) {
+      host.unloadedModels.add(m);
+      this.implicit.delete(m);
+      this.unloads.set(m, (this.unloads.get(m) ?? 0) + 1);
+      host.engine.unloadModel(m);
+    }
   }
 
   /** Another repository is served (an import): forgets what was loaded from the one before. */
@@ -73,16 +110,25 @@ export class ModelLoads {
     this.stamps = modelStamps(repository);
     this.starting = new Map();
     this.waiting = new Map();
+    this.unloading = new Map();
+    this.implicit = new Set();
   }
 
-  private async loadWhenFree(name: string, unloads: number, started: () => void): Promise<Repository> {
+  private async loadWhenFree(
+    name: string,
+    unload: Promise<unknown> | undefined,
+    started: () => void,
+  ): Promise<Repository> {
+    await unload;
     for (;;) {
       const busy = this.starting.get(name);
       if (busy) {
         await busy;
         continue;
       }
-      const next = await this.exclusive(() => this.start(name, unloads, started));
+      // A save or delete of the graph never comes between its files' read and the repository served from it.
+      const dir = this.host.repository.dir;
+      const next = await this.exclusive(() => withGraphFiles(dir, name, () => this.start(name, started)));
       if (next.type === 'started') return next.done;
       await Promise.all(next.wait);
     }
@@ -96,7 +142,7 @@ export class ModelLoads {
   }
 
   /** Re-reads the repository and starts the load of `name`, unless a load of one of its models is under way. */
-  private async start(name: string, unloads: number, started: () => void): Promise<Started> {
+  private async start(name: string, started: () => void): Promise<Started> {
     const { host } = this;
     if (host.importing) throw busy();
     const { engine } = host;
@@ -104,10 +150,6 @@ export class ModelLoads {
     const [before, after] = await Promise.all([this.stamps, modelStamps(fresh)]);
     // Nothing is awaited from here until the load has started, so no import or unload comes between.
     if (host.importing || host.engine !== engine) throw busy();
-    if ((this.unloads.get(name) ?? 0) !== unloads) {
-      started();
-      throw new ApiError(400, 'load-failed', `failed to load '${name}': it was unloaded before its load started`);
-    }
     const served = host.repository;
     const models = modelsToLoad(
       name,
@@ -119,6 +161,11 @@ export class ModelLoads {
     const wait = [...models].flatMap((m) => this.starting.get(m) ?? []);
     if (wait.length > 0) return { type: 'conflict', wait };
     started();
+    // Triton's explicit load marks the model named as loaded explicitly; a composing model it adds (one not served)
+    // is not, and one served keeps how it was loaded.
+    for (const m of models)
+      if (m === name) this.implicit.delete(m);
+      else if (host.unloadedModels.has(m) || !isServed(served, m)) this.implicit.add(m);
     const unloadsNow = new Map([...models].map((m) => [m, this.unloads.get(m) ?? 0]));
     const repo = withReloaded(served, fresh, models);
     host.repository = repo;
@@ -126,7 +173,11 @@ export class ModelLoads {
     const done = engine.reload(repo, models).then((outcomes) => {
       if (host.engine !== engine)
         throw new ApiError(409, 'busy', `failed to load '${name}': another repository was opened while it was loading`);
-      const kept = [...outcomes].flatMap(([m, o]) => (o.type === 'failed' && o.kept ? [m] : []));
+      // A model saved or deleted meanwhile (a graph) keeps what that did.
+      const untouched = (m: string) =>
+        host.repository.catalogue.models[m] === repo.catalogue.models[m] &&
+        host.repository.graphs[m] === repo.graphs[m];
+      const kept = [...outcomes].flatMap(([m, o]) => (o.type === 'failed' && o.kept && untouched(m) ? [m] : []));
       if (kept.length > 0) {
         // As in Triton, a model whose reload failed goes on with the config and files it was loaded from, and its
         // next load tries again.
@@ -152,6 +203,11 @@ export class ModelLoads {
     });
     return { type: 'started', done };
   }
+}
+
+/** Whether `repo` serves `name` as a model or a graph (before this load re-read it). */
+function isServed(repo: Repository, name: string): boolean {
+  return Object.hasOwn(repo.catalogue.models, name) || Object.hasOwn(repo.graphs, name);
 }
 
 function busy(): ApiError {

@@ -39,19 +39,20 @@ export function unloadedDependency(studio: Studio, name: string): string | undef
  * Triton's repository "unload": the model stops being served (not ready, UNAVAILABLE "unloaded" in the
  * repository index, inference refused as for an unknown model) until it is loaded again, and the engine retires its
  * instances: the runs already on them finish, then they close (a Python model's `finalize` runs and its stub exits).
- * A load of it under way ends at once (a Python model still in `initialize` is killed) and answers 400 (a failed
- * load); one waiting is dropped. Answers without waiting for the runs, as Triton's unload does.
+ * As in Triton, a load of it asked before ends first (the unload waits for it; the load answers as it would alone),
+ * and one asked after waits for the unload. With `dependents` (Triton's `unload_dependents`), the composing models
+ * an ensemble's load brought and nothing else uses go with it (`dependentsToUnload`). Answers without waiting for
+ * the runs, as Triton's unload does.
  * @throws ApiError 404 when the repository has no such model.
  */
-export function unloadModel(studio: Studio, name: string): void {
+export async function unloadModel(studio: Studio, name: string, dependents = false): Promise<void> {
   if (!repositoryHas(studio, name))
     throw new ApiError(
       404,
       'not-found',
       `failed to unload '${name}': the repository has no model or saved graph '${name}'`,
     );
-  studio.unloadedModels.add(name);
-  studio.loads.unloaded(name);
+  await studio.loads.unload(name, dependents);
 }
 
 /**

@@ -1,10 +1,10 @@
 // A repository load of a Python model whose `initialize` never returns, through the real server (HTTP and gRPC,
-// real python3 stubs): it holds only the loads of that model. Loads of other models, an unload, an import,
-// inference on other models and the server's shutdown all answer meanwhile, and the stuck process is killed.
+// real python3 stubs): it holds only the loads and unloads of that model (an unload waits for the loads asked
+// before it, as Triton's does). Loads and unloads of other models, an import, inference on other models and the
+// server's shutdown all answer meanwhile; an import or the shutdown ends it, and the stuck process is killed.
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { grpcFailure } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 import { makeTestRepository } from '../testing/testRepository.ts';
 import { removeTempDir, tempDir } from '../testing/tempDir.ts';
@@ -118,7 +118,10 @@ describe('a load whose initialize never returns holds only the loads of that mod
     (await call(`${t.s.url}/v2/repository/index`, 'POST')).json as { name: string; state: string; reason?: string }[];
   const load = (name: string) => call(`${t.s.url}/v2/repository/models/${name}/load`, 'POST');
 
-  it('HTTP: loads of other models, inference and gRPC answer; the stuck model is LOADING, not ready; an unload kills it', async () => {
+  /** The stuck loads and the unload waiting for them, left for the import to end. */
+  let stuck: { loads: Promise<Awaited<ReturnType<typeof load>>>[]; unload: ReturnType<typeof load>; pid: number };
+
+  it('HTTP: loads of other models, inference and gRPC answer; the stuck model is LOADING, not ready; its unload waits', async () => {
     const { s, c } = t;
     const coldStart = () => s.studio.engine.health().models.head?.coldStartMs;
     const headBefore = coldStart();
@@ -160,12 +163,16 @@ describe('a load whose initialize never returns holds only the loads of that mod
     expect(grpcIndex.models.find((m: { name: string }) => m.name === 'stuck')).toMatchObject({ state: 'LOADING' });
     expect(processAlive(pid)).toBe(true);
 
-    expect((await within(call(`${s.url}/v2/repository/models/stuck/unload`, 'POST'), 'the unload')).status).toBe(200);
-    const answered = await within(Promise.all(stuckLoads), 'the loads of the stuck model');
-    expect(answered.map((r) => r.status)).toEqual([400, 400, 400]);
-    expect(answered[0]!.json.error).toBe("failed to load 'stuck': it was unloaded while it was loading");
-    await until(() => !processAlive(pid), 'the stuck python process to end');
-    expect((await index()).find((m) => m.name === 'stuck')).toMatchObject({ state: 'UNAVAILABLE', reason: 'unloaded' });
+    // As Triton's, the unload waits for the load asked before it; everything else goes on answering.
+    const unload = call(`${s.url}/v2/repository/models/stuck/unload`, 'POST');
+    let unloaded = false;
+    void unload.then(() => (unloaded = true));
+    expect((await within(load('extractor'), 'a load of another model during the unload')).status).toBe(200);
+    expect((await within(inferHead(s.url), 'inference during the unload')).status).toBe(200);
+    expect(unloaded).toBe(false);
+    expect(processAlive(pid)).toBe(true);
+    expect((await index()).find((m) => m.name === 'stuck')).toMatchObject({ state: 'LOADING' });
+    stuck = { loads: stuckLoads, unload, pid };
   }, 90_000);
 
   it("a reload keeps the model's old instances serving until its new ones have loaded", async () => {
@@ -200,22 +207,26 @@ describe('a load whose initialize never returns holds only the loads of that mod
     await until(() => !processAlive(first), 'the old python process to end');
   }, 90_000);
 
-  it('gRPC: an import answers while a gRPC load of the stuck model hangs, and ends it', async () => {
+  it('gRPC: an import answers while loads and an unload of the stuck model wait, and ends them', async () => {
     const { s, c } = t;
-    const pidFile = join(s.repo, 'stuck', 'initialize.pid');
-    writeFileSync(pidFile, '');
-    const stuckLoad = grpcFailure(c.call('RepositoryModelLoad', { model_name: 'stuck' }));
-    const pid = await stuckPid(pidFile);
+    // A gRPC unload of the stuck model waits behind the HTTP one; another model's answers at once.
+    const grpcUnload = c.call('RepositoryModelUnload', { model_name: 'stuck' });
     await within(c.call('RepositoryModelUnload', { model_name: 'extractor' }), 'a gRPC unload of another model');
     const imported = await within(
       call(`${s.url}/api/import`, 'POST', { dir: join(importRoot, 'other') }),
       'the import',
     );
     expect(imported.status).toBe(200);
-    // The replaced engine closes its models, the stuck one included: its load answers, its process is gone.
-    const failure = await within(stuckLoad, 'the gRPC load of the stuck model');
-    expect(failure.details).toBe("failed to load 'stuck': another repository was opened while it was loading");
-    await until(() => !processAlive(pid), 'the stuck python process to end');
+    // The replaced engine closes its models, the stuck one included: its loads and unloads answer, its process is gone.
+    const [first, ...joined] = await within(Promise.all(stuck.loads), 'the loads of the stuck model');
+    expect([first!.status, first!.json.error]).toEqual([
+      409,
+      "failed to load 'stuck': another repository was opened while it was loading",
+    ]);
+    for (const r of joined) expect(r.status).toBeGreaterThanOrEqual(400);
+    expect((await within(stuck.unload, 'the HTTP unload of the stuck model')).status).toBe(200);
+    await within(grpcUnload, 'the gRPC unload of the stuck model');
+    await until(() => !processAlive(stuck.pid), 'the stuck python process to end');
     expect((await within(inferHead(s.url), 'inference after the import')).status).toBe(200);
   }, 90_000);
 });

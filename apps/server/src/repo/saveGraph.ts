@@ -28,9 +28,13 @@ export interface SaveResult {
 /** The save or delete running for each graph, so two never interleave on the same files. */
 const graphLocks = new Map<string, Promise<unknown>>();
 
-/** Runs `fn` after every earlier save/delete of the same graph of the same repository has finished. */
-function withGraphLock<T>(repo: Repository, name: string, fn: () => Promise<T>): Promise<T> {
-  const key = `${repo.dir}\0${name}`;
+/**
+ * Runs `fn` after every earlier save or delete of graph `name` in repository `dir` (and every earlier `fn` given
+ * for it) has finished, and before any later one starts: what `fn` reads of the graph's files is never half-written.
+ * @example const fresh = await withGraphFiles(repo.dir, 'ocr', () => loadRepository(repo.dir));
+ */
+export function withGraphFiles<T>(dir: string, name: string, fn: () => Promise<T>): Promise<T> {
+  const key = `${dir}\0${name}`;
   const run = (graphLocks.get(key) ?? Promise.resolve()).catch(() => undefined).then(fn);
   graphLocks.set(key, run);
   void run
@@ -59,9 +63,11 @@ function checkName(repo: Repository, name: string): void {
  * after another. Updates `repo.graphs` and the ensemble's catalogue entry.
  * @example const { configWritten } = await saveGraph(repo, graph)
  */
-export async function saveGraph(repo: Repository, graph: GraphDoc): Promise<SaveResult> {
-  checkName(repo, graph.name);
-  return withGraphLock(repo, graph.name, () => saveUnlocked(repo, graph));
+export async function saveGraph(repo: Repository | (() => Repository), graph: GraphDoc): Promise<SaveResult> {
+  const current = typeof repo === 'function' ? repo : () => repo;
+  checkName(current(), graph.name);
+  // The repository served when the save runs: a load may have replaced the one served when it was asked for.
+  return withGraphFiles(current().dir, graph.name, () => saveUnlocked(current(), graph));
 }
 
 async function saveUnlocked(repo: Repository, graph: GraphDoc): Promise<SaveResult> {
@@ -93,9 +99,10 @@ async function saveUnlocked(repo: Repository, graph: GraphDoc): Promise<SaveResu
  * @returns false when there is no such graph.
  * @example await deleteGraph(repo, 'ocr')
  */
-export async function deleteGraph(repo: Repository, name: string): Promise<boolean> {
+export async function deleteGraph(repo: Repository | (() => Repository), name: string): Promise<boolean> {
   if (!isSafeName(name)) return false;
-  return withGraphLock(repo, name, () => deleteUnlocked(repo, name));
+  const current = typeof repo === 'function' ? repo : () => repo;
+  return withGraphFiles(current().dir, name, () => deleteUnlocked(current(), name));
 }
 
 async function deleteUnlocked(repo: Repository, name: string): Promise<boolean> {

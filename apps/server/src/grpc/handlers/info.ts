@@ -5,7 +5,7 @@ import { modelStatistics } from '../../http/modelStatistics.ts';
 import type { ProtoMessage } from '../loadService.ts';
 import {
   checkLoadParameters,
-  checkUnloadParameters,
+  unloadDependents,
   refuseRepositoryName,
   type RepositoryRequest,
 } from '../repositoryRequests.ts';
@@ -73,10 +73,9 @@ export function infoHandlers(studio: Studio): Record<string, UnaryBody> {
       await loadModel(studio, r.model_name);
       return {};
     },
-    RepositoryModelUnload: (r: RepositoryRequest) => {
+    RepositoryModelUnload: async (r: RepositoryRequest) => {
       refuseRepositoryName(r);
-      checkUnloadParameters(r);
-      unloadModel(studio, r.model_name);
+      await unloadModel(studio, r.model_name, unloadDependents(r));
       return {};
     },
   };

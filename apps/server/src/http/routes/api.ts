@@ -95,7 +95,7 @@ function writeRoutes(studio: Studio, router: Router, json: RequestHandler): void
     if (migrated.graph.name !== name)
       throw new ApiError(400, 'name-mismatch', `graph is named "${migrated.graph.name}" but was saved as "${name}"`);
     studio.checkGraphLimits(migrated.graph);
-    const result = await saveGraph(studio.repository, migrated.graph).catch((err: unknown) => {
+    const result = await saveGraph(() => studio.repository, migrated.graph).catch((err: unknown) => {
       throw storageError(err);
     });
     res.json({
@@ -106,7 +106,7 @@ function writeRoutes(studio: Studio, router: Router, json: RequestHandler): void
   });
   router.delete('/graphs/:name', async (req, res) => {
     const name = graphName(req);
-    const deleted = await deleteGraph(studio.repository, name).catch((err: unknown) => {
+    const deleted = await deleteGraph(() => studio.repository, name).catch((err: unknown) => {
       throw storageError(err);
     });
     if (!deleted) throw new ApiError(404, 'not-found', `no graph named "${name}"`);

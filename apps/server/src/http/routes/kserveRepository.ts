@@ -23,6 +23,16 @@ function bodyObject(req: Request): Record<string, unknown> {
 }
 
 /**
+ * An unload body's `parameters.unload_dependents`, read as Triton's HTTP server reads it: true only for JSON `true`.
+ * Triton's server sets aside the error of a value that is not a boolean (its unload's status replaces it), so such
+ * a value unloads the model alone.
+ */
+function unloadDependents(body: Record<string, unknown>): boolean {
+  const params = body.parameters;
+  return isObj(params) && Object.hasOwn(params, 'unload_dependents') && params.unload_dependents === true;
+}
+
+/**
  * Triton's load may carry a config or model files to load instead of the repository's: the studio loads only from
  * disk. The parameters are first checked as Triton's HTTP server checks them, in its words and with its status (500:
  * its JSON reader's and parameter errors are INTERNAL): an object of strings, each named `config` or `file:…`.
@@ -69,9 +79,8 @@ export function repositoryRoutes(studio: Studio, router: Router): void {
     await loadModel(studio, name);
     res.status(200).end();
   });
-  router.post('/v2/repository/models/:model/unload', (req, res) => {
-    bodyObject(req);
-    unloadModel(studio, String(req.params.model));
+  router.post('/v2/repository/models/:model/unload', async (req, res) => {
+    await unloadModel(studio, String(req.params.model), unloadDependents(bodyObject(req)));
     res.status(200).end();
   });
 }

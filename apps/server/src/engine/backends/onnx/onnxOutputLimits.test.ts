@@ -40,7 +40,7 @@ describe('ONNX model outputs over the tensor limits', () => {
     const over = await run(1001);
     expect(over.status).toBe('failed');
     expect(over.error?.message).toContain(
-      "output 'OUT' of model 'expand' has 1001 elements, over the limit maxTensorElements=1000",
+      "output 'OUT' of model 'expand' would have 1001 elements, over the limit maxTensorElements=1000",
     );
     expect(over.outputs.OUT).toBeUndefined();
   });

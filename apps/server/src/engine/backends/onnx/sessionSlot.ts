@@ -13,6 +13,8 @@ export class SessionSlot {
   private inFlight = 0;
   private drained: (() => void) | undefined;
   private renewal: Promise<void> | undefined;
+  /** Checks a run's feeds before the session sees them (rejects to refuse the run). */
+  guard: ((feeds: Feeds) => Promise<void>) | undefined;
 
   set(session: ort.InferenceSession): void {
     this.session = session;
@@ -20,6 +22,7 @@ export class SessionSlot {
 
   /** Runs the session, after a replacement under way. */
   async run(feeds: Feeds): Promise<ort.InferenceSession.ReturnType> {
+    await this.guard?.(feeds);
     while (this.renewal) await this.renewal;
     const s = this.session;
     if (!s) throw new Error('model session is not loaded');

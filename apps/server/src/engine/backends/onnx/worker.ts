@@ -1,6 +1,6 @@
 // One engine worker thread: hosts one onnxruntime session (a model instance) or the built-in ops.
 // session.run() blocks the thread it runs on, so it must never run on the main thread.
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
@@ -13,6 +13,7 @@ import type { TensorLimits } from '../../types.ts';
 import { freeNow } from './freeBuffers.ts';
 import { checkOutputLimits } from './outputLimits.ts';
 import { SessionSlot } from './sessionSlot.ts';
+import { SizeGuard } from './sizeGuard.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
 import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 
@@ -135,6 +136,12 @@ async function load(spec: LoadSpec): Promise<void> {
   const t0 = performance.now();
   const { s, provider, failures } = await createSession(spec);
   slot.set(s);
+  if (limits) {
+    const guard = await SizeGuard.create(readFileSync(spec.path), spec.model, limits, (bytes) =>
+      ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1 }),
+    ).catch(() => undefined); // a model this cannot read or cut down keeps the check after the run
+    slot.guard = guard && ((feeds) => guard.check(feeds));
+  }
   const loadMs = performance.now() - t0;
   let warmupMs: number | undefined;
   let warmupError: string | undefined;

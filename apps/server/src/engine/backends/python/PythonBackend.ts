@@ -2,7 +2,8 @@ import type { ModelConfig } from '@ensemble-studio/core';
 import { EngineError } from '../../errors.ts';
 import { InstancePool } from '../../InstancePool.ts';
 import type { BackendCall, BackendReply, ModelBackend } from '../modelBackend.ts';
-import { PythonInstance, type PythonSpec } from './PythonInstance.ts';
+import { PythonInstance } from './PythonInstance.ts';
+import type { PythonSpec } from './pythonSpec.ts';
 import type { PyExecute, PyExecuteResult, PyRequest } from './pythonTypes.ts';
 
 const FLAG_START = 1;

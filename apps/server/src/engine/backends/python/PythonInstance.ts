@@ -3,43 +3,22 @@ import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
 import { abortError, EngineError } from '../../errors.ts';
 import type { BackendInstance, LoadInfo } from '../types.ts';
-import type { TensorLimits } from '../../types.ts';
 import { frameCheck } from './frameLimits.ts';
 import { FrameReader, FrameRefused, FrameWriter, type Frame } from './frames.ts';
 import { BlsCalls } from './blsCalls.ts';
 import { LogLines } from './logLines.ts';
-import type { BlsHandler, LogLevel, PyExecute, PyExecuteResult } from './pythonTypes.ts';
+import type { LogLevel, PyExecute, PyExecuteResult } from './pythonTypes.ts';
+import { initArgs, tritonInstanceName, type PythonSpec } from './pythonSpec.ts';
 import { loadProblem, spawnProblem, withTraceback } from './processProblems.ts';
 import { stubEnv } from './stubEnv.ts';
 import { startStub, type StubChild } from './stubProcess.ts';
+import { watchStubHealth } from './stubHealth.ts';
 import { regionMaxBytes } from './sharedRegion.ts';
 import { TensorRegions } from './tensorRegions.ts';
 import type { PendingExecute } from './pendingExecute.ts';
 import { ExecuteTable } from './executeTable.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
-
-/** How to start one instance's python3 process. */
-export interface PythonSpec {
-  model: string;
-  /** Absolute path of the model's `model.py`. */
-  modelFile: string;
-  /** The model's directory (Triton's `model_repository` argument). */
-  modelDir: string;
-  version: number;
-  /** The model's config as JSON (what `initialize` gets as `args['model_config']`). */
-  configJson: string;
-  python: string;
-  bls: BlsHandler;
-  /** Server log of every line the process writes (with no request to tie it to, too). */
-  log?: (instance: string, level: LogLevel, message: string) => void;
-  /** What one tensor the model sends may hold (the stub refuses more before it is written); none when absent. */
-  limits?: TensorLimits;
-  /** After a cancelled execute, how long to wait for `execute` to return before the process is killed and restarted. */
-  stuckKillMs?: number;
-  /** Where the instance's region files for large tensors go (a tmpfs); `/dev/shm` when absent. */
-  shmDir?: string;
-}
 
 /**
  * One Python-backend model instance: a python3 process running our stub, which loads the user's
@@ -129,30 +108,21 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     });
     stdout?.on('data', (c: Buffer) => this.lines.push('info', c));
     stderr.on('data', (c: Buffer) => this.lines.push('error', c));
-    return new Promise<LoadInfo>((resolve, reject) => {
+    // As Triton's load, one waiting on `initialize` fails when the stub stops being scheduled, however long
+    // `initialize` itself may take.
+    const health = watchStubHealth(proc.pid, () => this.unhealthy(proc));
+    const loaded = new Promise<LoadInfo>((resolve, reject) => {
       this.loading = { resolve: (r) => resolve({ ...r, warmupMs: performance.now() - t0 }), reject, stderr: [] };
       proc.onExit((code, signal) => this.died(proc, `exited (${signal ?? `code ${code}`})`));
       this.send({
         type: 'init',
         model_file: this.spec.modelFile,
-        args: this.initArgs(),
+        args: initArgs(this.spec, this.name),
         limits: limits ?? null,
         shm: regions.initField(),
       });
     });
-  }
-
-  private initArgs(): Record<string, string> {
-    const index = this.name.slice(this.name.lastIndexOf('_') + 1);
-    return {
-      model_config: this.spec.configJson,
-      model_instance_kind: 'CPU',
-      model_instance_name: `${this.spec.model}_0_${index}`,
-      model_instance_device_id: '0',
-      model_repository: this.spec.modelDir,
-      model_version: String(this.spec.version),
-      model_name: this.spec.model,
-    };
+    return loaded.finally(() => health.stop());
   }
 
   request(body: PyExecute, _transfer: ArrayBuffer[], freed?: () => void): Promise<PyExecuteResult> {
@@ -183,9 +153,10 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   /** The run gave up on this execute: tell `execute` (is_cancelled); kill the process if `execute` never returns, or drop the request if it returned and never sent its final response. */
   private cancelled(id: number, p: PendingExecute): void {
     this.write(this.toPyAtOnce, new FrameWriter().finish({ type: 'cancel', id }));
-    // Its BLS calls are this execute's when it is the only one running: they end with it, so that a chain of
-    // models waiting on each other unwinds from the cancelled end instead of living on in the models' queues.
-    if (!p.returned && this.executes.running === 1) this.blsCalls.abortAll();
+    // Its BLS calls end with it, so that a chain of models waiting on each other unwinds from the cancelled end
+    // instead of living on in the models' queues: those naming it, and those naming no execute (made from a thread
+    // the model started) when it is the only one running and has not returned.
+    this.blsCalls.abortExecute(id, !p.returned && this.executes.running === 1);
     p.killTimer = setTimeout(() => {
       if (!this.executes.has(id) || !this.proc) return;
       // execute returned and the process serves other requests: only this one's late responses are given up.
@@ -238,6 +209,23 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     this.state = 'dead';
     this.proc?.kill('SIGKILL');
     l.reject(new EngineError('model-unavailable', `model '${this.spec.model}' failed to initialize: ${message}`));
+  }
+
+  /** The stub stayed stopped while its `initialize` was awaited: the load fails as Triton's does, and it is killed. */
+  private unhealthy(proc: StubChild): void {
+    const l = this.loading;
+    if (this.proc !== proc || !l) return;
+    this.loading = undefined;
+    this.state = 'dead';
+    this.lines.flush();
+    this.regions.close();
+    proc.kill('SIGKILL');
+    l.reject(
+      new EngineError(
+        'model-unavailable',
+        `Stub process '${tritonInstanceName(this.spec.model, this.name)}' is not healthy.`,
+      ),
+    );
   }
 
   private logged(level: LogLevel, message: string): void {

@@ -10,8 +10,8 @@ import { parseParams } from './processProblems.ts';
  * @example const calls = new BlsCalls({ model: 'm', instance: 'm_0' }, spec.bls, (b) => write(fd5, b), () => ready)
  */
 export class BlsCalls {
-  /** By the call id the model chose. */
-  private readonly calls = new Map<unknown, AbortController>();
+  /** By the call id the model chose, with the execute that made it when the stub named one. */
+  private readonly calls = new Map<unknown, { abort: AbortController; execute: unknown }>();
 
   constructor(
     private readonly caller: { model: string; instance: string },
@@ -26,7 +26,7 @@ export class BlsCalls {
     const h = f.header;
     const call = h.call;
     const abort = new AbortController();
-    this.calls.set(call, abort);
+    this.calls.set(call, { abort, execute: h.execute });
     let ended = false;
     const answer = (outputs: Record<string, Tensor>, error: string | undefined, final: boolean) => {
       if (ended || !this.serving()) return;
@@ -68,12 +68,17 @@ export class BlsCalls {
 
   /** The model gave up on call `call` (`bls_cancel`). */
   cancel(call: unknown): void {
-    this.calls.get(call)?.abort();
+    this.calls.get(call)?.abort.abort();
+  }
+
+  /** Ends the calls execute `id` made, and with `unnamed`, those that name no execute (made from a model's thread). */
+  abortExecute(id: number, unnamed: boolean): void {
+    for (const c of this.calls.values()) if (c.execute === id || (unnamed && c.execute === undefined)) c.abort.abort();
   }
 
   /** Ends every call in flight (the process is gone). */
   abortAll(): void {
-    for (const c of this.calls.values()) c.abort();
+    for (const c of this.calls.values()) c.abort.abort();
     this.calls.clear();
   }
 }

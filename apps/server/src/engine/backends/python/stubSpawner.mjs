@@ -42,7 +42,9 @@ process.on('message', (m) => {
   try {
     child = spawn(m.file, m.args, {
       stdio: ['ignore', m.stdout ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-      env: m.env,
+      // The stub has the kernel kill it when this process ends (prctl PR_SET_PDEATHSIG), checking it is still
+      // this process's child once asked.
+      env: { ...m.env, STUDIO_STUB_PARENT: String(process.pid) },
       cwd: m.cwd,
       detached: true,
     });

@@ -8,6 +8,7 @@ execute never stops the replies it may be waiting for.
 """
 
 import os
+import signal
 import sys
 import threading
 import traceback
@@ -69,7 +70,25 @@ def _exit(code):
     os._exit(code)  # the model's own non-daemon threads must not keep an abandoned instance alive
 
 
+def die_with_parent():
+    """Asks the kernel to kill this process when the process that started it (the studio's stub spawner) ends.
+
+    The stub otherwise ends when it reads EOF on fd 5, which a process stopped (SIGSTOP) or stuck outside Python
+    never reads: without this it outlived a server whose spawner was killed, adopted by init.
+    """
+    parent = os.environ.pop("STUDIO_STUB_PARENT", "")
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        return
+    if parent and os.getppid() != int(parent):
+        _exit(1)  # the spawner ended before the request to the kernel was made
+
+
 def main():
+    die_with_parent()
     for fd in (TASKS_FD, OUT_FD, AT_ONCE_FD):
         widen_pipe(fd)
     RUNTIME.writer = FrameWriter(OUT_FD)

@@ -6,6 +6,7 @@ import queue
 import threading
 
 from .errors import TritonError
+from .runtime import CURRENT_EXECUTE
 from .tensor import Tensor
 
 
@@ -71,7 +72,9 @@ class BlsCalls:
         waiter = ResponseIterator(call_id, self._cancel) if decoupled else concurrent.futures.Future()
         with self._lock:
             self._pending[call_id] = waiter
-        self._send({**header, "type": "bls", "call": call_id, "decoupled": decoupled}, tensors)
+        execute = CURRENT_EXECUTE.get()
+        named = {} if execute is None else {"execute": execute}
+        self._send({**header, **named, "type": "bls", "call": call_id, "decoupled": decoupled}, tensors)
         return waiter
 
     def refused(self, message, decoupled):

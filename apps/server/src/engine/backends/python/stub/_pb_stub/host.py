@@ -8,7 +8,7 @@ from .errors import TritonError, TritonModelException
 from .loader import describe, failure, load_model_class, user_traceback
 from .request import InferenceRequest
 from .response import TRITONSERVER_RESPONSE_COMPLETE_FINAL, InferenceResponse, deliver
-from .runtime import RUNTIME, RequestState
+from .runtime import CURRENT_EXECUTE, RUNTIME, RequestState
 from .tensor import Tensor
 
 
@@ -83,7 +83,11 @@ class ModelHost:
                 requests.append(InferenceRequest._incoming(described, inputs, state))
                 states.append(state)
             RUNTIME.open_execute(execute_id, states)
-            result = self._run_execute(requests, states, prefix)
+            running = CURRENT_EXECUTE.set(execute_id)
+            try:
+                result = self._run_execute(requests, states, prefix)
+            finally:
+                CURRENT_EXECUTE.reset(running)
         except BaseException as exc:  # SystemExit too: a model calling sys.exit() gets an error, as in Triton
             error = _failed(exc, prefix, states)
         # The returned responses and `executed` leave in one write: Node wakes once per execute, not twice.

@@ -1,10 +1,17 @@
 """The stub's state shared by the API objects: the writer to Node, the model's mode, open executes."""
 
 import asyncio
+import contextvars
 import threading
 
 from .limits import TensorLimits
 from .shm import Regions
+
+
+# The execute whose code is running (its id), in the model thread and in the coroutines an `async def execute`
+# starts: a BLS call names it, so that cancelling one execute ends its calls and not those of another running on
+# the same instance. Threads the model starts itself do not carry it (their calls name no execute).
+CURRENT_EXECUTE = contextvars.ContextVar("pb_current_execute", default=None)
 
 
 class RequestState:

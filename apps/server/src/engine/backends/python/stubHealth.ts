@@ -1,0 +1,59 @@
+import { readFile } from 'node:fs/promises';
+
+// Triton's python backend counts a stub as healthy while a thread of its own (native, not needing the GIL) runs:
+// the stub marks itself healthy every 300 ms, and a load waiting on `initialize` fails once a 5 s wait ends with
+// the mark unset (`Stub process '<instance>' is not healthy.`). Such a thread stops only when the whole process
+// stops being scheduled (SIGSTOP, a tracer's stop), so the studio asks the kernel the same question: the process's
+// state in /proc. An `initialize` that merely takes long (sleeps, imports, computes) stays healthy in both.
+
+/** How long a stub may stay stopped before it is unhealthy: Triton's wait for an `initialize` answer. */
+const STUB_HEALTH_TIMEOUT_MS = 5000;
+const POLL_MS = 500;
+
+/** Whether process `pid` is stopped (signal or tracer stop); false when it cannot be read (gone, or no /proc). */
+async function isStopped(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'latin1');
+    // `pid (comm) S …`: comm may itself hold parentheses, so the state is the field after the last ')'.
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'T' || state === 't';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Watches stub `pid` until `stop()`: calls `unhealthy` once when the process has been seen stopped on every poll
+ * for `timeoutMs` (a process stopped for a moment and continued stays healthy).
+ * @example const health = watchStubHealth(child.pid, () => failLoad()); …; health.stop();
+ */
+export function watchStubHealth(
+  pid: number,
+  unhealthy: () => void,
+  timeoutMs = STUB_HEALTH_TIMEOUT_MS,
+): { stop: () => void } {
+  let stoppedSince: number | undefined;
+  let stopped = false;
+  const timer = setInterval(
+    () => {
+      void isStopped(pid).then((now) => {
+        if (stopped) return;
+        if (!now) stoppedSince = undefined;
+        else if (stoppedSince === undefined) stoppedSince = performance.now();
+        else if (performance.now() - stoppedSince >= timeoutMs) {
+          stopped = true;
+          clearInterval(timer);
+          unhealthy();
+        }
+      });
+    },
+    Math.min(POLL_MS, timeoutMs / 2),
+  );
+  timer.unref?.();
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}
