@@ -2,7 +2,7 @@ import { type ServerMessage, type Tensor } from '@ensemble-studio/core';
 import { answerBls, type BlsDeps } from './bls.ts';
 import { servingLoadConcurrency } from './eachAtMost.ts';
 import { ExportedRuns } from './exportedRuns.ts';
-import { Deadlines, RunCancel } from './cancel.ts';
+import { Deadlines } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
 import { checkInputs } from './inputs.ts';
 import { GraphStats } from './graphStats.ts';
@@ -12,6 +12,7 @@ import type { RestartOutcome, SequenceEnded } from './modelRuntimeTypes.ts';
 import { PreparedGraphs } from './PreparedGraphs.ts';
 import { createExecutor } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
+import { armRunCancel } from './runCancel.ts';
 import { RunFusion } from './runFusion.ts';
 import { boundNotice, emitEnd, failed, guarded } from './runMessages.ts';
 import { listSequences, modelCounters } from './runtimeViews.ts';
@@ -133,22 +134,16 @@ export class Engine {
         `the engine is already running ${limit} runs (maxConcurrentRuns); try again when one finishes`,
       );
     this.activeRuns++;
-    const stats = this.graphStats.of(req.graph.name);
     const t0 = performance.now();
+    let status: RunResult['status'] | 'threw' = 'threw';
     try {
       const result = await this.execute(runId, req, emit);
-      if (result.status === 'completed') stats.requestSuccess++;
-      else if (result.status === 'exited_early') {
-        stats.requestSuccess++;
-        stats.exitedEarly++;
-      } else stats.requestFailure++;
+      status = result.status;
       return result;
     } catch (err) {
-      stats.requestFailure++;
       return failed(runId, emit, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
     } finally {
-      stats.durationNs += Math.round((performance.now() - t0) * 1e6);
-      stats.lastRunMs = Date.now();
+      this.graphStats.record(req.graph.name, status, performance.now() - t0);
       if (--this.activeRuns === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
@@ -179,18 +174,9 @@ export class Engine {
     // The run holds its models' runtimes to its end: one that an unload or a reload retires meanwhile still serves
     // its later steps.
     for (const rt of runtimes) rt.runStarted();
-    const cancel = new RunCancel();
     // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
-    const onAbort = req.signal ? () => cancel.abort(new EngineError('cancelled', 'the run was cancelled')) : undefined;
-    if (req.signal?.aborted) onAbort!();
-    else if (onAbort) req.signal!.addEventListener('abort', onAbort, { once: true });
     const timeoutMs = req.timeoutMs ?? this.opts.defaultTimeoutMs ?? 60_000;
-    const deadline =
-      timeoutMs > 0
-        ? this.deadlines.add(timeoutMs, () =>
-            cancel.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`)),
-          )
-        : undefined;
+    const { cancel, disarm } = armRunCancel(req.signal, timeoutMs, this.deadlines);
     try {
       const executor = createExecutor({
         graph: graph.name,
@@ -229,8 +215,7 @@ export class Engine {
       return result;
     } finally {
       for (const rt of runtimes) rt.runEnded();
-      if (deadline) this.deadlines.remove(deadline);
-      if (onAbort) req.signal!.removeEventListener('abort', onAbort);
+      disarm();
     }
   }
 

@@ -1,4 +1,5 @@
 import { emptyGraphMetrics, type GraphMetrics } from './Metrics.ts';
+import type { RunResult } from './types.ts';
 
 /** Graph names counted one by one; the runs of any further names share OTHER_GRAPHS. */
 const MAX_GRAPH_STATS = 256;
@@ -20,6 +21,19 @@ export class GraphStats {
     s = this.byName.get(key);
     if (!s) this.byName.set(key, (s = emptyGraphMetrics()));
     return s;
+  }
+
+  /**
+   * Counts one finished run of `graph`: an early exit succeeds (Triton counts the request as answered), anything
+   * but completed or exited early fails; `ms` adds to the graph's total duration.
+   */
+  record(graph: string, status: RunResult['status'] | 'threw', ms: number): void {
+    const stats = this.of(graph);
+    if (status === 'completed' || status === 'exited_early') stats.requestSuccess++;
+    else stats.requestFailure++;
+    if (status === 'exited_early') stats.exitedEarly++;
+    stats.durationNs += Math.round(ms * 1e6);
+    stats.lastRunMs = Date.now();
   }
 
   /** Every graph's counters, by name. */

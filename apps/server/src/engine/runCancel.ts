@@ -1,0 +1,32 @@
+import { RunCancel, type CancelSignal, type Deadlines } from './cancel.ts';
+import { EngineError } from './errors.ts';
+
+/** A run's cancellation and how to detach it from what could abort it. */
+interface ArmedCancel {
+  cancel: RunCancel;
+  /** Detaches the caller's signal and removes the deadline, once the run has ended. */
+  disarm(): void;
+}
+
+/**
+ * A run's cancellation, aborted when the caller's `signal` aborts ('cancelled') or when `timeoutMs` has passed
+ * ('timeout'; 0 sets no limit), whichever comes first.
+ * @example const { cancel, disarm } = armRunCancel(req.signal, 60_000, deadlines); try { … } finally { disarm(); }
+ */
+export function armRunCancel(signal: CancelSignal | undefined, timeoutMs: number, deadlines: Deadlines): ArmedCancel {
+  const cancel = new RunCancel();
+  const onAbort = signal ? () => cancel.abort(new EngineError('cancelled', 'the run was cancelled')) : undefined;
+  if (signal?.aborted) onAbort!();
+  else if (onAbort) signal!.addEventListener('abort', onAbort, { once: true });
+  const deadline =
+    timeoutMs > 0
+      ? deadlines.add(timeoutMs, () =>
+          cancel.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`)),
+        )
+      : undefined;
+  const disarm = () => {
+    if (deadline) deadlines.remove(deadline);
+    if (onAbort) signal!.removeEventListener('abort', onAbort);
+  };
+  return { cancel, disarm };
+}
