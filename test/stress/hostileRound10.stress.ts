@@ -1,7 +1,8 @@
 // The tenth independent hostile-input round, as regression cases: BLS requests that Triton refuses before running
 // them (an input named twice or named `__proto__`, an output the callee does not make, a version it lacks), made by
-// a Python model against a real `studio serve`, with a bystander asking /v2/health/ready from a process of its own.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// a Python model, and a config.pbtxt of megabytes loaded through the repository API, against a real `studio serve`
+// with a bystander asking /v2/health/ready from a process of its own.
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { http, spawnStudio } from '../support/server.ts';
@@ -59,8 +60,9 @@ const CALLER = `            x = T("CASE", np.array([0], np.int32))
             responses.append(pb_utils.InferenceResponse([T("OUT", np.zeros(1, np.float32)),
                                                          T("NAMES", np.array(names, dtype=np.object_))]))`;
 
+let repo = '';
 const { studio, probe } = probedStudio(() => {
-  const repo = tempDir('studio-round10-');
+  repo = tempDir('studio-round10-');
   writeModel(repo, 'callee', CALLEE);
   writeModel(repo, 'caller', CALLER);
   return spawnStudio(repo);
@@ -93,5 +95,24 @@ describe('hostile input, tenth round', () => {
     expect(r.status).toBe(200);
     const names = (r.json as { outputs: { name: string; data: unknown[] }[] }).outputs.find((o) => o.name === 'NAMES');
     expect(names?.data).toEqual(['OUT']);
+  });
+
+  it('a config.pbtxt of megabytes is refused from its size at load, before it is parsed on the main thread', async () => {
+    // Parsed, ten megabytes of one string held every client for seconds.
+    writeModel(repo, 'huge_config', CALLEE);
+    const config = join(repo, 'huge_config', 'config.pbtxt');
+    const padding = `parameters { key: "pad" value { string_value: "${'x'.repeat(4 << 20)}" } }\n`;
+    writeFileSync(config, readFileSync(config, 'utf8') + padding);
+    const size = statSync(config).size;
+    const r = await probe('a load of a 4 MiB config.pbtxt', () =>
+      http(`${studio.url}/v2/repository/models/huge_config/load`, { method: 'POST' }),
+    );
+    expect([r.status, r.json]).toEqual([
+      400,
+      {
+        error: `load failed for model 'huge_config': model 'huge_config' failed to load: config.pbtxt is ${size} bytes, over the limit of 1048576 for a model's config`,
+      },
+    ]);
+    expect((await http(`${studio.url}/v2/models/callee/ready`)).status).toBe(200);
   });
 });
