@@ -115,4 +115,32 @@ describe('hostile input, tenth round', () => {
     ]);
     expect((await http(`${studio.url}/v2/models/callee/ready`)).status).toBe(200);
   });
+
+  it('a studio.json of megabytes is refused from its size, and the repository reads of other loads skip it', async () => {
+    // Parsed at every repository read, 40 MB of graph held every client for over a second per load of any model.
+    mkdirSync(join(repo, 'huge_graph'));
+    const at = { x: 0, y: 0 };
+    const graph = {
+      version: 1,
+      name: 'huge_graph',
+      description: 'x'.repeat(9 << 20),
+      maxBatchSize: 0,
+      nodes: [
+        { id: 'in', kind: 'input', position: at, params: { name: 'CASE', datatype: 'INT32', dims: [1] } },
+        { id: 'model', kind: 'model', position: at, params: { model: 'callee' } },
+        { id: 'out', kind: 'output', position: at, params: { name: 'OUT', datatype: 'FP32', dims: [1] } },
+      ],
+      edges: [
+        { id: 'e1', source: 'in', sourcePort: 'out', target: 'model', targetPort: 'CASE' },
+        { id: 'e2', source: 'model', sourcePort: 'OUT', target: 'out', targetPort: 'in' },
+      ],
+    };
+    writeFileSync(join(repo, 'huge_graph', 'studio.json'), JSON.stringify(graph));
+    const load = (m: string) => http(`${studio.url}/v2/repository/models/${m}/load`, { method: 'POST' });
+    const other = await probe('a load of another model beside a 9 MiB studio.json', () => load('callee'));
+    expect(other.status).toBe(200);
+    const refused = await probe('a load of a 9 MiB studio.json', () => load('huge_graph'));
+    expect(refused.status).toBe(404);
+    expect((await http(`${studio.url}/v2/models/huge_graph`)).status).toBe(404);
+  });
 });

@@ -151,8 +151,16 @@ async function loadModel(m: ModelDir): Promise<CatalogueModel> {
   }
 }
 
+// A saved graph arrives in an /api body of at most 4 MiB (`maxApiBodyBytes`) and is written indented; one much larger
+// was not saved by the studio, and parsing it (on the main thread, at every repository read) held every client.
+const MAX_GRAPH_FILE_BYTES = 8 << 20;
+
 async function loadStudioGraph(m: ModelDir): Promise<GraphDoc> {
-  const text = await readFile(join(m.dir, 'studio.json'), 'utf8');
+  const file = join(m.dir, 'studio.json');
+  const size = (await stat(file)).size;
+  if (size > MAX_GRAPH_FILE_BYTES)
+    throw new Error(`studio.json is ${size} bytes, over the limit of ${MAX_GRAPH_FILE_BYTES} for a saved graph`);
+  const text = await readFile(file, 'utf8');
   let doc: unknown;
   try {
     doc = JSON.parse(text);
