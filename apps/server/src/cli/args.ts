@@ -67,8 +67,8 @@ export function required(values: ParsedArgs['values'], name: string): string {
  */
 export function portValue(text: string, flag: string, allowOff = false): number | null {
   if (allowOff && text === 'off') return null;
-  const port = Number(text);
-  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--${flag} expects 0–65535${allowOff ? ' or off' : ''}, got "${text}"`);
+  // Decimal digits only: Number() would also take "0x50" (port 80), "1e3" or " 80 ".
+  const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port <= 65535)) throw new UsageError(`--${flag} expects 0–65535${allowOff ? ' or off' : ''}, got "${text}"`);
   return port;
 }

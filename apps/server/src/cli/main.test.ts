@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,10 @@ describe('usage errors (exit 2, one line, no stack)', () => {
     [['serve', '--host', '0.0.0.0', '--port', '0', '--repo', repo], /refusing to listen on 0\.0\.0\.0 without --token/],
     [['serve', '--grpc-port', '-1'], /--grpc-port needs a value; one starting with "-" is given as --grpc-port=VALUE/],
     [['serve', '--grpc-port=-1'], /--grpc-port expects 0–65535 or off, got "-1"/],
+    [['serve', '--port', '0x50'], /--port expects 0–65535, got "0x50"/],
+    [['serve', '--port', '1e3'], /--port expects 0–65535, got "1e3"/],
+    [['serve', '--grpc-port', ' 80'], /--grpc-port expects 0–65535 or off, got " 80"/],
+    [['run', 'pipe', '--repo', repo, '--timeout', '1e400'], /--timeout expects a positive number/],
     [['serve', '--port', '0', '--repo', '/nonexistent-repo'], /--repo \/nonexistent-repo: no such directory/],
     [
       ['serve', '--port', '0', '--repo', repo, '--import-root', '/nonexistent-root'],
@@ -121,5 +125,33 @@ describe('import', () => {
     const r = await runBin(['import', repo, '--out', join(repo, 'inside')]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/must not be the source repository/);
+  });
+
+  it('refuses a --out reached through a link to the source repository', async () => {
+    const link = join(tempDir('cli-'), 'link');
+    symlinkSync(repo, link);
+    const r = await runBin(['import', repo, '--out', join(link, 'inside')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--out must not be the source repository or inside it/);
+    expect(existsSync(join(repo, 'inside'))).toBe(false);
+  });
+});
+
+describe('compile into its own repository', () => {
+  // Compiled files there would replace the repository's own models' files, or add models to it.
+  it.each([
+    ['the repository itself', (link: string) => link],
+    ['a new folder inside it', (link: string) => join(link, 'compiled', 'deep')],
+  ])('is refused when --out is %s (also through a link), and nothing is written', async (_what, outIn) => {
+    const link = join(tempDir('cli-'), 'link');
+    symlinkSync(repo, link);
+    const before = readdirSync(repo).sort();
+    for (const out of [outIn(repo), outIn(link)]) {
+      const r = await runBin(['compile', 'pipe', '--repo', repo, '--out', out]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--out must not be the source repository or inside it/);
+      noStack(r.stderr);
+    }
+    expect(readdirSync(repo).sort()).toEqual(before);
   });
 });

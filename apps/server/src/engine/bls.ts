@@ -29,6 +29,8 @@ export function answerBls(deps: BlsDeps, call: BlsCall, sink: BlsSink): void {
       `model '${call.model}' calls itself through BLS but has one instance, which is busy running the caller: the call would wait forever (give it more instances with instance_group count)`,
     );
   }
+  const refused = tritonRefusal(deps, call, graph);
+  if (refused) return sink.end(refused);
   const wanted = call.requestedOutputs.length > 0 ? new Set(call.requestedOutputs) : undefined;
   const pick = (outputs: Record<string, Tensor>) =>
     wanted ? Object.fromEntries(Object.entries(outputs).filter(([n]) => wanted.has(n))) : outputs;
@@ -80,4 +82,17 @@ function graphFor(deps: BlsDeps, name: string): GraphDoc | string {
   let g = deps.modelGraphs.get(name);
   if (!g) deps.modelGraphs.set(name, (g = singleModelGraph(m)));
   return g;
+}
+
+/** What Triton refuses in a request before running it: a version the model lacks, an output it does not make. */
+function tritonRefusal(deps: BlsDeps, call: BlsCall, graph: GraphDoc): string | undefined {
+  const name = call.model;
+  // -1 asks for the latest version; a saved graph or an ensemble serves version 1.
+  const versions = Object.hasOwn(deps.repository.graphs, name) ? [1] : deps.repository.catalogue.models[name]!.versions;
+  if (call.version !== -1 && !versions.includes(call.version))
+    return `Request for unknown model: '${name}' version ${call.version} is not found`;
+  const outputs = new Set(graph.nodes.flatMap((n) => (n.kind === 'output' ? [n.params.name] : [])));
+  const unknown = call.requestedOutputs.find((o) => !outputs.has(o));
+  if (unknown !== undefined) return `unexpected inference output '${unknown}' for model '${name}'`;
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Catalogue, CatalogueModel, Diagnostic, GraphDoc, ModelConfig } from '@ensemble-studio/core';
 import {
@@ -68,9 +68,17 @@ function brokenModel(name: string, versions: number[], error: string): Catalogue
   };
 }
 
+// A config is parsed on the thread that serves every client (about 0.2–0.3 µs a byte, more for many small tokens):
+// ten megabytes of one string or of 200,000 parameters held everyone for seconds. Real configs are a few KiB.
+const MAX_CONFIG_BYTES = 1 << 20;
+
 async function readModelConfig(m: ModelDir): Promise<ModelConfig> {
   if (m.hasConfig) {
-    const text = await readFile(join(m.dir, 'config.pbtxt'), 'utf8');
+    const file = join(m.dir, 'config.pbtxt');
+    const size = (await stat(file)).size;
+    if (size > MAX_CONFIG_BYTES)
+      throw new Error(`config.pbtxt is ${size} bytes, over the limit of ${MAX_CONFIG_BYTES} for a model's config`);
+    const text = await readFile(file, 'utf8');
     const parsed = parsePbtxtLenient(text);
     if (!parsed.ok) {
       const e = parsed.error;
@@ -143,8 +151,16 @@ async function loadModel(m: ModelDir): Promise<CatalogueModel> {
   }
 }
 
+// A saved graph arrives in an /api body of at most 4 MiB (`maxApiBodyBytes`) and is written indented; one much larger
+// was not saved by the studio, and parsing it (on the main thread, at every repository read) held every client.
+const MAX_GRAPH_FILE_BYTES = 8 << 20;
+
 async function loadStudioGraph(m: ModelDir): Promise<GraphDoc> {
-  const text = await readFile(join(m.dir, 'studio.json'), 'utf8');
+  const file = join(m.dir, 'studio.json');
+  const size = (await stat(file)).size;
+  if (size > MAX_GRAPH_FILE_BYTES)
+    throw new Error(`studio.json is ${size} bytes, over the limit of ${MAX_GRAPH_FILE_BYTES} for a saved graph`);
+  const text = await readFile(file, 'utf8');
   let doc: unknown;
   try {
     doc = JSON.parse(text);

@@ -21,6 +21,15 @@ export function isInside(root: string, candidate: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+/**
+ * True when `candidate` is `root` or lies below it once symlinks are resolved (of each one's deepest existing part),
+ * so a directory reached through a link to `root` counts as inside it.
+ * @example isInsideReal('/srv/repo', '/tmp/link-to-repo/out') === true
+ */
+export function isInsideReal(root: string, candidate: string): boolean {
+  return isInside(realpathOfExisting(resolve(root)), realpathOfExisting(resolve(candidate)));
+}
+
 /** The real path of `p`, or of its deepest existing ancestor joined with the rest. */
 function realpathOfExisting(p: string): string {
   let cur = p;

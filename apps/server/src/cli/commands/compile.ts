@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { compileGraph } from '@ensemble-studio/core';
 import { loadRepository } from '../../repo/loadRepository.ts';
 import { writeRepoFiles, zipRepoFiles } from '../../repo/repoFiles.ts';
+import { isInsideReal } from '../../repo/safeJoin.ts';
 import { directoryValue, parseCommandArgs, str, userPath } from '../args.ts';
 import { CliError, UsageError } from '../errors.ts';
 import type { CliIO } from '../io.ts';
@@ -29,6 +30,9 @@ export async function compileCommand(argv: string[], io: CliIO): Promise<number>
       throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
     },
   );
+  // Compiled files written into the repository would replace its own models' files (or add models to it).
+  if (out && isInsideReal(repo.dir, userPath(out)))
+    throw new UsageError('--out must not be the source repository or inside it');
   const graph = await resolveTarget(repo, target, false);
   const result = compileGraph(graph, repo.catalogue);
   for (const d of result.diagnostics) io.err(formatDiagnostic({ target: graph.name, ...d }));

@@ -3,6 +3,7 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { parsePbtxtLenient, printPbtxt } from '@ensemble-studio/core';
 import { loadRepository } from '../../repo/loadRepository.ts';
+import { isInsideReal } from '../../repo/safeJoin.ts';
 import type { Repository } from '../../repo/types.ts';
 import { parseCommandArgs, required, userPath } from '../args.ts';
 import { CliError, UsageError } from '../errors.ts';
@@ -51,8 +52,7 @@ export async function importCommand(argv: string[], io: CliIO): Promise<number> 
   if (source === undefined) throw new UsageError('import needs a Triton repository directory');
   const src = resolve(userPath(source));
   const out = resolve(userPath(required(values, 'out')));
-  if (out === src || out.startsWith(`${src}/`))
-    throw new UsageError('--out must not be the source repository or inside it');
+  if (isInsideReal(src, out)) throw new UsageError('--out must not be the source repository or inside it');
   const repo = await loadRepository(src).catch((err: NodeJS.ErrnoException) => {
     throw new CliError(`cannot open repository ${source}: ${err.code ?? err.message}`);
   });

@@ -187,7 +187,7 @@ export async function runCommand(argv: string[], io: CliIO): Promise<number> {
   const target = positionals[0];
   if (target === undefined) throw new UsageError('run needs a graph: NAME or GRAPH.json');
   const timeout = str(values, 'timeout');
-  if (timeout !== undefined && !(Number(timeout) > 0))
+  if (timeout !== undefined && !(Number(timeout) > 0 && Number.isFinite(Number(timeout))))
     throw new UsageError('--timeout expects a positive number of milliseconds');
   const repo = await loadRepository(directoryValue(str(values, 'repo', io.defaultRepo)!, 'repo')).catch(
     (err: NodeJS.ErrnoException) => {

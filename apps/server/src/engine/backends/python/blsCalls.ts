@@ -45,6 +45,8 @@ export class BlsCalls {
       );
     };
     try {
+      const dup = duplicateName(h.inputs);
+      if (dup !== undefined) return answer({}, `input '${dup}' already exists in request`, true);
       this.handler(
         {
           model: String(h.model_name),
@@ -81,4 +83,16 @@ export class BlsCalls {
     for (const c of this.calls.values()) c.abort.abort();
     this.calls.clear();
   }
+}
+
+/** The first tensor name a frame's tensor list repeats (Triton refuses a request that names an input twice). */
+function duplicateName(list: unknown): string | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const seen = new Set<string>();
+  for (const t of list as { name?: unknown }[]) {
+    const name = String(t.name);
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
 }

@@ -46,6 +46,21 @@ describe('FrameReader', () => {
     expect(first!.blob.byteOffset % 8).toBe(0);
   });
 
+  it('keeps a tensor named like a prototype key as a tensor of that name, not as the prototype', () => {
+    const w = new FrameWriter();
+    const tensor = (v: number) => ({ datatype: 'FP32' as const, shape: [1], data: Float32Array.of(v) });
+    const inputs = w.tensors([
+      ['__proto__', tensor(1)],
+      ['X', tensor(2)],
+    ]);
+    const [frame] = new FrameReader().push(Buffer.concat(w.finish({ type: 'bls', inputs })));
+    const got = frameTensors(frame!, 'inputs');
+    expect(Object.keys(got)).toEqual(['__proto__', 'X']);
+    expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+    expect(Array.from(got['__proto__']!.data as Float32Array)).toEqual([1]);
+    expect('datatype' in got).toBe(false);
+  });
+
   it('refuses a header over its limit from the first 8 bytes', () => {
     const head = Buffer.alloc(8);
     head.writeUInt32LE(1000, 0);

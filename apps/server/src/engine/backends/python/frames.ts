@@ -165,14 +165,21 @@ export function frameTensors(frame: Frame, key: string, list: unknown = frame.he
   for (const raw of list as FrameTensor[]) {
     if (!isDataType(raw.datatype)) throw new Error(`tensor '${raw.name}' has unknown datatype ${String(raw.datatype)}`);
     const fromRegion = frame.fromRegion?.get(raw);
-    if (fromRegion) {
-      out[raw.name] = decodeTensor(raw, fromRegion);
-      continue;
+    let bytes = fromRegion;
+    if (!bytes) {
+      const offset = Number(raw.offset);
+      if (!(offset >= 0 && offset + raw.nbytes <= frame.blob.byteLength))
+        throw new Error(`tensor '${raw.name}' runs past the end of its frame`);
+      bytes = frame.blob.subarray(offset, offset + raw.nbytes);
     }
-    const offset = Number(raw.offset);
-    if (!(offset >= 0 && offset + raw.nbytes <= frame.blob.byteLength))
-      throw new Error(`tensor '${raw.name}' runs past the end of its frame`);
-    out[raw.name] = decodeTensor(raw, frame.blob.subarray(offset, offset + raw.nbytes));
+    // An own property even for a name like "__proto__", which an assignment would take as the object's prototype
+    // (the tensor vanished, and its fields were inherited as tensors of other names).
+    Object.defineProperty(out, raw.name, {
+      value: decodeTensor(raw, bytes),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

@@ -1,6 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../../testing/tempDir.ts';
 import { startStub, type StubChild } from './stubProcess.ts';
 
 const PYTHON = '/usr/bin/python3';
@@ -69,5 +72,32 @@ describe('startStub', () => {
     await expect(
       startStub({ file: '/nonexistent/python3', args: [], env: process.env, cwd: '/', stdout: false }),
     ).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('ends with a server killed before it took the pipes of a stub it started', async () => {
+    const dir = tempDir('stub-orphan-');
+    const pidFile = join(dir, 'pid');
+    // The server asks for a stub, then holds its event loop (so it never acknowledges the pipes the helper sends)
+    // until the stub runs, and dies by SIGKILL: the helper must still see it gone and end the stub.
+    const server = `
+      import { existsSync } from 'node:fs';
+      import { startStub } from ${JSON.stringify(join(import.meta.dirname, 'stubProcess.ts'))};
+      void startStub({ file: '/bin/sh', args: ['-c', 'echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile} && exec sleep 60'], env: {}, cwd: '/', stdout: false });
+      const nap = new Int32Array(new SharedArrayBuffer(4));
+      while (!existsSync(${JSON.stringify(pidFile)})) Atomics.wait(nap, 0, 0, 5);
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', server], {
+      stdio: 'inherit',
+    });
+    expect(r.signal).toBe('SIGKILL');
+    const stub = Number(readFileSync(pidFile, 'utf8'));
+    const helper = parentOf(stub);
+    try {
+      await expect.poll(() => existsSync(`/proc/${stub}`), { timeout: 10_000, interval: 50 }).toBe(false);
+    } finally {
+      // Without the fix both would live on: leave neither behind.
+      for (const pid of [stub, helper]) if (existsSync(`/proc/${pid}`) && pid > 1) process.kill(pid, 'SIGKILL');
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import type { Socket } from 'node:net';
 
 // Python stubs are started by a small helper process (stubSpawner.mjs), not by the server itself: starting a
 // process forks the one that asks, and a fork copies the page tables of everything resident (~35 ms for the
@@ -91,12 +92,14 @@ const running = new Map<number, StubChild>();
 function helper(): ChildProcess {
   if (spawner) return spawner;
   // Without the server's loader flags (tsx): the helper is plain JavaScript and should stay small.
-  const p = fork(SPAWNER, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // fd 0 is a pipe this process never writes: the helper sees it end when this process does, however it dies.
+  const p = fork(SPAWNER, [], { execArgv: [], stdio: ['pipe', 'inherit', 'inherit', 'ipc'] });
   p.on('message', (m: SpawnerMessage, handle?: Readable | Writable) => onMessage(m, handle));
   p.on('exit', () => helperGone(p));
   p.on('error', () => helperGone(p));
   p.unref();
   p.channel?.unref();
+  (p.stdin as Socket | null)?.unref();
   spawner = p;
   return p;
 }

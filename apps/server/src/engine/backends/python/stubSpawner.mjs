@@ -24,17 +24,26 @@ function endGroup(pid) {
   }
 }
 
-// Ctrl-C reaches the whole process group (the server shuts its stubs down); this process ends when the server does
-// (the channel disconnects), and takes with it the stubs of a server that died without closing them.
-process.on('SIGINT', () => {});
-process.on('SIGTERM', () => {});
-process.on('disconnect', () => {
+/** The server is gone: its stubs go with it, and so does this process. */
+function serverGone() {
   for (const pid of running) endGroup(pid);
   process.exit(0);
-});
+}
 
+// Ctrl-C reaches the whole process group (the server shuts its stubs down); this process ends when the server does,
+// and takes with it the stubs of a server that died without closing them. Node postpones 'disconnect' until every
+// handle sent has been acknowledged, so a server that dies with pipes still unacknowledged (killed while its models
+// load) never causes one: the end of fd 0, a pipe only the server holds and never writes, is what says it is gone.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
+process.on('disconnect', serverGone);
+process.stdin.on('end', serverGone);
+process.stdin.on('error', serverGone);
+process.stdin.resume();
+
+// A send to a server that has just died fails (EPIPE); the end of fd 0 follows, so the failure needs no handling.
 const send = (message, handle) => {
-  if (process.connected) process.send(message, handle);
+  if (process.connected) process.send(message, handle, () => {});
 };
 
 process.on('message', (m) => {
