@@ -1,48 +1,15 @@
 // The eighth independent hostile-input round, as regression cases: Python models that misuse decoupled senders
 // and BLS calls that form a cycle. Each runs against a real `studio serve` with a bystander asking
 // /v2/health/ready from a process of its own.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeBlsCycle } from '../../apps/server/src/testing/blsCycleModels.ts';
+import { writeFinishesPrevious } from '../../apps/server/src/testing/finishesPreviousModel.ts';
 import { copyExamples, http, spawnStudio } from '../support/server.ts';
 import { probedStudio } from './hostileProbe.ts';
 
-const DECOUPLED_CONFIG = (name: string) => `name: "${name}"
-backend: "python"
-model_transaction_policy { decoupled: true }
-input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
-output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]
-instance_group [ { count: 1 kind: KIND_CPU } ]
-`;
-
-// Sends X back and keeps the sender open; a request with X > 5 first ends the kept one with X * 100.
-const FINISHES_PREVIOUS = `
-import triton_python_backend_utils as pb_utils
-class TritonPythonModel:
-    def initialize(self, args):
-        self.previous = None
-    def execute(self, requests):
-        for r in requests:
-            s = r.get_response_sender()
-            x = pb_utils.get_input_tensor_by_name(r, "X").as_numpy()
-            if self.previous is not None:
-                self.previous.send(pb_utils.InferenceResponse([pb_utils.Tensor("Y", x * 100)]),
-                                   flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
-                self.previous = None
-            s.send(pb_utils.InferenceResponse([pb_utils.Tensor("Y", x)]))
-            if x[0] > 5:
-                s.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
-            else:
-                self.previous = s
-        return None
-`;
-
 const { studio, probe } = probedStudio(() => {
   const repo = copyExamples({ linkModels: true });
-  mkdirSync(join(repo, 'finishes_previous', '1'), { recursive: true });
-  writeFileSync(join(repo, 'finishes_previous', 'config.pbtxt'), DECOUPLED_CONFIG('finishes_previous'));
-  writeFileSync(join(repo, 'finishes_previous', '1', 'model.py'), FINISHES_PREVIOUS.trimStart());
+  writeFinishesPrevious(repo, 'x');
   writeBlsCycle(repo);
   return spawnStudio(repo);
 });

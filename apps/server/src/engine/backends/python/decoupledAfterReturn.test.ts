@@ -1,45 +1,14 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { singleModelGraph } from '@ensemble-studio/core';
 import { loadRepository } from '../../../repo/loadRepository.ts';
 import type { Repository } from '../../../repo/types.ts';
+import { writeFinishesPrevious } from '../../../testing/finishesPreviousModel.ts';
 import { tempDir } from '../../../testing/tempDir.ts';
 import { Engine } from '../../Engine.ts';
 
 // As in Triton, a Python model instance takes its next execute once `execute` returns, even while a decoupled
 // model still holds the senders of earlier requests (a thread sends later, or a later execute sends their final).
-
-const CONFIG = (name: string) => `name: "${name}"
-backend: "python"
-model_transaction_policy { decoupled: true }
-input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
-output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]
-instance_group [ { count: 1 kind: KIND_CPU } ]
-`;
-
-// Each request answers its pid; a request with X > 5 also ends the previous request with X * 100.
-const FINISHES_PREVIOUS = `
-import os, numpy as np, triton_python_backend_utils as pb_utils
-class TritonPythonModel:
-    def initialize(self, args):
-        self.previous = None
-    def execute(self, requests):
-        for r in requests:
-            s = r.get_response_sender()
-            x = pb_utils.get_input_tensor_by_name(r, "X").as_numpy()
-            if self.previous is not None:
-                self.previous.send(pb_utils.InferenceResponse([pb_utils.Tensor("Y", x * 100)]),
-                                   flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
-                self.previous = None
-            s.send(pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([os.getpid()], np.float32))]))
-            if x[0] > 5:
-                s.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
-            else:
-                self.previous = s
-        return None
-`;
 
 let repo: Repository;
 let engine: Engine;
@@ -60,9 +29,7 @@ const collecting = (x: number, extra: Partial<Parameters<Engine['run']>[0]> = {}
 
 beforeAll(async () => {
   const dir = tempDir('py-decoupled-after-return-');
-  mkdirSync(join(dir, 'finishes_previous', '1'), { recursive: true });
-  writeFileSync(join(dir, 'finishes_previous', 'config.pbtxt'), CONFIG('finishes_previous'));
-  writeFileSync(join(dir, 'finishes_previous', '1', 'model.py'), FINISHES_PREVIOUS.trimStart());
+  writeFinishesPrevious(dir, 'pid');
   repo = await loadRepository(dir);
   engine = await Engine.create({ repository: repo });
 });
