@@ -40,7 +40,7 @@ describe('decodeInferRequest', () => {
 
   it('checks against the model as Triton does; without one, refuses more inputs than any model can have', () => {
     expect(() => decodeInferRequest(request(['x', 'y']), { ...limits, model })).toThrow(
-      "unexpected inference input 'y' for model 'm'",
+      "expected 1 inputs but got 2 inputs for model 'm'. Got input(s) ['x','y'], but missing required input(s) ]. Please provide all required input(s).",
     );
     expect(() => decodeInferRequest(request(['a', 'b', 'c', 'd', 'e']), limits)).toThrow(
       "model 'm': the request names 5 inputs, more than a model can have here (maxGraphNodes=4)",

@@ -157,7 +157,9 @@ describe('a body naming more inputs or outputs than its model has', () => {
     expect(many.byteLength).toBeGreaterThan(INLINE_PARSE_BYTES);
     await expect(parser.kserve(many, job)).rejects.toMatchObject({
       status: 400,
-      message: "unexpected inference input 'i0' for model 'extractor'",
+      message: expect.stringMatching(
+        /^expected 1 inputs but got 100001 inputs for model 'extractor'\. Got input\(s\) \['i0',/,
+      ),
     });
     const twice = Buffer.from(JSON.stringify({ inputs: [input('x'), input('x')] }));
     await expect(parser.kserve(twice, job)).rejects.toMatchObject({

@@ -12,6 +12,8 @@ export interface MetaTensor {
 export interface GraphSignature {
   inputs: MetaTensor[];
   outputs: MetaTensor[];
+  /** The config's max_batch_size: > 0 when every input's first dim is the batch. */
+  maxBatchSize: number;
 }
 
 /**
@@ -37,7 +39,7 @@ export function graphSignature(graph: GraphDoc): GraphSignature {
       });
     }
   }
-  return { inputs, outputs };
+  return { inputs, outputs, maxBatchSize: graph.maxBatchSize };
 }
 
 /**

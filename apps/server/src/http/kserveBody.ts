@@ -22,6 +22,8 @@ export interface GenerateTarget {
   inputs: GraphSignature['inputs'];
   /** The model batches (first dim -1 and max_batch_size > 0): a top-level value may omit the batch dim. */
   batched: boolean;
+  /** The config's max_batch_size, for Triton's batch checks. */
+  maxBatchSize: number;
 }
 
 /** A generate request's id, parameters and input tensors. */

@@ -5,40 +5,80 @@ import type { MetaTensor } from './graphSignature.ts';
 // Triton's checks of a request against the model it names. Pure: they run where the request is parsed, in the
 // body worker for a large body, so a request that is refused never sends its tensors to the main thread.
 
-/** What the checks need of a model: its name, and its inputs and outputs as clients see them. */
+/** What the checks need of a model: its name, its inputs and outputs as clients see them, and its max_batch_size. */
 export interface CheckedModel {
   name: string;
-  signature: { inputs: readonly MetaTensor[]; outputs?: readonly MetaTensor[] };
+  signature: { inputs: readonly MetaTensor[]; outputs?: readonly MetaTensor[]; maxBatchSize?: number };
 }
+
+/** Triton's `DimsListToString`: `[-1,256]`. */
+const dimsText = (dims: readonly number[]) => `[${dims.join(',')}]`;
 
 function shapeMatches(expected: readonly number[], got: readonly number[]): boolean {
   return expected.length === got.length && expected.every((d, i) => d < 0 || d === got[i]);
 }
 
+/** Triton's message when a request has more inputs than the model or fewer than it requires (`ValidateRequestInputs`). */
+function inputCountMessage(model: CheckedModel, given: readonly string[]): string {
+  const specs = model.signature.inputs;
+  const required = specs.filter((s) => !s.optional);
+  const quoted = (names: readonly string[]) => names.map((n) => `'${n}'`).join(',');
+  const present = new Set(given);
+  // Triton builds the missing list by dropping a trailing comma, so with none missing only "]" is left.
+  const missing = required.filter((s) => !present.has(s.name)).map((s) => s.name);
+  const missingText = missing.length > 0 ? `[${quoted(missing)}]` : ']';
+  const counted =
+    required.length === specs.length
+      ? `expected ${specs.length} inputs but got ${given.length}`
+      : `expected number of inputs between ${required.length} and ${specs.length} but got ${given.length}`;
+  // Only the first names: the message is cut to MAX_ERROR_MESSAGE characters when it is sent.
+  return `${counted} inputs for model '${model.name}'. Got input(s) [${quoted(given.slice(0, 100))}], but missing required input(s) ${missingText}. Please provide all required input(s).`;
+}
+
+/** Triton's batch checks when the model batches: every input has the batch dim first, one batch size, within max_batch_size. */
+function checkBatch(model: CheckedModel, inputs: Record<string, Tensor>, maxBatchSize: number): void {
+  let batch = 0;
+  for (const [name, t] of Object.entries(inputs)) {
+    if (t.shape.length === 0)
+      throw badRequest(`input '${name}' has no shape but model requires batch dimension for '${model.name}'`);
+    if (batch === 0) batch = t.shape[0]!;
+    else if (t.shape[0] !== batch)
+      throw badRequest(`input '${name}' batch size does not match other inputs for '${model.name}'`);
+  }
+  if (batch > maxBatchSize)
+    throw badRequest(`inference request batch-size must be <= ${maxBatchSize} for '${model.name}'`);
+}
+
 /**
- * Triton's checks on inputs: unknown names, missing required inputs, datatype and shape.
+ * Triton's checks on inputs, in its order (`InferenceRequest::Normalize`): the input count, unknown names, the
+ * batch dimension (a model with max_batch_size > 0), then each input's datatype and shape.
  * @example checkInputs({ name: 'm', signature: { inputs: [{ name: 'x', datatype: 'FP32', shape: [-1] }] } }, { x })
  */
 export function checkInputs(model: CheckedModel, inputs: Record<string, Tensor>): void {
   const specs = new Map(model.signature.inputs.map((s) => [s.name, s]));
+  const given = Object.keys(inputs);
+  const required = model.signature.inputs.filter((s) => !s.optional).length;
+  if (given.length > specs.size || given.length < required) throw badRequest(inputCountMessage(model, given));
+  for (const name of given)
+    if (!specs.has(name)) throw badRequest(`unexpected inference input '${name}' for model '${model.name}'`);
+  const maxBatchSize = model.signature.maxBatchSize ?? 0;
+  if (maxBatchSize > 0) checkBatch(model, inputs, maxBatchSize);
   for (const [name, t] of Object.entries(inputs)) {
-    const spec = specs.get(name);
-    if (!spec) throw badRequest(`unexpected inference input '${name}' for model '${model.name}'`);
+    const spec = specs.get(name)!;
     if (spec.datatype !== t.datatype)
       throw badRequest(
         `inference input '${name}' data-type is '${t.datatype}', but model '${model.name}' expects '${spec.datatype}'`,
       );
-    if (!shapeMatches(spec.shape, t.shape))
+    if (!shapeMatches(spec.shape, t.shape)) {
+      const note =
+        maxBatchSize > 0
+          ? ' NOTE: Setting a non-zero max_batch_size in the model config requires a batch dimension to be prepended to each input shape. If you want to specify the full shape including the batch dim in your input dims config, try setting max_batch_size to zero. See the model configuration docs for more info on max_batch_size.'
+          : '';
       throw badRequest(
-        `unexpected shape for input '${name}' for model '${model.name}'. Expected [${spec.shape.join(',')}], got [${t.shape.join(',')}]`,
+        `unexpected shape for input '${name}' for model '${model.name}'. Expected ${dimsText(spec.shape)}, got ${dimsText(t.shape)}.${note}`,
       );
+    }
   }
-  const required = model.signature.inputs.filter((s) => !s.optional);
-  const missing = required.filter((s) => !Object.hasOwn(inputs, s.name));
-  if (missing.length > 0)
-    throw badRequest(
-      `expected ${required.length} inputs but got ${Object.keys(inputs).length} inputs for model '${model.name}'`,
-    );
 }
 
 /** The first name of `names` that `specs` lacks, or the first that appears twice. */
@@ -46,29 +86,34 @@ function firstUnknownOrRepeated(
   names: readonly string[],
   specs: readonly MetaTensor[],
 ): { name: string; repeated: boolean } {
+  const repeated = firstRepeated(names);
+  if (repeated !== undefined) return { name: repeated, repeated: true };
   const known = new Set(specs.map((s) => s.name));
+  return { name: names.find((n) => !known.has(n)) ?? '', repeated: false };
+}
+
+/** The first name that appears a second time: the front end refuses it while parsing, before any check of the model. */
+function firstRepeated(names: readonly string[]): string | undefined {
   const seen = new Set<string>();
   for (const name of names) {
-    if (!known.has(name)) return { name, repeated: false };
-    if (seen.has(name)) return { name, repeated: true };
+    if (seen.has(name)) return name;
     seen.add(name);
   }
-  return { name: '', repeated: false };
+  return undefined;
 }
 
 /**
- * Refuses, before any tensor is decoded, a request that names more inputs or outputs than the model has: one of
- * them is then unknown or named twice, and Triton refuses it for that. A body of a million one-element inputs so
+ * Refuses, before any tensor is decoded, a request that names more inputs or outputs than the model has: a name
+ * is then repeated (refused as Triton's front end does), the inputs too many for the model (Triton's count check),
+ * or an output unknown. A body of a million one-element inputs so
  * costs one error, not a million tensors.
  * @example checkNameCounts(model, ['x', 'x'], undefined) // throws "input 'x' already exists in request"
  */
 export function checkNameCounts(model: CheckedModel, inputs: readonly string[], outputs?: readonly string[]): void {
   if (inputs.length > model.signature.inputs.length) {
-    const { name, repeated } = firstUnknownOrRepeated(inputs, model.signature.inputs);
+    const repeated = firstRepeated(inputs);
     throw badRequest(
-      repeated
-        ? `input '${name}' already exists in request`
-        : `unexpected inference input '${name}' for model '${model.name}'`,
+      repeated !== undefined ? `input '${repeated}' already exists in request` : inputCountMessage(model, inputs),
     );
   }
   const specs = model.signature.outputs;

@@ -99,7 +99,7 @@ function modelSignature(model: CatalogueModel): GraphSignature {
     datatype: t.datatype,
     shape: fullShape(t.dims, model.maxBatchSize),
   });
-  return { inputs: model.inputs.map(meta), outputs: model.outputs.map(meta) };
+  return { inputs: model.inputs.map(meta), outputs: model.outputs.map(meta), maxBatchSize: model.maxBatchSize };
 }
 
 /**

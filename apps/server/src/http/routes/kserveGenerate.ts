@@ -1,6 +1,5 @@
 import type { Request, RequestHandler } from 'express';
 import type { Tensor } from '@ensemble-studio/core';
-import { catalogueModel } from '@ensemble-studio/core';
 import { badRequest, capMessage, toApiError } from '../errors.ts';
 import type { GenerateRequest } from '../kserveBody.ts';
 import { generateBytes } from '../generateResponses.ts';
@@ -11,12 +10,11 @@ import { rawBody, responseHead, runError, runFor, sequenceOf, servableTarget, ty
 
 /** Inputs and parameters of a generate request (`inputs: [...]` or top-level keys), large bodies parsed off the main thread. */
 function parseGenerate(studio: Studio, served: ServedModel, req: Request): Promise<GenerateRequest> {
-  const batched =
-    (served.signature.inputs[0]?.shape[0] ?? 0) === -1 &&
-    (served.graph?.maxBatchSize ?? catalogueModel(studio.catalogue, served.name)?.maxBatchSize ?? 0) > 0;
+  const { maxBatchSize } = served.signature;
+  const batched = (served.signature.inputs[0]?.shape[0] ?? 0) === -1 && maxBatchSize > 0;
   return studio.bodies.kserve(rawBody(req), {
     kind: 'generate',
-    target: { name: served.name, inputs: served.signature.inputs, batched },
+    target: { name: served.name, inputs: served.signature.inputs, batched, maxBatchSize },
     maxTensorElements: studio.limits.maxTensorElements,
   });
 }

@@ -7,7 +7,7 @@ const served: ServedModel = {
   name: 'acc',
   versions: [1, 3],
   platform: 'onnxruntime_onnx',
-  signature: { inputs: [], outputs: [] },
+  signature: { inputs: [], outputs: [], maxBatchSize: 0 },
   ready: true,
 };
 const failed = (code: string, message = 'it broke'): RunResult => ({
