@@ -8,6 +8,7 @@ import { Engine, servingLoadConcurrency } from './engine/index.ts';
 import { isLoopbackHost } from './http/auth.ts';
 import { continueWhenRead } from './http/continueWhenRead.ts';
 import { createApp } from './http/createApp.ts';
+import { healthFirst } from './http/healthFirst.ts';
 import { DEFAULT_LIMITS, type Limits } from './http/limits.ts';
 import { Studio } from './http/Studio.ts';
 import { oneRequestAtATime } from './http/pipelining.ts';
@@ -105,7 +106,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     ...(config.importRoots ? { importRoots: config.importRoots } : {}),
   });
   const app = createApp({ studio, webDist: config.webDist ?? DEFAULT_WEB_DIST });
-  const listener = oneRequestAtATime(app);
+  const listener = oneRequestAtATime(healthFirst(app, studio.token));
   const server = createServer(listener);
   server.on('checkContinue', continueWhenRead(listener));
   const socket = attachRunSocket(server, studio);

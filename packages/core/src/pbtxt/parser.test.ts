@@ -272,6 +272,17 @@ describe('parsePbtxt errors', () => {
     expect([e.line, e.column]).toEqual([line, column]);
   });
 
+  it('reports the first error in reading order, as protoc, whose parser pulls tokens one at a time', () => {
+    // The whole file was tokenized first, so a malformed number after an unknown field was reported instead.
+    const e = err('name: "x"\nfoo: 0x\ndims: 1e');
+    expect(e).toEqual({ line: 2, column: 1, message: 'unknown field "foo" in message inference.ModelConfig' });
+  });
+
+  it('places errors by line and column counted over CR, tab and multi-unit characters', () => {
+    const e = err('name: "\ud83d\ude00é"\r\n\tmax_batch_size: 12abc');
+    expect([e.line, e.column, e.message]).toEqual([2, 18, 'malformed number "12a"']);
+  });
+
   it('refuses deep nesting with an error instead of overflowing the stack', () => {
     const r = parsePbtxtLenient('a {'.repeat(50_000));
     expect(r.ok).toBe(false);

@@ -4,7 +4,7 @@
  * without defaults filled in.
  */
 import type { ModelConfig } from './modelConfig.ts';
-import { PbtxtSyntaxError, tokenize, type PbtxtError, type Token } from './lexer.ts';
+import { Lexer, PbtxtSyntaxError, type PbtxtError, type Token } from './lexer.ts';
 import { messageDef, type FieldDef, type FieldType, type MessageDef } from './schema.ts';
 import { defaultScalar, readBool, readEnum, readFloat, readInt, setOwn, type ScalarResult } from './values.ts';
 
@@ -17,59 +17,57 @@ const MAX_DEPTH = 100;
 type Json = Record<string, unknown>;
 
 class Parser {
-  private pos = 0;
   constructor(
-    private readonly tokens: Token[],
+    private readonly lex: Lexer,
     private readonly lenient: boolean,
   ) {}
 
-  private peek(): Token {
-    return this.tokens[this.pos] ?? this.tokens[this.tokens.length - 1]!;
-  }
-  private next(): Token {
-    const t = this.peek();
-    if (t.type !== 'eof') this.pos++;
-    return t;
-  }
   private is(sym: string): boolean {
-    const t = this.peek();
-    return t.type === 'symbol' && t.text === sym;
+    return this.lex.isSymbol(sym);
   }
   private tryConsume(sym: string): boolean {
-    if (!this.is(sym)) return false;
-    this.pos++;
+    if (!this.lex.isSymbol(sym)) return false;
+    this.lex.advance();
     return true;
   }
-  fail(message: string, at: Token = this.peek()): never {
-    throw new PbtxtSyntaxError({ line: at.line, column: at.column, message });
+  /** Throws at offset `at`, the current token by default. */
+  private fail(message: string, at: number = this.lex.start): never {
+    return this.lex.fail(message, at);
   }
   private expect(sym: string, what: string): void {
-    if (!this.tryConsume(sym)) this.fail(`expected "${sym}" ${what}, found ${show(this.peek())}`);
+    if (!this.tryConsume(sym)) this.fail(`expected "${sym}" ${what}, found ${show(this.lex)}`);
   }
   private checkDepth(depth: number): void {
     if (depth > MAX_DEPTH) this.fail(`nesting is deeper than ${MAX_DEPTH} levels`);
   }
+  /** `line:column` of offset `at`, naming an opener in an error. */
+  private where(at: number): string {
+    const { line, column } = this.lex.position(at);
+    return `${line}:${column}`;
+  }
 
-  /** Parses fields until `closer` (or end of input for the top level). */
-  parseMessage(def: MessageDef, closer: string | null, depth: number, opener?: Token): Json {
+  /** Parses fields until `closer` (or end of input for the top level); `opener` is the offset of its bracket. */
+  parseMessage(def: MessageDef, closer: string | null, depth: number, opener?: number): Json {
     this.checkDepth(depth);
+    const lex = this.lex;
     const obj: Json = {};
     const seen = new Set<string>();
     const oneofs = new Map<string, string>();
     for (;;) {
-      const t = this.peek();
-      if (closer === null && t.type === 'eof') return obj;
+      if (closer === null && lex.type === 'eof') return obj;
       if (closer !== null && this.tryConsume(closer)) return obj;
-      if (t.type === 'eof') {
-        const where = opener ? ` opened at ${opener.line}:${opener.column}` : '';
+      if (lex.type === 'eof') {
+        const where = opener !== undefined ? ` opened at ${this.where(opener)}` : '';
         this.fail(`unterminated block: expected "${closer}" to close the block${where}`);
       }
-      if (t.type !== 'ident') this.fail(`expected a field name, found ${show(t)}`);
-      this.next();
-      const field = def.byName.get(t.text);
-      if (field) this.parseKnownField(def, field, obj, t, seen, oneofs, depth);
-      else if (this.lenient) this.parseUnknownField(obj, t.text, depth);
-      else this.fail(`unknown field "${t.text}" in message inference.${def.name}`, t);
+      if (lex.type !== 'ident') this.fail(`expected a field name, found ${show(lex)}`);
+      const name = lex.text;
+      const at = lex.start;
+      lex.advance();
+      const field = def.byName.get(name);
+      if (field) this.parseKnownField(def, field, obj, at, seen, oneofs, depth);
+      else if (this.lenient) this.parseUnknownField(obj, name, depth);
+      else this.fail(`unknown field "${name}" in message inference.${def.name}`, at);
       if (!this.tryConsume(',')) this.tryConsume(';');
     }
   }
@@ -78,7 +76,7 @@ class Parser {
     def: MessageDef,
     field: FieldDef,
     obj: Json,
-    at: Token,
+    at: number,
     seen: Set<string>,
     oneofs: Map<string, string>,
     depth: number,
@@ -104,23 +102,24 @@ class Parser {
     else this.expect(':', `after field "${field.name}"`);
     if (this.is('[')) {
       if (!repeated) this.fail(`field "${field.name}" is not repeated, so it cannot take a list`);
-      const open = this.next();
+      const open = this.lex.start;
+      this.lex.advance();
       if (!(field.name in obj)) setOwn(obj, field.name, field.type.kind === 'map' ? {} : []);
       this.parseList(() => this.addValue(field, obj, depth + 1), open, depth + 1);
       return;
     }
     if (isMessage && !this.is('{') && !this.is('<'))
-      this.fail(`expected "{" to start field "${field.name}", found ${show(this.peek())}`);
+      this.fail(`expected "{" to start field "${field.name}", found ${show(this.lex)}`);
     this.addValue(field, obj, depth);
   }
 
-  /** Parses `[ v, v, ... ]` after its opening bracket, calling `item` per element. */
-  private parseList(item: () => void, open: Token, depth: number): void {
+  /** Parses `[ v, v, ... ]` after its opening bracket (at offset `open`), calling `item` per element. */
+  private parseList(item: () => void, open: number, depth: number): void {
     this.checkDepth(depth);
     if (this.tryConsume(']')) return;
     for (;;) {
-      if (this.peek().type === 'eof')
-        this.fail(`unterminated list: expected "]" to close the list opened at ${open.line}:${open.column}`);
+      if (this.lex.type === 'eof')
+        this.fail(`unterminated list: expected "]" to close the list opened at ${this.where(open)}`);
       item();
       if (this.tryConsume(']')) return;
       this.expect(',', 'or "]" in list');
@@ -148,17 +147,17 @@ class Parser {
   }
 
   private parseNested(def: MessageDef, depth: number): Json {
-    const open = this.peek();
+    const open = this.lex.start;
     if (this.tryConsume('{')) return this.parseMessage(def, '}', depth + 1, open);
     if (this.tryConsume('<')) return this.parseMessage(def, '>', depth + 1, open);
-    return this.fail(`expected "{" or "<" to start a message, found ${show(open)}`);
+    return this.fail(`expected "{" or "<" to start a message, found ${show(this.lex)}`);
   }
 
   private readScalar(field: FieldDef): number | boolean | string {
     const t: FieldType = field.type;
     if (t.kind === 'scalar' && (t.scalar === 'string' || t.scalar === 'bytes')) return this.readString(field.name);
     const negative = this.tryConsume('-');
-    const tok = this.next();
+    const tok = this.lex;
     let r: ScalarResult;
     if (t.kind === 'enum') r = readEnum(t.enum, tok, negative, field.name);
     else if (t.kind !== 'scalar') r = { ok: false, message: `field "${field.name}" expects a message` };
@@ -168,16 +167,20 @@ class Parser {
         : readBool(tok, field.name);
     else if (t.scalar === 'float' || t.scalar === 'double') r = readFloat(tok, negative, field.name);
     else r = readInt(t.scalar, tok, negative, field.name);
-    if (!r.ok) this.fail(r.message, tok);
+    if (!r.ok) this.fail(r.message);
+    tok.advance();
     return r.value;
   }
 
   /** One or more adjacent string literals, concatenated. */
   private readString(name: string): string {
-    const first = this.peek();
-    if (first.type !== 'string') this.fail(`field "${name}" expects a quoted string, found ${show(first)}`);
+    const lex = this.lex;
+    if (lex.type !== 'string') this.fail(`field "${name}" expects a quoted string, found ${show(lex)}`);
     let s = '';
-    while (this.peek().type === 'string') s += this.next().value;
+    while (lex.type === 'string') {
+      s += lex.value;
+      lex.advance();
+    }
     return s;
   }
 
@@ -191,7 +194,8 @@ class Parser {
       else setOwn(obj, name, [prev, v]);
     };
     if (this.is('[')) {
-      const open = this.next();
+      const open = this.lex.start;
+      this.lex.advance();
       const items: unknown[] = [];
       this.parseList(() => items.push(this.readGeneric(depth + 1)), open, depth + 1);
       const prev = obj[name];
@@ -201,34 +205,42 @@ class Parser {
       return;
     }
     if (!hadColon && !this.is('{') && !this.is('<'))
-      this.fail(`expected ":" or "{" after field "${name}", found ${show(this.peek())}`);
+      this.fail(`expected ":" or "{" after field "${name}", found ${show(this.lex)}`);
     store(this.readGeneric(depth));
   }
 
   private readGeneric(depth: number): unknown {
-    const open = this.peek();
-    const closer = open.text === '{' ? '}' : open.text === '<' ? '>' : null;
-    if (open.type === 'symbol' && closer) {
-      this.next();
+    const lex = this.lex;
+    const closer = lex.type !== 'symbol' ? null : lex.text === '{' ? '}' : lex.text === '<' ? '>' : null;
+    if (closer) {
+      const open = lex.start;
+      lex.advance();
       return this.parseMessage(GENERIC, closer, depth + 1, open);
     }
-    if (open.type === 'string') return this.readString('(unknown)');
+    if (lex.type === 'string') return this.readString('(unknown)');
     const negative = this.tryConsume('-');
-    const tok = this.next();
-    if (tok.type === 'ident') {
-      const low = tok.text.toLowerCase();
-      if (!negative && (tok.text === 'true' || tok.text === 'True')) return true;
-      if (!negative && (tok.text === 'false' || tok.text === 'False')) return false;
-      if (low === 'nan') return NaN;
-      if (low === 'inf' || low === 'infinity') return negative ? -Infinity : Infinity;
-      if (!negative) return tok.text;
-    }
-    if (tok.type === 'number') {
-      const r = readFloat(tok, negative, '');
-      if (r.ok) return r.value;
-    }
-    return this.fail(`expected a value, found ${show(tok)}`, tok);
+    const value = genericScalar(lex, negative);
+    if (value === undefined) return this.fail(`expected a value, found ${show(lex)}`);
+    lex.advance();
+    return value;
   }
+}
+
+/** A lenient field's scalar: a bool, nan/inf, a bare identifier or a number; undefined when none fits. */
+function genericScalar(tok: Token, negative: boolean): unknown {
+  if (tok.type === 'ident') {
+    const low = tok.text.toLowerCase();
+    if (!negative && (tok.text === 'true' || tok.text === 'True')) return true;
+    if (!negative && (tok.text === 'false' || tok.text === 'False')) return false;
+    if (low === 'nan') return NaN;
+    if (low === 'inf' || low === 'infinity') return negative ? -Infinity : Infinity;
+    if (!negative) return tok.text;
+  }
+  if (tok.type === 'number') {
+    const r = readFloat(tok, negative, '');
+    if (r.ok) return r.value;
+  }
+  return undefined;
 }
 
 const GENERIC: MessageDef = { name: '(unknown)', fields: [], byName: new Map() };
@@ -265,7 +277,7 @@ function show(t: Token): string {
 
 function run(text: string, lenient: boolean): PbtxtResult {
   try {
-    const parser = new Parser(tokenize(text), lenient);
+    const parser = new Parser(new Lexer(text), lenient);
     return { ok: true, config: parser.parseMessage(messageDef('ModelConfig'), null, 0) as ModelConfig };
   } catch (e) {
     if (e instanceof PbtxtSyntaxError) return { ok: false, error: e.error };

@@ -13,12 +13,28 @@ const INT_RANGES: Partial<Record<ScalarKind, [bigint, bigint]>> = {
   uint64: [0n, 2n ** 64n - 1n],
 };
 
+/** The same bounds as doubles, for the small values {@link smallDecimal} reads (comparing with a bigint is slow). */
+const NUMBER_RANGES: Partial<Record<ScalarKind, [number, number]>> = Object.fromEntries(
+  Object.entries(INT_RANGES).map(([kind, [lo, hi]]) => [kind, [Number(lo), Number(hi)]]),
+);
+
 /** Parses an integer token's text (decimal, `0x` hex, leading-`0` octal); undefined when not an integer. */
 function parseIntText(text: string): bigint | undefined {
   if (/^0[xX][0-9a-fA-F]+$/.test(text)) return BigInt(text);
   if (/^0[0-7]+$/.test(text)) return BigInt(`0o${text.slice(1)}`);
   if (/^(0|[1-9][0-9]*)$/.test(text)) return BigInt(text);
   return undefined;
+}
+
+/** A decimal integer of 1-15 digits (exact as a double; the common case, read without BigInt), else undefined. */
+function smallDecimal(text: string): number | undefined {
+  const n = text.length;
+  if (n === 0 || n > 15 || (n > 1 && text.charCodeAt(0) === 48)) return undefined;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+  }
+  return Number(text);
 }
 
 /** Result of reading one scalar: the JSON value, or a message saying why the token does not fit. */
@@ -28,11 +44,14 @@ const describe = (t: Token): string => (t.type === 'eof' ? 'end of input' : `"${
 
 /** Reads an integer of `kind` from `tok`, `negative` when a `-` preceded it. */
 export function readInt(kind: ScalarKind, tok: Token, negative: boolean, field: string): ScalarResult {
-  const raw = tok.type === 'number' ? parseIntText(tok.text) : undefined;
+  const small = tok.type === 'number' ? smallDecimal(tok.text) : undefined;
+  const raw = small ?? (tok.type === 'number' ? parseIntText(tok.text) : undefined);
   if (raw === undefined) return { ok: false, message: `field "${field}" expects an integer, found ${describe(tok)}` };
-  const v = negative ? -raw : raw;
+  // `0 - raw`, not `-raw`: a negative zero reads as 0, as the BigInt path gives.
+  const v = negative ? (typeof raw === 'number' ? 0 - raw : -raw) : raw;
   const [lo, hi] = INT_RANGES[kind] ?? [0n, 0n];
-  if (v < lo || v > hi)
+  const [nlo, nhi] = NUMBER_RANGES[kind] ?? [0, 0];
+  if (typeof v === 'number' ? v < nlo || v > nhi : v < lo || v > hi)
     return {
       ok: false,
       message: `integer ${negative ? '-' : ''}${tok.text} is out of range for ${kind} field "${field}"`,
@@ -48,7 +67,7 @@ export function readFloat(tok: Token, negative: boolean, field: string): ScalarR
     if (low === 'inf' || low === 'infinity') v = Infinity;
     else if (low === 'nan') v = NaN;
   } else if (tok.type === 'number') {
-    const int = parseIntText(tok.text);
+    const int = smallDecimal(tok.text) ?? parseIntText(tok.text);
     v = int !== undefined ? Number(int) : Number(tok.text.replace(/[fF]$/, ''));
   }
   if (v === undefined || (Number.isNaN(v) && tok.type === 'number')) {
@@ -105,5 +124,8 @@ export function defaultScalar(field: FieldDef): number | boolean | string | Reco
 
 /** Sets an own enumerable property, safely even for keys such as `__proto__`. */
 export function setOwn(obj: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  // Only `__proto__` is an accessor on Object.prototype; any other key assigns an own property.
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
 }
