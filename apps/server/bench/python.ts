@@ -12,7 +12,8 @@ import { Engine } from '../src/engine/index.ts';
 import { loadRepository } from '../src/repo/loadRepository.ts';
 import { barePython } from './barePython.ts';
 import type { BenchContext } from './context.ts';
-import { childPids, measureBlocks, type Contender } from './measure.ts';
+import { measureBlocks, type Contender } from './measure.ts';
+import { childPids } from './usage.ts';
 import { perBlock } from './stats.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), '../src/engine/backends/python/stub');
