@@ -31,6 +31,14 @@ const ONLY = onlyArg >= 0 ? new Set((args[onlyArg + 1] ?? '').split(',')) : unde
 const runs = (scenario: string) => !ONLY || ONLY.has(scenario);
 const log = (s: string) => (JSON_OUT ? process.stderr : process.stdout).write(`${s}\n`);
 const ROLES = new URL('./roles.ts', import.meta.url);
+/** The child processes each scenario's contenders run in (the python and grpc scenarios run in this process). */
+const HOSTS: Record<string, HostName[]> = {
+  ocr: ['engine', 'direct'],
+  fanout: ['engine', 'direct', 'bare_a', 'bare_b'],
+  lag: ['engine'],
+  batching: ['engine', 'engine_b', 'direct'],
+  vad: ['engine', 'direct'],
+};
 
 /** The CPUs this process may run on (`taskset`), as the kernel lists them. */
 function cpuAffinity(): string {
@@ -72,6 +80,19 @@ async function main(): Promise<void> {
   };
   const ctx: BenchContext = { host, report, log, quick: QUICK, blocks: BLOCKS };
   try {
+    // Every child the chosen scenarios need, started together and all ready before the first trial: a child still
+    // booting would take CPU from another's trials.
+    const t1 = performance.now();
+    const needed = [
+      ...new Set(
+        Object.keys(HOSTS)
+          .filter(runs)
+          .flatMap((s) => HOSTS[s]!),
+      ),
+    ];
+    await Promise.all(needed.map(host));
+    if (needed.length > 0)
+      log(`contender processes ${needed.join(', ')} ready in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
     if (runs('ocr')) await ocrBench(ctx);
     if (runs('fanout')) await fanoutBench(ctx);
     if (runs('lag')) await eventLoopLagBench(ctx);
