@@ -11,7 +11,6 @@ process.on('disconnect', () => process.exit(1));
 try {
   const role = (await import(moduleUrl))[exportName] as Role<unknown>;
   const hosted = await role(JSON.parse(options), (line) => send({ type: 'log', line }));
-  let pids: number[] | undefined;
   process.on('message', async (m: ToChild) => {
     if (m.type === 'close') {
       await hosted.close();
@@ -21,8 +20,8 @@ try {
     if (!task) return send({ type: 'failed', id: m.id, error: `no task '${m.task}' in ${exportName}` });
     try {
       if (!m.measure) return send({ type: 'done', id: m.id, value: await task(m.block) });
-      pids ??= hosted.countChildren ? childPids() : [];
-      const stop = startUsage(pids);
+      // Read per trial: a role's python processes may start on its first request.
+      const stop = startUsage(hosted.countChildren ? childPids() : []);
       const t = performance.now();
       const out = (await task(m.block)) as { selfTimedMs?: number } | undefined;
       const wall = performance.now() - t;

@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   }
   if (runs('python')) {
     try {
-      await pythonBench(benchScratchDir('python-repo-'), ctx);
+      await pythonBench(ctx);
     } catch (err) {
       log(`python backend not measured: ${(err as Error).message.split('\n')[0]}`);
     }

@@ -12,6 +12,7 @@ import { directSessions } from './direct.ts';
 import { fanoutBareTasks, fanoutDirectTasks, fanoutEngineTasks } from './fanout.ts';
 import { lagTasks } from './lag.ts';
 import { ocrDirectTasks, ocrEngineTasks } from './ocr.ts';
+import { pythonBareSide, pythonEngineSide } from './python.ts';
 import { benchScratchDir } from './scratchDir.ts';
 import { vadDirectTasks, vadEngineTasks } from './vad.ts';
 
@@ -72,3 +73,9 @@ export const directRole: Role<RoleOptions> = async (o, log) => {
 
 /** Bare worker pairs (the fan-out's ceiling). */
 export const bareRole: Role<RoleOptions> = async (o, log) => fanoutBareTasks(side(o, log));
+
+/** An engine over the Python backend's bench models (python.ts), its python processes counted in its usage. */
+export const pythonEngineRole: Role<RoleOptions> = (o) => pythonEngineSide(o.quick);
+
+/** Two bare python3 processes on pipes (the Python backend's ceiling). */
+export const pythonBareRole: Role<RoleOptions> = async () => pythonBareSide();
