@@ -38,8 +38,6 @@ export interface Measured {
 export interface BlockOptions {
   blocks: number;
   trials: number;
-  /** Child processes whose faults and CPU count too (python instances): their pids, read once per call. */
-  children?: () => number[];
 }
 
 /**
@@ -50,13 +48,12 @@ export interface BlockOptions {
  */
 export async function measureBlocks(contenders: readonly Contender[], opts: BlockOptions): Promise<Measured> {
   for (const c of contenders) await c.run(-1);
-  const pids = opts.children?.() ?? [];
   const times = contenders.map(() => Array.from({ length: opts.blocks }, () => [] as number[]));
   const totals = contenders.map(() => ({ faults: 0, cpuUs: 0, gcMs: 0, gcCount: 0 }));
   for (const [b, rounds] of interleaveOrder(contenders.length, opts.blocks, opts.trials).entries())
     for (const round of rounds)
       for (const k of round) {
-        const stop = startUsage(pids);
+        const stop = startUsage([]);
         const t = performance.now();
         const out = (await contenders[k]!.run(b)) as Partial<SelfTimed> | undefined;
         const wall = performance.now() - t;
