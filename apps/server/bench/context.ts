@@ -1,24 +1,48 @@
-// What every scenario of the bench shares: the engine, the direct sessions it is compared with, the report,
-// and how many blocks and trials to run.
+// What every scenario of the bench shares: in the bench's process, the child processes its contenders run in, the
+// report, and how many blocks and trials to run; in a child process, what its role set up there (roles.ts).
 import { execFileSync } from 'node:child_process';
 import type * as ort from 'onnxruntime-node';
 import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import type { Engine } from '../src/engine/index.ts';
 import type { Repository } from '../src/repo/types.ts';
+import type { ContenderProcess } from './contenderProcess.ts';
 import type { BenchReport } from './report.ts';
 
+/**
+ * The bench's child processes, one per contender of a comparison: the engine (`engine_b`: a second one, for
+ * comparisons of two engine runs), the direct loop and sessions (`direct`), and two of bare workers.
+ */
+export type HostName = 'engine' | 'engine_b' | 'direct' | 'bare_a' | 'bare_b';
+
 export interface BenchContext {
-  engine: Engine;
-  repo: Repository;
-  /** The same models' sessions, created like the engine's, for the direct loops. */
-  direct: Record<string, ort.InferenceSession>;
+  /** The child process `name`, started (its role set up and warm) on first use. */
+  host(name: HostName): Promise<ContenderProcess>;
   report: BenchReport;
   log: (line: string) => void;
   quick: boolean;
   /** Blocks per measurement (at least 3). */
   blocks: number;
+}
+
+/** What every role sets up in its child process (roles.ts). */
+export interface Side {
+  /** The bench's repository, written by this process into a scratch directory of its own. */
+  repo: Repository;
   /** The OCR text image. */
   image: Tensor;
+  quick: boolean;
+  blocks: number;
+  log: (line: string) => void;
+}
+
+/** An engine's process. */
+export interface EngineSide extends Side {
+  engine: Engine;
+}
+
+/** The direct loop's process: the same models' sessions, created like the engine's. */
+export interface DirectSide extends Side {
+  direct: Record<string, ort.InferenceSession>;
 }
 
 /**

@@ -12,7 +12,7 @@ import { ocrGraph } from '../src/testing/engineGraphs.ts';
 import { tensorToBytes } from '../src/http/kserveTensors.ts';
 import { Studio, type StudioEngine } from '../src/http/Studio.ts';
 import { bareEchoClient, startBareEchoServer } from './bareGrpc.ts';
-import type { BenchContext } from './context.ts';
+import { type BenchContext, textImage } from './context.ts';
 import { measureBlocks, type Contender, type SelfTimed } from './measure.ts';
 import { median, perBlock } from './stats.ts';
 
@@ -28,7 +28,8 @@ const CALLS_PER_TRIAL = 10;
  * grpc-js's round trip and the engine. On a loopback server over a fresh repository in `dir`.
  */
 export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
-  const { report, blocks, quick, image } = ctx;
+  const { report, blocks, quick } = ctx;
+  const image = textImage();
   const repository = writeEngineRepository(dir, ['det', 'rec', 'cls', 'head'], {
     head: { dynamic_batching: undefined },
   });

@@ -1,21 +1,22 @@
 // `pnpm bench [--json] [--quick] [--blocks N] [--only ocr|fanout|lag|batching|vad|python|grpc]`: measures the engine against the same onnxruntime calls made
 // directly, against bare workers, bare python3 pipes and a bare grpc-js pair (its ceilings on this machine).
-// Every comparison runs in N ≥ 3 blocks in which the engine and its ceiling alternate; each metric is printed
-// as the median over blocks with its min–max, beside its same-run ceiling. --json prints one JSON object on
-// stdout: the medians under their metric names, then `ranges`, `usage`, `machine` and `vad_levels`.
+// Every comparison runs in N ≥ 3 blocks in which the engine and its ceiling alternate, each contender in a child
+// process of its own (contenderProcess.ts, roles.ts); each metric is printed as the median over blocks with its
+// min–max, beside its same-run ceiling. --json prints one JSON object on stdout: the medians under their metric
+// names, then `ranges`, `usage`, `machine` and `vad_levels`.
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { disableOnnxRuntimeTelemetry } from '../src/cli/onnxTelemetry.ts';
-import { Engine } from '../src/engine/index.ts';
-import { realConfigs, writeEngineRepository } from '../src/testing/engineFixtureRepository.ts';
 import { oldestBatchingBench } from './batching.ts';
-import { type BenchContext, textImage } from './context.ts';
-import { directSessions } from './direct.ts';
+import type { BenchContext, HostName } from './context.ts';
+import { ContenderProcess } from './contenderProcess.ts';
 import { fanoutBench } from './fanout.ts';
 import { grpcBench } from './grpc.ts';
-import { eventLoopLagBench, ocrBench } from './ocr.ts';
+import { eventLoopLagBench } from './lag.ts';
+import { ocrBench } from './ocr.ts';
 import { pythonBench } from './python.ts';
 import { BenchReport } from './report.ts';
+import type { RoleOptions } from './roles.ts';
 import { benchScratchDir } from './scratchDir.ts';
 import { vadRampBench, vadThroughputBench } from './vad.ts';
 
@@ -29,6 +30,15 @@ const onlyArg = args.indexOf('--only');
 const ONLY = onlyArg >= 0 ? new Set((args[onlyArg + 1] ?? '').split(',')) : undefined;
 const runs = (scenario: string) => !ONLY || ONLY.has(scenario);
 const log = (s: string) => (JSON_OUT ? process.stderr : process.stdout).write(`${s}\n`);
+const ROLES = new URL('./roles.ts', import.meta.url);
+/** The child processes each scenario's contenders run in (the python and grpc scenarios run in this process). */
+const HOSTS: Record<string, HostName[]> = {
+  ocr: ['engine', 'direct'],
+  fanout: ['engine', 'direct', 'bare_a', 'bare_b'],
+  lag: ['engine'],
+  batching: ['engine', 'engine_b', 'direct'],
+  vad: ['engine', 'direct'],
+};
 
 /** The CPUs this process may run on (`taskset`), as the kernel lists them. */
 function cpuAffinity(): string {
@@ -54,22 +64,35 @@ async function main(): Promise<void> {
   );
   disableOnnxRuntimeTelemetry();
   const report = new BenchReport(log);
-  // det gets a second instance for the fan-out branches (one OCR run uses one at a time); vad gets sequence slots
-  // for every stream level the ramp may reach, so the ramp measures the engine rather than the slot count.
-  const vadBatching = realConfigs().vad!.sequence_batching!;
-  const repo = writeEngineRepository(
-    benchScratchDir('engine-repo-'),
-    ['extractor', 'head', 'accumulator', 'det', 'rec', 'cls', 'vad'],
-    {
-      det: { instance_group: [{ count: 2, kind: 'KIND_CPU' }] },
-      vad: { sequence_batching: { ...vadBatching, oldest: { ...vadBatching.oldest, max_candidate_sequences: 2048 } } },
-    },
-  );
-  // Every VAD stream keeps a run in flight: raise the default limit of 64 concurrent runs past the ramp's top.
-  const engine = await Engine.create({ repository: repo, maxConcurrentRuns: 8192 });
-  const direct = await directSessions(repo, ['det', 'rec', 'cls', 'extractor', 'head', 'vad', 'accumulator']);
-  const ctx: BenchContext = { engine, repo, direct, report, log, quick: QUICK, blocks: BLOCKS, image: textImage() };
+  const hosts = new Map<HostName, Promise<ContenderProcess>>();
+  const roleOf: Record<HostName, string> = {
+    engine: 'engineRole',
+    engine_b: 'engineRole',
+    direct: 'directRole',
+    bare_a: 'bareRole',
+    bare_b: 'bareRole',
+  };
+  const options: RoleOptions = { quick: QUICK, blocks: BLOCKS };
+  const host = (name: HostName) => {
+    if (!hosts.has(name))
+      hosts.set(name, ContenderProcess.start(name, { module: ROLES, name: roleOf[name] }, options, log));
+    return hosts.get(name)!;
+  };
+  const ctx: BenchContext = { host, report, log, quick: QUICK, blocks: BLOCKS };
   try {
+    // Every child the chosen scenarios need, started together and all ready before the first trial: a child still
+    // booting would take CPU from another's trials.
+    const t1 = performance.now();
+    const needed = [
+      ...new Set(
+        Object.keys(HOSTS)
+          .filter(runs)
+          .flatMap((s) => HOSTS[s]!),
+      ),
+    ];
+    await Promise.all(needed.map(host));
+    if (needed.length > 0)
+      log(`contender processes ${needed.join(', ')} ready in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
     if (runs('ocr')) await ocrBench(ctx);
     if (runs('fanout')) await fanoutBench(ctx);
     if (runs('lag')) await eventLoopLagBench(ctx);
@@ -77,11 +100,11 @@ async function main(): Promise<void> {
     if (runs('vad')) await vadThroughputBench(ctx);
     if (runs('vad')) await vadRampBench(ctx);
   } finally {
-    await engine.close();
+    await Promise.allSettled([...hosts.values()].map(async (h) => (await h).close()));
   }
   if (runs('python')) {
     try {
-      await pythonBench(benchScratchDir('python-repo-'), ctx);
+      await pythonBench(ctx);
     } catch (err) {
       log(`python backend not measured: ${(err as Error).message.split('\n')[0]}`);
     }

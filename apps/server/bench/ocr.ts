@@ -1,14 +1,12 @@
 // OCR and its early exit through the engine against the direct loop (the same sessions and ops called in turn
-// on the main thread), and the event loop's lag while the engine runs models.
-import { readFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+// on a main thread), each in a process of its own.
 import type { Tensor } from '@ensemble-studio/core';
 import type { RunResult } from '../src/engine/types.ts';
-import { fanoutGraph, ocrGraph } from '../src/testing/engineGraphs.ts';
-import { SYNTHETIC } from '../src/onnx/synthetic.ts';
-import { type BenchContext, runOk } from './context.ts';
+import { ocrGraph } from '../src/testing/engineGraphs.ts';
+import { type BenchContext, type DirectSide, type EngineSide, runOk } from './context.ts';
+import type { Task } from './contenderProcess.ts';
 import { directOcr, type StageTimes } from './direct.ts';
-import { measureBlocks, type Contender } from './measure.ts';
+import { measureBlocks } from './measure.ts';
 import { hopTally } from './requestHops.ts';
 import { median, perBlock } from './stats.ts';
 
@@ -64,6 +62,60 @@ function stageTable(engine: StageTimes, direct: StageTimes): StageRow[] {
 const describeStages = (rows: StageRow[]) =>
   rows.map((r) => `${r.stage} ${r.engine_ms.toFixed(2)} / ${r.direct_ms.toFixed(2)}`).join(', ');
 
+/** A blank image of `image`'s size: the engine exits after det. */
+const blankOf = (image: Tensor): Tensor => ({
+  datatype: 'UINT8',
+  shape: image.shape,
+  data: new Uint8Array(image.data.length).fill(255),
+});
+
+type Placements = Record<string, Record<string, number>>;
+type HopRow = ReturnType<ReturnType<typeof hopTally>['summary']>[number];
+
+/** What the engine's process noted over the measured OCR runs. */
+interface EngineNotes {
+  placements: Placements;
+  stages: StageTimes;
+  hops: HopRow[];
+}
+
+/** The engine's side: `ocr_engine` and `early_exit` trials, and what they noted (where each op ran, stage times, hops). */
+export function ocrEngineTasks({ engine, image }: EngineSide): Record<string, Task> {
+  const ocr = ocrGraph('gate');
+  const blank = blankOf(image);
+  const stages: StageTimes = {};
+  const hops = hopTally();
+  const textPlaces = placementTally();
+  const exitPlaces = placementTally();
+  return {
+    ocr_check: async () => {
+      const r = await runOk(engine, ocr, { image });
+      return `${r.status}, texts: ${JSON.stringify(r.outputs.texts?.data ?? [])}`;
+    },
+    ocr_engine: async (b) => void textPlaces.note(noteStages(await runOk(engine, ocr, { image }), b, stages, hops), b),
+    early_exit: async (b) => void exitPlaces.note(await runOk(engine, ocr, { image: blank }), b),
+    ocr_engine_notes: async (): Promise<EngineNotes> => ({
+      placements: textPlaces.summary(),
+      stages,
+      hops: hops.summary(),
+    }),
+    early_exit_placements: async () => exitPlaces.summary(),
+  };
+}
+
+/** The direct loop's side: `ocr_direct` (timing each stage of the measured runs) and `det_only`. */
+export function ocrDirectTasks({ repo, direct, image }: DirectSide): Record<string, Task> {
+  const ocr = ocrGraph('gate');
+  const blank = blankOf(image);
+  const stages: StageTimes = {};
+  return {
+    ocr_direct: async (b) => void (await directOcr(repo, ocr, direct, image, b >= 0 ? stages : undefined)),
+    // The direct loop runs preprocess → det → DB → condition on the blank image, and stops there.
+    det_only: async () => void (await directOcr(repo, ocr, direct, blank)),
+    ocr_direct_stages: async () => stages,
+  };
+}
+
 /**
  * `ocr_overhead_ratio` and `early_exit_ratio`, each beside its direct loop's time; where the engine ran each op
  * (counted over the measured runs) is printed and kept in the JSON's `ocr_placements` / `early_exit_placements`,
@@ -72,34 +124,22 @@ const describeStages = (rows: StageRow[]) =>
  * `ocr_hops` splits per model request (`requestHops.ts`).
  */
 export async function ocrBench(ctx: BenchContext): Promise<void> {
-  const { engine, repo, direct, report, image } = ctx;
-  const ocr = ocrGraph('gate');
-  const check = await runOk(engine, ocr, { image });
-  ctx.log(`ocr text image → ${check.status}, texts: ${JSON.stringify(check.outputs.texts?.data ?? [])}`);
+  const { report } = ctx;
+  const [engine, direct] = await Promise.all([ctx.host('engine'), ctx.host('direct')]);
+  ctx.log(`ocr text image → ${await engine.call<string>('ocr_check')}`);
   const trials = ctx.quick ? 3 : 7;
 
-  const directStages: StageTimes = {};
-  const engineStages: StageTimes = {};
-  const hops = hopTally();
-  const text: Contender[] = [
-    { name: 'ocr_direct', run: (b) => directOcr(repo, ocr, direct, image, b >= 0 ? directStages : undefined) },
-    {
-      name: 'ocr_engine',
-      run: async (b) => textPlaces.note(noteStages(await runOk(engine, ocr, { image }), b, engineStages, hops), b),
-    },
-  ];
-  const textPlaces = placementTally();
+  const text = [direct.contender('ocr_direct'), engine.contender('ocr_engine')];
   const t = report.addMeasured(text, await measureBlocks(text, { blocks: ctx.blocks, trials }));
-  report.extra.ocr_placements = textPlaces.summary();
-  ctx.log(`ocr: where the engine ran each op: ${describePlacements(textPlaces.summary()) || 'not reported'}`);
-  report.extra.ocr_stages = stageTable(engineStages, directStages);
+  const notes = await engine.call<EngineNotes>('ocr_engine_notes');
+  report.extra.ocr_placements = notes.placements;
+  ctx.log(`ocr: where the engine ran each op: ${describePlacements(notes.placements) || 'not reported'}`);
+  const stages = stageTable(notes.stages, await direct.call<StageTimes>('ocr_direct_stages'));
+  report.extra.ocr_stages = stages;
+  ctx.log(`ocr: each stage, engine / direct loop (medians, ms): ${describeStages(stages)}`);
+  report.extra.ocr_hops = notes.hops;
   ctx.log(
-    `ocr: each stage, engine / direct loop (medians, ms): ${describeStages(report.extra.ocr_stages as StageRow[])}`,
-  );
-  report.extra.ocr_hops = hops.summary();
-  ctx.log(
-    `ocr: each model request beyond its compute / the main thread's turn before it (medians, ms): ${hops
-      .summary()
+    `ocr: each model request beyond its compute / the main thread's turn before it (medians, ms): ${notes.hops
       .map((h) => `${h.node} ${h.overhead_ms.toFixed(2)} / ${h.dispatch_ms.toFixed(2)}`)
       .join(', ')}`,
   );
@@ -109,76 +149,14 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
     ['ocr_direct_ms'],
   );
 
-  // A blank image: the engine exits after det; the direct loop runs preprocess → det → DB → condition.
-  const blank: Tensor = { datatype: 'UINT8', shape: image.shape, data: new Uint8Array(image.data.length).fill(255) };
-  const exit: Contender[] = [
-    { name: 'det_only', run: () => directOcr(repo, ocr, direct, blank) },
-    { name: 'early_exit', run: async (b) => exitPlaces.note(await runOk(engine, ocr, { image: blank }), b) },
-  ];
-  const exitPlaces = placementTally();
+  const exit = [direct.contender('det_only'), engine.contender('early_exit')];
   const e = report.addMeasured(exit, await measureBlocks(exit, { blocks: ctx.blocks, trials }));
-  report.extra.early_exit_placements = exitPlaces.summary();
-  ctx.log(`early exit: where the engine ran each op: ${describePlacements(exitPlaces.summary()) || 'not reported'}`);
+  const exitPlaces = await engine.call<Placements>('early_exit_placements');
+  report.extra.early_exit_placements = exitPlaces;
+  ctx.log(`early exit: where the engine ran each op: ${describePlacements(exitPlaces) || 'not reported'}`);
   report.add(
     'early_exit_ratio',
     perBlock(e.early_exit!, e.det_only!, (x, d) => x / d),
     ['det_only_ms'],
   );
-}
-
-/** The timer interval of the lag monitor, in ms. */
-const LAG_RESOLUTION_MS = 1;
-
-/** ns this thread has spent runnable but waiting for a CPU (Linux `/proc/thread-self/schedstat`), or undefined. */
-function runQueueWaitNs(): number | undefined {
-  try {
-    const wait = Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[1]);
-    return Number.isFinite(wait) ? wait : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * `event_loop_lag_p99_ms`, per block, while OCR and the shared-features fan-out run together: how late the loop
- * ran a timer. Node's histogram records the whole interval between its timer's callbacks, the resolution
- * included (an idle loop reads 1.1 ms at resolution 1), so the lag is what exceeds the resolution; the raw p99
- * is kept as `event_loop_timer_interval_p99_ms`. `main_thread_runqueue_wait_share`: the part of the blocks'
- * wall time the main thread spent runnable but waiting for a CPU (where lag comes from when it is not the
- * thread's own work). In a phase of its own: measured right after a direct (loop-blocking) call, the monitor
- * would report that call's block as lag.
- */
-export async function eventLoopLagBench(ctx: BenchContext): Promise<void> {
-  const ocr = ocrGraph('gate');
-  const x: Tensor = {
-    datatype: 'FP32',
-    shape: [64, SYNTHETIC.D],
-    data: Float32Array.from({ length: 64 * SYNTHETIC.D }, (_, i) => Math.sin(i)),
-  };
-  const both = () =>
-    Promise.all([runOk(ctx.engine, ocr, { image: ctx.image }), runOk(ctx.engine, fanoutGraph(), { x })]);
-  await both();
-  const p99s: number[] = [];
-  const intervals: number[] = [];
-  const waitShares: number[] = [];
-  for (let b = 0; b < ctx.blocks; b++) {
-    const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
-    const wait0 = runQueueWaitNs();
-    const t0 = performance.now();
-    lag.enable();
-    for (let i = 0; i < (ctx.quick ? 3 : 6); i++) await both();
-    lag.disable();
-    const wall = performance.now() - t0;
-    const wait1 = runQueueWaitNs();
-    const interval = lag.percentile(99) / 1e6;
-    intervals.push(interval);
-    p99s.push(Math.max(0, interval - LAG_RESOLUTION_MS));
-    if (wait0 !== undefined && wait1 !== undefined) waitShares.push((wait1 - wait0) / 1e6 / wall);
-  }
-  ctx.report.add('event_loop_lag_p99_ms', p99s, [
-    'event_loop_timer_interval_p99_ms',
-    'main_thread_runqueue_wait_share',
-  ]);
-  ctx.report.add('event_loop_timer_interval_p99_ms', intervals);
-  if (waitShares.length === ctx.blocks) ctx.report.add('main_thread_runqueue_wait_share', waitShares);
 }

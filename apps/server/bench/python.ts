@@ -1,6 +1,6 @@
 // The Python backend's costs: an engine round trip of an identity model.py against the same `execute`
 // called in-process, a 4.9 MB tensor through it, and two CPU-bound instances against one; each beside a bare
-// python3 pipe doing the same in the same blocks.
+// python3 pipe doing the same in the same blocks. The engine and the bare pipes run in processes of their own.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,7 +12,9 @@ import { Engine } from '../src/engine/index.ts';
 import { loadRepository } from '../src/repo/loadRepository.ts';
 import { barePython } from './barePython.ts';
 import type { BenchContext } from './context.ts';
-import { childPids, measureBlocks, type Contender } from './measure.ts';
+import { ContenderProcess, type Hosted } from './contenderProcess.ts';
+import { measureBlocks } from './measure.ts';
+import { benchScratchDir } from './scratchDir.ts';
 import { perBlock } from './stats.ts';
 
 const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), '../src/engine/backends/python/stub');
@@ -76,45 +78,88 @@ times.sort(); print(times[len(times) // 2] * 1e6)
   return Number(out.trim());
 }
 
-/**
- * The Python backend's three, each in interleaved blocks beside a bare python3 pipe doing the same: the round
- * trip of 16 floats, a 4.9 MB tensor's round trip, and two CPU-bound requests on two instances against one.
- * The python processes' page faults and CPU count in the usage table.
- */
-export async function pythonBench(scratch: string, ctx: BenchContext): Promise<void> {
-  const { report, blocks, quick } = ctx;
+/** The 4.9 MB tensor, alike in both processes. */
+const bigTensor = (): Tensor => ({
+  datatype: 'FP32',
+  shape: [1_225_000],
+  data: Float32Array.from({ length: 1_225_000 }, (_, i) => i),
+});
+
+/** The engine's side: identity, burn1 and burn2 in a scratch repository; its python processes count in its usage. */
+export async function pythonEngineSide(quick: boolean): Promise<Hosted> {
+  const scratch = benchScratchDir('python-repo-');
   writeModel(scratch, 'identity', IDENTITY, 1);
   writeModel(scratch, 'burn1', BURN, 1);
   writeModel(scratch, 'burn2', BURN, 2);
   const repo = await loadRepository(scratch);
   const engine = await Engine.create({ repository: repo });
+  // One document per model, as the server keeps one per catalogue model: the engine prepares a graph once per document.
+  const graphs = new Map<string, GraphDoc>();
+  const graph = (m: string) => {
+    let g = graphs.get(m);
+    if (!g) graphs.set(m, (g = singleModelGraph(repo.catalogue.models[m]!)));
+    return g;
+  };
+  const ok = async (m: string, x: Tensor) => {
+    const r = await engine.run({ graph: graph(m), inputs: { X: x } });
+    if (r.status !== 'completed') throw new Error(`${m}: ${r.error?.message}`);
+  };
+  const small: Tensor = { datatype: 'FP32', shape: [16], data: new Float32Array(16) };
+  const big = bigTensor();
+  const work: Tensor = { datatype: 'FP32', shape: [1], data: Float32Array.of(BURN_COUNT) };
+  return {
+    tasks: {
+      python_roundtrip: () => ok('identity', small),
+      python_large_tensor: () => ok('identity', big),
+      python_one_instance: () => Promise.all([ok('burn1', work), ok('burn1', work)]),
+      python_two_instances: () => Promise.all([ok('burn2', work), ok('burn2', work)]),
+      python_execute_in_process: async () =>
+        inProcessExecuteUs(repo.modelFile('identity')!, 16, quick ? 50 : 300) / 1000,
+    },
+    close: () => engine.close(),
+    countChildren: true,
+  };
+}
+
+/** The bare side: two bare python3 processes on pipes; they count in its usage. */
+export function pythonBareSide(): Hosted {
   const python = pythonInterpreter();
   const bare = [barePython(python), barePython(python)];
+  const smallBytes = new Uint8Array(64);
+  const bigBytes = new Uint8Array((bigTensor().data as Float32Array).buffer);
+  return {
+    tasks: {
+      python_bare_pipe_roundtrip: () => bare[0]!.echo(smallBytes),
+      python_bare_pipe_large: () => bare[0]!.echo(bigBytes),
+      python_bare_one_process: async () => {
+        await bare[0]!.burn(BURN_COUNT);
+        await bare[0]!.burn(BURN_COUNT);
+      },
+      python_bare_two_processes: () => Promise.all(bare.map((b) => b.burn(BURN_COUNT))),
+    },
+    close: async () => bare.forEach((b) => b.close()),
+    countChildren: true,
+  };
+}
+
+const ROLES = new URL('./roles.ts', import.meta.url);
+
+/**
+ * The Python backend's three, each in interleaved blocks beside a bare python3 pipe doing the same: the round
+ * trip of 16 floats, a 4.9 MB tensor's round trip, and two CPU-bound requests on two instances against one.
+ * The python processes' page faults and CPU count in their side's usage.
+ */
+export async function pythonBench(ctx: BenchContext): Promise<void> {
+  const { report, blocks, quick, log } = ctx;
+  const [engine, bare] = await Promise.all([
+    ContenderProcess.start('python_engine', { module: ROLES, name: 'pythonEngineRole' }, { quick, blocks }, log),
+    ContenderProcess.start('python_bare', { module: ROLES, name: 'pythonBareRole' }, { quick, blocks }, log),
+  ]);
   try {
-    // One document per model, as the server keeps one per catalogue model: the engine prepares a graph once per document.
-    const graphs = new Map<string, GraphDoc>();
-    const graph = (m: string) => {
-      let g = graphs.get(m);
-      if (!g) graphs.set(m, (g = singleModelGraph(repo.catalogue.models[m]!)));
-      return g;
-    };
-    const ok = async (m: string, x: Tensor) => {
-      const r = await engine.run({ graph: graph(m), inputs: { X: x } });
-      if (r.status !== 'completed') throw new Error(`${m}: ${r.error?.message}`);
-      return r;
-    };
-    const children = childPids;
-    const small: Tensor = { datatype: 'FP32', shape: [16], data: new Float32Array(16) };
-    const smallBytes = new Uint8Array(64);
-    const trip: Contender[] = [
-      { name: 'python_roundtrip', run: () => ok('identity', small) },
-      { name: 'python_bare_pipe_roundtrip', run: () => bare[0]!.echo(smallBytes) },
-    ];
-    const t = report.addMeasured(trip, await measureBlocks(trip, { blocks, trials: quick ? 30 : 100, children }));
-    const inProcess = Array.from(
-      { length: blocks },
-      () => inProcessExecuteUs(repo.modelFile('identity')!, 16, quick ? 50 : 300) / 1000,
-    );
+    const trip = [engine.contender('python_roundtrip'), bare.contender('python_bare_pipe_roundtrip')];
+    const t = report.addMeasured(trip, await measureBlocks(trip, { blocks, trials: quick ? 30 : 100 }));
+    const inProcess: number[] = [];
+    for (let b = 0; b < blocks; b++) inProcess.push(await engine.call<number>('python_execute_in_process'));
     report.add('python_execute_in_process_ms', inProcess);
     report.add(
       'python_roundtrip_overhead_ms',
@@ -122,37 +167,20 @@ export async function pythonBench(scratch: string, ctx: BenchContext): Promise<v
       ['python_bare_pipe_roundtrip_ms'],
     );
 
-    const big: Tensor = {
-      datatype: 'FP32',
-      shape: [1_225_000],
-      data: Float32Array.from({ length: 1_225_000 }, (_, i) => i),
-    };
-    const bigBytes = new Uint8Array((big.data as Float32Array).buffer);
-    const large: Contender[] = [
-      { name: 'python_large_tensor', run: () => ok('identity', big) },
-      { name: 'python_bare_pipe_large', run: () => bare[0]!.echo(bigBytes) },
-    ];
-    const l = report.addMeasured(large, await measureBlocks(large, { blocks, trials: quick ? 5 : 12, children }));
+    const large = [engine.contender('python_large_tensor'), bare.contender('python_bare_pipe_large')];
+    const l = report.addMeasured(large, await measureBlocks(large, { blocks, trials: quick ? 5 : 12 }));
     // One 4.9 MB tensor's size per round trip (it crosses twice: in and back).
-    const gbps = (ms: number) => bigBytes.byteLength / (ms / 1000) / 1e9;
+    const gbps = (ms: number) => (bigTensor().data.length * 4) / (ms / 1000) / 1e9;
     report.add('python_bare_pipe_large_gbps', l.python_bare_pipe_large!.map(gbps));
     report.add('python_large_tensor_gbps', l.python_large_tensor!.map(gbps), ['python_bare_pipe_large_gbps']);
 
-    const work: Tensor = { datatype: 'FP32', shape: [1], data: Float32Array.of(BURN_COUNT) };
-    const par: Contender[] = [
-      { name: 'python_one_instance', run: () => Promise.all([ok('burn1', work), ok('burn1', work)]), requests: 2 },
-      { name: 'python_two_instances', run: () => Promise.all([ok('burn2', work), ok('burn2', work)]), requests: 2 },
-      {
-        name: 'python_bare_one_process',
-        run: async () => {
-          await bare[0]!.burn(BURN_COUNT);
-          await bare[0]!.burn(BURN_COUNT);
-        },
-        requests: 2,
-      },
-      { name: 'python_bare_two_processes', run: () => Promise.all(bare.map((b) => b.burn(BURN_COUNT))), requests: 2 },
+    const par = [
+      engine.contender('python_one_instance', 2),
+      engine.contender('python_two_instances', 2),
+      bare.contender('python_bare_one_process', 2),
+      bare.contender('python_bare_two_processes', 2),
     ];
-    const p = report.addMeasured(par, await measureBlocks(par, { blocks, trials: quick ? 2 : 3, children }));
+    const p = report.addMeasured(par, await measureBlocks(par, { blocks, trials: quick ? 2 : 3 }));
     const speedup = (one: number, two: number) => one / two;
     report.add(
       'python_bare_parallel_speedup',
@@ -162,7 +190,6 @@ export async function pythonBench(scratch: string, ctx: BenchContext): Promise<v
       'python_bare_parallel_speedup',
     ]);
   } finally {
-    for (const b of bare) b.close();
-    await engine.close();
+    await Promise.all([engine.close(), bare.close()]);
   }
 }

@@ -1,5 +1,5 @@
 // What the bench collects and prints: each metric's range over blocks, printed beside the same run's ceiling,
-// and each contender's page faults and CPU per request.
+// and each contender's page faults and CPU per request and garbage collection per trial.
 import type { Contender, Measured, Usage } from './measure.ts';
 import { type Range, summarize } from './stats.ts';
 
@@ -18,7 +18,7 @@ const range = (r: Range) => `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`;
 export class BenchReport {
   /** Every metric's range over its blocks, in the order added. */
   readonly ranges: Record<string, Range> = {};
-  /** Per contender: its trial time over blocks, page faults and CPU per request. */
+  /** Per contender: its trial time over blocks, page faults and CPU per request, GC time and count per trial. */
   readonly usage: Record<string, Usage & { ms: Range }> = {};
   /** Anything else the JSON carries (the header, the VAD levels), keyed as it appears there. */
   readonly extra: Record<string, unknown> = {};
@@ -63,10 +63,12 @@ export class BenchReport {
       const next = this.beside[name]!.filter((b) => this.ranges[b]).map((b) => `${b} ${range(this.ranges[b]!)}`);
       this.log(`${name.padEnd(40)}${range(r).padEnd(34)}${next.join(', ')}`);
     }
-    this.log(`\n${'contender'.padEnd(40)}${'ms per trial'.padEnd(34)}${'minor faults/req'.padEnd(18)}CPU ms/req`);
+    this.log(
+      `\n${'contender'.padEnd(40)}${'ms per trial'.padEnd(34)}${'minor faults/req'.padEnd(18)}${'CPU ms/req'.padEnd(12)}GC ms/trial (GCs)`,
+    );
     for (const [name, u] of Object.entries(this.usage))
       this.log(
-        `${name.padEnd(40)}${range(u.ms).padEnd(34)}${fmt(Math.round(u.minorFaultsPerRequest)).padEnd(18)}${fmt(u.cpuMsPerRequest)}`,
+        `${name.padEnd(40)}${range(u.ms).padEnd(34)}${fmt(Math.round(u.minorFaultsPerRequest)).padEnd(18)}${fmt(u.cpuMsPerRequest).padEnd(12)}${fmt(u.gcMsPerTrial)} (${u.gcPerTrial.toFixed(1)})`,
       );
   }
 }

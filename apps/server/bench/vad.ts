@@ -1,14 +1,16 @@
 // The VAD stream measurements of the bench: real-time streams at rising levels until one fails (chunk latency),
 // and a closed loop of 64 streams against the VAD session called directly on batches of 64 (throughput, and the
-// main thread's CPU per chunk: what the engine costs the event loop).
+// main thread's CPU per chunk: what the engine costs the event loop). The engine's streams run in its process;
+// the session on batches of 64 in the direct loop's.
 import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
 import type { Engine } from '../src/engine/index.ts';
 import { vadGraph } from '../src/testing/engineGraphs.ts';
 import { mulberry32 } from '../src/onnx/synthetic.ts';
-import type { BenchContext } from './context.ts';
-import { measureBlocks, type Contender } from './measure.ts';
+import type { BenchContext, DirectSide, EngineSide } from './context.ts';
+import type { Task } from './contenderProcess.ts';
+import { measureBlocks } from './measure.ts';
 import { median, perBlock, percentile } from './stats.ts';
 
 const CHUNK = 576;
@@ -76,29 +78,46 @@ async function vadLevel(engine: Engine, streams: number, chunks: number): Promis
   return { p99Ms: percentile(lat, 0.99), behind: lastWorst > PERIOD_MS };
 }
 
+/** One level's trial, as printed and kept in the JSON's `vad_levels`. */
+interface LevelTrial {
+  streams: number;
+  trial: number;
+  chunk_p99_ms: number;
+  behind: boolean;
+  held: boolean;
+}
+
 /**
- * `vad_streams_realtime`: levels from 10 streams up until one fails — chunk p99 over 20 ms or a stream behind
- * real time — in two trials running (one stall of this VM delays a chunk of every stream at once and alone puts
- * a short trial over; a second trial tells such a stall from a level the engine cannot carry). Every level's
- * p99 is printed and kept in the JSON's `vad_levels`.
+ * The engine's side of the ramp: `vad_ramp` runs levels from 10 streams up until one fails — chunk p99 over 20 ms
+ * or a stream behind real time — in two trials running (one stall of this VM delays a chunk of every stream at
+ * once and alone puts a short trial over; a second trial tells such a stall from a level the engine cannot carry).
  */
-export async function vadRampBench(ctx: BenchContext): Promise<void> {
-  const chunks = ctx.quick ? 20 : 40;
-  const levels: { streams: number; trial: number; chunk_p99_ms: number; behind: boolean; held: boolean }[] = [];
-  let sustained = 0;
-  for (const n of LEVELS) {
-    let held = false;
-    for (let trial = 1; trial <= 2 && !held; trial++) {
-      const r = await vadLevel(ctx.engine, n, chunks);
-      held = r.p99Ms <= P99_LIMIT_MS && !r.behind;
-      levels.push({ streams: n, trial, chunk_p99_ms: r.p99Ms, behind: r.behind, held });
-      ctx.log(
-        `vad ${n} streams, trial ${trial}: chunk p99 ${r.p99Ms.toFixed(2)} ms${r.behind ? ', a stream fell behind real time' : ''}${held ? ' — held' : ''}`,
-      );
+function vadRampTask({ engine, quick, log }: EngineSide): Task {
+  return async () => {
+    const chunks = quick ? 20 : 40;
+    const levels: LevelTrial[] = [];
+    let sustained = 0;
+    for (const n of LEVELS) {
+      let held = false;
+      for (let trial = 1; trial <= 2 && !held; trial++) {
+        const r = await vadLevel(engine, n, chunks);
+        held = r.p99Ms <= P99_LIMIT_MS && !r.behind;
+        levels.push({ streams: n, trial, chunk_p99_ms: r.p99Ms, behind: r.behind, held });
+        log(
+          `vad ${n} streams, trial ${trial}: chunk p99 ${r.p99Ms.toFixed(2)} ms${r.behind ? ', a stream fell behind real time' : ''}${held ? ' — held' : ''}`,
+        );
+      }
+      if (!held) break;
+      sustained = n;
     }
-    if (!held) break;
-    sustained = n;
-  }
+    return { levels, sustained };
+  };
+}
+
+/** `vad_streams_realtime`: the ramp's last level held, in the engine's process; every level's p99 is printed and kept in the JSON's `vad_levels`. */
+export async function vadRampBench(ctx: BenchContext): Promise<void> {
+  const engine = await ctx.host('engine');
+  const { levels, sustained } = await engine.call<{ levels: LevelTrial[]; sustained: number }>('vad_ramp');
   ctx.report.add('vad_streams_realtime', [sustained]);
   ctx.report.extra.vad_levels = levels;
 }
@@ -114,30 +133,40 @@ function mainThreadCpuMs(): number | undefined {
   }
 }
 
+const B = 64;
+const closedLoopChunks = (quick: boolean) => (quick ? 40 : 100);
+
 /**
- * `vad_throughput_vs_direct_batched`: 64 streams each sending its next chunk as soon as the last returns, against
- * the VAD session called directly on batches of 64 (the most one batch holds) for as many chunks, alternating
- * in blocks; and `vad_main_thread_us_per_chunk`, the main thread's CPU per chunk of the closed loop.
+ * The engine's side: `vad_closed_loop`, 64 streams each sending its next chunk as soon as the last returns, noting
+ * the main thread's CPU per chunk of each measured trial (`vad_main_thread_us`, per block); and `vad_ramp`.
  */
-export async function vadThroughputBench(ctx: BenchContext): Promise<void> {
-  const B = 64;
-  const chunks = ctx.quick ? 40 : 100;
+export function vadEngineTasks(side: EngineSide): Record<string, Task> {
+  const chunks = closedLoopChunks(side.quick);
   const audio = recordings(B, chunks);
   let round = 0;
-  const mains: number[][] = Array.from({ length: ctx.blocks }, () => []);
-  const closedLoop = async (block: number) => {
-    const r = round++;
-    const cpu0 = mainThreadCpuMs();
-    await Promise.all(
-      audio.map(async (a, s) => {
-        for (let k = 0; k < chunks; k++) await sendChunk(ctx.engine, a, k, chunks, `loop-${r}-${s}`);
-      }),
-    );
-    const cpu1 = mainThreadCpuMs();
-    if (block >= 0 && cpu0 !== undefined && cpu1 !== undefined)
-      mains[block]!.push(((cpu1 - cpu0) * 1000) / (B * chunks));
+  const mains: number[][] = Array.from({ length: side.blocks }, () => []);
+  return {
+    vad_closed_loop: async (block) => {
+      const r = round++;
+      const cpu0 = mainThreadCpuMs();
+      await Promise.all(
+        audio.map(async (a, s) => {
+          for (let k = 0; k < chunks; k++) await sendChunk(side.engine, a, k, chunks, `loop-${r}-${s}`);
+        }),
+      );
+      const cpu1 = mainThreadCpuMs();
+      if (block >= 0 && cpu0 !== undefined && cpu1 !== undefined)
+        mains[block]!.push(((cpu1 - cpu0) * 1000) / (B * chunks));
+    },
+    vad_main_thread_us: async () => mains,
+    vad_ramp: vadRampTask(side),
   };
-  const session: ort.InferenceSession = ctx.direct.vad!;
+}
+
+/** The direct side: `vad_direct_batched`, the VAD session on batches of 64 for as many chunks as the closed loop sends. */
+export function vadDirectTasks({ direct, quick }: DirectSide): Record<string, Task> {
+  const chunks = closedLoopChunks(quick);
+  const session: ort.InferenceSession = direct.vad!;
   const r = mulberry32(7);
   const feeds = {
     input: new ort.Tensor(
@@ -147,18 +176,27 @@ export async function vadThroughputBench(ctx: BenchContext): Promise<void> {
     ),
     state: new ort.Tensor('float32', new Float32Array(B * 256), [B, 2, 128]),
   };
-  const directBatched = async () => {
-    for (let k = 0; k < chunks; k++) await session.run(feeds);
+  return {
+    vad_direct_batched: async () => {
+      for (let k = 0; k < chunks; k++) await session.run(feeds);
+    },
   };
-  const contenders: Contender[] = [
-    { name: 'vad_closed_loop', run: closedLoop, requests: B * chunks },
-    { name: 'vad_direct_batched', run: directBatched, requests: B * chunks },
-  ];
+}
+
+/**
+ * `vad_throughput_vs_direct_batched`: the engine's closed loop of 64 streams against the VAD session called
+ * directly on batches of 64 (the most one batch holds) for as many chunks, alternating in blocks; and
+ * `vad_main_thread_us_per_chunk`, the engine's main-thread CPU per chunk of the closed loop.
+ */
+export async function vadThroughputBench(ctx: BenchContext): Promise<void> {
+  const [engine, direct] = await Promise.all([ctx.host('engine'), ctx.host('direct')]);
+  const requests = B * closedLoopChunks(ctx.quick);
+  const contenders = [engine.contender('vad_closed_loop', requests), direct.contender('vad_direct_batched', requests)];
   const m = ctx.report.addMeasured(
     contenders,
     await measureBlocks(contenders, { blocks: ctx.blocks, trials: ctx.quick ? 2 : 3 }),
   );
-  const perS = (ms: number) => (B * chunks) / (ms / 1000);
+  const perS = (ms: number) => requests / (ms / 1000);
   ctx.report.add('vad_direct_batched_chunks_per_s', m.vad_direct_batched!.map(perS));
   ctx.report.add('vad_closed_loop_chunks_per_s', m.vad_closed_loop!.map(perS));
   ctx.report.add(
@@ -166,5 +204,6 @@ export async function vadThroughputBench(ctx: BenchContext): Promise<void> {
     perBlock(m.vad_direct_batched!, m.vad_closed_loop!, (d, l) => d / l),
     ['vad_direct_batched_chunks_per_s'],
   );
+  const mains = await engine.call<number[][]>('vad_main_thread_us');
   if (mains.every((b) => b.length > 0)) ctx.report.add('vad_main_thread_us_per_chunk', mains.map(median));
 }
