@@ -208,7 +208,11 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const message = withTraceback(String(h.message), h.traceback);
     const l = this.loading;
     if (l) this.regions.close();
-    if (!l) return this.closing?.();
+    if (!l) {
+      // `finalize` raised: Triton logs it and goes on ending the stub.
+      this.logged('error', message);
+      return this.closing?.();
+    }
     this.loading = undefined;
     this.state = 'dead';
     this.proc?.kill('SIGKILL');
