@@ -35,6 +35,8 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     (busy) => this.watchServing(busy),
   );
   private readonly servingHealth = watchWhileBusy();
+  /** Set when the serving health watch killed the stub: its exit fails the requests with these words. */
+  private unhealthyWhy: string | undefined;
   private loading: { resolve: (r: LoadInfo) => void; reject: (e: Error) => void; stderr: string[] } | undefined;
   private closing: (() => void) | undefined;
   private readonly blsCalls: BlsCalls;
@@ -264,13 +266,13 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const proc = this.proc;
     if (!busy || !proc || this.state !== 'ready') return this.servingHealth(undefined);
     this.servingHealth(proc.pid, () => {
-      const why = `Stub process '${tritonInstanceName(this.spec.model, this.name)}' is not healthy.`;
-      this.died(proc, why, new EngineError('instance-crashed', why));
+      // Ended as a crash is (its exit runs `died`), with Triton's words for its requests.
+      this.unhealthyWhy = `Stub process '${tritonInstanceName(this.spec.model, this.name)}' is not healthy.`;
       proc.kill('SIGKILL');
     });
   }
 
-  private died(proc: StubChild, why: string, crash?: EngineError): void {
+  private died(proc: StubChild, why: string): void {
     if (this.proc !== proc || this.state === 'dead' || this.state === 'closed') return;
     this.lines.flush();
     this.regions.close();
@@ -284,12 +286,13 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       return;
     }
     this.blsCalls.abortAll();
-    const err =
-      crash ??
-      new EngineError(
-        'instance-crashed',
+    const unhealthy = this.unhealthyWhy;
+    this.unhealthyWhy = undefined;
+    const err = new EngineError(
+      'instance-crashed',
+      unhealthy ??
         `model instance ${this.name} (python) ${why}; its in-flight requests failed and it is being restarted`,
-      );
+    );
     this.executes.failAll(closing ? new EngineError('closed', 'the engine is shutting down') : err);
     if (!closing) this.onCrash(this, err);
   }
