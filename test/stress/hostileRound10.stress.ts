@@ -140,7 +140,13 @@ describe('hostile input, tenth round', () => {
     const other = await probe('a load of another model beside a 9 MiB studio.json', () => load('callee'));
     expect(other.status).toBe(200);
     const refused = await probe('a load of a 9 MiB studio.json', () => load('huge_graph'));
-    expect(refused.status).toBe(404);
-    expect((await http(`${studio.url}/v2/models/huge_graph`)).status).toBe(404);
+    // The eleventh round: a graph that failed to load says why, as a model does (it answered 404 before).
+    expect([refused.status, (refused.json as { error: string }).error]).toEqual([
+      400,
+      expect.stringMatching(
+        /^load failed for model 'huge_graph': .*studio\.json is \d+ bytes, over the limit of 8388608/,
+      ),
+    ]);
+    expect((await http(`${studio.url}/v2/models/huge_graph/ready`)).status).toBe(400);
   });
 });

@@ -37,6 +37,8 @@ export interface ServeConfig {
   modelLog?: (line: string) => void;
   /** The server's own lines (a connection it could not accept); stderr when not given. */
   log?: ServerLog;
+  /** Stops the start-up (a signal before it listens): the models loading are ended and `startServer` rejects. */
+  signal?: AbortSignal;
 }
 
 export interface RunningServer {
@@ -69,22 +71,30 @@ function checkListenConfig(host: string, token: string | undefined): void {
   }
 }
 
-async function createEngine(repository: Repository, config: ServeConfig, loadConcurrency?: number) {
+async function createEngine(
+  repository: Repository,
+  config: ServeConfig,
+  loadConcurrency?: number,
+  signal?: AbortSignal,
+) {
   const log = config.modelLog;
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
-  return Engine.create({
-    repository,
-    ...(loadConcurrency ? { loadConcurrency } : {}),
-    ...(log
-      ? {
-          onModelLog: (_m: string, instance: string, level: string, message: string) =>
-            log(`[${instance}] ${level === 'info' ? '' : `${level}: `}${message}`),
-        }
-      : {}),
-    ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}),
-    ...(config.limits?.maxConcurrentRuns ? { maxConcurrentRuns: config.limits.maxConcurrentRuns } : {}),
-    tensorLimits: { maxTensorElements: limits.maxTensorElements, maxBodyBytes: limits.maxBodyBytes },
-  });
+  return Engine.create(
+    {
+      repository,
+      ...(loadConcurrency ? { loadConcurrency } : {}),
+      ...(log
+        ? {
+            onModelLog: (_m: string, instance: string, level: string, message: string) =>
+              log(`[${instance}] ${level === 'info' ? '' : `${level}: `}${message}`),
+          }
+        : {}),
+      ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}),
+      ...(config.limits?.maxConcurrentRuns ? { maxConcurrentRuns: config.limits.maxConcurrentRuns } : {}),
+      tensorLimits: { maxTensorElements: limits.maxTensorElements, maxBodyBytes: limits.maxBodyBytes },
+    },
+    signal,
+  );
 }
 
 /**
@@ -95,7 +105,8 @@ async function createEngine(repository: Repository, config: ServeConfig, loadCon
 export async function startServer(config: ServeConfig): Promise<RunningServer> {
   checkListenConfig(config.host, config.token);
   const repository = await loadRepository(config.repo);
-  const engine = await createEngine(repository, config);
+  config.signal?.throwIfAborted();
+  const engine = await createEngine(repository, config, undefined, config.signal);
   const studio = new Studio({
     repository,
     engine,
@@ -116,6 +127,9 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
       server.off('error', rej);
       res();
     });
+  }).catch(async (err: unknown) => {
+    await engine.close();
+    throw err;
   });
   keepServingThroughAcceptErrors(server, 'HTTP', config.log ?? stderrLog);
   const port = (server.address() as AddressInfo).port;

@@ -154,4 +154,20 @@ describe('compile into its own repository', () => {
     }
     expect(readdirSync(repo).sort()).toEqual(before);
   });
+
+  it('is refused when --zip lies inside it (also through a link), and nothing is written', async () => {
+    // A zip written there replaced the file it was named after: `--zip REPO/head/1/model.onnx`.
+    const link = join(tempDir('cli-'), 'link');
+    symlinkSync(repo, link);
+    const model = join('head', '1', 'model.onnx');
+    const bytes = readFileSync(join(repo, model));
+    for (const zip of [join(repo, model), join(link, model), join(link, 'pipe.zip')]) {
+      const r = await runBin(['compile', 'pipe', '--repo', repo, '--zip', zip]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--zip must not be inside the source repository/);
+      noStack(r.stderr);
+    }
+    expect(readFileSync(join(repo, model)).equals(bytes)).toBe(true);
+    expect(existsSync(join(repo, 'pipe.zip'))).toBe(false);
+  });
 });

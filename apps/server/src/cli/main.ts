@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { CliError, USAGE, UsageError } from './errors.ts';
+import { holdSignals } from './heldSignals.ts';
 import type { CliIO } from './io.ts';
 import { disableOnnxRuntimeTelemetry } from './onnxTelemetry.ts';
 
@@ -72,6 +73,8 @@ async function main(): Promise<void> {
     err: (line) => process.stderr.write(`${line}\n`),
     defaultRepo: DEFAULT_REPO,
   };
+  // `serve` handles a signal from its first moment (its modules take seconds to load): see heldSignals.ts.
+  if (process.argv[2] === 'serve') holdSignals();
   const code = await runCli(process.argv.slice(2), io);
   // worker threads or timers of the engine must not keep a finished command alive
   process.stdout.write('', () => process.exit(code));

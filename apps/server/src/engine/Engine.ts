@@ -73,11 +73,31 @@ export class Engine {
     });
   }
 
-  /** Creates an engine; resolves once every model has loaded (or failed) unless `lazy`. Never throws for one bad model. */
-  static async create(opts: EngineOptions): Promise<Engine> {
+  /**
+   * Creates an engine; resolves once every model has loaded (or failed) unless `lazy`. Never throws for one bad model.
+   * `signal` (a server stopped while it starts) closes it at once, ending the loads under way (a stub in `initialize`
+   * is killed), and rejects with `closed` once it is closed.
+   */
+  static async create(opts: EngineOptions, signal?: AbortSignal): Promise<Engine> {
     const engine = new Engine(opts);
     const models = Object.keys(opts.repository.catalogue.models);
-    if (!opts.lazy) await Promise.all([engine.ops.start(), engine.models.loadAll(models, opts.loadConcurrency)]);
+    // A session's creation cannot be cut short: on `signal` the engine closes without waiting for the loads to end.
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      if (!opts.lazy && !signal?.aborted)
+        await Promise.race([
+          Promise.all([engine.ops.start(), engine.models.loadAll(models, opts.loadConcurrency)]),
+          stopped,
+        ]);
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
+    if (signal?.aborted) {
+      await engine.close();
+      throw new EngineError('closed', 'the server was stopped while it started');
+    }
     return engine;
   }
 

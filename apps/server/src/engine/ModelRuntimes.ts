@@ -19,6 +19,7 @@ export class ModelRuntimes {
   private unavailable = new Map<string, string>();
   /** Models an unload ended: refused under any settings (none starts on first use) until a restart loads them. */
   private readonly unloaded = new Set<string>();
+  private closed = false;
   /**
    * The new runtime of each model a restart is loading. It serves nothing until it has loaded: the model's old
    * runtime, if it has one, serves meanwhile (as Triton loads a served model's new version in the background).
@@ -34,6 +35,8 @@ export class ModelRuntimes {
 
   /** The runtime of `model` with `settings` applied, loaded on first use. @throws EngineError 'model-unavailable' */
   get(model: string, settings: ModelNode['params']['settings']): Promise<ModelRuntime> {
+    // Closed while `loadAll` went through the models (a server stopped while it started): nothing more starts.
+    if (this.closed) return Promise.reject(new EngineError('closed', 'the engine is shutting down'));
     const key = settings && Object.keys(settings).length > 0 ? `${model} ${JSON.stringify(settings)}` : model;
     let p = this.runtimes.get(key);
     if (!p && this.unloaded.has(model))
@@ -235,6 +238,7 @@ export class ModelRuntimes {
 
   /** Closes every runtime, retiring and starting ones included (a stub stuck in `initialize` is killed). */
   async close(): Promise<void> {
+    this.closed = true;
     const starting = [...this.starting.values()];
     this.starting.clear();
     for (const s of starting) s.ended();

@@ -93,17 +93,26 @@ export function schedulerResult(s: RunState): SchedulerResult {
     return { timings: s.timings, partials: s.partials, status: 'completed', outputs: s.outputs };
   // A decoupled model may answer a request with no response at all (only the final flag): nothing more to send.
   if (s.silentNodes > 0) return { ...base, status: 'completed', outputs: s.outputs };
-  const names = s.idx.outputs
-    .filter((n) => !s.outputs[n.params.name])
-    .map((n) => n.params.name)
-    .join(', ');
+  // An output the node feeding it left out of a response it sent is left out of the run's response, as Triton's
+  // ensemble puts a placeholder for it ("Composing models did not output tensor") and a plain model's response
+  // carries what the model made. One whose node never ran (starved of an input) has no answer: the run fails.
+  const starved = s.idx.outputs
+    .filter((n) => !s.outputs[n.params.name] && !producerRan(s, n.id))
+    .map((n) => n.params.name);
+  if (starved.length === 0) return { ...base, status: 'completed', outputs: s.outputs };
   return {
     ...base,
     status: 'failed',
     outputs: {},
     error: {
       code: 'output-missing',
-      message: `in ensemble '${s.graph.name}', output ${names} was not produced: no more nodes can run`,
+      message: `in ensemble '${s.graph.name}', output ${starved.join(', ')} was not produced: no more nodes can run`,
     },
   };
+}
+
+/** Whether the node that feeds output node `outputId` finished (sent its responses) in this run. */
+function producerRan(s: RunState, outputId: string): boolean {
+  const edge = s.graph.edges.find((e) => e.target === outputId);
+  return edge !== undefined && s.timings.some((t) => t.nodeId === edge.source);
 }

@@ -153,23 +153,19 @@ export function requestParameters(req: WireInferRequest): Record<string, unknown
 /**
  * A response carrying `outputs` (the requested ones, in the order asked; all of them when none were
  * asked for), every tensor as raw little-endian bytes as Triton's server sends them (a classification made in the
- * body worker arrives as those bytes already; see servedClassification.ts).
- * @param strict throw when a requested output is missing (a streamed response may carry a subset).
+ * body worker arrives as those bytes already; see servedClassification.ts). A requested output the model did not
+ * make is left out, as Triton leaves it out (the names were checked against the model before the run).
  */
 export function inferResponse(
   base: { model_name: string; model_version: string; id: string },
   outputs: Record<string, Tensor | EncodedBytes>,
   requested: readonly string[],
-  strict: boolean,
 ): WireInferResponse {
   const names = requested.length > 0 ? requested : Object.keys(outputs);
   const res: WireInferResponse = { ...base, parameters: {}, outputs: [], raw_output_contents: [] };
   for (const name of names) {
     const t = ownValue(outputs, name);
-    if (!t) {
-      if (strict) throw badRequest(`unexpected inference output '${name}' for model '${base.model_name}'`);
-      continue;
-    }
+    if (!t) continue;
     res.outputs.push({ name, datatype: t.datatype, shape: [...t.shape] });
     res.raw_output_contents.push('raw' in t ? t.raw : tensorToBytes(t));
   }

@@ -1,3 +1,4 @@
+import { catalogueModel } from '@ensemble-studio/core';
 import type { Engine } from '../engine/index.ts';
 import { loadRepository } from '../repo/loadRepository.ts';
 import { modelStamps, modelsToLoad, withStamps } from '../repo/modelStamps.ts';
@@ -194,6 +195,14 @@ export class ModelLoads {
         throw new ApiError(400, 'load-failed', `failed to load '${name}': it was unloaded while it was loading`);
       if (own?.type === 'failed')
         throw new ApiError(400, 'load-failed', `load failed for model '${name}': ${own.error}`);
+      // An ensemble or saved graph has no instances to load: its failure is its config's or its studio.json's.
+      const listed = catalogueModel(host.repository.catalogue, name);
+      if (listed?.platform === 'ensemble' && listed.error !== undefined)
+        throw new ApiError(
+          400,
+          'load-failed',
+          `load failed for model '${name}': model '${name}' failed to load: ${listed.error}`,
+        );
       return host.repository;
     });
     const settled = done.catch(() => undefined);

@@ -1,3 +1,5 @@
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GraphDoc } from '@ensemble-studio/core';
 import { connect } from '../testing/wsTestClient.ts';
@@ -78,5 +80,37 @@ describe('a huge inline graph in a large WebSocket message', () => {
       error: { code: 'limit', message: 'inline graph has 20004 nodes: over the limit maxGraphNodes=1024' },
     });
     await c.close();
+  });
+});
+
+describe('a saved graph whose studio.json is over the size limit', () => {
+  it('says why wherever it is asked for, as a model that failed to load does, and can still be deleted', async () => {
+    // It answered 404 everywhere, as if there were no such graph.
+    const pipe = (await call(`${s.url}/api/graphs/pipe`)).json as GraphDoc;
+    mkdirSync(join(s.repo, 'oversized'));
+    const file = join(s.repo, 'oversized', 'studio.json');
+    writeFileSync(file, JSON.stringify({ ...pipe, name: 'oversized', description: 'x'.repeat(9 << 20) }));
+    const why = `studio.json is ${statSync(file).size} bytes, over the limit of 8388608 for a saved graph`;
+    const load = await call(`${s.url}/v2/repository/models/oversized/load`, 'POST');
+    expect([load.status, load.json.error]).toEqual([
+      400,
+      `load failed for model 'oversized': model 'oversized' failed to load: ${why}`,
+    ]);
+    const api = await call(`${s.url}/api/graphs/oversized`);
+    expect([api.status, api.json.error]).toEqual([
+      422,
+      { code: 'graph-load', message: `graph "oversized" did not load: ${why}` },
+    ]);
+    const index = (await call(`${s.url}/v2/repository/index`, 'POST')).json as { name: string }[];
+    expect(index.find((m) => m.name === 'oversized')).toMatchObject({
+      name: 'oversized',
+      state: 'UNAVAILABLE',
+      reason: `model 'oversized' failed to load: ${why}`,
+    });
+    expect((await call(`${s.url}/v2/models/oversized/ready`)).status).toBe(400);
+    const catalogue = (await call(`${s.url}/api/catalogue`)).json as { problems: { message: string }[] };
+    expect(catalogue.problems.map((p) => p.message)).toContain(`oversized: ${why}`);
+    expect((await call(`${s.url}/api/graphs/oversized`, 'DELETE')).status).toBe(204);
+    expect((await call(`${s.url}/api/graphs/oversized`)).status).toBe(404);
   });
 });

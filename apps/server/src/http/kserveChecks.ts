@@ -126,3 +126,16 @@ export function checkNameCounts(model: CheckedModel, inputs: readonly string[], 
     );
   }
 }
+
+/**
+ * Refuses a requested output the model does not have, before the run, as Triton does when it reads the request. An
+ * output it has but does not make is then simply left out of the response.
+ * @example checkOutputNames(model, ['nope']) // throws "unexpected inference output 'nope' for model 'm'"
+ */
+export function checkOutputNames(model: CheckedModel, outputs: readonly string[] | undefined): void {
+  const specs = model.signature.outputs;
+  if (!outputs || !specs) return;
+  for (const name of outputs)
+    if (!specs.some((s) => s.name === name))
+      throw badRequest(`unexpected inference output '${name}' for model '${model.name}'`);
+}

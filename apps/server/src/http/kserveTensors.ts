@@ -12,7 +12,7 @@ import {
 } from '@ensemble-studio/core';
 import { isUtf8 } from 'node:buffer';
 import { ApiError, badRequest } from './errors.ts';
-import { checkNameCounts, type CheckedModel } from './kserveChecks.ts';
+import { checkNameCounts, checkOutputNames, type CheckedModel } from './kserveChecks.ts';
 import { checkInputContent, checkOutputParameters, checkTypedParameters } from './kserveTensorParameters.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
 
@@ -190,6 +190,10 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   checkNameCounts(
     opts.model,
     read.body.inputs.map((i) => i.name),
+    read.body.outputs?.map((o) => o.name),
+  );
+  checkOutputNames(
+    opts.model,
     read.body.outputs?.map((o) => o.name),
   );
   for (const output of read.body.outputs ?? []) checkOutputParameters(output.parameters);

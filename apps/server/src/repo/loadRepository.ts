@@ -194,7 +194,16 @@ async function loadGraphs(
         );
       }
     } catch (err) {
-      problems.push({ code: 'graph-load', severity: 'error', message: `${m.name}: ${(err as Error).message}` });
+      const why = (err as Error).message;
+      problems.push({ code: 'graph-load', severity: 'error', message: `${m.name}: ${why}` });
+      // Listed as an ensemble that failed to load, so every place that asks for it says why (a model that
+      // fails does the same), and a save or delete of the graph by that name is still allowed.
+      const compiled = catalogueModel(catalogue, m.name);
+      catalogue.models[m.name] = {
+        ...(compiled ?? brokenModel(m.name, m.versions, why)),
+        platform: 'ensemble',
+        error: why,
+      };
     }
   }
   return graphs;

@@ -106,8 +106,11 @@ export async function deleteGraph(repo: Repository | (() => Repository), name: s
 }
 
 async function deleteUnlocked(repo: Repository, name: string): Promise<boolean> {
-  if (!ownValue(repo.graphs, name)) return false;
   const dir = safeJoin(repo.dir, name);
+  // A saved graph that did not load (listed as a failed ensemble) can still be deleted.
+  const listed = catalogueModel(repo.catalogue, name);
+  const failed = listed?.platform === 'ensemble' && listed.error !== undefined && existsSync(join(dir, 'studio.json'));
+  if (!ownValue(repo.graphs, name) && !failed) return false;
   await rm(join(dir, 'studio.json'), { force: true });
   const ensemble = catalogueModel(repo.catalogue, name)?.platform === 'ensemble';
   if (ensemble) await rm(join(dir, 'config.pbtxt'), { force: true });

@@ -30,9 +30,12 @@ export async function compileCommand(argv: string[], io: CliIO): Promise<number>
       throw new CliError(`cannot open repository: ${err.code ?? err.message}`);
     },
   );
-  // Compiled files written into the repository would replace its own models' files (or add models to it).
+  // Compiled files written into the repository would replace its own models' files (or add models to it); a zip
+  // written there could replace one of them (`--zip REPO/det/1/model.onnx`).
   if (out && isInsideReal(repo.dir, userPath(out)))
     throw new UsageError('--out must not be the source repository or inside it');
+  if (zip && isInsideReal(repo.dir, userPath(zip)))
+    throw new UsageError('--zip must not be inside the source repository');
   const graph = await resolveTarget(repo, target, false);
   const result = compileGraph(graph, repo.catalogue);
   for (const d of result.diagnostics) io.err(formatDiagnostic({ target: graph.name, ...d }));

@@ -1,6 +1,7 @@
 import { DEFAULT_WEB_DIST, closeOnSignals, startServer } from '../../main.ts';
 import { startGrpcServer, type GrpcServer } from '../../grpc/server.ts';
 import { directoryValue, parseCommandArgs, portValue, str, userPath } from '../args.ts';
+import { releaseHeldSignals } from '../heldSignals.ts';
 import type { CliIO } from '../io.ts';
 
 /**
@@ -35,32 +36,46 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const token = str(values, 'token', process.env.STUDIO_TOKEN);
   const web = str(values, 'web');
   const host = str(values, 'host', '127.0.0.1')!;
-  const server = await startServer({
-    repo: directoryValue(str(values, 'repo', io.defaultRepo)!, 'repo'),
-    port,
-    host,
-    ...(token ? { token } : {}),
-    webDist: web ? userPath(web) : DEFAULT_WEB_DIST,
-    modelLog: io.err,
-    log: io.err,
-    ...(importRoots.length > 0 ? { importRoots } : {}),
-  });
+  // The signals are handled from the start: a SIGTERM while the models load ends their loads (a stub in
+  // `initialize` is killed) and exits as after listening, where Node's default would die at once.
+  const stopping = new AbortController();
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
   let grpc: GrpcServer | undefined;
-  try {
+  const starting = (async () => {
+    server = await startServer({
+      repo: directoryValue(str(values, 'repo', io.defaultRepo)!, 'repo'),
+      port,
+      host,
+      ...(token ? { token } : {}),
+      webDist: web ? userPath(web) : DEFAULT_WEB_DIST,
+      modelLog: io.err,
+      log: io.err,
+      ...(importRoots.length > 0 ? { importRoots } : {}),
+      signal: stopping.signal,
+    });
     if (grpcPort !== null) grpc = await startGrpcServer(server.studio, host, grpcPort, io.err);
-  } catch (err) {
-    await server.close();
-    throw err;
-  }
-  io.out(`listening on ${server.url}`);
-  if (grpc) io.out(`grpc listening on ${grpc.address}`);
-  for (const p of server.studio.repository.problems) io.err(`warning: ${p.message}`);
-  await new Promise<void>((resolve) => {
+  })();
+  const stopped = new Promise<void>((resolve) => {
     closeOnSignals(async () => {
+      stopping.abort();
+      await starting.catch(() => undefined);
       await grpc?.close();
-      await server.close();
+      await server?.close();
       resolve();
     }, io.err);
   });
+  releaseHeldSignals();
+  try {
+    await starting;
+  } catch (err) {
+    if (stopping.signal.aborted) return stopped.then(() => 0);
+    await server?.close();
+    throw err;
+  }
+  if (stopping.signal.aborted) return stopped.then(() => 0);
+  io.out(`listening on ${server!.url}`);
+  if (grpc) io.out(`grpc listening on ${grpc.address}`);
+  for (const p of server!.studio.repository.problems) io.err(`warning: ${p.message}`);
+  await stopped;
   return 0;
 }

@@ -4,7 +4,7 @@ import { status } from '@grpc/grpc-js';
 import type { RunRequest, RunResult } from '../../engine/types.ts';
 import { ApiError, badRequest } from '../../http/errors.ts';
 import { findServedModel, type ServedModel } from '../../http/servedModels.ts';
-import { checkInputs } from '../../http/kserveChecks.ts';
+import { checkInputs, checkOutputNames } from '../../http/kserveChecks.ts';
 import { runError, sequenceOf } from '../../http/routes/kserveRun.ts';
 import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';
@@ -58,6 +58,10 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Re
     throw new ApiError(503, 'unavailable', `model '${served.name}' is not ready: ${served.error ?? 'unavailable'}`);
   const target = runTarget(studio, served);
   checkRequestParameters(req.parameters);
+  checkOutputNames(
+    served,
+    req.outputs?.map((o) => o.name),
+  );
   const inputs = decoded ?? requestInputs(req, studio.limits.maxTensorElements);
   checkInputs(served, inputs);
   const params = requestParameters(req);
@@ -127,13 +131,13 @@ export async function modelInfer(
   const result = await runPrepared(studio, p, signal);
   const err = runError(result, p.plainModel);
   if (err) throw err;
-  return inferResponse(p.base, await shapedOutputs(p, result.outputs, true), p.requested, true);
+  return inferResponse(p.base, await shapedOutputs(p, result.outputs, true), p.requested);
 }
 
 /**
  * `outputs` as they are sent (`p.shape`), at once when none is classified in the body worker. `mayMove`: the outputs
  * are the run's last and nothing else sends them, so an output asked for once may be handed to the worker.
- * @example inferResponse(p.base, await shapedOutputs(p, result.outputs, true), p.requested, true)
+ * @example inferResponse(p.base, await shapedOutputs(p, result.outputs, true), p.requested)
  */
 export function shapedOutputs(
   p: PreparedInfer,

@@ -74,7 +74,7 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     const send = (outputs: Record<string, Tensor>, final: boolean, owned = false) => {
       finalSent ||= final;
       const message = (shaped: Record<string, Tensor | EncodedBytes>): StreamMessage => {
-        const r = inferResponse(p.base, shaped, p.requested, !p.decoupled);
+        const r = inferResponse(p.base, shaped, p.requested);
         r.parameters.triton_final_response = wireParameter(final);
         return { error_message: '', infer_response: r };
       };

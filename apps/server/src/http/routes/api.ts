@@ -13,6 +13,7 @@ import {
   apiCompileRequestSchema,
   apiGraphRequestSchema,
   apiImportRequestSchema,
+  catalogueModel,
   hasErrors,
   isObj,
   migrate,
@@ -41,6 +42,13 @@ function graphName(req: Request): string {
   if (!isSafeName(name))
     throw new ApiError(400, 'bad-name', `"${String(name).slice(0, 128)}" is not a valid graph name`);
   return name;
+}
+
+/** A graph of the repository that did not load (its studio.json over the limit, not JSON…), saying why. */
+function failedGraph(studio: Studio, name: string): ApiError | undefined {
+  const m = catalogueModel(studio.catalogue, name);
+  if (m?.platform !== 'ensemble' || !m.error) return undefined;
+  return new ApiError(422, 'graph-load', `graph "${name}" did not load: ${m.error}`);
 }
 
 /** GET health / catalogue / graphs list. */
@@ -74,8 +82,9 @@ function readRoutes(studio: Studio, router: Router): void {
     res.json({ graphs: graphs.sort((a, b) => a.name.localeCompare(b.name)) } satisfies ApiGraphList);
   });
   router.get('/graphs/:name', (req, res) => {
-    const g = ownValue(studio.repository.graphs, graphName(req));
-    if (!g) throw new ApiError(404, 'not-found', `no graph named "${req.params.name}"`);
+    const name = graphName(req);
+    const g = ownValue(studio.repository.graphs, name);
+    if (!g) throw failedGraph(studio, name) ?? new ApiError(404, 'not-found', `no graph named "${name}"`);
     res.json(g satisfies ApiGraph);
   });
 }

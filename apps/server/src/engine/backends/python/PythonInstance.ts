@@ -12,7 +12,7 @@ import { initArgs, tritonInstanceName, type PythonSpec } from './pythonSpec.ts';
 import { loadProblem, spawnProblem, withTraceback } from './processProblems.ts';
 import { stubEnv } from './stubEnv.ts';
 import { startStub, type StubChild } from './stubProcess.ts';
-import { watchStubHealth } from './stubHealth.ts';
+import { SERVING_HEALTH_MS, watchStubHealth, watchWhileBusy } from './stubHealth.ts';
 import { regionMaxBytes } from './sharedRegion.ts';
 import { TensorRegions } from './tensorRegions.ts';
 import type { PendingExecute } from './pendingExecute.ts';
@@ -30,7 +30,13 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   private toPy: Writable | undefined;
   /** fd 5: cancels and BLS replies, read by the stub's main thread while its model thread runs `execute`. */
   private toPyAtOnce: Writable | undefined;
-  private readonly executes = new ExecuteTable((offsets) => this.regions.free(offsets));
+  private readonly executes = new ExecuteTable(
+    (offsets) => this.regions.free(offsets),
+    (busy) => this.watchServing(busy),
+  );
+  private readonly servingHealth = watchWhileBusy();
+  /** Set when the serving health watch killed the stub: its exit fails the requests with these words. */
+  private unhealthyWhy: string | undefined;
   private loading: { resolve: (r: LoadInfo) => void; reject: (e: Error) => void; stderr: string[] } | undefined;
   private closing: (() => void) | undefined;
   private readonly blsCalls: BlsCalls;
@@ -204,7 +210,11 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const message = withTraceback(String(h.message), h.traceback);
     const l = this.loading;
     if (l) this.regions.close();
-    if (!l) return this.closing?.();
+    if (!l) {
+      // `finalize` raised: Triton logs it and goes on ending the stub.
+      this.logged('error', message);
+      return this.closing?.();
+    }
     this.loading = undefined;
     this.state = 'dead';
     this.proc?.kill('SIGKILL');
@@ -247,6 +257,21 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     w.uncork();
   }
 
+  /**
+   * While the stub has requests, its health is watched as Triton's backend watches it while it waits on a reply: a
+   * stub stopped for `SERVING_HEALTH_MS` fails its requests with Triton's words and is killed, then restarted as
+   * after a crash (this python_backend version leaves it in place, failing every request after a second's wait).
+   */
+  private watchServing(busy: boolean): void {
+    const proc = this.proc;
+    if (!busy || !proc || this.state !== 'ready') return this.servingHealth(undefined);
+    this.servingHealth(proc.pid, () => {
+      // Ended as a crash is (its exit runs `died`), with Triton's words for its requests.
+      this.unhealthyWhy = `Stub process '${tritonInstanceName(this.spec.model, this.name)}' is not healthy.`;
+      proc.kill('SIGKILL');
+    });
+  }
+
   private died(proc: StubChild, why: string): void {
     if (this.proc !== proc || this.state === 'dead' || this.state === 'closed') return;
     this.lines.flush();
@@ -261,9 +286,12 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       return;
     }
     this.blsCalls.abortAll();
+    const unhealthy = this.unhealthyWhy;
+    this.unhealthyWhy = undefined;
     const err = new EngineError(
       'instance-crashed',
-      `model instance ${this.name} (python) ${why}; its in-flight requests failed and it is being restarted`,
+      unhealthy ??
+        `model instance ${this.name} (python) ${why}; its in-flight requests failed and it is being restarted`,
     );
     this.executes.failAll(closing ? new EngineError('closed', 'the engine is shutting down') : err);
     if (!closing) this.onCrash(this, err);
@@ -287,8 +315,14 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         resolve();
       };
       proc.onExit(() => this.closing?.());
-      if (this.state === 'ready') this.send({ type: 'finalize' });
-      else proc.kill('SIGKILL');
+      if (this.state !== 'ready') {
+        proc.kill('SIGKILL');
+        return;
+      }
+      this.send({ type: 'finalize' });
+      // As Triton's unload, a stub that is not healthy is killed rather than waited for.
+      const health = watchStubHealth(proc.pid, () => proc.kill('SIGKILL'), SERVING_HEALTH_MS);
+      proc.onExit(() => health.stop());
     });
     this.state = 'closed';
     proc.kill('SIGKILL');

@@ -12,8 +12,14 @@ export class ExecuteTable {
   private nextId = 1;
   private readonly pending = new Map<number, PendingExecute>();
 
-  /** @param freeRanges gives an execute's input ranges in the Node-to-stub region back. */
-  constructor(private readonly freeRanges: (offsets: number[]) => void) {}
+  /**
+   * @param freeRanges gives an execute's input ranges in the Node-to-stub region back.
+   * @param occupied told `true` when the stub gets a request while it had none, `false` when it has none left.
+   */
+  constructor(
+    private readonly freeRanges: (offsets: number[]) => void,
+    private readonly occupied: (busy: boolean) => void = () => {},
+  ) {}
 
   /** A new execute with its own id. */
   open(
@@ -24,6 +30,7 @@ export class ExecuteTable {
     const id = this.nextId++;
     const p = new PendingExecute(body, resolve, reject);
     this.pending.set(id, p);
+    if (this.pending.size === 1) this.occupied(true);
     return { id, p };
   }
 
@@ -100,7 +107,7 @@ export class ExecuteTable {
   }
 
   private settle(id: number, p: PendingExecute): void {
-    this.pending.delete(id);
+    if (this.pending.delete(id) && this.pending.size === 0) this.occupied(false);
     this.freeInputs(p);
     if (p.killTimer) clearTimeout(p.killTimer);
     if (p.onAbort) p.body.signal?.removeEventListener('abort', p.onAbort);

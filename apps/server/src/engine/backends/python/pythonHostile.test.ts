@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
@@ -115,5 +115,40 @@ describe('python interpreter problems', () => {
     } finally {
       await e.close();
     }
+  });
+});
+
+describe('a model.py whose finalize raises', () => {
+  it('has its error and traceback in the server log at unload, as Triton logs them', async () => {
+    // The stub reported the failure and the studio dropped it: the log said nothing.
+    const dir = tempDir('py-finalize-raises-');
+    mkdirSync(join(dir, 'fin_raise', '1'), { recursive: true });
+    writeFileSync(
+      join(dir, 'fin_raise', 'config.pbtxt'),
+      `backend: "python"
+input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]
+`,
+    );
+    writeFileSync(
+      join(dir, 'fin_raise', '1', 'model.py'),
+      `class TritonPythonModel:
+    def execute(self, requests):
+        return []
+
+    def finalize(self):
+        raise RuntimeError("finalize exploded")
+`,
+    );
+    const lines: string[] = [];
+    const e = await Engine.create({
+      repository: await loadRepository(dir),
+      onModelLog: (_model, instance, level, message) => lines.push(`${instance} ${level} ${message}`),
+    });
+    e.unloadModel('fin_raise');
+    await e.close();
+    const logged = lines.find((l) => l.includes('finalize exploded'));
+    expect(logged).toMatch(/^fin_raise_0 error finalize of model 'fin_raise' failed: RuntimeError: finalize exploded/);
+    expect(logged).toContain('raise RuntimeError("finalize exploded")'); // its traceback
   });
 });

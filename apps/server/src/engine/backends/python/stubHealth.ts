@@ -8,6 +8,11 @@ import { readFile } from 'node:fs/promises';
 
 /** How long a stub may stay stopped before it is unhealthy: Triton's wait for an `initialize` answer. */
 const STUB_HEALTH_TIMEOUT_MS = 5000;
+/**
+ * How long a stub with requests (or finalizing) may stay stopped: Triton's backend waits 1 s for a reply
+ * (`ReceiveMessageFromStub`), then fails the requests if the stub has not marked itself healthy meanwhile.
+ */
+export const SERVING_HEALTH_MS = 1000;
 const POLL_MS = 500;
 
 /** Whether process `pid` is stopped (signal or tracer stop); false when it cannot be read (gone, or no /proc). */
@@ -55,5 +60,20 @@ export function watchStubHealth(
       stopped = true;
       clearInterval(timer);
     },
+  };
+}
+
+/**
+ * A watch that runs only while a stub has requests (an idle stub is not polled): `watch(pid, unhealthy)` starts it
+ * (ending any before), `watch(undefined)` ends it.
+ * @example const watch = watchWhileBusy(); watch(proc.pid, fail); …; watch(undefined);
+ */
+export function watchWhileBusy(
+  timeoutMs = SERVING_HEALTH_MS,
+): (pid: number | undefined, unhealthy?: () => void) => void {
+  let health: { stop: () => void } | undefined;
+  return (pid, unhealthy) => {
+    health?.stop();
+    health = pid !== undefined && unhealthy ? watchStubHealth(pid, unhealthy, timeoutMs) : undefined;
   };
 }

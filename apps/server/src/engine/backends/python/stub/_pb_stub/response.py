@@ -66,7 +66,8 @@ class InferenceResponse:
 
 
 def deliver(state, response, flags, raise_refused=False):
-    """Sends one response of an incoming request to Node, with the checks Triton's sender makes.
+    """Sends one response of an incoming request to Node, with the checks Triton's sender makes (and its words:
+    python_backend src/response_sender.cc).
 
     A response with an output over the server's limits goes as an error response naming it (the request fails
     with that message), and with `raise_refused` (the model's own send) the OverLimit is raised afterwards too,
@@ -74,10 +75,10 @@ def deliver(state, response, flags, raise_refused=False):
     """
     refused = None
     if flags not in (0, TRITONSERVER_RESPONSE_COMPLETE_FINAL):
-        raise TritonModelException(
-            f"Unable to send response: flags must be 0 or TRITONSERVER_RESPONSE_COMPLETE_FINAL, got {flags!r}")
+        raise TritonModelException("Unable to send response. Unsupported flag provided.")
     if response is None and flags == 0:
-        raise TritonModelException("Unable to send response: without the COMPLETE_FINAL flag a response is needed")
+        raise TritonModelException(
+            "Inference Response object must be provided when the response flags is set to zero.")
     if response is not None and not isinstance(response, InferenceResponse):
         raise TypeError(f"send() takes a pb_utils.InferenceResponse, found {type(response).__name__}")
     final = flags == TRITONSERVER_RESPONSE_COMPLETE_FINAL
@@ -85,12 +86,13 @@ def deliver(state, response, flags, raise_refused=False):
         if not RUNTIME.decoupled:
             if response is not None and state.sent > 0:
                 raise TritonModelException(
-                    "Unable to send response: a non-decoupled model sends exactly one response per request")
+                    "Unable to send response. Non-decoupled model cannot send more than one response.")
             if response is None and final and state.sent == 0:
                 raise TritonModelException(
-                    "Unable to send response: a non-decoupled model must send its response before COMPLETE_FINAL")
+                    "Unable to send response. Non-decoupled model cannot send complete final before sending a "
+                    "response.")
         if state.closed:
-            raise TritonModelException("Unable to send response: this request's response sender is closed")
+            raise TritonModelException("Unable to send response. Response sender has been closed.")
         state.sent += 1
         if final:
             state.closed = True

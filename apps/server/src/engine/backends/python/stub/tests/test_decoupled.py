@@ -193,9 +193,45 @@ class NonDecoupledSenderTest(unittest.TestCase):
         responses, executed = peer.collect(1, 1)
         self.assertIsNone(executed["error"])
         self.assertEqual([r["final"] for r in responses], [False, True])
-        self.assertIn(b"must send its response before COMPLETE_FINAL", responses[0].tensors()["P"][0])
-        self.assertIn("exactly one response per request", peer.logs[0]["message"])
+        # Triton's words (python_backend src/response_sender.cc).
+        self.assertEqual(responses[0].tensors()["P"][0],
+                         b"Unable to send response. Non-decoupled model cannot send complete final before sending a response.")
+        self.assertEqual(peer.logs[0]["message"],
+                         "Unable to send response. Non-decoupled model cannot send more than one response.")
         self.assertEqual(peer.logs[0]["level"], "warn")
+
+    def test_a_closed_sender_and_a_bad_flag_raise_tritons_words(self):
+        peer = StubPeer("""
+            import numpy as np
+            import triton_python_backend_utils as pb_utils
+
+            class TritonPythonModel:
+                def execute(self, requests):
+                    sender = requests[0].get_response_sender()
+                    problems = []
+                    for flags in (7, 0):
+                        try:
+                            sender.send(flags=flags)
+                        except pb_utils.TritonModelException as e:
+                            problems.append(str(e))
+                    sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+                    try:
+                        sender.send(pb_utils.InferenceResponse([]))
+                    except pb_utils.TritonModelException as e:
+                        problems.append(str(e))
+                    for p in problems:
+                        pb_utils.Logger.log_warn(p)
+                    return None
+        """)
+        self.addCleanup(peer.close)
+        self.assertEqual(peer.init(DECOUPLED)["type"], "ready")
+        peer.execute(1, [{"inputs": []}])
+        peer.collect(1, 1)
+        self.assertEqual([l["message"] for l in peer.logs], [
+            "Unable to send response. Unsupported flag provided.",
+            "Inference Response object must be provided when the response flags is set to zero.",
+            "Unable to send response. Response sender has been closed.",
+        ])
 
 
 if __name__ == "__main__":
