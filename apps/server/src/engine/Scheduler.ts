@@ -1,10 +1,9 @@
-import type { ConditionNode, GraphNode, NodeTiming, Tensor } from '@ensemble-studio/core';
-import { abortError, messageOf, ModelError } from './errors.ts';
+import type { GraphNode, Tensor } from '@ensemble-studio/core';
 import { memberSpans, type FusedGroup } from './fusion.ts';
 import { indexGraph, withoutOmittedInputs, type GraphIndex } from './graphIndex.ts';
 import { PortJoin } from './portJoin.ts';
-import { conditionExit, nodeFailure, type RunFailure, schedulerResult, skipReasonOf } from './runOutcome.ts';
-import type { ExecContext, ExitInfo, NodeRun, SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
+import { RunLedger } from './RunLedger.ts';
+import type { ExecContext, NodeRun, SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
 import { ResponseCollector } from './responses.ts';
 import { RunEvents } from './runEvents.ts';
 import { TensorRefs } from './tensorRefs.ts';
@@ -19,22 +18,13 @@ export class Scheduler {
   private readonly idx: GraphIndex;
   private readonly now: () => number;
   private readonly events: RunEvents;
-  /** Inputs gathered for nodes of several ports (made on first use, as `counters`: most runs of a stream need neither). */
+  private readonly ledger: RunLedger;
+  /** Inputs gathered for nodes of several ports (made on first use: most runs of a stream need none). */
   private pending: PortJoin | undefined;
   private refs = new TensorRefs();
-  private executed = new Set<string>();
-  private counters: Map<string, number> | undefined;
-  private outputs: Record<string, Tensor> = {};
   /** The graph's responses, when they are streamed (`onResponse`). */
   private readonly responses: ResponseCollector | undefined;
-  private timings: NodeTiming[] = [];
   private inflight = 0;
-  private partials = 0;
-  /** Nodes that finished having sent no response (a decoupled model's choice). */
-  private silentNodes = 0;
-  private stopped = false;
-  private failure: RunFailure | undefined;
-  private exit: ExitInfo | undefined;
   private done!: (r: SchedulerResult) => void;
   private readonly ctx: ExecContext;
 
@@ -42,6 +32,7 @@ export class Scheduler {
     this.idx = withoutOmittedInputs(o.index ?? indexGraph(o.graph), o.inputs);
     this.now = o.now ?? perfNow;
     this.events = new RunEvents(o.emit, o.runId, o.observed ?? true, this.now());
+    this.ledger = new RunLedger(o.graph, this.idx, o.signal, this.events);
     this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
     this.ctx = {
       signal: o.signal,
@@ -60,7 +51,7 @@ export class Scheduler {
     for (const node of this.idx.nodes.values()) {
       if (node.kind === 'input') {
         const t = this.o.inputs[node.params.name];
-        this.executed.add(node.id);
+        this.ledger.executed.add(node.id);
         if (t) this.finishNode(node, 0, { responses: [{ out: t }] }, this.now(), {});
       } else if (this.idx.inPorts.get(node.id)!.size === 0) {
         this.launch(node, 0, {});
@@ -73,26 +64,26 @@ export class Scheduler {
   private deliver(nodeId: string, iteration: number, port: string, t: Tensor): void {
     const node = this.idx.nodes.get(nodeId)!;
     if (node.kind === 'output') {
-      this.outputs[node.params.name] = t;
-      this.executed.add(node.id);
+      this.ledger.outputs[node.params.name] = t;
+      this.ledger.executed.add(node.id);
       this.responses?.add(iteration, node.params.name, t);
       return;
     }
     const ports = this.idx.inPorts.get(nodeId)!.size;
     if (ports === 1) {
-      if (!this.stopped && !this.o.signal.aborted) this.launch(node, iteration, { [port]: t });
+      if (this.ledger.open) this.launch(node, iteration, { [port]: t });
       return;
     }
     this.pending ??= new PortJoin();
     const got = this.pending.add(nodeId, iteration, port, t, ports);
-    if (got && !this.stopped && !this.o.signal.aborted) {
+    if (got && this.ledger.open) {
       this.pending.take(nodeId, iteration);
       this.launch(node, iteration, Object.fromEntries(got));
     }
   }
 
   private launch(node: GraphNode, iteration: number, inputs: Record<string, Tensor>): void {
-    this.executed.add(node.id);
+    this.ledger.executed.add(node.id);
     const startedAt = this.now();
     this.events.started(node.id, startedAt);
     const group = this.o.groups?.get(node.id);
@@ -175,7 +166,7 @@ export class Scheduler {
     const onFailure = (err: unknown): void => {
       // Nothing ran (the instance crashed, the run was cancelled, the model is unavailable): the model's failure.
       if (model !== members[0]) {
-        this.executed.delete(members[0]!.id);
+        this.ledger.executed.delete(members[0]!.id);
         this.startMember(model, this.now());
       }
       this.failNode(model, err, inputs);
@@ -210,7 +201,7 @@ export class Scheduler {
   }
 
   private startMember(node: GraphNode, at: number): void {
-    this.executed.add(node.id);
+    this.ledger.executed.add(node.id);
     this.events.started(node.id, at);
   }
 
@@ -225,33 +216,27 @@ export class Scheduler {
   ): void {
     this.refs.release(inputs);
     const timing = this.events.finished(node.id, r, startedAt, endedAt);
-    if (node.kind !== 'input') this.timings.push(timing);
-    if (r.exit && node.kind === 'condition') this.onExit(node, r.exit.value);
-    if (r.responses.length === 0 && !r.exit && !this.counters?.has(node.id)) this.silentNodes++;
+    const ledger = this.ledger;
+    if (node.kind !== 'input') ledger.timings.push(timing);
+    if (r.exit && node.kind === 'condition') ledger.onExit(node, r.exit.value);
+    if (r.responses.length === 0 && !r.exit && !ledger.hasStreamed(node.id)) ledger.silentNodes++;
     const multi = r.responses.length !== 1;
-    if (multi) this.partials += r.responses.length;
+    if (multi) ledger.partials += r.responses.length;
     for (let k = 0; k < r.responses.length; k++) {
       const resp = r.responses[k]!;
       if (multi) this.events.partial(node.id, k, resp);
-      const iter = multi ? this.nextIteration(node.id) : iteration;
+      const iter = multi ? ledger.nextIteration(node.id) : iteration;
       this.publish(node.id, iter, resp, group);
     }
   }
 
   /** A decoupled node's response arriving while it still runs: published at once as a new iteration. */
   private streamed(node: GraphNode, resp: Record<string, Tensor>): void {
-    if (this.stopped || this.o.signal.aborted) return;
-    const k = this.nextIteration(node.id);
-    this.partials++;
+    if (!this.ledger.open) return;
+    const k = this.ledger.nextIteration(node.id);
+    this.ledger.partials++;
     this.events.partial(node.id, k, resp);
     this.publish(node.id, k, resp);
-  }
-
-  private nextIteration(nodeId: string): number {
-    this.counters ??= new Map();
-    const c = this.counters.get(nodeId) ?? 0;
-    this.counters.set(nodeId, c + 1);
-    return c;
   }
 
   /** Sends `resp` along the node's edges; a fused member's tensors reach the other members in the worker, not here. */
@@ -274,38 +259,16 @@ export class Scheduler {
     }
   }
 
-  private onExit(node: ConditionNode, value: number | boolean): void {
-    if (this.exit) return;
-    const { exit, stops, failure } = conditionExit(this.o.graph, node, value);
-    this.exit = exit;
-    // gate: nothing more flows past the gate (it sent no response); bls/error: the request ends here.
-    if (stops) this.stopped = true;
-    this.failure ??= failure;
-  }
-
   private failNode(node: GraphNode, err: unknown, inputs: Record<string, Tensor>): void {
     this.refs.release(inputs);
-    const aborted = this.o.signal.aborted;
-    const message = aborted ? abortError(this.o.signal).message : messageOf(err);
-    this.events.failed(node.id, message, err instanceof ModelError ? err.traceback : undefined);
-    this.stopped = true;
-    if (aborted || this.failure) return;
-    this.failure = nodeFailure(this.o.graph, node, err, message);
+    this.ledger.failed(node, err);
   }
 
   private maybeFinish(): void {
     if (this.inflight > 0) return;
-    const reason = skipReasonOf(this.o.signal, this.failure, this.exit);
-    if (reason) for (const id of this.idx.nodes.keys()) if (!this.executed.has(id)) this.events.skipped(id, reason);
-    const result = this.result();
+    const result = this.ledger.result();
     if (result.status !== 'failed') this.responses?.flush();
     this.done(result);
-  }
-
-  private result(): SchedulerResult {
-    const { graph, signal } = this.o;
-    const { idx, failure, exit, outputs, timings, partials, silentNodes } = this;
-    return schedulerResult({ graph, idx, signal, failure, exit, outputs, timings, partials, silentNodes });
   }
 }
 

@@ -39,7 +39,7 @@ export interface InferRequest {
   inputs: Record<string, Tensor>;
   signal?: CancelSignal;
   sequence?: SequenceFlags;
-  /** True when the caller is the last holder of `t`, so its buffer may move to the worker. */
+  /** Asked once per input as it is handed over: true when the caller is the last holder of `t`, so its buffer may move to the worker. */
   canTransfer?: (t: Tensor) => boolean;
   /** Called when this request binds a new sequence to an instance. */
   onBound?: (instance: string) => void;

@@ -37,7 +37,10 @@ export interface GroupRun {
 
 export interface ExecContext {
   signal: CancelSignal;
-  /** Whether `t`'s buffer may move to a worker (no one else will read it). */
+  /**
+   * Asked once per input as it is handed to a worker (moved or copied; the node reads it on this thread no more):
+   * whether `t`'s buffer may move there, no one else holding it. Each answer lets go of the node's hold on it.
+   */
   canTransfer(t: Tensor): boolean;
   /** Someone watches the run's events, so node outputs get summarised (stats, previews, thumbnails). */
   observed: boolean;

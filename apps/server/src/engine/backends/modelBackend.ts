@@ -12,7 +12,7 @@ export interface BackendCall {
   /** Pinned instance (sequence batching), or undefined for any idle instance. */
   pin?: number;
   signal?: CancelSignal;
-  /** Whether `t`'s buffer may move to the instance (no one else will read it). */
+  /** Asked once per input as it is handed over (moved or copied): whether `t`'s buffer may move to the instance. */
   canTransfer?: (t: Tensor) => boolean;
   /** Summarise the outputs where they are made (a watched run). */
   summarize?: boolean;
