@@ -217,7 +217,13 @@ export class Engine {
         observed: req.onEvent !== undefined,
         groups: groups && this.runFusion.groups(groups, graph.name),
       };
-      if (onResponse) options.onResponse = (o: Record<string, Tensor>) => onResponse(o, false);
+      // A response sent final (the run's last, as its model sent it) stands for the flags-only final at the end.
+      let sentFinal = false;
+      if (onResponse)
+        options.onResponse = (o: Record<string, Tensor>, final: boolean) => {
+          sentFinal ||= final;
+          onResponse(o, final);
+        };
       const scheduler = new Scheduler(options);
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
@@ -226,8 +232,9 @@ export class Engine {
       if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
       if (req.onEvent) emitEnd(runId, r, performance.now() - t0, emit);
       if (req.onResponse && r.status !== 'failed') {
-        if (decoupled) req.onResponse({}, true);
-        else if (r.status === 'completed') req.onResponse(r.outputs, true);
+        if (decoupled) {
+          if (!sentFinal) req.onResponse({}, true);
+        } else if (r.status === 'completed') req.onResponse(r.outputs, true);
       }
       const result: RunResult = { runId, status: r.status, outputs: r.outputs, timings: r.timings };
       if (r.exit) result.exit = r.exit;

@@ -38,7 +38,7 @@ export class Scheduler {
       signal: o.signal,
       canTransfer: this.refs.canTransfer,
       observed: this.events.observed,
-      respond: (node, outputs) => this.streamed(node, outputs),
+      respond: (node, outputs, final) => this.streamed(node, outputs, final),
       log: (node, l) => this.events.log(node.id, l),
     };
   }
@@ -230,13 +230,26 @@ export class Scheduler {
     }
   }
 
-  /** A decoupled node's response arriving while it still runs: published at once as a new iteration. */
-  private streamed(node: GraphNode, resp: Record<string, Tensor>): void {
+  /**
+   * A decoupled node's response arriving while it still runs: published at once as a new iteration. The model's
+   * FINAL response is the run's last when this node is the only one running, nothing waits for a port, and it
+   * feeds only the graph's outputs: the graph's response it completes is then final, as Triton's ensemble marks it.
+   */
+  private streamed(node: GraphNode, resp: Record<string, Tensor>, final: boolean): void {
     if (!this.ledger.open) return;
     const k = this.ledger.nextIteration(node.id);
     this.ledger.partials++;
     this.events.partial(node.id, k, resp);
+    const last = final && this.inflight === 1 && !this.pending?.holding && this.feedsOnlyOutputs(node.id);
+    this.responses?.markFinal(last);
     this.publish(node.id, k, resp);
+    this.responses?.markFinal(false);
+  }
+
+  private feedsOnlyOutputs(nodeId: string): boolean {
+    for (const edges of this.idx.out.get(nodeId)!.values())
+      for (const e of edges) if (this.idx.nodes.get(e.target)?.kind !== 'output') return false;
+    return true;
   }
 
   /** Sends `resp` along the node's edges; a fused member's tensors reach the other members in the worker, not here. */

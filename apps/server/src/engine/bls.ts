@@ -48,8 +48,9 @@ export function answerBls(deps: BlsDeps, call: BlsCall, sink: BlsSink): void {
       ...(call.timeoutUs > 0 ? { timeoutMs: Math.max(1, Math.ceil(call.timeoutUs / 1000)) } : {}),
       ...(call.decoupled
         ? {
+            // The last call may only say that nothing follows (no outputs), or carry the last response.
             onResponse: (outputs: Record<string, Tensor>, final: boolean) => {
-              if (!final) {
+              if (!final || Object.keys(outputs).length > 0) {
                 streamed++;
                 sink.response(pick(outputs));
               }

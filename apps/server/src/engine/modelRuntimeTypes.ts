@@ -46,7 +46,7 @@ export interface InferRequest {
   /** Summarise the outputs in the worker (for a run someone watches; costs ~1 ms on large outputs). */
   summarize?: boolean;
   /** A decoupled model's responses, each as it arrives (else they come back in `InferResult.responses`). */
-  respond?: (outputs: Record<string, Tensor>) => void;
+  respond?: (outputs: Record<string, Tensor>, final: boolean) => void;
   /** Lines the model logs while it runs this request. */
   onLog?: BackendCall['onLog'];
 }

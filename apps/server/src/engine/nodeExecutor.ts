@@ -191,7 +191,7 @@ function runModel(
     summarize: ctx.observed,
   };
   if (deps.onBound) req.onBound = boundTo(deps.onBound, node, rt.name);
-  if (decoupled) req.respond = (o: Record<string, Tensor>) => ctx.respond(node, strip(o));
+  if (decoupled) req.respond = (o: Record<string, Tensor>, final: boolean) => ctx.respond(node, strip(o), final);
   if (ctx.observed)
     req.onLog = (level: LogLevel, message: string, instance: string) =>
       ctx.log(node, { model: rt.name, instance, level, message });

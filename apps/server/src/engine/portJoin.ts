@@ -15,6 +15,12 @@ export class PortJoin {
     return got.size === ports ? got : undefined;
   }
 
+  /** Some node waits here for a tensor on another port. */
+  get holding(): boolean {
+    for (const byIter of this.byNode.values()) if (byIter.size > 0) return true;
+    return false;
+  }
+
   /** Forgets the inputs of `iteration` (they were launched). */
   take(nodeId: string, iteration: number): void {
     this.byNode.get(nodeId)?.delete(iteration);

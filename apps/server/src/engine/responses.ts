@@ -8,11 +8,17 @@ import type { Tensor } from '@ensemble-studio/core';
  */
 export class ResponseCollector {
   private iterations = new Map<number, Record<string, Tensor>>();
+  private finalNow = false;
 
   constructor(
     private readonly outputs: number,
-    private readonly send: (outputs: Record<string, Tensor>) => void,
+    private readonly send: (outputs: Record<string, Tensor>, final: boolean) => void,
   ) {}
+
+  /** While set, a response completed by `add` is the run's last (sent final) unless others still wait. */
+  markFinal(final: boolean): void {
+    this.finalNow = final;
+  }
 
   /** Output `name` of iteration `iteration` arrived. */
   add(iteration: number, name: string, t: Tensor): void {
@@ -20,13 +26,13 @@ export class ResponseCollector {
     got[name] = t;
     if (Object.keys(got).length < this.outputs) return void this.iterations.set(iteration, got);
     this.iterations.delete(iteration);
-    this.send(got);
+    this.send(got, this.finalNow && this.iterations.size === 0);
   }
 
   /** Sends what incomplete iterations have (a decoupled model may send responses carrying some outputs only). */
   flush(): void {
     const left = [...this.iterations.entries()].sort((a, b) => a[0] - b[0]);
     this.iterations.clear();
-    for (const [, got] of left) this.send(got);
+    for (const [, got] of left) this.send(got, false);
   }
 }

@@ -44,8 +44,11 @@ export interface ExecContext {
   canTransfer(t: Tensor): boolean;
   /** Someone watches the run's events, so node outputs get summarised (stats, previews, thumbnails). */
   observed: boolean;
-  /** A decoupled node's response, as it arrives: it flows downstream at once as its own iteration. */
-  respond(node: GraphNode, outputs: Record<string, Tensor>): void;
+  /**
+   * A decoupled node's response, as it arrives: it flows downstream at once as its own iteration. `final`: the
+   * model sent it with the FINAL flag, so the node sends nothing after it.
+   */
+  respond(node: GraphNode, outputs: Record<string, Tensor>, final: boolean): void;
   /** A line a node's model logged while running for this run. */
   log(
     node: GraphNode,
@@ -91,7 +94,10 @@ export interface SchedulerOptions {
   observed?: boolean;
   /** Fused groups by first member (fusion.ts); each runs through `executor.executeGroup`. */
   groups?: Map<string, FusedGroup>;
-  /** Each complete iteration of the graph's outputs, as it is produced (a decoupled graph's responses). */
-  onResponse?: (outputs: Record<string, Tensor>) => void;
+  /**
+   * Each complete iteration of the graph's outputs, as it is produced (a decoupled graph's responses). `final`: no
+   * node is left to run, so nothing follows (Triton's ensemble sets FINAL on such a response).
+   */
+  onResponse?: (outputs: Record<string, Tensor>, final: boolean) => void;
   now?: () => number;
 }

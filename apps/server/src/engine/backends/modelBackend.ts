@@ -19,7 +19,7 @@ export interface BackendCall {
   /** The sequence this request belongs to (its correlation id and START/END flags). */
   sequence?: SequenceFlags;
   /** A decoupled model's responses, each as it arrives. */
-  respond?: (outputs: Record<string, Tensor>) => void;
+  respond?: (outputs: Record<string, Tensor>, final: boolean) => void;
   /** Lines the model logs while it runs this request. */
   onLog?: (level: LogLevel, message: string, instance: string) => void;
 }

@@ -15,16 +15,19 @@ let engine: Engine;
 const f32 = (...v: number[]): Tensor => ({ datatype: 'FP32', shape: [v.length], data: Float32Array.from(v) });
 const collecting = (x: number, extra: Partial<Parameters<Engine['run']>[0]> = {}) => {
   const ys: number[] = [];
+  /** Each call's final flag, and whether it carried outputs: `[true, 'Y']` is a last response sent FINAL. */
+  const calls: [boolean, string][] = [];
   const result = engine.run({
     graph: singleModelGraph(repo.catalogue.models.finishes_previous!),
     inputs: { X: f32(x) },
     timeoutMs: 20_000,
     onResponse: (o, final) => {
-      if (!final) ys.push(Number((o.Y!.data as Float32Array)[0]));
+      calls.push([final, Object.keys(o).join()]);
+      if (o.Y) ys.push(Number((o.Y.data as Float32Array)[0]));
     },
     ...extra,
   });
-  return { ys, result };
+  return { ys, calls, result };
 };
 
 beforeAll(async () => {
@@ -47,6 +50,15 @@ describe('a decoupled Python model whose execute returned before its requests we
     expect(b.status).toBe('completed');
     expect(first.ys).toEqual([first.ys[0], 700]);
     expect(second.ys).toEqual([first.ys[0]]);
+    // As Triton marks them: the response sent with FINAL is final itself; a FINAL sent alone is a flags-only final.
+    expect(first.calls).toEqual([
+      [false, 'Y'],
+      [true, 'Y'],
+    ]);
+    expect(second.calls).toEqual([
+      [false, 'Y'],
+      [true, ''],
+    ]);
   });
 
   it('a request cancelled after execute returned is given up without stopping the process', async () => {

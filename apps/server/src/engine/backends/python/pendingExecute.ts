@@ -47,7 +47,7 @@ export class PendingExecute {
       try {
         if (sink) {
           this.streamed[k]!++;
-          sink(outputs);
+          sink(outputs, h.final === true);
         } else this.responses[k]!.push(outputs);
       } catch (e) {
         this.results[k] = { ok: false, error: e as Error };

@@ -59,7 +59,7 @@ describe('Python backend in the engine', () => {
       inputs: { IN: { datatype: 'INT32', shape: [3], data: Int32Array.from([4, 5, 6]) } },
       onEvent: (m) => events.push(m),
       onResponse: (o, final) => {
-        if (!final) responses.push(o);
+        if (!final || Object.keys(o).length > 0) responses.push(o);
       },
     });
     expect(r.status).toBe('completed');

@@ -16,7 +16,8 @@ export interface PyRequest {
   requestId?: string;
   parameters?: Record<string, unknown>;
   /** Each response as it arrives (a decoupled model may send any number); `final` ends the request. */
-  onResponse?: (outputs: Record<string, Tensor>) => void;
+  /** Each response as it comes; `final` when the model sent it with the FINAL flag (nothing follows). */
+  onResponse?: (outputs: Record<string, Tensor>, final: boolean) => void;
   /** Lines the model writes while it executes this request (print, stderr, Logger). */
   onLog?: (level: LogLevel, message: string, instance: string) => void;
 }

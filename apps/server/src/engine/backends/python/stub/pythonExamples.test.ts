@@ -66,7 +66,7 @@ describe('python-* examples', () => {
       graph: graph('python-stream-chunks'),
       inputs: { signal: { datatype: 'FP32', shape: [signal.length], data: signal } },
       onResponse: (o, final) => {
-        if (!final) responses.push(o);
+        if (!final || Object.keys(o).length > 0) responses.push(o);
       },
     });
     expect(r.error).toBeUndefined();
