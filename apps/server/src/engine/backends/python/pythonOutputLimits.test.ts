@@ -74,7 +74,7 @@ describe('Python model outputs over the tensor limits', () => {
     const r = await engine.run({
       graph: graphOf('large_stream'),
       inputs: { SIZES: int64(3, 5000, 4) },
-      onResponse: (outputs, final) => {
+      onResponse: (outputs) => {
         if (outputs.OUT) sizes.push(outputs.OUT.shape[0]!);
       },
     });
