@@ -1,4 +1,4 @@
-import { type ServerMessage, type Tensor } from '@ensemble-studio/core';
+import type { ServerMessage } from '@ensemble-studio/core';
 import { answerBls, type BlsDeps } from './bls.ts';
 import { servingLoadConcurrency } from './eachAtMost.ts';
 import { ExportedRuns } from './exportedRuns.ts';
@@ -12,7 +12,8 @@ import type { RestartOutcome, SequenceEnded } from './modelRuntimeTypes.ts';
 import { PreparedGraphs } from './PreparedGraphs.ts';
 import { createExecutor } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
-import { armRunCancel } from './runCancel.ts';
+import { armRunCancel, untilAborted } from './runCancel.ts';
+import { runResponses } from './runResponses.ts';
 import { RunFusion } from './runFusion.ts';
 import { boundNotice, emitEnd, failed, guarded } from './runMessages.ts';
 import { listSequences, modelCounters } from './runtimeViews.ts';
@@ -82,18 +83,11 @@ export class Engine {
     const engine = new Engine(opts);
     const models = Object.keys(opts.repository.catalogue.models);
     // A session's creation cannot be cut short: on `signal` the engine closes without waiting for the loads to end.
-    let stop!: () => void;
-    const stopped = new Promise<void>((resolve) => (stop = resolve));
-    signal?.addEventListener('abort', stop, { once: true });
-    try {
-      if (!opts.lazy && !signal?.aborted)
-        await Promise.race([
-          Promise.all([engine.ops.start(), engine.models.loadAll(models, opts.loadConcurrency)]),
-          stopped,
-        ]);
-    } finally {
-      signal?.removeEventListener('abort', stop);
-    }
+    if (!opts.lazy && !signal?.aborted)
+      await untilAborted(
+        Promise.all([engine.ops.start(), engine.models.loadAll(models, opts.loadConcurrency)]),
+        signal,
+      );
     if (signal?.aborted) {
       await engine.close();
       throw new EngineError('closed', 'the server was stopped while it started');
@@ -205,7 +199,7 @@ export class Engine {
         sequence: req.sequence,
         onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined,
       });
-      const onResponse = req.onResponse && decoupled ? req.onResponse : undefined;
+      const responses = runResponses(req, decoupled);
       const options: SchedulerOptions = {
         runId,
         graph,
@@ -217,13 +211,7 @@ export class Engine {
         observed: req.onEvent !== undefined,
         groups: groups && this.runFusion.groups(groups, graph.name),
       };
-      // A response sent final (the run's last, as its model sent it) stands for the flags-only final at the end.
-      let sentFinal = false;
-      if (onResponse)
-        options.onResponse = (o: Record<string, Tensor>, final: boolean) => {
-          sentFinal ||= final;
-          onResponse(o, final);
-        };
+      if (responses.streamed) options.onResponse = responses.streamed;
       const scheduler = new Scheduler(options);
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
       const t0 = performance.now();
@@ -231,11 +219,7 @@ export class Engine {
       this.graphStats.of(graph.name).streamedResponses += r.partials;
       if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
       if (req.onEvent) emitEnd(runId, r, performance.now() - t0, emit);
-      if (req.onResponse && r.status !== 'failed') {
-        if (decoupled) {
-          if (!sentFinal) req.onResponse({}, true);
-        } else if (r.status === 'completed') req.onResponse(r.outputs, true);
-      }
+      responses.end(r);
       const result: RunResult = { runId, status: r.status, outputs: r.outputs, timings: r.timings };
       if (r.exit) result.exit = r.exit;
       if (r.error) result.error = r.error;

@@ -30,3 +30,19 @@ export function armRunCancel(signal: CancelSignal | undefined, timeoutMs: number
   };
   return { cancel, disarm };
 }
+
+/**
+ * Waits for `work`, or only until `signal` aborts (the work goes on unawaited); rejects as `work` does.
+ * @example await untilAborted(loadEverything(), stopSignal); if (stopSignal.aborted) …
+ */
+export async function untilAborted(work: Promise<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return void (await work);
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    await Promise.race([work, stopped]);
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
