@@ -1,5 +1,3 @@
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
 import { abortError, EngineError } from '../../errors.ts';
 import type { BackendInstance, LoadInfo } from '../types.ts';
@@ -9,16 +7,14 @@ import { BlsCalls } from './blsCalls.ts';
 import { LogLines } from './logLines.ts';
 import type { LogLevel, PyExecute, PyExecuteResult } from './pythonTypes.ts';
 import { initArgs, tritonInstanceName, type PythonSpec } from './pythonSpec.ts';
-import { loadProblem, spawnProblem, withTraceback } from './processProblems.ts';
-import { stubEnv } from './stubEnv.ts';
-import { startStub, type StubChild } from './stubProcess.ts';
+import { loadProblem, withTraceback } from './processProblems.ts';
+import { startModelStub } from './stubEnv.ts';
+import type { StubChild } from './stubProcess.ts';
 import { SERVING_HEALTH_MS, watchStubHealth, watchWhileBusy } from './stubHealth.ts';
 import { regionMaxBytes } from './sharedRegion.ts';
 import { TensorRegions } from './tensorRegions.ts';
 import type { PendingExecute } from './pendingExecute.ts';
 import { ExecuteTable } from './executeTable.ts';
-
-const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
 
 /**
  * One Python-backend model instance: a python3 process running our stub, which loads the user's
@@ -62,19 +58,10 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const t0 = performance.now();
     let proc: StubChild;
     try {
-      proc = await startStub({
-        file: this.spec.python,
-        args: ['-u', join(STUB_DIR, 'stub.py')],
-        env: stubEnv(STUB_DIR, this.spec.modelFile),
-        cwd: dirname(this.spec.modelFile),
-        stdout: true,
-      });
+      proc = await startModelStub(this.spec.python, this.spec.modelFile);
     } catch (err) {
       this.state = 'dead';
-      throw new EngineError(
-        'model-unavailable',
-        loadProblem(this.spec.python, spawnProblem(this.spec.python, err as Error), []),
-      );
+      throw err;
     }
     // close() may have run while the process was starting.
     if ((this.state as string) === 'closed') {

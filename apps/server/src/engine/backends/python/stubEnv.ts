@@ -1,4 +1,10 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EngineError } from '../../errors.ts';
+import { loadProblem, spawnProblem } from './processProblems.ts';
+import { startStub, type StubChild } from './stubProcess.ts';
+
+const STUB_DIR = join(dirname(fileURLToPath(import.meta.url)), 'stub');
 
 /**
  * glibc gives every allocation over 128 KiB its own fresh mapping and unmaps it on free, so each frame's
@@ -20,9 +26,9 @@ function pick(env: NodeJS.ProcessEnv, names: string[]): Record<string, string> {
  * The environment of a stub process running `modelFile`: the server's, with the stub and the model's directory
  * first on PYTHONPATH (as Triton's stub finds `triton_python_backend_utils` and the model's own modules),
  * unbuffered output, no bytecode written into the repository, and the allocator settings above.
- * @example startStub({ file: 'python3', args, env: stubEnv(stubDir, '/repo/m/1/model.py'), cwd, stdout: true })
+ * @example stubEnv(STUB_DIR, "/repo/m/1/model.py").PYTHONPATH
  */
-export function stubEnv(stubDir: string, modelFile: string): NodeJS.ProcessEnv {
+function stubEnv(stubDir: string, modelFile: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     PYTHONPATH: [stubDir, dirname(modelFile), process.env.PYTHONPATH].filter(Boolean).join(':'),
@@ -30,4 +36,23 @@ export function stubEnv(stubDir: string, modelFile: string): NodeJS.ProcessEnv {
     PYTHONDONTWRITEBYTECODE: '1',
     ...MALLOC_REUSE,
   };
+}
+
+/**
+ * Starts the stub process that will run `modelFile` under interpreter `python` (with the environment above, in the
+ * model's directory). A process that cannot start rejects with `model-unavailable` saying why and what to do.
+ * @example const proc = await startModelStub('/usr/bin/python3', '/repo/m/1/model.py')
+ */
+export async function startModelStub(python: string, modelFile: string): Promise<StubChild> {
+  try {
+    return await startStub({
+      file: python,
+      args: ['-u', join(STUB_DIR, 'stub.py')],
+      env: stubEnv(STUB_DIR, modelFile),
+      cwd: dirname(modelFile),
+      stdout: true,
+    });
+  } catch (err) {
+    throw new EngineError('model-unavailable', loadProblem(python, spawnProblem(python, err as Error), []));
+  }
 }
