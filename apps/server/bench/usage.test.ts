@@ -26,7 +26,10 @@ describe('DescendantPids', () => {
   });
 
   it('lists a child that was started, and counts its CPU in a trial', async () => {
-    const child = spawn(process.execPath, ['-e', 'const t = Date.now(); while (Date.now() - t < 300); setTimeout(() => {}, 5000)']);
+    const child = spawn(process.execPath, [
+      '-e',
+      'const t = Date.now(); while (Date.now() - t < 300); setTimeout(() => {}, 5000)',
+    ]);
     try {
       await new Promise((r) => child.once('spawn', r));
       const d = new DescendantPids();
