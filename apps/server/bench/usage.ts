@@ -79,7 +79,7 @@ export function childPids(): number[] {
  * This process's descendants, scanned from /proc only when they may have changed: at first, after a warm-up trial
  * (a role may start its python processes on its first request) and after a trial in which one of them had gone.
  * Scanned before every trial, the ~110 reads of /proc (2.5–12 ms of CPU here) raised the python round trip timed
- * right after by 0.3–0.6 ms at load 8 (bench README, "Python round trip in the bench").
+ * right after by 0.3–0.6 ms at load 8 (server README, "What the bench's Python round trip contains").
  * @example const d = new DescendantPids(); const stop = startUsage(d.pids()); await trial(); d.afterTrial(warmUp);
  */
 export class DescendantPids {
