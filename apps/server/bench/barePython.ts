@@ -20,6 +20,14 @@ def read_exact(n):
 def write_all(b):
     view = memoryview(b)
     while len(view): view = view[fout.write(view):]
+def send(out):
+    # The length and the bytes in one writev, as the stub writes a frame: two writes could wake Node twice.
+    head = struct.pack("<I", len(out))
+    n = os.writev(4, [head, out])
+    if n < 4:
+        write_all(head[n:])
+        n = 4
+    write_all(memoryview(out)[n - 4:])
 def burn(n):
     s = 0
     for i in range(n):
@@ -33,8 +41,7 @@ def main():
             out = np.frombuffer(payload, dtype=np.float32).tobytes()
         else:
             out = struct.pack("<f", float(burn(struct.unpack("<I", payload)[0])))
-        write_all(struct.pack("<I", len(out)))
-        write_all(out)
+        send(out)
 main()
 `;
 

@@ -166,6 +166,11 @@ export async function pythonBench(ctx: BenchContext): Promise<void> {
       perBlock(t.python_roundtrip!, inProcess, (r, e) => r - e),
       ['python_bare_pipe_roundtrip_ms'],
     );
+    // What the engine adds to a pipe's round trip on this machine, block by block: the two wake-ups are in both.
+    report.add(
+      'python_roundtrip_beyond_bare_ms',
+      perBlock(t.python_roundtrip!, t.python_bare_pipe_roundtrip!, (r, b) => r - b),
+    );
 
     const large = [engine.contender('python_large_tensor'), bare.contender('python_bare_pipe_large')];
     const l = report.addMeasured(large, await measureBlocks(large, { blocks, trials: quick ? 5 : 12 }));

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { watchStubHealth } from './stubHealth.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { watchStubHealth, watchWhileBusy } from './stubHealth.ts';
 
 // A real process, stopped and continued with real signals: the watch reads its state from the kernel.
 
@@ -56,5 +56,42 @@ describe('watchStubHealth', () => {
     await after(2000);
     gone.stop();
     expect(calls).toBe(0);
+  });
+});
+
+describe('watchWhileBusy', () => {
+  it('reports a stub that stays stopped while busy, and none once it is idle', async () => {
+    await withSleeper(async (pid) => {
+      let calls = 0;
+      process.kill(pid, 'SIGSTOP');
+      const watch = watchWhileBusy(1000);
+      watch(pid, () => calls++);
+      await expect.poll(() => calls, { timeout: 5000, interval: 50 }).toBe(1);
+      watch(pid, () => calls++);
+      await after(300);
+      watch(undefined);
+      await after(2000);
+      expect(calls).toBe(1);
+    });
+  });
+
+  it('keeps one timer through busy stretches one after another, and drops it once a tick finds the stub idle', async () => {
+    await withSleeper(async (pid) => {
+      const made = vi.spyOn(globalThis, 'setInterval');
+      try {
+        const watch = watchWhileBusy(1000);
+        for (let request = 0; request < 100; request++) {
+          watch(pid, () => {});
+          watch(undefined);
+        }
+        expect(made).toHaveBeenCalledTimes(1);
+        await after(700); // past a tick (every 500 ms at this timeout), which found it idle
+        watch(pid, () => {});
+        expect(made).toHaveBeenCalledTimes(2);
+        watch(undefined);
+      } finally {
+        made.mockRestore();
+      }
+    });
   });
 });

@@ -64,16 +64,38 @@ export function watchStubHealth(
 }
 
 /**
- * A watch that runs only while a stub has requests (an idle stub is not polled): `watch(pid, unhealthy)` starts it
- * (ending any before), `watch(undefined)` ends it.
+ * A watch that counts only while a stub has requests (an idle stub is not polled): `watch(pid, unhealthy)` starts a
+ * busy stretch (its stopped time counted from zero), `watch(undefined)` ends it. The poll's timer outlives a busy
+ * stretch until its next tick finds the stub idle: a stub serving requests one after another went busy and idle per
+ * request, and a timer made and cleared per request was ~600 B of the round trip's allocations (heap sampling).
  * @example const watch = watchWhileBusy(); watch(proc.pid, fail); …; watch(undefined);
  */
 export function watchWhileBusy(
   timeoutMs = SERVING_HEALTH_MS,
 ): (pid: number | undefined, unhealthy?: () => void) => void {
-  let health: { stop: () => void } | undefined;
+  let busy: { pid: number; unhealthy: () => void; stoppedSince?: number } | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const poll = () => {
+    const b = busy;
+    if (!b) {
+      clearInterval(timer);
+      timer = undefined;
+      return;
+    }
+    void isStopped(b.pid).then((now) => {
+      if (busy !== b) return; // the stretch ended (or another began) while /proc was read
+      if (!now) b.stoppedSince = undefined;
+      else if (b.stoppedSince === undefined) b.stoppedSince = performance.now();
+      else if (performance.now() - b.stoppedSince >= timeoutMs) {
+        busy = undefined;
+        b.unhealthy();
+      }
+    });
+  };
   return (pid, unhealthy) => {
-    health?.stop();
-    health = pid !== undefined && unhealthy ? watchStubHealth(pid, unhealthy, timeoutMs) : undefined;
+    busy = pid !== undefined && unhealthy ? { pid, unhealthy } : undefined;
+    if (!busy || timer) return;
+    timer = setInterval(poll, Math.min(POLL_MS, timeoutMs / 2));
+    timer.unref?.();
   };
 }

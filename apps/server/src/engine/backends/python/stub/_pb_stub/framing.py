@@ -160,28 +160,37 @@ class FrameWriter:
                 size += key_size
         body = encode_header(header, self.max_header)
         buffers = [_HEAD.pack(len(body), size), body, *parts]
-        held = getattr(self._local, "held", None)
+        local = self._local
+        held = getattr(local, "held", None)
         if held is not None:
             held.extend(buffers)
+            local.held_bytes += 8 + len(body) + size
             return
         with self._lock:
-            _write_all(self._fd, buffers)
+            _write_all(self._fd, buffers, 8 + len(body) + size)
 
     def hold(self):
         """From now on, keeps the frames this thread sends until `release()`."""
         self._local.held = []
+        self._local.held_bytes = 0
 
     def release(self):
         """Writes the frames kept since `hold()` at once."""
         held, self._local.held = self._local.held, None
         if held:
             with self._lock:
-                _write_all(self._fd, held)
+                _write_all(self._fd, held, self._local.held_bytes)
 
 
-def _write_all(fd, buffers):
-    """Writes flat byte buffers (bytes, 1-D uint8 arrays) in order: one writev unless the pipe takes less."""
+def _write_all(fd, buffers, total=None):
+    """Writes flat byte buffers (bytes, 1-D uint8 arrays) in order: one writev unless the pipe takes less.
+
+    `total` is their length in bytes when the caller knows it: a writev that took it all returns at once, without
+    the views the partial case needs (~4 us of a small round trip's ~45 us in the stub, cProfile).
+    """
     written = os.writev(fd, buffers) if len(buffers) <= _IOV_MAX else 0
+    if written == total:
+        return
     views = [v for v in (memoryview(b).cast("B") for b in buffers) if len(v)]
     while views:
         while written and views:
