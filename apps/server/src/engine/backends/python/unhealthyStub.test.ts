@@ -52,10 +52,9 @@ describe('a Python stub that stops in initialize', () => {
     writeModel(dir, 'slow', 'time.sleep(6.5)');
     writePythonModels(dir, ['add_sub']);
     const repo = await loadRepository(dir);
-    const t0 = performance.now();
+    // Without the health watch, the load never returns and the test's own timeout fails it.
     const engine = await Engine.create({ repository: repo });
     try {
-      expect(performance.now() - t0).toBeLessThan(30_000);
       expect(engine.modelUnavailable('stopper')).toBe("Stub process 'stopper_0_0' is not healthy.");
       expect(processAlive(Number(readFileSync(join(dir, 'stopper', 'pid'), 'utf8')))).toBe(false);
       expect(engine.modelUnavailable('slow')).toBeUndefined();
