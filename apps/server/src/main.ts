@@ -9,6 +9,7 @@ import { isLoopbackHost } from './http/auth.ts';
 import { continueWhenRead } from './http/continueWhenRead.ts';
 import { createApp } from './http/createApp.ts';
 import { healthFirst } from './http/healthFirst.ts';
+import { keepAliveHint } from './http/keepAlive.ts';
 import { DEFAULT_LIMITS, type Limits } from './http/limits.ts';
 import { Studio } from './http/Studio.ts';
 import { oneRequestAtATime } from './http/pipelining.ts';
@@ -117,8 +118,9 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     ...(config.importRoots ? { importRoots: config.importRoots } : {}),
   });
   const app = createApp({ studio, webDist: config.webDist ?? DEFAULT_WEB_DIST });
-  const listener = oneRequestAtATime(healthFirst(app, studio.token));
-  const server = createServer(listener);
+  const server = createServer();
+  const listener = keepAliveHint(server, oneRequestAtATime(healthFirst(app, studio.token)));
+  server.on('request', listener);
   server.on('checkContinue', continueWhenRead(listener));
   const socket = attachRunSocket(server, studio);
   await new Promise<void>((res, rej) => {
