@@ -31,7 +31,10 @@ function get(socket: Socket): Promise<string> {
 describe('keepAliveHint', () => {
   it('tells clients the hint and keeps an idle connection past it: a request sent 2 s after the hint is answered', async () => {
     server = createServer();
-    server.on('request', keepAliveHint(server, (_req, res) => res.end('ok')));
+    server.on(
+      'request',
+      keepAliveHint(server, (_req, res) => res.end('ok')),
+    );
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     expect(server.keepAliveTimeout).toBe(KEEP_ALIVE_HINT_S * 1000 + KEEP_ALIVE_GRACE_MS);
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
@@ -46,7 +49,10 @@ describe('keepAliveHint', () => {
 
   it('leaves the hint out of a response that closes its connection', async () => {
     server = createServer();
-    server.on('request', keepAliveHint(server, (_req, res) => res.end('ok')));
+    server.on(
+      'request',
+      keepAliveHint(server, (_req, res) => res.end('ok')),
+    );
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
     const answer = await new Promise<string>((resolve) => {
