@@ -1,6 +1,7 @@
-import type { GraphNode, Tensor } from '@ensemble-studio/core';
+import type { GraphEdge, GraphNode, Tensor } from '@ensemble-studio/core';
 import { memberSpans, type FusedGroup } from './fusion.ts';
-import { indexGraph, withoutOmittedInputs, type GraphIndex } from './graphIndex.ts';
+import { indexGraph, type GraphIndex } from './graphIndex.ts';
+import { OMITTED, OMITTED_INPUT, withoutPlaceholders } from './omittedInputs.ts';
 import { PortJoin } from './portJoin.ts';
 import { RunLedger } from './RunLedger.ts';
 import type { ExecContext, NodeRun, SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
@@ -11,7 +12,9 @@ import { TensorRefs } from './tensorRefs.ts';
 /**
  * The ensemble scheduler, as Triton's: a node runs as soon as all its connected inputs exist
  * (per iteration: each response of a decoupled node is its own iteration), independent branches
- * run concurrently, tensors pass by reference. A failure or a bls/error exit stops scheduling; a
+ * run concurrently, tensors pass by reference. An output a response left out, or an optional input the
+ * request left out, travels as a placeholder (`OMITTED`): the nodes it feeds run without it, once the model's
+ * input count check allows. A failure or a bls/error exit stops scheduling; a
  * gate exit starves the nodes behind it. Nodes that never ran are reported skipped with the reason.
  */
 export class Scheduler {
@@ -29,7 +32,7 @@ export class Scheduler {
   private readonly ctx: ExecContext;
 
   constructor(private readonly o: SchedulerOptions) {
-    this.idx = withoutOmittedInputs(o.index ?? indexGraph(o.graph), o.inputs);
+    this.idx = o.index ?? indexGraph(o.graph);
     this.now = o.now ?? perfNow;
     this.events = new RunEvents(o.emit, o.runId, o.observed ?? true, this.now());
     this.ledger = new RunLedger(o.graph, this.idx, o.signal, this.events);
@@ -53,6 +56,7 @@ export class Scheduler {
         const t = this.o.inputs[node.params.name];
         this.ledger.executed.add(node.id);
         if (t) this.finishNode(node, 0, { responses: [{ out: t }] }, this.now(), {});
+        else this.publish(node.id, 0, OMITTED_INPUT);
       } else if (this.idx.inPorts.get(node.id)!.size === 0) {
         this.launch(node, 0, {});
       }
@@ -64,22 +68,32 @@ export class Scheduler {
   private deliver(nodeId: string, iteration: number, port: string, t: Tensor): void {
     const node = this.idx.nodes.get(nodeId)!;
     if (node.kind === 'output') {
-      this.ledger.outputs[node.params.name] = t;
+      if (t !== OMITTED) this.ledger.outputs[node.params.name] = t;
       this.ledger.executed.add(node.id);
       this.responses?.add(iteration, node.params.name, t);
       return;
     }
     const ports = this.idx.inPorts.get(nodeId)!.size;
     if (ports === 1) {
-      if (this.ledger.open) this.launch(node, iteration, { [port]: t });
+      if (!this.ledger.open) return;
+      if (t !== OMITTED) this.launch(node, iteration, { [port]: t });
+      else this.launchChecked(node, iteration, [[port, t]]);
       return;
     }
     this.pending ??= new PortJoin();
     const got = this.pending.add(nodeId, iteration, port, t, ports);
     if (got && this.ledger.open) {
       this.pending.take(nodeId, iteration);
-      this.launch(node, iteration, Object.fromEntries(got));
+      this.launchChecked(node, iteration, got);
     }
+  }
+
+  /** Launches `node` with the gathered inputs less their placeholders, unless the model's input check refuses. */
+  private launchChecked(node: GraphNode, iteration: number, got: Iterable<[string, Tensor]>): void {
+    const inputs = withoutPlaceholders(got, node, this.o.executor);
+    if (!(inputs instanceof Error)) return this.launch(node, iteration, inputs);
+    this.startMember(node, this.now());
+    this.failNode(node, inputs, {});
   }
 
   private launch(node: GraphNode, iteration: number, inputs: Record<string, Tensor>): void {
@@ -92,7 +106,7 @@ export class Scheduler {
       return;
     }
     if (node.kind === 'router') {
-      const t = inputs.in!;
+      const t = inputs.in ?? OMITTED; // a direct router passes a placeholder on, as Triton maps its tensor
       const responses = [Object.fromEntries(Array.from({ length: node.params.count }, (_, i) => [`out_${i}`, t]))];
       this.finishNode(node, iteration, { responses, queueMs: 0, computeMs: 0 }, startedAt, inputs);
       return;
@@ -255,11 +269,14 @@ export class Scheduler {
   /** Sends `resp` along the node's edges; a fused member's tensors reach the other members in the worker, not here. */
   private publish(nodeId: string, iteration: number, resp: Record<string, Tensor>, group?: readonly GraphNode[]): void {
     const out = this.idx.out.get(nodeId)!;
+    let sent = 0;
     // Every consumer is counted before any runs: `canTransfer` must see all the readers of a buffer.
     for (const port in resp) {
       const t = resp[port];
       const edges = out.get(port);
       if (!t || !edges) continue;
+      sent++;
+      if (t === OMITTED) continue;
       let n = 0;
       for (const e of edges) if (!inGroup(group, e.target)) n++;
       this.refs.add(t, n);
@@ -270,6 +287,14 @@ export class Scheduler {
       if (t && edges)
         for (const e of edges) if (!inGroup(group, e.target)) this.deliver(e.target, iteration, e.targetPort, t);
     }
+    // A port the response left out (a Python model may): a placeholder, as Triton's ensemble puts one. A fused
+    // member's response holds only what leaves the group, and its members always make every output.
+    if (sent < out.size && !group) this.publishOmitted(out, iteration, resp);
+  }
+
+  private publishOmitted(out: Map<string, GraphEdge[]>, iteration: number, resp: Record<string, Tensor>): void {
+    for (const [port, edges] of out)
+      if (!resp[port]) for (const e of edges) this.deliver(e.target, iteration, e.targetPort, OMITTED);
   }
 
   private failNode(node: GraphNode, err: unknown, inputs: Record<string, Tensor>): void {
