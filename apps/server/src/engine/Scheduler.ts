@@ -1,6 +1,6 @@
-import type { GraphEdge, GraphNode, Tensor } from '@ensemble-studio/core';
-import { memberSpans, type FusedGroup } from './fusion.ts';
-import { indexGraph, type GraphIndex } from './graphIndex.ts';
+import type { GraphNode, Tensor } from '@ensemble-studio/core';
+import { inGroup, memberSpans, type FusedGroup } from './fusion.ts';
+import { feedsOnlyOutputs, indexGraph, type GraphIndex } from './graphIndex.ts';
 import { OMITTED, OMITTED_INPUT, withoutPlaceholders } from './omittedInputs.ts';
 import { PortJoin } from './portJoin.ts';
 import { RunLedger } from './RunLedger.ts';
@@ -10,12 +10,11 @@ import { RunEvents } from './runEvents.ts';
 import { TensorRefs } from './tensorRefs.ts';
 
 /**
- * The ensemble scheduler, as Triton's: a node runs as soon as all its connected inputs exist
- * (per iteration: each response of a decoupled node is its own iteration), independent branches
- * run concurrently, tensors pass by reference. An output a response left out, or an optional input the
- * request left out, travels as a placeholder (`OMITTED`): the nodes it feeds run without it, once the model's
- * input count check allows. A failure or a bls/error exit stops scheduling; a
- * gate exit starves the nodes behind it. Nodes that never ran are reported skipped with the reason.
+ * The ensemble scheduler, as Triton's: a node runs as soon as all its connected inputs exist (per iteration: each
+ * response of a decoupled node is its own iteration), independent branches run concurrently, tensors pass by
+ * reference. An output a response left out, or an optional input the request left out, travels as a placeholder
+ * (`OMITTED`): the nodes it feeds run without it if the model's input count check allows. A failure or a bls/error
+ * exit stops scheduling; a gate exit starves the nodes behind it. Nodes that never ran are reported skipped.
  */
 export class Scheduler {
   private readonly idx: GraphIndex;
@@ -254,16 +253,10 @@ export class Scheduler {
     const k = this.ledger.nextIteration(node.id);
     this.ledger.partials++;
     this.events.partial(node.id, k, resp);
-    const last = final && this.inflight === 1 && !this.pending?.holding && this.feedsOnlyOutputs(node.id);
+    const last = final && this.inflight === 1 && !this.pending?.holding && feedsOnlyOutputs(this.idx, node.id);
     this.responses?.markFinal(last);
     this.publish(node.id, k, resp);
     this.responses?.markFinal(false);
-  }
-
-  private feedsOnlyOutputs(nodeId: string): boolean {
-    for (const edges of this.idx.out.get(nodeId)!.values())
-      for (const e of edges) if (this.idx.nodes.get(e.target)?.kind !== 'output') return false;
-    return true;
   }
 
   /** Sends `resp` along the node's edges; a fused member's tensors reach the other members in the worker, not here. */
@@ -287,14 +280,11 @@ export class Scheduler {
       if (t && edges)
         for (const e of edges) if (!inGroup(group, e.target)) this.deliver(e.target, iteration, e.targetPort, t);
     }
-    // A port the response left out (a Python model may): a placeholder, as Triton's ensemble puts one. A fused
+    // A port the response left out (a Python model's may): a placeholder, as Triton's ensemble puts one. A fused
     // member's response holds only what leaves the group, and its members always make every output.
-    if (sent < out.size && !group) this.publishOmitted(out, iteration, resp);
-  }
-
-  private publishOmitted(out: Map<string, GraphEdge[]>, iteration: number, resp: Record<string, Tensor>): void {
-    for (const [port, edges] of out)
-      if (!resp[port]) for (const e of edges) this.deliver(e.target, iteration, e.targetPort, OMITTED);
+    if (sent < out.size && !group)
+      for (const [port, edges] of out)
+        if (!resp[port]) for (const e of edges) this.deliver(e.target, iteration, e.targetPort, OMITTED);
   }
 
   private failNode(node: GraphNode, err: unknown, inputs: Record<string, Tensor>): void {
@@ -311,8 +301,3 @@ export class Scheduler {
 }
 
 const perfNow = (): number => performance.now();
-
-function inGroup(group: readonly GraphNode[] | undefined, id: string): boolean {
-  if (group) for (const m of group) if (m.id === id) return true;
-  return false;
-}
