@@ -16,7 +16,13 @@ const i32 = (name: string, optional = false) =>
   `{ name: "${name}" data_type: TYPE_INT32 dims: [ 1 ]${optional ? ' optional: true' : ''} }`;
 
 /** Python model `name` with these inputs and outputs (INT32 [1] each) and `execute` as its body. */
-function writeModel(repo: string, name: string, io: { inputs: string[]; outputs: string[] }, execute: string, extra = '') {
+function writeModel(
+  repo: string,
+  name: string,
+  io: { inputs: string[]; outputs: string[] },
+  execute: string,
+  extra = '',
+) {
   mkdirSync(join(repo, name, '1'), { recursive: true });
   writeFileSync(
     join(repo, name, 'config.pbtxt'),
@@ -142,30 +148,45 @@ describe('hostile input, thirteenth round (issue #23)', () => {
     // The first response was held to the run's end, which came only once the model gave up waiting (S: -1).
     const r = await probe('a decoupled response lacking an output, generate_stream', () => generateStream(1));
     const head = { model_name: 'dec_omit', model_version: '1' };
-    expect(r).toEqual({ status: 200, events: [{ ...head, OUT: 1 }, { ...head, OUT: 2, S: 7 }] });
+    expect(r).toEqual({
+      status: 200,
+      events: [
+        { ...head, OUT: 1 },
+        { ...head, OUT: 2, S: 7 },
+      ],
+    });
   }, 30_000);
 
   it('and over gRPC ModelStreamInfer', async () => {
     const client = connectTestClient(/grpc listening on (\S+)/.exec(studio.output())![1]!);
     try {
-      const got = await probe('a decoupled response lacking an output, ModelStreamInfer', () =>
-        new Promise<Record<string, number>[]>((resolve, reject) => {
-          const got: Record<string, number>[] = [];
-          const stream = client.stream();
-          stream.on('data', (m: { infer_response: { outputs: { name: string }[]; raw_output_contents: Buffer[] } }) => {
-            const { outputs, raw_output_contents: raw } = m.infer_response;
-            got.push(Object.fromEntries(outputs.map((o, k) => [o.name, new Int32Array(new Uint8Array(raw[k]!).buffer)[0]!])));
-            if (got.length === 1) go(2);
-            if (got.length === 2) stream.end();
-          });
-          stream.on('error', reject);
-          stream.on('end', () => resolve(got));
-          stream.write({
-            model_name: 'dec_omit',
-            inputs: [{ name: 'N', datatype: 'INT32', shape: [1] }],
-            raw_input_contents: [Buffer.from(Int32Array.of(2).buffer)],
-          });
-        }),
+      const got = await probe(
+        'a decoupled response lacking an output, ModelStreamInfer',
+        () =>
+          new Promise<Record<string, number>[]>((resolve, reject) => {
+            const got: Record<string, number>[] = [];
+            const stream = client.stream();
+            stream.on(
+              'data',
+              (m: { infer_response: { outputs: { name: string }[]; raw_output_contents: Buffer[] } }) => {
+                const { outputs, raw_output_contents: raw } = m.infer_response;
+                got.push(
+                  Object.fromEntries(
+                    outputs.map((o, k) => [o.name, new Int32Array(new Uint8Array(raw[k]!).buffer)[0]!]),
+                  ),
+                );
+                if (got.length === 1) go(2);
+                if (got.length === 2) stream.end();
+              },
+            );
+            stream.on('error', reject);
+            stream.on('end', () => resolve(got));
+            stream.write({
+              model_name: 'dec_omit',
+              inputs: [{ name: 'N', datatype: 'INT32', shape: [1] }],
+              raw_input_contents: [Buffer.from(Int32Array.of(2).buffer)],
+            });
+          }),
       );
       expect(got).toEqual([{ OUT: 2 }, { OUT: 3, S: 7 }]);
     } finally {
@@ -196,7 +217,12 @@ describe('hostile input, thirteenth round (issue #23)', () => {
   it('fails the WebSocket run of the starved graph with the same words', async () => {
     const ws = await connect(studio.url);
     try {
-      ws.send({ type: 'run.start', requestId: 'w', graph: 'starve', inputs: { N: { datatype: 'INT32', shape: [1], data: [3] } } });
+      ws.send({
+        type: 'run.start',
+        requestId: 'w',
+        graph: 'starve',
+        inputs: { N: { datatype: 'INT32', shape: [1], data: [3] } },
+      });
       const end = await ws.next((m) => m.type === 'run.failed' || m.type === 'run.completed', 20_000);
       expect([end.type, end.error?.message]).toEqual(['run.failed', STARVED]);
     } finally {

@@ -8,7 +8,12 @@ import type { StepInputs } from './omittedInputs.ts';
 const pos = { x: 0, y: 0 };
 const t = (v: number): Tensor => ({ datatype: 'FP32', shape: [1], data: Float32Array.of(v) });
 const io = (kind: 'input' | 'output', id: string, optional = false): GraphNode =>
-  ({ id, kind, position: pos, params: { name: id, datatype: 'FP32', dims: [1], ...(optional ? { optional } : {}) } }) as GraphNode;
+  ({
+    id,
+    kind,
+    position: pos,
+    params: { name: id, datatype: 'FP32', dims: [1], ...(optional ? { optional } : {}) },
+  }) as GraphNode;
 const model = (id: string): GraphNode => ({ id, kind: 'model', position: pos, params: { model: id } });
 const router = (id: string): GraphNode => ({ id, kind: 'router', position: pos, params: { count: 1, mode: 'direct' } });
 const edge = (source: string, sourcePort: string, target: string, targetPort: string): GraphEdge => ({
@@ -18,7 +23,13 @@ const edge = (source: string, sourcePort: string, target: string, targetPort: st
   target,
   targetPort,
 });
-const graphOf = (nodes: GraphNode[], edges: GraphEdge[]): GraphDoc => ({ version: 1, name: 'g', maxBatchSize: 0, nodes, edges });
+const graphOf = (nodes: GraphNode[], edges: GraphEdge[]): GraphDoc => ({
+  version: 1,
+  name: 'g',
+  maxBatchSize: 0,
+  nodes,
+  edges,
+});
 
 /**
  * Model `a` answers each run with `aSends` (a decoupled `a` streams them, each through `respond`, and returns none);
@@ -42,7 +53,12 @@ function executor(o: { aSends: Record<string, Tensor>[]; decoupled?: boolean; sp
   return { ex, ran, release };
 }
 
-function run(g: GraphDoc, inputs: Record<string, Tensor>, ex: NodeExecutor, onResponse?: (o: Record<string, Tensor>) => void) {
+function run(
+  g: GraphDoc,
+  inputs: Record<string, Tensor>,
+  ex: NodeExecutor,
+  onResponse?: (o: Record<string, Tensor>) => void,
+) {
   const signal = new AbortController().signal;
   return new Scheduler({ runId: 'r', graph: g, inputs, executor: ex, signal, emit: () => {}, onResponse }).run();
 }
@@ -58,7 +74,13 @@ const through = graphOf(
   [edge('X', 'out', 'a', 'X'), edge('a', 'Y', 'b', 'P'), edge('a', 'S', 'b', 'Q'), edge('b', 'Y', 'Z', 'in')],
 );
 const bSpecs = (optionalQ: boolean): Record<string, StepInputs> => ({
-  b: { model: 'bm', inputs: [{ port: 'P', name: 'P' }, { port: 'Q', name: 'Q', optional: optionalQ }] },
+  b: {
+    model: 'bm',
+    inputs: [
+      { port: 'P', name: 'P' },
+      { port: 'Q', name: 'Q', optional: optionalQ },
+    ],
+  },
 });
 
 describe('an output left out of a response', () => {
@@ -126,7 +148,15 @@ describe('an optional graph input left out', () => {
     [io('input', 'X', true), io('input', 'W'), model('a'), io('output', 'Z')],
     [edge('X', 'out', 'a', 'X'), edge('W', 'out', 'a', 'W'), edge('a', 'Y', 'Z', 'in')],
   );
-  const aSpecs = (optional: boolean) => ({ a: { model: 'am', inputs: [{ port: 'X', name: 'X', optional }, { port: 'W', name: 'W' }] } });
+  const aSpecs = (optional: boolean) => ({
+    a: {
+      model: 'am',
+      inputs: [
+        { port: 'X', name: 'X', optional },
+        { port: 'W', name: 'W' },
+      ],
+    },
+  });
 
   it('is refused by a model that requires the input it feeds, as Triton refuses the step', async () => {
     const r = await run(g, { W: t(1) }, executor({ aSends: [{ Y: t(1) }], specs: aSpecs(false) }).ex);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { GraphNode, Tensor } from '@ensemble-studio/core';
-import { generatedStepInputs, inputCountMessage, OMITTED, StepInputsError, withoutPlaceholders } from './omittedInputs.ts';
+import {
+  generatedStepInputs,
+  inputCountMessage,
+  OMITTED,
+  StepInputsError,
+  withoutPlaceholders,
+} from './omittedInputs.ts';
 
 const pos = { x: 0, y: 0 };
 const t: Tensor = { datatype: 'FP32', shape: [1], data: Float32Array.of(1) };
@@ -26,15 +32,46 @@ describe('a step reached by a placeholder', () => {
     const steps = {
       stepInputs: () => {
         asked++;
-        return { model: 'm', inputs: [{ port: 'A', name: 'A' }, { port: 'B', name: 'B', optional: true }] };
+        return {
+          model: 'm',
+          inputs: [
+            { port: 'A', name: 'A' },
+            { port: 'B', name: 'B', optional: true },
+          ],
+        };
       },
     };
     expect(withoutPlaceholders([['A', t]], cond, steps)).toEqual({ A: t });
     expect(asked).toBe(0);
-    expect(withoutPlaceholders([['A', t], ['B', OMITTED]], cond, steps)).toEqual({ A: t });
+    expect(
+      withoutPlaceholders(
+        [
+          ['A', t],
+          ['B', OMITTED],
+        ],
+        cond,
+        steps,
+      ),
+    ).toEqual({ A: t });
     // Triton counts only: one input of two with one required passes, even the optional one (the model gets it).
-    expect(withoutPlaceholders([['A', OMITTED], ['B', t]], cond, steps)).toEqual({ B: t });
-    const refused = withoutPlaceholders([['A', OMITTED], ['B', OMITTED]], cond, steps);
+    expect(
+      withoutPlaceholders(
+        [
+          ['A', OMITTED],
+          ['B', t],
+        ],
+        cond,
+        steps,
+      ),
+    ).toEqual({ B: t });
+    const refused = withoutPlaceholders(
+      [
+        ['A', OMITTED],
+        ['B', OMITTED],
+      ],
+      cond,
+      steps,
+    );
     expect(refused).toBeInstanceOf(StepInputsError);
     expect((refused as StepInputsError).code).toBe('invalid-input');
     expect(asked).toBe(3);
@@ -48,7 +85,12 @@ describe('a step reached by a placeholder', () => {
         { port: 'y', name: 'IN_y' },
       ],
     });
-    const router = (mode: 'copy' | 'direct'): GraphNode => ({ id: 'r', kind: 'router', position: pos, params: { count: 2, mode } });
+    const router = (mode: 'copy' | 'direct'): GraphNode => ({
+      id: 'r',
+      kind: 'router',
+      position: pos,
+      params: { count: 2, mode },
+    });
     expect(generatedStepInputs('g', router('copy'))).toEqual({ model: 'g_r', inputs: [{ port: 'in', name: 'in' }] });
     expect(generatedStepInputs('g', router('direct'))).toBeUndefined();
   });

@@ -1,12 +1,6 @@
 // A step's output that its response left out, as Triton's ensemble handles it: a placeholder flows in its place,
 // the steps it feeds run without that input, and the model's own input checks then refuse a required one.
-import {
-  gateTensorNames,
-  generatedModelName,
-  opDef,
-  type GraphNode,
-  type Tensor,
-} from '@ensemble-studio/core';
+import { gateTensorNames, generatedModelName, opDef, type GraphNode, type Tensor } from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
 
 /**

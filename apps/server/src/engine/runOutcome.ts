@@ -45,7 +45,8 @@ export function conditionExit(
 /** The run's failure when `node` failed with `message`: an engine error keeps its code, anything else is `node-failed`. */
 export function nodeFailure(graph: GraphDoc, node: GraphNode, err: unknown, message: string): RunFailure {
   // The model's input checks refused the step's request: Triton names the ensemble, then its own words.
-  if (err instanceof StepInputsError) return { code: err.code, message: `in ensemble '${graph.name}', ${message}`, nodeId: node.id };
+  if (err instanceof StepInputsError)
+    return { code: err.code, message: `in ensemble '${graph.name}', ${message}`, nodeId: node.id };
   const code = err instanceof EngineError && err.code !== 'node-failed' ? err.code : 'node-failed';
   return { code, message: `in ensemble '${graph.name}', node '${node.label ?? node.id}': ${message}`, nodeId: node.id };
 }
