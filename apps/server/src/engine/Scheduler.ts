@@ -1,6 +1,7 @@
 import type { GraphNode, Tensor } from '@ensemble-studio/core';
-import { memberSpans, type FusedGroup } from './fusion.ts';
-import { indexGraph, withoutOmittedInputs, type GraphIndex } from './graphIndex.ts';
+import { inGroup, memberSpans, type FusedGroup } from './fusion.ts';
+import { feedsOnlyOutputs, indexGraph, type GraphIndex } from './graphIndex.ts';
+import { OMITTED, OMITTED_INPUT, withoutPlaceholders } from './omittedInputs.ts';
 import { PortJoin } from './portJoin.ts';
 import { RunLedger } from './RunLedger.ts';
 import type { ExecContext, NodeRun, SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
@@ -9,10 +10,11 @@ import { RunEvents } from './runEvents.ts';
 import { TensorRefs } from './tensorRefs.ts';
 
 /**
- * The ensemble scheduler, as Triton's: a node runs as soon as all its connected inputs exist
- * (per iteration: each response of a decoupled node is its own iteration), independent branches
- * run concurrently, tensors pass by reference. A failure or a bls/error exit stops scheduling; a
- * gate exit starves the nodes behind it. Nodes that never ran are reported skipped with the reason.
+ * The ensemble scheduler, as Triton's: a node runs as soon as all its connected inputs exist (per iteration: each
+ * response of a decoupled node is its own iteration), independent branches run concurrently, tensors pass by
+ * reference. An output a response left out, or an optional input the request left out, travels as a placeholder
+ * (`OMITTED`): the nodes it feeds run without it if the model's input count check allows. A failure or a bls/error
+ * exit stops scheduling; a gate exit starves the nodes behind it. Nodes that never ran are reported skipped.
  */
 export class Scheduler {
   private readonly idx: GraphIndex;
@@ -29,7 +31,7 @@ export class Scheduler {
   private readonly ctx: ExecContext;
 
   constructor(private readonly o: SchedulerOptions) {
-    this.idx = withoutOmittedInputs(o.index ?? indexGraph(o.graph), o.inputs);
+    this.idx = o.index ?? indexGraph(o.graph);
     this.now = o.now ?? perfNow;
     this.events = new RunEvents(o.emit, o.runId, o.observed ?? true, this.now());
     this.ledger = new RunLedger(o.graph, this.idx, o.signal, this.events);
@@ -53,6 +55,7 @@ export class Scheduler {
         const t = this.o.inputs[node.params.name];
         this.ledger.executed.add(node.id);
         if (t) this.finishNode(node, 0, { responses: [{ out: t }] }, this.now(), {});
+        else this.publish(node.id, 0, OMITTED_INPUT);
       } else if (this.idx.inPorts.get(node.id)!.size === 0) {
         this.launch(node, 0, {});
       }
@@ -64,22 +67,32 @@ export class Scheduler {
   private deliver(nodeId: string, iteration: number, port: string, t: Tensor): void {
     const node = this.idx.nodes.get(nodeId)!;
     if (node.kind === 'output') {
-      this.ledger.outputs[node.params.name] = t;
+      if (t !== OMITTED) this.ledger.outputs[node.params.name] = t;
       this.ledger.executed.add(node.id);
       this.responses?.add(iteration, node.params.name, t);
       return;
     }
     const ports = this.idx.inPorts.get(nodeId)!.size;
     if (ports === 1) {
-      if (this.ledger.open) this.launch(node, iteration, { [port]: t });
+      if (!this.ledger.open) return;
+      if (t !== OMITTED) this.launch(node, iteration, { [port]: t });
+      else this.launchChecked(node, iteration, [[port, t]]);
       return;
     }
     this.pending ??= new PortJoin();
     const got = this.pending.add(nodeId, iteration, port, t, ports);
     if (got && this.ledger.open) {
       this.pending.take(nodeId, iteration);
-      this.launch(node, iteration, Object.fromEntries(got));
+      this.launchChecked(node, iteration, got);
     }
+  }
+
+  /** Launches `node` with the gathered inputs less their placeholders, unless the model's input check refuses. */
+  private launchChecked(node: GraphNode, iteration: number, got: Iterable<[string, Tensor]>): void {
+    const inputs = withoutPlaceholders(got, node, this.o.executor);
+    if (!(inputs instanceof Error)) return this.launch(node, iteration, inputs);
+    this.startMember(node, this.now());
+    this.failNode(node, inputs, {});
   }
 
   private launch(node: GraphNode, iteration: number, inputs: Record<string, Tensor>): void {
@@ -92,7 +105,7 @@ export class Scheduler {
       return;
     }
     if (node.kind === 'router') {
-      const t = inputs.in!;
+      const t = inputs.in ?? OMITTED; // a direct router passes a placeholder on, as Triton maps its tensor
       const responses = [Object.fromEntries(Array.from({ length: node.params.count }, (_, i) => [`out_${i}`, t]))];
       this.finishNode(node, iteration, { responses, queueMs: 0, computeMs: 0 }, startedAt, inputs);
       return;
@@ -240,26 +253,23 @@ export class Scheduler {
     const k = this.ledger.nextIteration(node.id);
     this.ledger.partials++;
     this.events.partial(node.id, k, resp);
-    const last = final && this.inflight === 1 && !this.pending?.holding && this.feedsOnlyOutputs(node.id);
+    const last = final && this.inflight === 1 && !this.pending?.holding && feedsOnlyOutputs(this.idx, node.id);
     this.responses?.markFinal(last);
     this.publish(node.id, k, resp);
     this.responses?.markFinal(false);
   }
 
-  private feedsOnlyOutputs(nodeId: string): boolean {
-    for (const edges of this.idx.out.get(nodeId)!.values())
-      for (const e of edges) if (this.idx.nodes.get(e.target)?.kind !== 'output') return false;
-    return true;
-  }
-
   /** Sends `resp` along the node's edges; a fused member's tensors reach the other members in the worker, not here. */
   private publish(nodeId: string, iteration: number, resp: Record<string, Tensor>, group?: readonly GraphNode[]): void {
     const out = this.idx.out.get(nodeId)!;
+    let sent = 0;
     // Every consumer is counted before any runs: `canTransfer` must see all the readers of a buffer.
     for (const port in resp) {
       const t = resp[port];
       const edges = out.get(port);
       if (!t || !edges) continue;
+      sent++;
+      if (t === OMITTED) continue;
       let n = 0;
       for (const e of edges) if (!inGroup(group, e.target)) n++;
       this.refs.add(t, n);
@@ -270,6 +280,11 @@ export class Scheduler {
       if (t && edges)
         for (const e of edges) if (!inGroup(group, e.target)) this.deliver(e.target, iteration, e.targetPort, t);
     }
+    // A port the response left out (a Python model's may): a placeholder, as Triton's ensemble puts one. A fused
+    // member's response holds only what leaves the group, and its members always make every output.
+    if (sent < out.size && !group)
+      for (const [port, edges] of out)
+        if (!resp[port]) for (const e of edges) this.deliver(e.target, iteration, e.targetPort, OMITTED);
   }
 
   private failNode(node: GraphNode, err: unknown, inputs: Record<string, Tensor>): void {
@@ -286,8 +301,3 @@ export class Scheduler {
 }
 
 const perfNow = (): number => performance.now();
-
-function inGroup(group: readonly GraphNode[] | undefined, id: string): boolean {
-  if (group) for (const m of group) if (m.id === id) return true;
-  return false;
-}

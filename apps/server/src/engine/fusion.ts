@@ -173,3 +173,9 @@ export function trimGroup(group: FusedGroup, keep: ReadonlySet<string>): FusedGr
   const exports = group.exports && kept.map(({ k }) => group.exports![k]!);
   return { members: kept.map(({ m }) => m), inputs, ...(exports ? { exports } : {}) };
 }
+
+/** Whether node `id` is a member of `group` (none when there is no group). */
+export function inGroup(group: readonly GraphNode[] | undefined, id: string): boolean {
+  if (group) for (const m of group) if (m.id === id) return true;
+  return false;
+}

@@ -87,19 +87,9 @@ function current(hit: { nodes: GraphDoc['nodes']; edges: GraphDoc['edges']; n: n
   );
 }
 
-/**
- * The index as a run that leaves out some of the graph's inputs sees it: an optional ensemble input the request
- * omits is not forwarded, so its consumers run without it, as Triton does. `idx` itself when every input is given;
- * otherwise a copy with its own input ports (the index is shared by every run of the graph).
- * @example withoutOmittedInputs(idx, { image }) === idx // every input given
- */
-export function withoutOmittedInputs(idx: GraphIndex, given: Record<string, unknown>): GraphIndex {
-  let own: GraphIndex | undefined;
-  for (const node of idx.nodes.values()) {
-    if (node.kind !== 'input' || given[node.params.name]) continue;
-    own ??= { ...idx, inPorts: new Map([...idx.inPorts].map(([id, ports]) => [id, new Set(ports)])) };
-    for (const edges of idx.out.get(node.id)!.values())
-      for (const e of edges) own.inPorts.get(e.target)!.delete(e.targetPort);
-  }
-  return own ?? idx;
+/** Whether every edge out of `nodeId` goes to one of the graph's output nodes. */
+export function feedsOnlyOutputs(idx: GraphIndex, nodeId: string): boolean {
+  for (const edges of idx.out.get(nodeId)!.values())
+    for (const e of edges) if (idx.nodes.get(e.target)?.kind !== 'output') return false;
+  return true;
 }

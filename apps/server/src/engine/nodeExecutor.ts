@@ -3,6 +3,7 @@ import { conditionHolds } from './condition.ts';
 import { ChainError, EngineError } from './errors.ts';
 import type { FusedGroup } from './fusion.ts';
 import type { ModelRuntime } from './ModelRuntime.ts';
+import { generatedStepInputs, type StepInputs } from './omittedInputs.ts';
 import type { InferRequest } from './modelRuntimeTypes.ts';
 import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
@@ -68,6 +69,13 @@ class GraphNodeExecutor implements NodeExecutor {
 
   executeGroup(group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun> {
     return runGroup(this.deps, group, inputs, ctx);
+  }
+
+  stepInputs(node: GraphNode): StepInputs | undefined {
+    if (node.kind !== 'model') return generatedStepInputs(this.deps.graph, node);
+    const rt = runtimeOf(this.deps, node);
+    const inputs = (rt.config.input ?? []).map((i) => ({ port: i.name, name: i.name, optional: i.optional === true }));
+    return { model: rt.name, inputs };
   }
 }
 

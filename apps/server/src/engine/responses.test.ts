@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
+import { OMITTED } from './omittedInputs.ts';
 import { ResponseCollector } from './responses.ts';
 
 const t = (v: number): Tensor => ({ datatype: 'FP32', shape: [1], data: Float32Array.of(v) });
@@ -28,5 +29,17 @@ describe('ResponseCollector', () => {
     r.flush();
     r.flush();
     expect(sent.map((o) => Object.keys(o))).toEqual([['b'], ['a']]);
+  });
+
+  it('counts a placeholder as arrived and leaves it out of the response it completes', () => {
+    const sent: [Record<string, Tensor>, boolean][] = [];
+    const r = new ResponseCollector(2, (o, final) => sent.push([o, final]));
+    r.add(0, 'a', t(1));
+    r.add(0, 'b', OMITTED);
+    r.add(1, 'a', OMITTED);
+    r.add(1, 'b', OMITTED);
+    expect(sent.map(([o]) => Object.keys(o))).toEqual([['a'], []]);
+    r.flush();
+    expect(sent).toHaveLength(2);
   });
 });

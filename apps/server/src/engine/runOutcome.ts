@@ -5,6 +5,7 @@ import type { CancelSignal } from './cancel.ts';
 import { abortError, EngineError } from './errors.ts';
 import { exitDefaults } from './exitOutputs.ts';
 import type { GraphIndex } from './graphIndex.ts';
+import { StepInputsError } from './omittedInputs.ts';
 import type { ExitInfo, SchedulerResult } from './schedulerTypes.ts';
 
 /** Why a run stopped: its failing node (or an `error` exit), as the run reports it. */
@@ -43,6 +44,9 @@ export function conditionExit(
 
 /** The run's failure when `node` failed with `message`: an engine error keeps its code, anything else is `node-failed`. */
 export function nodeFailure(graph: GraphDoc, node: GraphNode, err: unknown, message: string): RunFailure {
+  // The model's input checks refused the step's request: Triton names the ensemble, then its own words.
+  if (err instanceof StepInputsError)
+    return { code: err.code, message: `in ensemble '${graph.name}', ${message}`, nodeId: node.id };
   const code = err instanceof EngineError && err.code !== 'node-failed' ? err.code : 'node-failed';
   return { code, message: `in ensemble '${graph.name}', node '${node.label ?? node.id}': ${message}`, nodeId: node.id };
 }
@@ -72,6 +76,8 @@ export interface RunState {
   partials: number;
   /** Nodes that finished having sent no response (a decoupled model's choice). */
   silentNodes: number;
+  /** Nodes that started, and output nodes that received a tensor or a placeholder. */
+  executed: ReadonlySet<string>;
 }
 
 /** The result of a run that has nothing more in flight. */
@@ -93,26 +99,20 @@ export function schedulerResult(s: RunState): SchedulerResult {
     return { timings: s.timings, partials: s.partials, status: 'completed', outputs: s.outputs };
   // A decoupled model may answer a request with no response at all (only the final flag): nothing more to send.
   if (s.silentNodes > 0) return { ...base, status: 'completed', outputs: s.outputs };
-  // An output the node feeding it left out of a response it sent is left out of the run's response, as Triton's
-  // ensemble puts a placeholder for it ("Composing models did not output tensor") and a plain model's response
-  // carries what the model made. One whose node never ran (starved of an input) has no answer: the run fails.
-  const starved = s.idx.outputs
-    .filter((n) => !s.outputs[n.params.name] && !producerRan(s, n.id))
-    .map((n) => n.params.name);
-  if (starved.length === 0) return { ...base, status: 'completed', outputs: s.outputs };
-  return {
-    ...base,
-    status: 'failed',
-    outputs: {},
-    error: {
-      code: 'output-missing',
-      message: `in ensemble '${s.graph.name}', output ${starved.join(', ')} was not produced: no more nodes can run`,
-    },
-  };
-}
-
-/** Whether the node that feeds output node `outputId` finished (sent its responses) in this run. */
-function producerRan(s: RunState, outputId: string): boolean {
-  const edge = s.graph.edges.find((e) => e.target === outputId);
-  return edge !== undefined && s.timings.some((t) => t.nodeId === edge.source);
+  // An output a response left out reached its output node as a placeholder: it is left out of the run's response,
+  // as Triton's ensemble leaves it out ("Composing models did not output tensor") and a plain model's response
+  // carries what the model made. One that nothing ever reached has no answer: Triton's ensemble, finishing with
+  // no response sent, fails with its deadlock error (`FinishEnsemble`).
+  for (const n of s.idx.outputs)
+    if (!s.executed.has(n.id))
+      return {
+        ...base,
+        status: 'failed',
+        outputs: {},
+        error: {
+          code: 'output-missing',
+          message: `in ensemble '${s.graph.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`,
+        },
+      };
+  return { ...base, status: 'completed', outputs: s.outputs };
 }

@@ -10,6 +10,7 @@ import type {
 import type { CancelSignal } from './cancel.ts';
 import type { FusedGroup } from './fusion.ts';
 import type { GraphIndex } from './graphIndex.ts';
+import type { StepInputs } from './omittedInputs.ts';
 
 // The scheduler's contracts: what it hands a node executor, and what a run comes to.
 
@@ -61,6 +62,8 @@ export interface NodeExecutor {
   execute(node: GraphNode, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<NodeRun>;
   /** Runs a fused group (fusion.ts) as one request; rejects only when no member could run at all. */
   executeGroup?(group: FusedGroup, inputs: Record<string, Tensor>, ctx: ExecContext): Promise<GroupRun>;
+  /** The inputs of the model a node's step requests (asked only when an input of it was left out upstream). */
+  stepInputs?(node: GraphNode): StepInputs | undefined;
 }
 
 export interface ExitInfo {

@@ -1,6 +1,7 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { badRequest } from './errors.ts';
 import type { MetaTensor } from './graphSignature.ts';
+import { inputCountMessage as countMessage } from '../engine/omittedInputs.ts';
 
 // Triton's checks of a request against the model it names. Pure: they run where the request is parsed, in the
 // body worker for a large body, so a request that is refused never sends its tensors to the main thread.
@@ -20,19 +21,7 @@ function shapeMatches(expected: readonly number[], got: readonly number[]): bool
 
 /** Triton's message when a request has more inputs than the model or fewer than it requires (`ValidateRequestInputs`). */
 function inputCountMessage(model: CheckedModel, given: readonly string[]): string {
-  const specs = model.signature.inputs;
-  const required = specs.filter((s) => !s.optional);
-  const quoted = (names: readonly string[]) => names.map((n) => `'${n}'`).join(',');
-  const present = new Set(given);
-  // Triton builds the missing list by dropping a trailing comma, so with none missing only "]" is left.
-  const missing = required.filter((s) => !present.has(s.name)).map((s) => s.name);
-  const missingText = missing.length > 0 ? `[${quoted(missing)}]` : ']';
-  const counted =
-    required.length === specs.length
-      ? `expected ${specs.length} inputs but got ${given.length}`
-      : `expected number of inputs between ${required.length} and ${specs.length} but got ${given.length}`;
-  // Only the first names: the message is cut to MAX_ERROR_MESSAGE characters when it is sent.
-  return `${counted} inputs for model '${model.name}'. Got input(s) [${quoted(given.slice(0, 100))}], but missing required input(s) ${missingText}. Please provide all required input(s).`;
+  return countMessage(model.name, model.signature.inputs, given);
 }
 
 /** Triton's batch checks when the model batches: every input has the batch dim first, one batch size, within max_batch_size. */

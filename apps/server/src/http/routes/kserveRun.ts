@@ -138,7 +138,7 @@ export function runError(result: RunResult, plainModel?: string): ApiError | und
     const code = result.error?.code ?? 'internal';
     const status = /^(model-unavailable|limit|timeout|closed|sequence-lost)$/.test(code)
       ? 503
-      : /^(node-failed|instance-crashed|output-missing|internal)$/.test(code)
+      : /^(node-failed|instance-crashed|internal)$/.test(code)
         ? 500
         : 400;
     const message = result.error?.message ?? 'inference failed';
