@@ -9,6 +9,7 @@ import { ApiError, badRequest } from './errors.ts';
 import { runGraphJob } from './graphJobs.ts';
 import { responseBytes } from './responseJobs.ts';
 import { parseGenerateBody, parseInferBody } from './kserveBody.ts';
+import { readRepositoryBody } from './repositoryBody.ts';
 
 // The body worker: parses large KServe bodies and WebSocket messages so the main thread keeps
 // answering other clients. Tensors come back by transfer, not by copy.
@@ -45,6 +46,7 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
     const zip = ownedBytes(result.zip);
     return [{ kind: 'graph', result: { kind: 'zip', zip } }, [zip.buffer as ArrayBuffer]];
   }
+  if (job.kind === 'repository') return [{ kind: 'repository', body: readRepositoryBody(body) }, []];
   if (job.kind === 'grpc') {
     const { request, inputs } = decodeInferRequest(body, job);
     return [{ kind: 'grpc', request, inputs: Object.entries(inputs) }, transferables(Object.values(inputs))];
