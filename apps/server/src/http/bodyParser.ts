@@ -14,6 +14,7 @@ import type { InferRequest } from './kserveTensors.ts';
 import type { DecodedInfer, DecodeLimits } from '../grpc/decodeInfer.ts';
 import type { WireInferRequest } from '../grpc/grpcTensors.ts';
 import { readRepositoryBody, type RepositoryBody } from './repositoryBody.ts';
+import type { ReadRepositoryMessage, RepositoryMethod } from '../grpc/repositoryMessages.ts';
 
 /** What to parse a body as: a KServe infer or generate body, or a WebSocket text message. */
 export type BodyJob =
@@ -22,6 +23,7 @@ export type BodyJob =
   | ({ kind: 'ws' } & TextLimits)
   | ({ kind: 'grpc' } & DecodeLimits)
   | { kind: 'repository' }
+  | { kind: 'grpcRepository'; method: RepositoryMethod }
   | GraphJob
   | ResponseJob
   | ClassifyJob;
@@ -32,6 +34,7 @@ export type WireResult =
   | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] }
   | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] }
   | { kind: 'repository'; body: RepositoryBody }
+  | { kind: 'grpcRepository'; read: ReadRepositoryMessage }
   | { kind: 'graph'; result: GraphJobResult }
   | { kind: 'response'; bytes: Uint8Array }
   | { kind: 'classified'; tensor: EncodedBytes };
@@ -97,7 +100,10 @@ export class BodyParser {
 
   /** A KServe infer or generate body. @throws ApiError naming what is wrong with it. */
   async kserve<
-    J extends Exclude<BodyJob, { kind: 'ws' | 'grpc' | 'repository' } | GraphJob | ResponseJob | ClassifyJob>,
+    J extends Exclude<
+      BodyJob,
+      { kind: 'ws' | 'grpc' | 'repository' | 'grpcRepository' } | GraphJob | ResponseJob | ClassifyJob
+    >,
   >(body: Uint8Array | BodyChunks, job: J): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
     type Out = J extends { kind: 'infer' } ? InferRequest : GenerateRequest;
     if (!(body instanceof BodyChunks) && parsesInline(body)) {
@@ -131,6 +137,14 @@ export class BodyParser {
     if (r.kind !== 'repository')
       throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
     return r.body;
+  }
+
+  /** A large gRPC repository load or unload, decoded and checked in the worker (repositoryMessages.ts). */
+  async grpcRepository(method: RepositoryMethod, bytes: Uint8Array): Promise<ReadRepositoryMessage> {
+    const r = await this.post(bytes, { kind: 'grpcRepository', method });
+    if (r.kind !== 'grpcRepository')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return r.read;
   }
 
   /** A WebSocket text message; never throws for the message's content (the result says what is wrong). */

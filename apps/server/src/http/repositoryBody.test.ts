@@ -16,10 +16,15 @@ describe('readRepositoryBody', () => {
     expect(read('{"ready": "yes"}').ready).toBe('other');
     expect(read('{"ready": null}').ready).toBe('other');
     expect(read('{"parameters": 3}').parameters).toBe('not-object');
-    expect(read('{"parameters": {"config": "{}", "file:1/m.onnx": 2}}').parameters).toEqual([
-      ['config', true],
-      ['file:1/m.onnx', false],
-    ]);
+    expect(read('{"parameters": {"config": "{}", "file:1/m.onnx": "b"}}').parameters).toEqual({
+      named: ['config', 'file:1/m.onnx'],
+      count: 2,
+    });
+    // The first problem in the members' order, as Triton meets them.
+    expect(read('{"parameters": {"config": "{}", "file:a": 2, "nope": "x"}}').parameters).toMatchObject({
+      problem: 'not-string',
+    });
+    expect(read('{"parameters": {"nope": "x", "file:a": 2}}').parameters).toMatchObject({ problem: 'unknown-key' });
     expect(read('{"parameters": {"unload_dependents": true}}').unloadDependents).toBe(true);
     expect(read('{"parameters": {"unload_dependents": "true"}}').unloadDependents).toBe(false);
   });
@@ -80,6 +85,15 @@ describe('repository bodies over 1 MiB on a running server', () => {
     expect([config.status, config.json.error]).toEqual([
       400,
       "load of 'head' with config is not supported: the studio loads models from its repository on disk (edit the files, then load)",
+    ]);
+  });
+
+  it('a load of 20,000 overrides names the first eight and counts the rest', async () => {
+    const parameters = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`file:${i}`, 'x']));
+    const r = await call(`${s.url}/v2/repository/models/head/load`, 'POST', { parameters });
+    expect([r.status, r.json.error]).toEqual([
+      400,
+      "load of 'head' with file:0, file:1, file:2, file:3, file:4, file:5, file:6, file:7 and 19992 more is not supported: the studio loads models from its repository on disk (edit the files, then load)",
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { isObj } from '@ensemble-studio/core';
+import { NAMED_OVERRIDES } from '../grpc/repositoryRequests.ts';
 import { badRequest } from './errors.ts';
 
 // Pure: runs on the main thread for small bodies and in the body worker for large ones (bodyParser.ts), so a
@@ -12,8 +13,11 @@ import { badRequest } from './errors.ts';
 export interface RepositoryBody {
   /** `ready` as sent: undefined when absent, 'other' when it is not a boolean. */
   ready: boolean | undefined | 'other';
-  /** `parameters`: absent, not an object, or its members in order with whether each value is a string. */
-  parameters: undefined | 'not-object' | [string, boolean][];
+  /**
+   * `parameters`: absent, not an object, or what a load reads of its members: the first problem in their order (a
+   * value that is not a string, or a key neither `config` nor `file:…`), the first NAMED_OVERRIDES keys and the count.
+   */
+  parameters: undefined | 'not-object' | { problem?: 'not-string' | 'unknown-key'; named: string[]; count: number };
   /** `parameters.unload_dependents` is JSON `true`. */
   unloadDependents: boolean;
 }
@@ -39,12 +43,19 @@ export function readRepositoryBody(bytes: Uint8Array): RepositoryBody {
   const params = Object.hasOwn(body, 'parameters') ? body.parameters : undefined;
   return {
     ready: ready === undefined || typeof ready === 'boolean' ? ready : 'other',
-    parameters:
-      params === undefined
-        ? undefined
-        : isObj(params)
-          ? Object.entries(params).map(([key, value]) => [key, typeof value === 'string'])
-          : 'not-object',
+    parameters: params === undefined ? undefined : isObj(params) ? loadParameters(params) : 'not-object',
     unloadDependents: isObj(params) && Object.hasOwn(params, 'unload_dependents') && params.unload_dependents === true,
   };
+}
+
+/** A load's parameters as the route checks them (Triton's order: each member's value, then its key). */
+function loadParameters(params: Record<string, unknown>): Exclude<RepositoryBody['parameters'], string | undefined> {
+  const keys = Object.keys(params);
+  let problem: 'not-string' | 'unknown-key' | undefined;
+  for (const key of keys) {
+    if (typeof params[key] !== 'string') problem = 'not-string';
+    else if (key !== 'config' && !key.startsWith('file:')) problem = 'unknown-key';
+    if (problem) break;
+  }
+  return { ...(problem ? { problem } : {}), named: keys.slice(0, NAMED_OVERRIDES), count: keys.length };
 }

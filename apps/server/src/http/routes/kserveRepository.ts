@@ -5,6 +5,7 @@ import { modelStatistics } from '../modelStatistics.ts';
 import type { Studio } from '../Studio.ts';
 import { repositoryIndex } from '../servedModels.ts';
 import type { RepositoryBody } from '../repositoryBody.ts';
+import { overridesRefusal } from '../../grpc/repositoryRequests.ts';
 import { rawBody } from './kserveRun.ts';
 
 /** The fields of the request's body that the repository endpoints read (a large body is parsed in the body worker). */
@@ -21,19 +22,11 @@ function refuseOverrides(name: string, body: RepositoryBody): void {
   const params = body.parameters;
   if (params === undefined) return;
   if (params === 'not-object') throw new ApiError(500, 'internal', 'attempt to get members for non-object');
-  for (const [key, isString] of params) {
-    if (!isString) throw new ApiError(500, 'internal', 'attempt to access JSON non-string as string');
-    if (key !== 'config' && !key.startsWith('file:'))
-      throw new ApiError(500, 'internal', 'unexpected error on creating Triton parameter');
-  }
-  const overrides = params.map(([key]) => key);
-  if (overrides.length > 0) {
-    throw new ApiError(
-      400,
-      'bad-request',
-      `load of '${name}' with ${overrides.join(', ')} is not supported: the studio loads models from its repository on disk (edit the files, then load)`,
-    );
-  }
+  if (params.problem === 'not-string')
+    throw new ApiError(500, 'internal', 'attempt to access JSON non-string as string');
+  if (params.problem === 'unknown-key')
+    throw new ApiError(500, 'internal', 'unexpected error on creating Triton parameter');
+  if (params.count > 0) throw new ApiError(400, 'bad-request', overridesRefusal(name, params.named, params.count));
 }
 
 /**
