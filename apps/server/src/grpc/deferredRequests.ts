@@ -1,11 +1,13 @@
 import type { Tensor } from '@ensemble-studio/core';
-import type { ServiceDefinition } from '@grpc/grpc-js';
+import { Metadata, type ServiceDefinition } from '@grpc/grpc-js';
 import { ApiError, toApiError } from '../http/errors.ts';
 import { findServedModel, type ServedModel } from '../http/servedModels.ts';
 import type { Studio } from '../http/Studio.ts';
 import { peekModel } from './peekModel.ts';
 import { parsedInferRequest, UNPARSABLE, type DecodeLimits } from './decodeInfer.ts';
 import type { WireInferRequest } from './grpcTensors.ts';
+import type { RepositoryMethod } from './repositoryMessages.ts';
+import type { RepositoryRequest } from './repositoryRequests.ts';
 
 // grpc-js decodes every message on the main thread before a handler sees it, and protobufjs takes seconds over a
 // message of a million small inputs, during which no other client is answered. ModelInfer and ModelStreamInfer
@@ -53,7 +55,8 @@ function compressedWithoutEncoding(bytes: Buffer): boolean {
 export type InferMessage = WireInferRequest | UndecodedRequest;
 
 /**
- * The service with ModelInfer's and ModelStreamInfer's large requests left undecoded (`UndecodedRequest`), the
+ * The service with ModelInfer's, ModelStreamInfer's and the repository load's and unload's large requests left
+ * undecoded (`UndecodedRequest`), the
  * small ones that do not parse as C++ protobuf parses (`UnparsableRequest`: grpc-js would answer its own words, or
  * protobufjs read what C++ refuses, wellFormed.ts), and those flagged compressed with no encoding
  * (`CompressedWithoutEncoding`).
@@ -72,7 +75,22 @@ export function deferLargeRequests(service: ServiceDefinition): ServiceDefinitio
             : (parsedInferRequest(bytes) ?? new UnparsableRequest(bytes)),
     };
   };
-  return { ...service, ModelInfer: deferred('ModelInfer'), ModelStreamInfer: deferred('ModelStreamInfer') };
+  // A repository message's parameters map decodes to an object per entry: a large one is read in the worker too.
+  const deferredRepository = (name: RepositoryMethod) => {
+    const method = service[name]!;
+    return {
+      ...method,
+      requestDeserialize: (bytes: Buffer): unknown =>
+        bytes.byteLength > INLINE_DECODE_BYTES ? new UndecodedRequest(bytes) : method.requestDeserialize(bytes),
+    };
+  };
+  return {
+    ...service,
+    ModelInfer: deferred('ModelInfer'),
+    ModelStreamInfer: deferred('ModelStreamInfer'),
+    RepositoryModelLoad: deferredRepository('RepositoryModelLoad'),
+    RepositoryModelUnload: deferredRepository('RepositoryModelUnload'),
+  };
 }
 
 /**
@@ -106,4 +124,19 @@ export async function decodedRequest(
     ...(refusal ? { refusal } : {}),
     ...(served && !refusal ? { model: { name: served.name, signature: served.signature } } : {}),
   });
+}
+
+/**
+ * A repository load's or unload's request: as grpc-js decoded it, or, for a large message, as the body worker read it
+ * (its parameters already checked, `readRepositoryMessage`). @throws the gRPC refusal the checks gave.
+ */
+export async function repositoryRequest(
+  studio: Studio,
+  method: RepositoryMethod,
+  message: RepositoryRequest | UndecodedRequest,
+): Promise<RepositoryRequest> {
+  if (!(message instanceof UndecodedRequest)) return message;
+  const read = await studio.bodies.grpcRepository(method, message.bytes);
+  if ('refusal' in read) throw { ...read.refusal, metadata: new Metadata() };
+  return read.request;
 }

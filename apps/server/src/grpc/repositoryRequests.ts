@@ -38,8 +38,20 @@ export function checkLoadParameters(r: RepositoryRequest): void {
   if (overrides.length > 0)
     throw grpcStatus(
       status.INVALID_ARGUMENT,
-      `load of '${r.model_name}' with ${overrides.join(', ')} is not supported: the studio loads models from its repository on disk (edit the files, then load)`,
+      overridesRefusal(r.model_name, overrides.slice(0, NAMED_OVERRIDES), overrides.length),
     );
+}
+
+/** How many of a load's overrides its refusal names (a request may carry thousands). */
+export const NAMED_OVERRIDES = 8;
+
+/**
+ * Why a load with overrides (`config`, `file:…`) is refused, naming the first `named` of its `count` overrides.
+ * @example overridesRefusal('m', ['config'], 1) // "load of 'm' with config is not supported: …"
+ */
+export function overridesRefusal(model: string, named: string[], count: number): string {
+  const more = count > named.length ? ` and ${count - named.length} more` : '';
+  return `load of '${model}' with ${named.join(', ')}${more} is not supported: the studio loads models from its repository on disk (edit the files, then load)`;
 }
 
 /**

@@ -13,29 +13,43 @@ export class BodyChunks {
 }
 
 /**
- * Reads a POST body of more than `threshold` bytes (and at most `limit`, by its Content-Length, sent without a
- * Content-Encoding) into a `BodyChunks` on `req.body`; every other request goes on untouched to the next body
- * reader (`express.raw`), which refuses what is over the limit and inflates compressed bodies.
+ * Reads a POST body sent without a Content-Encoding of more than `threshold` bytes (and at most `limit`) by its
+ * Content-Length, or of any length in chunks (`Transfer-Encoding: chunked`, whose size is known only once read), into
+ * a `BodyChunks` on `req.body`; a chunked body of at most `threshold` bytes becomes one Buffer, as the body reader
+ * makes it, and one over `limit` is refused once read (413), as the body reader refuses it. Every other request goes on
+ * untouched to the next body reader (`express.raw`), which refuses what is over the limit and inflates compressed
+ * bodies.
  * @example router.use('/v2', largeBodyChunks(limit, INLINE_PARSE_BYTES), express.raw({ limit, type: () => true }))
  */
 export function largeBodyChunks(limit: number, threshold: number): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
-    const length = Number(req.headers['content-length']);
+    const declared = req.headers['content-length'];
+    const length = Number(declared);
     const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
-    if (req.method !== 'POST' || encoding !== 'identity' || !(length > threshold && length <= limit)) return next();
-    const chunks: Uint8Array[] = [];
+    const chunked = declared === undefined && req.headers['transfer-encoding'] !== undefined;
+    if (req.method !== 'POST' || encoding !== 'identity' || !(chunked || (length > threshold && length <= limit)))
+      return next();
+    let chunks: Uint8Array[] = [];
     let got = 0;
     req.on('data', (chunk: Buffer) => {
       got += chunk.byteLength;
-      chunks.push(chunk);
+      // Read to its end and dropped, as the body reader drops a body over its limit before it answers.
+      if (got > limit) chunks = [];
+      else chunks.push(chunk);
     });
     // Node's HTTP parser delivers at most Content-Length bytes; fewer means the client went away ('aborted').
     req.once('end', () => {
-      req.body = new BodyChunks(chunks, got);
+      if (got > limit) return next(entityTooLarge(limit));
+      req.body = got > threshold ? new BodyChunks(chunks, got) : Buffer.concat(chunks, got);
       next();
     });
     req.once('error', next);
   };
+}
+
+/** The error the body readers give for a body over `limit`, so each router words it as it words theirs. */
+function entityTooLarge(limit: number): Error {
+  return Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit });
 }
 
 /**
@@ -67,8 +81,7 @@ export function refuseDeclaredOverLimit(limit: number): RequestHandler {
     if (encoding !== 'identity' || !(Number(req.headers['content-length']) > limit)) return next();
     res.setHeader('Connection', 'close');
     closeAfterLingering(req);
-    // The error the body readers give, so each router words it as it words theirs.
-    next(Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit }));
+    next(entityTooLarge(limit));
   };
 }
 

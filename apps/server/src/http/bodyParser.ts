@@ -13,6 +13,8 @@ import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateT
 import type { InferRequest } from './kserveTensors.ts';
 import type { DecodedInfer, DecodeLimits } from '../grpc/decodeInfer.ts';
 import type { WireInferRequest } from '../grpc/grpcTensors.ts';
+import { readRepositoryBody, type RepositoryBody } from './repositoryBody.ts';
+import type { ReadRepositoryMessage, RepositoryMethod } from '../grpc/repositoryMessages.ts';
 
 /** What to parse a body as: a KServe infer or generate body, or a WebSocket text message. */
 export type BodyJob =
@@ -20,6 +22,8 @@ export type BodyJob =
   | { kind: 'generate'; target: GenerateTarget; maxTensorElements: number }
   | ({ kind: 'ws' } & TextLimits)
   | ({ kind: 'grpc' } & DecodeLimits)
+  | { kind: 'repository' }
+  | { kind: 'grpcRepository'; method: RepositoryMethod }
   | GraphJob
   | ResponseJob
   | ClassifyJob;
@@ -29,6 +33,8 @@ export type WireResult =
   | { kind: 'kserve'; request: Omit<InferRequest | GenerateRequest, 'inputs'>; inputs: [string, Tensor][] }
   | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] }
   | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] }
+  | { kind: 'repository'; body: RepositoryBody }
+  | { kind: 'grpcRepository'; read: ReadRepositoryMessage }
   | { kind: 'graph'; result: GraphJobResult }
   | { kind: 'response'; bytes: Uint8Array }
   | { kind: 'classified'; tensor: EncodedBytes };
@@ -93,10 +99,12 @@ export class BodyParser {
   private readonly pending = new Map<number, { resolve: (v: WireResult) => void; reject: (e: Error) => void }>();
 
   /** A KServe infer or generate body. @throws ApiError naming what is wrong with it. */
-  async kserve<J extends Exclude<BodyJob, { kind: 'ws' | 'grpc' } | GraphJob | ResponseJob | ClassifyJob>>(
-    body: Uint8Array | BodyChunks,
-    job: J,
-  ): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
+  async kserve<
+    J extends Exclude<
+      BodyJob,
+      { kind: 'ws' | 'grpc' | 'repository' | 'grpcRepository' } | GraphJob | ResponseJob | ClassifyJob
+    >,
+  >(body: Uint8Array | BodyChunks, job: J): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
     type Out = J extends { kind: 'infer' } ? InferRequest : GenerateRequest;
     if (!(body instanceof BodyChunks) && parsesInline(body)) {
       return (
@@ -120,6 +128,23 @@ export class BodyParser {
     if (r.kind !== 'grpc')
       throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
     return { request: r.request, inputs: entriesToRecord(r.inputs) };
+  }
+
+  /** A repository request's body (index, load, unload): the fields those endpoints read. @throws ApiError when not JSON. */
+  async repository(body: Uint8Array | BodyChunks): Promise<RepositoryBody> {
+    if (!(body instanceof BodyChunks) && parsesInline(body)) return readRepositoryBody(body);
+    const r = await this.post(body, { kind: 'repository' });
+    if (r.kind !== 'repository')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return r.body;
+  }
+
+  /** A large gRPC repository load or unload, decoded and checked in the worker (repositoryMessages.ts). */
+  async grpcRepository(method: RepositoryMethod, bytes: Uint8Array): Promise<ReadRepositoryMessage> {
+    const r = await this.post(bytes, { kind: 'grpcRepository', method });
+    if (r.kind !== 'grpcRepository')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return r.read;
   }
 
   /** A WebSocket text message; never throws for the message's content (the result says what is wrong). */

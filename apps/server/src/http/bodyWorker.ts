@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
 import { decodeInferRequest } from '../grpc/decodeInfer.ts';
+import { readRepositoryMessage } from '../grpc/repositoryMessages.ts';
 import { parseClientText } from '../ws/parseMessage.ts';
 import type { BodyJob, BodyReply, WireResult } from './bodyParser.ts';
 import { ownedBytes } from './bodyChunks.ts';
@@ -9,6 +10,7 @@ import { ApiError, badRequest } from './errors.ts';
 import { runGraphJob } from './graphJobs.ts';
 import { responseBytes } from './responseJobs.ts';
 import { parseGenerateBody, parseInferBody } from './kserveBody.ts';
+import { readRepositoryBody } from './repositoryBody.ts';
 
 // The body worker: parses large KServe bodies and WebSocket messages so the main thread keeps
 // answering other clients. Tensors come back by transfer, not by copy.
@@ -45,6 +47,9 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
     const zip = ownedBytes(result.zip);
     return [{ kind: 'graph', result: { kind: 'zip', zip } }, [zip.buffer as ArrayBuffer]];
   }
+  if (job.kind === 'grpcRepository')
+    return [{ kind: 'grpcRepository', read: readRepositoryMessage(job.method, body) }, []];
+  if (job.kind === 'repository') return [{ kind: 'repository', body: readRepositoryBody(body) }, []];
   if (job.kind === 'grpc') {
     const { request, inputs } = decodeInferRequest(body, job);
     return [{ kind: 'grpc', request, inputs: Object.entries(inputs) }, transferables(Object.values(inputs))];

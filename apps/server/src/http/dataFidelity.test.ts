@@ -53,3 +53,31 @@ describe('values JSON cannot hold', () => {
     expect(tensorFromBytes('BYTES', [1], ok, 'text').data).toEqual(['é']);
   });
 });
+
+describe('a JSON body that is not UTF-8 (the thirteenth hostile round: an id was answered with U+FFFD)', () => {
+  const x = `"x":[${new Array(64).fill(0.5).join(',')}]`;
+  const infer = `"inputs":[{"name":"x","datatype":"FP32","shape":[1,64],"data":[${new Array(64).fill(0.5).join(',')}]}]`;
+  const withBadByte = (before: string, after: string) =>
+    Buffer.concat([Buffer.from(before), Buffer.from([0xff, 0xfe]), Buffer.from(after)]);
+
+  it('is refused on /infer, /generate and /generate_stream, not decoded with replacement characters', async () => {
+    for (const [route, rest] of [
+      ['infer', infer],
+      ['generate', x],
+      ['generate_stream', x],
+    ] as const) {
+      const r = await fetch(`${s.url}/v2/models/extractor/${route}`, {
+        method: 'POST',
+        body: withBadByte('{"id":"a', `",${rest}}`),
+      });
+      expect([route, r.status, await r.json()]).toEqual([
+        route,
+        400,
+        { error: 'failed to parse the request JSON buffer: it is not valid UTF-8 (this server keeps strings as text)' },
+      ]);
+    }
+    // The same request in UTF-8 runs.
+    const ok = await fetch(`${s.url}/v2/models/extractor/infer`, { method: 'POST', body: `{"id":"aé",${infer}}` });
+    expect([ok.status, ((await ok.json()) as { id: string }).id]).toEqual([200, 'aé']);
+  });
+});

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Tensor } from '@ensemble-studio/core';
 import { elementCount, isObj, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
 import { badRequest } from './errors.ts';
@@ -44,9 +45,17 @@ function splitRawBody(buf: Uint8Array, headerLength: string | undefined): { json
     throw badRequest(
       `Inference-Header-Content-Length ${String(headerLength).slice(0, 32)} does not fit the body (${buf.byteLength} bytes)`,
     );
+  const text = Buffer.from(buf.buffer, buf.byteOffset, n);
+  // Decoding would replace each byte that is not UTF-8 by U+FFFD without a word (in an id, a name, a BYTES element
+  // written in the JSON). Triton's reader keeps such bytes as they are; this server keeps strings as text, so it
+  // refuses them, as it refuses a binary BYTES element that is not UTF-8.
+  if (!isUtf8(text))
+    throw badRequest(
+      'failed to parse the request JSON buffer: it is not valid UTF-8 (this server keeps strings as text)',
+    );
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(buf.buffer, buf.byteOffset, n).toString('utf8'));
+    json = JSON.parse(text.toString('utf8'));
   } catch (err) {
     throw badRequest(`failed to parse the request JSON buffer: ${(err as Error).message.slice(0, 200)}`);
   }

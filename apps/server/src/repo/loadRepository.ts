@@ -9,11 +9,11 @@ import {
   keyedRecord,
   migrate,
   normalizeConfig,
-  parsePbtxtLenient,
   validateModelConfig,
 } from '@ensemble-studio/core';
 import type { Repository } from './types.ts';
 import { recoverCommits } from './commitFiles.ts';
+import { parseConfigBytes } from './configParser.ts';
 import { configFromOnnx, readOnnxSignature } from './onnxSignature.ts';
 import { autoCompletePython, definesAutoComplete, pythonInterpreter } from '../engine/backends/python/autoComplete.ts';
 
@@ -68,8 +68,8 @@ function brokenModel(name: string, versions: number[], error: string): Catalogue
   };
 }
 
-// A config is parsed on the thread that serves every client (about 0.2–0.3 µs a byte, more for many small tokens):
-// ten megabytes of one string or of 200,000 parameters held everyone for seconds. Real configs are a few KiB.
+// A large config is parsed in a worker (configParser.ts), but still whole and at about 0.2–0.3 µs a byte (more for many
+// small tokens): ten megabytes of one string or of 200,000 parameters took seconds. Real configs are a few KiB.
 const MAX_CONFIG_BYTES = 1 << 20;
 
 async function readModelConfig(m: ModelDir): Promise<ModelConfig> {
@@ -78,8 +78,7 @@ async function readModelConfig(m: ModelDir): Promise<ModelConfig> {
     const size = (await stat(file)).size;
     if (size > MAX_CONFIG_BYTES)
       throw new Error(`config.pbtxt is ${size} bytes, over the limit of ${MAX_CONFIG_BYTES} for a model's config`);
-    const text = await readFile(file, 'utf8');
-    const parsed = parsePbtxtLenient(text);
+    const parsed = await parseConfigBytes(await readFile(file));
     if (!parsed.ok) {
       const e = parsed.error;
       throw new Error(`config.pbtxt:${e.line}:${e.column}: ${e.message}`);

@@ -2,6 +2,7 @@ import { findServedModel, modelConfig, repositoryIndex } from '../../http/served
 import type { Studio } from '../../http/Studio.ts';
 import { loadModel, unloadModel } from '../../http/modelLoading.ts';
 import { modelStatistics } from '../../http/modelStatistics.ts';
+import { repositoryRequest, type UndecodedRequest } from '../deferredRequests.ts';
 import type { ProtoMessage } from '../loadService.ts';
 import {
   checkLoadParameters,
@@ -67,13 +68,15 @@ export function infoHandlers(studio: Studio): Record<string, UnaryBody> {
       refuseRepositoryName(r);
       return { models: repositoryIndex(studio).filter((m) => !r.ready || m.state === 'READY') };
     },
-    RepositoryModelLoad: async (r: RepositoryRequest) => {
+    RepositoryModelLoad: async (message: RepositoryRequest | UndecodedRequest) => {
+      const r = await repositoryRequest(studio, 'RepositoryModelLoad', message);
       refuseRepositoryName(r);
       checkLoadParameters(r);
       await loadModel(studio, r.model_name);
       return {};
     },
-    RepositoryModelUnload: async (r: RepositoryRequest) => {
+    RepositoryModelUnload: async (message: RepositoryRequest | UndecodedRequest) => {
+      const r = await repositoryRequest(studio, 'RepositoryModelUnload', message);
       refuseRepositoryName(r);
       await unloadModel(studio, r.model_name, unloadDependents(r));
       return {};

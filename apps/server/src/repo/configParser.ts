@@ -1,0 +1,60 @@
+import { Worker } from 'node:worker_threads';
+import { parsePbtxtLenient } from '@ensemble-studio/core';
+
+type PbtxtResult = ReturnType<typeof parsePbtxtLenient>;
+
+// A config.pbtxt is parsed during repository reads, which run on the thread that answers every client: a 1 MiB
+// config of half a million dims held them ~214 ms (the twelfth round). Configs over WORKER_CONFIG_BYTES are parsed
+// in a worker thread of their own; real configs are a few KiB and stay here (a worker hop costs more than they do).
+// The result crosses back by structured clone, which keeps what the parser makes: plain objects and arrays (own
+// `__proto__` keys included), strings, numbers, bigints and booleans.
+
+/** Configs up to this size are parsed on the calling thread. */
+export const WORKER_CONFIG_BYTES = 64 * 1024;
+
+const BOOT = new URL('../http/bodyWorkerBoot.mjs', import.meta.url);
+const ENTRY = new URL('./configParserWorker.ts', import.meta.url).href;
+
+let worker: Worker | undefined;
+let nextId = 1;
+const pending = new Map<number, { bytes: Buffer; resolve: (r: PbtxtResult) => void }>();
+
+/** The worker, started on first use; it keeps the process alive only while it has configs to parse. */
+function configWorker(): Worker {
+  if (worker) return worker;
+  const w = new Worker(BOOT, { workerData: { entry: ENTRY } });
+  w.unref();
+  w.on('message', ({ id, result }: { id: number; result: PbtxtResult }) => {
+    const p = pending.get(id);
+    pending.delete(id);
+    if (pending.size === 0) w.unref();
+    p?.resolve(result);
+  });
+  // A worker that fails leaves its configs to be parsed here, as small ones are.
+  const fail = () => {
+    if (worker === w) worker = undefined;
+    const left = [...pending.values()];
+    pending.clear();
+    for (const p of left) p.resolve(parsePbtxtLenient(p.bytes.toString('utf8')));
+  };
+  w.on('error', fail);
+  w.on('exit', fail);
+  worker = w;
+  return w;
+}
+
+/**
+ * A config.pbtxt's bytes parsed leniently (`parsePbtxtLenient`), in the config worker when they are over
+ * WORKER_CONFIG_BYTES; the same result either way.
+ * @example const parsed = await parseConfigBytes(await readFile(join(dir, 'config.pbtxt')))
+ */
+export function parseConfigBytes(bytes: Buffer): Promise<PbtxtResult> {
+  if (bytes.byteLength <= WORKER_CONFIG_BYTES) return Promise.resolve(parsePbtxtLenient(bytes.toString('utf8')));
+  const w = configWorker();
+  const id = nextId++;
+  return new Promise((resolve) => {
+    pending.set(id, { bytes, resolve });
+    w.ref();
+    w.postMessage({ id, bytes });
+  });
+}
