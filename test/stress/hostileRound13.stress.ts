@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectTestClient } from '../../apps/server/src/testing/grpcTestClient.ts';
+import { sseEvents } from '../../apps/server/src/testing/sseEvents.ts';
 import { http, spawnStudio } from '../support/server.ts';
 import { tempDir } from '../support/tempDir.ts';
 import { connect } from '../support/wsClient.ts';
@@ -128,17 +129,9 @@ async function generateStream(n: number): Promise<{ status: number; events: Reco
     body: JSON.stringify({ N: [n] }),
   });
   const events: Record<string, unknown>[] = [];
-  const decoder = new TextDecoder();
-  let text = '';
-  const reader = res.body!.getReader();
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    text += decoder.decode(chunk.value, { stream: true });
-    for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n')) {
-      const event = text.slice(0, at);
-      text = text.slice(at + 2);
-      if (event.startsWith('data: ')) events.push(JSON.parse(event.slice(6)) as Record<string, unknown>);
-      if (events.length === 1) go(n);
-    }
+  for await (const event of sseEvents(res)) {
+    events.push(event);
+    if (events.length === 1) go(n);
   }
   return { status: res.status, events };
 }

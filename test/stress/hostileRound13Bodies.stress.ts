@@ -2,11 +2,11 @@
 // asking /v2/health/ready from a process of its own: repository requests of megabytes, over HTTP sent in chunks
 // (parsed on the main thread before: 30 MB held every client 7-8 s) and over gRPC with 300,000 parameters (decoded
 // by grpc-js on the main thread: 3.5-5 s).
-import { request } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectTestClient, grpcFailure } from '../../apps/server/src/testing/grpcTestClient.ts';
+import { postChunked } from '../../apps/server/src/testing/postChunked.ts';
 import { http, spawnStudio } from '../support/server.ts';
 import { tempDir } from '../support/tempDir.ts';
 import { probedStudio } from './hostileProbe.ts';
@@ -20,21 +20,6 @@ const { studio, probe } = probedStudio(() => {
   return spawnStudio(repo);
 });
 
-/** POSTs `body` to `url` with Transfer-Encoding: chunked, in 64 KiB pieces; resolves with the status and text. */
-function postChunked(url: string, body: Buffer): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    for (let at = 0; at < body.length; at += 1 << 16) req.write(body.subarray(at, at + (1 << 16)));
-    req.end();
-  });
-}
-
 describe('hostile input, thirteenth round', () => {
   it('a 30 MB repository index request sent in chunks is parsed without holding other clients', async () => {
     expect((await http(`${studio.url}/v2/repository/index`, { method: 'POST' })).json).toMatchObject([
@@ -42,7 +27,7 @@ describe('hostile input, thirteenth round', () => {
     ]);
     const body = Buffer.from(`{"ready":true,"pad":[${'1,'.repeat(15_000_000)}1]}`);
     const r = await probe('index: 30 MB of numbers in chunks', () =>
-      postChunked(`${studio.url}/v2/repository/index`, body),
+      postChunked(`${studio.url}/v2/repository/index`, body, Math.ceil(body.length / (1 << 16))),
     );
     expect([r.status, JSON.parse(r.text)]).toEqual([200, []]);
   });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { writeBlsCycle } from '../../apps/server/src/testing/blsCycleModels.ts';
 import { writeFinishesPrevious } from '../../apps/server/src/testing/finishesPreviousModel.ts';
+import { sseEvents } from '../../apps/server/src/testing/sseEvents.ts';
 import { copyExamples, http, spawnStudio } from '../support/server.ts';
 import { probedStudio } from './hostileProbe.ts';
 
@@ -33,17 +34,9 @@ function streamed(x: number) {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ X: [x] }),
   }).then(async (res) => {
-    const decoder = new TextDecoder();
-    let text = '';
-    const reader = res.body!.getReader();
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      text += decoder.decode(chunk.value, { stream: true });
-      for (let at = text.indexOf('\n\n'); at >= 0; at = text.indexOf('\n\n')) {
-        const event = text.slice(0, at);
-        text = text.slice(at + 2);
-        if (event.startsWith('data: ')) ys.push(Number((JSON.parse(event.slice(6)) as { Y: number }).Y));
-        firstSeen();
-      }
+    for await (const event of sseEvents<{ Y: number }>(res)) {
+      ys.push(Number(event.Y));
+      firstSeen();
     }
     return res.status;
   });

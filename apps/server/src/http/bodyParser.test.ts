@@ -6,6 +6,7 @@ import { BodyParser, INLINE_PARSE_BYTES } from './bodyParser.ts';
 import { openedContainers } from './jsonContainers.ts';
 import { call } from '../testing/testServer.ts';
 import { testServerPerFile } from '../testing/testServerPerFile.ts';
+import { loopTurns } from '../testing/loopTurns.ts';
 
 /** A JSON infer body for `extractor` (x: [rows, 64]) of more than INLINE_PARSE_BYTES. */
 function largeInfer(rows: number, last = '0.5'): Buffer {
@@ -22,23 +23,6 @@ const EXTRACTOR = {
     outputs: [{ name: 'feat', datatype: 'FP32' as const, shape: [-1, 256] }],
   },
 };
-
-/** Counts event-loop turns until stopped. */
-function loopTurns(): { count: () => number; stop: () => void } {
-  let n = 0;
-  let on = true;
-  const spin = () => {
-    n++;
-    if (on) setImmediate(spin);
-  };
-  setImmediate(spin);
-  return {
-    count: () => n,
-    stop: () => {
-      on = false;
-    },
-  };
-}
 
 describe('BodyParser', () => {
   const parser = new BodyParser();

@@ -1,8 +1,8 @@
 // The repository endpoints' bodies (index, load, unload): read the same whatever their size or framing, a large one
 // parsed in the body worker (the thirteenth hostile round: 30 MB sent in chunks to /v2/repository/index held every
 // client for seconds, and a body over 1 MiB with a Content-Length was ignored).
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { postChunked } from '../testing/postChunked.ts';
 import { call } from '../testing/testServer.ts';
 import { testServerPerFile } from '../testing/testServerPerFile.ts';
 import { readRepositoryBody } from './repositoryBody.ts';
@@ -42,22 +42,6 @@ describe('readRepositoryBody', () => {
     expect(() => read('{"ready":')).toThrow(/^the request body is not JSON: /);
   });
 });
-
-/** POSTs `body` to the test server as `chunks` pieces sent with Transfer-Encoding: chunked (no Content-Length). */
-function postChunked(url: string, body: Buffer, chunks = 64): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    const step = Math.ceil(body.length / chunks);
-    for (let at = 0; at < body.length; at += step) req.write(body.subarray(at, at + step));
-    req.end();
-  });
-}
 
 describe('repository bodies over 1 MiB on a running server', () => {
   const s = testServerPerFile();

@@ -7,23 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { removeTempDir, tempDir } from '../testing/tempDir.ts';
 import { parseConfigBytes, WORKER_CONFIG_BYTES } from './configParser.ts';
 import { loadRepository } from './loadRepository.ts';
+import { loopTurns } from '../testing/loopTurns.ts';
 
 const dims = (n: number) =>
   `name: "m"\nbackend: "python"\ninput [{ name: "x" data_type: TYPE_FP32 dims: [${new Array(n).fill(1).join(',')}] }]\n`;
 const params = (n: number) =>
   `name: "m"\nbackend: "python"\n${Array.from({ length: n }, (_, i) => `parameters { key: "${i === 7 ? '__proto__' : `k${i}`}" value: { string_value: "v\\303\\251${i}" } }`).join('\n')}\n`;
-
-/** Counts event-loop turns until stopped. */
-function loopTurns(): { count: () => number; stop: () => void } {
-  let n = 0;
-  let on = true;
-  const spin = () => {
-    n++;
-    if (on) setImmediate(spin);
-  };
-  setImmediate(spin);
-  return { count: () => n, stop: () => void (on = false) };
-}
 
 describe('parseConfigBytes', () => {
   it('gives what the inline parser gives, for configs over the worker threshold, errors included', async () => {
