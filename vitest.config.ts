@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Every project removes the scratch directories its test files made; the run checks nothing else was left behind.
@@ -18,8 +19,13 @@ export default defineConfig({
             'test/integration/**/*.test.ts',
             'test/fuzz/**/*.test.ts',
           ],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // vitest's default is one worker fewer than the cores: one on CI's 2 cores, where every file then ran alone.
+          // Two at least, so a file waiting on its child processes overlaps another (test/README.md, "Where CI's time
+          // goes"). e2e and stress (fileParallelism false) still run after every unit file, one file at a time.
+          maxWorkers: Math.max(2, availableParallelism() - 1),
+          // Hang guards only: at load 25-40, two or three test servers starting at once took 50-70 s.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           setupFiles,
         },
       },
