@@ -154,6 +154,16 @@ export class Batcher<I, R> {
 
   private run(batch: Entry<I, R>[]): void {
     this.inFlight++;
+    let freed = false;
+    // The batch is done: what waits goes out now, before its callers hear back (their runs' continuations are most
+    // of the main thread's work per request), so the instance starts its next batch at once, as Triton's instance
+    // takes its pending payload as soon as it is free.
+    const free = (): void => {
+      if (freed) return;
+      freed = true;
+      this.inFlight--;
+      if (this.queue.length > 0) this.flush();
+    };
     const settle = (fn: (e: Entry<I, R>, i: number) => void): void =>
       batch.forEach((e, i) => {
         if (e.onAbort) e.signal?.removeEventListener('abort', e.onAbort);
@@ -168,14 +178,15 @@ export class Batcher<I, R> {
     p.then((results) => {
       if (results.length !== batch.length)
         throw new EngineError('node-failed', `batch of ${batch.length} requests returned ${results.length} results`);
+      free();
       settle((e, i) => e.resolve(results[i]!));
     })
       .catch((err: unknown) => {
+        free();
         const error = err instanceof Error ? err : new Error(String(err));
         settle((e) => e.reject(error));
       })
       .finally(() => {
-        this.inFlight--;
         if (this.opts.gather === 'turn') this.flushSoon();
         else this.flush();
       });
