@@ -196,6 +196,31 @@ describe('Batcher', () => {
     }
   });
 
+  it('a finished batch frees its instance for what waits before its callers hear back', async () => {
+    for (const gather of ['microtask', 'turn'] as const) {
+      const order: string[] = [];
+      let release = () => {};
+      const b = new Batcher<number, number>({
+        maxBatchSize: 8,
+        maxQueueDelayMs: 0,
+        capacity: 1,
+        gather,
+        dispatch: async (items) => {
+          order.push(`dispatched ${items.join(',')}`);
+          if (items[0] === 1) await new Promise<void>((r) => (release = r));
+          return items.map((x) => x * 10);
+        },
+      });
+      const p1 = b.enqueue(1).then((x) => order.push(`answered ${x}`));
+      await tick(); // 1 runs alone; 2 and 3 wait for the busy instance
+      const rest = [b.enqueue(2), b.enqueue(3)];
+      await tick();
+      release();
+      await Promise.all([p1, ...rest]);
+      expect(order).toEqual(['dispatched 1', 'dispatched 2,3', 'answered 10']);
+    }
+  });
+
   it("gather 'turn': requests made in separate ticks of one event-loop turn share a batch", async () => {
     const r = recorder();
     const b = new Batcher<number, number>({

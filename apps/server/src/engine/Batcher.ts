@@ -1,4 +1,5 @@
 import type { CancelSignal } from './cancel.ts';
+import { callOnce } from './callOnce.ts';
 import { abortError, dequeueOnAbort, EngineError } from './errors.ts';
 
 /** Runs `fn` after `ms`; returns a cancel function. Injected so tests fire timers by hand. */
@@ -95,13 +96,15 @@ export class Batcher<I, R> {
   private flushSoon(): void {
     if (this.flushQueued) return;
     this.flushQueued = true;
-    const flush = () => {
-      this.flushQueued = false;
-      this.flush();
-    };
-    if (this.opts.gather === 'turn') setImmediate(flush);
-    else queueMicrotask(flush);
+    if (this.opts.gather === 'turn') setImmediate(this.flushQueuedNow);
+    else queueMicrotask(this.flushQueuedNow);
   }
+
+  /** `flushSoon`'s callback, made once (a closure made per call would be named by tsx: a defineProperty each). */
+  private readonly flushQueuedNow = (): void => {
+    this.flushQueued = false;
+    this.flush();
+  };
 
   /** Takes the entries of the next batch (oldest first, same key, ≤ maxBatchSize rows), or none yet. */
   private nextBatch(force: boolean): Entry<I, R>[] | undefined {
@@ -154,11 +157,13 @@ export class Batcher<I, R> {
 
   private run(batch: Entry<I, R>[]): void {
     this.inFlight++;
-    const settle = (fn: (e: Entry<I, R>, i: number) => void): void =>
-      batch.forEach((e, i) => {
-        if (e.onAbort) e.signal?.removeEventListener('abort', e.onAbort);
-        fn(e, i);
-      });
+    // The batch is done: what waits goes out now, before its callers hear back (their runs' continuations are most
+    // of the main thread's work per request), so the instance starts its next batch at once, as Triton's instance
+    // takes its pending payload as soon as it is free.
+    const free = callOnce(() => {
+      this.inFlight--;
+      if (this.queue.length > 0) this.flush();
+    });
     let p: Promise<R[]>;
     try {
       p = this.opts.dispatch(batch.map((e) => e.item));
@@ -168,16 +173,25 @@ export class Batcher<I, R> {
     p.then((results) => {
       if (results.length !== batch.length)
         throw new EngineError('node-failed', `batch of ${batch.length} requests returned ${results.length} results`);
-      settle((e, i) => e.resolve(results[i]!));
+      free();
+      settle(batch, (e, i) => e.resolve(results[i]!));
     })
       .catch((err: unknown) => {
+        free();
         const error = err instanceof Error ? err : new Error(String(err));
-        settle((e) => e.reject(error));
+        settle(batch, (e) => e.reject(error));
       })
       .finally(() => {
-        this.inFlight--;
         if (this.opts.gather === 'turn') this.flushSoon();
         else this.flush();
       });
   }
+}
+
+/** Settles each entry of a batch with `fn`, its abort listener removed first. */
+function settle<I, R>(batch: Entry<I, R>[], fn: (e: Entry<I, R>, i: number) => void): void {
+  batch.forEach((e, i) => {
+    if (e.onAbort) e.signal?.removeEventListener('abort', e.onAbort);
+    fn(e, i);
+  });
 }

@@ -1,4 +1,5 @@
 import type { CancelSignal } from './cancel.ts';
+import { callOnce } from './callOnce.ts';
 import { abortError, dequeueOnAbort, EngineError, messageOf } from './errors.ts';
 import type { BackendInstance, InstanceFactory, LoadInfo } from './backends/types.ts';
 
@@ -153,14 +154,11 @@ export class InstancePool<Body, Result> {
     this.unsettled++;
     const inst = this.instances[i]!;
     const queueNs = Number(process.hrtime.bigint() - job.enqueuedAt);
-    let freed = false;
     // As in Triton, an instance is free once its execute returns, even when a decoupled model's responses go on.
-    const free = () => {
-      if (freed) return;
-      freed = true;
+    const free = callOnce(() => {
       this.inflight[i]!--;
       this.pump();
-    };
+    });
     inst
       .request(job.body, job.transfer, free)
       .then(

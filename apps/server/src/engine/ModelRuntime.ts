@@ -56,7 +56,9 @@ export class ModelRuntime {
             inputs: feeds,
             pin: instance,
             signal,
-            canTransfer: (t) => fresh?.has(t) === true,
+            canTransfer(t) {
+              return fresh?.has(t) === true;
+            },
             summarize,
             ...(flags ? { sequence: flags } : {}),
             ...(extra as Pick<BackendCall, 'respond' | 'onLog'>),

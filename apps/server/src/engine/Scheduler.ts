@@ -23,7 +23,7 @@ export class Scheduler {
   private readonly ledger: RunLedger;
   /** Inputs gathered for nodes of several ports (made on first use: most runs of a stream need none). */
   private pending: PortJoin | undefined;
-  private refs = new TensorRefs();
+  private readonly refs = new TensorRefs();
   /** The graph's responses, when they are streamed (`onResponse`). */
   private readonly responses: ResponseCollector | undefined;
   private inflight = 0;
@@ -36,12 +36,22 @@ export class Scheduler {
     this.events = new RunEvents(o.emit, o.runId, o.observed ?? true, this.now());
     this.ledger = new RunLedger(o.graph, this.idx, o.signal, this.events);
     this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
+    // Methods, not arrow properties: under tsx each named closure costs a defineProperty per run (runClosures.test.ts).
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the context's methods reach this run's scheduler
+    const scheduler = this;
+    const { refs, events } = this;
     this.ctx = {
       signal: o.signal,
-      canTransfer: this.refs.canTransfer,
-      observed: this.events.observed,
-      respond: (node, outputs, final) => this.streamed(node, outputs, final),
-      log: (node, l) => this.events.log(node.id, l),
+      canTransfer(t) {
+        return refs.canTransfer(t);
+      },
+      observed: events.observed,
+      respond(node, outputs, final) {
+        scheduler.streamed(node, outputs, final);
+      },
+      log(node, l) {
+        events.log(node.id, l);
+      },
     };
   }
 

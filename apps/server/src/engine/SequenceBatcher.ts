@@ -153,8 +153,7 @@ export class SequenceBatcher {
     const step = idle
       ? this.step(binding, inputs, flags, signal, summarize, extra)
       : binding.chain.then(() => this.step(binding, inputs, flags, signal, summarize, extra));
-    const after = () => this.table.finished(key, binding, flags);
-    binding.chain = step.then(after, after);
+    binding.chain = whenSettled(step, () => this.table.finished(key, binding, flags));
     return binding.instance < 0 && signal ? untilAborted(step, signal) : step;
   }
 
@@ -217,4 +216,9 @@ export class SequenceBatcher {
       b.state[input] = next;
     }
   }
+}
+
+/** `then(fn, fn)`, with `fn` an argument rather than a named closure (tsx names those with a defineProperty each). */
+function whenSettled(p: Promise<unknown>, fn: () => void): Promise<void> {
+  return p.then(fn, fn);
 }

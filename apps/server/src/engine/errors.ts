@@ -74,12 +74,16 @@ export function dequeueOnAbort<T>(
   signal: CancelSignal,
   reject: (e: EngineError) => void,
 ): () => void {
-  const onAbort = (): void => {
+  return listenOnce(signal, () => {
     const q = queue();
     const at = q.indexOf(entry);
     if (at >= 0) q.splice(at, 1);
     reject(abortError(signal));
-  };
+  });
+}
+
+/** Adds `onAbort` to `signal` (once) and returns it: the listener is an argument, so tsx gives it no name at run time. */
+function listenOnce(signal: CancelSignal, onAbort: () => void): () => void {
   signal.addEventListener('abort', onAbort, { once: true });
   return onAbort;
 }

@@ -24,11 +24,13 @@ export function armRunCancel(signal: CancelSignal | undefined, timeoutMs: number
           cancel.abort(new EngineError('timeout', `the run took longer than its limit of ${timeoutMs} ms`)),
         )
       : undefined;
-  const disarm = () => {
-    if (deadline) deadlines.remove(deadline);
-    if (onAbort) signal!.removeEventListener('abort', onAbort);
+  return {
+    cancel,
+    disarm() {
+      if (deadline) deadlines.remove(deadline);
+      if (onAbort) signal!.removeEventListener('abort', onAbort);
+    },
   };
-  return { cancel, disarm };
 }
 
 /**

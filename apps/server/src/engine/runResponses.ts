@@ -26,11 +26,13 @@ export function runResponses(req: RunRequest, decoupled: boolean): RunResponses 
           caller(o, final);
         }
       : undefined;
-  const end = (r: SchedulerResult) => {
-    if (!caller || r.status === 'failed') return;
-    if (decoupled) {
-      if (!sentFinal) caller({}, true);
-    } else if (r.status === 'completed') caller(r.outputs, true);
+  return {
+    streamed,
+    end(r: SchedulerResult) {
+      if (!caller || r.status === 'failed') return;
+      if (decoupled) {
+        if (!sentFinal) caller({}, true);
+      } else if (r.status === 'completed') caller(r.outputs, true);
+    },
   };
-  return { streamed, end };
 }

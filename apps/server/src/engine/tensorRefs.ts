@@ -38,12 +38,12 @@ export class TensorRefs {
   }
 
   /** A consumer hands `t` to a worker now: whether it may move the buffer (the run's own, and no one else holds it). */
-  readonly canTransfer = (t: Tensor): boolean => {
+  canTransfer(t: Tensor): boolean {
     const n = this.refs.get(t.data);
     if (n === undefined) return false;
     this.refs.set(t.data, n - 1);
     this.handedOver ??= new Map();
     this.handedOver.set(t.data, (this.handedOver.get(t.data) ?? 0) + 1);
     return n === 1 && isOwned(t);
-  };
+  }
 }

@@ -218,13 +218,16 @@ port.on('message', (msg: ToWorker) => {
     );
     return;
   }
-  const fail = (err: unknown): void =>
-    send({ type: 'error', id: msg.id, message: err instanceof Error ? err.message : String(err) });
+  // Anonymous callbacks, not a named closure per request (tsx would define its name each time).
   try {
-    if (msg.type === 'run') run(msg).catch(fail);
-    else if (msg.type === 'chain') chain(msg).catch(fail);
+    if (msg.type === 'run') run(msg).catch((err: unknown) => fail(msg.id, err));
+    else if (msg.type === 'chain') chain(msg).catch((err: unknown) => fail(msg.id, err));
     else runOp(msg);
   } catch (err) {
-    fail(err);
+    fail(msg.id, err);
   }
 });
+
+function fail(id: number, err: unknown): void {
+  send({ type: 'error', id, message: err instanceof Error ? err.message : String(err) });
+}
