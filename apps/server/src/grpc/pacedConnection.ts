@@ -33,7 +33,10 @@ export class PacedConnection extends Duplex {
       this.feedNextTurn();
     });
     socket.once('error', (err) => this.destroy(err));
-    socket.once('close', () => this.destroy());
+    // After the peer's end, what was received still goes to HTTP/2 (then the end); a close without one cuts it.
+    socket.once('close', () => {
+      if (!this.ended) this.destroy();
+    });
   }
 
   // What grpc-js and Node's HTTP/2 read of a connection's ends (its peer's address, for one).
@@ -73,12 +76,19 @@ export class PacedConnection extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
-    if (this.socket.write(chunk)) done();
-    else this.socket.once('drain', () => done());
+    if (this.socket.destroyed) return done(new Error('the connection is closed'));
+    if (this.socket.write(chunk)) return done();
+    const settle = () => {
+      this.socket.off('drain', settle).off('close', settle);
+      done();
+    };
+    this.socket.once('drain', settle).once('close', settle);
   }
 
   override _final(done: (err?: Error | null) => void): void {
-    this.socket.end(() => done());
+    if (this.socket.destroyed) return done();
+    this.socket.once('close', () => done());
+    this.socket.end();
   }
 
   override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
