@@ -18,6 +18,7 @@ import { modelInfer } from './handlers/infer.ts';
 import { modelStreamInfer } from './handlers/stream.ts';
 import { deferLargeRequests } from './deferredRequests.ts';
 import { inferenceService, type ProtoMessage } from './loadService.ts';
+import { PacedConnection } from './pacedConnection.ts';
 import { raiseHeaderLimits, refuseLargeMetadata } from './metadataLimits.ts';
 import { grpcError, grpcStatus } from './status.ts';
 
@@ -108,7 +109,7 @@ export async function startGrpcServer(
   const hostForAddress = host.includes(':') ? `[${host}]` : host;
   // grpc-js's own bindAsync listens with Node's default backlog; a listener of ours hands it each connection.
   const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
-  const listener = createNetServer((socket) => injector.injectConnection(socket));
+  const listener = createNetServer((socket) => injector.injectConnection(new PacedConnection(socket)));
   await new Promise<void>((resolve, reject) => {
     const refused = (err: NodeJS.ErrnoException) => {
       const why =

@@ -1,0 +1,64 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PACED_SLICE_BYTES, PacedConnection } from './pacedConnection.ts';
+
+let server: Server | undefined;
+afterEach(() => server?.close());
+
+/** A loopback connection: the server's end wrapped in a PacedConnection, and the client's socket. */
+async function pacedPair(): Promise<{ paced: PacedConnection; client: Socket }> {
+  const accepted = new Promise<PacedConnection>((resolve) => {
+    server = createServer((socket) => resolve(new PacedConnection(socket)));
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const { port } = server!.address() as { port: number };
+  const client = connect(port, '127.0.0.1');
+  return { paced: await accepted, client };
+}
+
+describe('PacedConnection', () => {
+  it('hands on what the peer sent in order, one slice per turn of the event loop, then its end', async () => {
+    const { paced, client } = await pacedPair();
+    const sent = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
+    client.end(sent);
+    const slices: Buffer[] = [];
+    let turn = 0;
+    const spin = setInterval(() => turn++, 0);
+    const turns = new Set<number>();
+    paced.on('data', (b: Buffer) => {
+      slices.push(b);
+      turns.add(turn);
+    });
+    await new Promise<void>((resolve) => paced.once('end', resolve));
+    clearInterval(spin);
+    expect(Buffer.concat(slices).equals(sent)).toBe(true);
+    expect(Math.max(...slices.map((b) => b.length))).toBeLessThanOrEqual(PACED_SLICE_BYTES);
+    expect(slices.length).toBeGreaterThanOrEqual(Math.ceil(sent.length / PACED_SLICE_BYTES));
+    // Timers ran between the slices: no single turn took them all.
+    expect(turns.size).toBeGreaterThan(1);
+    // Its end is the connection's end: it closes (the peer's close came while slices were still to go).
+    await new Promise<void>((resolve) => (paced.closed ? resolve() : paced.once('close', resolve)));
+  });
+
+  it('writes go to the peer, the peer reads the end, and the socket reports its addresses', async () => {
+    const { paced, client } = await pacedPair();
+    expect(paced.remoteAddress).toBe('127.0.0.1');
+    expect(paced.localPort).toBe((server!.address() as { port: number }).port);
+    const got: Buffer[] = [];
+    client.on('data', (b: Buffer) => got.push(b));
+    const ended = new Promise<void>((resolve) => client.once('end', resolve));
+    paced.end(Buffer.from('pong'));
+    await ended;
+    expect(Buffer.concat(got).toString()).toBe('pong');
+    client.destroy();
+  });
+
+  it('is destroyed when the peer resets the connection', async () => {
+    const { paced, client } = await pacedPair();
+    paced.on('error', () => undefined);
+    const closed = new Promise<void>((resolve) => paced.once('close', resolve));
+    client.resetAndDestroy();
+    await closed;
+    expect(paced.destroyed).toBe(true);
+  });
+});

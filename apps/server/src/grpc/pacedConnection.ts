@@ -1,0 +1,120 @@
+import { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
+
+/** The most of a gRPC connection's bytes handed to HTTP/2 in one turn of the event loop. */
+export const PACED_SLICE_BYTES = 16 * 1024;
+
+/**
+ * A gRPC connection's socket as HTTP/2 reads it: at most `slice` bytes a turn of the event loop. Given the socket
+ * itself, Node's HTTP/2 reads it natively, and libuv reads a readable socket up to 32 times (64 KiB each) before it
+ * serves any other: 2,000 `ModelStreamInfer` streams opened at once (~330 bytes each) were all set up by grpc-js,
+ * ~0.1-0.3 ms each, before another client's request was read (a single stretch of 200-600 ms of the main thread's
+ * CPU). Paced, the setup of ~50 streams runs per turn, with other clients' reads between. Writes go straight
+ * through; the socket's own backpressure holds the writer.
+ * @example injector.injectConnection(new PacedConnection(socket))
+ */
+export class PacedConnection extends Duplex {
+  private readonly received: Buffer[] = [];
+  private feeding = false;
+  private ended = false;
+
+  constructor(
+    readonly socket: Socket,
+    private readonly slice = PACED_SLICE_BYTES,
+  ) {
+    super({ allowHalfOpen: false });
+    socket.on('data', (chunk: Buffer) => {
+      this.received.push(chunk);
+      socket.pause();
+      this.feedNextTurn();
+    });
+    socket.once('end', () => {
+      this.ended = true;
+      this.feedNextTurn();
+    });
+    socket.once('error', (err) => this.destroy(err));
+    // After the peer's end, what was received still goes to HTTP/2 (then the end); a close without one cuts it.
+    socket.once('close', () => {
+      if (!this.ended) this.destroy();
+    });
+  }
+
+  // What grpc-js and Node's HTTP/2 read of a connection's ends (its peer's address, for one).
+  get remoteAddress(): string | undefined {
+    return this.socket.remoteAddress;
+  }
+  get remotePort(): number | undefined {
+    return this.socket.remotePort;
+  }
+  get remoteFamily(): string | undefined {
+    return this.socket.remoteFamily;
+  }
+  get localAddress(): string | undefined {
+    return this.socket.localAddress;
+  }
+  get localPort(): number | undefined {
+    return this.socket.localPort;
+  }
+
+  setNoDelay(noDelay?: boolean): this {
+    this.socket.setNoDelay(noDelay);
+    return this;
+  }
+
+  setKeepAlive(enable?: boolean, delay?: number): this {
+    this.socket.setKeepAlive(enable, delay);
+    return this;
+  }
+
+  setTimeout(ms: number, callback?: () => void): this {
+    this.socket.setTimeout(ms, callback);
+    return this;
+  }
+
+  override _read(): void {
+    this.feedNextTurn();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
+    if (this.socket.destroyed) return done(new Error('the connection is closed'));
+    if (this.socket.write(chunk)) return done();
+    const settle = () => {
+      this.socket.off('drain', settle).off('close', settle);
+      done();
+    };
+    this.socket.once('drain', settle).once('close', settle);
+  }
+
+  override _final(done: (err?: Error | null) => void): void {
+    if (this.socket.destroyed) return done();
+    this.socket.once('close', () => done());
+    this.socket.end();
+  }
+
+  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
+    this.socket.destroy();
+    done(err);
+  }
+
+  private feedNextTurn(): void {
+    if (this.feeding) return;
+    this.feeding = true;
+    setImmediate(() => this.feed());
+  }
+
+  /** Hands HTTP/2 one slice; reads the socket again once everything received has gone and HTTP/2 wants more. */
+  private feed(): void {
+    this.feeding = false;
+    if (this.destroyed) return;
+    const first = this.received[0];
+    if (first === undefined) {
+      if (this.ended) this.push(null);
+      else this.socket.resume();
+      return;
+    }
+    const piece = first.subarray(0, this.slice);
+    if (piece.length === first.length) this.received.shift();
+    else this.received[0] = first.subarray(piece.length);
+    if (this.push(piece)) this.feedNextTurn();
+  }
+}
