@@ -95,6 +95,11 @@ export interface SchedulerOptions {
   emit: (m: ServerMessage) => void;
   /** False when nobody listens: node events (and the output summaries they carry) are not built. */
   observed?: boolean;
+  /**
+   * The graph's outputs the request asks for (Triton's requested outputs; absent or empty: all). Only the nodes that
+   * feed them run, and a streamed response waits for them alone (requestedOutputs.ts).
+   */
+  requestedOutputs?: readonly string[];
   /** Fused groups by first member (fusion.ts); each runs through `executor.executeGroup`. */
   groups?: Map<string, FusedGroup>;
   /**

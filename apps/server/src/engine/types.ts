@@ -73,6 +73,11 @@ export interface RunRequest {
    * generates for one of its steps, such as `ocr_has_text`), its inputs in and its outputs out.
    */
   exportedModel?: string;
+  /**
+   * The graph's outputs the request asks for (KServe's `outputs`; absent or empty: all). As in Triton's ensemble, only
+   * the nodes that feed them run, and each response carries them alone and waits for nothing else.
+   */
+  requestedOutputs?: readonly string[];
   /** Sequence flags forwarded to every stateful model of the graph. */
   sequence?: { id: number | string; start: boolean; end: boolean };
   /** run.started, node.*, run.partial, run.log, run.exited_early, run.completed/failed, sequence.bound, notice. */

@@ -103,6 +103,7 @@ export async function runPrepared(
     signal,
     ...p.run,
     ...(p.sequence ? { sequence: p.sequence } : {}),
+    ...(p.requested.length > 0 ? { requestedOutputs: p.requested } : {}),
     ...(onResponse ? { onResponse } : {}),
   };
   try {
