@@ -84,7 +84,7 @@ const { studio, probe } = probedStudio(() => {
 // `model_repository` in a Python model's args is its own directory.
 const go = (n: number) => writeFileSync(join(repo, 'dec_omit', `go_${n}`), '');
 const STARVED =
-  "in ensemble 'starve', expected 2 inputs but got 1 inputs for model 'needs'. Got input(s) ['A'], but missing required input(s) ['B']. Please provide all required input(s).";
+  "in ensemble 'starve', [request id: <id_unknown>] expected 2 inputs but got 1 inputs for model 'needs'. Got input(s) ['A'], but missing required input(s) ['B']. Please provide all required input(s).";
 
 /** Each event of a `generate_stream` of dec_omit (its outputs by name); `go_n` is written once the first arrives. */
 async function generateStream(n: number): Promise<{ status: number; events: Record<string, unknown>[] }> {
@@ -152,16 +152,22 @@ describe('hostile input, thirteenth round (issue #23)', () => {
     }
   }, 30_000);
 
-  const inferGraph = (graph: string) =>
+  const inferGraph = (graph: string, id?: string) =>
     http(`${studio.url}/v2/models/${graph}/infer`, {
       method: 'POST',
-      body: JSON.stringify({ inputs: [{ name: 'N', datatype: 'INT32', shape: [1], data: [3] }] }),
+      body: JSON.stringify({
+        ...(id ? { id } : {}),
+        inputs: [{ name: 'N', datatype: 'INT32', shape: [1], data: [3] }],
+      }),
     });
 
   it("refuses a graph step starved of a required input with the model's input count message", async () => {
     // It failed with 500 "in ensemble 'starve', output Z was not produced: no more nodes can run".
     const r = await probe('a step starved by an omitted output', () => inferGraph('starve'));
     expect([r.status, r.json]).toEqual([400, { error: STARVED }]);
+    // The step's request carries the ensemble request's id (core's InitStep), which its message names.
+    const named = await inferGraph('starve', 'k1');
+    expect(named.json).toEqual({ error: STARVED.replace('<id_unknown>', 'k1') });
   });
 
   it('runs the step without the input when it is optional', async () => {

@@ -86,6 +86,8 @@ export interface SchedulerResult {
 
 export interface SchedulerOptions {
   runId: string;
+  /** The id of the request the run serves (KServe's `id`): Triton's step and deadlock messages name it. */
+  requestId?: string;
   graph: GraphDoc;
   /** `indexGraph(graph)`, shared by every run of the graph (the engine keeps one per graph); built when absent. */
   index?: GraphIndex;

@@ -60,6 +60,8 @@ export interface RunRequest {
   graph: GraphDoc;
   inputs: Record<string, Tensor>;
   runId?: string;
+  /** The id of the request the run serves (KServe's `id`), named by Triton's messages about its steps. */
+  requestId?: string;
   /** Cancels the run: an AbortSignal, or a RunCancel (lighter, for a stream's ~31 runs a second). */
   signal?: CancelSignal;
   timeoutMs?: number;

@@ -63,7 +63,7 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Re
     req.outputs?.map((o) => o.name),
   );
   const inputs = decoded ?? requestInputs(req, studio.limits.maxTensorElements);
-  checkInputs(served, inputs);
+  checkInputs(served, inputs, req.id);
   const params = requestParameters(req);
   const sequence = sequenceOf(served, params, target.stateful);
   const classes = classificationCounts(req.outputs);
@@ -104,6 +104,7 @@ export async function runPrepared(
     ...p.run,
     ...(p.sequence ? { sequence: p.sequence } : {}),
     ...(p.requested.length > 0 ? { requestedOutputs: p.requested } : {}),
+    ...(p.base.id ? { requestId: p.base.id } : {}),
     ...(onResponse ? { onResponse } : {}),
   };
   try {

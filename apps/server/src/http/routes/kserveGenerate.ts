@@ -55,6 +55,7 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
       // A decoupled graph's response sent final comes while the run still holds its tensors: not the caller's yet.
       result = await runFor(studio, req, res, target, inputs, {
         sequence,
+        requestId: id,
         onResponse: (o, final) => respond(o, final && !target.decoupled),
       });
     } catch (thrown) {

@@ -94,6 +94,7 @@ export function inferHandler(studio: Studio): RequestHandler {
     const result = await runFor(studio, req, res, target, parsed.inputs, {
       sequence,
       requestedOutputs: parsed.outputs?.map((o) => o.name),
+      requestId: parsed.id,
     });
     const err = runError(result, target.plainModel);
     if (err) throw err;

@@ -96,8 +96,8 @@ export function refuseUnservable(studio: Studio, refuseDecoupled: boolean): Requ
 }
 
 /**
- * Runs a served model for one HTTP request, with its sequence flags, requested outputs and response listener; a
- * client that goes away cancels the run.
+ * Runs a served model for one HTTP request, with its sequence flags, requested outputs, id and response listener;
+ * a client that goes away cancels the run.
  */
 export async function runFor(
   studio: Studio,
@@ -105,7 +105,7 @@ export async function runFor(
   res: Response,
   target: RunTarget,
   inputs: Record<string, Tensor>,
-  extra: Pick<RunRequest, 'sequence' | 'requestedOutputs' | 'onResponse'>,
+  extra: Pick<RunRequest, 'sequence' | 'requestedOutputs' | 'requestId' | 'onResponse'>,
 ): Promise<RunResult> {
   const abort = new AbortController();
   const onClose = () => {
