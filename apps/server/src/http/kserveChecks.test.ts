@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
-import { checkInputs, checkNameCounts, type CheckedModel } from './kserveChecks.ts';
+import { checkInputs, checkNameCounts, checkOutputNames, type CheckedModel } from './kserveChecks.ts';
 
 const fp32 = (shape: number[]): Tensor => ({
   datatype: 'FP32',
   shape,
   data: new Float32Array(shape.reduce((a, b) => a * b, 1)),
 });
+const fp32Spec = (name: string) => ({ name, datatype: 'FP32' as const, shape: [1] });
 const batched: CheckedModel = {
   name: 'head',
   signature: {
@@ -68,6 +69,15 @@ describe('checkInputs', () => {
     expect(thrown(() => checkNameCounts(withOptional, ['x', 'x', 'x'], undefined, 'r2'))).toBe(
       "[request id: r2] input 'x' already exists in request",
     );
+    // Asked for twice within the model's output count: refused too (core's AddOriginalRequestedOutput).
+    const two: CheckedModel = {
+      ...withOptional,
+      signature: { ...withOptional.signature, outputs: [fp32Spec('a'), fp32Spec('b')] },
+    };
+    expect(thrown(() => checkOutputNames(two, ['a', 'a'], 'r3'))).toBe(
+      "[request id: r3] output 'a' already exists in request",
+    );
+    expect(thrown(() => checkOutputNames(two, ['c'], 'r3'))).toBe("unexpected inference output 'c' for model 'opt'");
   });
 
   it('checks the batch dimension before datatypes and shapes', () => {

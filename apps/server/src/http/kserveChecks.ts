@@ -128,11 +128,18 @@ export function checkNameCounts(
 }
 
 /**
- * Refuses a requested output the model does not have, before the run, as Triton does when it reads the request. An
- * output it has but does not make is then simply left out of the response.
- * @example checkOutputNames(model, ['nope']) // throws "unexpected inference output 'nope' for model 'm'"
+ * Refuses an output requested twice (core's `AddOriginalRequestedOutput`, as the front end adds each) and one the
+ * model does not have, before the run, as Triton does when it reads the request. An output it has but does not make
+ * is then simply left out of the response.
+ * @example checkOutputNames(model, ['nope'], undefined) // throws "unexpected inference output 'nope' for model 'm'"
  */
-export function checkOutputNames(model: CheckedModel, outputs: readonly string[] | undefined): void {
+export function checkOutputNames(
+  model: CheckedModel,
+  outputs: readonly string[] | undefined,
+  id: string | undefined,
+): void {
+  const repeated = outputs && firstRepeated(outputs);
+  if (repeated !== undefined) throw badRequest(`${logRequest(id)}output '${repeated}' already exists in request`);
   const specs = model.signature.outputs;
   if (!outputs || !specs) return;
   for (const name of outputs)

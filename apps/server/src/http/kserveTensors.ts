@@ -197,6 +197,7 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
   checkOutputNames(
     opts.model,
     read.body.outputs?.map((o) => o.name),
+    id,
   );
   for (const output of read.body.outputs ?? []) checkOutputParameters(output.parameters);
   const cursor = { off: 0 };
