@@ -117,12 +117,12 @@ describe('hostile input against studio serve, second round', () => {
     try {
       const send = (bytes: Buffer) => () => client.callEncoded('ModelInfer', bytes);
       expect(await probe('gRPC 1M one-element inputs', send(many))).toMatch(
-        /^expected 1 inputs but got \d+ inputs for model 'accumulator'\. Got input\(s\) \['x0',/,
+        /^\[request id: <id_unknown>\] expected 1 inputs but got \d+ inputs for model 'accumulator'\. Got input\(s\) \['x0',/,
       );
       expect(await probe('gRPC a shape of 1M dimensions', send(wide))).toMatch(/shape/);
       // Triton checks the batch dimension before the datatype (`Normalize`).
       expect(await probe('gRPC 4M bytes_contents', send(strings))).toMatch(
-        /^inference request batch-size must be <= 64/,
+        /^\[request id: <id_unknown>\] inference request batch-size must be <= 64/,
       );
     } finally {
       client.close();

@@ -82,7 +82,7 @@ describe('hostile input, tenth round', () => {
   it.each([
     // Assigned as a key, "__proto__" became the inputs' prototype: the tensor vanished and the call ran without it.
     ['an input named __proto__', 0, "unexpected input '__proto__': graph 'callee' takes 'CASE'"],
-    ['an input named twice', 1, "input 'CASE' already exists in request"],
+    ['an input named twice', 1, "[request id: <id_unknown>] input 'CASE' already exists in request"],
     ['an output the callee does not make', 2, "unexpected inference output 'nope' for model 'callee'"],
     ['a version the callee lacks', 3, "Request for unknown model: 'callee' version 99 is not found"],
   ])("a BLS request with %s is refused with Triton's message", async (cause, which, message) => {

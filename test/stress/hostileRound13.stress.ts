@@ -12,42 +12,7 @@ import { http, spawnStudio } from '../support/server.ts';
 import { tempDir } from '../support/tempDir.ts';
 import { connect } from '../support/wsClient.ts';
 import { probedStudio } from './hostileProbe.ts';
-
-const i32 = (name: string, optional = false) =>
-  `{ name: "${name}" data_type: TYPE_INT32 dims: [ 1 ]${optional ? ' optional: true' : ''} }`;
-
-/** Python model `name` with these inputs and outputs (INT32 [1] each) and `execute` as its body. */
-function writeModel(
-  repo: string,
-  name: string,
-  io: { inputs: string[]; outputs: string[] },
-  execute: string,
-  extra = '',
-) {
-  mkdirSync(join(repo, name, '1'), { recursive: true });
-  writeFileSync(
-    join(repo, name, 'config.pbtxt'),
-    `backend: "python"\ninput [ ${io.inputs.join(', ')} ]\noutput [ ${io.outputs.join(', ')} ]\n` +
-      `instance_group [ { count: 1 kind: KIND_CPU } ]\n${extra}\n`,
-  );
-  writeFileSync(
-    join(repo, name, '1', 'model.py'),
-    `import os, time
-import numpy as np
-import triton_python_backend_utils as pb_utils
-
-def get(r, n):
-    t = pb_utils.get_input_tensor_by_name(r, n)
-    return None if t is None else int(t.as_numpy()[0])
-def resp(**outs): return pb_utils.InferenceResponse([pb_utils.Tensor(k, np.array([v], np.int32)) for k, v in outs.items()])
-
-class TritonPythonModel:
-    def initialize(self, args): self.repo = args["model_repository"]
-    def execute(self, requests):
-${execute}
-`,
-  );
-}
+import { i32, writeModel } from './writePythonModel.ts';
 
 /** A saved graph: N → omitter; omitter.OUT → `step`.A, omitter.S → `step`.B; `step`.OUT → graph output Z. */
 function writeGraph(repo: string, name: string, step: string): void {
@@ -119,7 +84,7 @@ const { studio, probe } = probedStudio(() => {
 // `model_repository` in a Python model's args is its own directory.
 const go = (n: number) => writeFileSync(join(repo, 'dec_omit', `go_${n}`), '');
 const STARVED =
-  "in ensemble 'starve', expected 2 inputs but got 1 inputs for model 'needs'. Got input(s) ['A'], but missing required input(s) ['B']. Please provide all required input(s).";
+  "in ensemble 'starve', [request id: <id_unknown>] expected 2 inputs but got 1 inputs for model 'needs'. Got input(s) ['A'], but missing required input(s) ['B']. Please provide all required input(s).";
 
 /** Each event of a `generate_stream` of dec_omit (its outputs by name); `go_n` is written once the first arrives. */
 async function generateStream(n: number): Promise<{ status: number; events: Record<string, unknown>[] }> {
@@ -187,16 +152,22 @@ describe('hostile input, thirteenth round (issue #23)', () => {
     }
   }, 30_000);
 
-  const inferGraph = (graph: string) =>
+  const inferGraph = (graph: string, id?: string) =>
     http(`${studio.url}/v2/models/${graph}/infer`, {
       method: 'POST',
-      body: JSON.stringify({ inputs: [{ name: 'N', datatype: 'INT32', shape: [1], data: [3] }] }),
+      body: JSON.stringify({
+        ...(id ? { id } : {}),
+        inputs: [{ name: 'N', datatype: 'INT32', shape: [1], data: [3] }],
+      }),
     });
 
   it("refuses a graph step starved of a required input with the model's input count message", async () => {
     // It failed with 500 "in ensemble 'starve', output Z was not produced: no more nodes can run".
     const r = await probe('a step starved by an omitted output', () => inferGraph('starve'));
     expect([r.status, r.json]).toEqual([400, { error: STARVED }]);
+    // The step's request carries the ensemble request's id (core's InitStep), which its message names.
+    const named = await inferGraph('starve', 'k1');
+    expect(named.json).toEqual({ error: STARVED.replace('<id_unknown>', 'k1') });
   });
 
   it('runs the step without the input when it is optional', async () => {

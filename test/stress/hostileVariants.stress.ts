@@ -79,7 +79,7 @@ describe('hostile input against studio serve, third round', () => {
     const r = await probe('200k inputs on /infer', () => post('/v2/models/extractor/infer', body));
     expect(r.status).toBe(400);
     expect(r.json.error).toMatch(
-      /^expected 1 inputs but got 200000 inputs for model 'extractor'\. Got input\(s\) \['i0',/,
+      /^\[request id: <id_unknown>\] expected 1 inputs but got 200000 inputs for model 'extractor'\. Got input\(s\) \['i0',/,
     );
     const record = Object.fromEntries(inputs.map(({ name, ...t }) => [name, t]));
     const message = JSON.stringify({ type: 'run.start', requestId: 'many', graph: 'extractor', inputs: record });

@@ -211,6 +211,8 @@ export class Engine {
         observed: req.onEvent !== undefined,
         groups: groups && this.runFusion.groups(groups, graph.name),
       };
+      if (req.requestedOutputs) options.requestedOutputs = req.requestedOutputs;
+      if (req.requestId) options.requestId = req.requestId;
       if (responses.streamed) options.onResponse = responses.streamed;
       const scheduler = new Scheduler(options);
       for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });

@@ -18,7 +18,7 @@ import type { ExitInfo, SchedulerResult } from './schedulerTypes.ts';
  * gathered, and what stopped it (a failure, a condition's exit, a cancellation). The scheduler moves tensors
  * between nodes; the ledger decides whether more may start and what the run comes to.
  * @example
- * const ledger = new RunLedger(graph, idx, signal, events);
+ * const ledger = new RunLedger(graph, idx, signal, events, undefined);
  * ledger.failed(node, new Error('boom')); // ledger.open === false
  * ledger.result(); // { status: 'failed', error: { code: 'node-failed', … } }
  */
@@ -40,6 +40,7 @@ export class RunLedger implements RunState {
     readonly idx: GraphIndex,
     readonly signal: CancelSignal,
     private readonly events: RunEvents,
+    readonly requestId: string | undefined,
   ) {}
 
   /** Whether new nodes may still start: nothing stopped the run and it was not cancelled. */
@@ -77,7 +78,7 @@ export class RunLedger implements RunState {
     this.events.failed(node.id, message, err instanceof ModelError ? err.traceback : undefined);
     this.stopped = true;
     if (aborted || this.failure) return;
-    this.failure = nodeFailure(this.graph, node, err, message);
+    this.failure = nodeFailure(this.graph, node, err, message, this.requestId);
   }
 
   /** With nothing left in flight: the nodes that never ran are reported skipped, and the run's result. */

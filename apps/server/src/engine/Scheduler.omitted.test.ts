@@ -104,9 +104,24 @@ describe('an output left out of a response', () => {
       code: 'invalid-input',
       nodeId: 'b',
       message:
-        "in ensemble 'g', expected 2 inputs but got 1 inputs for model 'bm'. Got input(s) ['P'], but missing required input(s) ['Q']. Please provide all required input(s).",
+        "in ensemble 'g', [request id: <id_unknown>] expected 2 inputs but got 1 inputs for model 'bm'. Got input(s) ['P'], but missing required input(s) ['Q']. Please provide all required input(s).",
     });
     expect(ran.b).toBeUndefined();
+  });
+
+  it("names the request's id in the step's refusal, as Triton's step request carries the ensemble request's id", async () => {
+    const { ex } = executor({ aSends: [{ Y: t(1) }], specs: bSpecs(false) });
+    const signal = new AbortController().signal;
+    const r = await new Scheduler({
+      runId: 'r',
+      requestId: 'req-7',
+      graph: through,
+      inputs: { X: t(0) },
+      executor: ex,
+      signal,
+      emit: () => {},
+    }).run();
+    expect(r.error?.message).toMatch(/^in ensemble 'g', \[request id: req-7\] expected 2 inputs but got 1 inputs/);
   });
 
   it('runs the step without it when the input is optional', async () => {
@@ -127,7 +142,7 @@ describe('an output left out of a response', () => {
     expect(ok.status).toBe('completed');
     const refused = await run(g, { X: t(0) }, optional.ex);
     expect(refused.error?.message).toBe(
-      "in ensemble 'g', expected number of inputs between 1 and 2 but got 0 inputs for model 'bm'. Got input(s) [], but missing required input(s) ['P']. Please provide all required input(s).",
+      "in ensemble 'g', [request id: <id_unknown>] expected number of inputs between 1 and 2 but got 0 inputs for model 'bm'. Got input(s) [], but missing required input(s) ['P']. Please provide all required input(s).",
     );
   });
 
@@ -161,7 +176,7 @@ describe('an optional graph input left out', () => {
   it('is refused by a model that requires the input it feeds, as Triton refuses the step', async () => {
     const r = await run(g, { W: t(1) }, executor({ aSends: [{ Y: t(1) }], specs: aSpecs(false) }).ex);
     expect(r.error?.message).toBe(
-      "in ensemble 'g', expected 2 inputs but got 1 inputs for model 'am'. Got input(s) ['W'], but missing required input(s) ['X']. Please provide all required input(s).",
+      "in ensemble 'g', [request id: <id_unknown>] expected 2 inputs but got 1 inputs for model 'am'. Got input(s) ['W'], but missing required input(s) ['X']. Please provide all required input(s).",
     );
   });
 

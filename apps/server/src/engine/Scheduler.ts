@@ -3,6 +3,7 @@ import { inGroup, memberSpans, type FusedGroup } from './fusion.ts';
 import { feedsOnlyOutputs, indexGraph, type GraphIndex } from './graphIndex.ts';
 import { OMITTED, OMITTED_INPUT, withoutPlaceholders } from './omittedInputs.ts';
 import { PortJoin } from './portJoin.ts';
+import { groupsOf, requestedIndex } from './requestedOutputs.ts';
 import { RunLedger } from './RunLedger.ts';
 import type { ExecContext, NodeRun, SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
 import { ResponseCollector } from './responses.ts';
@@ -14,10 +15,12 @@ import { TensorRefs } from './tensorRefs.ts';
  * response of a decoupled node is its own iteration), independent branches run concurrently, tensors pass by
  * reference. An output a response left out, or an optional input the request left out, travels as a placeholder
  * (`OMITTED`): the nodes it feeds run without it if the model's input count check allows. A failure or a bls/error
- * exit stops scheduling; a gate exit starves the nodes behind it. Nodes that never ran are reported skipped.
+ * exit stops scheduling; a gate exit starves the nodes behind it. Nodes that never ran are reported skipped. A run
+ * for some of the graph's outputs (`requestedOutputs`) runs only the nodes that feed them (requestedOutputs.ts).
  */
 export class Scheduler {
   private readonly idx: GraphIndex;
+  private readonly groups: Map<string, FusedGroup> | undefined;
   private readonly now: () => number;
   private readonly events: RunEvents;
   private readonly ledger: RunLedger;
@@ -31,10 +34,12 @@ export class Scheduler {
   private readonly ctx: ExecContext;
 
   constructor(private readonly o: SchedulerOptions) {
-    this.idx = o.index ?? indexGraph(o.graph);
+    const full = o.index ?? indexGraph(o.graph);
+    this.idx = requestedIndex(full, o.graph, o.requestedOutputs);
+    this.groups = this.idx === full ? o.groups : groupsOf(o.groups, this.idx);
     this.now = o.now ?? perfNow;
     this.events = new RunEvents(o.emit, o.runId, o.observed ?? true, this.now());
-    this.ledger = new RunLedger(o.graph, this.idx, o.signal, this.events);
+    this.ledger = new RunLedger(o.graph, this.idx, o.signal, this.events, o.requestId);
     this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
     // Methods, not arrow properties: under tsx each named closure costs a defineProperty per run (runClosures.test.ts).
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the context's methods reach this run's scheduler
@@ -109,7 +114,7 @@ export class Scheduler {
     this.ledger.executed.add(node.id);
     const startedAt = this.now();
     this.events.started(node.id, startedAt);
-    const group = this.o.groups?.get(node.id);
+    const group = this.groups?.get(node.id);
     if (group && this.o.executor.executeGroup) {
       this.launchGroup(group, iteration, inputs, startedAt);
       return;

@@ -45,6 +45,8 @@ export function answerBls(deps: BlsDeps, call: BlsCall, sink: BlsSink): void {
       inputs: call.inputs,
       signal: call.signal,
       ...(sequence ? { sequence } : {}),
+      ...(wanted ? { requestedOutputs: call.requestedOutputs } : {}),
+      ...(call.requestId ? { requestId: call.requestId } : {}),
       ...(call.timeoutUs > 0 ? { timeoutMs: Math.max(1, Math.ceil(call.timeoutUs / 1000)) } : {}),
       ...(call.decoupled
         ? {

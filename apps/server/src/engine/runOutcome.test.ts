@@ -35,7 +35,7 @@ function graph(through: boolean): GraphDoc {
 }
 
 function outcome(g: GraphDoc, timings: NodeTiming[], reached: string[]) {
-  const state = { failure: undefined, exit: undefined, partials: 0, silentNodes: 0 };
+  const state = { failure: undefined, exit: undefined, partials: 0, silentNodes: 0, requestId: undefined };
   return schedulerResult({
     graph: g,
     idx: indexGraph(g),
@@ -61,7 +61,7 @@ describe('a run whose outputs were not all produced', () => {
       {
         code: 'output-missing',
         message:
-          "in ensemble 'g', unexpected deadlock, at least one output is not set while no more ensemble steps can be made",
+          "in ensemble 'g', [request id: <id_unknown>] unexpected deadlock, at least one output is not set while no more ensemble steps can be made",
       },
     ]);
   });

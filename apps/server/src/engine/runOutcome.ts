@@ -4,6 +4,7 @@ import type { ConditionNode, GraphDoc, GraphNode, NodeTiming, SkipReason, Tensor
 import type { CancelSignal } from './cancel.ts';
 import { abortError, EngineError } from './errors.ts';
 import { exitDefaults } from './exitOutputs.ts';
+import { logRequest } from './logRequest.ts';
 import type { GraphIndex } from './graphIndex.ts';
 import { StepInputsError } from './omittedInputs.ts';
 import type { ExitInfo, SchedulerResult } from './schedulerTypes.ts';
@@ -42,11 +43,24 @@ export function conditionExit(
   return { exit, stops: true, failure };
 }
 
-/** The run's failure when `node` failed with `message`: an engine error keeps its code, anything else is `node-failed`. */
-export function nodeFailure(graph: GraphDoc, node: GraphNode, err: unknown, message: string): RunFailure {
-  // The model's input checks refused the step's request: Triton names the ensemble, then its own words.
+/**
+ * The run's failure when `node` failed with `message`: an engine error keeps its code, anything else is `node-failed`.
+ * `requestId`: the id of the request the run serves (a step's request carries it in Triton).
+ */
+export function nodeFailure(
+  graph: GraphDoc,
+  node: GraphNode,
+  err: unknown,
+  message: string,
+  requestId: string | undefined,
+): RunFailure {
+  // The model's input checks refused the step's request: Triton names the ensemble, then its request's words.
   if (err instanceof StepInputsError)
-    return { code: err.code, message: `in ensemble '${graph.name}', ${message}`, nodeId: node.id };
+    return {
+      code: err.code,
+      message: `in ensemble '${graph.name}', ${logRequest(requestId)}${message}`,
+      nodeId: node.id,
+    };
   const code = err instanceof EngineError && err.code !== 'node-failed' ? err.code : 'node-failed';
   return { code, message: `in ensemble '${graph.name}', node '${node.label ?? node.id}': ${message}`, nodeId: node.id };
 }
@@ -67,6 +81,8 @@ export function skipReasonOf(
 /** What a finished run's scheduler knows. */
 export interface RunState {
   graph: GraphDoc;
+  /** The id of the request the run serves (KServe's `id`), if it has one. */
+  requestId: string | undefined;
   idx: GraphIndex;
   signal: CancelSignal;
   failure: RunFailure | undefined;
@@ -111,7 +127,7 @@ export function schedulerResult(s: RunState): SchedulerResult {
         outputs: {},
         error: {
           code: 'output-missing',
-          message: `in ensemble '${s.graph.name}', unexpected deadlock, at least one output is not set while no more ensemble steps can be made`,
+          message: `in ensemble '${s.graph.name}', ${logRequest(s.requestId)}unexpected deadlock, at least one output is not set while no more ensemble steps can be made`,
         },
       };
   return { ...base, status: 'completed', outputs: s.outputs };

@@ -86,6 +86,8 @@ export interface SchedulerResult {
 
 export interface SchedulerOptions {
   runId: string;
+  /** The id of the request the run serves (KServe's `id`): Triton's step and deadlock messages name it. */
+  requestId?: string;
   graph: GraphDoc;
   /** `indexGraph(graph)`, shared by every run of the graph (the engine keeps one per graph); built when absent. */
   index?: GraphIndex;
@@ -95,6 +97,11 @@ export interface SchedulerOptions {
   emit: (m: ServerMessage) => void;
   /** False when nobody listens: node events (and the output summaries they carry) are not built. */
   observed?: boolean;
+  /**
+   * The graph's outputs the request asks for (Triton's requested outputs; absent or empty: all). Only the nodes that
+   * feed them run, and a streamed response waits for them alone (requestedOutputs.ts).
+   */
+  requestedOutputs?: readonly string[];
   /** Fused groups by first member (fusion.ts); each runs through `executor.executeGroup`. */
   groups?: Map<string, FusedGroup>;
   /**

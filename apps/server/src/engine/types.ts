@@ -60,6 +60,8 @@ export interface RunRequest {
   graph: GraphDoc;
   inputs: Record<string, Tensor>;
   runId?: string;
+  /** The id of the request the run serves (KServe's `id`), named by Triton's messages about its steps. */
+  requestId?: string;
   /** Cancels the run: an AbortSignal, or a RunCancel (lighter, for a stream's ~31 runs a second). */
   signal?: CancelSignal;
   timeoutMs?: number;
@@ -73,6 +75,11 @@ export interface RunRequest {
    * generates for one of its steps, such as `ocr_has_text`), its inputs in and its outputs out.
    */
   exportedModel?: string;
+  /**
+   * The graph's outputs the request asks for (KServe's `outputs`; absent or empty: all). As in Triton's ensemble, only
+   * the nodes that feed them run, and each response carries them alone and waits for nothing else.
+   */
+  requestedOutputs?: readonly string[];
   /** Sequence flags forwarded to every stateful model of the graph. */
   sequence?: { id: number | string; start: boolean; end: boolean };
   /** run.started, node.*, run.partial, run.log, run.exited_early, run.completed/failed, sequence.bound, notice. */

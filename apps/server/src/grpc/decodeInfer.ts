@@ -59,6 +59,7 @@ export function decodeInferRequest(bytes: Uint8Array, limits: DecodeLimits): Dec
       checked,
       req.inputs.map((i) => i.name),
       req.outputs?.map((o) => o.name),
+      req.id,
     );
   for (const [what, n] of [
     ['inputs', req.inputs.length],
@@ -72,7 +73,7 @@ export function decodeInferRequest(bytes: Uint8Array, limits: DecodeLimits): Dec
       );
   }
   const inputs = requestInputs(req, limits.maxTensorElements);
-  if (checked) checkInputs(checked, inputs);
+  if (checked) checkInputs(checked, inputs, req.id);
   const request: WireInferRequest = {
     ...req,
     inputs: req.inputs.map((i) => ({ ...i, contents: null })),

@@ -151,11 +151,14 @@ describe('gRPC ModelInfer', () => {
       c.call('ModelInfer', { model_name: 'head', inputs: [input], ...(raw ? { raw_input_contents: [raw] } : {}) });
     expect(await grpcFailure(head({ name: 'feat', datatype: 'INT32', shape: [1, 256] }, Buffer.alloc(1024)))).toEqual({
       code: status.INVALID_ARGUMENT,
-      details: "inference input 'feat' data-type is 'INT32', but model 'head' expects 'FP32'",
+      details:
+        "[request id: <id_unknown>] inference input 'feat' data-type is 'INT32', but model 'head' expects 'FP32'",
     });
     expect(
       (await grpcFailure(head({ name: 'feat', datatype: 'FP32', shape: [1, 255] }, Buffer.alloc(1020)))).details,
-    ).toMatch(/^unexpected shape for input 'feat' for model 'head'\. Expected \[-1,256\], got \[1,255\]/);
+    ).toMatch(
+      /^\[request id: <id_unknown>\] unexpected shape for input 'feat' for model 'head'\. Expected \[-1,256\], got \[1,255\]/,
+    );
     expect(
       (await grpcFailure(head({ name: 'feat', datatype: 'FP32', shape: [1, 256] }, Buffer.alloc(100)))).details,
     ).toBe("input 'feat' has 100 bytes but shape [1,256] of FP32 needs 1024");

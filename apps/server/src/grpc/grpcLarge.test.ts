@@ -43,7 +43,7 @@ describe('large gRPC inference requests', () => {
     expect(await grpcFailure(t.c.call('ModelInfer', many))).toEqual({
       code: status.INVALID_ARGUMENT,
       details: expect.stringMatching(
-        /^expected 1 inputs but got 200000 inputs for model 'head'\. Got input\(s\) \['x0','x1',/,
+        /^\[request id: <id_unknown>\] expected 1 inputs but got 200000 inputs for model 'head'\. Got input\(s\) \['x0','x1',/,
       ) as unknown as string,
     });
     expect(await grpcFailure(t.c.call('ModelInfer', { ...many, model_name: 'nope' }))).toEqual({

@@ -57,7 +57,9 @@ describe('gRPC ModelStreamInfer', () => {
     expect(msgs).toHaveLength(3);
     const byId = Object.fromEntries(msgs.map((m) => [m.infer_response.id, m]));
     expect(byId.missing?.error_message).toBe("Request for unknown model: 'nope' is not found");
-    expect(byId['wrong-shape']?.error_message).toMatch(/^unexpected shape for input 'feat' for model 'head'/);
+    expect(byId['wrong-shape']?.error_message).toMatch(
+      /^\[request id: wrong-shape\] unexpected shape for input 'feat' for model 'head'/,
+    );
     expect(byId.ok?.error_message).toBe('');
     expect(byId.ok?.infer_response.outputs).toHaveLength(1);
   });

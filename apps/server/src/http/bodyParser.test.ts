@@ -142,17 +142,17 @@ describe('a body naming more inputs or outputs than its model has', () => {
     await expect(parser.kserve(many, job)).rejects.toMatchObject({
       status: 400,
       message: expect.stringMatching(
-        /^expected 1 inputs but got 100001 inputs for model 'extractor'\. Got input\(s\) \['i0',/,
+        /^\[request id: <id_unknown>\] expected 1 inputs but got 100001 inputs for model 'extractor'\. Got input\(s\) \['i0',/,
       ),
     });
     const twice = Buffer.from(JSON.stringify({ inputs: [input('x'), input('x')] }));
     await expect(parser.kserve(twice, job)).rejects.toMatchObject({
-      message: "input 'x' already exists in request",
+      message: "[request id: <id_unknown>] input 'x' already exists in request",
     });
     const outputs = Array.from({ length: 3 }, () => ({ name: 'feat' }));
     const repeated = Buffer.from(JSON.stringify({ inputs: [input('x')], outputs }));
     await expect(parser.kserve(repeated, job)).rejects.toMatchObject({
-      message: "output 'feat' already exists in request",
+      message: "[request id: <id_unknown>] output 'feat' already exists in request",
     });
   });
 });

@@ -148,6 +148,18 @@ describe('KServe v2 infer', () => {
     expect(r.json.error).toContain(message);
   });
 
+  it("starts core's request messages with the request's id, as Triton's LogRequest() does", async () => {
+    const shape = { name: 'x', datatype: 'FP32', shape: [1, 63], data: x64.slice(1) };
+    expect((await infer('pipe', { id: 'abc', inputs: [shape] })).json.error).toBe(
+      "[request id: abc] unexpected shape for input 'x' for model 'pipe'. Expected [-1,64], got [1,63]. ",
+    );
+    expect((await infer('pipe', { inputs: [] })).json.error).toMatch(/^\[request id: <id_unknown>\] expected 1 inputs/);
+    // The model's lookup of an input or output name has no prefix.
+    expect((await infer('pipe', { id: 'abc', inputs: [{ ...shape, name: 'y' }] })).json.error).toBe(
+      "unexpected inference input 'y' for model 'pipe'",
+    );
+  });
+
   it('sequence parameters carry implicit state across requests of one sequence id', async () => {
     const req = (parameters: Record<string, unknown>) =>
       infer('acc', {
@@ -202,7 +214,9 @@ describe('generate extension', () => {
   it('errors before the stream starts are JSON with a 4xx status', async () => {
     const r = await call(`${s.url}/v2/models/extractor/generate_stream`, 'POST', { x: [x64.slice(1)] });
     expect(r.status).toBe(400);
-    expect(r.json.error).toMatch(/unexpected shape/);
+    expect(r.json.error).toMatch(/^\[request id: <id_unknown>\] unexpected shape/);
+    const named = await call(`${s.url}/v2/models/extractor/generate`, 'POST', { id: 'g2', x: [x64.slice(1)] });
+    expect(named.json.error).toMatch(/^\[request id: g2\] unexpected shape/);
   });
 });
 

@@ -74,7 +74,7 @@ export function parseInferBody(
 ): InferRequest {
   const { json, binary } = splitRawBody(buf, headerLength);
   const request = parseInferRequest(json, { maxTensorElements, model, ...(binary ? { binary } : {}) });
-  checkInputs(model, request.inputs);
+  checkInputs(model, request.inputs, request.id);
   return request;
 }
 
@@ -145,6 +145,6 @@ export function parseGenerateBody(buf: Uint8Array, target: GenerateTarget, maxTe
     inputs = generateInputs(target, body, maxTensorElements);
   }
   // Checked here, in the body worker for a large body: a refused tensor never reaches the main thread.
-  checkInputs(model, inputs);
+  checkInputs(model, inputs, id);
   return { ...(id === undefined ? {} : { id }), params, inputs };
 }

@@ -1,10 +1,14 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { badRequest } from './errors.ts';
 import type { MetaTensor } from './graphSignature.ts';
+import { logRequest } from '../engine/logRequest.ts';
 import { inputCountMessage as countMessage } from '../engine/omittedInputs.ts';
 
 // Triton's checks of a request against the model it names. Pure: they run where the request is parsed, in the
-// body worker for a large body, so a request that is refused never sends its tensors to the main thread.
+// body worker for a large body, so a request that is refused never sends its tensors to the main thread. The
+// messages of core's `InferenceRequest` (`AddOriginalInput`, `Normalize`, `ValidateRequestInputs`) start with its
+// `LogRequest()` prefix, `[request id: <id>] ` (`id`: the request's, if any); those of the model's input and output
+// lookups (`unexpected inference input`/`output`) do not.
 
 /** What the checks need of a model: its name, its inputs and outputs as clients see them, and its max_batch_size. */
 export interface CheckedModel {
@@ -25,17 +29,17 @@ function inputCountMessage(model: CheckedModel, given: readonly string[]): strin
 }
 
 /** Triton's batch checks when the model batches: every input has the batch dim first, one batch size, within max_batch_size. */
-function checkBatch(model: CheckedModel, inputs: Record<string, Tensor>, maxBatchSize: number): void {
+function checkBatch(model: CheckedModel, inputs: Record<string, Tensor>, maxBatchSize: number, log: string): void {
   let batch = 0;
   for (const [name, t] of Object.entries(inputs)) {
     if (t.shape.length === 0)
-      throw badRequest(`input '${name}' has no shape but model requires batch dimension for '${model.name}'`);
+      throw badRequest(`${log}input '${name}' has no shape but model requires batch dimension for '${model.name}'`);
     if (batch === 0) batch = t.shape[0]!;
     else if (t.shape[0] !== batch)
-      throw badRequest(`input '${name}' batch size does not match other inputs for '${model.name}'`);
+      throw badRequest(`${log}input '${name}' batch size does not match other inputs for '${model.name}'`);
   }
   if (batch > maxBatchSize)
-    throw badRequest(`inference request batch-size must be <= ${maxBatchSize} for '${model.name}'`);
+    throw badRequest(`${log}inference request batch-size must be <= ${maxBatchSize} for '${model.name}'`);
 }
 
 /**
@@ -43,28 +47,29 @@ function checkBatch(model: CheckedModel, inputs: Record<string, Tensor>, maxBatc
  * batch dimension (a model with max_batch_size > 0), then each input's datatype and shape.
  * @example checkInputs({ name: 'm', signature: { inputs: [{ name: 'x', datatype: 'FP32', shape: [-1] }] } }, { x })
  */
-export function checkInputs(model: CheckedModel, inputs: Record<string, Tensor>): void {
+export function checkInputs(model: CheckedModel, inputs: Record<string, Tensor>, id?: string): void {
+  const log = logRequest(id);
   const specs = new Map(model.signature.inputs.map((s) => [s.name, s]));
   const given = Object.keys(inputs);
   const required = model.signature.inputs.filter((s) => !s.optional).length;
-  if (given.length > specs.size || given.length < required) throw badRequest(inputCountMessage(model, given));
+  if (given.length > specs.size || given.length < required) throw badRequest(log + inputCountMessage(model, given));
   for (const name of given)
     if (!specs.has(name)) throw badRequest(`unexpected inference input '${name}' for model '${model.name}'`);
   const maxBatchSize = model.signature.maxBatchSize ?? 0;
-  if (maxBatchSize > 0) checkBatch(model, inputs, maxBatchSize);
+  if (maxBatchSize > 0) checkBatch(model, inputs, maxBatchSize, log);
   for (const [name, t] of Object.entries(inputs)) {
     const spec = specs.get(name)!;
     if (spec.datatype !== t.datatype)
       throw badRequest(
-        `inference input '${name}' data-type is '${t.datatype}', but model '${model.name}' expects '${spec.datatype}'`,
+        `${log}inference input '${name}' data-type is '${t.datatype}', but model '${model.name}' expects '${spec.datatype}'`,
       );
     if (!shapeMatches(spec.shape, t.shape)) {
       const note =
         maxBatchSize > 0
-          ? ' NOTE: Setting a non-zero max_batch_size in the model config requires a batch dimension to be prepended to each input shape. If you want to specify the full shape including the batch dim in your input dims config, try setting max_batch_size to zero. See the model configuration docs for more info on max_batch_size.'
+          ? 'NOTE: Setting a non-zero max_batch_size in the model config requires a batch dimension to be prepended to each input shape. If you want to specify the full shape including the batch dim in your input dims config, try setting max_batch_size to zero. See the model configuration docs for more info on max_batch_size.'
           : '';
       throw badRequest(
-        `unexpected shape for input '${name}' for model '${model.name}'. Expected ${dimsText(spec.shape)}, got ${dimsText(t.shape)}.${note}`,
+        `${log}unexpected shape for input '${name}' for model '${model.name}'. Expected ${dimsText(spec.shape)}, got ${dimsText(t.shape)}. ${note}`,
       );
     }
   }
@@ -96,13 +101,19 @@ function firstRepeated(names: readonly string[]): string | undefined {
  * is then repeated (refused as Triton's front end does), the inputs too many for the model (Triton's count check),
  * or an output unknown. A body of a million one-element inputs so
  * costs one error, not a million tensors.
- * @example checkNameCounts(model, ['x', 'x'], undefined) // throws "input 'x' already exists in request"
+ * @example checkNameCounts(model, ['x', 'x'], undefined, 'a') // throws "[request id: a] input 'x' already exists in request"
  */
-export function checkNameCounts(model: CheckedModel, inputs: readonly string[], outputs?: readonly string[]): void {
+export function checkNameCounts(
+  model: CheckedModel,
+  inputs: readonly string[],
+  outputs: readonly string[] | undefined,
+  id: string | undefined,
+): void {
   if (inputs.length > model.signature.inputs.length) {
     const repeated = firstRepeated(inputs);
     throw badRequest(
-      repeated !== undefined ? `input '${repeated}' already exists in request` : inputCountMessage(model, inputs),
+      logRequest(id) +
+        (repeated !== undefined ? `input '${repeated}' already exists in request` : inputCountMessage(model, inputs)),
     );
   }
   const specs = model.signature.outputs;
@@ -110,18 +121,25 @@ export function checkNameCounts(model: CheckedModel, inputs: readonly string[], 
     const { name, repeated } = firstUnknownOrRepeated(outputs, specs);
     throw badRequest(
       repeated
-        ? `output '${name}' already exists in request`
+        ? `${logRequest(id)}output '${name}' already exists in request`
         : `unexpected inference output '${name}' for model '${model.name}'`,
     );
   }
 }
 
 /**
- * Refuses a requested output the model does not have, before the run, as Triton does when it reads the request. An
- * output it has but does not make is then simply left out of the response.
- * @example checkOutputNames(model, ['nope']) // throws "unexpected inference output 'nope' for model 'm'"
+ * Refuses an output requested twice (core's `AddOriginalRequestedOutput`, as the front end adds each) and one the
+ * model does not have, before the run, as Triton does when it reads the request. An output it has but does not make
+ * is then simply left out of the response.
+ * @example checkOutputNames(model, ['nope'], undefined) // throws "unexpected inference output 'nope' for model 'm'"
  */
-export function checkOutputNames(model: CheckedModel, outputs: readonly string[] | undefined): void {
+export function checkOutputNames(
+  model: CheckedModel,
+  outputs: readonly string[] | undefined,
+  id: string | undefined,
+): void {
+  const repeated = outputs && firstRepeated(outputs);
+  if (repeated !== undefined) throw badRequest(`${logRequest(id)}output '${repeated}' already exists in request`);
   const specs = model.signature.outputs;
   if (!outputs || !specs) return;
   for (const name of outputs)

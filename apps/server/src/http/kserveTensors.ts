@@ -15,6 +15,7 @@ import { ApiError, badRequest } from './errors.ts';
 import { checkNameCounts, checkOutputNames, type CheckedModel } from './kserveChecks.ts';
 import { checkInputContent, checkOutputParameters, checkTypedParameters } from './kserveTensorParameters.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
+import { logRequest } from '../engine/logRequest.ts';
 
 /** A parsed KServe v2 infer request. */
 export interface InferRequest {
@@ -191,16 +192,19 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
     opts.model,
     read.body.inputs.map((i) => i.name),
     read.body.outputs?.map((o) => o.name),
+    id,
   );
   checkOutputNames(
     opts.model,
     read.body.outputs?.map((o) => o.name),
+    id,
   );
   for (const output of read.body.outputs ?? []) checkOutputParameters(output.parameters);
   const cursor = { off: 0 };
   const inputs = keyedRecord<Tensor>();
   for (const raw of read.body.inputs) {
-    if (Object.hasOwn(inputs, raw.name)) throw badRequest(`input '${raw.name}' already exists in request`);
+    if (Object.hasOwn(inputs, raw.name))
+      throw badRequest(`${logRequest(id)}input '${raw.name}' already exists in request`);
     inputs[raw.name] = parseInput(raw, opts, cursor);
   }
   if (opts.binary && cursor.off < opts.binary.byteLength)

@@ -61,9 +61,10 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Re
   checkOutputNames(
     served,
     req.outputs?.map((o) => o.name),
+    req.id,
   );
   const inputs = decoded ?? requestInputs(req, studio.limits.maxTensorElements);
-  checkInputs(served, inputs);
+  checkInputs(served, inputs, req.id);
   const params = requestParameters(req);
   const sequence = sequenceOf(served, params, target.stateful);
   const classes = classificationCounts(req.outputs);
@@ -103,6 +104,8 @@ export async function runPrepared(
     signal,
     ...p.run,
     ...(p.sequence ? { sequence: p.sequence } : {}),
+    ...(p.requested.length > 0 ? { requestedOutputs: p.requested } : {}),
+    ...(p.base.id ? { requestId: p.base.id } : {}),
     ...(onResponse ? { onResponse } : {}),
   };
   try {
@@ -136,7 +139,8 @@ export async function modelInfer(
 
 /**
  * `outputs` as they are sent (`p.shape`), at once when none is classified in the body worker. `mayMove`: the outputs
- * are the run's last and nothing else sends them, so an output asked for once may be handed to the worker.
+ * are the run's last and nothing else sends them, so they may be handed to the worker (an output is asked for once:
+ * one asked for twice is refused, as Triton refuses it).
  * @example inferResponse(p.base, await shapedOutputs(p, result.outputs, true), p.requested)
  */
 export function shapedOutputs(
@@ -147,7 +151,7 @@ export function shapedOutputs(
   const out = keyedRecord<Tensor | EncodedBytes>();
   const waits: Promise<void>[] = [];
   for (const [name, t] of Object.entries(outputs)) {
-    const shaped = p.shape(name, t, mayMove && p.requested.filter((n) => n === name).length <= 1);
+    const shaped = p.shape(name, t, mayMove);
     if (shaped instanceof Promise) waits.push(shaped.then((v) => void (out[name] = v)));
     else out[name] = shaped;
   }

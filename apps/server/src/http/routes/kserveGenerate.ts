@@ -53,9 +53,11 @@ export function generateStreamHandler(studio: Studio, stream: boolean): RequestH
     let result: RunResult;
     try {
       // A decoupled graph's response sent final comes while the run still holds its tensors: not the caller's yet.
-      result = await runFor(studio, req, res, target, inputs, sequence, (o, final) =>
-        respond(o, final && !target.decoupled),
-      );
+      result = await runFor(studio, req, res, target, inputs, {
+        sequence,
+        requestId: id,
+        onResponse: (o, final) => respond(o, final && !target.decoupled),
+      });
     } catch (thrown) {
       // Once the stream has started, a refusal (a run limit) can only reach the client as an event.
       if (!writes) throw thrown;

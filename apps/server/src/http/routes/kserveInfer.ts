@@ -91,7 +91,11 @@ export function inferHandler(studio: Studio): RequestHandler {
       model: { name: served.name, signature: served.signature },
     });
     const sequence = sequenceOf(served, parsed.parameters, target.stateful);
-    const result = await runFor(studio, req, res, target, parsed.inputs, sequence);
+    const result = await runFor(studio, req, res, target, parsed.inputs, {
+      sequence,
+      requestedOutputs: parsed.outputs?.map((o) => o.name),
+      requestId: parsed.id,
+    });
     const err = runError(result, target.plainModel);
     if (err) throw err;
     await sendInferResponse(studio, res, served, parsed, result);

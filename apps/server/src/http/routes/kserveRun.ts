@@ -95,15 +95,17 @@ export function refuseUnservable(studio: Studio, refuseDecoupled: boolean): Requ
   };
 }
 
-/** Runs a served model for one HTTP request; a client that goes away cancels the run. */
+/**
+ * Runs a served model for one HTTP request, with its sequence flags, requested outputs, id and response listener;
+ * a client that goes away cancels the run.
+ */
 export async function runFor(
   studio: Studio,
   req: Request,
   res: Response,
   target: RunTarget,
   inputs: Record<string, Tensor>,
-  sequence: Sequence | undefined,
-  onResponse?: RunRequest['onResponse'],
+  extra: Pick<RunRequest, 'sequence' | 'requestedOutputs' | 'requestId' | 'onResponse'>,
 ): Promise<RunResult> {
   const abort = new AbortController();
   const onClose = () => {
@@ -119,8 +121,7 @@ export async function runFor(
       inputs,
       signal: abort.signal,
       ...target.run,
-      ...(sequence ? { sequence } : {}),
-      ...(onResponse ? { onResponse } : {}),
+      ...extra,
     });
   } finally {
     release?.();

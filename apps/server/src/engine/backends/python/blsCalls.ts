@@ -1,6 +1,7 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { frameTensors, FrameWriter, type Frame } from './frames.ts';
 import type { BlsHandler } from './pythonTypes.ts';
+import { logRequest } from '../../logRequest.ts';
 import { parseParams } from './processProblems.ts';
 
 /**
@@ -46,13 +47,16 @@ export class BlsCalls {
     };
     try {
       const dup = duplicateName(h.inputs);
-      if (dup !== undefined) return answer({}, `input '${dup}' already exists in request`, true);
+      const requestId = typeof h.request_id === 'string' ? h.request_id : '';
+      if (dup !== undefined)
+        return answer({}, `${logRequest(requestId)}input '${dup}' already exists in request`, true);
       this.handler(
         {
           model: String(h.model_name),
           version: Number(h.model_version ?? -1),
           inputs: frameTensors(f, 'inputs'),
           requestedOutputs: Array.isArray(h.requested_output_names) ? h.requested_output_names.map(String) : [],
+          requestId,
           correlationId: (h.correlation_id as number | string) ?? 0,
           flags: Number(h.flags ?? 0),
           timeoutUs: Number(h.timeout ?? 0),

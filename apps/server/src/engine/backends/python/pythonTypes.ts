@@ -43,6 +43,8 @@ export interface BlsCall {
   version: number;
   inputs: Record<string, Tensor>;
   requestedOutputs: string[];
+  /** The request's `request_id` ('' when it set none). */
+  requestId: string;
   correlationId: number | string;
   flags: number;
   timeoutUs: number;
