@@ -3,7 +3,7 @@
 // responses leave out an output of its config (sent at once, over HTTP generate_stream and gRPC ModelStreamInfer),
 // and a saved graph whose step is starved of an input by such a model (refused with the model's input count
 // message, over HTTP and the WebSocket run; run without it when the input is optional).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectTestClient } from '../../apps/server/src/testing/grpcTestClient.ts';
@@ -12,31 +12,23 @@ import { http, spawnStudio } from '../support/server.ts';
 import { tempDir } from '../support/tempDir.ts';
 import { connect } from '../support/wsClient.ts';
 import { probedStudio } from './hostileProbe.ts';
-import { i32, writeModel } from './writePythonModel.ts';
+import { edgeOf, graphOf, ioNode, modelNode } from '../../apps/server/src/testing/graphBuilders.ts';
+import { i32, writeModel, writeSavedGraph } from './writePythonModel.ts';
 
 /** A saved graph: N → omitter; omitter.OUT → `step`.A, omitter.S → `step`.B; `step`.OUT → graph output Z. */
 function writeGraph(repo: string, name: string, step: string): void {
-  const at = { x: 0, y: 0 };
-  const t = (n: string) => ({ name: n, datatype: 'INT32', dims: [1] });
-  const graph = {
-    version: 1,
+  const io = (kind: 'input' | 'output', id: string) => ioNode(kind, id, { datatype: 'INT32' });
+  const graph = graphOf(
+    [io('input', 'N'), modelNode('omitter'), modelNode('step', step), io('output', 'Z')],
+    [
+      edgeOf('N', 'out', 'omitter', 'N'),
+      edgeOf('omitter', 'OUT', 'step', 'A'),
+      edgeOf('omitter', 'S', 'step', 'B'),
+      edgeOf('step', 'OUT', 'Z', 'in'),
+    ],
     name,
-    maxBatchSize: 0,
-    nodes: [
-      { id: 'n', kind: 'input', position: at, params: t('N') },
-      { id: 'omitter', kind: 'model', position: at, params: { model: 'omitter' } },
-      { id: 'step', kind: 'model', position: at, params: { model: step } },
-      { id: 'z', kind: 'output', position: at, params: t('Z') },
-    ],
-    edges: [
-      { id: 'e1', source: 'n', sourcePort: 'out', target: 'omitter', targetPort: 'N' },
-      { id: 'e2', source: 'omitter', sourcePort: 'OUT', target: 'step', targetPort: 'A' },
-      { id: 'e3', source: 'omitter', sourcePort: 'S', target: 'step', targetPort: 'B' },
-      { id: 'e4', source: 'step', sourcePort: 'OUT', target: 'z', targetPort: 'in' },
-    ],
-  };
-  mkdirSync(join(repo, name));
-  writeFileSync(join(repo, name, 'studio.json'), JSON.stringify(graph));
+  );
+  writeSavedGraph(repo, graph);
 }
 
 let repo = '';

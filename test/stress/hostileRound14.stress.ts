@@ -2,14 +2,15 @@
 // `studio serve` (a bystander asking /v2/health/ready from a process of its own): a request that names some of a
 // graph's outputs runs only the steps that feed them, and a streamed response waits for those outputs alone, as
 // Triton's ensemble prunes its steps and sends a response (`CheckAndSetEnsembleOutput`).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectTestClient } from '../../apps/server/src/testing/grpcTestClient.ts';
 import { http, spawnStudio } from '../support/server.ts';
 import { tempDir } from '../support/tempDir.ts';
 import { probedStudio } from './hostileProbe.ts';
-import { i32, writeModel } from './writePythonModel.ts';
+import { edgeOf, graphOf, ioNode, modelNode } from '../../apps/server/src/testing/graphBuilders.ts';
+import { i32, writeModel, writeSavedGraph } from './writePythonModel.ts';
 
 /** Waits up to 10 s for the file `go_<n>` in the repository's root (a model's `model_repository` is its own folder). */
 const waitGo = `            go = os.path.join(os.path.dirname(os.path.normpath(self.repo)), "go_%d" % n)
@@ -77,28 +78,18 @@ ${waitGo}
 
 /** Saved graph `name`: N → `a` → output A; N → `b` → output B. */
 function writeBranches(repo: string, name: string, a: string, b: string): void {
-  const at = { x: 0, y: 0 };
-  const t = (n: string) => ({ name: n, datatype: 'INT32', dims: [1] });
-  const graph = {
-    version: 1,
+  const io = (kind: 'input' | 'output', id: string) => ioNode(kind, id, { datatype: 'INT32' });
+  const graph = graphOf(
+    [io('input', 'N'), modelNode('ma', a), modelNode('mb', b), io('output', 'A'), io('output', 'B')],
+    [
+      edgeOf('N', 'out', 'ma', 'N'),
+      edgeOf('N', 'out', 'mb', 'N'),
+      edgeOf('ma', 'OUT', 'A', 'in'),
+      edgeOf('mb', 'OUT', 'B', 'in'),
+    ],
     name,
-    maxBatchSize: 0,
-    nodes: [
-      { id: 'n', kind: 'input', position: at, params: t('N') },
-      { id: 'ma', kind: 'model', position: at, params: { model: a } },
-      { id: 'mb', kind: 'model', position: at, params: { model: b } },
-      { id: 'a', kind: 'output', position: at, params: t('A') },
-      { id: 'b', kind: 'output', position: at, params: t('B') },
-    ],
-    edges: [
-      { id: 'e1', source: 'n', sourcePort: 'out', target: 'ma', targetPort: 'N' },
-      { id: 'e2', source: 'n', sourcePort: 'out', target: 'mb', targetPort: 'N' },
-      { id: 'e3', source: 'ma', sourcePort: 'OUT', target: 'a', targetPort: 'in' },
-      { id: 'e4', source: 'mb', sourcePort: 'OUT', target: 'b', targetPort: 'in' },
-    ],
-  };
-  mkdirSync(join(repo, name));
-  writeFileSync(join(repo, name, 'studio.json'), JSON.stringify(graph));
+  );
+  writeSavedGraph(repo, graph);
 }
 
 type StreamReply = {

@@ -38,3 +38,9 @@ ${execute}
 `,
   );
 }
+
+/** Saves `graph` in the repository as the studio saves a graph: `<name>/studio.json`. */
+export function writeSavedGraph(repo: string, graph: { name: string }): void {
+  mkdirSync(join(repo, graph.name));
+  writeFileSync(join(repo, graph.name, 'studio.json'), JSON.stringify(graph));
+}

@@ -1,35 +1,15 @@
 // A response that leaves out an output of its node, and an optional graph input left out: the placeholder's path.
 import { describe, expect, it } from 'vitest';
-import type { GraphDoc, GraphEdge, GraphNode, Tensor } from '@ensemble-studio/core';
+import type { GraphDoc, GraphNode, Tensor } from '@ensemble-studio/core';
+import { edgeOf as edge, graphOf, ioNode, modelNode as model } from '../testing/graphBuilders.ts';
 import { Scheduler } from './Scheduler.ts';
 import type { NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import type { StepInputs } from './omittedInputs.ts';
 
 const pos = { x: 0, y: 0 };
 const t = (v: number): Tensor => ({ datatype: 'FP32', shape: [1], data: Float32Array.of(v) });
-const io = (kind: 'input' | 'output', id: string, optional = false): GraphNode =>
-  ({
-    id,
-    kind,
-    position: pos,
-    params: { name: id, datatype: 'FP32', dims: [1], ...(optional ? { optional } : {}) },
-  }) as GraphNode;
-const model = (id: string): GraphNode => ({ id, kind: 'model', position: pos, params: { model: id } });
+const io = (kind: 'input' | 'output', id: string, optional = false) => ioNode(kind, id, { optional });
 const router = (id: string): GraphNode => ({ id, kind: 'router', position: pos, params: { count: 1, mode: 'direct' } });
-const edge = (source: string, sourcePort: string, target: string, targetPort: string): GraphEdge => ({
-  id: `${source}.${sourcePort}-${target}.${targetPort}`,
-  source,
-  sourcePort,
-  target,
-  targetPort,
-});
-const graphOf = (nodes: GraphNode[], edges: GraphEdge[]): GraphDoc => ({
-  version: 1,
-  name: 'g',
-  maxBatchSize: 0,
-  nodes,
-  edges,
-});
 
 /**
  * Model `a` answers each run with `aSends` (a decoupled `a` streams them, each through `respond`, and returns none);

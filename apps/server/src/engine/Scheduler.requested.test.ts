@@ -1,6 +1,7 @@
 // A run for some of the graph's outputs, as Triton's ensemble serves a request that names its outputs.
 import { describe, expect, it } from 'vitest';
-import type { GraphDoc, GraphEdge, GraphNode, Tensor } from '@ensemble-studio/core';
+import type { GraphDoc, GraphNode, Tensor } from '@ensemble-studio/core';
+import { edgeOf as edge, ioNode, modelNode as model } from '../testing/graphBuilders.ts';
 import { indexGraph } from './graphIndex.ts';
 import { requestedIndex } from './requestedOutputs.ts';
 import { Scheduler } from './Scheduler.ts';
@@ -8,16 +9,7 @@ import type { NodeExecutor, NodeRun } from './schedulerTypes.ts';
 
 const pos = { x: 0, y: 0 };
 const t = (v: number): Tensor => ({ datatype: 'FP32', shape: [1], data: Float32Array.of(v) });
-const io = (kind: 'input' | 'output', id: string): GraphNode =>
-  ({ id, kind, position: pos, params: { name: id, datatype: 'FP32', dims: [1] } }) as GraphNode;
-const model = (id: string): GraphNode => ({ id, kind: 'model', position: pos, params: { model: id } });
-const edge = (source: string, sourcePort: string, target: string, targetPort: string): GraphEdge => ({
-  id: `${source}.${sourcePort}-${target}.${targetPort}`,
-  source,
-  sourcePort,
-  target,
-  targetPort,
-});
+const io = (kind: 'input' | 'output', id: string) => ioNode(kind, id);
 
 // X → a (decoupled: streams Y, S) → outputs A (a.Y) and S (a.S); X → b → output B (b.Y).
 const graph: GraphDoc = {
