@@ -17,6 +17,23 @@ async function pacedPair(): Promise<{ paced: PacedConnection; client: Socket }> 
 }
 
 describe('PacedConnection', () => {
+  it("turns Nagle's algorithm off on its socket (without it a unary gRPC call waited ~40 ms for a delayed ACK)", async () => {
+    const noDelay: (boolean | undefined)[] = [];
+    const wrapped = new Promise<PacedConnection>((resolve) => {
+      server = createServer((socket) => {
+        const set = socket.setNoDelay.bind(socket);
+        socket.setNoDelay = (v?: boolean) => (noDelay.push(v), set(v));
+        resolve(new PacedConnection(socket));
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const client = connect((server!.address() as { port: number }).port, '127.0.0.1');
+    const paced = await wrapped;
+    expect(noDelay).toEqual([true]);
+    paced.destroy();
+    client.destroy();
+  });
+
   it('hands on what the peer sent in order, one slice per turn of the event loop, then its end', async () => {
     const { paced, client } = await pacedPair();
     const sent = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
