@@ -1,7 +1,6 @@
 // The gRPC endpoint's costs: how long a streamed response takes from the engine producing it to a gRPC client
 // holding it, and a small model through ModelInfer against the same engine run called directly; each beside a
 // bare grpc-js server and client doing the same round trip in the same blocks (bareGrpc.ts).
-import { Worker } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
 import { singleModelGraph } from '@ensemble-studio/core';
 import { connectTestClient } from '../src/testing/grpcTestClient.ts';
@@ -11,13 +10,13 @@ import { writeEngineRepository } from '../src/testing/engineFixtureRepository.ts
 import { ocrGraph } from '../src/testing/engineGraphs.ts';
 import { tensorToBytes } from '../src/http/kserveTensors.ts';
 import { Studio, type StudioEngine } from '../src/http/Studio.ts';
+import { startWorker } from '../src/workerScript.ts';
 import { bareEchoClient, startBareEchoServer } from './bareGrpc.ts';
 import { type BenchContext, textImage } from './context.ts';
 import { measureBlocks, type Contender, type SelfTimed } from './measure.ts';
 import { median, perBlock } from './stats.ts';
 
-const BOOT = new URL('../src/engine/backends/onnx/workerBoot.mjs', import.meta.url);
-const CLIENT = new URL('./grpcClientWorker.ts', import.meta.url).href;
+const CLIENT = new URL('./grpcClientWorker.ts', import.meta.url);
 const CALLS_PER_TRIAL = 10;
 
 /**
@@ -120,8 +119,8 @@ export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
     };
     // About the size of headInfer encoded: 1 KiB of floats and the names around them.
     const bareRequest = new Uint8Array(1100);
-    const worker = new Worker(BOOT, {
-      workerData: { entry: CLIENT, address: server.address, bareAddress: bareServer.address },
+    const worker = await startWorker(CLIENT, {
+      workerData: { address: server.address, bareAddress: bareServer.address },
     });
     const clientRound = (bare: boolean) =>
       new Promise<SelfTimed>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
 import { keyedRecord } from '@ensemble-studio/core';
 import { parseClientText, type ParsedText, type TextLimits } from '../ws/parseMessage.ts';
@@ -15,6 +15,7 @@ import type { DecodedInfer, DecodeLimits } from '../grpc/decodeInfer.ts';
 import type { WireInferRequest } from '../grpc/grpcTensors.ts';
 import { readRepositoryBody, type RepositoryBody } from './repositoryBody.ts';
 import type { ReadRepositoryMessage, RepositoryMethod } from '../grpc/repositoryMessages.ts';
+import { startWorker } from '../workerScript.ts';
 
 /** What to parse a body as: a KServe infer or generate body, or a WebSocket text message. */
 export type BodyJob =
@@ -59,8 +60,7 @@ const MAX_QUEUED = 4;
 /** Heap the worker may use: a hostile body that needs more fails alone instead of growing the server. */
 const WORKER_HEAP_MB = 2048;
 
-const BOOT = new URL('./bodyWorkerBoot.mjs', import.meta.url);
-const ENTRY = new URL('./bodyWorker.ts', import.meta.url).href;
+const ENTRY = new URL('./bodyWorker.ts', import.meta.url);
 
 /**
  * The distinct buffers that JSON outputs span whole, but none that `keep` uses (a copy router can hand one tensor to
@@ -94,7 +94,7 @@ const entriesToRecord = (entries: [string, Tensor][]) => {
  * @example const req = await parser.kserve(body, { kind: 'infer', headerLength: undefined, maxTensorElements, model })
  */
 export class BodyParser {
-  private worker: Worker | undefined;
+  private worker: Promise<Worker> | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: WireResult) => void; reject: (e: Error) => void }>();
 
@@ -198,7 +198,7 @@ export class BodyParser {
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = undefined;
-    await w?.terminate();
+    await (await w)?.terminate();
   }
 
   private post(body: Uint8Array | BodyChunks, job: BodyJob, alsoTransfer: ArrayBuffer[] = []): Promise<WireResult> {
@@ -218,15 +218,27 @@ export class BodyParser {
     const parts = body instanceof BodyChunks ? transferableChunks(body) : [ownedBytes(body)];
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ ...job, id, body: parts }, [...parts.map((p) => p.buffer as ArrayBuffer), ...alsoTransfer]);
+      worker.then(
+        (w) =>
+          w.postMessage({ ...job, id, body: parts }, [...parts.map((p) => p.buffer as ArrayBuffer), ...alsoTransfer]),
+        (err: Error) => {
+          this.pending.delete(id);
+          reject(new ApiError(500, 'internal', `the body parser did not start: ${err.message}`));
+        },
+      );
     });
   }
 
-  private start(): Worker {
-    const worker = new Worker(BOOT, {
-      workerData: { entry: ENTRY },
+  private start(): Promise<Worker> {
+    const started: Promise<Worker> = startWorker(ENTRY, {
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-    });
+    }).then((worker) => this.watch(started, worker));
+    this.worker = started;
+    return started;
+  }
+
+  /** Routes `worker`'s replies to their requests, and fails them all when it stops (`started` is its promise). */
+  private watch(started: Promise<Worker>, worker: Worker): Worker {
     worker.unref();
     worker.on('message', (reply: BodyReply) => {
       const p = this.pending.get(reply.id);
@@ -236,7 +248,7 @@ export class BodyParser {
       else p.reject(new ApiError(reply.error.status, reply.error.code, reply.error.message));
     });
     const fail = (err: Error) => {
-      if (this.worker === worker) this.worker = undefined;
+      if (this.worker === started) this.worker = undefined;
       const oom = (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
       const apiErr = oom
         ? new ApiError(
@@ -251,9 +263,8 @@ export class BodyParser {
     worker.on('error', fail);
     worker.on('exit', (code) => {
       if (this.pending.size > 0) fail(new Error(`exited with code ${code}`));
-      else if (this.worker === worker) this.worker = undefined;
+      else if (this.worker === started) this.worker = undefined;
     });
-    this.worker = worker;
     return worker;
   }
 }

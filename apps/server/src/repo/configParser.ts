@@ -1,5 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { parsePbtxtLenient } from '@ensemble-studio/core';
+import { startWorker } from '../workerScript.ts';
 
 type PbtxtResult = ReturnType<typeof parsePbtxtLenient>;
 
@@ -12,17 +13,25 @@ type PbtxtResult = ReturnType<typeof parsePbtxtLenient>;
 /** Configs up to this size are parsed on the calling thread. */
 export const WORKER_CONFIG_BYTES = 64 * 1024;
 
-const BOOT = new URL('../http/bodyWorkerBoot.mjs', import.meta.url);
-const ENTRY = new URL('./configParserWorker.ts', import.meta.url).href;
+const ENTRY = new URL('./configParserWorker.ts', import.meta.url);
 
-let worker: Worker | undefined;
+let worker: Promise<Worker> | undefined;
 let nextId = 1;
 const pending = new Map<number, { bytes: Buffer; resolve: (r: PbtxtResult) => void }>();
 
 /** The worker, started on first use; it keeps the process alive only while it has configs to parse. */
-function configWorker(): Worker {
+function configWorker(): Promise<Worker> {
   if (worker) return worker;
-  const w = new Worker(BOOT, { workerData: { entry: ENTRY } });
+  const started: Promise<Worker> = startWorker(ENTRY).then((w) => watch(w, started));
+  worker = started;
+  return started;
+}
+
+/**
+ * Resolves each parsed config; a worker that fails leaves its configs to be parsed here, as small ones are
+ * (`started` is its promise, the current worker's while it is `worker`).
+ */
+function watch(w: Worker, started: Promise<Worker>): Worker {
   w.unref();
   w.on('message', ({ id, result }: { id: number; result: PbtxtResult }) => {
     const p = pending.get(id);
@@ -30,16 +39,14 @@ function configWorker(): Worker {
     if (pending.size === 0) w.unref();
     p?.resolve(result);
   });
-  // A worker that fails leaves its configs to be parsed here, as small ones are.
   const fail = () => {
-    if (worker === w) worker = undefined;
+    if (worker === started) worker = undefined;
     const left = [...pending.values()];
     pending.clear();
     for (const p of left) p.resolve(parsePbtxtLenient(p.bytes.toString('utf8')));
   };
   w.on('error', fail);
   w.on('exit', fail);
-  worker = w;
   return w;
 }
 
@@ -50,11 +57,13 @@ function configWorker(): Worker {
  */
 export function parseConfigBytes(bytes: Buffer): Promise<PbtxtResult> {
   if (bytes.byteLength <= WORKER_CONFIG_BYTES) return Promise.resolve(parsePbtxtLenient(bytes.toString('utf8')));
-  const w = configWorker();
+  const started = configWorker();
   const id = nextId++;
   return new Promise((resolve) => {
     pending.set(id, { bytes, resolve });
-    w.ref();
-    w.postMessage({ id, bytes });
+    void started.then((w) => {
+      w.ref();
+      w.postMessage({ id, bytes });
+    });
   });
 }

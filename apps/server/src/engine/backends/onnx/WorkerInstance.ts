@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../../workerScript.ts';
 import { ChainError, EngineError } from '../../errors.ts';
 import type { BackendInstance, InstanceFactory } from '../types.ts';
 import type { FromWorker, LoadSpec, ToWorker } from './workerProtocol.ts';
@@ -10,8 +11,7 @@ type Request = Extract<ToWorker, { type: 'run' | 'op' | 'chain' }>;
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 export type RequestBody = DistributiveOmit<Request, 'id'>;
 
-const BOOT = new URL('./workerBoot.mjs', import.meta.url);
-const ENTRY = new URL('./worker.ts', import.meta.url).href;
+const ENTRY = new URL('./worker.ts', import.meta.url);
 
 /**
  * One worker thread hosting one model instance (or the ops). Requests are matched to replies by id;
@@ -35,9 +35,17 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   ) {}
 
   /** Starts the thread and loads the session (or ops); resolves with what loaded. */
-  start(): Promise<Loaded> {
+  async start(): Promise<Loaded> {
     this.state = 'loading';
-    const worker = new Worker(BOOT, { workerData: { entry: ENTRY } });
+    const worker = await startWorker(ENTRY);
+    if (this.closing) {
+      // Closed while its script was being prepared: the thread stops before it loads anything.
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.postMessage({ type: 'stop' } satisfies ToWorker);
+      await exited;
+      this.state = 'closed';
+      throw new EngineError('closed', 'the engine is shutting down');
+    }
     this.worker = worker;
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     return new Promise<Loaded>((resolve, reject) => {
