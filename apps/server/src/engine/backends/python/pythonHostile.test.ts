@@ -80,9 +80,12 @@ describe('hostile model.py files', () => {
     };
     const r = await engine.run({ graph, inputs: { X: f32(1) } });
     expect(r.status).toBe('failed');
-    expect(r.error?.message).toMatch(
-      /node 'b'.*inference input 'X' data-type is 'INT64', but model 'crasher' expects 'FP32'/,
+    // Triton's step request check (Normalize), after the ensemble's name and the request's id: no node.
+    expect(r.error?.message).toBe(
+      "in ensemble 'chain', [request id: <id_unknown>] inference input 'X' data-type is 'INT64', but model 'crasher' expects 'FP32'",
     );
+    const withId = await engine.run({ graph, inputs: { X: f32(1) }, requestId: 'r7' });
+    expect(withId.error?.message).toMatch(/^in ensemble 'chain', \[request id: r7\] inference input 'X' data-type/);
   });
 });
 
