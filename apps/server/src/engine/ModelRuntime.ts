@@ -9,6 +9,7 @@ import { createBackend } from './createBackend.ts';
 import { type BatchItem, createDynamicBatcher, type ItemResult } from './dynamicBatching.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
 import { ModelStats } from './Metrics.ts';
+import { StepInputsError } from './omittedInputs.ts';
 import type { ChainRequest, ChainResult, InferRequest, InferResult, ModelRuntimeOptions } from './modelRuntimeTypes.ts';
 import { firstDim, fromReply, fromSequence, passThrough } from './inferResults.ts';
 import { RequestsInFlight } from './RequestsInFlight.ts';
@@ -173,14 +174,16 @@ export class ModelRuntime {
     await this.pool.onIdle();
   }
 
-  /** An input whose data type is not the config's is refused as Triton refuses it (a producer upstream sent the wrong type). */
+  /**
+   * An input whose data type is not the config's is refused as Triton's `Normalize` refuses it (a producer upstream
+   * sent the wrong type): a step's input check, so an ensemble reports it after its name and the request's id alone.
+   */
   private checkInputTypes(inputs: Record<string, Tensor>): void {
     for (const input of this.o.config.input ?? []) {
       const t = inputs[input.name];
       const want = fromConfigType(input.data_type);
       if (t && want && t.datatype !== want) {
-        throw new EngineError(
-          'invalid-input',
+        throw new StepInputsError(
           `inference input '${input.name}' data-type is '${t.datatype}', but model '${this.o.name}' expects '${want}'`,
         );
       }

@@ -2,6 +2,7 @@ import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { singleModelGraph } from '@ensemble-studio/core';
 import type { Repository } from '../repo/types.ts';
 import type { BlsCall, BlsSink } from './backends/python/pythonTypes.ts';
+import { logRequest } from './logRequest.ts';
 import type { RunRequest, RunResult } from './types.ts';
 
 /** What answering a BLS call needs of the engine. */
@@ -87,7 +88,10 @@ function graphFor(deps: BlsDeps, name: string): GraphDoc | string {
   return g;
 }
 
-/** What Triton refuses in a request before running it: a version the model lacks, an output it does not make. */
+/**
+ * What Triton refuses in a request before running it: a version the model lacks, an output it does not make, an input
+ * of another data type.
+ */
 function tritonRefusal(deps: BlsDeps, call: BlsCall, graph: GraphDoc): string | undefined {
   const name = call.model;
   // -1 asks for the latest version; a saved graph or an ensemble serves version 1.
@@ -97,5 +101,16 @@ function tritonRefusal(deps: BlsDeps, call: BlsCall, graph: GraphDoc): string | 
   const outputs = new Set(graph.nodes.flatMap((n) => (n.kind === 'output' ? [n.params.name] : [])));
   const unknown = call.requestedOutputs.find((o) => !outputs.has(o));
   if (unknown !== undefined) return `unexpected inference output '${unknown}' for model '${name}'`;
+  return wrongDataType(call, graph);
+}
+
+/** Triton core's `Normalize` refusal of an input whose data type is not the model's (or the ensemble's). */
+function wrongDataType(call: BlsCall, graph: GraphDoc): string | undefined {
+  for (const n of graph.nodes) {
+    if (n.kind !== 'input' || !Object.hasOwn(call.inputs, n.params.name)) continue;
+    const got = call.inputs[n.params.name]!.datatype;
+    if (got !== n.params.datatype)
+      return `${logRequest(call.requestId || undefined)}inference input '${n.params.name}' data-type is '${got}', but model '${call.model}' expects '${n.params.datatype}'`;
+  }
   return undefined;
 }

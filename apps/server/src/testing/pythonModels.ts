@@ -147,6 +147,19 @@ class TritonPythonModel:
         return [pb_utils.InferenceResponse([pb_utils.Tensor("Y", np.array([1], dtype=np.int64))]) for _ in requests]
 `;
 
+// Calls `crasher` (FP32 X) through BLS with an INT64 X and answers the call's error message as ERR.
+const BLS_WRONG_DTYPE = `
+import numpy as np
+import triton_python_backend_utils as pb_utils
+
+class TritonPythonModel:
+    def execute(self, requests):
+        call = pb_utils.InferenceRequest(model_name="crasher", requested_output_names=["Y"],
+            inputs=[pb_utils.Tensor("X", np.array([1], dtype=np.int64))])
+        err = call.exec().error().message()
+        return [pb_utils.InferenceResponse([pb_utils.Tensor("ERR", np.array([err.encode()], dtype=np.object_))]) for _ in requests]
+`;
+
 // X > 0: forks a child that sleeps for a minute and answers its pid; X < 0: the instance dies.
 const FORKER = `
 import os, time
@@ -250,6 +263,10 @@ const MODELS: Record<string, { py: string; config: string }> = {
   finalizing_batched: {
     py: FINALIZING,
     config: `backend: "python"\nmax_batch_size: 4\ndynamic_batching { }\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('Y', 'TYPE_FP32', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
+  },
+  bls_wrong_dtype: {
+    py: BLS_WRONG_DTYPE,
+    config: `backend: "python"\ninput [ ${tensor('X', 'TYPE_FP32', '1')} ]\noutput [ ${tensor('ERR', 'TYPE_STRING', '1')} ]\ninstance_group [{ count: 1 kind: KIND_CPU }]`,
   },
   wrong_dtype: {
     py: WRONG_DTYPE,

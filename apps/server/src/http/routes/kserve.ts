@@ -1,5 +1,6 @@
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { configJson } from '@ensemble-studio/core';
+import { answerErrorsHere } from '../answerErrorsHere.ts';
 import { largeBodyChunks, refuseDeclaredOverLimit } from '../bodyChunks.ts';
 import { INLINE_PARSE_BYTES } from '../bodyParser.ts';
 import { capMessage } from '../errors.ts';
@@ -56,14 +57,21 @@ function modelRoutes(studio: Studio, router: Router, readBody: RequestHandler[])
     res.status(ready ? 200 : 400).end();
   });
   router.get(`${M}/config`, (req, res) => void res.json(configJson(modelConfig(studio, servedModel(studio, req)))));
-  router.post(`${M}/infer`, refuseUnservable(studio, true), ...readBody, inferHandler(studio));
+  // Their refusals are answered where raised (answerErrorsHere.ts): a flood of them costs no router walk each.
+  const here = (h: RequestHandler) => answerErrorsHere(h, studio.limits.maxBodyBytes);
+  router.post(`${M}/infer`, here(refuseUnservable(studio, true)), ...readBody, here(inferHandler(studio)));
   router.post(
     `${M}/generate_stream`,
-    refuseUnservable(studio, false),
+    here(refuseUnservable(studio, false)),
     ...readBody,
-    generateStreamHandler(studio, true),
+    here(generateStreamHandler(studio, true)),
   );
-  router.post(`${M}/generate`, refuseUnservable(studio, false), ...readBody, generateStreamHandler(studio, false));
+  router.post(
+    `${M}/generate`,
+    here(refuseUnservable(studio, false)),
+    ...readBody,
+    here(generateStreamHandler(studio, false)),
+  );
 }
 
 /**

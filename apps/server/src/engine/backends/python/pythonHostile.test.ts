@@ -19,7 +19,7 @@ const run = (model: string, x: number, extra: Partial<Parameters<Engine['run']>[
 
 beforeAll(async () => {
   const dir = tempDir('py-hostile-');
-  writePythonModels(dir, ['stuck', 'loud', 'two_responses', 'wrong_dtype', 'crasher']);
+  writePythonModels(dir, ['stuck', 'loud', 'two_responses', 'wrong_dtype', 'crasher', 'bls_wrong_dtype']);
   repo = await loadRepository(dir);
   engine = await Engine.create({ repository: repo });
 });
@@ -80,9 +80,20 @@ describe('hostile model.py files', () => {
     };
     const r = await engine.run({ graph, inputs: { X: f32(1) } });
     expect(r.status).toBe('failed');
-    expect(r.error?.message).toMatch(
-      /node 'b'.*inference input 'X' data-type is 'INT64', but model 'crasher' expects 'FP32'/,
+    // Triton's step request check (Normalize), after the ensemble's name and the request's id: no node.
+    expect(r.error?.message).toBe(
+      "in ensemble 'chain', [request id: <id_unknown>] inference input 'X' data-type is 'INT64', but model 'crasher' expects 'FP32'",
     );
+    const withId = await engine.run({ graph, inputs: { X: f32(1) }, requestId: 'r7' });
+    expect(withId.error?.message).toMatch(/^in ensemble 'chain', \[request id: r7\] inference input 'X' data-type/);
+  });
+
+  it("a BLS call of a model with an input of the wrong data type: refused in Triton core's words alone", async () => {
+    const r = await run('bls_wrong_dtype', 1);
+    expect(r.status).toBe('completed');
+    expect(r.outputs.ERR!.data).toEqual([
+      "[request id: <id_unknown>] inference input 'X' data-type is 'INT64', but model 'crasher' expects 'FP32'",
+    ]);
   });
 });
 
