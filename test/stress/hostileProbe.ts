@@ -94,11 +94,11 @@ class HostileProbe {
 
   constructor(private readonly studio: () => StudioProcess | undefined) {}
 
-  async run<T>(cause: string, hostile: () => Promise<T>, limitMs = STALL_MS): Promise<T> {
+  async run<T>(cause: string, hostile: () => Promise<T>): Promise<T> {
     const studio = this.studio()!;
     const { result, measured } = await duringHostile(studio.url, studio.child.pid, cause, hostile);
     this.measured.push(measured);
-    expect(measured.worstMs, `bystander stalled during: ${cause}`).toBeLessThan(limitMs);
+    expect(measured.worstMs, `bystander stalled during: ${cause}`).toBeLessThan(STALL_MS);
     return result;
   }
 
@@ -115,13 +115,12 @@ class HostileProbe {
 /**
  * The studio a stress file probes: `start` spawns it before the file's tests; after them it is stopped and the
  * probe's measurements are printed. `studio` reads the running process (in a test or a hook); `probe` sends one
- * hostile request with the bystander watching (`HostileProbe.run`), failing past `limitMs` (the 1 s stall detector
- * unless a round sets its own).
+ * hostile request with the bystander watching (`HostileProbe.run`).
  * @example const { studio, probe } = probedStudio(() => spawnStudio(copyExamples({ linkModels: true })));
  */
 export function probedStudio(start: () => Promise<StudioProcess>): {
   studio: StudioProcess;
-  probe: <T>(cause: string, hostile: () => Promise<T>, limitMs?: number) => Promise<T>;
+  probe: <T>(cause: string, hostile: () => Promise<T>) => Promise<T>;
 } {
   let running: StudioProcess | undefined;
   const session = new HostileProbe(() => running);
@@ -136,5 +135,5 @@ export function probedStudio(start: () => Promise<StudioProcess>): {
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(running) : value;
     },
   });
-  return { studio, probe: (cause, hostile, limitMs) => session.run(cause, hostile, limitMs) };
+  return { studio, probe: (cause, hostile) => session.run(cause, hostile) };
 }
