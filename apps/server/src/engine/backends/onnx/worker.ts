@@ -1,6 +1,7 @@
 // One engine worker thread: hosts one onnxruntime session (a model instance) or the built-in ops.
 // session.run() blocks the thread it runs on, so it must never run on the main thread.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
@@ -13,12 +14,22 @@ import { freeNow } from './freeBuffers.ts';
 import { checkOutputLimits } from './outputLimits.ts';
 import { SessionSlot } from './sessionSlot.ts';
 import { SizeGuard } from './sizeGuard.ts';
-import { lowerThreadPriority } from './threadPriority.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
 import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
+
+/** Sets this thread's nice value (Linux: a thread id is a valid `setpriority` target); elsewhere a no-op. */
+function setNice(nice: number): void {
+  if (nice === 0) return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // Not Linux, or not permitted: the worker keeps the default priority.
+  }
+}
 
 const slot = new SessionSlot();
 let opContext: OpContext | undefined;
@@ -112,7 +123,7 @@ async function checkOutputs(outputs: Record<string, ort.Tensor>): Promise<void> 
 
 async function load(spec: LoadSpec): Promise<void> {
   if (spec.kind === 'model') {
-    lowerThreadPriority(spec.nice);
+    setNice(spec.nice);
     repoDir = spec.repoDir;
     modelSpec = spec;
     limits = spec.limits;
