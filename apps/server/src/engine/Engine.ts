@@ -1,24 +1,19 @@
-import type { ServerMessage } from '@ensemble-studio/core';
 import { answerBls, type BlsDeps } from './bls.ts';
 import { servingLoadConcurrency } from './eachAtMost.ts';
 import { ExportedRuns } from './exportedRuns.ts';
 import { Deadlines } from './cancel.ts';
 import { EngineError, messageOf } from './errors.ts';
-import { checkInputs } from './inputs.ts';
+import { executeRun, type RunDeps } from './executeRun.ts';
 import { GraphStats } from './graphStats.ts';
 import type { EngineMetrics } from './Metrics.ts';
 import { ModelRuntimes } from './ModelRuntimes.ts';
 import type { RestartOutcome, SequenceEnded } from './modelRuntimeTypes.ts';
 import { PreparedGraphs } from './PreparedGraphs.ts';
-import { createExecutor } from './nodeExecutor.ts';
 import { OpRunner } from './OpRunner.ts';
-import { armRunCancel, untilAborted } from './runCancel.ts';
-import { runResponses } from './runResponses.ts';
+import { untilAborted } from './runCancel.ts';
 import { RunFusion } from './runFusion.ts';
-import { boundNotice, emitEnd, failed, guarded } from './runMessages.ts';
+import { failed, guarded } from './runMessages.ts';
 import { listSequences, modelCounters } from './runtimeViews.ts';
-import { Scheduler } from './Scheduler.ts';
-import type { SchedulerOptions } from './schedulerTypes.ts';
 import type { Repository } from '../repo/types.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
 
@@ -39,8 +34,7 @@ export class Engine {
   private readonly blsDeps: BlsDeps;
   private exportedRuns: ExportedRuns | undefined;
   private readonly ops: OpRunner;
-  /** Which planned fused groups each run fuses, from measured costs (placement.ts). */
-  private readonly runFusion: RunFusion;
+  private readonly runDeps: RunDeps;
   private readonly deadlines = new Deadlines();
   private activeRuns = 0;
   /** Called when `activeRuns` falls to 0 (`closeWhenIdle`). */
@@ -52,7 +46,6 @@ export class Engine {
   private constructor(private readonly opts: EngineOptions) {
     this.repository = opts.repository;
     this.ops = new OpRunner(opts.repository.dir, opts.opWorkers ?? 2);
-    this.runFusion = new RunFusion(this.ops.placer);
     this.blsDeps = {
       repository: opts.repository,
       run: (req) => this.run(req),
@@ -72,6 +65,14 @@ export class Engine {
         for (const listener of this.sequenceEndedListeners) listener(ended);
       },
     });
+    this.runDeps = {
+      opts,
+      graphs: this.graphs,
+      ops: this.ops,
+      runFusion: new RunFusion(this.ops.placer),
+      deadlines: this.deadlines,
+      graphStats: this.graphStats,
+    };
   }
 
   /**
@@ -151,7 +152,7 @@ export class Engine {
     const t0 = performance.now();
     let status: RunResult['status'] | 'threw' = 'threw';
     try {
-      const result = await this.execute(runId, req, emit);
+      const result = await executeRun(this.runDeps, runId, req, emit);
       status = result.status;
       return result;
     } catch (err) {
@@ -176,59 +177,6 @@ export class Engine {
         err instanceof EngineError ? err.code : 'node-failed',
         messageOf(err),
       );
-    }
-  }
-
-  private async execute(runId: string, req: RunRequest, emit: (m: ServerMessage) => void): Promise<RunResult> {
-    const { graph } = req;
-    checkInputs(graph, req.inputs);
-    // A graph prepared before (every chunk of a stream after its first) is used without awaiting anything.
-    const { byNode, runtimes, groups, decoupled, index } =
-      this.graphs.now(graph, req) ?? (await this.graphs.get(graph, req));
-    // The run holds its models' runtimes to its end: one that an unload or a reload retires meanwhile still serves
-    // its later steps.
-    for (const rt of runtimes) rt.runStarted();
-    // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
-    const timeoutMs = req.timeoutMs ?? this.opts.defaultTimeoutMs ?? 60_000;
-    const { cancel, disarm } = armRunCancel(req.signal, timeoutMs, this.deadlines);
-    try {
-      const executor = createExecutor({
-        graph: graph.name,
-        runtimes: byNode,
-        ops: this.ops,
-        sequence: req.sequence,
-        onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined,
-      });
-      const responses = runResponses(req, decoupled);
-      const options: SchedulerOptions = {
-        runId,
-        graph,
-        index,
-        inputs: req.inputs,
-        executor,
-        signal: cancel,
-        emit,
-        observed: req.onEvent !== undefined,
-        groups: groups && this.runFusion.groups(groups, graph.name),
-      };
-      if (req.requestedOutputs) options.requestedOutputs = req.requestedOutputs;
-      if (req.requestId) options.requestId = req.requestId;
-      if (responses.streamed) options.onResponse = responses.streamed;
-      const scheduler = new Scheduler(options);
-      for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
-      const t0 = performance.now();
-      const r = await scheduler.run();
-      this.graphStats.of(graph.name).streamedResponses += r.partials;
-      if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
-      if (req.onEvent) emitEnd(runId, r, performance.now() - t0, emit);
-      responses.end(r);
-      const result: RunResult = { runId, status: r.status, outputs: r.outputs, timings: r.timings };
-      if (r.exit) result.exit = r.exit;
-      if (r.error) result.error = r.error;
-      return result;
-    } finally {
-      for (const rt of runtimes) rt.runEnded();
-      disarm();
     }
   }
 

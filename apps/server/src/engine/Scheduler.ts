@@ -7,6 +7,7 @@ import { groupsOf, requestedIndex } from './requestedOutputs.ts';
 import { RunLedger } from './RunLedger.ts';
 import type { ExecContext, NodeRun, SchedulerOptions, SchedulerResult } from './schedulerTypes.ts';
 import { ResponseCollector } from './responses.ts';
+import { runContext } from './runContext.ts';
 import { RunEvents } from './runEvents.ts';
 import { TensorRefs } from './tensorRefs.ts';
 
@@ -41,23 +42,7 @@ export class Scheduler {
     this.events = new RunEvents(o.emit, o.runId, o.observed ?? true, this.now());
     this.ledger = new RunLedger(o.graph, this.idx, o.signal, this.events, o.requestId);
     this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
-    // Methods, not arrow properties: under tsx each named closure costs a defineProperty per run (runClosures.test.ts).
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the context's methods reach this run's scheduler
-    const scheduler = this;
-    const { refs, events } = this;
-    this.ctx = {
-      signal: o.signal,
-      canTransfer(t) {
-        return refs.canTransfer(t);
-      },
-      observed: events.observed,
-      respond(node, outputs, final) {
-        scheduler.streamed(node, outputs, final);
-      },
-      log(node, l) {
-        events.log(node.id, l);
-      },
-    };
+    this.ctx = runContext(o.signal, this.refs, this.events, this);
   }
 
   /** Runs the graph to the end; never rejects. */
@@ -263,7 +248,7 @@ export class Scheduler {
    * FINAL response is the run's last when this node is the only one running, nothing waits for a port, and it
    * feeds only the graph's outputs: the graph's response it completes is then final, as Triton's ensemble marks it.
    */
-  private streamed(node: GraphNode, resp: Record<string, Tensor>, final: boolean): void {
+  streamed(node: GraphNode, resp: Record<string, Tensor>, final: boolean): void {
     if (!this.ledger.open) return;
     const k = this.ledger.nextIteration(node.id);
     this.ledger.partials++;

@@ -5,7 +5,7 @@
  */
 import type { ModelConfig } from './modelConfig.ts';
 import { Lexer, PbtxtSyntaxError, type PbtxtError, type Token } from './lexer.ts';
-import { messageDef, type FieldDef, type FieldType, type MessageDef } from './schema.ts';
+import { entryField, mapEntryDef, messageDef, type FieldDef, type FieldType, type MessageDef } from './schema.ts';
 import { defaultScalar, readBool, readEnum, readFloat, readInt, setOwn, type ScalarResult } from './values.ts';
 
 export type { PbtxtError } from './lexer.ts';
@@ -244,32 +244,6 @@ function genericScalar(tok: Token, negative: boolean): unknown {
 }
 
 const GENERIC: MessageDef = { name: '(unknown)', fields: [], byName: new Map() };
-
-const entryDefs = new Map<FieldDef, MessageDef>();
-
-function entryField(field: FieldDef, which: 'key' | 'value'): FieldDef {
-  return mapEntryDef(field).byName.get(which)!;
-}
-
-/** The synthetic `{ key, value }` entry message of a map field. */
-function mapEntryDef(field: FieldDef): MessageDef {
-  let def = entryDefs.get(field);
-  if (def) return def;
-  if (field.type.kind !== 'map') throw new Error('not a map');
-  const key: FieldDef = { name: 'key', number: 1, type: { kind: 'scalar', scalar: field.type.key }, repeated: false };
-  const value: FieldDef = { name: 'value', number: 2, type: field.type.value, repeated: false };
-  const entryName = `${field.name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Entry`;
-  def = {
-    name: entryName,
-    fields: [key, value],
-    byName: new Map([
-      ['key', key],
-      ['value', value],
-    ]),
-  };
-  entryDefs.set(field, def);
-  return def;
-}
 
 function show(t: Token): string {
   return t.type === 'eof' ? 'end of input' : `"${t.text.length > 40 ? `${t.text.slice(0, 40)}…` : t.text}"`;

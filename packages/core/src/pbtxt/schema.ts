@@ -1,6 +1,6 @@
 /**
  * Triton's `model_config.proto` as data: the field lines of `protoMessages.ts` and the enums of `protoEnums.ts`
- * compiled once into {@link MessageDef}s.
+ * compiled once into {@link MessageDef}s, and the synthetic entry message protobuf gives each map field.
  */
 import { ENUMS } from './protoEnums.ts';
 import { MESSAGE_FIELDS } from './protoMessages.ts';
@@ -67,5 +67,32 @@ const MESSAGES: Record<string, MessageDef> = Object.fromEntries(
 export function messageDef(name: string): MessageDef {
   const def = MESSAGES[name];
   if (!def) throw new Error(`schema: unknown message ${name}`);
+  return def;
+}
+
+const entryDefs = new Map<FieldDef, MessageDef>();
+
+/** The `key` or `value` field of a map field's entry message. */
+export function entryField(field: FieldDef, which: 'key' | 'value'): FieldDef {
+  return mapEntryDef(field).byName.get(which)!;
+}
+
+/** The synthetic `{ key, value }` entry message of a map field. */
+export function mapEntryDef(field: FieldDef): MessageDef {
+  let def = entryDefs.get(field);
+  if (def) return def;
+  if (field.type.kind !== 'map') throw new Error('not a map');
+  const key: FieldDef = { name: 'key', number: 1, type: { kind: 'scalar', scalar: field.type.key }, repeated: false };
+  const value: FieldDef = { name: 'value', number: 2, type: field.type.value, repeated: false };
+  const entryName = `${field.name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Entry`;
+  def = {
+    name: entryName,
+    fields: [key, value],
+    byName: new Map([
+      ['key', key],
+      ['value', value],
+    ]),
+  };
+  entryDefs.set(field, def);
   return def;
 }

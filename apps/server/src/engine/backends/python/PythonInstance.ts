@@ -2,7 +2,9 @@ import type { Writable } from 'node:stream';
 import { abortError, EngineError } from '../../errors.ts';
 import type { BackendInstance, LoadInfo } from '../types.ts';
 import { frameCheck } from './frameLimits.ts';
-import { FrameReader, FrameRefused, FrameWriter, type Frame } from './frames.ts';
+import { FrameReader, FrameWriter, type Frame } from './frames.ts';
+import { executeRequests } from './executeRequests.ts';
+import { followStubFrames, writeFrame } from './stubPipes.ts';
 import { BlsCalls } from './blsCalls.ts';
 import { LogLines } from './logLines.ts';
 import type { LogLevel, PyExecute, PyExecuteResult } from './pythonTypes.ts';
@@ -48,7 +50,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     this.blsCalls = new BlsCalls(
       { model: spec.model, instance: name },
       spec.bls,
-      (frame) => this.write(this.toPyAtOnce, frame),
+      (frame) => writeFrame(this.toPyAtOnce, frame),
       () => this.state === 'ready',
     );
   }
@@ -83,22 +85,17 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
       regionMaxBytes(limits?.maxBodyBytes),
     ));
     const reader = new FrameReader(frameCheck(limits), limits?.maxBodyBytes);
-    fromPy.on('data', (chunk: Buffer) => {
-      try {
-        for (const f of reader.push(chunk)) {
-          regions.readFrame(f);
-          this.onFrame(f);
-        }
-        const read = regions.takeReadBack();
-        if (read.length > 0) this.write(toPyAtOnce, new FrameWriter().finish({ type: 'shm_release', offsets: read }));
-      } catch (err) {
-        // The stream cannot be followed past a refused or malformed frame: nothing more is read from it.
-        fromPy.destroy();
-        const message = (err as Error).message;
-        this.died(proc, err instanceof FrameRefused ? message : `sent a malformed frame (${message})`);
+    followStubFrames(
+      fromPy,
+      reader,
+      regions,
+      (f) => this.onFrame(f),
+      (frame) => writeFrame(toPyAtOnce, frame),
+      (why) => {
+        this.died(proc, why);
         proc.kill('SIGKILL');
-      }
-    });
+      },
+    );
     stdout?.on('data', (c: Buffer) => this.lines.push('info', c));
     stderr.on('data', (c: Buffer) => this.lines.push('error', c));
     // As Triton's load, one waiting on `initialize` fails when the stub stops being scheduled, however long
@@ -129,23 +126,15 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         body.signal.addEventListener('abort', p.onAbort, { once: true });
       }
       const w = new FrameWriter(this.regions.place);
-      const requests = body.requests.map((r) => ({
-        inputs: w.tensors(Object.entries(r.inputs)),
-        requested_output_names: r.requestedOutputs ?? [],
-        correlation_id: r.correlationId ?? 0,
-        request_id: r.requestId ?? '',
-        flags: r.flags ?? 0,
-        parameters: JSON.stringify(r.parameters ?? {}),
-        timeout: 0,
-      }));
+      const requests = executeRequests(w, body);
       p.placed = w.placed;
-      this.write(this.toPy, w.finish({ type: 'execute', id, requests }));
+      writeFrame(this.toPy, w.finish({ type: 'execute', id, requests }));
     });
   }
 
   /** The run gave up on this execute: tell `execute` (is_cancelled); kill the process if `execute` never returns, or drop the request if it returned and never sent its final response. */
   private cancelled(id: number, p: PendingExecute): void {
-    this.write(this.toPyAtOnce, new FrameWriter().finish({ type: 'cancel', id }));
+    writeFrame(this.toPyAtOnce, new FrameWriter().finish({ type: 'cancel', id }));
     // Its BLS calls end with it, so that a chain of models waiting on each other unwinds from the cancelled end
     // instead of living on in the models' queues: those naming it, and those naming no execute (made from a thread
     // the model started) when it is the only one running and has not returned.
@@ -232,16 +221,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
   }
 
   private send(header: Record<string, unknown>): void {
-    this.write(this.toPy, new FrameWriter().finish(header));
-  }
-
-  private write(w: Writable | undefined, buffers: Buffer[]): void {
-    if (!w || w.destroyed) return;
-    // One writev per frame: written piece by piece, python woke on the first piece and the frame cost a
-    // wake-up and a read per piece (~20 µs a round trip at 2 cores).
-    w.cork();
-    for (const b of buffers) w.write(b);
-    w.uncork();
+    writeFrame(this.toPy, new FrameWriter().finish(header));
   }
 
   /**

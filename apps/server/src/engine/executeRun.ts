@@ -1,0 +1,88 @@
+import type { ServerMessage } from '@ensemble-studio/core';
+import type { Deadlines } from './cancel.ts';
+import type { GraphStats } from './graphStats.ts';
+import { checkInputs } from './inputs.ts';
+import { createExecutor } from './nodeExecutor.ts';
+import type { OpRunner } from './OpRunner.ts';
+import type { PreparedGraphs } from './PreparedGraphs.ts';
+import { armRunCancel } from './runCancel.ts';
+import type { RunFusion } from './runFusion.ts';
+import { boundNotice, emitEnd } from './runMessages.ts';
+import { runResponses } from './runResponses.ts';
+import { Scheduler } from './Scheduler.ts';
+import type { SchedulerOptions } from './schedulerTypes.ts';
+import type { EngineOptions, RunRequest, RunResult } from './types.ts';
+
+/** What a run takes from its engine: the graphs prepared for it, the op workers, deadlines and counters. */
+export interface RunDeps {
+  readonly opts: EngineOptions;
+  readonly graphs: PreparedGraphs;
+  readonly ops: OpRunner;
+  /** Which planned fused groups each run fuses, from measured costs (placement.ts). */
+  readonly runFusion: RunFusion;
+  readonly deadlines: Deadlines;
+  readonly graphStats: GraphStats;
+}
+
+/**
+ * One admitted run, from its graph to its result: the graph prepared (or reused), its models' runtimes held to its
+ * end, its deadline and cancel armed, the scheduler run, its end sent and its responses finished. Throws for a run
+ * refused before it starts (bad inputs, an unavailable model); the engine reports those.
+ */
+export async function executeRun(
+  deps: RunDeps,
+  runId: string,
+  req: RunRequest,
+  emit: (m: ServerMessage) => void,
+): Promise<RunResult> {
+  const { graph } = req;
+  checkInputs(graph, req.inputs);
+  // A graph prepared before (every chunk of a stream after its first) is used without awaiting anything.
+  const { byNode, runtimes, groups, decoupled, index } =
+    deps.graphs.now(graph, req) ?? (await deps.graphs.get(graph, req));
+  // The run holds its models' runtimes to its end: one that an unload or a reload retires meanwhile still serves
+  // its later steps.
+  for (const rt of runtimes) rt.runStarted();
+  // (Closures made per run are kept few: a stream runs a graph ~31 times a second.)
+  const timeoutMs = req.timeoutMs ?? deps.opts.defaultTimeoutMs ?? 60_000;
+  const { cancel, disarm } = armRunCancel(req.signal, timeoutMs, deps.deadlines);
+  try {
+    const executor = createExecutor({
+      graph: graph.name,
+      runtimes: byNode,
+      ops: deps.ops,
+      sequence: req.sequence,
+      onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined,
+    });
+    const responses = runResponses(req, decoupled);
+    const options: SchedulerOptions = {
+      runId,
+      graph,
+      index,
+      inputs: req.inputs,
+      executor,
+      signal: cancel,
+      emit,
+      observed: req.onEvent !== undefined,
+      groups: groups && deps.runFusion.groups(groups, graph.name),
+    };
+    if (req.requestedOutputs) options.requestedOutputs = req.requestedOutputs;
+    if (req.requestId) options.requestId = req.requestId;
+    if (responses.streamed) options.onResponse = responses.streamed;
+    const scheduler = new Scheduler(options);
+    for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
+    const t0 = performance.now();
+    const r = await scheduler.run();
+    deps.graphStats.of(graph.name).streamedResponses += r.partials;
+    if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
+    if (req.onEvent) emitEnd(runId, r, performance.now() - t0, emit);
+    responses.end(r);
+    const result: RunResult = { runId, status: r.status, outputs: r.outputs, timings: r.timings };
+    if (r.exit) result.exit = r.exit;
+    if (r.error) result.error = r.error;
+    return result;
+  } finally {
+    for (const rt of runtimes) rt.runEnded();
+    disarm();
+  }
+}
