@@ -45,6 +45,11 @@ describe('worker scripts', () => {
     await bundleWorker(entry, out);
     expect(readFileSync(url, 'utf8')).toContain('"second"');
     expect(readFileSync(url, 'utf8')).not.toContain('"first"');
+
+    // A bundle whose first line cannot be read (cut short, say) is built again, not given up on.
+    writeFileSync(url, readFileSync(url, 'utf8').slice(0, 60));
+    await bundleWorker(entry, out);
+    expect(readFileSync(url, 'utf8')).toContain('"second"');
   });
 
   it("runs the bundle in a worker, each module keeping its own import.meta.url and the caller's workerData", async () => {

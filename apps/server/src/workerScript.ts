@@ -70,12 +70,22 @@ async function unchanged(inputs: Input[]): Promise<boolean> {
   return inputs.every(([, mtimeMs, size], i) => now[i]?.mtimeMs === mtimeMs && now[i]?.size === size);
 }
 
+/** What the bundle at `file` was built from; undefined when there is none, or no readable header (rebuilt then). */
+async function headerOf(file: string): Promise<Header | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (!text?.startsWith(HEADER)) return undefined;
+  try {
+    const header = JSON.parse(text.slice(HEADER.length, text.indexOf('\n'))) as Header;
+    return Array.isArray(header.inputs) ? header : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The bundle at `file` when it was built from the sources as they are now. */
 async function freshBundle(file: string): Promise<boolean> {
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  if (!text?.startsWith(HEADER)) return false;
-  const header = JSON.parse(text.slice(HEADER.length, text.indexOf('\n'))) as Header;
-  return header.format === FORMAT && header.esbuild === esbuild.version && (await unchanged(header.inputs));
+  const header = await headerOf(file);
+  return header?.format === FORMAT && header.esbuild === esbuild.version && (await unchanged(header.inputs));
 }
 
 /** Bundles `entry` into `file` (written whole, then renamed into place, so a reader never sees half of one). */
