@@ -15,14 +15,24 @@ export const WORKER_CONFIG_BYTES = 64 * 1024;
 
 const ENTRY = new URL('./configParserWorker.ts', import.meta.url);
 
-let worker: Promise<Worker> | undefined;
+let worker: Promise<Worker | undefined> | undefined;
 let nextId = 1;
 const pending = new Map<number, { bytes: Buffer; resolve: (r: PbtxtResult) => void }>();
 
-/** The worker, started on first use; it keeps the process alive only while it has configs to parse. */
-function configWorker(): Promise<Worker> {
+/**
+ * The worker, started on first use; it keeps the process alive only while it has configs to parse. Undefined when it
+ * could not be started: its callers parse here, and the next large config tries again.
+ */
+function configWorker(): Promise<Worker | undefined> {
   if (worker) return worker;
-  const started: Promise<Worker> = startWorker(ENTRY).then((w) => watch(w, started));
+  const started: Promise<Worker | undefined> = startWorker(ENTRY).then(
+    (w) => watch(w, started),
+    (error: unknown) => {
+      if (worker === started) worker = undefined;
+      console.warn(`config parser worker could not start (${String(error)}); parsing on the main thread`);
+      return undefined;
+    },
+  );
   worker = started;
   return started;
 }
@@ -31,7 +41,7 @@ function configWorker(): Promise<Worker> {
  * Resolves each parsed config; a worker that fails leaves its configs to be parsed here, as small ones are
  * (`started` is its promise, the current worker's while it is `worker`).
  */
-function watch(w: Worker, started: Promise<Worker>): Worker {
+function watch(w: Worker, started: Promise<Worker | undefined>): Worker {
   w.unref();
   w.on('message', ({ id, result }: { id: number; result: PbtxtResult }) => {
     const p = pending.get(id);
@@ -62,8 +72,12 @@ export function parseConfigBytes(bytes: Buffer): Promise<PbtxtResult> {
   return new Promise((resolve) => {
     pending.set(id, { bytes, resolve });
     void started.then((w) => {
-      w.ref();
-      w.postMessage({ id, bytes });
+      if (w) {
+        w.ref();
+        w.postMessage({ id, bytes });
+      } else if (pending.delete(id)) {
+        resolve(parsePbtxtLenient(bytes.toString('utf8')));
+      }
     });
   });
 }
