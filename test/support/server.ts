@@ -70,18 +70,17 @@ export interface StudioProcess {
 }
 
 /**
- * `node --import tsx apps/server/src/cli/main.ts serve --port 0 --grpc-port 0 --repo DIR` as a child process (gRPC on a
+ * `node apps/server/bin/ensemble-studio.mjs serve --port 0 --grpc-port 0 --repo DIR` as a child process (gRPC on a
  * free port, so studios started side by side do not fight over 8001); resolves once it prints
  * `listening on http://HOST:PORT`. The caller must kill it.
  */
 export async function spawnStudio(repo: string, extraArgs: string[] = [], timeoutMs = 120_000): Promise<StudioProcess> {
-  // One node process (no tsx CLI wrapper in between), so a signal sent to `child` reaches the server itself.
+  // One node process (the launcher runs the CLI's bundle in its own process), so a signal sent to `child` reaches the
+  // server itself.
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'apps/server/src/cli/main.ts',
+      'apps/server/bin/ensemble-studio.mjs',
       'serve',
       '--port',
       '0',

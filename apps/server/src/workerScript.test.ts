@@ -1,11 +1,11 @@
-// Worker threads run a bundle of their TypeScript entry, rebuilt when a source changes; tsx's loader when none can be made.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+// Worker threads run a bundle of their TypeScript entry (scriptBundle.test.ts); tsx's loader when none can be made.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from './testing/tempDir.ts';
-import { bundleWorker, startWorker, workerScript } from './workerScript.ts';
+import { startWorker, workerScript } from './workerScript.ts';
 
 /** An entry importing a module of its own: the worker posts what the module says and its `import.meta.url`. */
 function writeEntry(dir: string, says: string): URL {
@@ -30,28 +30,6 @@ function firstMessage(worker: Worker): Promise<{ says: string; where: string; ex
 }
 
 describe('worker scripts', () => {
-  it('bundles an entry once, keeps it while its sources stay, and rebuilds it when one changes', async () => {
-    const src = tempDir('worker-src-');
-    const out = tempDir('worker-bundles-');
-    const entry = writeEntry(src, 'first');
-    const url = await bundleWorker(entry, out);
-    const built = statSync(url).mtimeMs;
-    expect(readFileSync(url, 'utf8')).toContain('"first"');
-
-    expect((await bundleWorker(entry, out)).href).toBe(url.href);
-    expect(statSync(url).mtimeMs).toBe(built);
-
-    writeFileSync(join(src, 'helper.ts'), readFileSync(join(src, 'helper.ts'), 'utf8').replace('first', 'second'));
-    await bundleWorker(entry, out);
-    expect(readFileSync(url, 'utf8')).toContain('"second"');
-    expect(readFileSync(url, 'utf8')).not.toContain('"first"');
-
-    // A bundle whose first line cannot be read (cut short, say) is built again, not given up on.
-    writeFileSync(url, readFileSync(url, 'utf8').slice(0, 60));
-    await bundleWorker(entry, out);
-    expect(readFileSync(url, 'utf8')).toContain('"second"');
-  });
-
   it("runs the bundle in a worker, each module keeping its own import.meta.url and the caller's workerData", async () => {
     const src = tempDir('worker-src-');
     const out = tempDir('worker-bundles-');

@@ -45,9 +45,7 @@ for (let e = 0; e < ENSEMBLES; e++) {
 const child = spawn(
   process.execPath,
   [
-    '--import',
-    'tsx',
-    'apps/server/src/cli/main.ts',
+    'apps/server/bin/ensemble-studio.mjs',
     'serve',
     '--port',
     '0',

@@ -66,7 +66,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
 }
 
-async function main(): Promise<void> {
+/**
+ * Runs the command in `process.argv` and exits with its code (the launcher, bin/ensemble-studio.mjs, calls it).
+ * @example await main()
+ */
+export async function main(): Promise<void> {
   disableOnnxRuntimeTelemetry();
   const io: CliIO = {
     out: (line) => process.stdout.write(`${line}\n`),

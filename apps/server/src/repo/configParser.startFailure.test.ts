@@ -22,7 +22,8 @@ vi.mock('../workerScript.ts', async (importActual) => {
 
 const { parseConfigBytes, WORKER_CONFIG_BYTES } = await import('./configParser.ts');
 
-const big = (n: number) => `name: "m"\nbackend: "python"\ninput [{ name: "x" data_type: TYPE_FP32 dims: [${new Array(n).fill(1).join(',')}] }]\n`;
+const big = (n: number) =>
+  `name: "m"\nbackend: "python"\ninput [{ name: "x" data_type: TYPE_FP32 dims: [${new Array(n).fill(1).join(',')}] }]\n`;
 
 describe('parseConfigBytes when its worker cannot start', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -32,7 +33,10 @@ describe('parseConfigBytes when its worker cannot start', () => {
     const text = big(40_000);
     expect(Buffer.byteLength(text)).toBeGreaterThan(WORKER_CONFIG_BYTES);
     failures.left = 1;
-    const both = await Promise.all([parseConfigBytes(Buffer.from(text)), parseConfigBytes(Buffer.from(`${text}oops\n`))]);
+    const both = await Promise.all([
+      parseConfigBytes(Buffer.from(text)),
+      parseConfigBytes(Buffer.from(`${text}oops\n`)),
+    ]);
     expect(both).toEqual([parsePbtxtLenient(text), parsePbtxtLenient(`${text}oops\n`)]);
     expect(failures.tries).toBe(1);
     expect(warn.mock.calls.join('\n')).toMatch(/config parser worker could not start \(Error: no threads left\)/);
