@@ -1,6 +1,6 @@
-// Entry of a contender's child process (contenderProcess.ts): registers tsx's loader, as workerBoot.mjs does for
-// worker threads, so the same TypeScript runs under tsx (the bench) and vitest alike.
-import { register } from 'tsx/esm/api';
+// Entry of a contender's child process (contenderProcess.ts): runs contenderChild.ts from its bundle
+// (src/scriptBundle.mjs), as the CLI and the engine's worker threads run theirs, so that the bench times the code
+// a user runs and not the same code under tsx's loader (whose compiled output names every closure at run time).
+import { bundleScript } from '../src/scriptBundle.mjs';
 
-register();
-await import('./contenderChild.ts');
+await import((await bundleScript(new URL('./contenderChild.ts', import.meta.url))).href);

@@ -1,5 +1,6 @@
-// A contender's child process (started by contenderProcess.ts through contenderBoot.mjs): sets its role up, then
+// A contender's child process (started by contenderProcess.ts through contenderBoot.mjs, from its bundle): sets its role up, then
 // runs the tasks the bench asks for one at a time, timing each trial and counting its usage here, in its own process.
+import { bundleScript } from '../src/scriptBundle.mjs';
 import type { FromChild, Role, ToChild } from './contenderProcess.ts';
 import { DescendantPids, startUsage } from './usage.ts';
 
@@ -9,7 +10,8 @@ const send = (m: FromChild) => process.send!(m);
 process.on('disconnect', () => process.exit(1));
 
 try {
-  const role = (await import(moduleUrl))[exportName] as Role<unknown>;
+  // The role's module runs from its bundle too (a TypeScript module: this process has no loader for it).
+  const role = (await import((await bundleScript(new URL(moduleUrl))).href))[exportName] as Role<unknown>;
   const hosted = await role(JSON.parse(options), (line) => send({ type: 'log', line }));
   const descendants = new DescendantPids();
   process.on('message', async (m: ToChild) => {
