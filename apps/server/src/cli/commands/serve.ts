@@ -3,6 +3,7 @@ import { startGrpcServer, type GrpcServer } from '../../grpc/server.ts';
 import { directoryValue, parseCommandArgs, portValue, str, userPath } from '../args.ts';
 import { releaseHeldSignals } from '../heldSignals.ts';
 import type { CliIO } from '../io.ts';
+import { shortenMainThreadSlice } from '../../mainThreadSlice.ts';
 
 /**
  * `serve --repo DIR --port N --grpc-port N|0|off --host H [--token T] [--python PATH] [--import-root DIR]...`: prints
@@ -36,6 +37,8 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const token = str(values, 'token', process.env.STUDIO_TOKEN);
   const web = str(values, 'web');
   const host = str(values, 'host', '127.0.0.1')!;
+  // The event loop wakes ahead of the model workers (mainThreadSlice.ts); without python3 it keeps its slice.
+  void shortenMainThreadSlice();
   // The signals are handled from the start: a SIGTERM while the models load ends their loads (a stub in
   // `initialize` is killed) and exits as after listening, where Node's default would die at once.
   const stopping = new AbortController();
