@@ -1,6 +1,6 @@
 // The event loop's thread asks Linux (EEVDF, 6.12+) for the smallest slice, so that it preempts model workers when
 // it wakes. Checked on a child process's thread: this one's scheduling is left alone.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { getPriority, release } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAIN_THREAD_SLICE_NS, setThreadSlice, threadSlice } from './mainThreadSlice.ts';
@@ -24,6 +24,16 @@ describe('setThreadSlice', () => {
     expect(await setThreadSlice(pid, MAIN_THREAD_SLICE_NS, 'python3')).toBeUndefined();
     expect(await threadSlice(pid)).toBe(MAIN_THREAD_SLICE_NS);
     expect(getPriority(pid)).toBe(Math.min(19, getPriority() + 3));
+  });
+
+  it.runIf(kernelHasSlices)('keeps a batch policy, and leaves an idle thread alone', async () => {
+    const batch = sleeper();
+    execFileSync('chrt', ['-b', '-p', '0', String(batch)]);
+    expect(await setThreadSlice(batch, MAIN_THREAD_SLICE_NS, 'python3')).toBeUndefined();
+    expect(execFileSync('chrt', ['-p', String(batch)], { encoding: 'utf8' })).toMatch(/SCHED_BATCH/);
+    const idle = sleeper();
+    execFileSync('chrt', ['-i', '-p', '0', String(idle)]);
+    expect(await setThreadSlice(idle, MAIN_THREAD_SLICE_NS, 'python3')).toMatch(/policy \(5\) is not a fair one/);
   });
 
   it.runIf(process.platform === 'linux')('says why when it cannot: no interpreter, no such thread', async () => {

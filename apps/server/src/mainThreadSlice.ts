@@ -14,14 +14,20 @@ import { pythonInterpreter } from './engine/backends/python/autoComplete.ts';
 /** The slice asked for the event loop's thread: the kernel's smallest. */
 export const MAIN_THREAD_SLICE_NS = 100_000;
 
-/** Calls `sched_setattr(tid, {SCHED_OTHER, nice kept, sched_runtime = slice})`; argv: tid, slice in ns. */
+/**
+ * Calls `sched_setattr(tid, {policy and nice kept, sched_runtime = slice})`; argv: tid, slice in ns. Only a fair
+ * policy (SCHED_OTHER, SCHED_BATCH) has such a slice; a thread someone made real-time or idle is left as it is.
+ */
 const SET_SLICE = `
 import ctypes, os, platform, struct, sys
 number = {"x86_64": 314, "aarch64": 274}.get(platform.machine())
 if number is None:
     sys.exit("no sched_setattr number for " + platform.machine())
 tid, slice_ns = int(sys.argv[1]), int(sys.argv[2])
-attr = struct.pack("IIQiIQQQII", 56, 0, 0, os.getpriority(os.PRIO_PROCESS, tid), 0, slice_ns, 0, 0, 0, 0)
+policy = os.sched_getscheduler(tid)
+if policy not in (os.SCHED_OTHER, os.SCHED_BATCH):
+    sys.exit("its scheduling policy (%d) is not a fair one" % policy)
+attr = struct.pack("IIQiIQQQII", 56, policy, 0, os.getpriority(os.PRIO_PROCESS, tid), 0, slice_ns, 0, 0, 0, 0)
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.syscall(number, tid, ctypes.create_string_buffer(attr, 56), 0) != 0:
     sys.exit(os.strerror(ctypes.get_errno()))
