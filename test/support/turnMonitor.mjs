@@ -1,0 +1,40 @@
+// A preload for a studio under test (`node --import tsx --import ./turnMonitor.mjs …`): measures the main thread's
+// event-loop turns and appends every long one to the file named by STUDIO_TURN_LOG, one JSON line each:
+// { endMs, wallMs, cpuMs } (endMs: Date.now() when the turn was seen to end, so another process can place it).
+//
+// How: a 1 ms interval timer reads the main thread's own CPU time (/proc/self/task/<pid>/schedstat, first field, ns;
+// process.cpuUsage() would count the ONNX and body workers too, and Node 20 has no process.threadCpuUsage()) at each
+// tick. Timers run once per loop iteration, so the span between two ticks holds one iteration (more when the loop
+// idles): its CPU is what the thread did in that turn, whatever the machine's load made of its wall time. A span is
+// logged when its CPU or its wall time passes STUDIO_TURN_MIN_MS (default 10).
+import { appendFileSync, readFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
+
+const log = process.env.STUDIO_TURN_LOG;
+const minMs = Number(process.env.STUDIO_TURN_MIN_MS ?? 10);
+const path = `/proc/self/task/${process.pid}/schedstat`;
+
+/** The main thread's CPU time in ms. */
+function threadCpuMs() {
+  return Number(readFileSync(path, 'latin1').split(' ', 1)[0]) / 1e6;
+}
+
+// A preload runs in every worker thread too (they inherit execArgv): only the main thread's loop is measured.
+if (log && isMainThread) {
+  let lastWall = performance.now();
+  let lastCpu = threadCpuMs();
+  const tick = () => {
+    const wall = performance.now();
+    const cpu = threadCpuMs();
+    const wallMs = wall - lastWall;
+    const cpuMs = cpu - lastCpu;
+    if (cpuMs >= minMs || wallMs >= minMs) {
+      const line = { endMs: Date.now(), wallMs: Math.round(wallMs * 10) / 10, cpuMs: Math.round(cpuMs * 10) / 10 };
+      appendFileSync(log, `${JSON.stringify(line)}\n`);
+    }
+    // Measured after the append, so the monitor's own writing is not counted in the next span.
+    lastWall = performance.now();
+    lastCpu = threadCpuMs();
+  };
+  setInterval(tick, 1).unref();
+}
