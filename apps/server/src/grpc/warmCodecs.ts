@@ -80,9 +80,11 @@ export function warmCodecs(definition: PackageDefinition, service: ServiceDefini
     // '/inference.GRPCInferenceService/ModelInfer': the service's package is the scope of its message names.
     const service = method.path.slice(1, method.path.lastIndexOf('/'));
     const scope = service.slice(0, Math.max(0, service.lastIndexOf('.')));
+    // proto-loader's method definitions also carry their message types' descriptors (grpc-js's type leaves them out).
+    const types = method as { requestType?: unknown; responseType?: unknown };
     const sides = [
-      [method.requestType, method.requestSerialize, method.requestDeserialize],
-      [method.responseType, method.responseSerialize, method.responseDeserialize],
+      [types.requestType, method.requestSerialize, method.requestDeserialize],
+      [types.responseType, method.responseSerialize, method.responseDeserialize],
     ] as const;
     for (const [type, serialize, deserialize] of sides) {
       const name = (type as { type?: { name?: string } } | undefined)?.type?.name;
