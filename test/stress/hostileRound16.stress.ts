@@ -10,11 +10,15 @@ import { connectTestClient, f32Bytes, type TestClient } from '../../apps/server/
 import { copyExamples } from '../support/server.ts';
 import { longest, monitoredStudio, quantile, watched, type MonitoredStudio } from './turnLog.ts';
 
-// The longest main-thread turn's CPU while the burst is served. Measured (HOSTILE.md, sixteenth round): without the
-// warm-up 60-120 ms; with it the burst's longest turn is ~10-25 ms at load 15-25. The bound sits between, so a loaded
-// CI machine (whose CPU time per turn grows less than its wall time) does not fail it and code generated on first use
-// does.
+// The longest main-thread turn's CPU while the burst is served. Measured at load 6-8 (HOSTILE.md, sixteenth round):
+// before the fix 105 and 112 ms (codecs generated, every graph compiled, in the turn that read the burst); after it
+// 26 and 27 ms (the requests' own volume). The bound sits between, with about twice either way: a loaded CI machine
+// stretches a turn's wall time far more than its CPU time, and first-use code generation would exceed it again.
 const BOUND_CPU_MS = 50;
+// 200 ModelConfig requests for a saved graph at once: each compiled the graph, all in the turn that read them (415
+// and 449 ms of CPU at load 6); answered from its one compilation, the turn is the requests' volume (47 and 50 ms).
+const CONFIG_BURST = 200;
+const CONFIG_BOUND_CPU_MS = 200;
 // Turns that end this long after the last answer still count (a late response's encoding).
 const AFTER_MS = 300;
 
@@ -23,7 +27,7 @@ const request = (i: number) => ({
   id: `r${i}`,
   parameters: { priority: { int64_param: '1' }, tag: { string_param: 't' } },
   inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], parameters: { binary: { bool_param: false } } }],
-  outputs: [{ name: 'y', parameters: { classification: { int64_param: '0' } } }],
+  outputs: [{ name: 'feat', parameters: { classification: { int64_param: '1' } } }],
   raw_input_contents: [f32Bytes(new Array<number>(64).fill(0.5))],
 });
 
@@ -35,7 +39,7 @@ function everyRpcAtOnce(client: TestClient): Promise<string[]> {
       (e: { code: number }) => `${method} code ${e.code}`,
     );
   const streams = Array.from(
-    { length: 8 },
+    { length: 2 },
     (_, i) =>
       new Promise<string>((resolve) => {
         const s = client.stream();
@@ -48,7 +52,7 @@ function everyRpcAtOnce(client: TestClient): Promise<string[]> {
     unary('ServerLive', {}),
     unary('ServerReady', {}),
     unary('ServerMetadata', {}),
-    ...['ocr', 'extractor', 'accumulator'].flatMap((name) => [
+    ...['ocr', 'extractor'].flatMap((name) => [
       unary('ModelReady', { name }),
       unary('ModelMetadata', { name }),
       unary('ModelConfig', { name }),
@@ -76,9 +80,9 @@ describe('hostile input, sixteenth round', () => {
     const client = connectTestClient(m!.grpcAddress);
     try {
       const w = await watched(m!.studio.url, () => everyRpcAtOnce(client));
-      expect(w.result).toContain('ModelConfig ok');
-      expect(w.result).toContain('ModelInfer ok');
-      expect(w.result.filter((r) => r === 'stream ok')).toHaveLength(8);
+      expect(w.result, w.result.join(', ')).toContain('ModelConfig ok');
+      expect(w.result, w.result.join(', ')).toContain('ModelInfer ok');
+      expect(w.result.filter((r) => r === 'stream ok')).toHaveLength(2);
       await new Promise((r) => setTimeout(r, AFTER_MS));
       const { cpu, wall } = longest(m!.turns(w.fromMs, w.toMs + AFTER_MS));
       console.log(
@@ -87,6 +91,32 @@ describe('hostile input, sixteenth round', () => {
           `${quantile(w.latenciesMs, 0.99)} ms, worst ${Math.max(0, ...w.latenciesMs)} ms (${w.latenciesMs.length} asks)`,
       );
       expect(cpu?.cpuMs ?? 0).toBeLessThan(BOUND_CPU_MS);
+    } finally {
+      client.close();
+    }
+  });
+
+  it(`${CONFIG_BURST} ModelConfig requests for a saved graph at once hold no turn over ${CONFIG_BOUND_CPU_MS} ms of CPU`, async () => {
+    const client = connectTestClient(m!.grpcAddress);
+    try {
+      await client.call('ServerLive', {});
+      const w = await watched(m!.studio.url, () =>
+        Promise.all(
+          Array.from({ length: CONFIG_BURST }, () =>
+            client
+              .call('ModelConfig', { name: 'ocr' })
+              .then((r: { config: { platform: string } }) => r.config.platform),
+          ),
+        ),
+      );
+      expect(new Set(w.result)).toEqual(new Set(['ensemble']));
+      await new Promise((r) => setTimeout(r, AFTER_MS));
+      const { cpu } = longest(m!.turns(w.fromMs, w.toMs + AFTER_MS));
+      console.log(
+        `${CONFIG_BURST} ModelConfig of ocr at once: longest turn ${cpu?.cpuMs ?? 0} ms CPU (${cpu?.wallMs ?? 0} ms ` +
+          `wall); bystander p99 ${quantile(w.latenciesMs, 0.99)} ms, worst ${Math.max(0, ...w.latenciesMs)} ms`,
+      );
+      expect(cpu?.cpuMs ?? 0).toBeLessThan(CONFIG_BOUND_CPU_MS);
     } finally {
       client.close();
     }

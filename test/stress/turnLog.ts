@@ -36,9 +36,9 @@ export async function monitoredStudio(repo: string, minMs = 5): Promise<Monitore
     env: { STUDIO_TURN_LOG: log, STUDIO_TURN_MIN_MS: String(minMs) },
   });
   const deadline = Date.now() + 60_000;
-  let grpc: RegExpExecArray | null = null;
-  while (!(grpc = /grpc listening on (\S+)/.exec(studio.output())) && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 50));
+  const grpcLine = () => /grpc listening on (\S+)/.exec(studio.output());
+  while (!grpcLine() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const grpc = grpcLine();
   if (!grpc) throw new Error(`no gRPC listener:\n${studio.output()}`);
   const turns = (fromMs: number, toMs: number): Turn[] =>
     (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : [])
@@ -90,6 +90,7 @@ export function quantile(values: number[], p: number): number {
 
 /** The span with the most CPU, and the longest by wall time, of `turns`. */
 export function longest(turns: Turn[]): { cpu: Turn | undefined; wall: Turn | undefined } {
-  const most = (k: 'cpuMs' | 'wallMs') => turns.reduce<Turn | undefined>((a, t) => (!a || t[k] > a[k] ? t : a), undefined);
+  const most = (k: 'cpuMs' | 'wallMs') =>
+    turns.reduce<Turn | undefined>((a, t) => (!a || t[k] > a[k] ? t : a), undefined);
   return { cpu: most('cpuMs'), wall: most('wallMs') };
 }

@@ -18,33 +18,40 @@ const AFTER_MS = 300;
 describe.runIf(filter !== undefined)('event-loop turns of a fresh server per hostile category', () => {
   const rows: string[] = [];
   for (const c of cases) {
-    it(c.name, async () => {
-      const repo = copyExamples({ linkModels: true });
-      const m = await monitoredStudio(repo);
-      try {
-        // Start-up's own turns are over before the bystander starts (the server is listening, nothing asked yet).
-        await new Promise((r) => setTimeout(r, 1000));
-        const prepared = await c.prepare?.(m, repo);
-        const w = await watched(m.studio.url, () => c.run(m, prepared));
-        await new Promise((r) => setTimeout(r, AFTER_MS));
-        const { cpu, wall } = longest(m.turns(w.fromMs, w.toMs + AFTER_MS));
-        const row = [
-          c.name.padEnd(50),
-          `cpu ${String(cpu?.cpuMs ?? 0).padStart(6)} (wall ${String(cpu?.wallMs ?? 0).padStart(6)})`,
-          `wall ${String(wall?.wallMs ?? 0).padStart(6)} (cpu ${String(wall?.cpuMs ?? 0).padStart(6)})`,
-          `bystander p99 ${String(quantile(w.latenciesMs, 0.99)).padStart(6)} max ${String(Math.max(0, ...w.latenciesMs)).padStart(6)} (${w.latenciesMs.length})`,
-          `${w.toMs - w.fromMs} ms`,
-        ].join(' | ');
-        rows.push(row);
-        console.log(row);
-      } finally {
-        m.studio.child.kill('SIGTERM');
-        await m.studio.exited;
-      }
-    }, 300_000);
+    it(
+      c.name,
+      async () => {
+        const repo = copyExamples({ linkModels: true });
+        const m = await monitoredStudio(repo);
+        try {
+          // Start-up's own turns are over before the bystander starts (the server is listening, nothing asked yet).
+          await new Promise((r) => setTimeout(r, 1000));
+          const prepared = await c.prepare?.(m, repo);
+          const w = await watched(m.studio.url, () => c.run(m, prepared));
+          await new Promise((r) => setTimeout(r, AFTER_MS));
+          const { cpu, wall } = longest(m.turns(w.fromMs, w.toMs + AFTER_MS));
+          const row = [
+            c.name.padEnd(50),
+            `cpu ${String(cpu?.cpuMs ?? 0).padStart(6)} (wall ${String(cpu?.wallMs ?? 0).padStart(6)})`,
+            `wall ${String(wall?.wallMs ?? 0).padStart(6)} (cpu ${String(wall?.cpuMs ?? 0).padStart(6)})`,
+            `bystander p99 ${String(quantile(w.latenciesMs, 0.99)).padStart(6)} max ${String(Math.max(0, ...w.latenciesMs)).padStart(6)} (${w.latenciesMs.length})`,
+            `${w.toMs - w.fromMs} ms`,
+          ].join(' | ');
+          rows.push(row);
+          console.log(row);
+        } finally {
+          m.studio.child.kill('SIGTERM');
+          await m.studio.exited;
+        }
+      },
+      300_000,
+    );
   }
   it('prints the table', () => {
-    console.log(`turn survey (ms; longest turn by CPU, by wall; load ${loadavg().map((x) => x.toFixed(1)).join(' ')}):\n${rows.join('\n')}`);
+    console.log(
+      `turn survey (ms; longest turn by CPU, by wall; load ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}):\n${rows.join('\n')}`,
+    );
   });
 });
-

@@ -78,15 +78,33 @@ const post = (m: MonitoredStudio, path: string, body: string | Uint8Array, heade
 
 export const SURVEY_CASES: SurveyCase[] = [
   { name: 'idle (bystander only, 1.5 s)', run: () => new Promise((r) => setTimeout(r, 1500)) },
-  { name: 'HTTP first /infer', run: (m) => post(m, '/v2/models/extractor/infer', JSON.stringify({ inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0.5) }] })) },
-  { name: 'HTTP 60 MB JSON infer body', prepare: () => Buffer.from(largeInferBody(60 * 1024 * 1024)), run: (m, body: Buffer) => post(m, '/v2/models/extractor/infer', body) },
-  { name: 'HTTP malformed JSON, 8 MB of [', prepare: () => Buffer.alloc(8 * 1024 * 1024, '['), run: (m, body: Buffer) => post(m, '/v2/models/extractor/infer', body) },
+  {
+    name: 'HTTP first /infer',
+    run: (m) =>
+      post(
+        m,
+        '/v2/models/extractor/infer',
+        JSON.stringify({ inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 64], data: new Array(64).fill(0.5) }] }),
+      ),
+  },
+  {
+    name: 'HTTP 60 MB JSON infer body',
+    prepare: () => Buffer.from(largeInferBody(60 * 1024 * 1024)),
+    run: (m, body: Buffer) => post(m, '/v2/models/extractor/infer', body),
+  },
+  {
+    name: 'HTTP malformed JSON, 8 MB of [',
+    prepare: () => Buffer.alloc(8 * 1024 * 1024, '['),
+    run: (m, body: Buffer) => post(m, '/v2/models/extractor/infer', body),
+  },
   {
     name: 'HTTP 500 headers; gRPC 500 metadata',
     run: async (m) => {
       const host = new URL(m.studio.url).host;
       const many = Array.from({ length: 500 }, (_, i) => `x-h${i}: v\r\n`).join('');
-      await exchange(m.studio.url, `GET /v2/health/ready HTTP/1.1\r\nHost: ${host}\r\n${many}\r\n`, (g) => g.includes('\r\n\r\n'));
+      await exchange(m.studio.url, `GET /v2/health/ready HTTP/1.1\r\nHost: ${host}\r\n${many}\r\n`, (g) =>
+        g.includes('\r\n\r\n'),
+      );
       const c = connectTestClient(m.grpcAddress);
       const entries = Array.from({ length: 500 }, (_, i): [string, string] => [`x-m${i}`, 'v']);
       await c.callWithMetadata('ServerLive', {}, entries).catch(() => undefined);
@@ -97,7 +115,10 @@ export const SURVEY_CASES: SurveyCase[] = [
     name: 'malformed config.pbtxt (1 MiB), load',
     prepare: (_m, repo: string) => {
       mkdirSync(join(repo, 'bad_pbtxt'));
-      writeFileSync(join(repo, 'bad_pbtxt', 'config.pbtxt'), `name: "bad_pbtxt"\ninput [{ dims: [${'1,'.repeat(500_000)}`);
+      writeFileSync(
+        join(repo, 'bad_pbtxt', 'config.pbtxt'),
+        `name: "bad_pbtxt"\ninput [{ dims: [${'1,'.repeat(500_000)}`,
+      );
     },
     run: (m) => post(m, '/v2/repository/models/bad_pbtxt/load', ''),
   },
@@ -106,11 +127,32 @@ export const SURVEY_CASES: SurveyCase[] = [
     run: (m) =>
       Promise.all([
         wsSequences(m.studio.url, 65),
-        grpcStreams(m.grpcAddress, 16, (i) => ({ model_name: 'accumulator', parameters: { sequence_id: { int64_param: 1000 + i }, sequence_start: { bool_param: true } }, inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 8] }], raw_input_contents: [f32Bytes(new Array<number>(8).fill(1))] })),
-        ...Array.from({ length: 64 }, (_, i) => post(m, '/v2/models/accumulator/infer', JSON.stringify({ parameters: { sequence_id: 2000 + i, sequence_start: true }, inputs: [{ name: 'x', ...x8(1).x }] }), { connection: 'close' })),
+        grpcStreams(m.grpcAddress, 16, (i) => ({
+          model_name: 'accumulator',
+          parameters: { sequence_id: { int64_param: 1000 + i }, sequence_start: { bool_param: true } },
+          inputs: [{ name: 'x', datatype: 'FP32', shape: [1, 8] }],
+          raw_input_contents: [f32Bytes(new Array<number>(8).fill(1))],
+        })),
+        ...Array.from({ length: 64 }, (_, i) =>
+          post(
+            m,
+            '/v2/models/accumulator/infer',
+            JSON.stringify({
+              parameters: { sequence_id: 2000 + i, sequence_start: true },
+              inputs: [{ name: 'x', ...x8(1).x }],
+            }),
+            { connection: 'close' },
+          ),
+        ),
       ]),
   },
-  { name: 'gRPC first ModelInfer', run: (m) => { const c = connectTestClient(m.grpcAddress); return c.call('ModelInfer', grpcInfer).finally(() => c.close()); } },
+  {
+    name: 'gRPC first ModelInfer',
+    run: (m) => {
+      const c = connectTestClient(m.grpcAddress);
+      return c.call('ModelInfer', grpcInfer).finally(() => c.close());
+    },
+  },
   { name: 'gRPC first 16 ModelStreamInfer', run: (m) => grpcStreams(m.grpcAddress, 16, () => grpcInfer) },
   {
     name: 'gRPC first ModelConfig + ModelMetadata + index',
@@ -136,7 +178,10 @@ export const SURVEY_CASES: SurveyCase[] = [
   { name: 'gRPC 1,500 streams, half cancelled', run: (m) => grpcStreams(m.grpcAddress, 1500, () => grpcInfer, 50) },
   {
     name: 'WebSocket 34 MB run.start',
-    prepare: () => `{"type":"run.start","requestId":"big","graph":"extractor","inputs":${largeInferBody(34 * 1024 * 1024).replace('{"inputs":[{"name":"x",', '{"x":{').replace(']}]}', ']}}')}}`,
+    prepare: () =>
+      `{"type":"run.start","requestId":"big","graph":"extractor","inputs":${largeInferBody(34 * 1024 * 1024)
+        .replace('{"inputs":[{"name":"x",', '{"x":{')
+        .replace(']}]}', ']}}')}}`,
     run: async (m, message: string) => {
       const c = await connect(m.studio.url);
       c.sendRaw(message);
@@ -154,8 +199,15 @@ export const SURVEY_CASES: SurveyCase[] = [
       c.close();
     },
   },
-  { name: 'import a whole repository', prepare: () => copyExamples({ linkModels: true }), run: (m, dir: string) => post(m, '/api/import', JSON.stringify({ dir }), { 'content-type': 'application/json' }) },
-  { name: 'export ocr (zip)', run: (m) => post(m, '/api/export', JSON.stringify({ graph: 'ocr' }), { 'content-type': 'application/json' }) },
+  {
+    name: 'import a whole repository',
+    prepare: () => copyExamples({ linkModels: true }),
+    run: (m, dir: string) => post(m, '/api/import', JSON.stringify({ dir }), { 'content-type': 'application/json' }),
+  },
+  {
+    name: 'export ocr (zip)',
+    run: (m) => post(m, '/api/export', JSON.stringify({ graph: 'ocr' }), { 'content-type': 'application/json' }),
+  },
   {
     name: '3,000 pipelined GET /config',
     run: (m) => {

@@ -29,7 +29,11 @@ const REQUESTS: [string, object][] = [
     {
       model_name: 'extractor',
       id: 'r1',
-      parameters: { sequence_id: { int64_param: '7' }, sequence_start: { bool_param: true }, tag: { string_param: 's' } },
+      parameters: {
+        sequence_id: { int64_param: '7' },
+        sequence_start: { bool_param: true },
+        tag: { string_param: 's' },
+      },
       inputs: [{ name: 'x', datatype: 'FP32', shape: ['1', '2'], parameters: { binary: { bool_param: false } } }],
       outputs: [{ name: 'y', parameters: { classification: { int64_param: '2' } } }],
       raw_input_contents: [f32],

@@ -27,7 +27,9 @@ describe("a saved graph's config", () => {
     expect(second.json).toEqual(first.json);
     expect(s.studio.graphConfigs.get(pipe)!.result).toBe(compiled);
     const doc = (await call(`${s.url}/api/graphs/pipe`)).json as GraphDoc;
-    expect((await call(`${s.url}/api/graphs/pipe`, 'PUT', { graph: { ...doc, description: 'changed' } })).status).toBe(200);
+    expect((await call(`${s.url}/api/graphs/pipe`, 'PUT', { graph: { ...doc, description: 'changed' } })).status).toBe(
+      200,
+    );
     const saved = s.studio.repository.graphs.pipe!;
     expect(saved).not.toBe(pipe);
     expect((await call(`${s.url}/v2/models/pipe/config`)).json).toEqual(first.json);
