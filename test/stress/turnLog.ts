@@ -12,6 +12,8 @@ const BYSTANDER = new URL('./bystanderProcess.mjs', import.meta.url);
 
 /** One span of the server's main thread between two ticks of the monitor (one loop iteration, or an idle wait). */
 export interface Turn {
+  /** Functions built from source on the main thread in the span (protobufjs's code generation among them). */
+  generated: number;
   endMs: number;
   wallMs: number;
   cpuMs: number;
@@ -87,6 +89,13 @@ export function quantile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 }
+
+/**
+ * Whether a turn's CPU time can be judged: it held the CPU for at least a quarter of its wall time. A turn the
+ * machine kept off the CPU for most of its length (a 6 s turn of 112 ms of CPU beside two busy loops) also reads
+ * more CPU than it took on a quiet machine (17 ms there): on this VM a starved thread's CPU time grows with the wait.
+ */
+export const judgeable = (t: Turn): boolean => t.cpuMs * 4 >= t.wallMs;
 
 /** The span with the most CPU, and the longest by wall time, of `turns`. */
 export function longest(turns: Turn[]): { cpu: Turn | undefined; wall: Turn | undefined } {

@@ -7,7 +7,9 @@
 // process.cpuUsage() would count the ONNX and body workers too, and Node 20 has no process.threadCpuUsage()) at each
 // tick. Timers run once per loop iteration, so the span between two ticks holds one iteration (more when the loop
 // idles): its CPU is what the thread did in that turn, whatever the machine's load made of its wall time. A span is
-// logged when its CPU or its wall time passes STUDIO_TURN_MIN_MS (default 10).
+// logged when its CPU or its wall time passes STUDIO_TURN_MIN_MS (default 10), or when code was generated in it:
+// `generated` counts the functions built from source on the main thread (the global `Function`, which protobufjs's
+// code generation calls), a count that the machine's load cannot change.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 
@@ -22,6 +24,15 @@ function threadCpuMs() {
 
 // A preload runs in every worker thread too (they inherit execArgv): only the main thread's loop is measured.
 if (log && isMainThread) {
+  let generated = 0;
+  const original = globalThis.Function;
+  globalThis.Function = new Proxy(original, {
+    apply: (target, self, args) => (generated++, Reflect.apply(target, self, args)),
+    construct: (target, args, newTarget) => (
+      generated++,
+      Reflect.construct(target, args, newTarget === globalThis.Function ? target : newTarget)
+    ),
+  });
   let lastWall = performance.now();
   let lastCpu = threadCpuMs();
   const tick = () => {
@@ -29,14 +40,16 @@ if (log && isMainThread) {
     const cpu = threadCpuMs();
     const wallMs = wall - lastWall;
     const cpuMs = cpu - lastCpu;
-    if (cpuMs >= minMs || wallMs >= minMs) {
+    if (cpuMs >= minMs || wallMs >= minMs || generated > 0) {
       const line = {
+        generated,
         endMs: Date.now(),
         wallMs: Math.round(wallMs * 10) / 10,
         cpuMs: Math.round(cpuMs * 10) / 10,
         endUs: Number(process.hrtime.bigint() / 1000n),
       };
       appendFileSync(log, `${JSON.stringify(line)}\n`);
+      generated = 0;
     }
     // Measured after the append, so the monitor's own writing is not counted in the next span.
     lastWall = performance.now();
