@@ -27,13 +27,13 @@ export interface MonitoredStudio {
 }
 
 /**
- * Spawns `studio serve` on `repo` with the turn monitor (spans of over `minMs` of CPU or wall time logged) and waits
- * for its gRPC listener too.
+ * Spawns `studio serve` on `repo` (and `serveArgs`) with the turn monitor (spans of over `minMs` of CPU or wall time
+ * logged) and waits for its gRPC listener too.
  * @example const m = await monitoredStudio(copyExamples({ linkModels: true })); … m.turns(t0, t1)
  */
-export async function monitoredStudio(repo: string, minMs = 5): Promise<MonitoredStudio> {
+export async function monitoredStudio(repo: string, minMs = 5, serveArgs: string[] = []): Promise<MonitoredStudio> {
   const log = join(tempDir('studio-turns-'), 'turns.jsonl');
-  const studio = await spawnStudio(repo, [], 180_000, {
+  const studio = await spawnStudio(repo, serveArgs, 180_000, {
     nodeArgs: ['--import', MONITOR],
     env: { STUDIO_TURN_LOG: log, STUDIO_TURN_MIN_MS: String(minMs) },
   });

@@ -22,7 +22,7 @@ describe.runIf(filter !== undefined)('event-loop turns of a fresh server per hos
       c.name,
       async () => {
         const repo = copyExamples({ linkModels: true });
-        const m = await monitoredStudio(repo);
+        const m = await monitoredStudio(repo, 5, c.serveArgs?.(repo));
         try {
           // Start-up's own turns are over before the bystander starts (the server is listening, nothing asked yet).
           await new Promise((r) => setTimeout(r, 1000));
@@ -36,6 +36,8 @@ describe.runIf(filter !== undefined)('event-loop turns of a fresh server per hos
             `wall ${String(wall?.wallMs ?? 0).padStart(6)} (cpu ${String(wall?.cpuMs ?? 0).padStart(6)})`,
             `bystander p99 ${String(quantile(w.latenciesMs, 0.99)).padStart(6)} max ${String(Math.max(0, ...w.latenciesMs)).padStart(6)} (${w.latenciesMs.length})`,
             `${w.toMs - w.fromMs} ms`,
+            // The answer's status, where the case's result is one HTTP answer.
+            `status ${(w.result as { status?: number } | undefined)?.status ?? '-'}`,
           ].join(' | ');
           rows.push(row);
           console.log(row);

@@ -3,7 +3,7 @@
 // request pays (code generated or compiled on first use) is counted.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { connectTestClient, f32Bytes } from '../../apps/server/src/testing/grpcTestClient.ts';
 import { copyExamples, http } from '../support/server.ts';
 import { connect } from '../support/wsClient.ts';
@@ -12,6 +12,8 @@ import type { MonitoredStudio } from './turnLog.ts';
 
 export interface SurveyCase {
   name: string;
+  /** More `studio serve` arguments, given the repository it serves. */
+  serveArgs?: (repo: string) => string[];
   /** Made before the bystander starts (large bodies are built here, not while it watches). */
   prepare?: (m: MonitoredStudio, repo: string) => unknown;
   run: (m: MonitoredStudio, prepared: any) => Promise<unknown>;
@@ -201,6 +203,8 @@ export const SURVEY_CASES: SurveyCase[] = [
   },
   {
     name: 'import a whole repository',
+    // Its copies' parent (the temp directory) is an import root, so the import is served, not refused.
+    serveArgs: (repo) => ['--import-root', dirname(repo)],
     prepare: () => copyExamples({ linkModels: true }),
     run: (m, dir: string) => post(m, '/api/import', JSON.stringify({ dir }), { 'content-type': 'application/json' }),
   },
