@@ -1,6 +1,7 @@
 // The hostile probe's bystander, in a process of its own so that what it measures is the server: asks
 // /v2/health/ready of the URL in argv[2] one request after another (each on a connection of its own), 5 ms apart,
-// until its parent sends 'stop'; sends 'ready' after its first answer, and at the end { worstMs, samples, error }.
+// until its parent sends 'stop'; sends 'ready' after its first answer, and at the end { worstMs, samples, error,
+// latenciesMs } (every answer's time after the first, for percentiles).
 import { get } from 'node:http';
 
 const url = process.argv[2];
@@ -21,6 +22,7 @@ function askReady() {
 }
 
 let worstMs = 0;
+const latenciesMs = [];
 let samples = 0;
 let error;
 try {
@@ -28,11 +30,13 @@ try {
     const t = performance.now();
     const status = await askReady();
     if (status !== 200) throw new Error(`/v2/health/ready answered ${status}`);
-    worstMs = Math.max(worstMs, performance.now() - t);
+    const ms = performance.now() - t;
+    worstMs = Math.max(worstMs, ms);
     if (samples++ === 0) process.send('ready');
+    else latenciesMs.push(Math.round(ms * 10) / 10);
     await new Promise((r) => setTimeout(r, 5));
   } while (!stopping);
 } catch (err) {
   error = err.message;
 }
-process.send({ worstMs, samples, error }, () => process.exit(0));
+process.send({ worstMs, samples, error, latenciesMs }, () => process.exit(0));

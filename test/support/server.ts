@@ -72,14 +72,21 @@ export interface StudioProcess {
 /**
  * `node apps/server/bin/ensemble-studio.mjs serve --port 0 --grpc-port 0 --repo DIR` as a child process (gRPC on a
  * free port, so studios started side by side do not fight over 8001); resolves once it prints
- * `listening on http://HOST:PORT`. The caller must kill it.
+ * `listening on http://HOST:PORT`. The caller must kill it. `opts.nodeArgs` go before the script (a preload such as
+ * `turnMonitor.mjs`), `opts.env` over this process's environment.
  */
-export async function spawnStudio(repo: string, extraArgs: string[] = [], timeoutMs = 120_000): Promise<StudioProcess> {
+export async function spawnStudio(
+  repo: string,
+  extraArgs: string[] = [],
+  timeoutMs = 120_000,
+  opts: { nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<StudioProcess> {
   // One node process (the launcher runs the CLI's bundle in its own process), so a signal sent to `child` reaches the
   // server itself.
   const child = spawn(
     process.execPath,
     [
+      ...(opts.nodeArgs ?? []),
       'apps/server/bin/ensemble-studio.mjs',
       'serve',
       '--port',
@@ -95,7 +102,7 @@ export async function spawnStudio(repo: string, extraArgs: string[] = [], timeou
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, FORCE_COLOR: '0' },
+      env: { ...process.env, FORCE_COLOR: '0', ...opts.env },
     },
   );
   let out = '';

@@ -9,6 +9,7 @@ import { isLoopbackHost } from './http/auth.ts';
 import { continueWhenRead } from './http/continueWhenRead.ts';
 import { createApp } from './http/createApp.ts';
 import { healthFirst } from './http/healthFirst.ts';
+import { warmGraphs } from './http/servedModels.ts';
 import { keepAliveHint } from './http/keepAlive.ts';
 import { DEFAULT_LIMITS, type Limits } from './http/limits.ts';
 import { Studio } from './http/Studio.ts';
@@ -117,6 +118,8 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     createEngine: (r) => createEngine(r, config, servingLoadConcurrency()),
     ...(config.importRoots ? { importRoots: config.importRoots } : {}),
   });
+  // Compiled now rather than in the turn of the first request that names a graph or lists the repository.
+  warmGraphs(studio);
   const app = createApp({ studio, webDist: config.webDist ?? DEFAULT_WEB_DIST });
   const server = createServer();
   const listener = keepAliveHint(server, oneRequestAtATime(healthFirst(app, studio.token)));

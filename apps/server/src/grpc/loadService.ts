@@ -6,7 +6,7 @@ import {
   type ServiceClientConstructor,
   type ServiceDefinition,
 } from '@grpc/grpc-js';
-import { loadSync, type Options } from '@grpc/proto-loader';
+import { loadSync, type Options, type PackageDefinition } from '@grpc/proto-loader';
 
 /** The folder holding `grpc_service.proto` and `model_config.proto`. */
 export const PROTO_DIR = join(dirname(fileURLToPath(import.meta.url)), 'proto');
@@ -32,17 +32,25 @@ export const PROTO_OPTIONS: Options = {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ProtoMessage = any;
 
-let cached: { service: ServiceDefinition; client: ServiceClientConstructor } | undefined;
+interface InferenceService {
+  service: ServiceDefinition;
+  client: ServiceClientConstructor;
+  /** Every message and service of the .proto files as proto-loader read them (descriptors by full name). */
+  definition: PackageDefinition;
+}
+
+let cached: InferenceService | undefined;
 
 /**
  * `inference.GRPCInferenceService` loaded from the studio's own .proto files: its service
  * definition (for a server) and client constructor (for tests and tools). Loaded once.
  * @example server.addService(inferenceService().service, handlers)
  */
-export function inferenceService(): { service: ServiceDefinition; client: ServiceClientConstructor } {
+export function inferenceService(): InferenceService {
   if (cached) return cached;
-  const def = loadSync(join(PROTO_DIR, 'grpc_service.proto'), PROTO_OPTIONS);
-  const pkg = (loadPackageDefinition(def).inference as GrpcObject).GRPCInferenceService as ServiceClientConstructor;
-  cached = { service: pkg.service, client: pkg };
+  const definition = loadSync(join(PROTO_DIR, 'grpc_service.proto'), PROTO_OPTIONS);
+  const pkg = (loadPackageDefinition(definition).inference as GrpcObject)
+    .GRPCInferenceService as ServiceClientConstructor;
+  cached = { service: pkg.service, client: pkg, definition };
   return cached;
 }

@@ -19,6 +19,7 @@ import { modelStreamInfer } from './handlers/stream.ts';
 import { deferLargeRequests } from './deferredRequests.ts';
 import { inferenceService, type ProtoMessage } from './loadService.ts';
 import { PacedConnection } from './pacedConnection.ts';
+import { warmCodecs } from './warmCodecs.ts';
 import { raiseHeaderLimits, refuseLargeMetadata } from './metadataLimits.ts';
 import { grpcError, grpcStatus } from './status.ts';
 
@@ -105,7 +106,10 @@ export async function startGrpcServer(
     interceptors: [refuseLargeMetadata],
   });
   raiseHeaderLimits(server);
-  server.addService(deferLargeRequests(inferenceService().service), implementation(studio));
+  const { definition, service } = inferenceService();
+  // Every message type's code generated now, before listening, rather than in the turn of a client's first message.
+  warmCodecs(definition, service);
+  server.addService(deferLargeRequests(service), implementation(studio));
   const hostForAddress = host.includes(':') ? `[${host}]` : host;
   // grpc-js's own bindAsync listens with Node's default backlog; a listener of ours hands it each connection.
   const injector = server.createConnectionInjector(ServerCredentials.createInsecure());

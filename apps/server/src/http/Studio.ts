@@ -1,4 +1,4 @@
-import type { Catalogue, CatalogueModel, GraphDoc } from '@ensemble-studio/core';
+import type { Catalogue, CatalogueModel, GraphDoc, ModelConfig } from '@ensemble-studio/core';
 import { catalogueModel, migrate, ownValue, singleModelGraph } from '@ensemble-studio/core';
 import { realpath, stat } from 'node:fs/promises';
 import type { Engine } from '../engine/index.ts';
@@ -71,6 +71,8 @@ export class Studio {
   readonly unloadedModels = new Set<string>();
   /** What compiling each saved graph document generated (helperModels.ts fills it; a reload brings new documents). */
   readonly compiledHelpers = new WeakMap<GraphDoc, CompiledHelpers>();
+  /** Each saved graph document's effective config, or why it has none, per catalogue (servedModels.ts fills it). */
+  readonly graphConfigs = new WeakMap<GraphDoc, { catalogue: Catalogue; result: ModelConfig | ApiError }>();
   private readonly importRoots: readonly string[];
   /** Whether another repository is being opened (`openRepository`): one at a time, and no load meanwhile. */
   importing = false;
