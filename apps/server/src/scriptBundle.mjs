@@ -19,7 +19,7 @@ const ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /** The first line of a bundle: what it was built from, to tell when it is stale. */
 const HEADER = '// ensemble-studio worker bundle ';
-const FORMAT = 3;
+const FORMAT = 4;
 
 /**
  * One source of a bundle as it was when bundled: path, modification time, size.
@@ -30,12 +30,18 @@ const FORMAT = 3;
 /** Marks a resolution the plugin asked for itself. */
 const OWN = Symbol('workspace-only');
 
+/**
+ * The `import.meta` properties that name a module's own place. A pattern, not the words themselves: this file is
+ * bundled too (into the CLI and the bench), and its own text must not be rewritten into something else.
+ */
+const OWN_PLACE = /\bimport\.meta\.(url|dirname|filename)\b/g;
+
 /** A workspace source with each `import.meta` property that names its own place replaced by that place. */
 async function sourceAtItsPlace(/** @type {string} */ path) {
-  return (await readFile(path, 'utf8'))
-    .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
-    .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)))
-    .replaceAll('import.meta.filename', JSON.stringify(path));
+  const place = { url: pathToFileURL(path).href, dirname: dirname(path), filename: path };
+  return (await readFile(path, 'utf8')).replace(OWN_PLACE, (_, key) =>
+    JSON.stringify(place[/** @type {keyof typeof place} */ (key)]),
+  );
 }
 
 /**
@@ -60,9 +66,10 @@ const workspaceOnly = {
         ? { errors: found.errors }
         : { path: pathToFileURL(found.path).href, external: true };
     });
-    build.onLoad({ filter: /\.[cm]?tsx?$/ }, async (args) => ({
+    // JavaScript too: this file, bundled into the CLI and the bench, must find the cache from its own place.
+    build.onLoad({ filter: /\.(?:[cm]?tsx?|[cm]?js)$/ }, async (args) => ({
       contents: await sourceAtItsPlace(args.path),
-      loader: args.path.endsWith('x') ? 'tsx' : 'ts',
+      loader: /\.[cm]?js$/.test(args.path) ? 'js' : args.path.endsWith('x') ? 'tsx' : 'ts',
     }));
   },
 };

@@ -2,9 +2,9 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { bundleScript } from './scriptBundle.mjs';
+import { BUNDLE_DIR, bundleScript } from './scriptBundle.mjs';
 import { tempDir } from './testing/tempDir.ts';
 
 /** Writes `files` into a fresh folder of ES modules; the URL of its `entry.ts`. */
@@ -93,11 +93,41 @@ describe('bundleScript', () => {
     expect(chunks()).toContain(current);
   });
 
-  it("keeps each module's import.meta.url, dirname and filename: its source's, not the bundle's", async () => {
+  it("keeps each module's import.meta.url, dirname and filename, JavaScript's too: its source's, not the bundle's", async () => {
     const { dir, entry } = sources({
-      'entry.ts': `export const run = () => [import.meta.url, import.meta.dirname, import.meta.filename];\n`,
+      'plain.mjs': `export const where = import.meta.url;\n`,
+      'entry.ts':
+        `import { where } from './plain.mjs';\n` +
+        `export const run = () => [import.meta.url, import.meta.dirname, import.meta.filename, where];\n`,
     });
     const path = join(dir, 'entry.ts');
-    expect(runIn(await bundleScript(entry, tempDir('bundle-out-')))).toEqual([pathToFileURL(path).href, dir, path]);
+    expect(runIn(await bundleScript(entry, tempDir('bundle-out-')))).toEqual([
+      pathToFileURL(path).href,
+      dir,
+      path,
+      pathToFileURL(join(dir, 'plain.mjs')).href,
+    ]);
+  });
+
+  it('bundles a module that bundles: the bundler inside a bundle keeps its cache and rewrites what it bundles', async () => {
+    const bundler = fileURLToPath(new URL('./scriptBundle.mjs', import.meta.url));
+    const { dir, entry } = sources({
+      'plain.mjs': `export const where = import.meta.url;\n`,
+      'inner.ts': `import { where } from './plain.mjs';\nexport const run = () => [import.meta.url, where];\n`,
+      'entry.ts':
+        `import { BUNDLE_DIR, bundleScript } from ${JSON.stringify(bundler)};\n` +
+        `export async function run(): Promise<unknown> {\n` +
+        `  const inner = await bundleScript(new URL('./inner.ts', import.meta.url), process.env.INNER_OUT);\n` +
+        `  return [BUNDLE_DIR, await (await import(inner.href)).run()];\n}\n`,
+    });
+    process.env.INNER_OUT = tempDir('bundle-inner-');
+    try {
+      expect(runIn(await bundleScript(entry, tempDir('bundle-out-')))).toEqual([
+        BUNDLE_DIR,
+        [pathToFileURL(join(dir, 'inner.ts')).href, pathToFileURL(join(dir, 'plain.mjs')).href],
+      ]);
+    } finally {
+      delete process.env.INNER_OUT;
+    }
   });
 });
