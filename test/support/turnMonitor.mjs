@@ -1,7 +1,7 @@
-// A preload for a studio under test (`node --import tsx --import ./turnMonitor.mjs …`): measures the main thread's
-// event-loop turns and appends every long one to the file named by STUDIO_TURN_LOG, one JSON line each:
-// { endMs, wallMs, cpuMs, endUs } (endMs: Date.now() when the turn was seen to end, so another process can place it;
-// endUs: the monotonic clock in µs, the clock of a --cpu-prof profile's sample times).
+// A preload for a studio under test (`node --import ./turnMonitor.mjs apps/server/bin/ensemble-studio.mjs …`):
+// measures the main thread's event-loop turns and appends every long one to the file named by STUDIO_TURN_LOG, one
+// JSON line each: { endMs, wallMs, cpuMs, endUs } (endMs: Date.now() when the turn was seen to end, so another
+// process can place it; endUs: the monotonic clock in µs, the clock of a --cpu-prof profile's sample times).
 //
 // How: a 1 ms interval timer reads the main thread's own CPU time (/proc/self/task/<pid>/schedstat, first field, ns;
 // process.cpuUsage() would count the ONNX and body workers too, and Node 20 has no process.threadCpuUsage()) at each
