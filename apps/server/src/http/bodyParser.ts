@@ -22,6 +22,7 @@ export type BodyJob =
   | { kind: 'infer'; headerLength: string | undefined; maxTensorElements: number; model: CheckedModel }
   | { kind: 'generate'; target: GenerateTarget; maxTensorElements: number }
   | ({ kind: 'ws' } & TextLimits)
+  | { kind: 'join' }
   | ({ kind: 'grpc' } & DecodeLimits)
   | { kind: 'repository' }
   | { kind: 'grpcRepository'; method: RepositoryMethod }
@@ -33,6 +34,7 @@ export type BodyJob =
 export type WireResult =
   | { kind: 'kserve'; request: Omit<InferRequest | GenerateRequest, 'inputs'>; inputs: [string, Tensor][] }
   | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] }
+  | { kind: 'joined'; bytes: Uint8Array }
   | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] }
   | { kind: 'repository'; body: RepositoryBody }
   | { kind: 'grpcRepository'; read: ReadRepositoryMessage }
@@ -102,7 +104,7 @@ export class BodyParser {
   async kserve<
     J extends Exclude<
       BodyJob,
-      { kind: 'ws' | 'grpc' | 'repository' | 'grpcRepository' } | GraphJob | ResponseJob | ClassifyJob
+      { kind: 'ws' | 'join' | 'grpc' | 'repository' | 'grpcRepository' } | GraphJob | ResponseJob | ClassifyJob
     >,
   >(body: Uint8Array | BodyChunks, job: J): Promise<J extends { kind: 'infer' } ? InferRequest : GenerateRequest> {
     type Out = J extends { kind: 'infer' } ? InferRequest : GenerateRequest;
@@ -147,13 +149,24 @@ export class BodyParser {
     return r.read;
   }
 
-  /** A WebSocket text message; never throws for the message's content (the result says what is wrong). */
-  async wsText(data: Uint8Array, limits: TextLimits): Promise<ParsedText> {
-    if (parsesInline(data)) return parseClientText(data, limits);
+  /**
+   * A WebSocket text message, whole or as the pieces it arrived in (a large one: its UTF-8 is checked in the worker,
+   * `invalid-utf8` when it is not); never throws for the message's content (the result says what is wrong).
+   */
+  async wsText(data: Uint8Array | BodyChunks, limits: TextLimits): Promise<ParsedText> {
+    if (!(data instanceof BodyChunks) && parsesInline(data)) return parseClientText(data, limits);
     const { maxTensorElements, maxGraphNodes, maxGraphEdges } = limits;
     const r = await this.post(data, { kind: 'ws', maxTensorElements, maxGraphNodes, maxGraphEdges });
     if (r.kind !== 'ws') throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
     return r.parsed.ok ? { ...r.parsed, decoded: entriesToRecord(r.decoded ?? []) } : r.parsed;
+  }
+
+  /** A large binary message's pieces joined into one buffer in the worker, whose fresh pages the main thread never touches. */
+  async join(pieces: BodyChunks): Promise<Uint8Array> {
+    const r = await this.post(pieces, { kind: 'join' });
+    if (r.kind !== 'joined')
+      throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
+    return r.bytes;
   }
 
   /** A graph compiled (and, for an export, zipped) in the worker (graphJobs.ts). @throws ApiError as the body jobs do. */

@@ -1,8 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import { parentPort } from 'node:worker_threads';
 import type { Tensor } from '@ensemble-studio/core';
 import { decodeInferRequest } from '../grpc/decodeInfer.ts';
 import { readRepositoryMessage } from '../grpc/repositoryMessages.ts';
-import { parseClientText } from '../ws/parseMessage.ts';
+import { INVALID_UTF8, INVALID_UTF8_REASON, parseClientText } from '../ws/parseMessage.ts';
 import type { BodyJob, BodyReply, WireResult } from './bodyParser.ts';
 import { ownedBytes } from './bodyChunks.ts';
 import { classifiedBytes } from './classification.ts';
@@ -25,7 +26,14 @@ function transferables(tensors: Iterable<Tensor>): ArrayBuffer[] {
 }
 
 function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
+  if (job.kind === 'join') {
+    const bytes = ownedBytes(body);
+    return [{ kind: 'joined', bytes }, [bytes.buffer as ArrayBuffer]];
+  }
   if (job.kind === 'ws') {
+    // A large text message comes unjoined from the WebSocket server and so unchecked: ws closes with 1007 for bad UTF-8.
+    if (!isUtf8(body))
+      return [{ kind: 'ws', parsed: { ok: false, code: INVALID_UTF8, message: INVALID_UTF8_REASON } }, []];
     const parsed = parseClientText(body, job);
     if (!parsed.ok) return [{ kind: 'ws', parsed }, []];
     return [

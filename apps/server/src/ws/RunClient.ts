@@ -5,9 +5,10 @@ import { RunCancel } from '../engine/index.ts';
 import { ApiError, capMessage } from '../http/errors.ts';
 import { limitMessage } from '../http/limits.ts';
 import type { Studio } from '../http/Studio.ts';
+import { BodyChunks } from '../http/bodyChunks.ts';
 import { INLINE_PARSE_BYTES } from '../http/bodyParser.ts';
 import { ClientSender } from './ClientSender.ts';
-import { parseClientText, type ParsedText } from './parseMessage.ts';
+import { INVALID_UTF8, parseClientText, type ParsedText } from './parseMessage.ts';
 import { StreamManager } from './StreamManager.ts';
 import type { RunOptions, RunResult, StreamClient } from './streamClient.ts';
 import { addFrame, pendingBinary, refOf, type MessageWithInputs, type PendingBinary } from './pendingBinary.ts';
@@ -47,13 +48,16 @@ export class RunClient implements StreamClient {
     });
   }
 
-  /** Handles one incoming frame: JSON text, or a binary frame a pending message waits for. */
-  onMessage(data: Buffer, isBinary: boolean): void {
+  /**
+   * Handles one incoming message: JSON text, or a binary frame a pending message waits for. A large one comes as the
+   * pieces it arrived in, joined (and parsed, for text) in the body worker.
+   */
+  onMessage(data: Buffer | BodyChunks, isBinary: boolean): void {
     const max = this.studio.limits.maxWsMessageBytes;
     if (data.byteLength > max)
       return this.error('limit', limitMessage(`message of ${data.byteLength} bytes`, 'maxWsMessageBytes', max));
-    // A large text message is parsed off the main thread; what arrives meanwhile waits behind it, in order.
-    if (this.inbox || (!isBinary && data.byteLength > INLINE_PARSE_BYTES)) {
+    // A large message is parsed or joined off the main thread; what arrives meanwhile waits behind it, in order.
+    if (this.inbox || data instanceof BodyChunks || (!isBinary && data.byteLength > INLINE_PARSE_BYTES)) {
       const next = (this.inbox ?? Promise.resolve())
         .then(() => this.receive(data, isBinary))
         .catch((err: unknown) => this.error(err instanceof ApiError ? err.code : 'internal', (err as Error).message));
@@ -66,9 +70,12 @@ export class RunClient implements StreamClient {
     void this.receive(data, isBinary);
   }
 
-  private receive(data: Buffer, isBinary: boolean): Promise<void> | void {
+  private receive(data: Buffer | BodyChunks, isBinary: boolean): Promise<void> | void {
     if (this.closed) return;
-    if (isBinary) return this.onBinary(data);
+    if (isBinary)
+      return data instanceof BodyChunks
+        ? this.studio.bodies.join(data).then((bytes) => this.onBinary(bytesAsBuffer(bytes)))
+        : this.onBinary(data);
     if (this.pending) {
       this.error(
         'missing-binary',
@@ -78,12 +85,14 @@ export class RunClient implements StreamClient {
       this.pending = undefined;
     }
     const limits = this.studio.limits;
-    if (data.byteLength <= INLINE_PARSE_BYTES) return this.onText(parseClientText(data, limits), data.byteLength);
+    if (!(data instanceof BodyChunks) && data.byteLength <= INLINE_PARSE_BYTES)
+      return this.onText(parseClientText(data, limits), data.byteLength);
     return this.studio.bodies.wsText(data, limits).then((parsed) => this.onText(parsed, data.byteLength));
   }
 
   private onText(parsed: ParsedText, bytes: number): void {
     if (this.closed) return;
+    if (!parsed.ok && parsed.code === INVALID_UTF8) return this.ws.close(1007, parsed.message);
     if (!parsed.ok) return this.error(parsed.code, parsed.message, parsed.ref);
     const msg = parsed.message;
     let pending: PendingBinary | undefined;
@@ -230,4 +239,9 @@ export class RunClient implements StreamClient {
   get isClosed(): boolean {
     return this.closed;
   }
+}
+
+/** `bytes` as a Buffer over the same memory. */
+function bytesAsBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

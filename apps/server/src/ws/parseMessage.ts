@@ -34,6 +34,10 @@ function graphTooBig(message: ClientMessage, limits: TextLimits): string | undef
   return undefined;
 }
 
+/** The code of a text message that is not UTF-8: the connection is closed with 1007, as the WebSocket server closes it. */
+export const INVALID_UTF8 = 'invalid-utf8';
+export const INVALID_UTF8_REASON = 'invalid UTF-8 sequence';
+
 /** A client text message, parsed and validated, with its JSON-data inputs already decoded to tensors. */
 export type ParsedText =
   | { ok: true; message: ClientMessage; decoded: Record<string, Tensor> }
