@@ -37,7 +37,7 @@ describe('ContenderProcess', () => {
     expect(await a.call('pid')).toBe(a.pid);
     expect(await b.call('pid')).toBe(b.pid);
     expect(lines.sort()).toEqual(['probe a ready', 'probe b ready']);
-    await measureBlocks([a.contender('garbage'), b.contender('quiet')], { blocks: 3, trials: 2 });
+    await measureBlocks([a.contender('garbage'), b.contender('quiet')], { blocks: 3, trials: 2, warmMs: 0 });
     const turn = (k: number, block: number) => {
       const [tag, task] = k === 0 ? ['a', 'garbage'] : ['b', 'quiet'];
       return [`${tag} start ${task}${block}`, `${tag} end ${task}${block}`];

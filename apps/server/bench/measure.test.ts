@@ -11,13 +11,32 @@ describe('measureBlocks', () => {
         calls.push(`${name}${block}`);
       },
     });
-    const m = await measureBlocks([contender('a'), contender('b')], { blocks: 3, trials: 2 });
+    const m = await measureBlocks([contender('a'), contender('b')], { blocks: 3, trials: 2, warmMs: 0 });
     expect(calls).toEqual(['a-1', 'b-1', 'a0', 'b0', 'b0', 'a0', 'a1', 'b1', 'b1', 'a1', 'a2', 'b2', 'b2', 'a2']);
     expect(m.ms.map((blocks) => blocks.length)).toEqual([3, 3]);
     for (const u of m.usage) {
       expect(u.minorFaultsPerRequest).toBeGreaterThanOrEqual(0);
       expect(u.cpuMsPerRequest).toBeGreaterThanOrEqual(0);
     }
+  });
+
+  it('warms a contender for warmMs of trials, at least once and at most 50 times', async () => {
+    const warm = { slow: 0, instant: 0 };
+    const slow: Contender = {
+      name: 'slow',
+      run: async (block) => {
+        if (block < 0) warm.slow++;
+        await new Promise((resolve) => setTimeout(resolve, 12));
+      },
+    };
+    const instant: Contender = { name: 'instant', run: async (block) => void (block < 0 && warm.instant++) };
+    await measureBlocks([slow, instant], { blocks: 3, trials: 1, warmMs: 50 });
+    // 12 ms trials (a timer may fire late, never early): 50 ms is reached on the 5th at the latest.
+    expect(warm.slow).toBeGreaterThanOrEqual(1);
+    expect(warm.slow).toBeLessThanOrEqual(5);
+    expect(warm.instant).toBe(50);
+    await measureBlocks([slow], { blocks: 3, trials: 1, warmMs: 0 });
+    expect(warm.slow).toBeLessThanOrEqual(6);
   });
 
   it('takes a time the contender measured itself over its wall time, per block', async () => {
@@ -39,7 +58,7 @@ describe('measureBlocks', () => {
       run: async () => void garbage.push(new Float64Array(1 << 20).fill(1)),
       requests: 4,
     };
-    const m = await measureBlocks([touch], { blocks: 3, trials: 2 });
+    const m = await measureBlocks([touch], { blocks: 3, trials: 2, warmMs: 0 });
     // 2048 pages per trial, 4 requests each: at least a few hundred faults per request however the allocator works.
     expect(m.usage[0]!.minorFaultsPerRequest).toBeGreaterThan(100);
     expect(garbage.length).toBe(7);

@@ -38,16 +38,28 @@ export interface Measured {
 export interface BlockOptions {
   blocks: number;
   trials: number;
+  /** Warm-up per contender before the first block: trials until this much time has passed (at least one). */
+  warmMs?: number;
 }
 
 /**
- * Runs every contender once to warm it, then `blocks` blocks of `trials` rounds in `interleaveOrder`, so the
+ * The warm-up's default length. One warm-up trial was too few: the engine's batched sequences took 91, 58, 57, 64 ms
+ * in block 0, 57, 23, 24, 27 in block 1 and 17–22 after (its code and heap reaching their steady state over some
+ * ten thousand requests), so block 0 measured the warm-up and the median of three blocks swung with it
+ * (`oldest_batching_speedup` 2.6 in a full bench, 4.6 with `--only batching` on a fresh engine).
+ */
+const WARM_MS = 500;
+/** At most this many warm-up trials (a contender of microseconds reaches its steady state long before). */
+const MAX_WARM_TRIALS = 50;
+
+/**
+ * Warms every contender (WARM_MS of trials), then `blocks` blocks of `trials` rounds in `interleaveOrder`, so the
  * engine and its ceiling alternate inside each block and drift hits both. Returns each contender's median trial
  * time per block, and its usage over all trials: its own process's when it reports one (a contender in a child
  * process), otherwise this process's (every thread counts).
  */
 export async function measureBlocks(contenders: readonly Contender[], opts: BlockOptions): Promise<Measured> {
-  for (const c of contenders) await c.run(-1);
+  for (const c of contenders) await warmUp(c, opts.warmMs ?? WARM_MS);
   const times = contenders.map(() => Array.from({ length: opts.blocks }, () => [] as number[]));
   const totals = contenders.map(() => ({ faults: 0, cpuUs: 0, gcMs: 0, gcCount: 0 }));
   for (const [b, rounds] of interleaveOrder(contenders.length, opts.blocks, opts.trials).entries())
@@ -80,4 +92,13 @@ export async function measureBlocks(contenders: readonly Contender[], opts: Bloc
       };
     }),
   };
+}
+
+/** Runs `c`'s warm-up trial (block -1) until `warmMs` have passed, at least once and at most MAX_WARM_TRIALS times. */
+async function warmUp(c: Contender, warmMs: number): Promise<void> {
+  const start = performance.now();
+  for (let n = 0; n < MAX_WARM_TRIALS; n++) {
+    await c.run(-1);
+    if (performance.now() - start >= warmMs) return;
+  }
 }
