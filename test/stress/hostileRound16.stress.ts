@@ -5,10 +5,9 @@
 // every message type it met, in the turn that read them (~115 ms of CPU for the whole service at load 15; the
 // fifteenth round's longest turn, 104 ms of CPU, was gRPC's first decodes). The server now generates them before it
 // listens (grpc/warmCodecs.ts), so no client's turn pays it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectTestClient, f32Bytes, type TestClient } from '../../apps/server/src/testing/grpcTestClient.ts';
-import { copyExamples } from '../support/server.ts';
-import { expectTurnUnder, longest, monitoredStudio, quantile, watched, type MonitoredStudio } from './turnLog.ts';
+import { expectTurnUnder, longest, monitoredExamplesStudio, quantile, watched } from './turnLog.ts';
 
 // The longest main-thread turn's CPU while the burst is served. Measured at load 6-8 (HOSTILE.md, sixteenth round):
 // before the fix 105 and 112 ms (codecs generated, every graph compiled, in the turn that read the burst); after it
@@ -66,25 +65,18 @@ function everyRpcAtOnce(client: TestClient): Promise<string[]> {
   ]);
 }
 
-let m: MonitoredStudio | undefined;
-beforeAll(async () => {
-  m = await monitoredStudio(copyExamples({ linkModels: true }));
-}, 180_000);
-afterAll(async () => {
-  m?.studio.child.kill('SIGTERM');
-  await m?.studio.exited;
-});
+const studio = monitoredExamplesStudio();
 
 describe('hostile input, sixteenth round', () => {
   it(`a fresh server's first gRPC client sending every RPC at once holds no turn over ${BOUND_CPU_MS} ms of CPU`, async () => {
-    const client = connectTestClient(m!.grpcAddress);
+    const client = connectTestClient(studio().grpcAddress);
     try {
-      const w = await watched(m!.studio.url, () => everyRpcAtOnce(client));
+      const w = await watched(studio().studio.url, () => everyRpcAtOnce(client));
       expect(w.result, w.result.join(', ')).toContain('ModelConfig ok');
       expect(w.result, w.result.join(', ')).toContain('ModelInfer ok');
       expect(w.result.filter((r) => r === 'stream ok')).toHaveLength(1);
       await new Promise((r) => setTimeout(r, AFTER_MS));
-      const turns = m!.turns(w.fromMs, w.toMs + AFTER_MS);
+      const turns = studio().turns(w.fromMs, w.toMs + AFTER_MS);
       const { cpu, wall } = longest(turns);
       console.log(
         `every RPC at once on a fresh server: ${turns.reduce((n, t) => n + t.generated, 0)} functions generated; longest turn ${cpu?.cpuMs ?? 0} ms CPU (${cpu?.wallMs ?? 0} ms wall); ` +
@@ -100,10 +92,10 @@ describe('hostile input, sixteenth round', () => {
   });
 
   it(`${CONFIG_BURST} ModelConfig requests for a saved graph at once hold no turn over ${CONFIG_BOUND_CPU_MS} ms of CPU`, async () => {
-    const client = connectTestClient(m!.grpcAddress);
+    const client = connectTestClient(studio().grpcAddress);
     try {
       await client.call('ServerLive', {});
-      const w = await watched(m!.studio.url, () =>
+      const w = await watched(studio().studio.url, () =>
         Promise.all(
           Array.from({ length: CONFIG_BURST }, () =>
             client
@@ -114,7 +106,7 @@ describe('hostile input, sixteenth round', () => {
       );
       expect(new Set(w.result)).toEqual(new Set(['ensemble']));
       await new Promise((r) => setTimeout(r, AFTER_MS));
-      const { cpu } = longest(m!.turns(w.fromMs, w.toMs + AFTER_MS));
+      const { cpu } = longest(studio().turns(w.fromMs, w.toMs + AFTER_MS));
       console.log(
         `${CONFIG_BURST} ModelConfig of ocr at once: longest turn ${cpu?.cpuMs ?? 0} ms CPU (${cpu?.wallMs ?? 0} ms ` +
           `wall); bystander p99 ${quantile(w.latenciesMs, 0.99)} ms, worst ${Math.max(0, ...w.latenciesMs)} ms`,

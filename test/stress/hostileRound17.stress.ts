@@ -3,11 +3,10 @@
 // fresh buffer on the main thread: 8,700 page faults in one turn, 133-172 ms of CPU while no other client was answered
 // (the sixteenth round's survey). `ws` is patched (patches/ws@8.23.0.patch) to hand a message over 1 MiB to the
 // server as the socket reads it arrived in; the body worker joins it, checks its UTF-8 and parses it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyExamples } from '../support/server.ts';
+import { describe, expect, it } from 'vitest';
 import { connect } from '../support/wsClient.ts';
 import { largeInferBody } from './hostileProbe.ts';
-import { expectTurnUnder, longest, monitoredStudio, quantile, watched, type MonitoredStudio } from './turnLog.ts';
+import { expectTurnUnder, longest, monitoredExamplesStudio, quantile, watched } from './turnLog.ts';
 
 // Measured at load 3-4 (HOSTILE.md, seventeenth round): joined on the main thread 133 ms of CPU in one turn; handed
 // over in pieces 22 ms. The bound sits between them, with room either way for a loaded machine.
@@ -15,18 +14,11 @@ const BOUND_CPU_MS = 70;
 const AFTER_MS = 300;
 const MB = 1024 * 1024;
 
-let m: MonitoredStudio | undefined;
-beforeAll(async () => {
-  m = await monitoredStudio(copyExamples({ linkModels: true }));
-}, 180_000);
-afterAll(async () => {
-  m?.studio.child.kill('SIGTERM');
-  await m?.studio.exited;
-});
+const studio = monitoredExamplesStudio();
 
 /** Sends `frames` on one WebSocket and resolves with the first run reply or error (what the sender learns). */
 async function sendAndAwait(frames: (string | Buffer)[]): Promise<{ type: string; code?: string }> {
-  const c = await connect(m!.studio.url);
+  const c = await connect(studio().studio.url);
   try {
     for (const f of frames) c.sendRaw(f);
     const reply = await c.next(
@@ -44,9 +36,9 @@ describe('hostile input, seventeenth round', () => {
     const message = `{"type":"run.start","requestId":"big","graph":"extractor","inputs":${largeInferBody(34 * MB)
       .replace('{"inputs":[{"name":"x",', '{"x":{')
       .replace(']}]}', ']}}')}}`;
-    const w = await watched(m!.studio.url, () => sendAndAwait([message]));
+    const w = await watched(studio().studio.url, () => sendAndAwait([message]));
     await new Promise((r) => setTimeout(r, AFTER_MS));
-    const { cpu } = longest(m!.turns(w.fromMs, w.toMs + AFTER_MS));
+    const { cpu } = longest(studio().turns(w.fromMs, w.toMs + AFTER_MS));
     console.log(
       `34 MB run.start → ${w.result.type} ${w.result.code ?? ''}; longest turn ${cpu?.cpuMs ?? 0} ms CPU (${cpu?.wallMs ?? 0} ms wall); ` +
         `bystander p99 ${quantile(w.latenciesMs, 0.99)} ms, worst ${Math.max(0, ...w.latenciesMs)} ms`,
@@ -66,9 +58,9 @@ describe('hostile input, seventeenth round', () => {
       inputs: { x: { datatype: 'FP32', shape: [rows, 64], binary: 0 } },
     });
     const frame = Buffer.alloc(rows * 64 * 4);
-    const w = await watched(m!.studio.url, () => sendAndAwait([start, frame]));
+    const w = await watched(studio().studio.url, () => sendAndAwait([start, frame]));
     await new Promise((r) => setTimeout(r, AFTER_MS));
-    const { cpu } = longest(m!.turns(w.fromMs, w.toMs + AFTER_MS));
+    const { cpu } = longest(studio().turns(w.fromMs, w.toMs + AFTER_MS));
     console.log(
       `30 MB binary frame → ${w.result.type} ${w.result.code ?? ''}; longest turn ${cpu?.cpuMs ?? 0} ms CPU (${cpu?.wallMs ?? 0} ms wall)`,
     );

@@ -2,10 +2,10 @@
 // (bystanderProcess.mjs) watching it while a hostile request is in flight: what the turn survey (turnSurvey.ts) and
 // the first-use stress test (hostileRound16.stress.ts) measure.
 import { fork } from 'node:child_process';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnStudio, type StudioProcess } from '../support/server.ts';
+import { copyExamples, spawnStudio, type StudioProcess } from '../support/server.ts';
 import { tempDir } from '../support/tempDir.ts';
 
 const MONITOR = new URL('../support/turnMonitor.mjs', import.meta.url).href;
@@ -115,4 +115,20 @@ export function expectTurnUnder(turn: Turn | undefined, boundMs: number): void {
     return;
   }
   expect(turn?.cpuMs ?? 0).toBeLessThan(boundMs);
+}
+
+/**
+ * A monitored studio over a fresh copy of the examples for the calling test file: started before its tests, stopped
+ * after them. @example const studio = monitoredExamplesStudio(); … studio().turns(t0, t1)
+ */
+export function monitoredExamplesStudio(): () => MonitoredStudio {
+  let m: MonitoredStudio | undefined;
+  beforeAll(async () => {
+    m = await monitoredStudio(copyExamples({ linkModels: true }));
+  }, 180_000);
+  afterAll(async () => {
+    m?.studio.child.kill('SIGTERM');
+    await m?.studio.exited;
+  });
+  return () => m!;
 }

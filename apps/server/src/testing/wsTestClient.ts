@@ -36,6 +36,26 @@ export async function connect(
     ws,
     received,
     send: (m: unknown) => ws.send(typeof m === 'string' ? m : JSON.stringify(m)),
+    /** Starts run `requestId` of `graph` with one FP32 input `name` sent as a binary frame. */
+    startBinary(requestId: string, graph: string, name: string, shape: number[], data: Float32Array): void {
+      ws.send(
+        JSON.stringify({
+          type: 'run.start',
+          requestId,
+          graph,
+          inputs: { [name]: { datatype: 'FP32', shape, binary: 0 } },
+        }),
+      );
+      ws.send(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    },
+    /** The binary frame that follows message `m` (a large output's), once it has arrived. */
+    async frameAfter(m: ServerMessage): Promise<Buffer> {
+      const at = received.findIndex((r) => 'json' in r && r.json === m) + 1;
+      while (received.length <= at) await new Promise((resolve) => setTimeout(resolve, 5));
+      const frame = received[at]!;
+      if (!('binary' in frame)) throw new Error(`message ${at} is not a binary frame`);
+      return frame.binary;
+    },
     /** The first message after the previous `next` match that satisfies `pred`. */
     next<T extends ServerMessage['type']>(
       type: T,

@@ -41,18 +41,11 @@ describe('run over WebSocket', () => {
     const c = await connect(s.url);
     const rows = 20;
     const input = new Float32Array(rows * 64).map((_, i) => (i % 5) / 5);
-    c.send({
-      type: 'run.start',
-      requestId: 'bin',
-      graph: 'extractor',
-      inputs: { x: { datatype: 'FP32', shape: [rows, 64], binary: 0 } },
-    });
-    c.ws.send(Buffer.from(input.buffer));
+    c.startBinary('bin', 'extractor', 'x', [rows, 64], input);
     const done = await c.next('run.completed');
     expect(done.outputs.feat).toEqual({ datatype: 'FP32', shape: [rows, 256], binary: 0 });
-    const at = c.received.findIndex((r) => 'json' in r && r.json === done);
-    const frame = c.received[at + 1];
-    expect(frame && 'binary' in frame && frame.binary.byteLength).toBe(rows * 256 * 4);
+    const frame = await c.frameAfter(done);
+    expect(frame.byteLength).toBe(rows * 256 * 4);
     c.send({
       type: 'run.start',
       requestId: 'json',
@@ -60,12 +53,7 @@ describe('run over WebSocket', () => {
       inputs: { x: { datatype: 'FP32', shape: [1, 64], data: Array.from(input.subarray(0, 64)) } },
     });
     const small = await c.next('run.completed');
-    const first = new Float32Array(
-      (frame as { binary: Buffer }).binary.buffer.slice(
-        (frame as { binary: Buffer }).binary.byteOffset,
-        (frame as { binary: Buffer }).binary.byteOffset + 1024,
-      ),
-    );
+    const first = new Float32Array(frame.buffer.slice(frame.byteOffset, frame.byteOffset + 1024));
     expect(small.outputs.feat?.data).toEqual(Array.from(first));
     await c.close();
   });

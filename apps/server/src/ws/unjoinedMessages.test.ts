@@ -100,21 +100,13 @@ describe('the run socket takes large messages as pieces', () => {
     const x = input(rows);
     const join = vi.spyOn(s.studio.bodies, 'join');
     const c = await connect(s.url);
-    c.send({
-      type: 'run.start',
-      requestId: 'big',
-      graph: 'extractor',
-      inputs: { x: { datatype: 'FP32', shape: [rows, 64], binary: 0 } },
-    });
-    c.ws.send(Buffer.from(x.buffer));
+    c.startBinary('big', 'extractor', 'x', [rows, 64], x);
     const big = await c.next('run.completed');
     expect(join).toHaveBeenCalledTimes(1);
     join.mockRestore();
     expect(big.outputs.feat).toEqual({ datatype: 'FP32', shape: [rows, 256], binary: 0 });
-    const at = c.received.findIndex((r) => 'json' in r && r.json === big) + 1;
-    while (c.received.length <= at) await new Promise((resolve) => setTimeout(resolve, 5));
-    const frame = c.received[at] as { binary: Buffer };
-    const feat = new Float32Array(frame.binary.buffer, frame.binary.byteOffset, rows * 256);
+    const frame = await c.frameAfter(big);
+    const feat = new Float32Array(frame.buffer, frame.byteOffset, rows * 256);
     // The last row alone, sent as JSON: the joined frame's last row must give the same features.
     const last = Array.from(x.subarray((rows - 1) * 64));
     c.send({
