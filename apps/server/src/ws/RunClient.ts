@@ -74,7 +74,7 @@ export class RunClient implements StreamClient {
     if (this.closed) return;
     if (isBinary)
       return data instanceof BodyChunks
-        ? this.studio.bodies.join(data).then((bytes) => this.onBinary(bytesAsBuffer(bytes)))
+        ? this.studio.bodies.join(data).then((bytes) => void (this.closed || this.onBinary(bytesAsBuffer(bytes))))
         : this.onBinary(data);
     if (this.pending) {
       this.error(
