@@ -74,7 +74,7 @@ export class RunClient implements StreamClient {
     if (this.closed) return;
     if (isBinary)
       return data instanceof BodyChunks
-        ? this.studio.bodies.join(data).then((bytes) => void (this.closed || this.onBinary(bytesAsBuffer(bytes))))
+        ? this.studio.bodies.join(data).then((bytes) => void (this.closed || this.onBinary(bytes)))
         : this.onBinary(data);
     if (this.pending) {
       this.error(
@@ -105,7 +105,7 @@ export class RunClient implements StreamClient {
     this.pending = pending;
   }
 
-  private onBinary(data: Buffer): void {
+  private onBinary(data: Uint8Array): void {
     const p = this.pending;
     if (!p)
       return this.error('unexpected-binary', 'binary frame without a message announcing it (inputs with "binary": i)');
@@ -239,9 +239,4 @@ export class RunClient implements StreamClient {
   get isClosed(): boolean {
     return this.closed;
   }
-}
-
-/** `bytes` as a Buffer over the same memory. */
-function bytesAsBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

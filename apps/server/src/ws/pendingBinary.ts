@@ -47,7 +47,7 @@ export function pendingBinary(
  * @returns the refusal, or undefined when the frame was taken (`p.frames.length === p.needed` once complete)
  * @example const refused = addFrame(pending, data, limits.maxWsMessageBytes)
  */
-export function addFrame(p: PendingBinary, data: Buffer, maxBytes: number): FrameRefused | undefined {
+export function addFrame(p: PendingBinary, data: Uint8Array, maxBytes: number): FrameRefused | undefined {
   const index = p.frames.length;
   const expected = p.sizes[index];
   if (expected !== undefined && data.byteLength !== expected)
