@@ -36,16 +36,13 @@ export async function connect(
     ws,
     received,
     send: (m: unknown) => ws.send(typeof m === 'string' ? m : JSON.stringify(m)),
+    /** Starts run `requestId` of `graph` with one FP32 input `name` given as JSON data. */
+    startJson(requestId: string, graph: string, name: string, shape: number[], data: number[]): void {
+      ws.send(JSON.stringify(runStart(requestId, graph, name, { datatype: 'FP32', shape, data })));
+    },
     /** Starts run `requestId` of `graph` with one FP32 input `name` sent as a binary frame. */
     startBinary(requestId: string, graph: string, name: string, shape: number[], data: Float32Array): void {
-      ws.send(
-        JSON.stringify({
-          type: 'run.start',
-          requestId,
-          graph,
-          inputs: { [name]: { datatype: 'FP32', shape, binary: 0 } },
-        }),
-      );
+      ws.send(JSON.stringify(runStart(requestId, graph, name, { datatype: 'FP32', shape, binary: 0 })));
       ws.send(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
     },
     /** The binary frame that follows message `m` (a large output's), once it has arrived. */
@@ -88,4 +85,9 @@ export async function connect(
         }
       }),
   };
+}
+
+/** A `run.start` of `graph` with the one input `name`. */
+function runStart(requestId: string, graph: string, name: string, input: Record<string, unknown>) {
+  return { type: 'run.start', requestId, graph, inputs: { [name]: input } };
 }

@@ -20,12 +20,7 @@ describe('run over WebSocket', () => {
     const hello = await c.next('hello');
     expect(hello).toMatchObject({ protocol: 1 });
     expect(hello.executionProviders).toContain('cpu');
-    c.send({
-      type: 'run.start',
-      requestId: 'r1',
-      graph: 'pipe',
-      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: x64 } },
-    });
+    c.startJson('r1', 'pipe', 'x', [1, 64], x64);
     const started = await c.next('run.started');
     expect(started.requestId).toBe('r1');
     const finished = await c.next('node.finished', (m) => m.nodeId === 'head');
@@ -46,12 +41,7 @@ describe('run over WebSocket', () => {
     expect(done.outputs.feat).toEqual({ datatype: 'FP32', shape: [rows, 256], binary: 0 });
     const frame = await c.frameAfter(done);
     expect(frame.byteLength).toBe(rows * 256 * 4);
-    c.send({
-      type: 'run.start',
-      requestId: 'json',
-      graph: 'extractor',
-      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: Array.from(input.subarray(0, 64)) } },
-    });
+    c.startJson('json', 'extractor', 'x', [1, 64], Array.from(input.subarray(0, 64)));
     const small = await c.next('run.completed');
     const first = new Float32Array(frame.buffer.slice(frame.byteOffset, frame.byteOffset + 1024));
     expect(small.outputs.feat?.data).toEqual(Array.from(first));

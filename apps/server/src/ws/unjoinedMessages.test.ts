@@ -109,12 +109,7 @@ describe('the run socket takes large messages as pieces', () => {
     const feat = new Float32Array(frame.buffer, frame.byteOffset, rows * 256);
     // The last row alone, sent as JSON: the joined frame's last row must give the same features.
     const last = Array.from(x.subarray((rows - 1) * 64));
-    c.send({
-      type: 'run.start',
-      requestId: 'one',
-      graph: 'extractor',
-      inputs: { x: { datatype: 'FP32', shape: [1, 64], data: last } },
-    });
+    c.startJson('one', 'extractor', 'x', [1, 64], last);
     const one = await c.next('run.completed');
     const expected = one.outputs.feat!.data as number[];
     Array.from(feat.subarray((rows - 1) * 256)).forEach((v, i) => expect(v).toBeCloseTo(expected[i]!, 4));
