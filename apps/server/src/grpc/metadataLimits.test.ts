@@ -18,9 +18,9 @@ afterAll(async () => {
 });
 
 /** ServerLive with `n` metadata entries of `size` bytes each: its answer, or its failure's code and details. */
-function live(n: number, size: number) {
+function live(n: number, size: number, char = 'x') {
   const md = new Metadata();
-  for (let i = 0; i < n; i++) md.set(`k${i}`, 'x'.repeat(size));
+  for (let i = 0; i < n; i++) md.set(`k${i}`, char.repeat(size));
   return new Promise<{ code: number; details: string }>((resolve) => {
     client.ServerLive({}, md, { deadline: Date.now() + 10_000 }, (err: ServiceError | null) =>
       resolve(err ? { code: err.code, details: err.details } : { code: status.OK, details: '' }),
@@ -53,6 +53,19 @@ describe('gRPC metadata limits', () => {
 
   it('refuses 160 KB of metadata in 16 values (a header block of 9 frames at the default frame size)', async () => {
     expect(await live(16, 10_000)).toEqual(overHardLimit);
+  });
+
+  it('refuses one value longer than 64 KiB as sent (nghttp2 had ended the connection) and serves the next call', async () => {
+    // '#' has a 12-bit Huffman code, so the value is sent as it is. 60,000 bytes reach grpc-js as they are, 70,000
+    // as a mark that counts the field's size: the two answers differ by the 10,000 bytes.
+    const under = await live(1, 60_000, '#');
+    expect(under).toEqual(overHardLimit);
+    const n = Number(/\((\d+) vs/.exec(under.details)![1]);
+    expect(await live(1, 70_000, '#')).toEqual({
+      code: status.RESOURCE_EXHAUSTED,
+      details: `received metadata size exceeds hard limit (${n + 10_000} vs. 16384)`,
+    });
+    expect(await live(1, 100)).toEqual({ code: status.OK, details: '' });
   });
 
   it('goes on serving the same connection after refusing', async () => {

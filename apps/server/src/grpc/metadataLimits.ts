@@ -1,12 +1,14 @@
 import type { ServerOptions as Http2ServerOptions } from 'node:http2';
 import { ServerInterceptingCall, status, type Metadata, type Server, type ServerInterceptor } from '@grpc/grpc-js';
+import { markedFieldSize, OVERSIZED_FIELD_HEADER } from './oversizedFields.ts';
 
 // Triton's gRPC server is gRPC C-core with its default metadata limits: a request whose header list (each entry
 // counted as name + value + 32, as HPACK sizes it) is over the hard limit fails with RESOURCE_EXHAUSTED, and one
 // between the soft and the hard limit fails with a probability that grows linearly from 0 to 1 across the band.
 // Node's HTTP/2 refused such requests on its own terms instead: over 128 entries (ENHANCE_YOUR_CALM), which
 // C-core clients report, or in a header block over 8 CONTINUATION frames or one field over 64 KiB (GOAWAY), which
-// they retry until their deadline. The last is nghttp2's fixed limit on one encoded string and stays.
+// they retry until their deadline. The last is nghttp2's fixed limit on one encoded string: such a field reaches
+// Node as a mark (`HeaderBlockGuard`), counted here at the field's size.
 
 /** gRPC C-core's default soft limit on a request's metadata (`grpc.max_metadata_size`). */
 export const METADATA_SOFT_LIMIT = 8 * 1024;
@@ -32,7 +34,7 @@ const MAX_ENTRIES = Math.ceil(METADATA_HARD_LIMIT / ENTRY_OVERHEAD) + 16;
  * CONTINUATION frames (a flood guard), so at the protocol's default 16 KiB a block of 150 KiB closed the connection
  * (clients: UNAVAILABLE); HEADER_LIST_CAP must fit in 9 frames.
  */
-const MAX_FRAME_SIZE = 256 * 1024;
+export const MAX_FRAME_SIZE = 256 * 1024;
 
 /**
  * Lets Node's HTTP/2 hand requests with up to `HEADER_LIST_CAP` bytes of headers in up to `MAX_ENTRIES` entries to
@@ -52,7 +54,8 @@ const entry = (name: string, valueBytes: number) => name.length + valueBytes + E
 /**
  * A request's header list size as gRPC C-core counts it: its metadata, path and authority, and the request
  * headers every gRPC client sends (grpc-js keeps `te`, `content-type`, `grpc-timeout` and the encodings to itself:
- * the first two are counted at their usual size, the others not, a difference of ~100 bytes at most).
+ * the first two are counted at their usual size, the others not, a difference of ~100 bytes at most). A field too
+ * long for Node's HTTP/2, which reaches here as a mark, counts at its own size.
  */
 function headerListSize(path: string, authority: string, metadata: Metadata): number {
   let size =
@@ -60,9 +63,10 @@ function headerListSize(path: string, authority: string, metadata: Metadata): nu
   size += entry('te', 'trailers'.length) + entry('content-type', 'application/grpc'.length);
   for (const [name, values] of Object.entries(metadata.toHttp2Headers())) {
     for (const v of Array.isArray(values) ? values : [values]) {
+      const marked = name === OVERSIZED_FIELD_HEADER ? markedFieldSize(String(v)) : undefined;
       // Binary values travel in base64 (unpadded, as gRPC sends them).
       const bytes = Buffer.isBuffer(v) ? Math.ceil((v.length * 4) / 3) : Buffer.byteLength(String(v));
-      size += entry(name, bytes);
+      size += marked ?? entry(name, bytes);
     }
   }
   return size;

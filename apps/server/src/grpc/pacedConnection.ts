@@ -1,5 +1,7 @@
 import { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
+import { HeaderBlockGuard } from './headerBlockGuard.ts';
+import { MAX_FRAME_SIZE } from './metadataLimits.ts';
 
 /** The most of a gRPC connection's bytes handed to HTTP/2 in one turn of the event loop. */
 export const PACED_SLICE_BYTES = 16 * 1024;
@@ -9,14 +11,16 @@ export const PACED_SLICE_BYTES = 16 * 1024;
  * itself, Node's HTTP/2 reads it natively, and libuv reads a readable socket up to 32 times (64 KiB each) before it
  * serves any other: 2,000 `ModelStreamInfer` streams opened at once (~330 bytes each) were all set up by grpc-js,
  * ~0.1-0.3 ms each, before another client's request was read (a single stretch of 200-600 ms of the main thread's
- * CPU). Paced, the setup of ~50 streams runs per turn, with other clients' reads between. Writes go straight
- * through; the socket's own backpressure holds the writer.
+ * CPU). Paced, the setup of ~50 streams runs per turn, with other clients' reads between. What is read goes through
+ * a `HeaderBlockGuard` first (a header field nghttp2 cannot decode would end the whole connection). Writes go
+ * straight through; the socket's own backpressure holds the writer.
  * @example injector.injectConnection(new PacedConnection(socket))
  */
 export class PacedConnection extends Duplex {
   private readonly received: Buffer[] = [];
   private feeding = false;
   private ended = false;
+  private readonly guard = new HeaderBlockGuard(MAX_FRAME_SIZE);
 
   constructor(
     readonly socket: Socket,
@@ -27,11 +31,12 @@ export class PacedConnection extends Duplex {
     // waited for the client's delayed ACK (the bench's grpc_unary_ms 3.7 -> 48 ms).
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => {
-      this.received.push(chunk);
+      for (const piece of this.guard.push(chunk)) this.received.push(piece);
       socket.pause();
       this.feedNextTurn();
     });
     socket.once('end', () => {
+      this.received.push(...this.guard.end());
       this.ended = true;
       this.feedNextTurn();
     });
