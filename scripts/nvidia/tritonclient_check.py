@@ -391,6 +391,20 @@ def _():
     assert "Deadline" in message or "DEADLINE" in message, message
 
 
+@check("gRPC metadata of one value over 64 KiB: RESOURCE_EXHAUSTED at once, as C-core's hard limit words it")
+def _():
+    # nghttp2 used to end the connection (GOAWAY COMPRESSION_ERROR) and this client retried until its deadline.
+    for size in (70_000, 3_000_000):
+        try:
+            grpc.is_server_live(headers={"x-big": "#" * size}, client_timeout=10)
+        except InferenceServerException as e:
+            assert e.status() == "StatusCode.RESOURCE_EXHAUSTED", (e.status(), e.message())
+            assert "received metadata size exceeds hard limit (" in e.message() and "vs. 16384)" in e.message(), e.message()
+        else:
+            raise AssertionError(f"a {size}-byte metadata value was taken")
+    assert grpc.is_server_live()
+
+
 @check("server still answers after everything above")
 def _():
     assert http.is_server_ready() and grpc.is_server_ready()

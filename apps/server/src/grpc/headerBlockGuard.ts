@@ -1,7 +1,7 @@
-// Reads the HTTP/2 frames a client sends, ahead of Node's HTTP/2, to hold each header block that could carry a field
-// nghttp2 cannot decode and hand it on with such fields replaced (oversizedFields.ts). Every other byte goes on as it
-// came, in the pieces it came in.
-import { HPACK_MAX_STRING, rewriteOversizedFields } from './oversizedFields.ts';
+// Reads the HTTP/2 frames a client sends, ahead of Node's HTTP/2, and hands on each header block that could carry a
+// field nghttp2 cannot decode with such fields replaced (oversizedFields.ts). Every other frame goes on as it came,
+// in the pieces it came in; a single-frame header block too short to hold such a field too.
+import { FieldRewriter, HPACK_MAX_STRING } from './oversizedFields.ts';
 
 /** The client connection preface ("PRI * HTTP/2.0..."), passed on unread. */
 const PREFACE_BYTES = 24;
@@ -12,24 +12,29 @@ const END_STREAM = 0x1;
 const END_HEADERS = 0x4;
 const PADDED = 0x8;
 const PRIORITY = 0x20;
-/** The size of the frames a rewritten block is sent in: the least any HTTP/2 endpoint takes. */
-const OUT_FRAME_BYTES = 16 * 1024;
-/** nghttp2 ends a connection whose header block comes in more frames than this (a HEADERS and 8 CONTINUATIONs). */
-const MAX_BLOCK_FRAMES = 9;
+/** The frame size every HTTP/2 endpoint takes: a rewritten block goes in frames this long, or as long as it came. */
+const MIN_FRAME_BYTES = 16 * 1024;
 
-/** The frames of a header block held until its last one. */
-interface HeldBlock {
+/** A header block being read: its first frame's stream, flags and priority, and the frame being read. */
+interface Block {
   stream: number;
-  frames: Buffer[];
-  count: number;
-  bytes: number;
-  /** Whether the frame being read ends the block. */
-  lastFrame: boolean;
+  flags: number;
+  priority: Buffer;
+  fields: FieldRewriter;
+  /** The longest frame of the block so far: the rewritten block is sent in frames up to this long. */
+  frameBytes: number;
+  /** Whether a frame of the rewritten block has been sent (the next is a CONTINUATION). */
+  started: boolean;
+  /** The current frame: bytes before its fragment still to read (pad length, priority), its fragment, padding. */
+  front: Buffer[];
+  frontLeft: number;
+  fragmentLeft: number;
+  last: boolean;
 }
 
 /**
- * One connection's guard: `push` each chunk read from the socket; it returns what to hand Node's HTTP/2 for it
- * (nothing, while a header block is held), and `end` at the connection's end. `maxFrameBytes` is the largest frame the server takes (its
+ * One connection's guard: `push` each chunk read from the socket; it returns what to hand Node's HTTP/2 for it,
+ * and `end` what is left at the connection's end. `maxFrameBytes` is the largest frame the server takes (its
  * SETTINGS_MAX_FRAME_SIZE): a larger one is Node's to refuse, and from it on the guard passes everything unread.
  * @example const guard = new HeaderBlockGuard(256 * 1024); for (const piece of guard.push(chunk)) http2.write(piece)
  */
@@ -39,9 +44,9 @@ export class HeaderBlockGuard {
   private headBytes = 0;
   /** Payload bytes of the current frame still to come. */
   private payloadLeft = 0;
-  private held: HeldBlock | undefined;
-  /** Whether the current frame's payload goes into `held` rather than straight on. */
-  private holding = false;
+  private block: Block | undefined;
+  /** Whether the current frame's payload goes to `block` rather than straight on. */
+  private inBlock = false;
   private unread = false;
 
   constructor(private readonly maxFrameBytes: number) {}
@@ -61,10 +66,10 @@ export class HeaderBlockGuard {
         const piece = chunk.subarray(pos, pos + n);
         pos += n;
         this.payloadLeft -= n;
-        if (!this.holding) out.push(piece);
+        if (!this.inBlock) out.push(piece);
         else {
-          this.held!.frames.push(piece);
-          if (this.payloadLeft === 0) this.frameHeld(out);
+          this.blockPayload(piece);
+          if (this.payloadLeft === 0) this.blockFrameEnds(out);
         }
         continue;
       }
@@ -83,112 +88,122 @@ export class HeaderBlockGuard {
     return out;
   }
 
-  /** The connection's end: what is held, and a frame header cut short, go on as they came. */
+  /** The connection's end: a block cut short goes on as far as it came, a frame header cut short as it came. */
   end(): Buffer[] {
     const out: Buffer[] = [];
-    this.release(out);
+    this.breakBlock(out);
     if (this.headBytes > 0) out.push(Buffer.from(this.head.subarray(0, this.headBytes)));
     this.headBytes = 0;
     return out;
   }
 
-  /** A frame's header has been read: pass the frame on, or hold it as part of a header block. */
+  /** A frame's header has been read: pass the frame on, or read it as part of a header block. */
   private frameStarts(header: Buffer, out: Buffer[]): void {
     const length = header.readUIntBE(0, 3);
     const type = header[3]!;
     const flags = header[4]!;
     const stream = header.readUInt32BE(5) & 0x7fffffff;
-    const held = this.held;
-    if (held && !(type === CONTINUATION && stream === held.stream)) this.release(out);
+    if (this.block && !(type === CONTINUATION && stream === this.block.stream)) this.breakBlock(out);
     if (length > this.maxFrameBytes) {
-      this.release(out);
+      this.breakBlock(out);
       out.push(header);
       this.unread = true;
       return;
     }
-    if (this.held && this.held.count >= MAX_BLOCK_FRAMES) this.release(out);
+    this.payloadLeft = length;
     // A block in one frame no longer than nghttp2's longest string cannot hold a string longer than that.
-    const couldHoldOversized = !(flags & END_HEADERS) || length > HPACK_MAX_STRING;
-    if (this.held || (type === HEADERS && couldHoldOversized)) {
-      this.held ??= { stream, frames: [], count: 0, bytes: 0, lastFrame: false };
-      this.held.frames.push(header);
-      this.held.count++;
-      this.held.bytes += FRAME_HEADER_BYTES + length;
-      this.held.lastFrame = (flags & END_HEADERS) !== 0;
-      this.holding = true;
-      this.payloadLeft = length;
-      if (length === 0) this.frameHeld(out);
+    const mayHoldLongField = !(flags & END_HEADERS) || length > HPACK_MAX_STRING;
+    if (!this.block && !(type === HEADERS && mayHoldLongField)) {
+      this.inBlock = false;
+      out.push(header);
       return;
     }
-    out.push(header);
-    this.payloadLeft = length;
+    const frontLeft = type === HEADERS ? (flags & PADDED ? 1 : 0) + (flags & PRIORITY ? 5 : 0) : 0;
+    this.block ??= {
+      stream,
+      flags,
+      priority: Buffer.alloc(0),
+      fields: new FieldRewriter(),
+      frameBytes: MIN_FRAME_BYTES,
+      started: false,
+      front: [],
+      frontLeft: 0,
+      fragmentLeft: 0,
+      last: false,
+    };
+    const block = this.block;
+    block.frameBytes = Math.max(block.frameBytes, length);
+    block.front = [];
+    block.frontLeft = frontLeft;
+    block.fragmentLeft = Math.max(0, length - frontLeft);
+    block.last = (flags & END_HEADERS) !== 0;
+    this.inBlock = true;
+    if (length === 0) this.blockFrameEnds(out);
   }
 
-  /** A held frame has been read whole: at the block's last, hand the block on (rewritten when it must be). */
-  private frameHeld(out: Buffer[]): void {
-    this.holding = false;
-    const held = this.held!;
-    if (!held.lastFrame) return;
-    this.held = undefined;
-    const rewritten = rewriteBlock(Buffer.concat(held.frames, held.bytes));
-    out.push(...(rewritten ?? held.frames));
-  }
-
-  /** Hands on what is held as it came (a block broken off, or too long to hold): Node's HTTP/2 judges it. */
-  private release(out: Buffer[]): void {
-    if (!this.held) return;
-    out.push(...this.held.frames);
-    this.held = undefined;
-    this.holding = false;
-  }
-}
-
-/**
- * The frames of a whole header block (a HEADERS frame and its CONTINUATIONs, headers included) with its oversized
- * fields replaced, re-framed without padding; undefined when it has none or its frames cannot be read.
- */
-function rewriteBlock(frames: Buffer): Buffer[] | undefined {
-  let pos = 0;
-  const fragments: Buffer[] = [];
-  let first: { stream: number; flags: number; priority: Buffer } | undefined;
-  while (pos < frames.length) {
-    const length = frames.readUIntBE(pos, 3);
-    const flags = frames[pos + 4]!;
-    let payload = frames.subarray(pos + FRAME_HEADER_BYTES, pos + FRAME_HEADER_BYTES + length);
-    if (!first) {
-      let padding = 0;
-      if (flags & PADDED) {
-        if (payload.length < 1) return undefined;
-        padding = payload[0]!;
-        payload = payload.subarray(1);
+  /** Bytes of a block's frame: its front (pad length, priority), its fragment to the rewriter, padding dropped. */
+  private blockPayload(piece: Buffer): void {
+    const block = this.block!;
+    if (block.frontLeft > 0) {
+      const n = Math.min(block.frontLeft, piece.length);
+      block.front.push(piece.subarray(0, n));
+      block.frontLeft -= n;
+      piece = piece.subarray(n);
+      if (block.frontLeft === 0) {
+        const front = Buffer.concat(block.front);
+        const padding = block.flags & PADDED ? front[0]! : 0;
+        if (block.flags & PRIORITY) block.priority = front.subarray(front.length - 5);
+        // Padding longer than the frame is Node's to refuse: the frame's bytes go on as its fragment.
+        if (padding <= block.fragmentLeft) block.fragmentLeft -= padding;
       }
-      const priority = flags & PRIORITY ? payload.subarray(0, 5) : Buffer.alloc(0);
-      if (priority.length + padding > payload.length) return undefined;
-      payload = payload.subarray(priority.length, payload.length - padding);
-      first = { stream: frames.readUInt32BE(pos + 5) & 0x7fffffff, flags, priority };
     }
-    fragments.push(payload);
-    pos += FRAME_HEADER_BYTES + length;
+    const fragment = piece.subarray(0, block.fragmentLeft);
+    block.fragmentLeft -= fragment.length;
+    if (fragment.length > 0) block.fields.write(fragment);
   }
-  if (!first) return undefined;
-  const block = rewriteOversizedFields(Buffer.concat(fragments));
-  if (!block) return undefined;
-  const out: Buffer[] = [];
-  let at = 0;
-  const room = OUT_FRAME_BYTES - first.priority.length;
-  do {
-    const isFirst = at === 0;
-    const piece = block.subarray(at, at + (isFirst ? room : OUT_FRAME_BYTES));
-    at += piece.length;
-    let flags = isFirst ? first.flags & (END_STREAM | PRIORITY) : 0;
-    if (at >= block.length) flags |= END_HEADERS;
-    const payload = isFirst ? Buffer.concat([first.priority, piece]) : piece;
-    const header = Buffer.alloc(FRAME_HEADER_BYTES);
-    header.writeUIntBE(payload.length, 0, 3);
-    header[3] = isFirst ? HEADERS : CONTINUATION;
-    header[4] = flags;
-    header.writeUInt32BE(first.stream, 5);
-    out.push(header, payload);
-  } while (at < block.length);
-  return out;
+
+  /** A block's frame has been read: send what is ready of the rewritten block, all of it at the block's end. */
+  private blockFrameEnds(out: Buffer[]): void {
+    this.inBlock = false;
+    const block = this.block!;
+    if (block.last) {
+      this.sendBlock(out, true);
+      this.block = undefined;
+    } else if (block.fields.pending >= block.frameBytes) this.sendBlock(out, false);
+  }
+
+  /** A block broken off by another frame or the connection's end: what was read of it goes on, unended. */
+  private breakBlock(out: Buffer[]): void {
+    if (!this.block) return;
+    this.sendBlock(out, false, true);
+    this.block = undefined;
+    this.inBlock = false;
+  }
+
+  /** Sends the rewritten block so far in frames; `end` ends it (END_HEADERS); `all` sends what a frame cannot fill. */
+  private sendBlock(out: Buffer[], end: boolean, all = end): void {
+    const block = this.block!;
+    const bytes = Buffer.concat(block.fields.take(all));
+    let at = 0;
+    do {
+      const room = block.frameBytes - (block.started ? 0 : block.priority.length);
+      const rest = bytes.length - at;
+      if (rest < room && !all) break;
+      const piece = bytes.subarray(at, at + room);
+      at += piece.length;
+      const first = !block.started;
+      let flags = first ? block.flags & (END_STREAM | PRIORITY) : 0;
+      if (end && at >= bytes.length) flags |= END_HEADERS;
+      const payload = first ? Buffer.concat([block.priority, piece]) : piece;
+      const header = Buffer.alloc(FRAME_HEADER_BYTES);
+      header.writeUIntBE(payload.length, 0, 3);
+      header[3] = first ? HEADERS : CONTINUATION;
+      header[4] = flags;
+      header.writeUInt32BE(block.stream, 5);
+      out.push(header, payload);
+      block.started = true;
+    } while (at < bytes.length);
+    // What did not fill a frame waits for the block's next bytes.
+    if (at < bytes.length) block.fields.unshift(bytes.subarray(at));
+  }
 }

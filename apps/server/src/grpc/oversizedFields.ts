@@ -17,35 +17,6 @@ const MAX_TABLE_SIZE = 4096;
 /** HPACK's per-entry overhead. */
 const ENTRY_OVERHEAD = 32;
 
-interface Parsed {
-  value: number;
-  next: number;
-}
-
-/** An HPACK integer with an `prefixBits`-bit prefix at `pos`, or undefined when the block ends inside it. */
-function readInt(block: Uint8Array, pos: number, prefixBits: number): Parsed | undefined {
-  if (pos >= block.length) return undefined;
-  const max = (1 << prefixBits) - 1;
-  let value = block[pos]! & max;
-  let next = pos + 1;
-  if (value < max) return { value, next };
-  // Up to 2^35 (a string can never be that long in a block the guard holds): no precision lost.
-  for (let shift = 0; shift <= 28; shift += 7) {
-    if (next >= block.length) return undefined;
-    const b = block[next++]!;
-    value += (b & 0x7f) * 2 ** shift;
-    if ((b & 0x80) === 0) return { value, next };
-  }
-  return undefined;
-}
-
-/** The length of the HPACK string at `pos` (as sent) and where it ends, or undefined when it runs past the block. */
-function readString(block: Uint8Array, pos: number): Parsed | undefined {
-  const len = readInt(block, pos, 7);
-  if (!len || len.next + len.value > block.length) return undefined;
-  return { value: len.value, next: len.next + len.value };
-}
-
 function encodeInt(value: number, prefixBits: number, flags: number): number[] {
   const max = (1 << prefixBits) - 1;
   if (value < max) return [flags | value];
@@ -65,67 +36,13 @@ function encodeString(text: string): Buffer {
   return Buffer.concat([Buffer.from(encodeInt(bytes.length, 7, 0)), bytes]);
 }
 
-/** One field too long for nghttp2: where it lies in the block, whether it enters the dynamic table, its HPACK size. */
-interface Oversized {
-  start: number;
-  end: number;
-  indexed: boolean;
-  neverIndexed: boolean;
-  size: number;
-}
-
-/**
- * The fields of a header block longer than nghttp2 takes, or undefined when the block holds none or cannot be read
- * (then Node's HTTP/2 judges it as it is). A name taken from a table counts 0 towards a field's size.
- */
-function oversizedFields(block: Uint8Array): Oversized[] | undefined {
-  const found: Oversized[] = [];
-  let pos = 0;
-  while (pos < block.length) {
-    const first = block[pos]!;
-    if (first & 0x80) {
-      // Indexed field.
-      const index = readInt(block, pos, 7);
-      if (!index) return undefined;
-      pos = index.next;
-      continue;
-    }
-    if ((first & 0xe0) === 0x20) {
-      // Dynamic table size update.
-      const size = readInt(block, pos, 5);
-      if (!size) return undefined;
-      pos = size.next;
-      continue;
-    }
-    const indexed = (first & 0xc0) === 0x40;
-    const nameIndex = readInt(block, pos, indexed ? 6 : 4);
-    if (!nameIndex) return undefined;
-    let next = nameIndex.next;
-    let nameLength = 0;
-    if (nameIndex.value === 0) {
-      const name = readString(block, next);
-      if (!name) return undefined;
-      nameLength = name.value;
-      next = name.next;
-    }
-    const value = readString(block, next);
-    if (!value) return undefined;
-    if (nameLength > HPACK_MAX_STRING || value.value > HPACK_MAX_STRING) {
-      const size = nameLength + value.value + ENTRY_OVERHEAD;
-      found.push({ start: pos, end: value.next, indexed, neverIndexed: !indexed && (first & 0x10) !== 0, size });
-    }
-    pos = value.next;
-  }
-  return found.length > 0 ? found : undefined;
-}
-
 /**
  * The mark for a field of HPACK size `size`. One sent with incremental indexing emptied the client's dynamic table
  * (it is larger than any table), so its mark is indexed too and larger than any table: Node's table is emptied the
  * same way, and later references to it still mean what the client meant. Otherwise the mark is a short literal
  * that leaves the table alone, never-indexed kept.
  */
-function mark(field: Oversized): Buffer {
+function mark(field: { indexed: boolean; neverIndexed: boolean; size: number }): Buffer {
   const digits = String(field.size);
   if (field.indexed)
     return Buffer.concat([
@@ -140,22 +57,158 @@ function mark(field: Oversized): Buffer {
   ]);
 }
 
+type Phase = 'first' | 'intStart' | 'int' | 'string' | 'unread';
+/** What the integer being read is: all of an indexed field or a table size update, a name's index, a length. */
+type IntKind = 'whole' | 'nameIndex' | 'nameLength' | 'valueLength';
+
 /**
- * `block` (one request's whole header block) with every field longer than nghttp2 takes replaced by an
- * `OVERSIZED_FIELD_HEADER` mark, or undefined when there is none (or the block cannot be read).
- * @example rewriteOversizedFields(block)?.length // a few hundred bytes where 70 KB came
+ * Reads a header block as it comes, in pieces (`write`), and gives it back (`take`) with every field longer than
+ * nghttp2 takes replaced by an `OVERSIZED_FIELD_HEADER` mark: the other fields' bytes as they came, a long
+ * string's bytes never kept (a block of any length is read in the memory of its longest ordinary field). Where the
+ * block cannot be read as HPACK, the rest goes on as it came, for Node's HTTP/2 to refuse.
+ * @example const r = new FieldRewriter(); r.write(fragment); send(r.take())
  */
-export function rewriteOversizedFields(block: Uint8Array): Buffer | undefined {
-  const fields = oversizedFields(block);
-  if (!fields) return undefined;
-  const parts: Uint8Array[] = [];
-  let pos = 0;
-  for (const field of fields) {
-    parts.push(block.subarray(pos, field.start), mark(field));
-    pos = field.end;
+export class FieldRewriter {
+  private out: Buffer[] = [];
+  private outBytes = 0;
+  /** The current field's bytes so far (all but a long string's). */
+  private field: Buffer[] = [];
+  private phase: Phase = 'first';
+  private int = 0;
+  private shift = 0;
+  private intKind: IntKind = 'whole';
+  private stringLeft = 0;
+  private stringIsName = false;
+  private indexed = false;
+  private neverIndexed = false;
+  private nameLength = 0;
+  private tooLong = false;
+  /** Fields replaced so far. */
+  marked = 0;
+
+  /** Bytes rewritten and not yet taken. */
+  get pending(): number {
+    return this.outBytes;
   }
-  parts.push(block.subarray(pos));
-  return Buffer.concat(parts);
+
+  write(fragment: Buffer): void {
+    let pos = 0;
+    while (pos < fragment.length) {
+      if (this.phase === 'unread') {
+        this.emit(fragment.subarray(pos));
+        return;
+      }
+      if (this.phase === 'string') {
+        const n = Math.min(this.stringLeft, fragment.length - pos);
+        if (!this.tooLong) this.field.push(fragment.subarray(pos, pos + n));
+        pos += n;
+        this.stringLeft -= n;
+        if (this.stringLeft === 0) this.stringDone();
+        continue;
+      }
+      const byte = fragment[pos]!;
+      if (!this.tooLong) this.field.push(fragment.subarray(pos, pos + 1));
+      pos++;
+      if (this.phase === 'first') this.firstByte(byte);
+      else if (this.phase === 'intStart') this.startInt(byte, 7, this.intKind);
+      else this.intByte(byte);
+    }
+  }
+
+  /** The block rewritten so far; `all` at the block's end (a field cut short goes on as it came, to be refused). */
+  take(all = false): Buffer[] {
+    if (all && !this.tooLong) this.emit(...this.field);
+    if (all) this.field = [];
+    const out = this.out;
+    this.out = [];
+    this.outBytes = 0;
+    return out;
+  }
+
+  /** Puts back, in front of what is pending, bytes taken that did not fill a frame. */
+  unshift(piece: Buffer): void {
+    this.out.unshift(piece);
+    this.outBytes += piece.length;
+  }
+
+  private firstByte(byte: number): void {
+    if (byte & 0x80) return this.startInt(byte, 7, 'whole');
+    if ((byte & 0xe0) === 0x20) return this.startInt(byte, 5, 'whole');
+    this.indexed = (byte & 0xc0) === 0x40;
+    this.neverIndexed = !this.indexed && (byte & 0x10) !== 0;
+    this.nameLength = 0;
+    this.startInt(byte, this.indexed ? 6 : 4, 'nameIndex');
+  }
+
+  private startInt(byte: number, prefixBits: number, kind: IntKind): void {
+    const max = (1 << prefixBits) - 1;
+    this.int = byte & max;
+    this.shift = 0;
+    this.intKind = kind;
+    if (this.int < max) this.intDone();
+    else this.phase = 'int';
+  }
+
+  private intByte(byte: number): void {
+    // Lengths and indexes up to 2^35: longer than any block, and exact in a double.
+    if (this.shift > 28) return this.unreadable();
+    this.int += (byte & 0x7f) * 2 ** this.shift;
+    this.shift += 7;
+    if (!(byte & 0x80)) this.intDone();
+  }
+
+  private intDone(): void {
+    switch (this.intKind) {
+      case 'whole':
+        return this.fieldDone();
+      case 'nameIndex':
+        this.intKind = this.int === 0 ? 'nameLength' : 'valueLength';
+        this.phase = 'intStart';
+        return;
+      default: {
+        this.stringIsName = this.intKind === 'nameLength';
+        if (this.stringIsName) this.nameLength = this.int;
+        if (this.int > HPACK_MAX_STRING) this.tooLong = true;
+        this.stringLeft = this.int;
+        this.phase = 'string';
+        if (this.int === 0) this.stringDone();
+      }
+    }
+  }
+
+  private stringDone(): void {
+    if (this.stringIsName) {
+      this.intKind = 'valueLength';
+      this.phase = 'intStart';
+      return;
+    }
+    if (this.tooLong) {
+      const size = this.nameLength + this.int + ENTRY_OVERHEAD;
+      this.emit(mark({ indexed: this.indexed, neverIndexed: this.neverIndexed, size }));
+      this.marked++;
+    }
+    this.fieldDone();
+  }
+
+  private fieldDone(): void {
+    if (!this.tooLong) this.emit(...this.field);
+    this.field = [];
+    this.tooLong = false;
+    this.phase = 'first';
+  }
+
+  private unreadable(): void {
+    this.emit(...this.field);
+    this.field = [];
+    this.phase = 'unread';
+  }
+
+  private emit(...pieces: Buffer[]): void {
+    for (const piece of pieces) {
+      this.out.push(piece);
+      this.outBytes += piece.length;
+    }
+  }
 }
 
 /**
