@@ -125,6 +125,30 @@ describe('HeaderBlockGuard', () => {
     expect(decode(out.subarray(14), [])).toEqual([[OVERSIZED_FIELD_HEADER, bigSize]]);
   });
 
+  it('hands on a block of many small fields in a few pieces, not one per field', () => {
+    const block = Buffer.alloc(200_000, 0x82); // 200,000 indexed fields (:method GET)
+    const guard = new HeaderBlockGuard(256 * 1024);
+    const pieces = [PREFACE, headerFrames(1, block, 100_000)].flatMap((b) => guard.push(b));
+    expect(Buffer.concat(pieces).length).toBe(PREFACE.length + 200_000 + 2 * 9);
+    expect(pieces.length).toBeLessThan(10);
+  });
+
+  it('takes any bytes in a header block without throwing, and hands on every frame after it', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 200_000 }),
+        fc.array(fc.nat(300_000), { maxLength: 10 }),
+        (bytes, cuts) => {
+          const after = frame(DATA, END_STREAM, 1, Buffer.from('after'));
+          const sent = Buffer.concat([PREFACE, headerFrames(1, Buffer.from(bytes), 70_000), after]);
+          const out = through(sent, cuts);
+          expect(out.subarray(out.length - after.length).equals(after)).toBe(true);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it('sends a block broken off by another frame as far as it came, unended, for Node to refuse', () => {
     const block = literal('x-big', big, 'without');
     const broken = Buffer.concat([

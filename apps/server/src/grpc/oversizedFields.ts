@@ -57,6 +57,7 @@ function mark(field: { indexed: boolean; neverIndexed: boolean; size: number }):
   ]);
 }
 
+const EMPTY = Buffer.alloc(0);
 type Phase = 'first' | 'intStart' | 'int' | 'string' | 'unread';
 /** What the integer being read is: all of an indexed field or a table size update, a name's index, a length. */
 type IntKind = 'whole' | 'nameIndex' | 'nameLength' | 'valueLength';
@@ -73,6 +74,11 @@ export class FieldRewriter {
   private outBytes = 0;
   /** The current field's bytes so far (all but a long string's). */
   private field: Buffer[] = [];
+  /** The fragment being written, where in it the reading is, the first byte not yet out, the current field's start. */
+  private fragment = EMPTY;
+  private pos = 0;
+  private emitFrom = 0;
+  private fieldStart = 0;
   private phase: Phase = 'first';
   private int = 0;
   private shift = 0;
@@ -92,27 +98,33 @@ export class FieldRewriter {
   }
 
   write(fragment: Buffer): void {
-    let pos = 0;
-    while (pos < fragment.length) {
-      if (this.phase === 'unread') {
-        this.emit(fragment.subarray(pos));
-        return;
-      }
+    this.fragment = fragment;
+    this.pos = 0;
+    // A field begun in an earlier fragment has its bytes so far in `field`; none of this fragment is out yet.
+    this.emitFrom = 0;
+    this.fieldStart = 0;
+    while (this.pos < fragment.length && this.phase !== 'unread') {
       if (this.phase === 'string') {
-        const n = Math.min(this.stringLeft, fragment.length - pos);
-        if (!this.tooLong) this.field.push(fragment.subarray(pos, pos + n));
-        pos += n;
+        const n = Math.min(this.stringLeft, fragment.length - this.pos);
+        this.pos += n;
         this.stringLeft -= n;
         if (this.stringLeft === 0) this.stringDone();
         continue;
       }
-      const byte = fragment[pos]!;
-      if (!this.tooLong) this.field.push(fragment.subarray(pos, pos + 1));
-      pos++;
-      if (this.phase === 'first') this.firstByte(byte);
-      else if (this.phase === 'intStart') this.startInt(byte, 7, this.intKind);
+      const byte = fragment[this.pos++]!;
+      if (this.phase === 'first') {
+        this.fieldStart = this.pos - 1;
+        this.firstByte(byte);
+      } else if (this.phase === 'intStart') this.startInt(byte, 7, this.intKind);
       else this.intByte(byte);
     }
+    // Completed fields go out as one piece of the fragment; a field cut short waits in `field` (unless dropped).
+    if (this.phase === 'first' || this.phase === 'unread') this.emit(fragment.subarray(this.emitFrom));
+    else {
+      this.emit(fragment.subarray(this.emitFrom, this.fieldStart));
+      if (!this.tooLong) this.field.push(fragment.subarray(this.fieldStart));
+    }
+    this.fragment = EMPTY;
   }
 
   /** The block rewritten so far; `all` at the block's end (a field cut short goes on as it came, to be refused). */
@@ -168,7 +180,7 @@ export class FieldRewriter {
       default: {
         this.stringIsName = this.intKind === 'nameLength';
         if (this.stringIsName) this.nameLength = this.int;
-        if (this.int > HPACK_MAX_STRING) this.tooLong = true;
+        if (this.int > HPACK_MAX_STRING && !this.tooLong) this.dropField();
         this.stringLeft = this.int;
         this.phase = 'string';
         if (this.int === 0) this.stringDone();
@@ -191,14 +203,25 @@ export class FieldRewriter {
   }
 
   private fieldDone(): void {
-    if (!this.tooLong) this.emit(...this.field);
+    if (this.tooLong) {
+      this.emitFrom = this.pos;
+      this.tooLong = false;
+    } else this.emit(...this.field);
     this.field = [];
-    this.tooLong = false;
     this.phase = 'first';
   }
 
+  /** The field's string is longer than nghttp2 takes: what came of the field so far is dropped. */
+  private dropField(): void {
+    this.emit(this.fragment.subarray(this.emitFrom, this.fieldStart));
+    this.emitFrom = this.fieldStart;
+    this.field = [];
+    this.tooLong = true;
+  }
+
   private unreadable(): void {
-    this.emit(...this.field);
+    this.emit(this.fragment.subarray(this.emitFrom, this.fieldStart), ...this.field);
+    this.emitFrom = this.fieldStart;
     this.field = [];
     this.phase = 'unread';
   }
