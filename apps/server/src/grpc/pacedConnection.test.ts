@@ -1,5 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DATA, frame, PREFACE } from '../testing/http2Frames.ts';
 import { PACED_SLICE_BYTES, PacedConnection } from './pacedConnection.ts';
 
 let server: Server | undefined;
@@ -55,6 +56,32 @@ describe('PacedConnection', () => {
     expect(turns.size).toBeGreaterThan(1);
     // Its end is the connection's end: it closes (the peer's close came while slices were still to go).
     await new Promise<void>((resolve) => (paced.closed ? resolve() : paced.once('close', resolve)));
+  });
+
+  it("hands HTTP/2 a slice a turn however many frames it holds (a frame's header and payload are two pieces)", async () => {
+    const { paced, client } = await pacedPair();
+    const frames = Array.from({ length: 2000 }, () => frame(DATA, 0, 1, Buffer.alloc(100, 7)));
+    const sent = Buffer.concat([PREFACE, ...frames]);
+    client.end(sent);
+    const got: Buffer[] = [];
+    // One count per turn of the event loop (an immediate that queues the next).
+    let turn = 0;
+    let counting = true;
+    const count = () => {
+      turn++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const turns = new Set<number>();
+    paced.on('data', (b: Buffer) => {
+      got.push(b);
+      turns.add(turn);
+    });
+    await new Promise<void>((resolve) => paced.once('end', resolve));
+    counting = false;
+    expect(Buffer.concat(got).equals(sent)).toBe(true);
+    // 4,000 pieces in ~14 slices, not one turn each.
+    expect(turns.size).toBeLessThanOrEqual(Math.ceil(sent.length / PACED_SLICE_BYTES) + 4);
   });
 
   it('writes go to the peer, the peer reads the end, and the socket reports its addresses', async () => {
