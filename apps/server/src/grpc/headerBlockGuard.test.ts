@@ -21,7 +21,7 @@ import {
   PRIORITY,
   SETTINGS,
 } from '../testing/http2Frames.ts';
-import { HeaderBlockGuard } from './headerBlockGuard.ts';
+import { HeaderBlockGuard, MAX_BLOCK_BYTES, MAX_BLOCK_FRAMES } from './headerBlockGuard.ts';
 import { HPACK_MAX_STRING, markedFieldSize, OVERSIZED_FIELD_HEADER } from './oversizedFields.ts';
 import { PacedConnection } from './pacedConnection.ts';
 
@@ -123,6 +123,27 @@ describe('HeaderBlockGuard', () => {
     expect(out.readUInt32BE(5)).toBe(5);
     expect(out.subarray(9, 14).equals(priority)).toBe(true);
     expect(decode(out.subarray(14), [])).toEqual([[OVERSIZED_FIELD_HEADER, bigSize]]);
+  });
+
+  it('stops reading a block past its bounds: the rest goes on unread, for Node to end the connection', () => {
+    // A string longer than any block, then CONTINUATION frames without end: nothing of it would reach nghttp2.
+    const head = Buffer.concat([Buffer.of(0), Buffer.from([0x01, 0x61]), Buffer.from([0x7f, 0xff, 0xff, 0xff, 0x7f])]);
+    const flood = Array.from({ length: MAX_BLOCK_FRAMES + 5 }, () => frame(CONTINUATION, 0, 1, Buffer.alloc(100)));
+    const sent = Buffer.concat([PREFACE, frame(HEADERS, END_STREAM, 1, head), ...flood]);
+    const out = through(sent, [5000, 100_000]);
+    // The frames past the bound go on as they came (Node's HTTP/2 ends the connection at its ninth).
+    const tail = Buffer.concat(flood.slice(MAX_BLOCK_FRAMES - 1));
+    expect(out.subarray(out.length - tail.length).equals(tail)).toBe(true);
+    // A value of 16 MiB: its block's last frame, past the bound, goes on as it came; one of 8 MB is read.
+    const value = literal('x', '#'.repeat(MAX_BLOCK_BYTES), 'without');
+    const sentOver = Buffer.concat([PREFACE, headerFrames(1, value, 200_000)]);
+    const over = through(sentOver, []);
+    const last = sentOver.subarray(-(9 + (value.length % 200_000)));
+    expect(over.subarray(over.length - last.length).equals(last)).toBe(true);
+    const under = literal('x', '#'.repeat(8_000_000), 'without');
+    expect(decode(blockOf(through(Buffer.concat([PREFACE, headerFrames(1, under, 200_000)]), [])), [])).toEqual([
+      [OVERSIZED_FIELD_HEADER, String(1 + 8_000_000 + 32)],
+    ]);
   });
 
   it('hands on a block of many small fields in a few pieces, not one per field', () => {

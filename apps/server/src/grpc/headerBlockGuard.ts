@@ -14,6 +14,13 @@ const PADDED = 0x8;
 const PRIORITY = 0x20;
 /** The frame size every HTTP/2 endpoint takes: a rewritten block goes in frames this long, or as long as it came. */
 const MIN_FRAME_BYTES = 16 * 1024;
+/**
+ * The most of one header block read (its frames and their number). Header frames are not flow-controlled, and
+ * nghttp2's own guard against a CONTINUATION flood (nine frames) sees nothing while the guard reads a long string;
+ * past these the block goes on unread, for nghttp2 to end the connection as before (a value of 8 MB is read).
+ */
+export const MAX_BLOCK_BYTES = 16 * 1024 * 1024;
+export const MAX_BLOCK_FRAMES = 1024;
 
 /** A header block being read: its first frame's stream, flags and priority, and the frame being read. */
 interface Block {
@@ -25,6 +32,9 @@ interface Block {
   frameBytes: number;
   /** Whether a frame of the rewritten block has been sent (the next is a CONTINUATION). */
   started: boolean;
+  /** What has been read of the block: bytes (frame headers included) and frames. */
+  bytesRead: number;
+  framesRead: number;
   /** The current frame: bytes before its fragment still to read (pad length, priority), its fragment, padding. */
   front: Buffer[];
   frontLeft: number;
@@ -35,7 +45,8 @@ interface Block {
 /**
  * One connection's guard: `push` each chunk read from the socket; it returns what to hand Node's HTTP/2 for it,
  * and `end` what is left at the connection's end. `maxFrameBytes` is the largest frame the server takes (its
- * SETTINGS_MAX_FRAME_SIZE): a larger one is Node's to refuse, and from it on the guard passes everything unread.
+ * SETTINGS_MAX_FRAME_SIZE): a larger one is Node's to refuse, and from it on the guard passes everything unread; so
+ * does a header block past `MAX_BLOCK_BYTES` or `MAX_BLOCK_FRAMES`.
  * @example const guard = new HeaderBlockGuard(256 * 1024); for (const piece of guard.push(chunk)) http2.write(piece)
  */
 export class HeaderBlockGuard {
@@ -104,7 +115,11 @@ export class HeaderBlockGuard {
     const flags = header[4]!;
     const stream = header.readUInt32BE(5) & 0x7fffffff;
     if (this.block && !(type === CONTINUATION && stream === this.block.stream)) this.breakBlock(out);
-    if (length > this.maxFrameBytes) {
+    const flood =
+      this.block &&
+      (this.block.framesRead >= MAX_BLOCK_FRAMES ||
+        this.block.bytesRead + FRAME_HEADER_BYTES + length > MAX_BLOCK_BYTES);
+    if (length > this.maxFrameBytes || flood) {
       this.breakBlock(out);
       out.push(header);
       this.unread = true;
@@ -126,6 +141,8 @@ export class HeaderBlockGuard {
       fields: new FieldRewriter(),
       frameBytes: MIN_FRAME_BYTES,
       started: false,
+      bytesRead: 0,
+      framesRead: 0,
       front: [],
       frontLeft: 0,
       fragmentLeft: 0,
@@ -133,6 +150,8 @@ export class HeaderBlockGuard {
     };
     const block = this.block;
     block.frameBytes = Math.max(block.frameBytes, length);
+    block.bytesRead += FRAME_HEADER_BYTES + length;
+    block.framesRead++;
     block.front = [];
     block.frontLeft = frontLeft;
     block.fragmentLeft = Math.max(0, length - frontLeft);
