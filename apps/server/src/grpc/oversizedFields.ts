@@ -75,7 +75,7 @@ export class FieldRewriter {
   /** The current field's bytes so far (all but a long string's). */
   private field: Buffer[] = [];
   /** The fragment being written, where in it the reading is, the first byte not yet out, the current field's start. */
-  private fragment = EMPTY;
+  private fragment: Buffer = EMPTY;
   private pos = 0;
   private emitFrom = 0;
   private fieldStart = 0;
