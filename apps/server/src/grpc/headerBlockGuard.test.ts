@@ -285,6 +285,13 @@ describe("HeaderBlockGuard ahead of Node's HTTP/2", () => {
     expect((JSON.parse(bodies.get(3)!) as Record<string, string>)['x-after']).toBe('2');
   });
 
+  it('a HEADERS frame whose padding runs past it still ends the connection, as without the guard', async () => {
+    const block = request();
+    const payload = Buffer.concat([Buffer.of(200), block]);
+    const { seen } = await exchange([frame(HEADERS, PADDED | END_STREAM, 1, payload)], 1);
+    expect(seen).toContain(GOAWAY);
+  });
+
   it('a CONTINUATION flood inside a long string still ends the connection', async () => {
     const head = Buffer.concat([request(), Buffer.of(0, 0x01, 0x61, 0x7f, 0xff, 0xff, 0xff, 0x7f)]);
     const flood = Array.from({ length: MAX_BLOCK_FRAMES + 20 }, () => frame(CONTINUATION, 0, 1, Buffer.alloc(100)));

@@ -72,6 +72,10 @@ export class HeaderBlockGuard {
       this.prefaceLeft -= pos;
     }
     while (pos < chunk.length) {
+      if (this.unread) {
+        out.push(chunk.subarray(pos));
+        break;
+      }
       if (this.payloadLeft > 0) {
         const n = Math.min(this.payloadLeft, chunk.length - pos);
         const piece = chunk.subarray(pos, pos + n);
@@ -79,8 +83,8 @@ export class HeaderBlockGuard {
         this.payloadLeft -= n;
         if (!this.inBlock) out.push(piece);
         else {
-          this.blockPayload(piece);
-          if (this.payloadLeft === 0) this.blockFrameEnds(out);
+          this.blockPayload(piece, out);
+          if (this.payloadLeft === 0 && this.block) this.blockFrameEnds(out);
         }
         continue;
       }
@@ -91,10 +95,6 @@ export class HeaderBlockGuard {
       if (this.headBytes < FRAME_HEADER_BYTES) break;
       this.headBytes = 0;
       this.frameStarts(Buffer.from(this.head), out);
-      if (this.unread) {
-        if (pos < chunk.length) out.push(chunk.subarray(pos));
-        break;
-      }
     }
     return out;
   }
@@ -161,7 +161,7 @@ export class HeaderBlockGuard {
   }
 
   /** Bytes of a block's frame: its front (pad length, priority), its fragment to the rewriter, padding dropped. */
-  private blockPayload(piece: Buffer): void {
+  private blockPayload(piece: Buffer, out: Buffer[]): void {
     const block = this.block!;
     if (block.frontLeft > 0) {
       const n = Math.min(block.frontLeft, piece.length);
@@ -172,8 +172,8 @@ export class HeaderBlockGuard {
         const front = Buffer.concat(block.front);
         const padding = block.flags & PADDED ? front[0]! : 0;
         if (block.flags & PRIORITY) block.priority = front.subarray(front.length - 5);
-        // Padding longer than the frame is Node's to refuse: the frame's bytes go on as its fragment.
-        if (padding <= block.fragmentLeft) block.fragmentLeft -= padding;
+        if (padding > block.fragmentLeft) return this.failBlock(out);
+        block.fragmentLeft -= padding;
       }
     }
     const fragment = piece.subarray(0, block.fragmentLeft);
@@ -185,10 +185,27 @@ export class HeaderBlockGuard {
   private blockFrameEnds(out: Buffer[]): void {
     this.inBlock = false;
     const block = this.block!;
+    if (block.frontLeft > 0) return this.failBlock(out);
     if (block.last) {
       this.sendBlock(out, true);
       this.block = undefined;
     } else if (block.fields.pending >= block.frameBytes) this.sendBlock(out, false);
+  }
+
+  /**
+   * A HEADERS frame Node's HTTP/2 refuses (its padding or priority runs past its end): Node gets one it refuses the
+   * same way (a pad length past the frame: PROTOCOL_ERROR), and the rest of the connection goes on unread.
+   */
+  private failBlock(out: Buffer[]): void {
+    const header = Buffer.alloc(FRAME_HEADER_BYTES);
+    header.writeUIntBE(1, 0, 3);
+    header[3] = HEADERS;
+    header[4] = PADDED;
+    header.writeUInt32BE(this.block!.stream, 5);
+    out.push(header, Buffer.of(1));
+    this.block = undefined;
+    this.inBlock = false;
+    this.unread = true;
   }
 
   /** A block broken off by another frame or the connection's end: what was read of it goes on, unended. */

@@ -89,8 +89,6 @@ export class FieldRewriter {
   private neverIndexed = false;
   private nameLength = 0;
   private tooLong = false;
-  /** Fields replaced so far. */
-  marked = 0;
 
   /** Bytes rewritten and not yet taken. */
   get pending(): number {
@@ -197,7 +195,6 @@ export class FieldRewriter {
     if (this.tooLong) {
       const size = this.nameLength + this.int + ENTRY_OVERHEAD;
       this.emit(mark({ indexed: this.indexed, neverIndexed: this.neverIndexed, size }));
-      this.marked++;
     }
     this.fieldDone();
   }
