@@ -1,6 +1,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DATA, frame, PREFACE } from '../testing/http2Frames.ts';
+import { loopTurns } from '../testing/loopTurns.ts';
 import { PACED_SLICE_BYTES, PacedConnection } from './pacedConnection.ts';
 
 let server: Server | undefined;
@@ -64,21 +65,14 @@ describe('PacedConnection', () => {
     const sent = Buffer.concat([PREFACE, ...frames]);
     client.end(sent);
     const got: Buffer[] = [];
-    // One count per turn of the event loop (an immediate that queues the next).
-    let turn = 0;
-    let counting = true;
-    const count = () => {
-      turn++;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const loop = loopTurns();
     const turns = new Set<number>();
     paced.on('data', (b: Buffer) => {
       got.push(b);
-      turns.add(turn);
+      turns.add(loop.count());
     });
     await new Promise<void>((resolve) => paced.once('end', resolve));
-    counting = false;
+    loop.stop();
     expect(Buffer.concat(got).equals(sent)).toBe(true);
     // 4,000 pieces in ~14 slices, not one turn each.
     expect(turns.size).toBeLessThanOrEqual(Math.ceil(sent.length / PACED_SLICE_BYTES) + 4);
