@@ -23,6 +23,7 @@ import { MAX_BLOCK_FRAMES } from './headerBlockGuard.ts';
 import { HPACK_MAX_STRING, markedFieldSize, OVERSIZED_FIELD_HEADER } from './oversizedFields.ts';
 import { PacedConnection } from './pacedConnection.ts';
 
+const WINDOW_UPDATE = 0x8;
 const big = '#'.repeat(HPACK_MAX_STRING + 10);
 const bigSize = String('x-big'.length + big.length + 32);
 
@@ -74,7 +75,16 @@ describe("HeaderBlockGuard ahead of Node's HTTP/2", () => {
         }
       });
     });
-    socket.write(Buffer.concat([PREFACE, frame(SETTINGS, 0, 0, Buffer.alloc(0))]));
+    // Windows of 1 GiB for the connection and each stream: this client never sends WINDOW_UPDATE as it reads.
+    const window = Buffer.alloc(4);
+    window.writeUInt32BE(1 << 30);
+    socket.write(
+      Buffer.concat([
+        PREFACE,
+        frame(SETTINGS, 0, 0, Buffer.concat([Buffer.of(0, 4), window])), // SETTINGS_INITIAL_WINDOW_SIZE
+        frame(WINDOW_UPDATE, 0, 0, window),
+      ]),
+    );
     // The server's SETTINGS acknowledged first, so that no frame of ours breaks into a header block.
     await settings;
     for (const b of bytes) socket.write(b);

@@ -4,11 +4,15 @@
 // clients retry such a request as never processed until their deadline, or without end. Triton (C-core's HPACK
 // parser) reads past the field and refuses the one request, RESOURCE_EXHAUSTED, over its hard metadata limit. With
 // the field replaced by a mark, Node decodes the block and `refuseLargeMetadata` gives Triton's answer.
+import { randomBytes } from 'node:crypto';
 
 /** The longest string (a name or a value, as sent: Huffman-coded or not) nghttp2's HPACK decoder takes. */
 export const HPACK_MAX_STRING = 65536;
-/** The header a replaced field becomes; its value is the field's HPACK size (name + value + 32), in digits. */
-export const OVERSIZED_FIELD_HEADER = 'x-studio-oversized-field';
+/**
+ * The header a replaced field becomes; its value is the field's HPACK size (name + value + 32), in digits. Its name
+ * ends in this process's own random part, so a client's header can never pass for one.
+ */
+export const OVERSIZED_FIELD_HEADER = `x-studio-oversized-${randomBytes(8).toString('hex')}`;
 /**
  * The largest dynamic table a client may keep with Node's HTTP/2 (its SETTINGS_HEADER_TABLE_SIZE, 4,096, is the
  * most a client's table size update may ask for). An entry larger than the table empties it (RFC 7541 §4.4).
@@ -231,10 +235,7 @@ export class FieldRewriter {
   }
 }
 
-/**
- * The HPACK size (name + value + 32) of the field a mark stands for, or undefined when `value` is not a mark's
- * (a client's own header of that name, which counts as sent).
- */
+/** The HPACK size (name + value + 32) of the field a mark stands for, or undefined when `value` is not a mark's. */
 export function markedFieldSize(value: string): number | undefined {
   const digits = /^0*(\d{1,16})$/.exec(value)?.[1];
   if (digits === undefined) return undefined;
