@@ -142,6 +142,14 @@ describe('HeaderBlockGuard', () => {
     ]);
   });
 
+  it('hands on the frames it does not hold as the pieces they were read in, not one per frame', () => {
+    const frames = Array.from({ length: 2000 }, () => frame(DATA, 0, 1, Buffer.alloc(100, 7)));
+    const chunk = Buffer.concat([PREFACE, ...frames]);
+    const pieces = new HeaderBlockGuard(256 * 1024).push(chunk);
+    expect(pieces).toHaveLength(1);
+    expect(pieces[0]!.equals(chunk)).toBe(true);
+  });
+
   it('hands on a block of many small fields in a few pieces, not one per field', () => {
     const block = Buffer.alloc(200_000, 0x82); // 200,000 indexed fields (:method GET)
     const guard = new HeaderBlockGuard(256 * 1024);

@@ -65,37 +65,36 @@ export class HeaderBlockGuard {
   push(chunk: Buffer): Buffer[] {
     if (this.unread) return [chunk];
     const out: Buffer[] = [];
-    let pos = 0;
-    if (this.prefaceLeft > 0) {
-      pos = Math.min(this.prefaceLeft, chunk.length);
-      out.push(chunk.subarray(0, pos));
-      this.prefaceLeft -= pos;
-    }
-    while (pos < chunk.length) {
-      if (this.unread) {
-        out.push(chunk.subarray(pos));
-        break;
-      }
+    let pos = Math.min(this.prefaceLeft, chunk.length);
+    this.prefaceLeft -= pos;
+    // The chunk's bytes from `from` on go on as one piece, up to where a held block's frame begins.
+    let from = 0;
+    while (pos < chunk.length && !this.unread) {
       if (this.payloadLeft > 0) {
         const n = Math.min(this.payloadLeft, chunk.length - pos);
-        const piece = chunk.subarray(pos, pos + n);
+        const held = this.inBlock;
+        if (held) this.blockPayload(chunk.subarray(pos, pos + n), out);
         pos += n;
         this.payloadLeft -= n;
-        if (!this.inBlock) out.push(piece);
-        else {
-          this.blockPayload(piece, out);
-          if (this.payloadLeft === 0 && this.block) this.blockFrameEnds(out);
-        }
+        if (held) from = pos;
+        if (this.inBlock && this.payloadLeft === 0) this.blockFrameEnds(out);
         continue;
       }
+      // Where this frame's header begins (before the chunk when it began in the one before).
+      const start = pos - this.headBytes;
       const n = Math.min(FRAME_HEADER_BYTES - this.headBytes, chunk.length - pos);
       chunk.copy(this.head, this.headBytes, pos, pos + n);
       this.headBytes += n;
       pos += n;
-      if (this.headBytes < FRAME_HEADER_BYTES) break;
+      if (this.headBytes < FRAME_HEADER_BYTES) {
+        // A header cut short waits in `head` until its frame is known.
+        if (start > from) out.push(chunk.subarray(from, start));
+        return out;
+      }
       this.headBytes = 0;
-      this.frameStarts(Buffer.from(this.head), out);
+      from = this.frameStarts(chunk, start, pos, from, out);
     }
+    if (from < chunk.length) out.push(chunk.subarray(from));
     return out;
   }
 
@@ -108,31 +107,42 @@ export class HeaderBlockGuard {
     return out;
   }
 
-  /** A frame's header has been read: pass the frame on, or read it as part of a header block. */
-  private frameStarts(header: Buffer, out: Buffer[]): void {
-    const length = header.readUIntBE(0, 3);
-    const type = header[3]!;
-    const flags = header[4]!;
-    const stream = header.readUInt32BE(5) & 0x7fffffff;
+  /**
+   * A frame's header has been read (`head`; it began at `start` of `chunk`, before it when it began in an earlier
+   * chunk, and ends at `end`): pass the frame on, or read it as part of a header block. Returns where the bytes still
+   * to go on as they came begin.
+   */
+  private frameStarts(chunk: Buffer, start: number, end: number, from: number, out: Buffer[]): number {
+    const head = this.head;
+    const length = head.readUIntBE(0, 3);
+    const type = head[3]!;
+    const flags = head[4]!;
+    const stream = head.readUInt32BE(5) & 0x7fffffff;
     if (this.block && !(type === CONTINUATION && stream === this.block.stream)) this.breakBlock(out);
+    // A header that began in an earlier chunk is not in this chunk's bytes: it goes on by itself.
+    const passed = () => {
+      if (start >= 0) return from;
+      out.push(Buffer.from(head));
+      return end;
+    };
     const flood =
       this.block &&
       (this.block.framesRead >= MAX_BLOCK_FRAMES ||
         this.block.bytesRead + FRAME_HEADER_BYTES + length > MAX_BLOCK_BYTES);
     if (length > this.maxFrameBytes || flood) {
       this.breakBlock(out);
-      out.push(header);
       this.unread = true;
-      return;
+      return passed();
     }
     this.payloadLeft = length;
     // A block in one frame no longer than nghttp2's longest string cannot hold a string longer than that.
     const mayHoldLongField = !(flags & END_HEADERS) || length > HPACK_MAX_STRING;
     if (!this.block && !(type === HEADERS && mayHoldLongField)) {
       this.inBlock = false;
-      out.push(header);
-      return;
+      return passed();
     }
+    // What came before this frame goes on first; the frame itself is read.
+    if (start > from) out.push(chunk.subarray(from, start));
     const frontLeft = type === HEADERS ? (flags & PADDED ? 1 : 0) + (flags & PRIORITY ? 5 : 0) : 0;
     this.block ??= {
       stream,
@@ -158,6 +168,7 @@ export class HeaderBlockGuard {
     block.last = (flags & END_HEADERS) !== 0;
     this.inBlock = true;
     if (length === 0) this.blockFrameEnds(out);
+    return end;
   }
 
   /** Bytes of a block's frame: its front (pad length, priority), its fragment to the rewriter, padding dropped. */

@@ -110,27 +110,19 @@ export class PacedConnection extends Duplex {
     setImmediate(() => this.feed());
   }
 
-  /**
-   * Hands HTTP/2 up to one slice of what was received (the guard's pieces together: a frame's header and payload
-   * are two); reads the socket again once everything received has gone and HTTP/2 wants more.
-   */
+  /** Hands HTTP/2 one slice; reads the socket again once everything received has gone and HTTP/2 wants more. */
   private feed(): void {
     this.feeding = false;
     if (this.destroyed) return;
-    for (let budget = this.slice; budget > 0;) {
-      const first = this.received[0];
-      if (first === undefined) {
-        if (this.ended) this.push(null);
-        else this.socket.resume();
-        return;
-      }
-      const piece = first.subarray(0, budget);
-      if (piece.length === first.length) this.received.shift();
-      else this.received[0] = first.subarray(piece.length);
-      budget -= piece.length;
-      // HTTP/2 wants no more for now: its next read (`_read`) feeds again.
-      if (!this.push(piece)) return;
+    const first = this.received[0];
+    if (first === undefined) {
+      if (this.ended) this.push(null);
+      else this.socket.resume();
+      return;
     }
-    this.feedNextTurn();
+    const piece = first.subarray(0, this.slice);
+    if (piece.length === first.length) this.received.shift();
+    else this.received[0] = first.subarray(piece.length);
+    if (this.push(piece)) this.feedNextTurn();
   }
 }
