@@ -6,6 +6,7 @@ import {
   handle,
   openStudio,
   settle,
+  selectNode,
   startStudio,
   type BrowserSession,
   type Studio,
@@ -156,7 +157,7 @@ describe('editor', () => {
   it('deletes the selection with the Delete key and copies/pastes nodes', async () => {
     await page.getByRole('button', { name: 'Fit', exact: true }).click();
     await settle(page);
-    await flowNode(page, 'router').click();
+    await selectNode(page, 'router');
     await page.keyboard.press('Delete');
     await expect.poll(() => flowNode(page, 'router').count()).toBe(0);
     await flowNode(page, 'vad').click();

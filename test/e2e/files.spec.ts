@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unzipSync } from 'fflate';
-import { flowNode, openStudio, startStudio, type BrowserSession, type Studio } from './helpers/studio.ts';
+import { flowNode, openStudio, selectNode, startStudio, type BrowserSession, type Studio } from './helpers/studio.ts';
 
 // Save / reload / export against the real server's repository (a temporary copy of the examples).
 
@@ -61,8 +61,9 @@ describe('graph files', () => {
     // The router saved above feeds nothing and has no input: export refuses a graph with errors.
     await page.getByRole('button', { name: 'Export .zip' }).click();
     await expect.poll(() => page.locator('.toast-error').innerText()).toMatch(/does not compile/);
-    await flowNode(page, 'router').click();
+    await selectNode(page, 'router');
     await page.keyboard.press('Delete');
+    await expect.poll(() => flowNode(page, 'router').count()).toBe(0);
     await expect.poll(() => page.locator('.count.err').innerText()).toBe('0 errors');
     const [download] = await Promise.all([
       page.waitForEvent('download'),

@@ -70,6 +70,24 @@ export async function openStudio(
 /** The canvas node with this graph node id. */
 export const flowNode = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
 
+/**
+ * Clicks a node until the editor shows it selected. A click taken while the canvas frames the graph again (a load's
+ * fit, a resize) can land beside the node, and a key pressed next would then act on nothing.
+ */
+export async function selectNode(page: Page, id: string): Promise<void> {
+  const selected = page.locator(`.react-flow__node.selected[data-id="${id}"]`);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    await flowNode(page, id).click();
+    try {
+      await selected.waitFor({ timeout: 2_000 });
+      return;
+    } catch {
+      // the click missed: try again
+    }
+  }
+  throw new Error(`node '${id}' is not selected after 5 clicks on it`);
+}
+
 /** A port handle of a node (`data-handleid` = port name). */
 export const handle = (page: Page, nodeId: string, port: string, type: 'source' | 'target') =>
   flowNode(page, nodeId).locator(
