@@ -160,7 +160,7 @@ describe('editor', () => {
     await selectNode(page, 'router');
     await page.keyboard.press('Delete');
     await expect.poll(() => flowNode(page, 'router').count()).toBe(0);
-    await flowNode(page, 'vad').click();
+    await selectNode(page, 'vad');
     await page.keyboard.press('Control+c');
     await page.keyboard.press('Control+v');
     await flowNode(page, 'vad_2').waitFor();

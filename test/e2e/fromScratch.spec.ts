@@ -7,6 +7,7 @@ import {
   flowNode,
   handle,
   openStudio,
+  selectNode,
   settle,
   startStudio,
   type BrowserSession,
@@ -123,7 +124,7 @@ describe('a pipeline built from scratch with the mouse', () => {
   });
 
   it('copies the model and pastes it beside the original, unwired; undo removes the copy', async () => {
-    await flowNode(page, 'extractor').click();
+    await selectNode(page, 'extractor');
     await page.keyboard.press('Control+c');
     await page.keyboard.press('Control+v');
     await flowNode(page, 'extractor_2').waitFor();
