@@ -86,6 +86,8 @@ export function ocrEngineTasks({ engine, image }: EngineSide): Record<string, Ta
   const stages: StageTimes = {};
   const hops = hopTally();
   const textPlaces = placementTally();
+  const exitStages: StageTimes = {};
+  const exitHops = hopTally();
   const exitPlaces = placementTally();
   return {
     ocr_check: async () => {
@@ -93,13 +95,18 @@ export function ocrEngineTasks({ engine, image }: EngineSide): Record<string, Ta
       return `${r.status}, texts: ${JSON.stringify(r.outputs.texts?.data ?? [])}`;
     },
     ocr_engine: async (b) => void textPlaces.note(noteStages(await runOk(engine, ocr, { image }), b, stages, hops), b),
-    early_exit: async (b) => void exitPlaces.note(await runOk(engine, ocr, { image: blank }), b),
+    early_exit: async (b) =>
+      void exitPlaces.note(noteStages(await runOk(engine, ocr, { image: blank }), b, exitStages, exitHops), b),
     ocr_engine_notes: async (): Promise<EngineNotes> => ({
       placements: textPlaces.summary(),
       stages,
       hops: hops.summary(),
     }),
-    early_exit_placements: async () => exitPlaces.summary(),
+    early_exit_notes: async (): Promise<EngineNotes> => ({
+      placements: exitPlaces.summary(),
+      stages: exitStages,
+      hops: exitHops.summary(),
+    }),
   };
 }
 
@@ -108,20 +115,22 @@ export function ocrDirectTasks({ repo, direct, image }: DirectSide): Record<stri
   const ocr = ocrGraph('gate');
   const blank = blankOf(image);
   const stages: StageTimes = {};
+  const exitStages: StageTimes = {};
   return {
     ocr_direct: async (b) => void (await directOcr(repo, ocr, direct, image, b >= 0 ? stages : undefined)),
     // The direct loop runs preprocess → det → DB → condition on the blank image, and stops there.
-    det_only: async () => void (await directOcr(repo, ocr, direct, blank)),
+    det_only: async (b) => void (await directOcr(repo, ocr, direct, blank, b >= 0 ? exitStages : undefined)),
     ocr_direct_stages: async () => stages,
+    det_only_stages: async () => exitStages,
   };
 }
 
 /**
- * `ocr_overhead_ratio` and `early_exit_ratio`, each beside its direct loop's time; where the engine ran each op
- * (counted over the measured runs) is printed and kept in the JSON's `ocr_placements` / `early_exit_placements`,
- * and each stage's median time in both (`ocr_stages`): a stage slower in the engine than in the loop points at the
- * thread it ran on, one no slower puts the difference in the hops and the scheduling between stages, which
- * `ocr_hops` splits per model request (`requestHops.ts`).
+ * `ocr_overhead_ratio` and `early_exit_ratio`, each beside its direct loop's time; for each, where the engine ran
+ * each op (counted over the measured runs) is printed and kept in the JSON (`ocr_placements`,
+ * `early_exit_placements`), and each stage's median time in both (`ocr_stages`, `early_exit_stages`): a stage slower
+ * in the engine than in the loop points at the thread it ran on, one no slower puts the difference in the hops and
+ * the scheduling between stages, which `ocr_hops` / `early_exit_hops` split per model request (`requestHops.ts`).
  */
 export async function ocrBench(ctx: BenchContext): Promise<void> {
   const { report } = ctx;
@@ -131,17 +140,11 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
 
   const text = [direct.contender('ocr_direct'), engine.contender('ocr_engine')];
   const t = report.addMeasured(text, await measureBlocks(text, { blocks: ctx.blocks, trials }));
-  const notes = await engine.call<EngineNotes>('ocr_engine_notes');
-  report.extra.ocr_placements = notes.placements;
-  ctx.log(`ocr: where the engine ran each op: ${describePlacements(notes.placements) || 'not reported'}`);
-  const stages = stageTable(notes.stages, await direct.call<StageTimes>('ocr_direct_stages'));
-  report.extra.ocr_stages = stages;
-  ctx.log(`ocr: each stage, engine / direct loop (medians, ms): ${describeStages(stages)}`);
-  report.extra.ocr_hops = notes.hops;
-  ctx.log(
-    `ocr: each model request beyond its compute / the main thread's turn before it (medians, ms): ${notes.hops
-      .map((h) => `${h.node} ${h.overhead_ms.toFixed(2)} / ${h.dispatch_ms.toFixed(2)}`)
-      .join(', ')}`,
+  reportNotes(
+    ctx,
+    'ocr',
+    await engine.call<EngineNotes>('ocr_engine_notes'),
+    await direct.call<StageTimes>('ocr_direct_stages'),
   );
   report.add(
     'ocr_overhead_ratio',
@@ -151,12 +154,36 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
 
   const exit = [direct.contender('det_only'), engine.contender('early_exit')];
   const e = report.addMeasured(exit, await measureBlocks(exit, { blocks: ctx.blocks, trials }));
-  const exitPlaces = await engine.call<Placements>('early_exit_placements');
-  report.extra.early_exit_placements = exitPlaces;
-  ctx.log(`early exit: where the engine ran each op: ${describePlacements(exitPlaces) || 'not reported'}`);
+  reportNotes(
+    ctx,
+    'early_exit',
+    await engine.call<EngineNotes>('early_exit_notes'),
+    await direct.call<StageTimes>('det_only_stages'),
+  );
   report.add(
     'early_exit_ratio',
     perBlock(e.early_exit!, e.det_only!, (x, d) => x / d),
     ['det_only_ms'],
+  );
+}
+
+/**
+ * Prints and keeps (`<scenario>_placements`, `_stages`, `_hops`) what the engine noted over a scenario's measured
+ * runs beside the direct loop's stage times: where each op ran, each stage's median in both, and each model
+ * request's time beyond its compute.
+ */
+function reportNotes(ctx: BenchContext, scenario: 'ocr' | 'early_exit', notes: EngineNotes, direct: StageTimes): void {
+  const { report } = ctx;
+  const label = scenario === 'ocr' ? 'ocr' : 'early exit';
+  report.extra[`${scenario}_placements`] = notes.placements;
+  ctx.log(`${label}: where the engine ran each op: ${describePlacements(notes.placements) || 'not reported'}`);
+  const stages = stageTable(notes.stages, direct);
+  report.extra[`${scenario}_stages`] = stages;
+  ctx.log(`${label}: each stage, engine / direct loop (medians, ms): ${describeStages(stages)}`);
+  report.extra[`${scenario}_hops`] = notes.hops;
+  ctx.log(
+    `${label}: each model request beyond its compute / the main thread's turn before it (medians, ms): ${notes.hops
+      .map((h) => `${h.node} ${h.overhead_ms.toFixed(2)} / ${h.dispatch_ms.toFixed(2)}`)
+      .join(', ')}`,
   );
 }
