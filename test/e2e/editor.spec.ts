@@ -48,7 +48,7 @@ describe('editor', () => {
   });
 
   it("shows an op's params in the inspector with their help (crop reads BGR, as PaddleOCR's models were trained)", async () => {
-    await flowNode(page, 'crop').click();
+    await selectNode(page, 'crop');
     const channels = page.locator('.inspector-body select[name="param-channels"]');
     expect(await channels.inputValue()).toBe('bgr');
     const field = page.locator('.inspector-body .field', { has: page.locator('select[name="param-channels"]') });
@@ -88,7 +88,7 @@ describe('editor', () => {
   });
 
   it('connects valid ports after fixing the input in the inspector, and the diagnostic goes away', async () => {
-    await flowNode(page, 'input').click();
+    await selectNode(page, 'input');
     const dims = page.locator('input[name="dims"]');
     await dims.fill('1, -1');
     await dims.press('Enter');

@@ -94,7 +94,7 @@ describe('graph files', () => {
 
   it("previews the selected node's generated files", async () => {
     const { page } = s;
-    await flowNode(page, 'has_text').click();
+    await selectNode(page, 'has_text');
     await page.getByRole('tab', { name: 'Preview' }).click();
     await expect.poll(() => page.locator('pre.code').getAttribute('data-file')).toBe('ocr_has_text/config.pbtxt');
     expect(await page.locator('pre.code').innerText()).toContain('decoupled');

@@ -73,12 +73,12 @@ describe('a pipeline built from scratch with the mouse', () => {
     }
     expect(await page.locator('.react-flow__node').count()).toBe(3);
     // The extractor takes FP32 [64] per request; with max_batch_size 0 the ensemble input carries the batch dim.
-    await flowNode(page, 'input').click();
+    await selectNode(page, 'input');
     const dims = page.locator('input[name="dims"]');
     await dims.fill('-1, 64');
     await dims.press('Enter');
     await expect.poll(() => flowNode(page, 'input').locator('.node-sub').innerText()).toContain('[-1,64]');
-    await flowNode(page, 'output').click();
+    await selectNode(page, 'output');
     await dims.fill('-1, 256');
     await dims.press('Enter');
     await expect.poll(() => flowNode(page, 'output').locator('.node-sub').innerText()).toContain('[-1,256]');

@@ -4,7 +4,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { http } from '../support/server.ts';
 import { tempDir } from '../support/tempDir.ts';
 import { writePng } from './helpers/media.ts';
-import { flowNode, settle, startStudio, type Studio } from './helpers/studio.ts';
+import { flowNode, selectNode, settle, startStudio, type Studio } from './helpers/studio.ts';
 
 // Python models in the editor, against the real server and real python3 processes: the palette, the node, the
 // inspector's read-only model.py, and a run whose model logs a line or raises with a traceback that opens its line.
@@ -55,7 +55,7 @@ describe('Python models in the editor', () => {
 
   it('shows the backend and model.py on the node, and the path and highlighted source in the inspector', async () => {
     expect(await flowNode(page, 'text_boxes').locator('.fact').first().innerText()).toBe('python · model.py');
-    await flowNode(page, 'text_boxes').click();
+    await selectNode(page, 'text_boxes');
     expect(await page.getByTestId('model-backend').innerText()).toBe('python');
     expect(await page.getByTestId('model-file').innerText()).toBe('python_text_boxes/1/model.py');
     await page.getByRole('button', { name: 'View model.py' }).click();
