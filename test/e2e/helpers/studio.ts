@@ -71,8 +71,9 @@ export async function openStudio(
 export const flowNode = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
 
 /**
- * Clicks a node until the editor shows it selected. A click taken while the canvas frames the graph again (a load's
- * fit, a resize) can land beside the node, and a key pressed next would then act on nothing.
+ * Clicks a node until the editor shows it selected (up to 5 clicks). Under CI's load one click once left nothing
+ * selected (cause not found: the canvas re-framing under the pointer is the likeliest), and the Delete pressed next
+ * acted on nothing; a step that reads or acts on the selection must start from it.
  */
 export async function selectNode(page: Page, id: string): Promise<void> {
   const selected = page.locator(`.react-flow__node.selected[data-id="${id}"]`);
