@@ -8,7 +8,8 @@ import { startGrpcServer, type GrpcServer } from './grpc/server.ts';
 import { startServer, type RunningServer } from './main.ts';
 import { tempDir } from './testing/tempDir.ts';
 
-// Opens `n` connections at once, and 700 ms later writes how many of them the kernel completed to `file`.
+// Opens `n` connections at once, and 700 ms later writes how many of them the kernel completed to `file` (written
+// beside it and renamed: the waiting test must never read the file created but not yet written).
 const CONNECTOR = `
 const net = require('node:net');
 const fs = require('node:fs');
@@ -21,7 +22,8 @@ for (let i = 0; i < Number(n); i++) {
   sockets.push(s);
 }
 setTimeout(() => {
-  fs.writeFileSync(file, String(connected));
+  fs.writeFileSync(file + '.part', String(connected));
+  fs.renameSync(file + '.part', file);
   for (const s of sockets) s.destroy();
 }, 700);
 `;
