@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import type * as ort from 'onnxruntime-node';
 import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import type { Engine } from '../src/engine/index.ts';
+import { EVENT_LOOP_MODES, type EventLoopMode, describePriority, raiseEventLoop } from '../src/eventLoopPriority.ts';
 import type { Repository } from '../src/repo/types.ts';
 import type { ContenderProcess } from './contenderProcess.ts';
 import type { BenchReport } from './report.ts';
@@ -92,4 +93,19 @@ export function textImage(): Tensor {
       for (let x = 20; x < 600; x++) if ((x >> 3) % 3 !== 0) data.fill(0, (y * w + x) * 3, (y * w + x) * 3 + 3);
     return { datatype: 'UINT8', shape: [h, w, 3], data };
   }
+}
+
+/** The bench's event-loop setting, as `serve --event-loop` (`STUDIO_EVENT_LOOP`, default `realtime`). */
+export function benchEventLoopMode(): EventLoopMode {
+  const text = process.env.STUDIO_EVENT_LOOP ?? 'realtime';
+  if ((EVENT_LOOP_MODES as readonly string[]).includes(text)) return text as EventLoopMode;
+  throw new Error(`STUDIO_EVENT_LOOP expects ${EVENT_LOOP_MODES.join(', ')}, got "${text}"`);
+}
+
+/**
+ * As `serve` does: raises this process's event-loop thread (`eventLoopPriority.ts`) and says what it got.
+ * @example log(`engine: ${await raiseBenchEventLoop()}`)
+ */
+export async function raiseBenchEventLoop(): Promise<string> {
+  return describePriority(await raiseEventLoop(benchEventLoopMode()));
 }

@@ -11,9 +11,8 @@ import { ocrGraph } from '../src/testing/engineGraphs.ts';
 import { tensorToBytes } from '../src/http/kserveTensors.ts';
 import { Studio, type StudioEngine } from '../src/http/Studio.ts';
 import { startWorker } from '../src/workerScript.ts';
-import { shortenMainThreadSlice } from '../src/mainThreadSlice.ts';
 import { bareEchoClient, startBareEchoServer } from './bareGrpc.ts';
-import { type BenchContext, textImage } from './context.ts';
+import { type BenchContext, raiseBenchEventLoop, textImage } from './context.ts';
 import { measureBlocks, type Contender, type SelfTimed } from './measure.ts';
 import { median, perBlock } from './stats.ts';
 
@@ -34,7 +33,7 @@ export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
     head: { dynamic_batching: undefined },
   });
   repository.graphs.ocr = { ...ocrGraph('gate'), name: 'ocr' };
-  await shortenMainThreadSlice(); // as `serve` does (mainThreadSlice.ts); the bare echo shares this process
+  await raiseBenchEventLoop(); // as `serve` does; the bare echo shares this process
   const engine = await Engine.create({ repository });
   // The real engine; only the moment it hands over each response is noted.
   const produced: number[] = [];

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { disableOnnxRuntimeTelemetry } from '../src/cli/onnxTelemetry.ts';
 import { oldestBatchingBench } from './batching.ts';
-import type { BenchContext, HostName } from './context.ts';
+import { type BenchContext, type HostName, benchEventLoopMode } from './context.ts';
 import { ContenderProcess } from './contenderProcess.ts';
 import { fanoutBench } from './fanout.ts';
 import { grpcBench } from './grpc.ts';
@@ -58,9 +58,10 @@ async function main(): Promise<void> {
     node: process.version,
     blocks: BLOCKS,
     quick: QUICK,
+    event_loop: benchEventLoopMode(),
   };
   log(
-    `bench: ${machine.available_parallelism} CPUs available (affinity ${machine.cpu_affinity}), load ${machine.load_average_1m_at_start.toFixed(1)}, node ${machine.node}, ${BLOCKS} blocks${QUICK ? ', quick' : ''}`,
+    `bench: ${machine.available_parallelism} CPUs available (affinity ${machine.cpu_affinity}), event loop ${machine.event_loop}, load ${machine.load_average_1m_at_start.toFixed(1)}, node ${machine.node}, ${BLOCKS} blocks${QUICK ? ', quick' : ''}`,
   );
   disableOnnxRuntimeTelemetry();
   const report = new BenchReport(log);

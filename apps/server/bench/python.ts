@@ -9,10 +9,9 @@ import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { singleModelGraph } from '@ensemble-studio/core';
 import { pythonInterpreter } from '../src/engine/backends/python/autoComplete.ts';
 import { Engine } from '../src/engine/index.ts';
-import { shortenMainThreadSlice } from '../src/mainThreadSlice.ts';
 import { loadRepository } from '../src/repo/loadRepository.ts';
 import { barePython } from './barePython.ts';
-import type { BenchContext } from './context.ts';
+import { type BenchContext, raiseBenchEventLoop } from './context.ts';
 import { ContenderProcess, type Hosted } from './contenderProcess.ts';
 import { measureBlocks } from './measure.ts';
 import { benchScratchDir } from './scratchDir.ts';
@@ -93,7 +92,7 @@ export async function pythonEngineSide(quick: boolean): Promise<Hosted> {
   writeModel(scratch, 'burn1', BURN, 1);
   writeModel(scratch, 'burn2', BURN, 2);
   const repo = await loadRepository(scratch);
-  await shortenMainThreadSlice(); // as `serve` does (mainThreadSlice.ts)
+  await raiseBenchEventLoop(); // as `serve` does
   const engine = await Engine.create({ repository: repo });
   // One document per model, as the server keeps one per catalogue model: the engine prepares a graph once per document.
   const graphs = new Map<string, GraphDoc>();

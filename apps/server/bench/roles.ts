@@ -3,11 +3,10 @@
 // whichever scenarios run; a task's trials then run there, alone in that process.
 import { disableOnnxRuntimeTelemetry } from '../src/cli/onnxTelemetry.ts';
 import { Engine } from '../src/engine/index.ts';
-import { shortenMainThreadSlice } from '../src/mainThreadSlice.ts';
 import type { Repository } from '../src/repo/types.ts';
 import { realConfigs, writeEngineRepository } from '../src/testing/engineFixtureRepository.ts';
 import { batchingDirectTasks, batchingEngineTasks } from './batching.ts';
-import { type Side, textImage } from './context.ts';
+import { type Side, raiseBenchEventLoop, textImage } from './context.ts';
 import type { Role } from './contenderProcess.ts';
 import { directSessions } from './direct.ts';
 import { fanoutBareTasks, fanoutDirectTasks, fanoutEngineTasks } from './fanout.ts';
@@ -46,9 +45,7 @@ function side(o: RoleOptions, log: (line: string) => void): Side {
 /** An engine over the bench's repository, answering every scenario's engine side. */
 export const engineRole: Role<RoleOptions> = async (o, log) => {
   const s = side(o, log);
-  // As `serve` does: the event loop's thread asks for the kernel's shortest slice, to wake ahead of the workers.
-  const kept = await shortenMainThreadSlice();
-  if (kept) log(`engine: the event loop keeps its scheduler slice (${kept})`);
+  log(`engine: ${await raiseBenchEventLoop()}`); // as `serve` does
   // Every VAD stream keeps a run in flight: raise the default limit of 64 concurrent runs past the ramp's top.
   const engine = await Engine.create({ repository: s.repo, maxConcurrentRuns: 8192 });
   const e = { ...s, engine };

@@ -72,3 +72,13 @@ export function portValue(text: string, flag: string, allowOff = false): number 
   if (!(port <= 65535)) throw new UsageError(`--${flag} expects 0–65535${allowOff ? ' or off' : ''}, got "${text}"`);
   return port;
 }
+
+/**
+ * A flag whose value is one of `choices`; a UsageError naming them otherwise.
+ * @example choiceValue('slice', 'event-loop', ['realtime', 'slice', 'off']) // 'slice'
+ */
+export function choiceValue<T extends string>(text: string, flag: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(text)) return text as T;
+  const list = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}` : choices.join('');
+  throw new UsageError(`--${flag} expects ${list}, got "${text}"`);
+}

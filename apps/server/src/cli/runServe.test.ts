@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { cpSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeTestRepository } from '../testing/testRepository.ts';
@@ -140,6 +140,8 @@ describe('serve', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const [url, grpcAddress] = await new Promise<[string, string]>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
@@ -150,6 +152,17 @@ describe('serve', () => {
     });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(grpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+    // Its event loop was raised before it listened; where to real-time, every other thread (model workers
+    // included) stays at the fair policy.
+    expect(err).toMatch(/^event loop: (real-time|a 100 µs scheduler slice|default scheduling)/m);
+    if (/^event loop: real-time/m.test(err)) {
+      const policies = readdirSync(`/proc/${child.pid}/task`).map(
+        (tid) => [Number(tid), execFileSync('chrt', ['-p', tid], { encoding: 'utf8' }).split('\n')[0]!] as const,
+      );
+      expect(policies.length).toBeGreaterThan(5);
+      for (const [tid, policy] of policies)
+        expect(policy).toMatch(tid === child.pid ? /SCHED_RR\|SCHED_RESET_ON_FORK$/ : /SCHED_OTHER$/);
+    }
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
     const grpc = connectTestClient(grpcAddress);
     expect(await grpc.call('ServerLive', {})).toEqual({ live: true });

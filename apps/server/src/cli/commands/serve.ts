@@ -1,14 +1,14 @@
 import { DEFAULT_WEB_DIST, closeOnSignals, startServer } from '../../main.ts';
 import { startGrpcServer, type GrpcServer } from '../../grpc/server.ts';
-import { directoryValue, parseCommandArgs, portValue, str, userPath } from '../args.ts';
+import { choiceValue, directoryValue, parseCommandArgs, portValue, str, userPath } from '../args.ts';
 import { releaseHeldSignals } from '../heldSignals.ts';
 import type { CliIO } from '../io.ts';
-import { shortenMainThreadSlice } from '../../mainThreadSlice.ts';
+import { EVENT_LOOP_MODES, describePriority, raiseEventLoop } from '../../eventLoopPriority.ts';
 
 /**
- * `serve --repo DIR --port N --grpc-port N|0|off --host H [--token T] [--python PATH] [--import-root DIR]...`: prints
- * `listening on http://HOST:PORT` and `grpc listening on HOST:PORT` (KServe v2 gRPC, default 8001
- * as Triton's) and runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
+ * `serve --repo DIR --port N --grpc-port N|0|off --host H [--token T] [--python PATH] [--import-root DIR]...
+ * [--event-loop realtime|slice|off]`: prints `listening on http://HOST:PORT` and `grpc listening on HOST:PORT`
+ * (KServe v2 gRPC, default 8001 as Triton's) and runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
  */
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(
@@ -22,6 +22,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       web: { type: 'string' },
       python: { type: 'string' },
       'import-root': { type: 'string', multiple: true },
+      'event-loop': { type: 'string' },
     },
     0,
   );
@@ -37,8 +38,13 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const token = str(values, 'token', process.env.STUDIO_TOKEN);
   const web = str(values, 'web');
   const host = str(values, 'host', '127.0.0.1')!;
-  // The event loop wakes ahead of the model workers (mainThreadSlice.ts); without python3 it keeps its slice.
-  void shortenMainThreadSlice();
+  // The event loop wakes ahead of the model workers (eventLoopPriority.ts); without python3 it is left as it is.
+  const eventLoop = choiceValue(
+    str(values, 'event-loop', process.env.STUDIO_EVENT_LOOP ?? 'realtime')!,
+    'event-loop',
+    EVENT_LOOP_MODES,
+  );
+  const raised = raiseEventLoop(eventLoop);
   // The signals are handled from the start: a SIGTERM while the models load ends their loads (a stub in
   // `initialize` is killed) and exits as after listening, where Node's default would die at once.
   const stopping = new AbortController();
@@ -76,6 +82,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     throw err;
   }
   if (stopping.signal.aborted) return stopped.then(() => 0);
+  io.err(describePriority(await raised));
   io.out(`listening on ${server!.url}`);
   if (grpc) io.out(`grpc listening on ${grpc.address}`);
   for (const p of server!.studio.repository.problems) io.err(`warning: ${p.message}`);
