@@ -9,6 +9,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { disableOnnxRuntimeTelemetry } from '../src/cli/onnxTelemetry.ts';
 import { oldestBatchingBench } from './batching.ts';
 import { type BenchContext, type HostName, benchEventLoopMode } from './context.ts';
+import { availableCpus } from '../src/cpuBudget.ts';
 import { ContenderProcess } from './contenderProcess.ts';
 import { fanoutBench } from './fanout.ts';
 import { grpcBench } from './grpc.ts';
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
     blocks: BLOCKS,
     quick: QUICK,
     event_loop: benchEventLoopMode(),
+    available_cpus: availableCpus(),
   };
   log(
     `bench: ${machine.available_parallelism} CPUs available (affinity ${machine.cpu_affinity}), event loop ${machine.event_loop}, load ${machine.load_average_1m_at_start.toFixed(1)}, node ${machine.node}, ${BLOCKS} blocks${QUICK ? ', quick' : ''}`,

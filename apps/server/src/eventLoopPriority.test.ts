@@ -98,11 +98,15 @@ describe('raiseThread', () => {
 });
 
 describe('eventLoopPlan', () => {
-  it('asks for real-time on two CPUs or more, the slice on one, nothing when off', () => {
+  it('asks for real-time on two CPUs or more, the slice on fewer, nothing when off', () => {
     expect(eventLoopPlan('realtime', 2)).toEqual({ realtime: true });
     expect(eventLoopPlan('realtime', 1)).toEqual({
       realtime: false,
       notRealtime: 'one CPU: a real-time loop would starve the model workers',
+    });
+    expect(eventLoopPlan('realtime', 1.5)).toEqual({
+      realtime: false,
+      notRealtime: '1.5 CPUs: a real-time loop would starve the model workers',
     });
     expect(eventLoopPlan('slice', 16)).toEqual({ realtime: false });
     expect(eventLoopPlan('off', 16)).toBeUndefined();

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableCpus } from './cpuBudget.ts';
 import { pythonInterpreter } from './engine/backends/python/autoComplete.ts';
 
 // The event loop's thread wakes for every request and every result a worker posts back, and sleeps in between;
@@ -37,7 +37,7 @@ if want == "rt":
         os.sched_setscheduler(tid, os.SCHED_RR | os.SCHED_RESET_ON_FORK, os.sched_param(1))
         print("realtime")
         sys.exit(0)
-    except PermissionError as e:
+    except OSError as e:  # EPERM without the privilege; EINVAL where a control group has no real-time budget
         refused = os.strerror(e.errno)
 number = {"x86_64": 314, "aarch64": 274}.get(platform.machine())
 if number is None:
@@ -107,14 +107,17 @@ export const EVENT_LOOP_MODES = ['realtime', 'slice', 'off'] as const;
 export type EventLoopMode = (typeof EVENT_LOOP_MODES)[number];
 
 /**
- * Why one CPU keeps the fair policy: a real-time loop takes the CPU whenever it has work, and on one CPU its work can
- * grow with the backlog that the starved workers leave (the bench's real-time VAD streams at 1 core: chunks ~0.9 s
- * late from 25 streams, the kernel's fair-task reserve the only CPU the workers got; server README, "Event-loop lag").
+ * Why fewer than two CPUs keep the fair policy: a real-time loop takes the CPU whenever it has work, and with one
+ * CPU the workers then get little else (the bench's real-time VAD streams at 1 core: chunks ~0.9 s late from 25
+ * streams on, the kernel's fair-task reserve about all the workers got; server README, "Kept (2026-12-03,
+ * eighteenth session)").
  */
-const ONE_CPU = 'one CPU: a real-time loop would starve the model workers';
+const underTwo = (cpus: number) =>
+  `${cpus === 1 ? 'one CPU' : `${+cpus.toFixed(2)} CPUs`}: a real-time loop would starve the model workers`;
 
 /**
- * What `mode` asks of the kernel on `cpus` CPUs: real-time or not (and why not, where it was wanted); undefined for `off`.
+ * What `mode` asks of the kernel where the process may use `cpus` CPUs (`availableCpus`): real-time or not (and
+ * why not, where it was wanted); undefined for `off`.
  * @example eventLoopPlan('realtime', 1) // { realtime: false, notRealtime: 'one CPU: …' }
  */
 export function eventLoopPlan(
@@ -123,20 +126,20 @@ export function eventLoopPlan(
 ): { realtime: boolean; notRealtime?: string } | undefined {
   if (mode === 'off') return undefined;
   if (mode === 'slice') return { realtime: false };
-  return cpus >= 2 ? { realtime: true } : { realtime: false, notRealtime: ONE_CPU };
+  return cpus >= 2 ? { realtime: true } : { realtime: false, notRealtime: underTwo(cpus) };
 }
 
 let asked: Promise<ThreadPriority> | undefined;
 
 /**
  * Raises this process's event-loop thread as `mode` says (`eventLoopPlan`, `raiseThread`), once per process; `cpus`
- * is how many this process may run on. Nothing depends on it but how soon the loop wakes. Threads and processes
+ * is how many this process may use (its affinity, or its control group's cap where lower). Nothing depends on it but how soon the loop wakes. Threads and processes
  * started before it keep their own scheduling.
  * @example console.error(describePriority(await raiseEventLoop('realtime')))
  */
 export function raiseEventLoop(
   mode: EventLoopMode,
-  { python = pythonInterpreter(), cpus = availableParallelism() }: { python?: string; cpus?: number } = {},
+  { python = pythonInterpreter(), cpus = availableCpus() }: { python?: string; cpus?: number } = {},
 ): Promise<ThreadPriority> {
   const plan = eventLoopPlan(mode, cpus);
   asked ??= !plan
