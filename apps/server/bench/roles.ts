@@ -45,9 +45,9 @@ function side(o: RoleOptions, log: (line: string) => void): Side {
 /** An engine over the bench's repository, answering every scenario's engine side. */
 export const engineRole: Role<RoleOptions> = async (o, log) => {
   const s = side(o, log);
-  log(`engine: ${await raiseBenchEventLoop()}`); // as `serve` does
   // Every VAD stream keeps a run in flight: raise the default limit of 64 concurrent runs past the ramp's top.
   const engine = await Engine.create({ repository: s.repo, maxConcurrentRuns: 8192 });
+  log(`engine: ${await raiseBenchEventLoop()}`); // as `serve` does once it is up
   const e = { ...s, engine };
   return {
     tasks: {

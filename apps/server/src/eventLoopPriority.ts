@@ -133,8 +133,8 @@ let asked: Promise<ThreadPriority> | undefined;
 
 /**
  * Raises this process's event-loop thread as `mode` says (`eventLoopPlan`, `raiseThread`), once per process; `cpus`
- * is how many this process may use (its affinity, or its control group's cap where lower). Nothing depends on it but how soon the loop wakes. Threads and processes
- * started before it keep their own scheduling.
+ * is how many this process may use (its affinity, or its control group's cap where lower). Nothing depends on it
+ * but how soon the loop wakes. Threads and processes started before it keep their own scheduling.
  * @example console.error(describePriority(await raiseEventLoop('realtime')))
  */
 export function raiseEventLoop(

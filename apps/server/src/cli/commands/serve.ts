@@ -38,13 +38,13 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const token = str(values, 'token', process.env.STUDIO_TOKEN);
   const web = str(values, 'web');
   const host = str(values, 'host', '127.0.0.1')!;
-  // The event loop wakes ahead of the model workers (eventLoopPriority.ts); without python3 it is left as it is.
+  // The event loop is raised to wake ahead of the model workers (eventLoopPriority.ts) once the server is up: its
+  // start-up work needs no priority, and on a shared machine (a test suite's servers) it would take CPUs from others.
   const eventLoop = choiceValue(
     str(values, 'event-loop', process.env.STUDIO_EVENT_LOOP ?? 'realtime')!,
     'event-loop',
     EVENT_LOOP_MODES,
   );
-  const raised = raiseEventLoop(eventLoop);
   // The signals are handled from the start: a SIGTERM while the models load ends their loads (a stub in
   // `initialize` is killed) and exits as after listening, where Node's default would die at once.
   const stopping = new AbortController();
@@ -82,7 +82,8 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     throw err;
   }
   if (stopping.signal.aborted) return stopped.then(() => 0);
-  io.err(describePriority(await raised));
+  io.err(describePriority(await raiseEventLoop(eventLoop)));
+  if (stopping.signal.aborted) return stopped.then(() => 0);
   io.out(`listening on ${server!.url}`);
   if (grpc) io.out(`grpc listening on ${grpc.address}`);
   for (const p of server!.studio.repository.problems) io.err(`warning: ${p.message}`);
