@@ -33,8 +33,8 @@ export async function grpcBench(dir: string, ctx: BenchContext): Promise<void> {
     head: { dynamic_batching: undefined },
   });
   repository.graphs.ocr = { ...ocrGraph('gate'), name: 'ocr' };
-  await raiseBenchEventLoop(); // as `serve` does; the bare echo shares this process
   const engine = await Engine.create({ repository });
+  await raiseBenchEventLoop(); // as `serve` does once it is up; the bare echo shares this process
   // The real engine; only the moment it hands over each response is noted.
   const produced: number[] = [];
   const timed: StudioEngine = {

@@ -92,8 +92,8 @@ export async function pythonEngineSide(quick: boolean): Promise<Hosted> {
   writeModel(scratch, 'burn1', BURN, 1);
   writeModel(scratch, 'burn2', BURN, 2);
   const repo = await loadRepository(scratch);
-  await raiseBenchEventLoop(); // as `serve` does
   const engine = await Engine.create({ repository: repo });
+  await raiseBenchEventLoop(); // as `serve` does once it is up
   // One document per model, as the server keeps one per catalogue model: the engine prepares a graph once per document.
   const graphs = new Map<string, GraphDoc>();
   const graph = (m: string) => {
