@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { http } from '../support/server.ts';
 import { readLegibility } from './helpers/legibility.ts';
-import { settle, startStudio, type Studio } from './helpers/studio.ts';
+import { settle, launchChromium, startStudio, type Studio } from './helpers/studio.ts';
 
 // Every bundled example, opened as a new user opens it (palette and inspector open), must be readable without
 // zooming: node text ≥ 9 px on screen and titles ≥ 11 px, the whole graph in view.
@@ -16,10 +16,7 @@ let graphs: { name: string; nodes: number }[];
 
 beforeAll(async () => {
   studio = await startStudio();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--disable-gpu', '--disable-quic', '--disable-sync'],
-  });
+  browser = await launchChromium();
   graphs = (await http(`${studio.url}/api/graphs`)).json.graphs;
 });
 

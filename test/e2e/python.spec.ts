@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { http } from '../support/server.ts';
 import { tempDir } from '../support/tempDir.ts';
 import { writePng } from './helpers/media.ts';
-import { flowNode, selectNode, settle, startStudio, type Studio } from './helpers/studio.ts';
+import { flowNode, selectNode, settle, launchChromium, startStudio, type Studio } from './helpers/studio.ts';
 
 // Python models in the editor, against the real server and real python3 processes: the palette, the node, the
 // inspector's read-only model.py, and a run whose model logs a line or raises with a traceback that opens its line.
@@ -17,10 +17,7 @@ const dir = tempDir('studio-python-');
 
 beforeAll(async () => {
   studio = await startStudio();
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--disable-gpu', '--disable-quic', '--disable-sync'],
-  });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`${studio.url}/?graph=python-text-exit`);

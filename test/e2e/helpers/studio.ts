@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ROOT } from '../../support/mutate.ts';
 import { copyExamples, EXAMPLES_DIR, removeDir, spawnStudio } from '../../support/server.ts';
+import { tempDir } from '../../support/tempDir.ts';
 
 /** Builds apps/web/dist once when it is missing (the server serves it). */
 function ensureWebBuild(): void {
@@ -46,15 +47,25 @@ export interface BrowserSession {
   errors: string[];
 }
 
+/**
+ * Debian's Chromium with a temp directory of its own (TMPDIR), made outside a test so it goes when the spec file
+ * ends, after its afterAll hooks closed the browser: Chromium's own temp files (`.org.chromium.Chromium.*`) once
+ * outlived a run's browsers and failed the run's leftover check.
+ */
+export function launchChromium(args: string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--disable-gpu', '--disable-quic', '--disable-sync', ...args],
+    env: { ...process.env, TMPDIR: tempDir('chromium-') },
+  });
+}
+
 /** Chromium at 1280×800 on `url` (extra command-line `args`, e.g. a fake microphone), with page errors collected (a spec asserts there are none). */
 export async function openStudio(
   url: string,
   opts: { downloads?: boolean; args?: string[] } = {},
 ): Promise<BrowserSession> {
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--disable-gpu', '--disable-quic', '--disable-sync', ...(opts.args ?? [])],
-  });
+  const browser = await launchChromium(opts.args);
   const context = await browser.newContext({
     viewport: { width: 1280, height: 800 },
     acceptDownloads: opts.downloads ?? false,
