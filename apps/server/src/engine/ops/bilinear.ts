@@ -1,11 +1,3 @@
-/** A pixel rectangle of an image: top-left corner and size, all integers. */
-export interface Region {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
 /**
  * Half-pixel sample positions of a resize from `inN` to `outN` samples (align_corners = false,
  * OpenCV/PIL style): s = (o + 0.5) · inN/outN − 0.5, clamped to [0, inN − 1].
@@ -21,7 +13,7 @@ export function samplePositions(outN: number, inN: number): Float64Array {
  * i0 = floor(s), i1 = min(i0 + 1, inN − 1), f = s − i0. The generated numpy code
  * (compile/python/ops/common.ts) uses exactly this formula, so both agree bit for bit.
  */
-function axisSamples(outN: number, inN: number): { i0: Int32Array; i1: Int32Array; f: Float64Array } {
+export function axisSamples(outN: number, inN: number): { i0: Int32Array; i1: Int32Array; f: Float64Array } {
   const s = samplePositions(outN, inN);
   const i0 = Int32Array.from(s, Math.floor);
   const i1 = Int32Array.from(i0, (lo) => Math.min(lo + 1, inN - 1));
@@ -30,41 +22,20 @@ function axisSamples(outN: number, inN: number): { i0: Int32Array; i1: Int32Arra
 }
 
 /**
- * Bilinearly resizes `region` of a UINT8 HWC image (`width` pixels a row, `channels` channels)
- * to outH × outW and returns the unrounded HWC values as float64.
- * v = (p00·(1−fx) + p01·fx)·(1−fy) + (p10·(1−fx) + p11·fx)·fy.
- * @example resizeBilinear(img, 4, { x: 0, y: 0, w: 4, h: 2 }, 1, 2, 3) // a 1×2×3 Float64Array
+ * One channel's bilinear value from the indices of its four neighbours in `src`, in float64:
+ * (p00·(1−fx) + p01·fx)·(1−fy) + (p10·(1−fx) + p11·fx)·fy (the generated numpy code's order of operations).
+ * @example bilinearAt(Uint8Array.of(0, 100, 50, 150), 0, 1, 2, 3, 0.5, 0.5) // 75
  */
-export function resizeBilinear(
+export function bilinearAt(
   src: Uint8Array,
-  width: number,
-  region: Region,
-  outH: number,
-  outW: number,
-  channels: number,
-): Float64Array {
-  const out = new Float64Array(outH * outW * channels);
-  const ys = axisSamples(outH, region.h);
-  const xs = axisSamples(outW, region.w);
-  for (let oy = 0; oy < outH; oy++) {
-    const fy = ys.f[oy] ?? 0;
-    const r0 = ((ys.i0[oy] ?? 0) + region.y) * width;
-    const r1 = ((ys.i1[oy] ?? 0) + region.y) * width;
-    for (let ox = 0; ox < outW; ox++) {
-      const fx = xs.f[ox] ?? 0;
-      const c0 = (xs.i0[ox] ?? 0) + region.x;
-      const c1 = (xs.i1[ox] ?? 0) + region.x;
-      const o = (oy * outW + ox) * channels;
-      for (let c = 0; c < channels; c++) {
-        const p00 = src[(r0 + c0) * channels + c] ?? 0;
-        const p01 = src[(r0 + c1) * channels + c] ?? 0;
-        const p10 = src[(r1 + c0) * channels + c] ?? 0;
-        const p11 = src[(r1 + c1) * channels + c] ?? 0;
-        const top = p00 * (1 - fx) + p01 * fx;
-        const bottom = p10 * (1 - fx) + p11 * fx;
-        out[o + c] = top * (1 - fy) + bottom * fy;
-      }
-    }
-  }
-  return out;
+  i00: number,
+  i01: number,
+  i10: number,
+  i11: number,
+  fx: number,
+  fy: number,
+): number {
+  const top = src[i00]! * (1 - fx) + src[i01]! * fx;
+  const bottom = src[i10]! * (1 - fx) + src[i11]! * fx;
+  return top * (1 - fy) + bottom * fy;
 }

@@ -30,12 +30,14 @@ export const ctcDecode: OpImpl = {
   run(inputs, values, ctx) {
     const v = resolveValues('ctc_decode', values);
     const probs = input('ctc_decode', inputs, 'probs', 'FP32', 3);
-    const chars = [...dictionaryLines(ctx.readText(String(v.dictionary)))];
-    if (v.space_char === true) chars.push(' ');
+    // The cached lines themselves, not a copy (PP-OCR's has 6,623: a copy a call is ~50 KB of garbage); the
+    // space, when asked for, is the class after them.
+    const lines = dictionaryLines(ctx.readText(String(v.dictionary)));
+    const classes = lines.length + (v.space_char === true ? 1 : 0);
     const [n, t, c] = [dim(probs, 0), dim(probs, 1), dim(probs, 2)];
-    if (c !== chars.length + 1) {
+    if (c !== classes + 1) {
       throw new Error(
-        `ctc_decode: input 'probs' has ${c} classes but dictionary '${String(v.dictionary)}' gives ${chars.length + 1} (${chars.length} characters${v.space_char === true ? ' incl. space' : ''} + blank)`,
+        `ctc_decode: input 'probs' has ${c} classes but dictionary '${String(v.dictionary)}' gives ${classes + 1} (${classes} characters${v.space_char === true ? ' incl. space' : ''} + blank)`,
       );
     }
     const p = probs.data as Float32Array;
@@ -60,7 +62,7 @@ export const ctcDecode: OpImpl = {
           }
         }
         if (best !== 0 && best !== prev) {
-          text += chars[best - 1] ?? '';
+          text += best <= lines.length ? lines[best - 1]! : ' ';
           sum += bestP;
           kept++;
         }

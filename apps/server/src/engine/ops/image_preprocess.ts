@@ -1,5 +1,5 @@
 import type { Tensor } from '@ensemble-studio/core';
-import { resizeBilinear } from './bilinear.ts';
+import { axisSamples, bilinearAt } from './bilinear.ts';
 import { channelOrder, type ChannelOrder, dim, ensure, input, num, resolveValues } from './check.ts';
 import type { OpImpl } from './opTypes.ts';
 
@@ -25,14 +25,43 @@ function normalise(mode: string, v: number, c: number): number {
   return v / 255;
 }
 
-/** HWC float64 values (RGB) → normalised FP32 CHW planes, plane c read from source channel `order[c]`. */
-function normaliseResized(resized: Float64Array, mode: string, order: ChannelOrder): Float32Array {
-  const plane = resized.length / 3;
-  const out = new Float32Array(resized.length);
-  for (let c = 0; c < 3; c++) {
-    const base = c * plane;
-    const from = order[c]!;
-    for (let p = 0; p < plane; p++) out[base + p] = normalise(mode, resized[p * 3 + from]!, c);
+/**
+ * The bilinear resize (half-pixel, `axisSamples`) of a UINT8 HWC RGB image to outH × outW, each value computed
+ * in float64 as v = (p00·(1−fx) + p01·fx)·(1−fy) + (p10·(1−fx) + p11·fx)·fy, normalised and written straight
+ * into its FP32 CHW plane (plane c from source channel `order[c]`). One pass and no intermediate image: a
+ * float64 copy of the resized image would be fresh memory in a worker that seldom collects garbage (a 960 × 544
+ * image's is 12.5 MB, ~3,000 page faults: engine README, "Fresh pages in an op").
+ */
+function resizeNormalised(
+  src: Uint8Array,
+  w: number,
+  h: number,
+  outH: number,
+  outW: number,
+  mode: string,
+  order: ChannelOrder,
+): Float32Array {
+  const plane = outH * outW;
+  const out = new Float32Array(3 * plane);
+  const ys = axisSamples(outH, h);
+  const xs = axisSamples(outW, w);
+  const [f0, f1, f2] = order;
+  for (let oy = 0; oy < outH; oy++) {
+    const fy = ys.f[oy]!;
+    const r0 = ys.i0[oy]! * w;
+    const r1 = ys.i1[oy]! * w;
+    const row = oy * outW;
+    for (let ox = 0; ox < outW; ox++) {
+      const fx = xs.f[ox]!;
+      const p00 = (r0 + xs.i0[ox]!) * 3;
+      const p01 = (r0 + xs.i1[ox]!) * 3;
+      const p10 = (r1 + xs.i0[ox]!) * 3;
+      const p11 = (r1 + xs.i1[ox]!) * 3;
+      const at = row + ox;
+      out[at] = normalise(mode, bilinearAt(src, p00 + f0, p01 + f0, p10 + f0, p11 + f0, fx, fy), 0);
+      out[plane + at] = normalise(mode, bilinearAt(src, p00 + f1, p01 + f1, p10 + f1, p11 + f1, fx, fy), 1);
+      out[2 * plane + at] = normalise(mode, bilinearAt(src, p00 + f2, p01 + f2, p10 + f2, p11 + f2, fx, fy), 2);
+    }
   }
   return out;
 }
@@ -40,7 +69,7 @@ function normaliseResized(resized: Float64Array, mode: string, order: ChannelOrd
 /**
  * An image already at its target size: a bilinear resize to the same size is the identity (every
  * sample falls on a pixel centre), so each byte maps through a 256-entry table per channel, the same
- * numbers `normaliseResized` would compute, several times faster: fast enough to run inline (timings in
+ * numbers `resizeNormalised` would compute, several times faster: fast enough to run inline (timings in
  * bench/README.md).
  */
 function normaliseBytes(src: Uint8Array, mode: string, order: ChannelOrder): Float32Array {
@@ -89,11 +118,7 @@ export const imagePreprocess: OpImpl = {
     const out =
       outH === h && outW === w
         ? normaliseBytes(image.data as Uint8Array, mode, order)
-        : normaliseResized(
-            resizeBilinear(image.data as Uint8Array, w, { x: 0, y: 0, w, h }, outH, outW, 3),
-            mode,
-            order,
-          );
+        : resizeNormalised(image.data as Uint8Array, w, h, outH, outW, mode, order);
     const tensor: Tensor = { datatype: 'FP32', shape: [1, 3, outH, outW], data: out };
     const shapeInfo: Tensor = { datatype: 'FP32', shape: [4], data: Float32Array.of(h, w, outH / h, outW / w) };
     return { tensor, shape_info: shapeInfo };
