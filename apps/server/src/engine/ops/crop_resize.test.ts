@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { tensorFromJson } from '@ensemble-studio/core';
 import type { Tensor } from '@ensemble-studio/core';
 import { OPS } from './registry.ts';
+import { arrayBufferBytesDuring } from '../../testing/allocation.ts';
 import { cropWidths, quadSize } from './crop_resize.ts';
 
 const ctx = { readText: () => '' };
@@ -168,5 +169,15 @@ describe('crop_resize', () => {
       OPS.crop_resize.run({ image: img, boxes: tensorFromJson('FP32', [1, 4], [0, 0, 1, 1]) }, {}, ctx),
     ).toThrow(/crop_resize: input 'boxes'.*rank 3/);
     expect(() => run(img, [[0, 0, Number.NaN, 1]])).toThrow(/crop_resize: input 'boxes' holds a non-finite/);
+  });
+
+  it('allocates its output and no crop-sized scratch array (fresh pages in a worker)', () => {
+    const big = { datatype: 'UINT8', shape: [160, 640, 3], data: new Uint8Array(160 * 640 * 3).fill(200) } as Tensor;
+    const boxes = tensorFromJson('FP32', [2, 4, 2], [...corners([10, 10, 630, 60]), ...corners([10, 80, 400, 150])]);
+    const call = () => OPS.crop_resize.run({ image: big, boxes }, {}, ctx).crops!;
+    call();
+    const { result, bytes } = arrayBufferBytesDuring(call);
+    const output = (result.data as Float32Array).byteLength; // 2 × 3 × 48 × 596 floats: 686 KB
+    expect(bytes).toBeLessThan(output + 64 * 1024);
   });
 });
