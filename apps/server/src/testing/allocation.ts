@@ -12,3 +12,18 @@ export function arrayBufferBytesDuring<T>(fn: () => T): { result: T; bytes: numb
   const result = fn();
   return { result, bytes: process.memoryUsage().arrayBuffers - before };
 }
+
+/**
+ * The most ArrayBuffer memory any of `calls` calls of `fn` left allocated (`arrayBufferBytesDuring`) and the last
+ * result: a collection that happens to run inside one call cannot hide a scratch array from all of them.
+ * @example const { bytes } = mostArrayBufferBytes(() => op.run(inputs, values, ctx), 3);
+ */
+export function mostArrayBufferBytes<T>(fn: () => T, calls: number): { result: T; bytes: number } {
+  let last = arrayBufferBytesDuring(fn);
+  let bytes = last.bytes;
+  for (let i = 1; i < calls; i++) {
+    last = arrayBufferBytesDuring(fn);
+    bytes = Math.max(bytes, last.bytes);
+  }
+  return { result: last.result, bytes };
+}
