@@ -66,6 +66,7 @@ export async function executeRun(
       observed: req.onEvent !== undefined,
       groups: groups && deps.runFusion.groups(groups, graph.name),
     };
+    const fused = options.groups;
     if (req.requestedOutputs) options.requestedOutputs = req.requestedOutputs;
     if (req.requestId) options.requestId = req.requestId;
     if (responses.streamed) options.onResponse = responses.streamed;
@@ -73,6 +74,7 @@ export async function executeRun(
     for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
     const t0 = performance.now();
     const r = await scheduler.run();
+    if (groups && fused && r.status !== 'failed') deps.runFusion.record(groups, graph.name, fused, r.timings);
     deps.graphStats.of(graph.name).streamedResponses += r.partials;
     if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
     if (req.onEvent) emitEnd(runId, r, performance.now() - t0, emit);

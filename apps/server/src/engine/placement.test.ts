@@ -195,4 +195,19 @@ describe('Placer.fuse', () => {
     measured(q, 'post', 'op-worker', 0.4);
     expect(q.fuse(['pre', 'post'])).toBe(false);
   });
+
+  it("once both choices' cost to their group is measured, decides by those, not by the ops' own times", () => {
+    const p = new Placer();
+    measured(p, 'pre', 'fused', 0.8);
+    measured(p, 'pre', 'inline', 0.5); // the op alone is quicker on the main thread...
+    expect(p.fuse(['pre'])).toBe(false);
+    for (let i = 0; i <= WARMUP_RUNS; i++) {
+      p.recordUnit(['pre'], true, 1.8); // ...but its group took 1.8 ms beyond the model fused
+      p.recordUnit(['pre'], false, 3.2); // and 3.2 apart (its tensors handled on the main thread)
+    }
+    const d = decisions(EXPLORE_EVERY, () => (p.fuse(['pre']) ? 'fused' : 'apart'));
+    expect(d.split('').filter((x) => x === 'a')).toHaveLength(1); // apart only on the exploring decision
+    for (let i = 0; i < 5; i++) p.recordUnit(['pre'], false, 1.2);
+    expect(p.fuse(['pre'])).toBe(false); // apart measured cheaper: apart
+  });
 });

@@ -6,8 +6,14 @@ export function placementKey(graph: string, node: string): string {
   return `${graph}\u0000${node}`;
 }
 
-/** The places a cost is measured for. */
-export type Place = 'inline' | 'op-worker' | 'fused';
+/**
+ * The places a cost is measured for: an op node's compute inline, in an op worker or fused into its model's
+ * request; and, for a fusion unit (`unitKey`), what each choice cost its group ('fused', 'apart': `Placer.recordUnit`).
+ */
+export type Place = 'inline' | 'op-worker' | 'fused' | 'apart';
+
+/** The cost table's (and the decisions') key for a fusion unit of placement keys. */
+export const unitKey = (unit: string[]): string => `fuse\u0000${unit.join('\u0000')}`;
 
 /**
  * The longest an op may hold the event loop. Not a measurement of any machine: a responsiveness
@@ -218,16 +224,31 @@ export class Placer {
     return pick(this.apart(node), this.next(node));
   }
 
-  /** Whether the ops of `unit` (non-empty) run fused into their model's worker this time. */
+  /**
+   * Whether the ops of `unit` (non-empty) run fused into their model's worker this time. Once its group's cost
+   * under both choices is measured (`recordUnit`), those decide; until then, the ops' own times fused and apart.
+   */
   fuse(unit: string[]): boolean {
+    const key = unitKey(unit);
+    const { costs } = this;
+    const spanFused = costs.estimate(key, 'fused');
+    const spanApart = costs.estimate(key, 'apart');
+    if (spanFused !== undefined && spanApart !== undefined)
+      return pick(
+        [
+          { value: true, cost: spanFused, sampledAt: costs.sampledAt(key, 'fused'), allowed: true },
+          { value: false, cost: spanApart, sampledAt: costs.sampledAt(key, 'apart'), allowed: true },
+        ],
+        this.next(key),
+      );
     let fused: number | undefined = 0;
     let apart: number | undefined = 0;
     let fusedAt = Infinity;
     let apartAt = Infinity;
     for (const node of unit) {
-      const f = this.costs.estimate(node, 'fused');
+      const f = costs.estimate(node, 'fused');
       fused = f === undefined || fused === undefined ? undefined : fused + f;
-      fusedAt = Math.min(fusedAt, this.costs.sampledAt(node, 'fused'));
+      fusedAt = Math.min(fusedAt, costs.sampledAt(node, 'fused'));
       const known = this.apart(node).filter((c) => c.allowed && c.cost !== undefined);
       const best = known.length > 0 ? known.reduce((a, c) => (c.cost! < a.cost! ? c : a)) : undefined;
       apart = best === undefined || apart === undefined ? undefined : apart + best.cost!;
@@ -238,8 +259,22 @@ export class Placer {
         { value: true, cost: fused, sampledAt: fusedAt, allowed: true },
         { value: false, cost: apart, sampledAt: apartAt, allowed: true },
       ],
-      this.next(`fuse\u0000${unit.join('\u0000')}`),
+      this.next(key),
     );
+  }
+
+  /**
+   * What running `unit` fused or apart cost its group in one finished run (`RunFusion.record`): the group's span,
+   * from its first member's start to its last member's end, less its model's compute and queueing, plus the time
+   * its members held the event loop (taken from every other run in flight). Unlike the ops' own times it holds
+   * everything the choice changes: apart, the main thread makes and sends the model's input and takes its whole
+   * output back (an early exit's 1.2 MB preprocessed image and 400 KB probability map; engine README, "Fusion
+   * decided by what it costs the group").
+   */
+  recordUnit(unit: string[], fused: boolean, ms: number): void {
+    const key = unitKey(unit);
+    const place = fused ? 'fused' : 'apart';
+    this.costs.record(key, place, ms, `${key}@${place}`);
   }
 
   private apart(node: string): Candidate<'inline' | 'op-worker'>[] {

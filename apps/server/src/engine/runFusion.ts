@@ -1,3 +1,4 @@
+import type { NodeTiming } from '@ensemble-studio/core';
 import { fusionUnits, trimGroup, type FusedGroup } from './fusion.ts';
 import { placementKey, type Placer } from './placement.ts';
 
@@ -54,6 +55,49 @@ export class RunFusion {
       memo.byChoice.set(choice, groups);
     }
     return groups;
+  }
+
+  /**
+   * Records what each fusion unit's choice cost in a finished run of `plan` that fused `groups` (what `groups`
+   * returned): per planned group whose model ran, its span (first member's start to last member's end) less the
+   * model's compute and its members' queueing, plus what its members took of the event loop, for each unit as
+   * fused or apart (`Placer.recordUnit`). A unit whose choice was forced (it reads a unit that ran apart) is not
+   * recorded.
+   */
+  record(plan: Map<string, FusedGroup>, graph: string, groups: Map<string, FusedGroup>, timings: NodeTiming[]): void {
+    const memo = this.memo.get(plan);
+    if (!memo) return;
+    const fused = new Set<string>();
+    for (const g of groups.values()) for (const m of g.members) if (m.kind !== 'model') fused.add(m.id);
+    for (const { group, units, reads } of memo.units) {
+      let modelMs: number | undefined;
+      let queuedMs = 0;
+      let loopMs = 0;
+      let start = Infinity;
+      let end = -Infinity;
+      for (const t of timings) {
+        const member = group.members.find((m) => m.id === t.nodeId);
+        if (!member) continue;
+        if (member.kind === 'model') modelMs = t.computeMs;
+        queuedMs += t.queueMs; // a fused request's queueing is on its first member
+        if (t.placement === 'inline') loopMs += t.computeMs;
+        start = Math.min(start, t.startMs);
+        end = Math.max(end, t.endMs);
+      }
+      if (modelMs === undefined) continue;
+      // The event loop's time counts twice: in the span (this run waited for it) and again as the time it took
+      // from every other run in flight (their events, their next requests).
+      const ms = end - start - modelMs - queuedMs + loopMs;
+      const isFused = units.map((u) => fused.has(u[0]!));
+      units.forEach((unit, j) => {
+        if (reads[j]!.every((i) => isFused[i]))
+          this.placer.recordUnit(
+            unit.map((id) => placementKey(graph, id)),
+            isFused[j]!,
+            ms,
+          );
+      });
+    }
   }
 }
 

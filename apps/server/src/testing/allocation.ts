@@ -7,7 +7,7 @@
  * would only make the count smaller).
  * @example const { bytes } = arrayBufferBytesDuring(() => op.run(inputs, values, ctx));
  */
-export function arrayBufferBytesDuring<T>(fn: () => T): { result: T; bytes: number } {
+function arrayBufferBytesDuring<T>(fn: () => T): { result: T; bytes: number } {
   const before = process.memoryUsage().arrayBuffers;
   const result = fn();
   return { result, bytes: process.memoryUsage().arrayBuffers - before };
