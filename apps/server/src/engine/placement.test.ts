@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CostTable,
   EXPLORE_EVERY,
+  MAX_EXPLORE_GAP,
   LOOP_BLOCK_BUDGET_MS,
   pick,
   Placer,
@@ -27,23 +28,21 @@ const hop = (p: Placer, ms: number) => p.costs.recordHop(ms);
 
 describe('pick', () => {
   it('takes the first allowed while none has a cost, then one without a cost only when its proxy beats the cheapest', () => {
-    expect(pick([c('a', undefined, -1, false), c('b', undefined, -1), c('c', undefined, -1)], 1)).toBe('b');
-    expect(pick([c('a', 1, 1), c('b', undefined, -1), c('c', undefined, -1)], 1)).toBe('a');
-    expect(pick([c('a', 1, 1), { ...c('b', undefined, -1), proxy: 0.5 }], 1)).toBe('b');
-    expect(pick([c('a', 1, 1), { ...c('b', undefined, -1), proxy: 1 }], 1)).toBe('a');
-    expect(pick([c('a', 1, 1), { ...c('b', undefined, -1, false), proxy: 0.5 }], 1)).toBe('a');
+    expect(pick([c('a', undefined, -1, false), c('b', undefined, -1), c('c', undefined, -1)], false)).toBe('b');
+    expect(pick([c('a', 1, 1), c('b', undefined, -1), c('c', undefined, -1)], false)).toBe('a');
+    expect(pick([c('a', 1, 1), { ...c('b', undefined, -1), proxy: 0.5 }], false)).toBe('b');
+    expect(pick([c('a', 1, 1), { ...c('b', undefined, -1), proxy: 1 }], false)).toBe('a');
+    expect(pick([c('a', 1, 1), { ...c('b', undefined, -1, false), proxy: 0.5 }], false)).toBe('a');
   });
 
-  it('takes the cheapest allowed, and on every EXPLORE_EVERY-th decision the other sampled longest ago', () => {
+  it('takes the cheapest allowed, and on an exploring decision the other allowed one sampled longest ago', () => {
     const cs = [c('a', 3, 5), c('b', 1, 9), c('c', 2, 7), c('d', 0.5, 1, false)];
-    expect(pick(cs, 1)).toBe('b');
-    expect(pick(cs, EXPLORE_EVERY - 1)).toBe('b');
-    expect(pick(cs, EXPLORE_EVERY)).toBe('a');
-    expect(pick(cs, 2 * EXPLORE_EVERY)).toBe('a');
+    expect(pick(cs, false)).toBe('b');
+    expect(pick(cs, true)).toBe('a');
   });
 
   it('falls back to the first candidate when none is allowed', () => {
-    expect(pick([c('a', 1, 1, false), c('b', 0, 1, false)], 1)).toBe('a');
+    expect(pick([c('a', 1, 1, false), c('b', 0, 1, false)], false)).toBe('a');
   });
 });
 
@@ -157,6 +156,42 @@ describe('Placer.opPlace after a cold first run', () => {
     expect(decisions(EXPLORE_EVERY, () => p.opPlace('ctc'))).toBe('o'.repeat(EXPLORE_EVERY - 1) + 'i');
     for (let i = 0; i < 10; i++) measured(p, 'ctc', 'inline', LOOP_BLOCK_BUDGET_MS / 4);
     expect(p.opPlace('ctc')).toBe('inline');
+  });
+});
+
+describe('Placer exploration schedule', () => {
+  /** The decisions (1-based) among the first `n` of op `node` that ran it somewhere other than `usual`. */
+  const explored = (p: Placer, node: string, n: number, usual: string) =>
+    Array.from({ length: n }, (_, i) => (p.opPlace(node) === usual ? 0 : i + 1)).filter((d) => d > 0);
+
+  it('waits twice as long after each exploration that left the choice as it was, up to MAX_EXPLORE_GAP', () => {
+    const p = new Placer();
+    measured(p, 'ctc', 'inline', 0.2);
+    measured(p, 'ctc', 'op-worker', 0.05);
+    hop(p, 0.18);
+    const gaps = [EXPLORE_EVERY, EXPLORE_EVERY, 2 * EXPLORE_EVERY, 4 * EXPLORE_EVERY, 8 * EXPLORE_EVERY];
+    const capped = [...gaps.map((g) => Math.min(g, MAX_EXPLORE_GAP)), MAX_EXPLORE_GAP, MAX_EXPLORE_GAP];
+    const at = capped.map((_, k) => capped.slice(0, k + 1).reduce((a, b) => a + b, 0));
+    expect(explored(p, 'ctc', at.at(-1)!, 'inline')).toEqual(at);
+  });
+
+  it('starts again from EXPLORE_EVERY when an exploration finds another place cheapest', () => {
+    const p = new Placer();
+    measured(p, 'ctc', 'inline', 0.2);
+    measured(p, 'ctc', 'op-worker', 0.05);
+    hop(p, 0.18);
+    expect(explored(p, 'ctc', 4 * EXPLORE_EVERY, 'inline')).toEqual([
+      EXPLORE_EVERY,
+      2 * EXPLORE_EVERY,
+      4 * EXPLORE_EVERY,
+    ]);
+    // The hop got quick: the op worker is now cheapest (0.05 + 0.01 < 0.2), found at the next exploration.
+    hop(p, 0.01);
+    for (let i = 0; i < 5; i++) hop(p, 0.01);
+    const next = explored(p, 'ctc', 8 * EXPLORE_EVERY, 'op-worker');
+    // The op worker is the choice at once (by its cost, no exploration needed). The exploration already due (the
+    // 128th decision, the 64th here) finds it cheapest where the one before found inline: the wait starts again.
+    expect(next.slice(0, 3)).toEqual([4 * EXPLORE_EVERY, 5 * EXPLORE_EVERY, 7 * EXPLORE_EVERY]);
   });
 });
 

@@ -23,10 +23,21 @@ export const unitKey = (unit: string[]): string => `fuse\u0000${unit.join('\u000
 export const LOOP_BLOCK_BUDGET_MS = 1;
 
 /**
- * Exploration: every EXPLORE_EVERY-th decision of a node runs it in the place whose estimate is
- * oldest, so an estimate that went stale (JIT warm-up, other load on the machine) is measured again.
+ * Exploration: a node's EXPLORE_EVERY-th decision runs it in the place whose estimate is oldest, so an estimate
+ * that went stale (JIT warm-up, other load on the machine) is measured again. Each exploration that finds the
+ * same place cheapest as the one before it doubles the wait to the next, up to MAX_EXPLORE_GAP decisions; one
+ * that finds another cheapest starts again from EXPLORE_EVERY. An exploration costs a run its better place (an
+ * early exit's preprocess and DB apart from det: +1–2 ms, or a 7–14 ms page-faulting probe of preprocess on the
+ * event loop), so once the choice has held a few times it is re-checked rarely, not every 16th run.
  */
 export const EXPLORE_EVERY = 16;
+
+/**
+ * The longest wait between two explorations of a node, in decisions: how long a choice that has held stands
+ * unchecked (~8 s of a stream's 31 chunks a second; ~4 s of back-to-back early exits). A bound on staleness,
+ * not a measurement of any machine.
+ */
+export const MAX_EXPLORE_GAP = 256;
 
 /**
  * Samples behind an estimate: their median, so one run descheduled by other load on the machine (tens of
@@ -175,32 +186,49 @@ export interface Candidate<T> {
   proxy?: number | undefined;
 }
 
+/** The cheapest allowed candidate with a cost, if any. */
+function cheapest<T>(candidates: Candidate<T>[]): Candidate<T> | undefined {
+  let best: Candidate<T> | undefined;
+  for (const c of candidates)
+    if (c.allowed && c.cost !== undefined && (best === undefined || c.cost < best.cost!)) best = c;
+  return best;
+}
+
 /**
  * Picks among `candidates`: while none allowed has a cost, the first allowed (the order is the
  * preference); then one without a cost whose `proxy` is below the cheapest cost (likely better: try it
- * now); on every EXPLORE_EVERY-th decision (`decision` counts from 1) the one, other than the cheapest,
- * allowed or `probe`, run longest ago; otherwise the cheapest allowed. Deterministic: no clock, no random.
- * @example pick([{ value: 'a', cost: 2, sampledAt: 1, allowed: true }, { value: 'b', cost: 1, sampledAt: 2, allowed: true }], 1) // 'b'
+ * now); on an exploring decision (`explore`) the one, other than the cheapest, allowed or `probe`, run
+ * longest ago; otherwise the cheapest allowed. Deterministic: no clock, no random.
+ * @example pick([{ value: 'a', cost: 2, sampledAt: 1, allowed: true }, { value: 'b', cost: 1, sampledAt: 2, allowed: true }], false) // 'b'
  */
-export function pick<T>(candidates: Candidate<T>[], decision: number): T {
+export function pick<T>(candidates: Candidate<T>[], explore: boolean): T {
   // Loops, not filter/reduce: an inline op of a stream is placed once per chunk.
-  let firstAllowed: Candidate<T> | undefined;
-  let best: Candidate<T> | undefined;
-  for (const c of candidates) {
-    if (!c.allowed) continue;
-    firstAllowed ??= c;
-    if (c.cost !== undefined && (best === undefined || c.cost < best.cost!)) best = c;
+  const best = cheapest(candidates);
+  if (!best) {
+    for (const c of candidates) if (c.allowed) return c.value;
+    return candidates[0]!.value;
   }
-  if (!best) return (firstAllowed ?? candidates[0]!).value;
   for (const c of candidates)
     if (c.allowed && c.cost === undefined && c.proxy !== undefined && c.proxy < best.cost!) return c.value;
-  if (decision % EXPLORE_EVERY === 0) {
+  if (explore) {
     let oldest: Candidate<T> | undefined;
     for (const c of candidates)
       if (c !== best && (c.allowed || c.probe) && (oldest === undefined || c.sampledAt < oldest.sampledAt)) oldest = c;
     if (oldest) return oldest.value;
   }
   return best.value;
+}
+
+/** When a node's next exploration is due (`Placer.decide`). */
+interface Schedule {
+  /** Decisions so far. */
+  n: number;
+  /** The decision that explores next. */
+  due: number;
+  /** Decisions between the last exploration and the next. */
+  gap: number;
+  /** The cheapest place at the last exploration. */
+  best: unknown;
 }
 
 /**
@@ -213,15 +241,16 @@ export function pick<T>(candidates: Candidate<T>[], decision: number): T {
  *   when the sum of their fused times is below the sum of their best times apart. Running apart is first
  *   tried on an exploring decision, not at once: apart, an op cannot beat its fused time by more than the
  *   difference between threads, and until measured it would cost a hop.
- * Each decision explores by `pick`'s rule, so every estimate keeps being measured.
+ * Each decision explores by `pick`'s rule when its schedule says (EXPLORE_EVERY, then up to MAX_EXPLORE_GAP while
+ * the choice holds), so every estimate keeps being measured.
  */
 export class Placer {
   readonly costs = new CostTable();
-  private readonly decisions = new Recent<number>();
+  private readonly schedules = new Recent<Schedule>();
 
   /** Where op `node` runs, apart from its model, this time. */
   opPlace(node: string): 'inline' | 'op-worker' {
-    return pick(this.apart(node), this.next(node));
+    return this.decide(node, this.apart(node));
   }
 
   /**
@@ -234,13 +263,10 @@ export class Placer {
     const spanFused = costs.estimate(key, 'fused');
     const spanApart = costs.estimate(key, 'apart');
     if (spanFused !== undefined && spanApart !== undefined)
-      return pick(
-        [
-          { value: true, cost: spanFused, sampledAt: costs.sampledAt(key, 'fused'), allowed: true },
-          { value: false, cost: spanApart, sampledAt: costs.sampledAt(key, 'apart'), allowed: true },
-        ],
-        this.next(key),
-      );
+      return this.decide(key, [
+        { value: true, cost: spanFused, sampledAt: costs.sampledAt(key, 'fused'), allowed: true },
+        { value: false, cost: spanApart, sampledAt: costs.sampledAt(key, 'apart'), allowed: true },
+      ]);
     let fused: number | undefined = 0;
     let apart: number | undefined = 0;
     let fusedAt = Infinity;
@@ -254,13 +280,10 @@ export class Placer {
       apart = best === undefined || apart === undefined ? undefined : apart + best.cost!;
       apartAt = Math.min(apartAt, best?.sampledAt ?? -1);
     }
-    return pick(
-      [
-        { value: true, cost: fused, sampledAt: fusedAt, allowed: true },
-        { value: false, cost: apart, sampledAt: apartAt, allowed: true },
-      ],
-      this.next(key),
-    );
+    return this.decide(key, [
+      { value: true, cost: fused, sampledAt: fusedAt, allowed: true },
+      { value: false, cost: apart, sampledAt: apartAt, allowed: true },
+    ]);
   }
 
   /**
@@ -305,9 +328,18 @@ export class Placer {
     ];
   }
 
-  private next(key: string): number {
-    const n = (this.decisions.get(key) ?? 0) + 1;
-    this.decisions.set(key, n);
-    return n;
+  /** `key`'s next decision among `candidates` (`pick`), exploring when its schedule says so (MAX_EXPLORE_GAP). */
+  private decide<T>(key: string, candidates: Candidate<T>[]): T {
+    let s = this.schedules.get(key);
+    if (!s) this.schedules.set(key, (s = { n: 0, due: EXPLORE_EVERY, gap: EXPLORE_EVERY, best: undefined }));
+    else this.schedules.set(key, s); // most recently used
+    const explore = ++s.n >= s.due;
+    if (explore) {
+      const best = cheapest(candidates)?.value;
+      s.gap = best !== undefined && best === s.best ? Math.min(2 * s.gap, MAX_EXPLORE_GAP) : EXPLORE_EVERY;
+      s.best = best;
+      s.due = s.n + s.gap;
+    }
+    return pick(candidates, explore);
   }
 }
