@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
 import { OpRunner } from './OpRunner.ts';
-import { LOOP_BLOCK_BUDGET_MS, WARMUP_RUNS } from './placement.ts';
+import { WARMUP_RUNS } from './costTable.ts';
+import { LOOP_BLOCK_BUDGET_MS } from './placement.ts';
 import { tempDir } from '../testing/tempDir.ts';
 
 describe('OpRunner placement', () => {

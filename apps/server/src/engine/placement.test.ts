@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CostTable,
-  EXPLORE_EVERY,
-  MAX_EXPLORE_GAP,
-  LOOP_BLOCK_BUDGET_MS,
-  pick,
-  Placer,
-  placementKey,
-  WARMUP_RUNS,
-} from './placement.ts';
+import { CostTable, WARMUP_RUNS } from './costTable.ts';
+import { EXPLORE_EVERY, MAX_EXPLORE_GAP, LOOP_BLOCK_BUDGET_MS, pick, Placer, placementKey } from './placement.ts';
 
 const c = <T>(value: T, cost: number | undefined, sampledAt: number, allowed = true) => ({
   value,
@@ -185,7 +177,7 @@ describe('Placer exploration schedule', () => {
       2 * EXPLORE_EVERY,
       4 * EXPLORE_EVERY,
     ]);
-    // The hop got quick: the op worker is now cheapest (0.05 + 0.01 < 0.2), found at the next exploration.
+    // The hop got quick: the op worker is now cheapest (0.05 + 0.01 < 0.2).
     hop(p, 0.01);
     for (let i = 0; i < 5; i++) hop(p, 0.01);
     const next = explored(p, 'ctc', 8 * EXPLORE_EVERY, 'op-worker');

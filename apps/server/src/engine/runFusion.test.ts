@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { NodeTiming } from '@ensemble-studio/core';
 import { ocrGraph } from '../testing/engineGraphs.ts';
 import { planFusion } from './fusion.ts';
-import { Placer, placementKey, unitKey, WARMUP_RUNS } from './placement.ts';
+import { WARMUP_RUNS } from './costTable.ts';
+import { Placer, placementKey, unitKey } from './placement.ts';
 import { RunFusion } from './runFusion.ts';
 
 const at = (nodeId: string, startMs: number, endMs: number, computeMs: number, extra: Partial<NodeTiming> = {}) =>
