@@ -1,7 +1,10 @@
 import type { DataType, TensorData, TensorSummary } from '@ensemble-studio/core';
 import type { TensorLimits } from '../../types.ts';
 
-/** A tensor crossing the thread boundary; numeric data travels in the transfer list. */
+/**
+ * A tensor crossing the thread boundary: to a worker its buffer moves (the transfer list), back from one it is copied
+ * (a worker never detaches a buffer: idleCollection.ts).
+ */
 export interface PortableTensor {
   datatype: DataType;
   shape: number[];
