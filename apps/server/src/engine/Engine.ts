@@ -159,7 +159,11 @@ export class Engine {
       return failed(runId, emit, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
     } finally {
       this.graphStats.record(req.graph.name, status, performance.now() - t0);
-      if (--this.activeRuns === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+      if (--this.activeRuns === 0) {
+        this.models.engineIdle();
+        this.ops.engineIdle();
+        for (const wake of this.idleWaiters.splice(0)) wake();
+      }
     }
   }
 

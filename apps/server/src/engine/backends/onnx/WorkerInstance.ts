@@ -25,6 +25,8 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   private nextId = 1;
   private pending = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
   private closing = false;
+  /** A request was sent since the last `collect` message (an instance that served nothing is not woken). */
+  private served = false;
   state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';
   loaded: Loaded | undefined;
 
@@ -105,10 +107,18 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     if (!worker || this.state !== 'ready')
       return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
     const id = this.nextId++;
+    this.served = true;
     return new Promise<Result>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ ...body, id } as ToWorker, transfer);
     });
+  }
+
+  /** Asks the worker to collect what its requests left, once it has nothing else to do (idleCollection.ts). */
+  engineIdle(): void {
+    if (!this.served || !this.worker || this.state !== 'ready') return;
+    this.served = false;
+    this.worker.postMessage({ type: 'collect' } satisfies ToWorker);
   }
 
   /** Fault injection: makes the worker exit abruptly, as a native crash would. */

@@ -10,10 +10,13 @@ function recorded(): { idle: IdleCollector; runs: string[] } {
 }
 
 describe('IdleCollector', () => {
-  it('collects the young generation at the next idle turn after a reply over the threshold', async () => {
+  it('collects the young generation at the next idle turn once the engine is idle', async () => {
     const { idle, runs } = recorded();
     idle.replied(COLLECT_ABOVE_BYTES + 1);
-    expect(runs).toEqual([]); // never inside the reply's own turn
+    await sleep(5);
+    expect(runs).toEqual([]); // not while a run may still be in flight
+    idle.engineIdle();
+    expect(runs).toEqual([]); // nor inside the message's own turn
     await sleep(5);
     expect(runs).toEqual(['minor']);
   });
@@ -23,32 +26,38 @@ describe('IdleCollector', () => {
     const third = Math.ceil(COLLECT_ABOVE_BYTES / 3);
     idle.replied(third);
     idle.replied(third);
+    idle.engineIdle();
     await sleep(5);
     expect(runs).toEqual([]);
     idle.replied(third);
+    idle.engineIdle();
     await sleep(5);
     expect(runs).toEqual(['minor']);
     idle.replied(third); // the count starts again after a collection
+    idle.engineIdle();
     await sleep(5);
     expect(runs).toEqual(['minor']);
   });
 
-  it('holds off while a request is being served and collects after the next reply', async () => {
+  it('holds off when a request arrives first, keeping what is owed for the next idle engine', async () => {
     const { idle, runs } = recorded();
     idle.replied(COLLECT_ABOVE_BYTES * 2);
-    idle.busy(); // the next request arrived before the thread was idle
+    idle.engineIdle();
+    idle.busy(); // the next request arrived before the thread's next turn
     await sleep(5);
     expect(runs).toEqual([]);
-    idle.replied(0); // what the first request left is still owed
+    idle.replied(0);
+    idle.engineIdle();
     await sleep(5);
     expect(runs).toEqual(['minor']);
   });
 
-  it('collects in full after a failed request, whatever its size', async () => {
+  it('collects in full after a failed request, without waiting for the engine to be idle', async () => {
     const { idle, runs } = recorded();
     idle.failed();
     await sleep(5);
     idle.replied(COLLECT_ABOVE_BYTES + 1);
+    idle.engineIdle();
     await sleep(5);
     expect(runs).toEqual(['major', 'minor']);
   });

@@ -2,7 +2,7 @@
 // ~30 % slower for the rest of its life (V8 drops its "array buffers are never detached" assumption and checks each
 // access; engine README, "A detached buffer slows every op in its thread"). So a worker's replies are copied by
 // `postMessage`, not moved, and what a request brought or made is freed by a young-generation collection once the
-// worker has nothing else to do, rather than by moving it to a closed port.
+// engine has no run in flight, rather than by moving it to a closed port.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -41,10 +41,12 @@ export function tensorBytes(tensors: Iterable<{ data: unknown }>): number {
 }
 
 /**
- * Collects requests' garbage once the thread is idle: `replied(bytes)` after each reply arms a collection for the
- * next timer turn once the requests since the last collection held more than COLLECT_ABOVE_BYTES; `busy()` (a
- * request arrived) holds it off until the next reply, so a collection never delays a request that is waiting.
- * @example const idle = new IdleCollector(v8Collection()); port.on('message', () => idle.busy()); … idle.replied(bytes)
+ * Collects what requests left once the worker is idle. `replied(bytes)` after each reply counts what the request
+ * held; `engineIdle()` (the engine has no run in flight) collects the young generation at the thread's next timer
+ * turn once that count passes COLLECT_ABOVE_BYTES; `busy()` (a request arrived) holds an armed collection off until the
+ * engine is idle again, so a collection never delays a request that is waiting, nor a run in flight elsewhere in the
+ * process. Under load that never leaves the engine idle, V8's own collections (set off by external memory) take over.
+ * @example const idle = new IdleCollector(v8Collection()); // then replied(n) after a reply, busy() per message, …
  */
 export class IdleCollector {
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -57,19 +59,23 @@ export class IdleCollector {
   /** A reply was posted for a request whose tensors took `bytes`. */
   replied(bytes: number): void {
     this.owed += bytes;
+  }
+
+  /** The engine has no run in flight. */
+  engineIdle(): void {
     if (this.owed > COLLECT_ABOVE_BYTES) this.arm();
   }
 
   /**
-   * A request failed: what it made is collected in full at the next idle turn, whatever its size (an output refused
-   * for the server's limits may be gigabytes, and may have lived long enough to leave the young generation).
+   * A request failed: what it made is collected in full at the next idle turn, whatever its size and whatever else
+   * runs (an output refused for the server's limits may be gigabytes, and may have left the young generation).
    */
   failed(): void {
     this.type = 'major';
     this.arm();
   }
 
-  /** A request arrived: an armed collection waits for the next reply (what it owes is kept). */
+  /** A request arrived: an armed collection waits for the engine to be idle again (what is owed is kept). */
   busy(): void {
     if (this.timer === undefined) return;
     clearTimeout(this.timer);

@@ -171,7 +171,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const computeNs = Number(process.hrtime.bigint() - t0);
   await checkOutputs(outputs);
   sendResult(msg.id, fromOrt(outputs), computeNs, msg.summarize);
-  // The reply copied what it sends, and this thread keeps nothing of a request: collect it once idle.
+  // The reply copied what it sends, and this thread keeps nothing of a request: collected once the engine is idle.
   idle.replied(tensorBytes([...Object.values(msg.feeds), ...Object.values(outputs)]));
 }
 
@@ -207,6 +207,7 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
 }
 
 port.on('message', (msg: ToWorker) => {
+  if (msg.type === 'collect') return idle.engineIdle();
   idle.busy();
   if (msg.type === 'crash') process.exit(70);
   if (msg.type === 'stop') process.exit(0);

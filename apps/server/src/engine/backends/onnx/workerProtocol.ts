@@ -59,6 +59,8 @@ export interface StageResult {
 /** Main → worker. */
 export type ToWorker =
   | { type: 'load'; spec: LoadSpec }
+  /** The engine has no run in flight: collect what the requests since the last collection left (idleCollection.ts). */
+  | { type: 'collect' }
   /** `summarize`: also send stats/thumbnails of the outputs (only runs someone watches need them). */
   | { type: 'run'; id: number; feeds: Record<string, PortableTensor>; summarize: boolean }
   | {
