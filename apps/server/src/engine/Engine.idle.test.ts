@@ -1,21 +1,21 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Tensor } from '@ensemble-studio/core';
+import { COLLECT_ABOVE_BYTES } from './backends/onnx/idleCollection.ts';
 import { Engine } from './Engine.ts';
 import { makeTestRepository } from '../testing/engineFixtures.ts';
 import { singleModelGraph } from '../testing/engineGraphs.ts';
 import { SYNTHETIC } from '../onnx/synthetic.ts';
 
 // A worker collects what its requests left once the engine has no run in flight (backends/onnx/idleCollection.ts):
-// the engine tells the instances that served, and only those, when its last run ends.
-const repo = makeTestRepository(['head'], { head: { instance_group: [{ count: 2, kind: 'KIND_CPU' }] } });
-const graph = singleModelGraph(
-  'head',
-  [{ name: 'feat', dims: [SYNTHETIC.F] }],
-  [{ name: 'logits', dims: [SYNTHETIC.C] }],
-  64,
-);
-const feat = (): Tensor => ({ datatype: 'FP32', shape: [1, SYNTHETIC.F], data: new Float32Array(SYNTHETIC.F) });
+// after the last run ends, the engine tells each worker whose requests exchanged more than COLLECT_ABOVE_BYTES.
+const { F, C } = SYNTHETIC;
+const ROWS = 64;
+const repo = makeTestRepository(['head']);
+const graph = singleModelGraph('head', [{ name: 'feat', dims: [F] }], [{ name: 'logits', dims: [C] }], ROWS);
+const feat = (): Tensor => ({ datatype: 'FP32', shape: [ROWS, F], data: new Float32Array(ROWS * F) });
+/** Runs whose feats and logits together pass the threshold. */
+const RUNS_TO_COLLECT = Math.floor(COLLECT_ABOVE_BYTES / (ROWS * (F + C) * 4)) + 1;
 let engine: Engine;
 
 beforeAll(async () => {
@@ -30,23 +30,35 @@ function collects(): () => number {
   return () => post.mock.calls.filter(([m]) => (m as { type?: string }).type === 'collect').length;
 }
 
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const run = async () => expect((await engine.run({ graph, inputs: { feat: feat() } })).status).toBe('completed');
+
 describe('Engine: the idle signal', () => {
-  it('tells the workers that served once its last run in flight has ended, not before', async () => {
+  it('tells a worker once its requests have exchanged enough, after the turn in which the last run ended', async () => {
     const count = collects();
-    const seen: number[] = []; // the messages posted by the time each run had ended, in the order they ended
-    const run = () => engine.run({ graph, inputs: { feat: feat() } }).then((r) => (seen.push(count()), r));
-    const results = await Promise.all([run(), run()]);
-    expect(results.map((r) => r.status)).toEqual(['completed', 'completed']);
-    // The first run to end left the other in flight; the last one's end told the served instances (1 or 2 of head's).
-    expect(seen[0]).toBe(0);
-    expect(seen[1]).toBeGreaterThanOrEqual(1);
-    expect(seen[1]).toBeLessThanOrEqual(2);
+    for (let k = 1; k < RUNS_TO_COLLECT; k++) {
+      await run();
+      await nextTurn();
+      expect(count()).toBe(0); // too little to wake the worker for
+    }
+    await run();
+    expect(count()).toBe(0); // not in the run's own turn (its response may still be on its way out)
+    await nextTurn();
+    expect(count()).toBe(1); // the head instance that ran them (the pool gives an idle engine's run to the first)
+    await run();
+    await nextTurn();
+    expect(count()).toBe(1); // the count started again
   });
 
-  it('does not wake an instance that served nothing since it was last told', async () => {
+  it('waits for every run in flight to end', async () => {
     const count = collects();
-    const r = await engine.run({ graph, inputs: { feat: feat() } });
-    expect(r.status).toBe('completed');
-    expect(count()).toBe(1); // the one instance that ran it; the other head instance and the op worker stay asleep
+    const seen: number[] = [];
+    // Enough for both of head's instances (the fixture has two), whichever way the pool shares the runs out.
+    const runs = 2 * RUNS_TO_COLLECT + 2;
+    await Promise.all(Array.from({ length: runs }, () => run().then(() => seen.push(count()))));
+    expect(seen).toEqual(Array.from({ length: runs }, () => 0));
+    await nextTurn();
+    expect(count()).toBeGreaterThanOrEqual(1);
+    expect(count()).toBeLessThanOrEqual(2);
   });
 });
