@@ -159,21 +159,9 @@ export class Engine {
       return failed(runId, emit, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
     } finally {
       this.graphStats.record(req.graph.name, status, performance.now() - t0);
-      if (--this.activeRuns === 0) {
-        // After this turn's callbacks (a response still being written, the caller's next step): telling a worker
-        // wakes its thread, which is not this run's cost.
-        setImmediate(this.tellIdle);
-        for (const wake of this.idleWaiters.splice(0)) wake();
-      }
+      if (--this.activeRuns === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
-
-  /** The engine has no run in flight: its workers collect what their requests left (idleCollection.ts). */
-  private readonly tellIdle = (): void => {
-    if (this.activeRuns > 0 || this.closed) return;
-    this.models.engineIdle();
-    this.ops.engineIdle();
-  };
 
   /** A run of the graph's exported repository (exportedRuns.ts), made on first use. */
   private async runExported(req: RunRequest): Promise<RunResult> {

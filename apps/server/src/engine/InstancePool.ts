@@ -194,11 +194,6 @@ export class InstancePool<Body, Result> {
     if (this.instances.every((i) => i.state !== 'ready')) for (const j of this.queue.splice(0)) j.reject(err);
   }
 
-  /** Tells each instance that the engine has no run in flight (`BackendInstance.engineIdle`). */
-  engineIdle(): void {
-    for (const inst of this.instances) inst.engineIdle?.();
-  }
-
   /** Fault injection: crash instance `index` (tests, operators). */
   crashInstance(index: number): void {
     this.instances[index]?.crash();

@@ -57,11 +57,6 @@ export class ModelRuntimes {
     return this.loaded.get(model)?.pool.size;
   }
 
-  /** The engine has no run in flight: every loaded model's instances hear it (`BackendInstance.engineIdle`). */
-  engineIdle(): void {
-    for (const rt of this.loaded.values()) rt.backend.pool.engineIdle();
-  }
-
   /** The runtimes loaded (or loading), in load order. */
   all(): IterableIterator<[key: string, runtime: ModelRuntime]> {
     return this.loaded.entries();

@@ -75,11 +75,6 @@ export class OpRunner {
     return { outputs, computeMs, queueMs, instance: r.instance, placement: 'op-worker' };
   }
 
-  /** The engine has no run in flight: the op workers collect their garbage. */
-  engineIdle(): void {
-    this.pool.engineIdle();
-  }
-
   async close(): Promise<void> {
     await this.pool.close();
   }

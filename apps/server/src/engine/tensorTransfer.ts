@@ -28,8 +28,8 @@ export function isOwned(t: Tensor): boolean {
 }
 
 /**
- * A worker's result outputs as this thread's tensors: owned (`postMessage` made their buffers for this thread
- * alone, so they may move on) and with the summaries the worker made for them.
+ * A worker's result outputs as this thread's tensors: owned (their buffers came by transfer, so they
+ * may move on) and with the summaries the worker made for them.
  * @example const outputs = receivedOutputs(poolResult.result)
  */
 export function receivedOutputs(r: {

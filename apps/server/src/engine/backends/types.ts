@@ -32,8 +32,6 @@ export interface BackendInstance<Body, Result> {
   request(body: Body, transfer: ArrayBuffer[], freed?: () => void): Promise<Result>;
   /** Fault injection: the instance dies abruptly, as a native crash would. */
   crash(): void;
-  /** The engine has no run in flight: a good moment for the instance to tidy up (a worker collects its garbage). */
-  engineIdle?(): void;
   /** Stops it; pending requests fail with `closed`. */
   close(): Promise<void>;
 }

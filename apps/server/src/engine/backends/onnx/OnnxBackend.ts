@@ -8,8 +8,7 @@ import type { ChainStep, LoadSpec } from './workerProtocol.ts';
 
 /**
  * The ONNX backend: one onnxruntime session per worker thread. Tensors go to the worker by transfer when
- * the caller allows it, else as a fresh copy, and come back as copies (idleCollection.ts says why); fused ops
- * (fusion.ts) run in the same worker request.
+ * the caller allows it, else as a fresh copy; fused ops (fusion.ts) run in the same worker request.
  */
 export class OnnxBackend implements ModelBackend {
   readonly pool: InstancePool<RequestBody, WorkerResult>;

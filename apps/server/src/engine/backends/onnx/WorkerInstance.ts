@@ -2,7 +2,6 @@ import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../../workerScript.ts';
 import { ChainError, EngineError } from '../../errors.ts';
 import type { BackendInstance, InstanceFactory } from '../types.ts';
-import { COLLECT_ABOVE_BYTES, tensorBytes } from './idleCollection.ts';
 import type { FromWorker, LoadSpec, ToWorker } from './workerProtocol.ts';
 
 export type Loaded = Extract<FromWorker, { type: 'loaded' }>;
@@ -26,11 +25,6 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   private nextId = 1;
   private pending = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
   private closing = false;
-  /**
-   * Tensor bytes sent to the worker and received from it since the last `collect` message: the part of its garbage
-   * seen from here. Below COLLECT_ABOVE_BYTES the worker is not woken (a VAD chunk's run is ~3 KB).
-   */
-  private exchanged = 0;
   state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';
   loaded: Loaded | undefined;
 
@@ -73,11 +67,8 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
         const p = this.pending.get(msg.id);
         if (!p) return;
         this.pending.delete(msg.id);
-        if (msg.type === 'result') {
-          const exported = (msg.stages ?? []).flatMap((s) => Object.values(s.outputs ?? {}));
-          this.exchanged += tensorBytes([...Object.values(msg.outputs), ...exported]);
-          p.resolve(msg);
-        } else
+        if (msg.type === 'result') p.resolve(msg);
+        else
           p.reject(
             msg.stage !== undefined
               ? new ChainError(msg.message, msg.stage, msg.stages ?? [], this.name)
@@ -114,18 +105,10 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     if (!worker || this.state !== 'ready')
       return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
     const id = this.nextId++;
-    for (const b of transfer) this.exchanged += b.byteLength;
     return new Promise<Result>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ ...body, id } as ToWorker, transfer);
     });
-  }
-
-  /** Asks the worker to collect what its requests left, once it has nothing else to do (idleCollection.ts). */
-  engineIdle(): void {
-    if (this.exchanged <= COLLECT_ABOVE_BYTES || !this.worker || this.state !== 'ready') return;
-    this.exchanged = 0;
-    this.worker.postMessage({ type: 'collect' } satisfies ToWorker);
   }
 
   /** Fault injection: makes the worker exit abruptly, as a native crash would. */

@@ -10,7 +10,7 @@ import { opImpl, type OpContext } from '../../ops/registry.ts';
 import { fromOrtType, ORT_TYPES } from './ortTypes.ts';
 import { ownsWholeBuffer, copyData } from '../../tensorTransfer.ts';
 import type { TensorLimits } from '../../types.ts';
-import { IdleCollector, tensorBytes, v8Collection } from './idleCollection.ts';
+import { freeNow } from './freeBuffers.ts';
 import { checkOutputLimits } from './outputLimits.ts';
 import { SessionSlot } from './sessionSlot.ts';
 import { SizeGuard } from './sizeGuard.ts';
@@ -37,11 +37,8 @@ let repoDir = '';
 let modelSpec: Extract<LoadSpec, { kind: 'model' }> | undefined;
 let limits: TensorLimits | undefined;
 
-const idle = new IdleCollector(v8Collection());
-
-/** Posts `msg` with no transfer list: its tensors are copied, so this thread never detaches a buffer (idleCollection.ts). */
-function send(msg: FromWorker): void {
-  port!.postMessage(msg);
+function send(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
+  port!.postMessage(msg, transfer);
 }
 
 function toOrt(t: PortableTensor): ort.Tensor {
@@ -50,17 +47,22 @@ function toOrt(t: PortableTensor): ort.Tensor {
   return new ort.Tensor(type as 'float32', t.data as Float32Array, t.shape);
 }
 
-/** Converts outputs to portable tensors. */
-function fromOrt(outputs: Record<string, ort.Tensor | Tensor>): Record<string, PortableTensor> {
+/** Converts outputs to portable tensors, collecting their buffers for the transfer list. */
+function fromOrt(
+  outputs: Record<string, ort.Tensor | Tensor>,
+  transfer: ArrayBuffer[],
+): Record<string, PortableTensor> {
   const out: Record<string, PortableTensor> = {};
   for (const [name, t] of Object.entries(outputs)) {
     const datatype = 'type' in t ? fromOrtType(t.type) : t.datatype;
     if (!datatype) throw new Error(`output '${name}' has unsupported type`);
     const shape = 'dims' in t ? [...t.dims] : [...t.shape];
-    // A view into a larger buffer is cut out first: `postMessage` would copy the whole buffer behind it.
+    // A view into a buffer shared with other outputs cannot be transferred alone: copy it.
     const data = (
       ownsWholeBuffer(t.data as Float32Array) || Array.isArray(t.data) ? t.data : copyData(t.data as Float32Array)
     ) as PortableTensor['data'];
+    if (!Array.isArray(data) && !transfer.includes((data as Float32Array).buffer as ArrayBuffer))
+      transfer.push((data as Float32Array).buffer as ArrayBuffer);
     out[name] = { datatype, shape, data };
   }
   return out;
@@ -74,11 +76,12 @@ function sendResult(
   id: number,
   outputs: Record<string, PortableTensor>,
   computeNs: number,
+  transfer: ArrayBuffer[],
   summarize: boolean,
   stages?: StageResult[],
 ): void {
   const summaries = !summarize ? {} : stages ? stages[stages.length - 1]!.summaries : summarizeAll(outputs);
-  send({ type: 'result', id, outputs, computeNs, summaries, ...(stages ? { stages } : {}) });
+  send({ type: 'result', id, outputs, computeNs, summaries, ...(stages ? { stages } : {}) }, transfer);
 }
 
 async function createSession(
@@ -106,13 +109,13 @@ async function createSession(
  * Holds a session's outputs to the server's limits. onnxruntime keeps what a run allocated in the session's arena
  * for the next run, so an output refused here would hold its memory (gigabytes, for a model whose output size an
  * input chooses) for as long as the instance lives: the session is recreated before the refusal is answered, and
- * the instance's next request finds a fresh one (one already in this worker's port waits for it). The refused outputs
- * themselves go at the full collection that follows the error reply (`idle.failed()`).
+ * the instance's next request finds a fresh one (one already in this worker's port waits for it).
  */
 async function checkOutputs(outputs: Record<string, ort.Tensor>): Promise<void> {
   try {
     checkOutputLimits(outputs, modelSpec!.model, limits);
   } catch (err) {
+    freeNow(Object.values(outputs)); // an idle worker may not collect garbage for a long time
     await slot.renew(async () => (await createSession(modelSpec!)).s);
     throw err;
   }
@@ -170,9 +173,10 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const outputs = await slot.run(feeds);
   const computeNs = Number(process.hrtime.bigint() - t0);
   await checkOutputs(outputs);
-  sendResult(msg.id, fromOrt(outputs), computeNs, msg.summarize);
-  // The reply copied what it sends, and this thread keeps nothing of a request: collected once the engine is idle.
-  idle.replied(tensorBytes([...Object.values(msg.feeds), ...Object.values(outputs)]));
+  const transfer: ArrayBuffer[] = [];
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
+  // The reply moved or copied what it sends, and this thread keeps nothing of a request: free the rest now.
+  freeNow([...Object.values(msg.feeds), ...Object.values(outputs)]);
 }
 
 function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
@@ -181,8 +185,9 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
   const t0 = process.hrtime.bigint();
   const outputs = impl.run(msg.inputs, msg.values, opContext);
   const computeNs = Number(process.hrtime.bigint() - t0);
-  sendResult(msg.id, fromOrt(outputs), computeNs, msg.summarize);
-  idle.replied(tensorBytes([...Object.values(msg.inputs), ...Object.values(outputs)]));
+  const transfer: ArrayBuffer[] = [];
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
+  freeNow([...Object.values(msg.inputs), ...Object.values(outputs)]);
 }
 
 async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
@@ -193,22 +198,18 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
       checkOutputs,
       opContext: () => (opContext ??= createOpContext(repoDir)),
     });
-    for (const s of r.stages) if (s.outputs) s.outputs = fromOrt(s.outputs);
+    const transfer: ArrayBuffer[] = [];
+    for (const s of r.stages) if (s.outputs) s.outputs = fromOrt(s.outputs, transfer);
     const computeNs = r.stages.reduce((n, s) => n + s.computeNs, 0);
-    sendResult(msg.id, fromOrt(r.outputs), computeNs, msg.summarize, r.stages);
-    idle.replied(
-      tensorBytes([...Object.values(msg.feeds), ...r.produced.flatMap((outputs) => Object.values(outputs))]),
-    );
+    sendResult(msg.id, fromOrt(r.outputs, transfer), computeNs, transfer, msg.summarize, r.stages);
+    freeNow([...Object.values(msg.feeds), ...r.produced.flatMap((outputs) => Object.values(outputs))]);
   } catch (err) {
     if (!(err instanceof StageFailure)) throw err;
     send({ type: 'error', id: msg.id, message: err.message, stage: err.stage, stages: err.stages });
-    idle.failed();
   }
 }
 
 port.on('message', (msg: ToWorker) => {
-  if (msg.type === 'collect') return idle.engineIdle();
-  idle.busy();
   if (msg.type === 'crash') process.exit(70);
   if (msg.type === 'stop') process.exit(0);
   if (msg.type === 'load') {
@@ -229,5 +230,4 @@ port.on('message', (msg: ToWorker) => {
 
 function fail(id: number, err: unknown): void {
   send({ type: 'error', id, message: err instanceof Error ? err.message : String(err) });
-  idle.failed();
 }

@@ -1,10 +1,7 @@
 import type { DataType, TensorData, TensorSummary } from '@ensemble-studio/core';
 import type { TensorLimits } from '../../types.ts';
 
-/**
- * A tensor crossing the thread boundary: to a worker its buffer moves (the transfer list), back from one it is copied
- * (a worker never detaches a buffer: idleCollection.ts).
- */
+/** A tensor crossing the thread boundary; numeric data travels in the transfer list. */
 export interface PortableTensor {
   datatype: DataType;
   shape: number[];
@@ -59,8 +56,6 @@ export interface StageResult {
 /** Main → worker. */
 export type ToWorker =
   | { type: 'load'; spec: LoadSpec }
-  /** The engine has no run in flight: collect what the requests since the last collection left (idleCollection.ts). */
-  | { type: 'collect' }
   /** `summarize`: also send stats/thumbnails of the outputs (only runs someone watches need them). */
   | { type: 'run'; id: number; feeds: Record<string, PortableTensor>; summarize: boolean }
   | {
