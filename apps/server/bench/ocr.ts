@@ -6,6 +6,7 @@ import { ocrGraph } from '../src/testing/engineGraphs.ts';
 import { type BenchContext, type DirectSide, type EngineSide, runOk } from './context.ts';
 import type { Task } from './contenderProcess.ts';
 import { directOcr, type StageTimes } from './direct.ts';
+import { atEqualStage, type StageTime } from './equalStage.ts';
 import { measureBlocks } from './measure.ts';
 import { hopTally } from './requestHops.ts';
 import { median, perBlock } from './stats.ts';
@@ -45,21 +46,14 @@ function noteStages(r: RunResult, block: number, stages: StageTimes, hops: Retur
   return r;
 }
 
-/** One stage's median time in the engine (its node's computeMs, wherever it ran) and in the direct loop. */
-interface StageRow {
-  stage: string;
-  engine_ms: number;
-  direct_ms: number;
-}
-
 /** The stages both sides timed, in the direct loop's order. */
-function stageTable(engine: StageTimes, direct: StageTimes): StageRow[] {
+function stageTable(engine: StageTimes, direct: StageTimes): StageTime[] {
   return Object.keys(direct)
     .filter((stage) => engine[stage]?.length)
     .map((stage) => ({ stage, engine_ms: median(engine[stage]!), direct_ms: median(direct[stage]!) }));
 }
 
-const describeStages = (rows: StageRow[]) =>
+const describeStages = (rows: StageTime[]) =>
   rows.map((r) => `${r.stage} ${r.engine_ms.toFixed(2)} / ${r.direct_ms.toFixed(2)}`).join(', ');
 
 /** A blank image of `image`'s size: the engine exits after det. */
@@ -140,39 +134,61 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
 
   const text = [direct.contender('ocr_direct'), engine.contender('ocr_engine')];
   const t = report.addMeasured(text, await measureBlocks(text, { blocks: ctx.blocks, trials }));
-  reportNotes(
+  const ocrStages = reportNotes(
     ctx,
     'ocr',
     await engine.call<EngineNotes>('ocr_engine_notes'),
     await direct.call<StageTimes>('ocr_direct_stages'),
   );
-  report.add(
+  const ocrRatio = report.add(
     'ocr_overhead_ratio',
     perBlock(t.ocr_engine!, t.ocr_direct!, (e, d) => e / d),
     ['ocr_direct_ms'],
   );
+  reportEqualDet(ctx, 'ocr_overhead_ratio', ocrRatio.median, ocrStages);
 
   const exit = [direct.contender('det_only'), engine.contender('early_exit')];
   const e = report.addMeasured(exit, await measureBlocks(exit, { blocks: ctx.blocks, trials }));
-  reportNotes(
+  const exitStages = reportNotes(
     ctx,
     'early_exit',
     await engine.call<EngineNotes>('early_exit_notes'),
     await direct.call<StageTimes>('det_only_stages'),
   );
-  report.add(
+  const exitRatio = report.add(
     'early_exit_ratio',
     perBlock(e.early_exit!, e.det_only!, (x, d) => x / d),
     ['det_only_ms'],
+  );
+  reportEqualDet(ctx, 'early_exit_ratio', exitRatio.median, exitStages);
+}
+
+/**
+ * Keeps and prints `<metric>_at_equal_det`: the ratio's median as if the engine's process had run det at the loop's
+ * speed (equalStage.ts), so a run where one process was the slower reads apart from the engine's own overhead.
+ */
+function reportEqualDet(ctx: BenchContext, metric: string, median: number, stages: StageTime[]): void {
+  const equal = atEqualStage(median, stages, 'det');
+  if (equal === undefined) return;
+  const det = stages.find((s) => s.stage === 'det')!;
+  ctx.report.extra[`${metric}_at_equal_det`] = equal;
+  ctx.log(
+    `${metric} at equal det speed: ${equal.toFixed(3)} (det ${det.engine_ms.toFixed(2)} ms in the engine's process, ` +
+      `${det.direct_ms.toFixed(2)} in the loop's; the goal is read on ${metric} itself)`,
   );
 }
 
 /**
  * Prints and keeps (`<scenario>_placements`, `_stages`, `_hops`) what the engine noted over a scenario's measured
  * runs beside the direct loop's stage times: where each op ran, each stage's median in both, and each model
- * request's time beyond its compute.
+ * request's time beyond its compute. Returns the stage table.
  */
-function reportNotes(ctx: BenchContext, scenario: 'ocr' | 'early_exit', notes: EngineNotes, direct: StageTimes): void {
+function reportNotes(
+  ctx: BenchContext,
+  scenario: 'ocr' | 'early_exit',
+  notes: EngineNotes,
+  direct: StageTimes,
+): StageTime[] {
   const { report } = ctx;
   const label = scenario === 'ocr' ? 'ocr' : 'early exit';
   report.extra[`${scenario}_placements`] = notes.placements;
@@ -186,4 +202,5 @@ function reportNotes(ctx: BenchContext, scenario: 'ocr' | 'early_exit', notes: E
       .map((h) => `${h.node} ${h.overhead_ms.toFixed(2)} / ${h.dispatch_ms.toFixed(2)}`)
       .join(', ')}`,
   );
+  return stages;
 }
