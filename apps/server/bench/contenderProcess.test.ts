@@ -37,7 +37,7 @@ describe('ContenderProcess', () => {
     expect(await a.call('pid')).toBe(a.pid);
     expect(await b.call('pid')).toBe(b.pid);
     expect(lines.sort()).toEqual(['probe a ready', 'probe b ready']);
-    await measureBlocks([a.contender('garbage'), b.contender('quiet')], { blocks: 3, trials: 2, warmMs: 0 });
+    await measureBlocks([a.contender('garbage'), b.contender('quiet')], { blocks: 3, trials: 2, warm: { maxMs: 0 } });
     const turn = (k: number, block: number) => {
       const [tag, task] = k === 0 ? ['a', 'garbage'] : ['b', 'quiet'];
       return [`${tag} start ${task}${block}`, `${tag} end ${task}${block}`];
@@ -50,7 +50,11 @@ describe('ContenderProcess', () => {
 
   it("counts a trial's page faults, CPU and garbage collections in its own process, not its rival's", async () => {
     const [a, b] = await Promise.all([start('a'), start('b')]);
-    const m = await measureBlocks([a.contender('garbage', 4), b.contender('quiet')], { blocks: 3, trials: 2 });
+    const m = await measureBlocks([a.contender('garbage', 4), b.contender('quiet')], {
+      blocks: 3,
+      trials: 2,
+      warm: { maxMs: 0 },
+    });
     const [noisy, quiet] = m.usage;
     // 8 MiB of fresh pages per trial, 4 requests each; ~60 MB of garbage per trial needs collections.
     expect(noisy!.minorFaultsPerRequest).toBeGreaterThan(100);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { measureBlocks, type Contender } from './measure.ts';
+import { measureBlocks, SteadyWindows, type Contender } from './measure.ts';
 import { BenchReport } from './report.ts';
 
 describe('measureBlocks', () => {
@@ -11,7 +11,7 @@ describe('measureBlocks', () => {
         calls.push(`${name}${block}`);
       },
     });
-    const m = await measureBlocks([contender('a'), contender('b')], { blocks: 3, trials: 2, warmMs: 0 });
+    const m = await measureBlocks([contender('a'), contender('b')], { blocks: 3, trials: 2, warm: { maxMs: 0 } });
     expect(calls).toEqual(['a-1', 'b-1', 'a0', 'b0', 'b0', 'a0', 'a1', 'b1', 'b1', 'a1', 'a2', 'b2', 'b2', 'a2']);
     expect(m.ms.map((blocks) => blocks.length)).toEqual([3, 3]);
     for (const u of m.usage) {
@@ -20,23 +20,53 @@ describe('measureBlocks', () => {
     }
   });
 
-  it('warms a contender for warmMs of trials, at least once and at most 50 times', async () => {
-    const warm = { slow: 0, instant: 0 };
-    const slow: Contender = {
-      name: 'slow',
-      run: async (block) => {
-        if (block < 0) warm.slow++;
-        await new Promise((resolve) => setTimeout(resolve, 12));
+  it('warms a contender until its trials stop getting faster, and reports how', async () => {
+    let warm = 0;
+    // Trials get 5 ms faster each until 10 ms (the 19th), then stay there.
+    const settling: Contender = {
+      name: 'settling',
+      run: async (block) => ({ selfTimedMs: block < 0 ? Math.max(10, 100 - 5 * warm++) : 10 }),
+    };
+    const policy = { minMs: 0, maxMs: 60_000, windowMs: 0, gain: 0.03, flatWindows: 3 };
+    const m = await measureBlocks([settling], { blocks: 3, trials: 1, warm: policy });
+    // One trial a window (windowMs 0): 19 faster windows, then 3 flat ones.
+    expect(m.usage[0]!.warmUp).toMatchObject({ trials: 22, steady: true });
+    expect(warm).toBe(22);
+    // minMs holds a steady contender in its warm-up until that much time has passed.
+    warm = 0;
+    const held = await measureBlocks([settling], { blocks: 3, trials: 1, warm: { ...policy, minMs: 100 } });
+    expect(held.usage[0]!.warmUp.ms).toBeGreaterThanOrEqual(100);
+    expect(held.usage[0]!.warmUp.trials).toBeGreaterThan(22);
+  });
+
+  it('ends a warm-up at maxMs, not steady, when the contender is still getting faster', async () => {
+    let n = 0;
+    const faster: Contender = {
+      name: 'faster',
+      run: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        return { selfTimedMs: 1000 / ++n };
       },
     };
-    const instant: Contender = { name: 'instant', run: async (block) => void (block < 0 && warm.instant++) };
-    await measureBlocks([slow, instant], { blocks: 3, trials: 1, warmMs: 50 });
-    // 12 ms trials (a timer may fire late, never early): 50 ms is reached on the 5th at the latest.
-    expect(warm.slow).toBeGreaterThanOrEqual(1);
-    expect(warm.slow).toBeLessThanOrEqual(5);
-    expect(warm.instant).toBe(50);
-    await measureBlocks([slow], { blocks: 3, trials: 1, warmMs: 0 });
-    expect(warm.slow).toBeLessThanOrEqual(6);
+    const m = await measureBlocks([faster], { blocks: 3, trials: 1, warm: { maxMs: 30, windowMs: 0 } });
+    expect(m.usage[0]!.warmUp.steady).toBe(false);
+    expect(m.usage[0]!.warmUp.ms).toBeGreaterThanOrEqual(30);
+    // maxMs 0: one warm-up trial, then the blocks.
+    n = 0;
+    await measureBlocks([faster], { blocks: 3, trials: 1, warm: { maxMs: 0 } });
+    expect(n).toBe(4);
+  });
+
+  it('counts a window flat unless it beats the best so far by more than the gain', () => {
+    const w = new SteadyWindows({ gain: 0.1, flatWindows: 2 });
+    expect([w.add(10), w.add(9.5), w.add(8.9), w.add(8.5), w.add(9), w.add(5)]).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+      false,
+    ]);
   });
 
   it('takes a time the contender measured itself over its wall time, per block', async () => {
@@ -45,7 +75,7 @@ describe('measureBlocks', () => {
       name: 'worker',
       run: async (block) => ({ selfTimedMs: 10 * (block + 1) + (call++ % 2) }),
     };
-    const m = await measureBlocks([selfTimed], { blocks: 3, trials: 2 });
+    const m = await measureBlocks([selfTimed], { blocks: 3, trials: 2, warm: { maxMs: 0 } });
     // Trials of each block report 10·(block+1) and one more: the median of two is halfway.
     expect(m.ms[0]).toEqual([10.5, 20.5, 30.5]);
   });
@@ -58,7 +88,7 @@ describe('measureBlocks', () => {
       run: async () => void garbage.push(new Float64Array(1 << 20).fill(1)),
       requests: 4,
     };
-    const m = await measureBlocks([touch], { blocks: 3, trials: 2, warmMs: 0 });
+    const m = await measureBlocks([touch], { blocks: 3, trials: 2, warm: { maxMs: 0 } });
     // 2048 pages per trial, 4 requests each: at least a few hundred faults per request however the allocator works.
     expect(m.usage[0]!.minorFaultsPerRequest).toBeGreaterThan(100);
     expect(garbage.length).toBe(7);
@@ -73,7 +103,10 @@ describe('BenchReport', () => {
       { name: 'engine', run: async (b) => ({ selfTimedMs: [12, 11, 13][b] ?? 12 }) },
       { name: 'direct', run: async (b) => ({ selfTimedMs: [10, 10, 10][b] ?? 10 }) },
     ];
-    const t = report.addMeasured(contenders, await measureBlocks(contenders, { blocks: 3, trials: 1 }));
+    const t = report.addMeasured(
+      contenders,
+      await measureBlocks(contenders, { blocks: 3, trials: 1, warm: { maxMs: 0 } }),
+    );
     report.add(
       'engine_ratio',
       t.engine!.map((e, b) => e / t.direct![b]!),
@@ -95,5 +128,7 @@ describe('BenchReport', () => {
     const ratioLine = lines.find((l) => l.startsWith('engine_ratio'))!;
     expect(ratioLine).toContain('1.200 (1.100–1.300)');
     expect(ratioLine).toContain('direct_ms 10');
+    expect((json.usage as Record<string, { warmUp: unknown }>).engine!.warmUp).toMatchObject({ trials: 1 });
+    expect(lines.find((l) => l.startsWith('engine '))).toContain('1 trials, 0.0 s, not steady');
   });
 });

@@ -27,6 +27,8 @@ export interface Usage {
   cpuMsPerRequest: number;
   gcMsPerTrial: number;
   gcPerTrial: number;
+  /** The warm-up before the first block: its trials, how long it took, and whether it ended steady (`warmUp`). */
+  warmUp: WarmedUp;
 }
 
 export interface Measured {
@@ -38,40 +40,60 @@ export interface Measured {
 export interface BlockOptions {
   blocks: number;
   trials: number;
-  /** Warm-up per contender before the first block: trials until this much time has passed (at least one). */
-  warmMs?: number;
+  /** How each contender is warmed before the first block (`WARM_UP`, field by field). */
+  warm?: Partial<WarmPolicy>;
 }
 
 /**
- * The warm-up's default length. One warm-up trial was too few: the engine's batched sequences took 91, 58, 57, 64 ms
- * in block 0, 57, 23, 24, 27 in block 1 and 17–22 after (its code and heap reaching their steady state over some
- * ten thousand requests), so block 0 measured the warm-up and the median of three blocks swung with it
- * (`oldest_batching_speedup` 2.6 in a full bench, 4.6 with `--only batching` on a fresh engine).
+ * When a warm-up ends. Trials run in windows of `windowMs` (at least one trial each); a window whose median trial
+ * is not `gain` faster than the best window so far is flat, and the warm-up ends after `flatWindows` flat windows
+ * in a row once `minMs` have passed, or at `maxMs` in any case (then it is reported as not steady).
  */
-const WARM_MS = 500;
-/** At most this many warm-up trials (a contender of microseconds reaches its steady state long before). */
-const MAX_WARM_TRIALS = 50;
+export interface WarmPolicy {
+  minMs: number;
+  maxMs: number;
+  windowMs: number;
+  gain: number;
+  flatWindows: number;
+}
 
 /**
- * Warms every contender (WARM_MS of trials), then `blocks` blocks of `trials` rounds in `interleaveOrder`, so the
- * engine and its ceiling alternate inside each block and drift hits both. Returns each contender's median trial
+ * Warm until the contender stops getting faster. A fixed 500 ms and at most 50 trials (until 2026-12-03) left small
+ * contenders measured young: V8 optimises a function once its calls have run enough of its bytecode, so code called
+ * once a request (the engine's scheduler, grpc-js, the bench's own bare pipes and raw workers) was still in its
+ * baseline tier through the blocks. Warmed to steady, same machine and build, medians of two full runs: the bare
+ * grpc-js echo 0.92 -> 0.38 ms, the bare python pipe 0.24 -> 0.12, the raw workers' fan-out 125 -> 70 ms (README).
+ */
+const WARM_UP: WarmPolicy = { minMs: 2500, maxMs: 5000, windowMs: 250, gain: 0.03, flatWindows: 3 };
+
+/** How one contender's warm-up went. */
+export interface WarmedUp {
+  trials: number;
+  ms: number;
+  /** Whether it ended on flat windows (false: `maxMs` ended it while the contender was still getting faster). */
+  steady: boolean;
+}
+
+/**
+ * Warms every contender until it is steady (`WARM_UP`), then `blocks` blocks of `trials` rounds in `interleaveOrder`,
+ * so the engine and its ceiling alternate inside each block and drift hits both. Returns each contender's median trial
  * time per block, and its usage over all trials: its own process's when it reports one (a contender in a child
  * process), otherwise this process's (every thread counts).
  */
 export async function measureBlocks(contenders: readonly Contender[], opts: BlockOptions): Promise<Measured> {
-  for (const c of contenders) await warmUp(c, opts.warmMs ?? WARM_MS);
+  const policy = { ...WARM_UP, ...opts.warm };
+  const warmed: WarmedUp[] = [];
+  for (const c of contenders) warmed.push(await warmUp(c, policy));
   const times = contenders.map(() => Array.from({ length: opts.blocks }, () => [] as number[]));
   const totals = contenders.map(() => ({ faults: 0, cpuUs: 0, gcMs: 0, gcCount: 0 }));
   for (const [b, rounds] of interleaveOrder(contenders.length, opts.blocks, opts.trials).entries())
     for (const round of rounds)
       for (const k of round) {
         const stop = startUsage([]);
-        const t = performance.now();
-        const out = (await contenders[k]!.run(b)) as Partial<SelfTimed> | undefined;
-        const wall = performance.now() - t;
+        const { ms, usage } = await trial(contenders[k]!, b);
         const here = await stop();
-        times[k]![b]!.push(typeof out?.selfTimedMs === 'number' ? out.selfTimedMs : wall);
-        const used = out?.usage ?? here;
+        times[k]![b]!.push(ms);
+        const used = usage ?? here;
         const sum = totals[k]!;
         sum.faults += used.faults;
         sum.cpuUs += used.cpuUs;
@@ -89,16 +111,55 @@ export async function measureBlocks(contenders: readonly Contender[], opts: Bloc
         cpuMsPerRequest: sum.cpuUs / 1000 / requests,
         gcMsPerTrial: sum.gcMs / trials,
         gcPerTrial: sum.gcCount / trials,
+        warmUp: warmed[k]!,
       };
     }),
   };
 }
 
-/** Runs `c`'s warm-up trial (block -1) until `warmMs` have passed, at least once and at most MAX_WARM_TRIALS times. */
-async function warmUp(c: Contender, warmMs: number): Promise<void> {
+/** One trial of `c`: its time (the one it measured itself, else wall) and the usage it reported, if any. */
+async function trial(c: Contender, block: number): Promise<{ ms: number; usage?: TrialUsage }> {
+  const t = performance.now();
+  const out = (await c.run(block)) as Partial<SelfTimed> | undefined;
+  const wall = performance.now() - t;
+  return { ms: typeof out?.selfTimedMs === 'number' ? out.selfTimedMs : wall, usage: out?.usage };
+}
+
+/** Runs `c`'s warm-up trials (block -1) in windows until `p` finds it steady or its time is up. */
+async function warmUp(c: Contender, p: WarmPolicy): Promise<WarmedUp> {
   const start = performance.now();
-  for (let n = 0; n < MAX_WARM_TRIALS; n++) {
-    await c.run(-1);
-    if (performance.now() - start >= warmMs) return;
+  const elapsed = () => performance.now() - start;
+  const windows = new SteadyWindows(p);
+  let trials = 0;
+  for (;;) {
+    const window: number[] = [];
+    const opened = performance.now();
+    do {
+      window.push((await trial(c, -1)).ms);
+      trials++;
+    } while (performance.now() - opened < p.windowMs && elapsed() < p.maxMs);
+    const steady = windows.add(median(window));
+    if ((steady && elapsed() >= p.minMs) || elapsed() >= p.maxMs) return { trials, ms: Math.round(elapsed()), steady };
+  }
+}
+
+/**
+ * A warm-up's windows, each faster (by more than `gain` than the best so far) or flat; steady once the last
+ * `flatWindows` were flat.
+ * @example const w = new SteadyWindows(WARM_UP); w.add(2.0); w.add(1.2); w.add(1.19) // false: one flat window
+ */
+export class SteadyWindows {
+  private best = Infinity;
+  private flat = 0;
+
+  constructor(private readonly p: Pick<WarmPolicy, 'gain' | 'flatWindows'>) {}
+
+  /** Adds a window's median trial time; returns whether the warm-up is now steady. */
+  add(medianMs: number): boolean {
+    if (medianMs < this.best * (1 - this.p.gain)) {
+      this.best = medianMs;
+      this.flat = 0;
+    } else this.flat++;
+    return this.flat >= this.p.flatWindows;
   }
 }

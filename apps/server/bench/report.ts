@@ -1,6 +1,6 @@
 // What the bench collects and prints: each metric's range over blocks, printed beside the same run's ceiling,
 // and each contender's page faults and CPU per request and garbage collection per trial.
-import type { Contender, Measured, Usage } from './measure.ts';
+import type { Contender, Measured, Usage, WarmedUp } from './measure.ts';
 import { type Range, summarize } from './stats.ts';
 
 /** A number for the tables: integers as they are, otherwise 3 decimals (1 from 100 up). */
@@ -10,6 +10,9 @@ function fmt(v: number): string {
 }
 
 const range = (r: Range) => `${fmt(r.median)} (${fmt(r.min)}–${fmt(r.max)})`;
+
+/** A warm-up as the usage table shows it: trials and seconds, and whether it was still getting faster when it ended. */
+const warmedUp = (w: WarmedUp) => `${w.trials} trials, ${(w.ms / 1000).toFixed(1)} s${w.steady ? '' : ', not steady'}`;
 
 /**
  * The bench's results: metrics with their per-block values, the ceilings printed beside them, and per-contender usage.
@@ -64,11 +67,11 @@ export class BenchReport {
       this.log(`${name.padEnd(40)}${range(r).padEnd(34)}${next.join(', ')}`);
     }
     this.log(
-      `\n${'contender'.padEnd(40)}${'ms per trial'.padEnd(34)}${'minor faults/req'.padEnd(18)}${'CPU ms/req'.padEnd(12)}GC ms/trial (GCs)`,
+      `\n${'contender'.padEnd(40)}${'ms per trial'.padEnd(34)}${'minor faults/req'.padEnd(18)}${'CPU ms/req'.padEnd(12)}${'GC ms/trial (GCs)'.padEnd(20)}warm-up`,
     );
     for (const [name, u] of Object.entries(this.usage))
       this.log(
-        `${name.padEnd(40)}${range(u.ms).padEnd(34)}${fmt(Math.round(u.minorFaultsPerRequest)).padEnd(18)}${fmt(u.cpuMsPerRequest).padEnd(12)}${fmt(u.gcMsPerTrial)} (${u.gcPerTrial.toFixed(1)})`,
+        `${name.padEnd(40)}${range(u.ms).padEnd(34)}${fmt(Math.round(u.minorFaultsPerRequest)).padEnd(18)}${fmt(u.cpuMsPerRequest).padEnd(12)}${`${fmt(u.gcMsPerTrial)} (${u.gcPerTrial.toFixed(1)})`.padEnd(20)}${warmedUp(u.warmUp)}`,
       );
   }
 }

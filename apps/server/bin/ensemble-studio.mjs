@@ -4,6 +4,9 @@
 // runs under tsx's loader in a child process, which takes seconds longer to start.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TIER_UP_FLAG, tierUpSooner } from '../src/v8Tiering.mjs';
+
+tierUpSooner(); // before the CLI's code is loaded: the server's per-request code optimised within its first requests
 
 const SIGNALS = ['SIGINT', 'SIGTERM'];
 const serving = process.argv[2] === 'serve';
@@ -43,7 +46,7 @@ if (main) {
     process.stderr.write('ensemble-studio: tsx is not installed; run `pnpm install` at the repository root\n');
     process.exit(2);
   }
-  child = spawn(process.execPath, ['--import', tsx, fileURLToPath(entry), ...process.argv.slice(2)], {
+  child = spawn(process.execPath, [TIER_UP_FLAG, '--import', tsx, fileURLToPath(entry), ...process.argv.slice(2)], {
     stdio: 'inherit',
   });
   child.on('exit', (code, signal) => {
