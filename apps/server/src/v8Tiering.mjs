@@ -6,9 +6,9 @@ import v8 from 'node:v8';
 /**
  * Bytecode a function's calls must run before V8 considers optimising it: a quarter of Node 20's 67,584. Code called
  * once a request (the scheduler, the run's bookkeeping, grpc-js, the Python backend's frames) otherwise stays in
- * V8's baseline tier for thousands of requests. An identity model.py's round trip with 5 ms between requests, windows
- * of 250: 0.35–0.55 ms a trip as is, 0.28–0.33 with this budget after ~2,000 requests (0.43–0.55 after 800 against
- * 0.58–1.03); numbers and the A/B in the server README ("Optimised sooner").
+ * V8's baseline tier for thousands of requests. An identity model.py's round trip, 3 ms between requests, medians of
+ * windows of 250: after 2,000 requests 0.34–0.55 ms a trip as is, 0.27–0.33 with this budget; the A/B in the server
+ * README, "Warmed until steady, optimised sooner".
  */
 const INTERRUPT_BUDGET = 16 * 1024;
 
