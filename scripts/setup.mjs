@@ -2,6 +2,9 @@
 // One command does all set-up on a fresh machine with only Node ≥ 20.19 and npm:
 //   node scripts/setup.mjs start   → pnpm + dependencies + example models + the web build, then serve the studio
 //   node scripts/setup.mjs test    → the same plus the test tools (Chromium, python3-numpy, ImageMagick, espeak-ng), then all tests
+//   node scripts/setup.mjs bench   → dependencies, example models and the bench's tools (python3-numpy, ImageMagick, DejaVu
+//                                    fonts), then the bench (`pnpm bench`); set-up's own output goes to stderr, so
+//                                    `pnpm bench --json` prints only the JSON on stdout
 // Anything already present is left alone, so repeated runs cost a second.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync } from 'node:fs';
@@ -12,9 +15,12 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PNPM_VERSION = '12.21.0';
 const [command = 'install', ...rest] = process.argv.slice(2);
+// The bench's stdout is its JSON report: set-up's messages, and its children's, go to stderr there.
+const setupOut = command === 'bench' ? ['inherit', 2, 'inherit'] : 'inherit';
+const say = command === 'bench' ? console.error : console.log;
 
 function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+  const r = spawnSync(cmd, args, { stdio: setupOut, cwd: root, ...opts });
   return r.status ?? 1;
 }
 function quiet(cmd, args) {
@@ -29,7 +35,7 @@ function fail(msg) {
 function ensurePnpm() {
   const v = quiet('pnpm', ['--version']);
   if (v && Number(v.split('.')[0]) >= 12) return 'pnpm';
-  console.log(`setup: installing pnpm@${PNPM_VERSION} (npm i -g)`);
+  say(`setup: installing pnpm@${PNPM_VERSION} (npm i -g)`);
   if (run('npm', ['i', '-g', `pnpm@${PNPM_VERSION}`]) === 0 && quiet('pnpm', ['--version'])) return 'pnpm';
   fail(`could not install pnpm@${PNPM_VERSION}; install it with "npm i -g pnpm@${PNPM_VERSION}" and retry`);
 }
@@ -39,7 +45,7 @@ function ensureDependencies(pnpm) {
   const lock = join(root, 'pnpm-lock.yaml');
   const fresh = existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs;
   if (fresh) return;
-  console.log('setup: installing dependencies (pnpm install --frozen-lockfile)');
+  say('setup: installing dependencies (pnpm install --frozen-lockfile)');
   if (run(pnpm, ['install', '--frozen-lockfile']) !== 0) fail('pnpm install failed (see above)');
 }
 
@@ -61,23 +67,30 @@ function ensureWebBuild(pnpm) {
     join(root, 'packages', 'core', 'src'),
   ];
   if (built > 0 && sources.every((s) => (statSync(s).isDirectory() ? newest(s) : statSync(s).mtimeMs) <= built)) return;
-  console.log('setup: building the web app (vite build)');
+  say('setup: building the web app (vite build)');
   if (run(pnpm, ['--filter', '@ensemble-studio/web', 'build']) !== 0) fail('the web app did not build (see above)');
 }
 
-function ensureTestTools() {
+/** The Debian packages the tests need that this machine lacks (the bench needs only the first three). */
+function missingTools({ bench = false } = {}) {
   const need = [];
-  if (!existsSync('/usr/bin/chromium')) need.push('chromium');
   if (quiet('python3', ['-c', 'import numpy']) === undefined && !existsSync('/usr/lib/python3/dist-packages/numpy'))
     need.push('python3-numpy');
+  // The bench's and the fixtures' text images are drawn by ImageMagick in DejaVu Sans.
   if (!quiet('convert', ['-version'])?.includes('ImageMagick')) need.push('imagemagick');
   if (!existsSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf')) need.push('fonts-dejavu-core');
+  if (bench) return need;
+  if (!existsSync('/usr/bin/chromium')) need.push('chromium');
   if (!quiet('espeak-ng', ['--version'])) need.push('espeak-ng');
   if (!quiet('sox', ['--version'])) need.push('sox');
+  return need;
+}
+
+function ensureDebianPackages(need) {
   if (need.length === 0) return;
   const isRoot = process.getuid?.() === 0;
   const sudo = isRoot ? [] : ['sudo'];
-  console.log(`setup: installing test tools from Debian: ${need.join(' ')}`);
+  say(`setup: installing from Debian: ${need.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (
     run(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(isRoot ? [] : ['apt-get']), 'update', '-qq'], { env }) !== 0 ||
@@ -116,9 +129,19 @@ switch (command) {
     process.exit(run(pnpm, ['--silent', 'studio', 'serve', ...rest]));
     break;
   case 'test':
-    ensureTestTools();
+    ensureDebianPackages(missingTools());
     process.exit(run(pnpm, ['run', 'test:all', ...rest], { env: pythonWithNumpy() }));
     break;
+  case 'bench':
+    ensureDebianPackages(missingTools({ bench: true }));
+    process.exit(
+      spawnSync(pnpm, ['--silent', 'run', 'bench:run', ...rest], {
+        stdio: 'inherit',
+        cwd: root,
+        env: pythonWithNumpy(),
+      }).status ?? 1,
+    );
+    break;
   default:
-    fail(`unknown command "${command}" (use install, start or test)`);
+    fail(`unknown command "${command}" (use install, start, test or bench)`);
 }

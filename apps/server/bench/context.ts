@@ -61,11 +61,15 @@ export async function runOk(
   return r;
 }
 
-/** A printed-text image rendered with ImageMagick (UINT8 HWC), or dark bars where it is missing. */
+/**
+ * A printed-text image (UINT8 HWC) rendered by ImageMagick in DejaVu Sans. Without them there is no image with text
+ * to time (a stand-in det finds no text in would time an early exit as OCR), so the bench stops with what to install.
+ */
 export function textImage(): Tensor {
   const [w, h] = [640, 160];
+  let raw: Buffer;
   try {
-    const raw = execFileSync(
+    raw = execFileSync(
       'convert',
       [
         '-size',
@@ -84,15 +88,18 @@ export function textImage(): Tensor {
         '8',
         'rgb:-',
       ],
-      { maxBuffer: 1 << 24 },
+      { maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    return { datatype: 'UINT8', shape: [h, w, 3], data: new Uint8Array(raw) };
-  } catch {
-    const data = new Uint8Array(w * h * 3).fill(255);
-    for (let y = 60; y < 100; y++)
-      for (let x = 20; x < 600; x++) if ((x >> 3) % 3 !== 0) data.fill(0, (y * w + x) * 3, (y * w + x) * 3 + 3);
-    return { datatype: 'UINT8', shape: [h, w, 3], data };
+  } catch (e) {
+    const why = String((e as { stderr?: Buffer }).stderr ?? (e as Error).message).trim();
+    throw new Error(
+      `the bench draws its OCR text image with ImageMagick in DejaVu Sans, and could not: ${why}\n` +
+        '(`pnpm bench` installs them from Debian; by hand: apt-get install imagemagick fonts-dejavu-core)',
+      { cause: e },
+    );
   }
+  if (raw.length !== w * h * 3) throw new Error(`ImageMagick drew ${raw.length} bytes for a ${w}×${h} RGB text image`);
+  return { datatype: 'UINT8', shape: [h, w, 3], data: new Uint8Array(raw) };
 }
 
 /** The bench's event-loop setting, as `serve --event-loop` (`STUDIO_EVENT_LOOP`, default `realtime`). */

@@ -67,6 +67,12 @@ type Placements = Record<string, Record<string, number>>;
 type HopRow = ReturnType<ReturnType<typeof hopTally>['summary']>[number];
 
 /** What the engine's process noted over the measured OCR runs. */
+/** What the engine made of the bench's text image, before anything is timed. */
+interface OcrCheck {
+  status: string;
+  texts: string[];
+}
+
 interface EngineNotes {
   placements: Placements;
   stages: StageTimes;
@@ -84,9 +90,9 @@ export function ocrEngineTasks({ engine, image }: EngineSide): Record<string, Ta
   const exitHops = hopTally();
   const exitPlaces = placementTally();
   return {
-    ocr_check: async () => {
+    ocr_check: async (): Promise<OcrCheck> => {
       const r = await runOk(engine, ocr, { image });
-      return `${r.status}, texts: ${JSON.stringify(r.outputs.texts?.data ?? [])}`;
+      return { status: r.status, texts: [...((r.outputs.texts?.data as string[] | undefined) ?? [])] };
     },
     ocr_engine: async (b) => void textPlaces.note(noteStages(await runOk(engine, ocr, { image }), b, stages, hops), b),
     early_exit: async (b) =>
@@ -129,7 +135,11 @@ export function ocrDirectTasks({ repo, direct, image }: DirectSide): Record<stri
 export async function ocrBench(ctx: BenchContext): Promise<void> {
   const { report } = ctx;
   const [engine, direct] = await Promise.all([ctx.host('engine'), ctx.host('direct')]);
-  ctx.log(`ocr text image → ${await engine.call<string>('ocr_check')}`);
+  const check = await engine.call<OcrCheck>('ocr_check');
+  ctx.log(`ocr text image → ${check.status}, texts: ${JSON.stringify(check.texts)}`);
+  // Text found is what makes the OCR scenario OCR: without it, det's early exit would be timed under its name.
+  if (check.status !== 'completed' || check.texts.length === 0)
+    throw new Error(`the OCR scenario's text image gave no text (${check.status}): it would time an early exit as OCR`);
   const trials = ctx.quick ? 3 : 7;
 
   const text = [direct.contender('ocr_direct'), engine.contender('ocr_engine')];
