@@ -114,11 +114,14 @@ function vadRampTask({ engine, quick, log }: EngineSide): Task {
   };
 }
 
-/** `vad_streams_realtime`: the ramp's last level held, in the engine's process; every level's p99 is printed and kept in the JSON's `vad_levels`. */
+/**
+ * `vad_streams_realtime`: the ramp's last level held, in the engine's process; every level's p99 is printed and kept
+ * in the JSON's `vad_levels`. Printed beside `vad_direct_batched_streams` where `vadThroughputBench` ran first.
+ */
 export async function vadRampBench(ctx: BenchContext): Promise<void> {
   const engine = await ctx.host('engine');
   const { levels, sustained } = await engine.call<{ levels: LevelTrial[]; sustained: number }>('vad_ramp');
-  ctx.report.add('vad_streams_realtime', [sustained]);
+  ctx.report.add('vad_streams_realtime', [sustained], ['vad_direct_batched_streams']);
   ctx.report.extra.vad_levels = levels;
 }
 
@@ -185,7 +188,8 @@ export function vadDirectTasks({ direct, quick }: DirectSide): Record<string, Ta
 
 /**
  * `vad_throughput_vs_direct_batched`: the engine's closed loop of 64 streams against the VAD session called
- * directly on batches of 64 (the most one batch holds) for as many chunks, alternating in blocks; and
+ * directly on batches of 64 (the most one batch holds) for as many chunks, alternating in blocks; the real-time
+ * streams that one thread's rate carries (`vad_direct_batched_streams`, printed beside the ramp); and
  * `vad_main_thread_us_per_chunk`, the engine's main-thread CPU per chunk of the closed loop.
  */
 export async function vadThroughputBench(ctx: BenchContext): Promise<void> {
@@ -198,6 +202,12 @@ export async function vadThroughputBench(ctx: BenchContext): Promise<void> {
   );
   const perS = (ms: number) => requests / (ms / 1000);
   ctx.report.add('vad_direct_batched_chunks_per_s', m.vad_direct_batched!.map(perS));
+  // Beside the ramp: the real-time streams (a chunk every PERIOD_MS each) that one thread calling the bare session
+  // on batches carries, what a core does with the model alone (the engine runs two instances and its main thread).
+  ctx.report.add(
+    'vad_direct_batched_streams',
+    m.vad_direct_batched!.map((ms) => (perS(ms) * PERIOD_MS) / 1000),
+  );
   ctx.report.add('vad_closed_loop_chunks_per_s', m.vad_closed_loop!.map(perS));
   ctx.report.add(
     'vad_throughput_vs_direct_batched',
