@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // One command does all set-up on a fresh machine with only Node ≥ 20.19 and npm:
 //   node scripts/setup.mjs start   → pnpm + dependencies + example models + the web build, then serve the studio
-//   node scripts/setup.mjs test    → the same plus the test tools (Chromium, python3-numpy, ImageMagick, espeak-ng), then all tests
+//   node scripts/setup.mjs test    → the same plus the test tools (Chromium, python3-numpy, python3-grpcio and
+//                                    python3-grpc-tools, ImageMagick, espeak-ng, sox), then all tests
 //   node scripts/setup.mjs bench   → dependencies, example models and the bench's tools (python3-numpy, ImageMagick, DejaVu
 //                                    fonts), then the bench (`pnpm bench`); set-up's own output goes to stderr, so
 //                                    `pnpm bench --json` prints only the JSON on stdout
@@ -83,6 +84,9 @@ function missingTools({ bench = false } = {}) {
   if (!existsSync('/usr/bin/chromium')) need.push('chromium');
   if (!quiet('espeak-ng', ['--version'])) need.push('espeak-ng');
   if (!quiet('sox', ['--version'])) need.push('sox');
+  // The gRPC wire test drives the server from Debian's python3 with grpcio and stubs grpc_tools generates.
+  if (quiet('/usr/bin/python3', ['-c', 'import grpc']) === undefined) need.push('python3-grpcio');
+  if (quiet('/usr/bin/python3', ['-c', 'import grpc_tools.protoc']) === undefined) need.push('python3-grpc-tools');
   return need;
 }
 
