@@ -66,13 +66,13 @@ const blankOf = (image: Tensor): Tensor => ({
 type Placements = Record<string, Record<string, number>>;
 type HopRow = ReturnType<ReturnType<typeof hopTally>['summary']>[number];
 
-/** What the engine's process noted over the measured OCR runs. */
 /** What the engine made of the bench's text image, before anything is timed. */
 interface OcrCheck {
   status: string;
   texts: string[];
 }
 
+/** What the engine's process noted over the measured OCR runs. */
 interface EngineNotes {
   placements: Placements;
   stages: StageTimes;
