@@ -138,13 +138,8 @@ switch (command) {
     break;
   case 'bench':
     ensureDebianPackages(missingTools({ bench: true }));
-    process.exit(
-      spawnSync(pnpm, ['--silent', 'run', 'bench:run', ...rest], {
-        stdio: 'inherit',
-        cwd: root,
-        env: pythonWithNumpy(),
-      }).status ?? 1,
-    );
+    // The bench's own output, the JSON report included, keeps stdout.
+    process.exit(run(pnpm, ['--silent', 'run', 'bench:run', ...rest], { stdio: 'inherit', env: pythonWithNumpy() }));
     break;
   default:
     fail(`unknown command "${command}" (use install, start, test or bench)`);

@@ -91,7 +91,8 @@ export function textImage(): Tensor {
       { maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'pipe'] },
     );
   } catch (e) {
-    const why = String((e as { stderr?: Buffer }).stderr ?? (e as Error).message).trim();
+    // What convert said; a convert that could not start (not installed) said nothing, and the error says why.
+    const why = String((e as { stderr?: Buffer }).stderr ?? '').trim() || (e as Error).message;
     throw new Error(
       `the bench draws its OCR text image with ImageMagick in DejaVu Sans, and could not: ${why}\n` +
         '(`pnpm bench` installs them from Debian; by hand: apt-get install imagemagick fonts-dejavu-core)',
