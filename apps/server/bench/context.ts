@@ -7,6 +7,7 @@ import type { Engine } from '../src/engine/index.ts';
 import { EVENT_LOOP_MODES, type EventLoopMode, describePriority, raiseEventLoop } from '../src/eventLoopPriority.ts';
 import type { Repository } from '../src/repo/types.ts';
 import type { ContenderProcess } from './contenderProcess.ts';
+import type { HostSpeed } from './hostSpeed.ts';
 import type { BenchReport } from './report.ts';
 
 /**
@@ -23,6 +24,8 @@ export interface BenchContext {
   quick: boolean;
   /** Blocks per measurement (at least 3). */
   blocks: number;
+  /** The host's speed, sampled around the trials of the comparisons it was started for (none where it cannot be). */
+  probe?: HostSpeed;
 }
 
 /** What every role sets up in its child process (roles.ts). */

@@ -126,7 +126,10 @@ async function compareBranches(ctx: BenchContext, c: FanoutCase): Promise<void> 
     const [seqBare, parBare] = await Promise.all([ctx.host('bare_a'), ctx.host('bare_b')]);
     contenders.push(seqBare.contender(`${c.name}_raw_sequential`, 2), parBare.contender(`${c.name}_raw_parallel`, 2));
   }
-  const t = report.addMeasured(contenders, await measureBlocks(contenders, { blocks: ctx.blocks, trials: c.trials }));
+  const t = report.addMeasured(
+    contenders,
+    await measureBlocks(contenders, { blocks: ctx.blocks, trials: c.trials, probe: ctx.probe }),
+  );
   const own = perBlock(t[`${c.name}_sequential`]!, t[`${c.name}_parallel`]!, speedup);
   if (!c.bare) {
     report.add(`${c.name}_speedup`, own);

@@ -1,4 +1,4 @@
-// `pnpm bench [--json] [--quick] [--blocks N] [--only ocr|fanout|lag|batching|vad|python|grpc]`: measures the engine against the same onnxruntime calls made
+// `pnpm bench [--json] [--quick] [--blocks N] [--only ocr|fanout|lag|batching|vad|python|grpc] [--no-host-speed]`: measures the engine against the same onnxruntime calls made
 // directly, against bare workers, bare python3 pipes and a bare grpc-js pair (its ceilings on this machine).
 // Every comparison runs in N ≥ 3 blocks in which the engine and its ceiling alternate, each contender in a child
 // process of its own (contenderProcess.ts, roles.ts); each metric is printed as the median over blocks with its
@@ -13,6 +13,7 @@ import { availableCpus } from '../src/cpuBudget.ts';
 import { ContenderProcess } from './contenderProcess.ts';
 import { fanoutBench } from './fanout.ts';
 import { grpcBench } from './grpc.ts';
+import { HostSpeed, STEADY_SPEED } from './hostSpeed.ts';
 import { eventLoopLagBench } from './lag.ts';
 import { ocrBench } from './ocr.ts';
 import { pythonBench } from './python.ts';
@@ -30,6 +31,8 @@ const onlyArg = args.indexOf('--only');
 /** `--only NAME[,NAME]`: run just those scenarios (e.g. `--only vad` while working on streams). */
 const ONLY = onlyArg >= 0 ? new Set((args[onlyArg + 1] ?? '').split(',')) : undefined;
 const runs = (scenario: string) => !ONLY || ONLY.has(scenario);
+/** `--no-host-speed`: no probe of the host's speed between the OCR and fan-out trials (hostSpeed.ts). */
+const HOST_SPEED = !args.includes('--no-host-speed');
 const log = (s: string) => (JSON_OUT ? process.stderr : process.stdout).write(`${s}\n`);
 const ROLES = new URL('./roles.ts', import.meta.url);
 /** The child processes each scenario's contenders run in (the python and grpc scenarios run in this process). */
@@ -96,6 +99,8 @@ async function main(): Promise<void> {
     await Promise.all(needed.map(host));
     if (needed.length > 0)
       log(`contender processes ${needed.join(', ')} ready in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
+    // The host's speed around the OCR and fan-out trials, whose ratios its slow phases move (hostSpeed.ts).
+    if (HOST_SPEED && (runs('ocr') || runs('fanout'))) ctx.probe = await HostSpeed.start(log);
     if (runs('ocr')) await ocrBench(ctx);
     if (runs('fanout')) await fanoutBench(ctx);
     if (runs('lag')) await eventLoopLagBench(ctx);
@@ -103,8 +108,10 @@ async function main(): Promise<void> {
     if (runs('vad')) await vadThroughputBench(ctx);
     if (runs('vad')) await vadRampBench(ctx);
   } finally {
+    ctx.probe?.close();
     await Promise.allSettled([...hosts.values()].map(async (h) => (await h).close()));
   }
+  if (ctx.probe) reportHostSpeed(ctx.probe, report, log);
   if (runs('python')) {
     try {
       await pythonBench(ctx);
@@ -123,6 +130,19 @@ async function main(): Promise<void> {
   report.print();
   log(`\nwall time ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   if (JSON_OUT) process.stdout.write(`${JSON.stringify(report.json())}\n`);
+}
+
+/** Keeps each CPU's sampled speed in the JSON (`host_speed`) and prints it. */
+function reportHostSpeed(probe: HostSpeed, report: BenchReport, log: (line: string) => void): void {
+  const cpus = probe.samples.summary();
+  report.extra.host_speed = { steady_speed: STEADY_SPEED, cpus };
+  const each = cpus.map(
+    (c) =>
+      `CPU ${c.cpu} ${c.median_ms.toFixed(3)} ms a probe (median; ${c.best_ms.toFixed(3)} at full speed), under ${STEADY_SPEED} of full speed in ${Math.round(c.slow_share * 100)} % of ${c.samples} samples`,
+  );
+  log(
+    `host speed: ${each.join('; ')}; "steady host" in the usage table: a contender's trials with every CPU at ${STEADY_SPEED} or more just before and after`,
+  );
 }
 
 main().then(

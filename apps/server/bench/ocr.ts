@@ -143,7 +143,7 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
   const trials = ctx.quick ? 3 : 7;
 
   const text = [direct.contender('ocr_direct'), engine.contender('ocr_engine')];
-  const t = report.addMeasured(text, await measureBlocks(text, { blocks: ctx.blocks, trials }));
+  const t = report.addMeasured(text, await measureBlocks(text, { blocks: ctx.blocks, trials, probe: ctx.probe }));
   const ocrStages = reportNotes(
     ctx,
     'ocr',
@@ -158,7 +158,7 @@ export async function ocrBench(ctx: BenchContext): Promise<void> {
   reportEqualDet(ctx, 'ocr_overhead_ratio', ocrRatio.median, ocrStages);
 
   const exit = [direct.contender('det_only'), engine.contender('early_exit')];
-  const e = report.addMeasured(exit, await measureBlocks(exit, { blocks: ctx.blocks, trials }));
+  const e = report.addMeasured(exit, await measureBlocks(exit, { blocks: ctx.blocks, trials, probe: ctx.probe }));
   const exitStages = reportNotes(
     ctx,
     'early_exit',
