@@ -15,55 +15,46 @@ describe('parseCpuList', () => {
 });
 
 describe('HostSamples', () => {
-  it('reads each sample as the slowest CPU’s share of its own full speed', () => {
+  it('sums each CPU’s probe times up: full speed at the quick end, the median, the slow end', () => {
     const s = new HostSamples([0, 1]);
-    for (let i = 0; i < 18; i++) s.add([0.25, 0.2]); // full speed: 0.25 ms on CPU 0, 0.2 ms on CPU 1
-    const slow0 = s.add([0.5, 0.2]);
-    const slow1 = s.add([0.25, 0.8]);
-    expect(s.best()).toEqual([0.25, 0.2]);
-    expect(s.speedAt(0)).toBe(1);
-    expect(s.speedAt(slow0)).toBe(0.5);
-    expect(s.speedAt(slow1)).toBe(0.25);
+    s.add([0.01, 0.25]); // one freak sample, far quicker than CPU 0 ever runs the probe again
+    for (let i = 1; i < 20; i++) s.add([0.1, i <= 9 ? 0.25 : 0.75]);
+    expect(s.count).toBe(20);
     const [cpu0, cpu1] = s.summary();
-    expect(cpu0).toMatchObject({
-      cpu: 0,
+    expect(cpu0).toEqual({ cpu: 0, samples: 20, full_speed_ms: 0.1, median_ms: 0.1, p90_ms: 0.1, median_speed: 1 });
+    expect(cpu1).toEqual({
+      cpu: 1,
       samples: 20,
-      best_ms: 0.25,
-      median_speed: 1,
-      min_speed: 0.5,
-      slow_share: 0.05,
+      full_speed_ms: 0.25,
+      median_ms: 0.5,
+      p90_ms: 0.75,
+      median_speed: 0.5,
     });
-    expect(cpu1).toMatchObject({ cpu: 1, samples: 20, best_ms: 0.2, min_speed: 0.25, slow_share: 0.05 });
   });
 
-  it('takes full speed from the quick end of the samples, not from one freak sample', () => {
-    const s = new HostSamples([0]);
-    s.add([0.01]); // a sample far quicker than the CPU ever runs the work again
-    for (let i = 0; i < 39; i++) s.add([0.3]);
-    expect(s.best()).toEqual([0.3]);
-    expect(s.speedAt(1)).toBe(1);
-    expect(s.speedAt(0)).toBe(1); // never above 1
-  });
-
-  it('refuses a sample without a duration for each CPU', () => {
+  it('has nothing to sum up before a sample, and refuses a sample without a duration for each CPU', () => {
     const s = new HostSamples([0, 1]);
+    expect(s.summary()).toEqual([]);
     expect(() => s.add([0.3])).toThrow('a host sample needs 2 durations, got 1');
-    expect(() => s.speedAt(0)).toThrow('no host sample 0');
   });
 });
 
 describe('HostSpeed', () => {
   it('pins a probe to each CPU and samples them together', async () => {
     const lines: string[] = [];
-    const speed = await HostSpeed.start((l) => lines.push(l), 3);
+    const speed = await HostSpeed.start((l) => lines.push(l));
     expect(lines).toEqual([]);
     try {
-      const i = await speed!.sample();
-      expect(i).toBe(3); // after the three calibration samples
-      expect(speed!.samples.cpus.length).toBeGreaterThan(0);
-      const speedAt = speed!.speedAt(i);
-      expect(speedAt).toBeGreaterThan(0);
-      expect(speedAt).toBeLessThanOrEqual(1);
+      await speed!.sample();
+      await speed!.sample();
+      const cpus = speed!.samples.summary();
+      expect(cpus.length).toBe(speed!.samples.cpus.length);
+      expect(cpus.length).toBeGreaterThan(0);
+      for (const c of cpus) {
+        expect(c.samples).toBe(2);
+        expect(c.full_speed_ms).toBeGreaterThan(0);
+        expect(c.median_ms).toBeGreaterThanOrEqual(c.full_speed_ms);
+      }
     } finally {
       speed!.close();
     }
@@ -71,7 +62,7 @@ describe('HostSpeed', () => {
 
   it('says why when a CPU cannot be pinned, and samples nothing', async () => {
     const lines: string[] = [];
-    expect(await HostSpeed.start((l) => lines.push(l), 1, [0, 4095])).toBeUndefined();
+    expect(await HostSpeed.start((l) => lines.push(l), [0, 4095])).toBeUndefined();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^host speed not sampled: the probe on CPU 4095 exited \(1\) taskset: .*/);
   });

@@ -1,6 +1,6 @@
-// How fast the host runs each of this VM's CPUs, sampled between the bench's trials. On the project's 2-CPU VMs a
-// CPU's speed halves for 0.1–3 s at a time, each CPU on its own and invisible to steal time (the host's other
-// tenants share its core): a trial that ran in such a phase measures the host, not the engine (bench README,
+// How fast the host ran each of this VM's CPUs during the bench's comparisons, sampled between trials. On the
+// project's 2-CPU VMs a CPU's speed halves for 0.1–3 s at a time, each CPU on its own and invisible to steal time:
+// two runs of one build differ by how much of them fell in such phases, and this says how much did (bench README,
 // "The host's speed").
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -8,9 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { median, percentile } from './stats.ts';
 
 const PROBE = fileURLToPath(new URL('./speedProbe.mjs', import.meta.url));
-
-/** A trial is steady when every CPU ran at least this share of its best speed just before and just after it. */
-export const STEADY_SPEED = 0.85;
 
 /**
  * The CPUs of a kernel CPU list, as `/proc/self/status` writes `Cpus_allowed_list` and `taskset -c` reads it.
@@ -28,84 +25,60 @@ export function parseCpuList(list: string): number[] {
   return cpus;
 }
 
-/** One CPU's samples over a run: each against that CPU's best, the share below `STEADY_SPEED`. */
+/** One CPU's probe times over a run, in ms: its full speed (the quick end), the median and the slow end. */
 export interface CpuSpeed {
   cpu: number;
   samples: number;
-  /** Its full-speed duration of the probe's work, and the median one. */
-  best_ms: number;
+  /** The 5th percentile: what the probe takes at this CPU's full speed, so that one freak sample does not set it. */
+  full_speed_ms: number;
   median_ms: number;
+  p90_ms: number;
+  /** full_speed_ms / median_ms: how fast the CPU ran against its full speed, for half of the samples or more. */
   median_speed: number;
-  min_speed: number;
-  slow_share: number;
 }
 
 /**
- * The probe's durations, one row per sample (a duration per CPU), and the speeds they give: a CPU's full speed is
- * its quick end over the run (the 5th percentile of its durations, so that one freak sample does not set it), and a
- * sample's speed is the slowest CPU's share of its own full speed, at most 1.
- * @example const s = new HostSamples([0, 1]); s.add([0.25, 0.5]); s.add([0.25, 0.25]); s.speedAt(0) // 0.5
+ * The probe's durations, one row per sample (a duration per CPU), summed up per CPU.
+ * @example const s = new HostSamples([0]); s.add([0.1]); s.add([0.2]); s.summary()[0].median_ms // 0.15
  */
 export class HostSamples {
   private readonly rows: number[][] = [];
 
   constructor(readonly cpus: readonly number[]) {}
 
-  /** Adds one sample; returns its index. */
-  add(durationsMs: readonly number[]): number {
+  add(durationsMs: readonly number[]): void {
     if (durationsMs.length !== this.cpus.length)
       throw new Error(`a host sample needs ${this.cpus.length} durations, got ${durationsMs.length}`);
     this.rows.push([...durationsMs]);
-    return this.rows.length - 1;
   }
 
-  /** Each CPU's full-speed duration so far: the 5th percentile of its samples. */
-  best(): number[] {
-    return this.cpus.map((_, c) =>
-      percentile(
-        this.rows.map((r) => r[c]!),
-        0.05,
-      ),
-    );
+  get count(): number {
+    return this.rows.length;
   }
 
-  /** The speed at sample `i`: the lowest over CPUs of full speed / duration, at most 1 (every CPU at full speed). */
-  speedAt(i: number): number {
-    const row = this.rows[i];
-    if (!row) throw new Error(`no host sample ${i}`);
-    const best = this.best();
-    return Math.min(1, ...row.map((ms, c) => best[c]! / ms));
-  }
-
-  /** Per CPU: its samples' speeds against its best, and the share of them below `STEADY_SPEED`. */
   summary(): CpuSpeed[] {
-    const best = this.best();
+    if (this.rows.length === 0) return [];
     return this.cpus.map((cpu, c) => {
-      const speeds = this.rows.map((r) => Math.min(1, best[c]! / r[c]!));
+      const ms = this.rows.map((r) => r[c]!);
+      const full = percentile(ms, 0.05);
+      const mid = median(ms);
       return {
         cpu,
-        samples: speeds.length,
-        best_ms: best[c]!,
-        median_ms: median(this.rows.map((r) => r[c]!)),
-        median_speed: speeds.length > 0 ? median(speeds) : NaN,
-        min_speed: Math.min(...speeds),
-        slow_share: speeds.filter((s) => s < STEADY_SPEED).length / Math.max(1, speeds.length),
+        samples: ms.length,
+        full_speed_ms: full,
+        median_ms: mid,
+        p90_ms: percentile(ms, 0.9),
+        median_speed: full / mid,
       };
     });
   }
 }
 
-/** What `measureBlocks` needs of a probe: a sample now, and the speed a sample shows. */
-export interface SpeedProbe {
-  sample(): Promise<number>;
-  speedAt(i: number): number;
-}
-
 /**
  * One probe process per CPU this process may use, each pinned there (`taskset`) and idle between samples. A sample
- * runs the same ~0.3 ms of arithmetic on every CPU at once, so it costs the trials nothing while they run.
+ * runs the same ~1 ms of arithmetic on every CPU at once; the bench takes one between trials, never during one.
  */
-export class HostSpeed implements SpeedProbe {
+export class HostSpeed {
   readonly samples: HostSamples;
 
   private constructor(private readonly probes: ProbeProcess[]) {
@@ -113,11 +86,10 @@ export class HostSpeed implements SpeedProbe {
   }
 
   /**
-   * Starts the probes on `cpus` (by default the CPUs of this process's affinity) and takes `calibration` samples 50 ms
-   * apart, so each CPU's full speed is known before the first trial; undefined, with the reason logged, where that
-   * cannot be done (no `/proc`, no `taskset`, a CPU that cannot be pinned).
+   * Starts the probes on `cpus` (by default the CPUs of this process's affinity); undefined, with the reason logged,
+   * where that cannot be done (no `/proc`, no `taskset`, a CPU that cannot be pinned).
    */
-  static async start(log: (line: string) => void, calibration = 20, cpus?: number[]): Promise<HostSpeed | undefined> {
+  static async start(log: (line: string) => void, cpus?: number[]): Promise<HostSpeed | undefined> {
     if (!cpus) {
       try {
         const list = /^Cpus_allowed_list:\s*(.+)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
@@ -136,20 +108,12 @@ export class HostSpeed implements SpeedProbe {
       log(`host speed not sampled: ${(failed.reason as Error).message}`);
       return undefined;
     }
-    const speed = new HostSpeed(probes);
-    for (let i = 0; i < calibration; i++) {
-      await speed.sample();
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return speed;
+    return new HostSpeed(probes);
   }
 
-  async sample(): Promise<number> {
-    return this.samples.add(await Promise.all(this.probes.map((p) => p.run())));
-  }
-
-  speedAt(i: number): number {
-    return this.samples.speedAt(i);
+  /** Runs the probe on every CPU at once and keeps the durations. */
+  async sample(): Promise<void> {
+    this.samples.add(await Promise.all(this.probes.map((p) => p.run())));
   }
 
   close(): void {

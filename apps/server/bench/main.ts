@@ -13,7 +13,7 @@ import { availableCpus } from '../src/cpuBudget.ts';
 import { ContenderProcess } from './contenderProcess.ts';
 import { fanoutBench } from './fanout.ts';
 import { grpcBench } from './grpc.ts';
-import { HostSpeed, STEADY_SPEED } from './hostSpeed.ts';
+import { HostSpeed } from './hostSpeed.ts';
 import { eventLoopLagBench } from './lag.ts';
 import { ocrBench } from './ocr.ts';
 import { pythonBench } from './python.ts';
@@ -132,16 +132,17 @@ async function main(): Promise<void> {
   if (JSON_OUT) process.stdout.write(`${JSON.stringify(report.json())}\n`);
 }
 
-/** Keeps each CPU's sampled speed in the JSON (`host_speed`) and prints it. */
+/** Keeps each CPU's probe times in the JSON (`host_speed`) and prints them. */
 function reportHostSpeed(probe: HostSpeed, report: BenchReport, log: (line: string) => void): void {
   const cpus = probe.samples.summary();
-  report.extra.host_speed = { steady_speed: STEADY_SPEED, cpus };
+  if (cpus.length === 0) return;
+  report.extra.host_speed = cpus;
   const each = cpus.map(
     (c) =>
-      `CPU ${c.cpu} ${c.median_ms.toFixed(3)} ms a probe (median; ${c.best_ms.toFixed(3)} at full speed), under ${STEADY_SPEED} of full speed in ${Math.round(c.slow_share * 100)} % of ${c.samples} samples`,
+      `CPU ${c.cpu} ${c.median_ms.toFixed(3)} ms (p90 ${c.p90_ms.toFixed(3)}; ${c.full_speed_ms.toFixed(3)} at full speed)`,
   );
   log(
-    `host speed: ${each.join('; ')}; "steady host" in the usage table: a contender's trials with every CPU at ${STEADY_SPEED} or more just before and after`,
+    `host speed, a probe between the OCR and fan-out trials (${cpus[0]!.samples} samples): ${each.join(', ')}; a median above full speed is the share of the run the host gave the CPUs less`,
   );
 }
 

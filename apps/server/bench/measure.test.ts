@@ -133,53 +133,38 @@ describe('BenchReport', () => {
   });
 });
 
-describe('the host probe around trials', () => {
-  /** A probe whose samples read the speeds given, in order (then full speed). */
-  const probe = (speeds: number[]) => {
-    let taken = 0;
-    return {
-      sample: async () => taken++,
-      speedAt: (i: number) => speeds[i] ?? 1,
+describe('measureBlocks with a host probe', () => {
+  it('samples before the first trial and after each, never during one', async () => {
+    const events: string[] = [];
+    let running = false;
+    const c: Contender = {
+      name: 'c',
+      run: async (block) => {
+        running = true;
+        events.push(`trial${block}`);
+        await new Promise((r) => setTimeout(r, 1));
+        running = false;
+      },
     };
-  };
-
-  it('samples before the first trial and after each, and counts the trials between two steady samples', async () => {
-    let n = 0;
-    const c: Contender = { name: 'c', run: async () => ({ selfTimedMs: ++n * 10 }) };
-    // Samples 0..6 around six trials (two blocks of three); sample 2 is slow: trials 2 and 3 touch it.
-    const m = await measureBlocks([c], {
-      blocks: 2,
-      trials: 3,
-      warm: { maxMs: 0 },
-      probe: probe([1, 1, 0.5, 1, 1, 1, 1]),
-    });
-    // The warm-up's trial is n = 1; the measured ones are 20, 30, 40 | 50, 60, 70.
-    expect(m.ms).toEqual([[30, 60]]);
-    expect(m.hostSteadyShare).toEqual([4 / 6]);
-  });
-
-  it('counts per contender, and a measurement without a probe has no share', async () => {
-    const c: Contender = { name: 'c', run: async () => ({ selfTimedMs: 5 }) };
-    const m = await measureBlocks([c], { blocks: 2, trials: 1, warm: { maxMs: 0 }, probe: probe([0.5, 1, 1]) });
-    expect(m.hostSteadyShare).toEqual([0.5]);
-    expect((await measureBlocks([c], { blocks: 1, trials: 1, warm: { maxMs: 0 } })).hostSteadyShare).toBeUndefined();
-  });
-
-  it('shows each contender’s share in the usage table and the JSON', () => {
-    const lines: string[] = [];
-    const r = new BenchReport((l) => lines.push(l));
-    const usage = { minorFaultsPerRequest: 0, cpuMsPerRequest: 0, gcMsPerTrial: 0, gcPerTrial: 0 };
-    const warmUp = { trials: 1, ms: 1, steady: true };
-    r.addMeasured([{ name: 'e', run: async () => {} }], {
-      ms: [[11, 12, 13]],
-      usage: [{ ...usage, warmUp }],
-      hostSteadyShare: [0.25],
-    });
-    r.addMeasured([{ name: 'd', run: async () => {} }], { ms: [[10, 10, 10]], usage: [{ ...usage, warmUp }] });
-    expect(r.usage.e!.host_steady_share).toBe(0.25);
-    expect(r.usage.d!.host_steady_share).toBeUndefined();
-    r.print();
-    expect(lines.find((l) => l.startsWith('e '))).toMatch(/ 25 % +1 trials/);
-    expect(lines.find((l) => l.startsWith('d '))).toMatch(/ — +1 trials/);
+    const probe = {
+      sample: async () => {
+        expect(running).toBe(false);
+        events.push('sample');
+      },
+    };
+    await measureBlocks([c], { blocks: 2, trials: 2, warm: { maxMs: 0 }, probe });
+    // The warm-up's trial (block -1) is not sampled around.
+    expect(events).toEqual([
+      'trial-1',
+      'sample',
+      'trial0',
+      'sample',
+      'trial0',
+      'sample',
+      'trial1',
+      'sample',
+      'trial1',
+      'sample',
+    ]);
   });
 });

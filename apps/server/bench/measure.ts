@@ -1,6 +1,5 @@
 // Timing contenders in interleaved blocks, with the minor page faults, CPU time and garbage collection each one
 // costs the process it runs in.
-import { STEADY_SPEED, type SpeedProbe } from './hostSpeed.ts';
 import { interleaveOrder, median } from './stats.ts';
 import { startUsage, type TrialUsage } from './usage.ts';
 
@@ -36,11 +35,6 @@ export interface Measured {
   /** Per contender (in the order given), the median trial time of each block, in ms. */
   ms: number[][];
   usage: Usage[];
-  /**
-   * With a `probe`, per contender: the share of its trials that ran with every CPU at `STEADY_SPEED` of its full speed
-   * or more, sampled just before and just after (hostSpeed.ts). Contenders with like shares met a like host.
-   */
-  hostSteadyShare?: number[];
 }
 
 export interface BlockOptions {
@@ -48,8 +42,8 @@ export interface BlockOptions {
   trials: number;
   /** How each contender is warmed before the first block (`WARM_UP`, field by field). */
   warm?: Partial<WarmPolicy>;
-  /** Samples the host's speed before the first trial and after each (hostSpeed.ts): `Measured.host`. */
-  probe?: SpeedProbe;
+  /** Samples the host's speed before the first trial and after each, between trials (hostSpeed.ts). */
+  probe?: { sample(): Promise<unknown> };
 }
 
 /**
@@ -97,9 +91,7 @@ export async function measureBlocks(contenders: readonly Contender[], opts: Bloc
   const times = contenders.map(() => Array.from({ length: opts.blocks }, () => [] as number[]));
   const totals = contenders.map(() => ({ faults: 0, cpuUs: 0, gcMs: 0, gcCount: 0 }));
   const { probe } = opts;
-  /** Per contender, per block, each trial's host samples: the one before it and the one after. */
-  const brackets = contenders.map(() => Array.from({ length: opts.blocks }, () => [] as [number, number][]));
-  let before = probe ? await probe.sample() : -1;
+  await probe?.sample();
   for (const [b, rounds] of interleaveOrder(contenders.length, opts.blocks, opts.trials).entries())
     for (const round of rounds)
       for (const k of round) {
@@ -107,11 +99,7 @@ export async function measureBlocks(contenders: readonly Contender[], opts: Bloc
         const { ms, usage } = await trial(contenders[k]!, b);
         const here = await stop();
         times[k]![b]!.push(ms);
-        if (probe) {
-          const after = await probe.sample();
-          brackets[k]![b]!.push([before, after]);
-          before = after;
-        }
+        await probe?.sample();
         const used = usage ?? here;
         const sum = totals[k]!;
         sum.faults += used.faults;
@@ -122,7 +110,6 @@ export async function measureBlocks(contenders: readonly Contender[], opts: Bloc
   const trials = opts.blocks * opts.trials;
   return {
     ms: times.map((perBlock) => perBlock.map(median)),
-    ...(probe ? { hostSteadyShare: steadyShares(brackets, probe) } : {}),
     usage: contenders.map((c, k) => {
       const requests = trials * (c.requests ?? 1);
       const sum = totals[k]!;
@@ -135,21 +122,6 @@ export async function measureBlocks(contenders: readonly Contender[], opts: Bloc
       };
     }),
   };
-}
-
-/** A trial's host samples: the index of the one taken before it and of the one after. */
-type Bracket = readonly [number, number];
-
-/** Per contender: the share of its trials between two samples at `STEADY_SPEED` or more. */
-function steadyShares(
-  brackets: readonly (readonly (readonly Bracket[])[])[],
-  probe: Pick<SpeedProbe, 'speedAt'>,
-): number[] {
-  const steady = (s: Bracket) => Math.min(probe.speedAt(s[0]), probe.speedAt(s[1])) >= STEADY_SPEED;
-  return brackets.map((blocks) => {
-    const all = blocks.flat();
-    return all.filter(steady).length / Math.max(1, all.length);
-  });
 }
 
 /** One trial of `c`: its time (the one it measured itself, else wall) and the usage it reported, if any. */

@@ -21,11 +21,8 @@ const warmedUp = (w: WarmedUp) => `${w.trials} trials, ${(w.ms / 1000).toFixed(1
 export class BenchReport {
   /** Every metric's range over its blocks, in the order added. */
   readonly ranges: Record<string, Range> = {};
-  /**
-   * Per contender: its trial time over blocks, page faults and CPU per request, GC time and count per trial, and
-   * (measured with a host probe) the share of its trials the host ran steadily.
-   */
-  readonly usage: Record<string, Usage & { ms: Range; host_steady_share?: number }> = {};
+  /** Per contender: its trial time over blocks, page faults and CPU per request, GC time and count per trial. */
+  readonly usage: Record<string, Usage & { ms: Range }> = {};
   /** Anything else the JSON carries (the header, the VAD levels), keyed as it appears there. */
   readonly extra: Record<string, unknown> = {};
   private readonly beside: Record<string, string[]> = {};
@@ -52,7 +49,6 @@ export class BenchReport {
       out[c.name] = m.ms[k]!;
       const ms = this.add(`${c.name}_ms`, m.ms[k]!);
       this.usage[c.name] = { ms, ...m.usage[k]! };
-      if (m.hostSteadyShare) this.usage[c.name]!.host_steady_share = m.hostSteadyShare[k]!;
     });
     return out;
   }
@@ -71,13 +67,11 @@ export class BenchReport {
       this.log(`${name.padEnd(40)}${range(r).padEnd(34)}${next.join(', ')}`);
     }
     this.log(
-      `\n${'contender'.padEnd(40)}${'ms per trial'.padEnd(34)}${'minor faults/req'.padEnd(18)}${'CPU ms/req'.padEnd(12)}${'GC ms/trial (GCs)'.padEnd(20)}${'steady host'.padEnd(13)}warm-up`,
+      `\n${'contender'.padEnd(40)}${'ms per trial'.padEnd(34)}${'minor faults/req'.padEnd(18)}${'CPU ms/req'.padEnd(12)}${'GC ms/trial (GCs)'.padEnd(20)}warm-up`,
     );
-    for (const [name, u] of Object.entries(this.usage)) {
-      const steady = u.host_steady_share === undefined ? '—' : `${Math.round(u.host_steady_share * 100)} %`;
+    for (const [name, u] of Object.entries(this.usage))
       this.log(
-        `${name.padEnd(40)}${range(u.ms).padEnd(34)}${fmt(Math.round(u.minorFaultsPerRequest)).padEnd(18)}${fmt(u.cpuMsPerRequest).padEnd(12)}${`${fmt(u.gcMsPerTrial)} (${u.gcPerTrial.toFixed(1)})`.padEnd(20)}${steady.padEnd(13)}${warmedUp(u.warmUp)}`,
+        `${name.padEnd(40)}${range(u.ms).padEnd(34)}${fmt(Math.round(u.minorFaultsPerRequest)).padEnd(18)}${fmt(u.cpuMsPerRequest).padEnd(12)}${`${fmt(u.gcMsPerTrial)} (${u.gcPerTrial.toFixed(1)})`.padEnd(20)}${warmedUp(u.warmUp)}`,
       );
-    }
   }
 }
