@@ -78,6 +78,48 @@ describe('PacedConnection', () => {
     expect(turns.size).toBeLessThanOrEqual(Math.ceil(sent.length / PACED_SLICE_BYTES) + 4);
   });
 
+  it('hands on a request that fits the turn’s slice in the turn it is read, without pausing the socket', async () => {
+    const { paced, client } = await pacedPair();
+    const loop = loopTurns();
+    let readIn = -1;
+    paced.socket.prependListener('data', () => (readIn = loop.count()));
+    let paused = 0;
+    const pause = paced.socket.pause.bind(paced.socket);
+    paced.socket.pause = () => (paused++, pause());
+    const request = Buffer.concat([PREFACE, frame(DATA, 0, 1, Buffer.alloc(1000, 3))]);
+    const got = new Promise<{ turn: number; b: Buffer }>((resolve) =>
+      paced.once('data', (b: Buffer) => resolve({ turn: loop.count(), b })),
+    );
+    client.write(request);
+    const { turn, b } = await got;
+    loop.stop();
+    expect(turn).toBe(readIn);
+    expect(paused).toBe(0);
+    // The guard splits frames into header and payload: the rest of the request followed in the same turn.
+    expect(request.subarray(0, b.length).equals(b)).toBe(true);
+    paced.destroy();
+    client.destroy();
+  });
+
+  it('writes one HTTP/2 write’s buffers to the socket in one go, in order', async () => {
+    const { paced, client } = await pacedPair();
+    let corked = 0;
+    const cork = paced.socket.cork.bind(paced.socket);
+    paced.socket.cork = () => (corked++, cork());
+    const got: Buffer[] = [];
+    client.on('data', (b: Buffer) => got.push(b));
+    const ended = new Promise<void>((resolve) => client.once('end', resolve));
+    // As Node's HTTP/2 writes through a JS stream: corked, one write per buffer, uncorked.
+    paced.cork();
+    for (const word of ['headers ', 'message ', 'trailers']) paced.write(Buffer.from(word));
+    paced.uncork();
+    paced.end();
+    await ended;
+    expect(Buffer.concat(got).toString()).toBe('headers message trailers');
+    expect(corked).toBe(1);
+    client.destroy();
+  });
+
   it('writes go to the peer, the peer reads the end, and the socket reports its addresses', async () => {
     const { paced, client } = await pacedPair();
     expect(paced.remoteAddress).toBe('127.0.0.1');
