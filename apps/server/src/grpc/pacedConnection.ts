@@ -14,7 +14,7 @@ export const PACED_SLICE_BYTES = 16 * 1024;
  * ~0.1-0.3 ms each, before another client's request was read (a single stretch of 200-600 ms of the main thread's
  * CPU). Paced, the setup of ~100 streams runs per turn, with other clients' reads between. A request that fits the
  * turn's slice (a unary call's, a stream's next message) goes to HTTP/2 as it is read: waiting a turn for it cost a
- * unary call ~0.5 ms and ~0.3 ms of the main thread's CPU (server README, "gRPC"). What is read goes through a
+ * unary call 0.1-0.3 ms of the main thread's CPU (server README, "gRPC"). What is read goes through a
  * `HeaderBlockGuard` first (a header field nghttp2 cannot decode would end the whole connection). Writes go straight
  * through, those of one HTTP/2 write in one go (`_writev`); the socket's own backpressure holds the writer.
  * @example injector.injectConnection(new PacedConnection(socket))
