@@ -60,6 +60,18 @@ describe('HostSpeed', () => {
     }
   });
 
+  it('stops sampling, saying why once, when a probe goes away mid-run', async () => {
+    const lines: string[] = [];
+    const speed = (await HostSpeed.start((l) => lines.push(l), [0]))!;
+    await speed.sample();
+    speed.close(); // the probe exits, as one killed would
+    await speed.sample();
+    await speed.sample();
+    expect(speed.samples.count).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^host speed no longer sampled after 1 samples: the probe on CPU 0 exited \(0\)/);
+  });
+
   it('says why when a CPU cannot be pinned, and samples nothing', async () => {
     const lines: string[] = [];
     expect(await HostSpeed.start((l) => lines.push(l), [0, 4095])).toBeUndefined();

@@ -80,8 +80,13 @@ export class HostSamples {
  */
 export class HostSpeed {
   readonly samples: HostSamples;
+  /** Why sampling stopped (a probe failed); the bench goes on without it. */
+  private stopped: string | undefined;
 
-  private constructor(private readonly probes: ProbeProcess[]) {
+  private constructor(
+    private readonly probes: ProbeProcess[],
+    private readonly log: (line: string) => void,
+  ) {
     this.samples = new HostSamples(probes.map((p) => p.cpu));
   }
 
@@ -108,12 +113,19 @@ export class HostSpeed {
       log(`host speed not sampled: ${(failed.reason as Error).message}`);
       return undefined;
     }
-    return new HostSpeed(probes);
+    return new HostSpeed(probes, log);
   }
 
-  /** Runs the probe on every CPU at once and keeps the durations. */
+  /** Runs the probe on every CPU at once and keeps the durations; after a probe fails, nothing (said once). */
   async sample(): Promise<void> {
-    this.samples.add(await Promise.all(this.probes.map((p) => p.run())));
+    if (this.stopped) return;
+    try {
+      this.samples.add(await Promise.all(this.probes.map((p) => p.run())));
+    } catch (err) {
+      this.stopped = (err as Error).message;
+      this.log(`host speed no longer sampled after ${this.samples.count} samples: ${this.stopped}`);
+      this.close();
+    }
   }
 
   close(): void {
