@@ -3,7 +3,7 @@
 // Every comparison runs in N ≥ 3 blocks in which the engine and its ceiling alternate, each contender in a child
 // process of its own (contenderProcess.ts, roles.ts); each metric is printed as the median over blocks with its
 // min–max, beside its same-run ceiling. --json prints one JSON object on stdout: the medians under their metric
-// names, then `ranges`, `usage`, `machine` and `vad_levels`.
+// names, then `ranges`, `usage`, `machine`, `vad_levels` and `host_speed`.
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { disableOnnxRuntimeTelemetry } from '../src/cli/onnxTelemetry.ts';
@@ -139,10 +139,10 @@ function reportHostSpeed(probe: HostSpeed, report: BenchReport, log: (line: stri
   report.extra.host_speed = cpus;
   const each = cpus.map(
     (c) =>
-      `CPU ${c.cpu} ${c.median_ms.toFixed(3)} ms (p90 ${c.p90_ms.toFixed(3)}; ${c.full_speed_ms.toFixed(3)} at full speed)`,
+      `CPU ${c.cpu} median ${c.median_ms.toFixed(3)} (p90 ${c.p90_ms.toFixed(3)}, full speed ${c.full_speed_ms.toFixed(3)})`,
   );
   log(
-    `host speed, a probe between the OCR and fan-out trials (${cpus[0]!.samples} samples): ${each.join(', ')}; a median above full speed is the share of the run the host gave the CPUs less`,
+    `host speed between the OCR and fan-out trials, ms a probe (${cpus[0]!.samples} samples): ${each.join(', ')}; a median well above full speed: the host ran that CPU slower for much of the run`,
   );
 }
 
