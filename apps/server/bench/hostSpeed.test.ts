@@ -32,6 +32,18 @@ describe('HostSamples', () => {
     });
   });
 
+  it('gives the host’s speed over a span of time: the slowest CPU’s median then, against its full speed', () => {
+    const s = new HostSamples([0, 1]);
+    for (let t = 0; t < 20; t++) s.add([0.1, 0.2], 1000 + t); // full speed: 0.1 and 0.2 ms
+    s.add([0.1, 0.4], 2000); // CPU 1 at half speed
+    s.add([0.125, 0.2], 2001);
+    s.add([0.1, 0.4], 2002);
+    expect(s.speedBetween(1000, 1019)).toBe(1);
+    expect(s.speedBetween(2000, 2002)).toBe(0.5); // CPU 1's median 0.4 against 0.2
+    expect(s.speedBetween(2001, 2001)).toBe(0.8); // CPU 0's 0.125 against 0.1
+    expect(s.speedBetween(3000, 4000)).toBeUndefined();
+  });
+
   it('has nothing to sum up before a sample, and refuses a sample without a duration for each CPU', () => {
     const s = new HostSamples([0, 1]);
     expect(s.summary()).toEqual([]);
@@ -57,6 +69,22 @@ describe('HostSpeed', () => {
       }
     } finally {
       speed!.close();
+    }
+  });
+
+  it('samples on an interval until stopped', async () => {
+    const speed = (await HostSpeed.start(() => {}, [0]))!;
+    try {
+      const stop = speed.every(10);
+      await new Promise((r) => setTimeout(r, 100));
+      await stop();
+      const taken = speed.samples.count;
+      expect(taken).toBeGreaterThanOrEqual(3);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(speed.samples.count).toBe(taken);
+      expect(speed.samples.speedBetween(0, Date.now())).toBeGreaterThan(0);
+    } finally {
+      speed.close();
     }
   });
 

@@ -1,4 +1,5 @@
-// How fast the host ran each of this VM's CPUs during the bench's comparisons, sampled between trials. On the
+// How fast the host ran each of this VM's CPUs during the bench's comparisons, sampled between trials (and during
+// the VAD ramp). On the
 // project's 2-CPU VMs a CPU's speed halves for 0.1–3 s at a time, each CPU on its own and invisible to steal time:
 // two runs of one build differ by how much of them fell in such phases, and this says how much did (bench README,
 // "The host's speed").
@@ -43,13 +44,27 @@ export interface CpuSpeed {
  */
 export class HostSamples {
   private readonly rows: number[][] = [];
+  /** When each sample was taken (`Date.now()`, comparable across processes). */
+  private readonly times: number[] = [];
 
   constructor(readonly cpus: readonly number[]) {}
 
-  add(durationsMs: readonly number[]): void {
+  add(durationsMs: readonly number[], at = Date.now()): void {
     if (durationsMs.length !== this.cpus.length)
       throw new Error(`a host sample needs ${this.cpus.length} durations, got ${durationsMs.length}`);
     this.rows.push([...durationsMs]);
+    this.times.push(at);
+  }
+
+  /**
+   * The host's speed from `from` to `to` (`Date.now()` times): over the samples taken then, the slowest CPU's median
+   * against its full speed over the whole run (1 = every CPU at full speed); undefined without a sample then.
+   */
+  speedBetween(from: number, to: number): number | undefined {
+    const rows = this.rows.filter((_, i) => this.times[i]! >= from && this.times[i]! <= to);
+    if (rows.length === 0) return undefined;
+    const full = this.summary().map((c) => c.full_speed_ms);
+    return Math.min(...this.cpus.map((_, c) => full[c]! / median(rows.map((r) => r[c]!))));
   }
 
   get count(): number {
@@ -76,7 +91,8 @@ export class HostSamples {
 
 /**
  * One probe process per CPU this process may use, each pinned there (`taskset`) and idle between samples. A sample
- * runs the same ~1 ms of arithmetic on every CPU at once; the bench takes one between trials, never during one.
+ * runs the same ~1 ms of arithmetic on every CPU at once; the bench takes one between two trials, never during one,
+ * and during the VAD ramp (timed in the engine's process, where it cannot step between) one every 250 ms.
  */
 export class HostSpeed {
   readonly samples: HostSamples;
@@ -126,6 +142,24 @@ export class HostSpeed {
       this.log(`host speed no longer sampled after ${this.samples.count} samples: ${this.stopped}`);
       this.close();
     }
+  }
+
+  /**
+   * Samples every `ms` until the returned function is called (for a scenario timed in another process, whose trials
+   * this one cannot sample between); each sample costs each CPU ~1 ms.
+   */
+  every(ms: number): () => Promise<void> {
+    let on = true;
+    const loop = (async () => {
+      while (on && !this.stopped) {
+        await this.sample();
+        await new Promise((r) => setTimeout(r, ms));
+      }
+    })();
+    return async () => {
+      on = false;
+      await loop;
+    };
   }
 
   close(): void {

@@ -31,7 +31,7 @@ const onlyArg = args.indexOf('--only');
 /** `--only NAME[,NAME]`: run just those scenarios (e.g. `--only vad` while working on streams). */
 const ONLY = onlyArg >= 0 ? new Set((args[onlyArg + 1] ?? '').split(',')) : undefined;
 const runs = (scenario: string) => !ONLY || ONLY.has(scenario);
-/** `--no-host-speed`: no probe of the host's speed between the OCR and fan-out trials (hostSpeed.ts). */
+/** `--no-host-speed`: no probe of the host's speed (between the OCR and fan-out trials, during the VAD ramp). */
 const HOST_SPEED = !args.includes('--no-host-speed');
 const log = (s: string) => (JSON_OUT ? process.stderr : process.stdout).write(`${s}\n`);
 const ROLES = new URL('./roles.ts', import.meta.url);
@@ -99,8 +99,9 @@ async function main(): Promise<void> {
     await Promise.all(needed.map(host));
     if (needed.length > 0)
       log(`contender processes ${needed.join(', ')} ready in ${((performance.now() - t1) / 1000).toFixed(1)} s`);
-    // The host's speed around the OCR and fan-out trials, whose ratios its slow phases move (hostSpeed.ts).
-    if (HOST_SPEED && (runs('ocr') || runs('fanout'))) ctx.probe = await HostSpeed.start(log);
+    // The host's speed between the OCR and fan-out trials and during the VAD ramp, which its slow phases move
+    // (hostSpeed.ts).
+    if (HOST_SPEED && (runs('ocr') || runs('fanout') || runs('vad'))) ctx.probe = await HostSpeed.start(log);
     if (runs('ocr')) await ocrBench(ctx);
     if (runs('fanout')) await fanoutBench(ctx);
     if (runs('lag')) await eventLoopLagBench(ctx);
@@ -142,7 +143,7 @@ function reportHostSpeed(probe: HostSpeed, report: BenchReport, log: (line: stri
       `CPU ${c.cpu} median ${c.median_ms.toFixed(3)} (p90 ${c.p90_ms.toFixed(3)}, full speed ${c.full_speed_ms.toFixed(3)})`,
   );
   log(
-    `host speed between the OCR and fan-out trials, ms a probe (${cpus[0]!.samples} samples): ${each.join(', ')}; a median well above full speed: the host ran that CPU slower for much of the run`,
+    `host speed between the OCR and fan-out trials and during the VAD ramp, ms a probe (${cpus[0]!.samples} samples): ${each.join(', ')}; a median well above full speed: the host ran that CPU slower for much of the run`,
   );
 }
 

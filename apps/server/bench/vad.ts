@@ -85,6 +85,11 @@ interface LevelTrial {
   chunk_p99_ms: number;
   behind: boolean;
   held: boolean;
+  /** When it ran (`Date.now()`), to be matched with the host's speed then. */
+  started: number;
+  ended: number;
+  /** The host's speed meanwhile (hostSpeed.ts `speedBetween`), where it was sampled. */
+  host_speed?: number;
 }
 
 /**
@@ -100,9 +105,10 @@ function vadRampTask({ engine, quick, log }: EngineSide): Task {
     for (const n of LEVELS) {
       let held = false;
       for (let trial = 1; trial <= 2 && !held; trial++) {
+        const started = Date.now();
         const r = await vadLevel(engine, n, chunks);
         held = r.p99Ms <= P99_LIMIT_MS && !r.behind;
-        levels.push({ streams: n, trial, chunk_p99_ms: r.p99Ms, behind: r.behind, held });
+        levels.push({ streams: n, trial, chunk_p99_ms: r.p99Ms, behind: r.behind, held, started, ended: Date.now() });
         log(
           `vad ${n} streams, trial ${trial}: chunk p99 ${r.p99Ms.toFixed(2)} ms${r.behind ? ', a stream fell behind real time' : ''}${held ? ' — held' : ''}`,
         );
@@ -116,12 +122,28 @@ function vadRampTask({ engine, quick, log }: EngineSide): Task {
 
 /**
  * `vad_streams_realtime`: the ramp's last level held, in the engine's process; every level's p99 is printed and kept
- * in the JSON's `vad_levels`. Printed beside `vad_direct_batched_streams` where `vadThroughputBench` ran first.
+ * in the JSON's `vad_levels`. Printed beside `vad_direct_batched_streams` where `vadThroughputBench` ran first. With a
+ * host probe, the host is sampled every 250 ms meanwhile, and each level carries the host's speed while it ran
+ * (`host_speed`): a level that failed at 0.5 failed on half a CPU.
  */
 export async function vadRampBench(ctx: BenchContext): Promise<void> {
   const engine = await ctx.host('engine');
-  const { levels, sustained } = await engine.call<{ levels: LevelTrial[]; sustained: number }>('vad_ramp');
+  const stopSampling = ctx.probe?.every(250);
+  const { levels, sustained } = await engine
+    .call<{ levels: LevelTrial[]; sustained: number }>('vad_ramp')
+    .finally(() => stopSampling?.());
   ctx.report.add('vad_streams_realtime', [sustained], ['vad_direct_batched_streams']);
+  if (ctx.probe) {
+    for (const l of levels) {
+      const speed = ctx.probe.samples.speedBetween(l.started, l.ended);
+      if (speed !== undefined) l.host_speed = speed;
+    }
+    const each = levels.map(
+      (l) =>
+        `${l.streams}${l.held ? '' : '×'} ${l.chunk_p99_ms.toFixed(1)} ms${l.host_speed === undefined ? '' : ` @ ${l.host_speed.toFixed(2)}`}`,
+    );
+    ctx.log(`vad levels, chunk p99 @ the host's speed meanwhile (× = failed): ${each.join(', ')}`);
+  }
   ctx.report.extra.vad_levels = levels;
 }
 
