@@ -5,6 +5,7 @@
 // "The host's speed").
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { median, percentile } from './stats.ts';
 
@@ -169,7 +170,6 @@ export class HostSpeed {
 
 /** One pinned probe process: a line in asks for a run, a line out is its duration. */
 class ProbeProcess {
-  private buffered = '';
   private stderr = '';
   /** Who waits for the next line: given the line, or the reason there will be none. */
   private waiting: ((line: string | Error) => void)[] = [];
@@ -178,16 +178,7 @@ class ProbeProcess {
     readonly cpu: number,
     private readonly child: ChildProcessWithoutNullStreams,
   ) {
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      this.buffered += chunk;
-      let nl: number;
-      while ((nl = this.buffered.indexOf('\n')) >= 0) {
-        const line = this.buffered.slice(0, nl);
-        this.buffered = this.buffered.slice(nl + 1);
-        this.waiting.shift()?.(line);
-      }
-    });
+    createInterface({ input: child.stdout }).on('line', (line) => this.waiting.shift()?.(line));
     child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
     child.stdin.on('error', () => {}); // a probe that is gone: its exit fails whoever waits
     const gone = (why: string) => {

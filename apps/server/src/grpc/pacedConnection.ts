@@ -99,12 +99,8 @@ export class PacedConnection extends Duplex {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void): void {
     if (this.socket.destroyed) return done(new Error('the connection is closed'));
-    if (this.socket.write(chunk)) return done();
-    const settle = () => {
-      this.socket.off('drain', settle).off('close', settle);
-      done();
-    };
-    this.socket.once('drain', settle).once('close', settle);
+    this.socket.write(chunk);
+    this.whenWritable(done);
   }
 
   /** The buffers of one HTTP/2 write (a response's headers, message and trailers) in one write to the socket. */
@@ -113,6 +109,11 @@ export class PacedConnection extends Duplex {
     this.socket.cork();
     for (const { chunk } of chunks) this.socket.write(chunk);
     this.socket.uncork();
+    this.whenWritable(done);
+  }
+
+  /** Calls `done` once the socket takes more: now, or at its drain (or its close). */
+  private whenWritable(done: () => void): void {
     if (!this.socket.writableNeedDrain) return done();
     const settle = () => {
       this.socket.off('drain', settle).off('close', settle);
