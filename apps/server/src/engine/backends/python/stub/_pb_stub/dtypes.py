@@ -31,12 +31,25 @@ CONFIG_TYPE_TO_NUMPY = {
 }
 
 
+_DATATYPE_OF_DTYPE = {}  # numpy dtype -> name, as asked: working it out costs a small request's tensor ~4 us
+_UNKNOWN = object()
+
+
 def datatype_of(dtype):
     """The KServe datatype name of a numpy dtype, or None when Triton has no such type."""
+    cached = isinstance(dtype, np.dtype)
+    if cached:
+        name = _DATATYPE_OF_DTYPE.get(dtype, _UNKNOWN)
+        if name is not _UNKNOWN:
+            return name
     dtype = np.dtype(dtype)
     if dtype == np.object_ or dtype.type == np.bytes_:
-        return "BYTES"
-    return _DATATYPE_OF_KIND.get(dtype.newbyteorder("<").str)
+        name = "BYTES"
+    else:
+        name = _DATATYPE_OF_KIND.get(dtype.newbyteorder("<").str)
+    if cached and len(_DATATYPE_OF_DTYPE) < 256:
+        _DATATYPE_OF_DTYPE[dtype] = name
+    return name
 
 
 def require_datatype(dtype, what):

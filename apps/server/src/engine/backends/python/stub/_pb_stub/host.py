@@ -18,6 +18,7 @@ class ModelHost:
     def __init__(self):
         self.model = None
         self.model_file = ""
+        self.failure_prefix = "Failed to process the request(s) for model '', message: "
 
     def _await(self, value):
         if asyncio.iscoroutine(value):
@@ -50,6 +51,7 @@ class ModelHost:
             config = json.loads(args.get("model_config") or "{}")
             RUNTIME.model_name = args.get("model_name") or config.get("name", "")
             RUNTIME.instance_name = args.get("model_instance_name") or RUNTIME.model_name
+            self.failure_prefix = f"Failed to process the request(s) for model '{RUNTIME.instance_name}', message: "
             RUNTIME.decoupled = using_decoupled_model_transaction_policy(config)
             RUNTIME.limits.set(header.get("limits"))
             RUNTIME.writer.max_header = RUNTIME.limits.max_bytes
@@ -74,7 +76,7 @@ class ModelHost:
 
     def execute(self, header, blob):
         execute_id = header.get("id")
-        prefix = f"Failed to process the request(s) for model '{RUNTIME.instance_name}', message: "
+        prefix = self.failure_prefix
         states, requests, error, result = [], [], None, None
         try:
             for index, described in enumerate(header.get("requests") or []):

@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 
-from .dtypes import NUMPY_OF_DATATYPE, TRITON_TYPE_CODE, deserialize_bytes, require_datatype, serialize_bytes
+from .dtypes import (NUMPY_OF_DATATYPE, TRITON_TYPE_CODE, datatype_of, deserialize_bytes, require_datatype,
+                     serialize_bytes)
 from .errors import TritonModelException
 from .runtime import RUNTIME
 
@@ -20,7 +21,7 @@ class Tensor:
         if name == "":
             raise TritonModelException("Tensor name cannot be an empty string.")
         array = numpy_array if isinstance(numpy_array, np.ndarray) else np.asarray(numpy_array)
-        self._datatype = require_datatype(array.dtype, f"Tensor '{name}'")
+        self._datatype = datatype_of(array.dtype) or require_datatype(array.dtype, f"Tensor '{name}'")
         if not array.flags.c_contiguous:
             array = np.ascontiguousarray(array)
         self._name = name
@@ -30,7 +31,7 @@ class Tensor:
     def _from_wire(cls, described, blob):
         """An input tensor whose array is a view of the frame's (writable) blob, or a copy of its region bytes."""
         name, datatype = described["name"], described["datatype"]
-        shape = tuple(int(d) for d in described["shape"])
+        shape = tuple(map(int, described["shape"]))
         nbytes = int(described["nbytes"])
         if "region" in described:
             blob, offset = RUNTIME.regions.read(int(described["region"]), nbytes), 0

@@ -9,7 +9,7 @@ import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from _pb_stub.framing import FrameReader, FrameWriter  # noqa: E402
+from _pb_stub.framing import FrameReader, FrameWriter, encode_header  # noqa: E402
 
 
 def raw_frame(header, blob=b""):
@@ -119,6 +119,29 @@ class FrameWriterTest(unittest.TestCase):
         self.assertEqual(bytes(frames[0][1][:3]), b"abc")
         self.writer.send({"type": "log", "message": "after"})
         self.assertNotEqual(self.pending(), b"", "a frame after release() is written at once")
+
+
+class EncodeHeaderTest(unittest.TestCase):
+    def test_headers_encode_as_json_dumps_compact_does(self):
+        for header in ({"type": "executed", "id": 7, "error": None},
+                       {"s": "caf\u00e9 \u2603 \"q\" \\ \n", "f": [1.5, float("nan"), float("inf"), -0.0, 1e300],
+                        "nested": {"b": True, "k": [[], {}], 3: "int key"}, "big": 2 ** 70}):
+            self.assertEqual(encode_header(header), json.dumps(header, separators=(",", ":")).encode("utf-8"))
+
+    def test_a_header_holding_itself_fails_as_json_does(self):
+        header = {"type": "log"}
+        header["self"] = header
+        with self.assertRaisesRegex(ValueError, "Circular reference"):
+            encode_header(header)
+
+    def test_what_json_cannot_encode_fails_as_json_does(self):
+        with self.assertRaisesRegex(TypeError, "not JSON serializable"):
+            encode_header({"type": "log", "message": object()})
+
+    def test_long_texts_are_cut_until_the_header_fits(self):
+        body = encode_header({"type": "log", "message": "x" * 5000}, max_bytes=1000)
+        self.assertLessEqual(len(body), 1000)
+        self.assertIn("more characters", json.loads(body)["message"])
 
 
 def frames_of(data):

@@ -25,6 +25,13 @@ class TypesTest(unittest.TestCase):
         with self.assertRaises(KeyError):
             pb_utils.triton_string_to_numpy("TYPE_NOPE")
 
+    def test_datatype_names_hold_when_asked_again(self):
+        from _pb_stub.dtypes import datatype_of
+        cases = {np.dtype("<f4"): "FP32", np.dtype(">f4"): "FP32", np.dtype("S3"): "BYTES", np.dtype(object): "BYTES",
+                 np.dtype("U4"): None, np.dtype("c8"): None, np.float64: "FP64", "int8": "INT8", np.bool_: "BOOL"}
+        for _ in range(2):  # the second time from the cache
+            self.assertEqual({d: datatype_of(d) for d in cases}, cases)
+
     def test_tensor(self):
         t = pb_utils.Tensor("x", np.arange(6, dtype=np.int16).reshape(2, 3).T)  # not C-contiguous
         self.assertEqual((t.name(), t.shape(), t.triton_dtype(), t.is_cpu()), ("x", [3, 2], 7, True))
