@@ -12,7 +12,7 @@ export function executeRequests(w: FrameWriter, body: PyExecute): Record<string,
     correlation_id: r.correlationId ?? 0,
     request_id: r.requestId ?? '',
     flags: r.flags ?? 0,
-    parameters: JSON.stringify(r.parameters ?? {}),
+    parameters: r.parameters ? JSON.stringify(r.parameters) : '{}',
     timeout: 0,
   }));
 }

@@ -79,9 +79,12 @@ export class FrameWriter {
  */
 export class FrameReader {
   private chunks: Buffer[] = [];
+  /** Bytes of `chunks[0]` already taken. */
+  private start = 0;
+  /** Bytes buffered and not yet taken. */
   private have = 0;
-  /** The frame whose header has been read and checked, while its bytes arrive into `out` (`filled` so far). */
-  private next: { header: Record<string, unknown>; headLen: number; out: Buffer; filled: number } | undefined;
+  /** The frame whose header has been read and checked, while its blob's bytes arrive (`filled` so far). */
+  private next: { header: Record<string, unknown>; blob: Buffer; filled: number } | undefined;
 
   constructor(
     private readonly check: (header: Record<string, unknown>, blobBytes: number) => void = () => {},
@@ -97,62 +100,75 @@ export class FrameReader {
       if (!this.next && !this.readHeader()) break;
       const f = this.next!;
       this.fill(f);
-      if (f.filled < f.out.byteLength) break;
+      if (f.filled < f.blob.byteLength) break;
       this.next = undefined;
-      frames.push({ header: f.header, blob: f.out.subarray(8 + f.headLen) });
+      frames.push({ header: f.header, blob: f.blob });
     }
     return frames;
   }
 
-  /** Reads and checks the next frame's header once it is all in, and makes its buffer; false while it is not in. */
+  /** Reads and checks the next frame's header once it is all in, and makes its blob's buffer; false while it is not in. */
   private readHeader(): boolean {
     if (this.have < 8) return false;
-    const first = this.peek(8);
-    const headLen = first.readUInt32LE(0);
-    const blobLen = first.readUInt32LE(4);
+    let buf = this.peek(8);
+    const headLen = buf.readUInt32LE(this.start);
+    const blobLen = buf.readUInt32LE(this.start + 4);
     if (headLen > this.maxHeaderBytes)
       throw new FrameRefused(`sent a frame header of ${headLen} bytes, over the limit of ${this.maxHeaderBytes}`);
     if (this.have < 8 + headLen) return false;
+    buf = this.peek(8 + headLen);
     let header: Record<string, unknown>;
     try {
-      header = JSON.parse(this.peek(8 + headLen).toString('utf8', 8, 8 + headLen)) as Record<string, unknown>;
+      header = JSON.parse(buf.toString('utf8', this.start + 8, this.start + 8 + headLen)) as Record<string, unknown>;
     } catch (err) {
       throw new FrameRefused(`sent a frame header that is not JSON (${(err as Error).message})`);
     }
     this.check(header, blobLen);
-    // The frame gets a buffer of its own in which the blob starts at a multiple of 8, so its tensors can be views
-    // (no second copy: a 4.9 MB tensor copied again costs ~1200 fresh pages here). It is made now and filled as the
-    // chunks come: its fresh pages are touched a read at a time, not all in one turn once the frame is whole (a
-    // 16 MB output's 3,900 page faults held the event loop ~60 ms).
-    const shift = (8 - ((8 + headLen) % 8)) % 8;
-    const out = Buffer.allocUnsafeSlow(8 + headLen + blobLen + shift).subarray(shift);
-    this.next = { header, headLen, out, filled: 0 };
+    this.take(8 + headLen);
+    // The blob gets a buffer of its own, starting at a multiple of 8, so its tensors can be views (no second copy: a
+    // 4.9 MB tensor copied again costs ~1200 fresh pages here). It is made now and filled as the chunks come: its
+    // fresh pages are touched a read at a time, not all in one turn once the frame is whole (a 16 MB output's 3,900
+    // page faults held the event loop ~60 ms). Only the blob is copied: the header is read where it lies.
+    this.next = { header, blob: blobLen === 0 ? NO_BLOB : Buffer.allocUnsafeSlow(blobLen), filled: 0 };
     return true;
   }
 
-  /** The first `n` buffered bytes in one buffer (joining only the chunks they span). */
+  /** The buffer holding the first `n` buffered bytes from `this.start` (joining only the chunks they span). */
   private peek(n: number): Buffer {
-    if (this.chunks[0]!.byteLength >= n) return this.chunks[0]!;
-    let k = 0;
-    for (let got = 0; got < n; k++) got += this.chunks[k]!.byteLength;
-    const joined = Buffer.concat(this.chunks.slice(0, k));
+    const first = this.chunks[0]!;
+    if (first.byteLength - this.start >= n) return first;
+    let k = 1;
+    for (let got = first.byteLength - this.start; got < n; k++) got += this.chunks[k]!.byteLength;
+    const joined = Buffer.concat([first.subarray(this.start), ...this.chunks.slice(1, k)]);
     this.chunks.splice(0, k, joined);
+    this.start = 0;
     return joined;
   }
 
-  /** Moves what is buffered of frame `f` (up to its end) into its buffer. */
+  /** Drops the first `n` buffered bytes. */
+  private take(n: number): void {
+    this.have -= n;
+    this.start += n;
+    while (this.chunks.length > 0 && this.start >= this.chunks[0]!.byteLength) {
+      this.start -= this.chunks[0]!.byteLength;
+      this.chunks.shift();
+    }
+  }
+
+  /** Moves what is buffered of frame `f`'s blob (up to its end) into its buffer. */
   private fill(f: NonNullable<FrameReader['next']>): void {
-    while (f.filled < f.out.byteLength && this.chunks.length > 0) {
+    while (f.filled < f.blob.byteLength && this.chunks.length > 0) {
       const c = this.chunks[0]!;
-      const k = Math.min(c.byteLength, f.out.byteLength - f.filled);
-      c.copy(f.out, f.filled, 0, k);
+      const k = Math.min(c.byteLength - this.start, f.blob.byteLength - f.filled);
+      c.copy(f.blob, f.filled, this.start, this.start + k);
       f.filled += k;
-      this.have -= k;
-      if (k === c.byteLength) this.chunks.shift();
-      else this.chunks[0] = c.subarray(k);
+      this.take(k);
     }
   }
 }
+
+/** The blob of every frame that has none. */
+const NO_BLOB = Buffer.alloc(0);
 
 /**
  * The tensors a frame's header lists under `key`, decoded from its blob: numeric data are views into the
