@@ -44,20 +44,47 @@ describe('Deadlines', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('never fires a cleared deadline, and drops its timer once none is left', () => {
+  it('never fires a cleared deadline, and its timer stops holding the process once none is left', () => {
     vi.useFakeTimers();
+    const made = vi.spyOn(globalThis, 'setTimeout');
     const d = new Deadlines(() => Date.now());
     const early = vi.fn();
     const late = vi.fn();
     const first = d.add(50, early);
     const second = d.add(80, late);
+    const timer = () => made.mock.results.at(-1)!.value as NodeJS.Timeout;
     d.remove(first);
-    vi.advanceTimersByTime(60);
+    vi.advanceTimersByTime(60); // the timer fires for `first`'s time and re-arms for `second`
     expect(early).not.toHaveBeenCalled();
+    expect(timer().hasRef()).toBe(true);
     d.remove(second);
-    expect(vi.getTimerCount()).toBe(0);
+    expect(timer().hasRef()).toBe(false);
     vi.advanceTimersByTime(100);
     expect(late).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('runs one after another share one timer, which holds the process only while a deadline is pending', () => {
+    vi.useFakeTimers();
+    const made = vi.spyOn(globalThis, 'setTimeout');
+    const d = new Deadlines(() => Date.now());
+    const fire = vi.fn();
+    for (let run = 0; run < 5; run++) {
+      const deadline = d.add(1000, fire);
+      expect((made.mock.results[0]!.value as NodeJS.Timeout).hasRef()).toBe(true);
+      vi.advanceTimersByTime(10);
+      d.remove(deadline);
+      expect((made.mock.results[0]!.value as NodeJS.Timeout).hasRef()).toBe(false);
+    }
+    expect(made).toHaveBeenCalledTimes(1);
+    // Armed for the first run's deadline, it fires then, finds the pending one not due, and re-arms for it.
+    const last = d.add(1000, fire);
+    vi.advanceTimersByTime(960);
+    expect(fire).not.toHaveBeenCalled();
+    expect(made).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(40);
+    expect(fire).toHaveBeenCalledTimes(1);
+    d.remove(last);
   });
 
   it('fires a deadline added while another fires', () => {

@@ -45,7 +45,10 @@ export interface Deadline {
 /**
  * Per-run time limits on one timer: it is armed for the earliest deadline, and each time it fires
  * it fires every deadline that has passed and re-arms for the next. Adding and clearing a deadline
- * costs a Set operation, not a timer.
+ * costs a Set operation, not a timer: when the last deadline goes, the timer stays armed but stops
+ * holding the process open (unref), so runs one after another (each adding a deadline later than the
+ * last) do not make and clear a timer each; it fires once at its time, finds nothing due, and re-arms
+ * for what is pending then.
  * @example const d = deadlines.add(60_000, () => cancel.abort(timeoutError)); ... deadlines.remove(d);
  */
 export class Deadlines {
@@ -60,13 +63,13 @@ export class Deadlines {
     const d: Deadline = { at: this.now() + ms, fire };
     this.pending.add(d);
     if (d.at < this.armedAt) this.arm(d.at);
+    else if (this.pending.size === 1) this.timer?.ref();
     return d;
   }
 
-  /** Drops a deadline that has not fired (a no-op once it has); the timer goes when none is left. */
+  /** Drops a deadline that has not fired (a no-op once it has); once none is left the timer no longer holds the process. */
   remove(d: Deadline): void {
-    this.pending.delete(d);
-    if (this.pending.size === 0) this.disarm();
+    if (this.pending.delete(d) && this.pending.size === 0) this.timer?.unref();
   }
 
   /** Drops every deadline (the engine is closing). */
