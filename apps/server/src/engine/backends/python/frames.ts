@@ -129,7 +129,7 @@ export class FrameReader {
     // 4.9 MB tensor copied again costs ~1200 fresh pages here). It is made now and filled as the chunks come: its
     // fresh pages are touched a read at a time, not all in one turn once the frame is whole (a 16 MB output's 3,900
     // page faults held the event loop ~60 ms). Only the blob is copied: the header is read where it lies.
-    this.next = { header, blob: blobLen === 0 ? NO_BLOB : Buffer.allocUnsafeSlow(blobLen), filled: 0 };
+    this.next = { header, blob: Buffer.allocUnsafeSlow(blobLen), filled: 0 };
     return true;
   }
 
@@ -166,9 +166,6 @@ export class FrameReader {
     }
   }
 }
-
-/** The blob of every frame that has none. */
-const NO_BLOB = Buffer.alloc(0);
 
 /**
  * The tensors a frame's header lists under `key`, decoded from its blob: numeric data are views into the
