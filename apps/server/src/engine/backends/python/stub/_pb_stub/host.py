@@ -156,7 +156,7 @@ def _send_returned(requests, states, result):
                 f"execute must return InferenceResponse objects, found type '{type(response)}' in its list")
     for state, response in zip(states, result):
         if response is not None:
-            deliver(state, response, TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+            deliver(state, response, TRITONSERVER_RESPONSE_COMPLETE_FINAL, close_execute=False)
 
 
 def _background_done(future, states, prefix):

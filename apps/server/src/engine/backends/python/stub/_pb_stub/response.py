@@ -65,13 +65,14 @@ class InferenceResponse:
         return f"InferenceResponse({self._outputs!r})"
 
 
-def deliver(state, response, flags, raise_refused=False):
+def deliver(state, response, flags, raise_refused=False, close_execute=True):
     """Sends one response of an incoming request to Node, with the checks Triton's sender makes (and its words:
     python_backend src/response_sender.cc).
 
     A response with an output over the server's limits goes as an error response naming it (the request fails
     with that message), and with `raise_refused` (the model's own send) the OverLimit is raised afterwards too,
-    as Triton's send raises when it cannot send a response.
+    as Triton's send raises when it cannot send a response. `close_execute=False`: the caller (the end of an
+    execute) forgets the execute itself once every request is final.
     """
     refused = None
     if flags not in (0, TRITONSERVER_RESPONSE_COMPLETE_FINAL):
@@ -100,21 +101,22 @@ def deliver(state, response, flags, raise_refused=False):
                   "outputs": None, "error": None, "final": final}
         tensors = None
         if response is not None:
-            if response.has_error():
-                header["error"] = response.error().to_wire()
+            if response._error is not None:
+                header["error"] = response._error.to_wire()
                 tensors = {"outputs": []}
             else:
-                keep = [t for t in response.output_tensors() if not state.requested or t.name() in state.requested]
+                requested = state.requested
+                keep = [t for t in response._outputs if t._name in requested] if requested else response._outputs
                 try:
                     tensors = {"outputs": RUNTIME.limits.wire(keep, _output_of_model)}
                 except OverLimit as exc:
                     refused = exc
                     header["error"] = TritonError(str(exc)).to_wire()
                     tensors = {"outputs": []}
-            if response.parameters() != "{}":
-                header["parameters"] = response.parameters()
+            if response._parameters != "{}":
+                header["parameters"] = response._parameters
         RUNTIME.send(header, tensors)
-    if final:
+    if final and close_execute:
         RUNTIME.close_execute_if_done(state.execute_id)
     if refused is not None and raise_refused:
         raise refused

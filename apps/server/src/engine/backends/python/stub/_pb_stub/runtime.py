@@ -17,6 +17,8 @@ CURRENT_EXECUTE = contextvars.ContextVar("pb_current_execute", default=None)
 class RequestState:
     """What one incoming request's response sender has done so far."""
 
+    __slots__ = ("execute_id", "index", "requested", "sent", "closed", "cancelled", "sender_taken", "lock")
+
     def __init__(self, execute_id, index, requested_output_names):
         self.execute_id = execute_id
         self.index = index

@@ -90,10 +90,11 @@ class Regions:
             raise TritonModelException(f"region bytes {offset}..{offset + nbytes} lie past the region's end")
         return span[offset:offset + nbytes].copy()
 
-    def place(self, buffer):
-        """Writes a large flat buffer into this process's region: its offset, or None (the pipe carries it:
-        small, the region full or its file system out of space)."""
-        nbytes = memoryview(buffer).nbytes
+    def place(self, buffer, nbytes=None):
+        """Writes a large C-contiguous buffer (`nbytes` long, when the caller knows) into this process's region:
+        its offset, or None (the pipe carries it: small, the region full or its file system out of space)."""
+        if nbytes is None:
+            nbytes = memoryview(buffer).nbytes
         if not self.active or nbytes < self.min_bytes:
             return None
         with self._lock:

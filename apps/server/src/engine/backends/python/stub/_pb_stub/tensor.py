@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from .dtypes import (NUMPY_OF_DATATYPE, TRITON_TYPE_CODE, datatype_of, deserialize_bytes, require_datatype,
-                     serialize_bytes)
+from .dtypes import (_DATATYPE_OF_DTYPE, NUMPY_OF_DATATYPE, TRITON_TYPE_CODE, datatype_of, deserialize_bytes,
+                     require_datatype, serialize_bytes)
 from .errors import TritonModelException
 from .runtime import RUNTIME
 
@@ -14,14 +14,16 @@ class Tensor:
     """`Tensor(name, array)`: an input or output tensor; `as_numpy()` gives the array back."""
 
     def __init__(self, name, numpy_array):
-        if isinstance(name, (bytes, bytearray)):
-            name = name.decode("utf-8")
-        if not isinstance(name, str):
-            raise TypeError(f"Tensor name must be a str, got {type(name).__name__}")
+        if type(name) is not str:
+            if isinstance(name, (bytes, bytearray)):
+                name = name.decode("utf-8")
+            if not isinstance(name, str):
+                raise TypeError(f"Tensor name must be a str, got {type(name).__name__}")
         if name == "":
             raise TritonModelException("Tensor name cannot be an empty string.")
         array = numpy_array if isinstance(numpy_array, np.ndarray) else np.asarray(numpy_array)
-        self._datatype = datatype_of(array.dtype) or require_datatype(array.dtype, f"Tensor '{name}'")
+        self._datatype = (_DATATYPE_OF_DTYPE.get(array.dtype) or datatype_of(array.dtype)
+                          or require_datatype(array.dtype, f"Tensor '{name}'"))
         if not array.flags.c_contiguous:
             array = np.ascontiguousarray(array)
         self._name = name
@@ -37,20 +39,22 @@ class Tensor:
             blob, offset = RUNTIME.regions.read(int(described["region"]), nbytes), 0
         else:
             offset = int(described["offset"])
-        if datatype not in NUMPY_OF_DATATYPE:
+        dtype = NUMPY_OF_DATATYPE.get(datatype)
+        if dtype is None:
             raise TritonModelException(f"tensor '{name}': unknown datatype {datatype!r}")
-        if offset + nbytes > len(blob):
+        if offset < 0 or nbytes < 0 or offset + nbytes > len(blob):
             raise TritonModelException(f"tensor '{name}': bytes {offset}..{offset + nbytes} lie past the frame's end")
         count = math.prod(shape)  # np.prod costs ~8 µs a tensor here, a tenth of a small request's whole stub time
         if datatype == "BYTES":
             where = f"tensor '{name}'"
             array = deserialize_bytes(memoryview(blob)[offset:offset + nbytes], count, where).reshape(shape)
         else:
-            dtype = NUMPY_OF_DATATYPE[datatype]
-            if count * dtype.itemsize != nbytes:
+            if count * dtype.itemsize != nbytes or min(shape, default=0) < 0:
                 raise TritonModelException(
                     f"tensor '{name}': {nbytes} bytes do not fit shape {list(shape)} of {datatype}")
-            array = np.frombuffer(blob, dtype=dtype, count=count, offset=offset).reshape(shape)
+            # The shaped view in one call (a third of frombuffer's with keywords and a reshape); the checks above
+            # keep it inside the blob, which numpy's constructor does not check below offset 0.
+            array = np.ndarray(shape, dtype, blob, offset)
         tensor = cls.__new__(cls)
         tensor._name, tensor._datatype, tensor._array = name, datatype, array
         return tensor
@@ -62,7 +66,9 @@ class Tensor:
             return self._name, "BYTES", array.shape, serialize_bytes(array)
         if not array.dtype.isnative:
             array = array.astype(array.dtype.newbyteorder("="))
-        return self._name, self._datatype, array.shape, array.reshape(-1).view(np.uint8)
+        # The array itself: C-contiguous (made so in __init__), so its buffer is its bytes in order, which writev
+        # and the region's copy take as they are.
+        return self._name, self._datatype, array.shape, array
 
     def name(self):
         return self._name

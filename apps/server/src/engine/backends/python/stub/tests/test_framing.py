@@ -9,7 +9,9 @@ import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from _pb_stub.framing import FrameReader, FrameWriter, encode_header  # noqa: E402
+from _pb_stub.framing import FrameReader, FrameWriter, decode_header, encode_header, tensor_layout  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 
 def raw_frame(header, blob=b""):
@@ -142,6 +144,48 @@ class EncodeHeaderTest(unittest.TestCase):
         body = encode_header({"type": "log", "message": "x" * 5000}, max_bytes=1000)
         self.assertLessEqual(len(body), 1000)
         self.assertIn("more characters", json.loads(body)["message"])
+
+
+class DecodeHeaderTest(unittest.TestCase):
+    def test_headers_decode_as_json_loads_does(self):
+        for text in ('{"type":"execute","id":3,"requests":[{"shape":[1,2],"p":"{}","x":null,"b":true}]}',
+                     ' {"a": 1} \n', '{"s":"caf\\u00e9 \\" \\\\"}', '[1,2]', '"text"', '7'):
+            self.assertEqual(decode_header(text), json.loads(text), text)
+
+    def test_what_json_cannot_read_fails_as_json_does(self):
+        for text in ('', '{"a":1} x', '{"a":1}{"b":2}', '{"a":', '{a:1}', 'NaNx'):
+            with self.assertRaises(json.JSONDecodeError, msg=text) as caught:
+                decode_header(text)
+            with self.assertRaises(json.JSONDecodeError) as expected:
+                json.loads(text)
+            self.assertEqual(str(caught.exception), str(expected.exception))
+
+
+class TensorLayoutTest(unittest.TestCase):
+    def test_an_array_of_any_shape_and_dtype_lies_in_the_blob_as_its_bytes(self):
+        arrays = [np.arange(6, dtype=np.float32).reshape(2, 3), np.array(2.5), np.zeros((0, 4), np.int64),
+                  np.array([[True, False]]), np.arange(5, dtype=np.float16)]
+        described, parts, size = tensor_layout([(f"t{i}", "X", a.shape, a) for i, a in enumerate(arrays)])
+        blob = b"".join(memoryview(p).cast("B").tobytes() for p in parts)
+        self.assertEqual(len(blob), size)
+        for d, a in zip(described, arrays):
+            self.assertEqual(d["offset"] % 8, 0)
+            self.assertEqual(blob[d["offset"]:d["offset"] + d["nbytes"]], a.tobytes())
+
+    def test_a_frame_of_shaped_arrays_reads_back_whole_after_a_partial_write(self):
+        r, w = os.pipe()
+        big = np.arange(300_000, dtype=np.float32).reshape(600, 500)  # over a pipe's buffer: writev takes part
+        reader = threading.Thread(target=lambda: got.append(read_all(FrameReader(r))))
+        got = []
+        reader.start()
+        try:
+            FrameWriter(w).send({"type": "response"}, {"outputs": [("Y", "FP32", big.shape, big)]})
+        finally:
+            os.close(w)
+            reader.join()
+            os.close(r)
+        header, blob = got[0][0]
+        self.assertEqual(bytes(blob), big.tobytes())
 
 
 def frames_of(data):

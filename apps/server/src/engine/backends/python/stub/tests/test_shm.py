@@ -42,6 +42,14 @@ class RegionsTest(unittest.TestCase):
         with self.assertRaises(Exception):
             regions.read(8192, 8192)  # past the file's end
 
+    def test_a_shaped_array_is_placed_as_its_bytes(self):
+        regions = self.regions()
+        array = np.arange(2048, dtype=np.float32).reshape(32, 64)
+        at = regions.place(array, array.nbytes)
+        with open(f"/proc/self/fd/{regions._out_fd}", "rb") as f:
+            f.seek(at)
+            self.assertEqual(f.read(array.nbytes), array.tobytes())
+
     def test_places_large_buffers_first_fit_and_reuses_released_ranges(self):
         regions = self.regions()
         self.assertIsNone(regions.place(bytes(100)))  # small: the frame carries it

@@ -44,6 +44,23 @@ class TypesTest(unittest.TestCase):
         with self.assertRaises(pb_utils.TritonModelException):
             pb_utils.Tensor("s", np.array(["text"]))  # numpy unicode is not BYTES, as in Triton
 
+    def test_input_tensors_are_shaped_views_of_their_frame(self):
+        from _pb_stub.tensor import Tensor
+        blob = bytearray(np.arange(8, dtype=np.float32).tobytes() + bytes(8))
+        t = Tensor._from_wire({"name": "x", "datatype": "FP32", "shape": [2, 3], "offset": 8, "nbytes": 24}, blob)
+        self.assertEqual(t.as_numpy().tolist(), [[2, 3, 4], [5, 6, 7]])
+        self.assertTrue(t.as_numpy().flags.writeable and t.as_numpy().flags.c_contiguous)
+        self.assertIs(t.as_numpy().base, blob)
+        scalar = Tensor._from_wire({"name": "s", "datatype": "INT32", "shape": [], "offset": 0, "nbytes": 4}, blob)
+        self.assertEqual(scalar.as_numpy().shape, ())
+        for bad in ({"offset": -8, "nbytes": 24, "shape": [6]}, {"offset": 0, "nbytes": -4, "shape": [1]},
+                    {"offset": 24, "nbytes": 24, "shape": [6]}, {"offset": 0, "nbytes": 16, "shape": [-1, -4]},
+                    {"offset": 0, "nbytes": 16, "shape": [2, 3]}):
+            with self.assertRaises(pb_utils.TritonModelException, msg=bad):
+                Tensor._from_wire({"name": "x", "datatype": "FP32", **bad}, blob)
+        with self.assertRaisesRegex(pb_utils.TritonModelException, "unknown datatype 'FP8'"):
+            Tensor._from_wire({"name": "x", "datatype": "FP8", "shape": [1], "offset": 0, "nbytes": 1}, blob)
+
     def test_bytes_serialisation(self):
         data = np.array([b"ab", "\u00e9", 7], dtype=object)
         raw = pb_utils.serialize_byte_tensor(data)
