@@ -2,6 +2,7 @@ import type { Tensor } from '@ensemble-studio/core';
 import { ApiError } from '../http/errors.ts';
 import { checkInputs, checkNameCounts, type CheckedModel } from '../http/kserveChecks.ts';
 import { requestInputs, type WireInferRequest } from './grpcTensors.ts';
+import { inferNames } from './inferNames.ts';
 import { inferenceService } from './loadService.ts';
 import { wellFormedInferRequest } from './wellFormed.ts';
 
@@ -31,7 +32,11 @@ export interface DecodedInfer {
  * @example parsedInferRequest(Buffer.from([0x0a, 0x01, 0x6d]))?.model_name // 'm'
  */
 export function parsedInferRequest(bytes: Buffer): WireInferRequest | undefined {
-  if (!wellFormedInferRequest(bytes)) return undefined;
+  return wellFormedInferRequest(bytes) ? decoded(bytes) : undefined;
+}
+
+/** protobufjs's decoding of bytes `wellFormedInferRequest` accepted; undefined if it fails all the same. */
+function decoded(bytes: Buffer): WireInferRequest | undefined {
   try {
     return inferenceService().service.ModelInfer!.requestDeserialize(bytes) as WireInferRequest;
   } catch {
@@ -49,29 +54,25 @@ export function parsedInferRequest(bytes: Buffer): WireInferRequest | undefined 
  */
 export function decodeInferRequest(bytes: Uint8Array, limits: DecodeLimits): DecodedInfer {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const req = parsedInferRequest(buffer);
-  if (!req) throw new ApiError(500, 'internal', UNPARSABLE);
+  if (!wellFormedInferRequest(buffer)) throw new ApiError(500, 'internal', UNPARSABLE);
   if (limits.refusal) throw new ApiError(limits.refusal.status, limits.refusal.code, limits.refusal.message);
-  const model = req.model_name;
-  const checked = limits.model?.name === model ? limits.model : undefined;
-  if (checked)
-    checkNameCounts(
-      checked,
-      req.inputs.map((i) => i.name),
-      req.outputs?.map((o) => o.name),
-      req.id,
-    );
+  // The counts from the names alone, before protobufjs decodes the whole message.
+  const names = inferNames(buffer);
+  const checked = limits.model?.name === names.model ? limits.model : undefined;
+  if (checked) checkNameCounts(checked, names.inputs, names.outputs, names.id);
   for (const [what, n] of [
-    ['inputs', req.inputs.length],
-    ['outputs', req.outputs?.length ?? 0],
+    ['inputs', names.inputs.length],
+    ['outputs', names.outputs.length],
   ] as const) {
     if (n > limits.maxNames)
       throw new ApiError(
         400,
         'bad-request',
-        `model '${model.slice(0, 128)}': the request names ${n} ${what}, more than a model can have here (maxGraphNodes=${limits.maxNames})`,
+        `model '${names.model.slice(0, 128)}': the request names ${n} ${what}, more than a model can have here (maxGraphNodes=${limits.maxNames})`,
       );
   }
+  const req = decoded(buffer);
+  if (!req) throw new ApiError(500, 'internal', UNPARSABLE);
   const inputs = requestInputs(req, limits.maxTensorElements);
   if (checked) checkInputs(checked, inputs, req.id);
   const request: WireInferRequest = {
