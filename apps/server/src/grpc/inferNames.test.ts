@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeRequest } from '../testing/grpcTestClient.ts';
 import { parsedInferRequest } from './decodeInfer.ts';
+import { lengthField, stringField } from '../onnx/protobufWire.ts';
 import { inferNames } from './inferNames.ts';
 
 /** What protobufjs decodes of the same bytes, as inferNames reports it. */
@@ -14,15 +15,9 @@ function decodedNames(bytes: Buffer) {
   };
 }
 
-/** Protobuf's wire format by hand: a varint, and a length-delimited field `no` holding `body`. */
-const varint = (v: number): number[] => {
-  const out: number[] = [];
-  for (; v > 0x7f; v = Math.floor(v / 0x80)) out.push((v % 0x80) | 0x80);
-  return [...out, v];
-};
-const field = (no: number, body: Buffer): Buffer =>
-  Buffer.concat([Buffer.from(varint((no << 3) | 2)), Buffer.from(varint(body.length)), body]);
-const str = (no: number, s: string) => field(no, Buffer.from(s));
+/** Protobuf's wire format by hand (the ONNX editor's writer): field `no` holding bytes, a string. */
+const field = (no: number, body: Uint8Array): Buffer => Buffer.from(lengthField(no, body));
+const str = (no: number, s: string): Buffer => Buffer.from(stringField(no, s));
 
 describe('inferNames', () => {
   it('reads the names protobufjs decodes, around tensors, parameters and contents of every kind', () => {

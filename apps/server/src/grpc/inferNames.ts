@@ -1,3 +1,5 @@
+import { readVarint } from './wellFormed.ts';
+
 /** The names a ModelInferRequest carries, as protobufjs would decode them. */
 export interface InferNames {
   /** `model_name` (field 1). */
@@ -42,7 +44,7 @@ const text = (b: Uint8Array, start: number, end: number): string =>
 
 /**
  * Calls `found` with each length-delimited field of the message from `at` to `end` (its number and its content's
- * range), skipping the other wire types. The bytes must be well formed: nothing here checks them again.
+ * range), skipping the other wire types. The bytes must be well formed (a varint that runs out ends the walk).
  */
 function fields(
   b: Uint8Array,
@@ -50,29 +52,20 @@ function fields(
   end: number,
   found: (field: number, start: number, end: number) => void,
 ): void {
-  while (at < end) {
+  while (at >= 0 && at < end) {
     let tag: number;
-    [tag, at] = varint(b, at);
+    [tag, at] = readVarint(b, at, end);
+    if (at < 0) return;
     const wire = tag % 8;
-    if (wire === 0) at = varint(b, at)[1];
+    if (wire === 0) at = readVarint(b, at, end)[1];
     else if (wire === 1) at += 8;
     else if (wire === 5) at += 4;
     else {
       let length: number;
-      [length, at] = varint(b, at);
+      [length, at] = readVarint(b, at, end);
+      if (at < 0) return;
       found(Math.floor(tag / 8), at, at + length);
       at += length;
     }
   }
-}
-
-/** The varint at `at` (exact up to 2^53: tags and lengths) and the position after it (past the end if it runs out). */
-function varint(b: Uint8Array, at: number): [number, number] {
-  let value = 0;
-  for (let scale = 1; at < b.length; scale *= 128) {
-    const byte = b[at++]!;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) return [value, at];
-  }
-  return [value, b.length + 1];
 }

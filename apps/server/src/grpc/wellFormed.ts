@@ -42,8 +42,8 @@ function skipVarint(b: Uint8Array, at: number, end: number): number {
   return -1;
 }
 
-/** The varint at `at` as a number (exact up to 2^53, enough for tags and lengths) and the position after it. */
-function readVarint(b: Uint8Array, at: number, end: number): [number, number] {
+/** The varint at `at` as a number (exact up to 2^53, enough for tags and lengths) and the position after it (-1 past `end`). */
+export function readVarint(b: Uint8Array, at: number, end: number): [number, number] {
   let value = 0;
   let scale = 1;
   for (let i = 0; i < 10 && at + i < end; i++) {
