@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 
-from .dtypes import (_DATATYPE_OF_DTYPE, NUMPY_OF_DATATYPE, TRITON_TYPE_CODE, datatype_of, deserialize_bytes,
-                     require_datatype, serialize_bytes)
+from .dtypes import (NUMPY_OF_DATATYPE, TRITON_TYPE_CODE, datatype_of, deserialize_bytes, require_datatype,
+                     serialize_bytes)
 from .errors import TritonModelException
 from .runtime import RUNTIME
 
@@ -22,8 +22,7 @@ class Tensor:
         if name == "":
             raise TritonModelException("Tensor name cannot be an empty string.")
         array = numpy_array if isinstance(numpy_array, np.ndarray) else np.asarray(numpy_array)
-        self._datatype = (_DATATYPE_OF_DTYPE.get(array.dtype) or datatype_of(array.dtype)
-                          or require_datatype(array.dtype, f"Tensor '{name}'"))
+        self._datatype = datatype_of(array.dtype) or require_datatype(array.dtype, f"Tensor '{name}'")
         if not array.flags.c_contiguous:
             array = np.ascontiguousarray(array)
         self._name = name
