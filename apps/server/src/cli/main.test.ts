@@ -21,6 +21,7 @@ describe('usage errors (exit 2, one line, no stack)', () => {
     [['run', 'pipe', '--repo', repo, '--input', 'nonsense'], /NAME=FILE/],
     [['serve', '--port', 'abc'], /--port expects/],
     [['serve', '--grpc-port', '80x'], /--grpc-port expects 0–65535 or off, got "80x"/],
+    [['serve', '--metrics-port', '8002x'], /--metrics-port expects 0–65535 or off, got "8002x"/],
     [['serve', '--host', '0.0.0.0', '--port', '0', '--repo', repo], /refusing to listen on 0\.0\.0\.0 without --token/],
     [['serve', '--grpc-port', '-1'], /--grpc-port needs a value; one starting with "-" is given as --grpc-port=VALUE/],
     [['serve', '--grpc-port=-1'], /--grpc-port expects 0–65535 or off, got "-1"/],

@@ -135,18 +135,19 @@ describe('run', () => {
 });
 
 describe('serve', () => {
-  it('prints the URL and the gRPC address, serves both, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--repo', repo, '--port', '0', '--grpc-port', '0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  it('prints the URL, the gRPC address and the metrics URL, serves all three, and stops cleanly on SIGTERM', async () => {
+    const args = ['serve', '--repo', repo, '--port', '0', '--grpc-port', '0', '--metrics-port', '0'];
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const [url, grpcAddress] = await new Promise<[string, string]>((resolve, reject) => {
+    const [url, grpcAddress, metricsUrl] = await new Promise<[string, string, string]>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
-        const m = /^listening on (http:\/\/\S+)\ngrpc listening on (\S+)$/m.exec(out);
-        if (m) resolve([m[1]!, m[2]!]);
+        const m = /^listening on (http:\/\/\S+)\ngrpc listening on (\S+)\nmetrics listening on (http:\/\/\S+)$/m.exec(
+          out,
+        );
+        if (m) resolve([m[1]!, m[2]!, m[3]!]);
       });
       child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
     });
@@ -164,6 +165,7 @@ describe('serve', () => {
         expect(policy).toMatch(tid === child.pid ? /SCHED_RR\|SCHED_RESET_ON_FORK$/ : /SCHED_OTHER$/);
     }
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    expect(await (await fetch(`${metricsUrl}/metrics`)).text()).toMatch(/^# TYPE studio_runs_in_flight gauge$/m);
     const grpc = connectTestClient(grpcAddress);
     expect(await grpc.call('ServerLive', {})).toEqual({ live: true });
     grpc.close();

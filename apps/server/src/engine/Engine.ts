@@ -1,4 +1,5 @@
 import { answerBls, type BlsDeps } from './bls.ts';
+import { CustomMetrics } from './customMetrics.ts';
 import { servingLoadConcurrency } from './eachAtMost.ts';
 import { ExportedRuns } from './exportedRuns.ts';
 import { Deadlines } from './cancel.ts';
@@ -28,6 +29,8 @@ type SequenceEndedListener = (ended: SequenceEnded) => void;
 export class Engine {
   private readonly models: ModelRuntimes;
   private readonly graphStats = new GraphStats();
+  /** What Python models report with `pb_utils.MetricFamily` (published on /metrics). */
+  private readonly customMetrics = new CustomMetrics();
   /** The repository served (a model's `reload` brings a re-read one). */
   private repository: Repository;
   private readonly graphs: PreparedGraphs;
@@ -61,6 +64,7 @@ export class Engine {
       repository: () => this.repository,
       onReplaced: () => this.graphs.reset(),
       bls: (call, sink) => answerBls(this.blsDeps, call, sink),
+      metrics: this.customMetrics,
       onSequenceEnded: (ended) => {
         for (const listener of this.sequenceEndedListeners) listener(ended);
       },
@@ -226,7 +230,11 @@ export class Engine {
 
   /** Counters per model and per graph (Prometheus /metrics). */
   metrics(): EngineMetrics {
-    return { models: modelCounters(this.models.all()), graphs: this.graphStats.all() };
+    return {
+      models: modelCounters(this.models.all()),
+      graphs: this.graphStats.all(),
+      custom: this.customMetrics.snapshot(),
+    };
   }
 
   /** Fault injection: crashes instance `index` of a model (tests; operators checking recovery). */

@@ -1,3 +1,4 @@
+import type { CustomFamily } from './customMetrics.ts';
 /** Counters of one model, named after Triton's metrics (nv_inference_*). */
 export interface ModelMetrics {
   /** nv_inference_request_success / _failure. */
@@ -32,6 +33,8 @@ export interface GraphMetrics {
 export interface EngineMetrics {
   models: Record<string, ModelMetrics>;
   graphs: Record<string, GraphMetrics>;
+  /** Python models' own metric families (`pb_utils.MetricFamily`), server-wide. */
+  custom?: CustomFamily[];
 }
 
 /** Mutable counters behind a model's ModelMetrics. */

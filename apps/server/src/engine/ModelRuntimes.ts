@@ -269,6 +269,7 @@ export class ModelRuntimes {
       model,
       settings,
       bls: (call, sink) => deps.bls(call, sink),
+      metrics: deps.metrics,
       onEnded: (sequenceId, reason, idleMicroseconds) =>
         deps.onSequenceEnded({ model, sequenceId, reason, idleMicroseconds }),
     });

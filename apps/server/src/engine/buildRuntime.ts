@@ -1,3 +1,4 @@
+import type { CustomMetrics } from './customMetrics.ts';
 import { existsSync } from 'node:fs';
 import { applySettings, catalogueModel, type ModelNode } from '@ensemble-studio/core';
 import type { BlsCall, BlsSink } from './backends/python/pythonTypes.ts';
@@ -14,6 +15,8 @@ interface RuntimeSpec {
   settings: ModelNode['params']['settings'];
   /** Answers a Python model's BLS call. */
   bls(call: BlsCall, sink: BlsSink): void;
+  /** The server's custom metrics. */
+  metrics?: CustomMetrics;
   /** Hears every sequence the model ends (with its max_sequence_idle_microseconds). */
   onEnded(sequenceId: number | string, reason: SequenceEndReason, idleMicroseconds: number): void;
 }
@@ -59,6 +62,7 @@ export function buildRuntime(spec: RuntimeSpec): ModelRuntime | string {
       interpreter: opts.python ?? process.env.STUDIO_PYTHON ?? 'python3',
       version: m.versions.at(-1) ?? 1,
       bls: (call, sink) => spec.bls(call, sink),
+      ...(spec.metrics ? { metrics: spec.metrics } : {}),
       ...(log
         ? { log: (instance: string, level: string, message: string) => log(model, instance, level, message) }
         : {}),

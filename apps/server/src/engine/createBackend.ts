@@ -34,6 +34,7 @@ export function createBackend(o: ModelRuntimeOptions, readFile: (f: string) => U
         configJson: JSON.stringify(cfg),
         python: py.interpreter,
         bls: py.bls,
+        ...(py.metrics ? { metrics: py.metrics } : {}),
         ...(py.log ? { log: py.log } : {}),
         ...(o.limits ? { limits: o.limits } : {}),
       },

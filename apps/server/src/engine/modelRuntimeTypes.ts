@@ -1,3 +1,4 @@
+import type { CustomMetrics } from './customMetrics.ts';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import type { BackendCall } from './backends/modelBackend.ts';
 import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
@@ -19,6 +20,8 @@ export interface ModelRuntimeOptions {
   python?: {
     interpreter: string;
     bls: BlsHandler;
+    /** The server's custom metrics (`pb_utils.MetricFamily`). */
+    metrics?: CustomMetrics;
     version: number;
     log?: (instance: string, level: LogLevel, message: string) => void;
   };
@@ -97,6 +100,8 @@ export interface RuntimeDeps {
   onReplaced(): void;
   /** Answers a Python model's BLS call. */
   bls(call: BlsCall, sink: BlsSink): void;
+  /** The server's custom metrics, which Python models report into. */
+  metrics: CustomMetrics;
   /** Hears every sequence a model ends. */
   onSequenceEnded(ended: SequenceEnded): void;
 }

@@ -1,14 +1,16 @@
 import { DEFAULT_WEB_DIST, closeOnSignals, startServer } from '../../main.ts';
 import { startGrpcServer, type GrpcServer } from '../../grpc/server.ts';
+import { startMetricsServer, type MetricsServer } from '../../http/metricsServer.ts';
 import { choiceValue, directoryValue, parseCommandArgs, portValue, str, userPath } from '../args.ts';
 import { releaseHeldSignals } from '../heldSignals.ts';
 import type { CliIO } from '../io.ts';
 import { EVENT_LOOP_MODES, describePriority, raiseEventLoop } from '../../eventLoopPriority.ts';
 
 /**
- * `serve --repo DIR --port N --grpc-port N|0|off --host H [--token T] [--python PATH] [--import-root DIR]...
- * [--event-loop realtime|slice|off]`: prints `listening on http://HOST:PORT` and `grpc listening on HOST:PORT`
- * (KServe v2 gRPC, default 8001 as Triton's) and runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
+ * `serve --repo DIR --port N --grpc-port N|0|off --metrics-port N|0|off --host H [--token T] [--python PATH]
+ * [--import-root DIR]... [--event-loop realtime|slice|off]`: prints `listening on http://HOST:PORT`, `grpc listening
+ * on HOST:PORT` (KServe v2 gRPC, default 8001 as Triton's) and, when asked for (Triton's is 8002), `metrics listening
+ * on http://HOST:PORT`; runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
  */
 export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const { values } = parseCommandArgs(
@@ -17,6 +19,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       repo: { type: 'string' },
       port: { type: 'string' },
       'grpc-port': { type: 'string' },
+      'metrics-port': { type: 'string' },
       host: { type: 'string' },
       token: { type: 'string' },
       web: { type: 'string' },
@@ -35,6 +38,8 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   if (python) process.env.STUDIO_PYTHON = python.includes('/') ? userPath(python) : python;
   const port = portValue(str(values, 'port', process.env.PORT ?? '8080')!, 'port')!;
   const grpcPort = portValue(str(values, 'grpc-port', process.env.GRPC_PORT ?? '8001')!, 'grpc-port', true);
+  // Off unless asked for: /metrics is on the HTTP port too, and a second fixed port would clash between servers.
+  const metricsPort = portValue(str(values, 'metrics-port', process.env.METRICS_PORT ?? 'off')!, 'metrics-port', true);
   const token = str(values, 'token', process.env.STUDIO_TOKEN);
   const web = str(values, 'web');
   const host = str(values, 'host', '127.0.0.1')!;
@@ -50,6 +55,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const stopping = new AbortController();
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   let grpc: GrpcServer | undefined;
+  let metrics: MetricsServer | undefined;
   const starting = (async () => {
     server = await startServer({
       repo: directoryValue(str(values, 'repo', io.defaultRepo)!, 'repo'),
@@ -63,12 +69,14 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       signal: stopping.signal,
     });
     if (grpcPort !== null) grpc = await startGrpcServer(server.studio, host, grpcPort, io.err);
+    if (metricsPort !== null) metrics = await startMetricsServer(server.studio, host, metricsPort, io.err);
   })();
   const stopped = new Promise<void>((resolve) => {
     closeOnSignals(async () => {
       stopping.abort();
       await starting.catch(() => undefined);
       await grpc?.close();
+      await metrics?.close();
       await server?.close();
       resolve();
     }, io.err);
@@ -78,6 +86,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
     await starting;
   } catch (err) {
     if (stopping.signal.aborted) return stopped.then(() => 0);
+    await grpc?.close();
     await server?.close();
     throw err;
   }
@@ -86,6 +95,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   if (stopping.signal.aborted) return stopped.then(() => 0);
   io.out(`listening on ${server!.url}`);
   if (grpc) io.out(`grpc listening on ${grpc.address}`);
+  if (metrics) io.out(`metrics listening on ${metrics.url}`);
   for (const p of server!.studio.repository.problems) io.err(`warning: ${p.message}`);
   await stopped;
   return 0;

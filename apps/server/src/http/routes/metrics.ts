@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { Studio } from '../Studio.ts';
+import { customMetricLines } from './customMetricLines.ts';
 import { catalogueModel, ownValue } from '@ensemble-studio/core';
 
 /** One model's counters, in Triton's units (microseconds, counts). */
@@ -129,8 +130,8 @@ export function metricsRouter(studio: Studio): Router {
       studio_runs_in_flight: studio.runsInFlight,
       studio_runs_waiting: studio.runsWaiting,
     });
-    const batches = batchSizeLines(studio);
-    res.type('text/plain; version=0.0.4; charset=utf-8').send(batches.length ? `${text}${batches.join('\n')}\n` : text);
+    const more = [...batchSizeLines(studio), ...customMetricLines(studio.engine.metrics().custom ?? [])];
+    res.type('text/plain; version=0.0.4; charset=utf-8').send(more.length ? `${text}${more.join('\n')}\n` : text);
   });
   return router;
 }

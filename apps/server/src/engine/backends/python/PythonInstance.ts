@@ -171,7 +171,16 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
         return this.blsCalls.start(f);
       case 'bls_cancel':
         return this.blsCalls.cancel(f.header.call);
+      case 'metric':
+        return this.metric(h);
     }
+  }
+
+  /** A `pb_utils.MetricFamily` or `Metric` of the model's, or a change to one, for the server's /metrics. */
+  private metric(h: Record<string, unknown>): void {
+    const why = this.spec.metrics?.apply(this, h);
+    // Through the log's rate limit: a model changing a refused metric per request would otherwise flood the log.
+    if (why) this.lines.line('error', `model '${this.spec.model}': custom metric refused: ${why}`);
   }
 
   private loaded(h: Record<string, unknown>): void {
@@ -193,6 +202,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     }
     this.loading = undefined;
     this.state = 'dead';
+    this.spec.metrics?.release(this);
     this.proc?.kill('SIGKILL');
     l.reject(new EngineError('model-unavailable', `model '${this.spec.model}' failed to initialize: ${message}`));
   }
@@ -205,6 +215,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     this.state = 'dead';
     this.lines.flush();
     this.regions.close();
+    this.spec.metrics?.release(this);
     proc.kill('SIGKILL');
     l.reject(
       new EngineError(
@@ -243,6 +254,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     if (this.proc !== proc || this.state === 'dead' || this.state === 'closed') return;
     this.lines.flush();
     this.regions.close();
+    this.spec.metrics?.release(this);
     const closing = this.closing !== undefined;
     this.state = closing ? 'closed' : 'dead';
     this.closing?.();
@@ -273,6 +285,7 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const proc = this.proc;
     if (!proc || this.state === 'dead' || this.state === 'closed') {
       this.state = 'closed';
+      this.spec.metrics?.release(this);
       return;
     }
     await new Promise<void>((resolve) => {
@@ -294,5 +307,6 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     this.state = 'closed';
     proc.kill('SIGKILL');
     this.regions.close();
+    this.spec.metrics?.release(this);
   }
 }

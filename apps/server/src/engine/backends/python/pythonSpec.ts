@@ -1,3 +1,4 @@
+import type { CustomMetrics } from '../../customMetrics.ts';
 import type { TensorLimits } from '../../types.ts';
 import type { BlsHandler, LogLevel } from './pythonTypes.ts';
 
@@ -13,6 +14,8 @@ export interface PythonSpec {
   configJson: string;
   python: string;
   bls: BlsHandler;
+  /** The server's custom metrics: the stub's `metric` frames go there, and the instance's metrics leave as it ends. */
+  metrics?: CustomMetrics;
   /** Server log of every line the process writes (with no request to tie it to, too). */
   log?: (instance: string, level: LogLevel, message: string) => void;
   /** What one tensor the model sends may hold (the stub refuses more before it is written); none when absent. */

@@ -121,6 +121,47 @@ class HelpersTest(unittest.TestCase):
         gauge.set(2.5)
         self.assertEqual(gauge.value(), 2.5)
 
+    def test_metrics_are_reported_to_the_engine(self):
+        from _pb_stub.runtime import RUNTIME
+
+        class Capture:
+            def __init__(self):
+                self.headers = []
+
+            def send(self, header, tensors=None):
+                self.headers.append(header)
+
+        capture = RUNTIME.writer = Capture()
+        try:
+            family = pb_utils.MetricFamily(name="lat_ns", description="Latency", kind=pb_utils.MetricFamily.HISTOGRAM)
+            metric = family.Metric(labels={"model": "m"}, buckets=[1, 10])
+            metric.observe(5)
+            pb_utils.MetricFamily(name="lat_ns", description="again", kind=pb_utils.MetricFamily.HISTOGRAM)
+        finally:
+            RUNTIME.writer = None
+        self.assertEqual(capture.headers, [
+            {"type": "metric", "op": "family", "name": "lat_ns", "description": "Latency", "kind": "histogram"},
+            {"type": "metric", "op": "create", "name": "lat_ns", "labels": {"model": "m"}, "buckets": [1.0, 10.0]},
+            {"type": "metric", "op": "observe", "name": "lat_ns", "labels": {"model": "m"}, "value": 5.0},
+            {"type": "metric", "op": "family", "name": "lat_ns", "description": "again", "kind": "histogram"},
+        ])
+
+    def test_metrics_refuse_what_the_registry_refuses(self):
+        counter = pb_utils.MetricFamily(name="c_total", description="d", kind=pb_utils.MetricFamily.COUNTER)
+        with self.assertRaisesRegex(ValueError, "already exists as a counter; it cannot also be a gauge"):
+            pb_utils.MetricFamily(name="c_total", description="d", kind=pb_utils.MetricFamily.GAUGE)
+        with self.assertRaisesRegex(ValueError, "not a valid metric family name"):
+            pb_utils.MetricFamily(name="bad name", description="d", kind=pb_utils.MetricFamily.COUNTER)
+        with self.assertRaisesRegex(ValueError, "not a valid label name"):
+            counter.Metric(labels={"bad-label": "x"})
+        with self.assertRaisesRegex(ValueError, "must be a string"):
+            counter.Metric(labels={"n": 1})
+        with self.assertRaisesRegex(ValueError, "must be finite"):
+            counter.Metric().increment(float("inf"))
+        histogram = pb_utils.MetricFamily(name="h", description="d", kind=pb_utils.MetricFamily.HISTOGRAM)
+        with self.assertRaisesRegex(ValueError, "increasing order"):
+            histogram.Metric(buckets=[10, 1])
+
 
 class ModelConfigTest(unittest.TestCase):
     def test_add_input_merges_a_matching_entry(self):
