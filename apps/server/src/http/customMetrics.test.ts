@@ -105,6 +105,8 @@ describe("Python models' custom metrics", () => {
     const fromPort = await scrape(metrics.url);
     expect(fromPort).toContain('requests_total{model="counted"} 3\n');
     expect(fromPort).toContain('nv_inference_request_success{model="counted",version="1"} 3');
+    expect(fromPort).toMatch(/^nv_cpu_utilization (0|1|0\.\d+)$/m);
+    expect(fromPort).toMatch(/^nv_cpu_memory_used_bytes [1-9]\d*$/m);
     expect((await fetch(`${metrics.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${metrics.url}/v2/health/ready`, { headers: auth })).status).toBe(404);
   });

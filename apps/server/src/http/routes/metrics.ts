@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Studio } from '../Studio.ts';
 import { customMetricLines } from './customMetricLines.ts';
+import { cpuMetrics } from '../cpuMetrics.ts';
 import { catalogueModel, ownValue } from '@ensemble-studio/core';
 
 /** One model's counters, in Triton's units (microseconds, counts). */
@@ -124,13 +125,18 @@ function formatMetrics(counters: readonly ModelCounters[], gauges: Record<string
  */
 export function metricsRouter(studio: Studio): Router {
   const router = Router();
+  const cpu = cpuMetrics();
   router.get('/metrics', (_req, res) => {
     const counters = engineCounters(studio);
     const text = formatMetrics(counters, {
       studio_runs_in_flight: studio.runsInFlight,
       studio_runs_waiting: studio.runsWaiting,
     });
-    const more = [...batchSizeLines(studio), ...customMetricLines(studio.engine.metrics().custom ?? [])];
+    const more = [
+      ...batchSizeLines(studio),
+      ...cpu.lines(),
+      ...customMetricLines(studio.engine.metrics().custom ?? []),
+    ];
     res.type('text/plain; version=0.0.4; charset=utf-8').send(more.length ? `${text}${more.join('\n')}\n` : text);
   });
   return router;

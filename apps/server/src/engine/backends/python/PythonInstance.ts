@@ -178,6 +178,8 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
 
   /** A `pb_utils.MetricFamily` or `Metric` of the model's, or a change to one, for the server's /metrics. */
   private metric(h: Record<string, unknown>): void {
+    // A frame read after the instance ended (and let its metrics go) would make a series no one releases.
+    if (this.state === 'dead' || this.state === 'closed') return;
     const why = this.spec.metrics?.apply(this, h);
     // Through the log's rate limit: a model changing a refused metric per request would otherwise flood the log.
     if (why) this.lines.line('error', `model '${this.spec.model}': custom metric refused: ${why}`);
