@@ -155,14 +155,16 @@ export class Engine {
     this.activeRuns++;
     const t0 = performance.now();
     let status: RunResult['status'] | 'threw' = 'threw';
+    let errorCode: string | undefined;
     try {
       const result = await executeRun(this.runDeps, runId, req, emit);
       status = result.status;
+      errorCode = result.error?.code;
       return result;
     } catch (err) {
       return failed(runId, emit, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));
     } finally {
-      this.graphStats.record(req.graph.name, status, performance.now() - t0);
+      this.graphStats.record(req.graph.name, status, performance.now() - t0, errorCode);
       if (--this.activeRuns === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }

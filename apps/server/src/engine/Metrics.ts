@@ -1,9 +1,30 @@
 import type { CustomFamily } from './customMetrics.ts';
+import { EngineError } from './errors.ts';
+
+/** Why a request failed, as Triton's `nv_inference_request_failure` says in its `reason` label. */
+export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
+export const FAILURE_REASONS: readonly FailureReason[] = ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'];
+export type FailureCounts = Record<FailureReason, number>;
+export const noFailures = (): FailureCounts => ({ REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 });
+
+/**
+ * A model's failed request as Triton classes it: cancelled while it waited or ran is CANCELED; refused by the
+ * model's queue or timed out there is REJECTED (Triton's scheduler rejects a request whose queue timeout passed);
+ * the model's own code or its instance failing is BACKEND; anything else (bad inputs, an unavailable model) OTHER.
+ */
+export function failureReason(err: unknown): FailureReason {
+  const code = err instanceof EngineError ? err.code : undefined;
+  if (code === 'cancelled') return 'CANCELED';
+  if (code === 'limit' || code === 'timeout') return 'REJECTED';
+  if (code === 'node-failed' || code === 'instance-crashed' || code === 'output-missing') return 'BACKEND';
+  return 'OTHER';
+}
 /** Counters of one model, named after Triton's metrics (nv_inference_*). */
 export interface ModelMetrics {
-  /** nv_inference_request_success / _failure. */
+  /** nv_inference_request_success / _failure (all reasons; by reason in `failures`). */
   requestSuccess: number;
   requestFailure: number;
+  failures: FailureCounts;
   /** nv_inference_count: inferences (batch rows) performed. */
   inferenceCount: number;
   /** nv_inference_exec_count: model executions (batches). */
@@ -22,6 +43,7 @@ export interface ModelMetrics {
 export interface GraphMetrics {
   requestSuccess: number;
   requestFailure: number;
+  failures: FailureCounts;
   exitedEarly: number;
   /** Partial results (decoupled responses, per-node outputs) streamed to clients. */
   streamedResponses: number;
@@ -41,6 +63,7 @@ export interface EngineMetrics {
 export class ModelStats {
   requestSuccess = 0;
   requestFailure = 0;
+  readonly failures = noFailures();
   inferenceCount = 0;
   execCount = 0;
   queueNs = 0;
@@ -51,8 +74,9 @@ export class ModelStats {
   success(): void {
     this.requestSuccess++;
   }
-  failure(): void {
+  failure(reason: FailureReason): void {
     this.requestFailure++;
+    this.failures[reason]++;
   }
 
   /** One execution of `rows` batch rows. */
@@ -69,6 +93,7 @@ export class ModelStats {
     return {
       requestSuccess: this.requestSuccess,
       requestFailure: this.requestFailure,
+      failures: { ...this.failures },
       inferenceCount: this.inferenceCount,
       execCount: this.execCount,
       queueNs: this.queueNs,
@@ -82,5 +107,13 @@ export class ModelStats {
 
 /** Mutable counters behind a graph's GraphMetrics. */
 export function emptyGraphMetrics(): GraphMetrics {
-  return { requestSuccess: 0, requestFailure: 0, exitedEarly: 0, streamedResponses: 0, durationNs: 0, lastRunMs: 0 };
+  return {
+    requestSuccess: 0,
+    requestFailure: 0,
+    failures: noFailures(),
+    exitedEarly: 0,
+    streamedResponses: 0,
+    durationNs: 0,
+    lastRunMs: 0,
+  };
 }

@@ -8,7 +8,7 @@ import { OnnxBackend } from './backends/onnx/OnnxBackend.ts';
 import { createBackend } from './createBackend.ts';
 import { type BatchItem, createDynamicBatcher, type ItemResult } from './dynamicBatching.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
-import { ModelStats } from './Metrics.ts';
+import { failureReason, ModelStats } from './Metrics.ts';
 import { StepInputsError } from './omittedInputs.ts';
 import type { ChainRequest, ChainResult, InferRequest, InferResult, ModelRuntimeOptions } from './modelRuntimeTypes.ts';
 import { firstDim, fromReply, fromSequence, passThrough } from './inferResults.ts';
@@ -150,7 +150,7 @@ export class ModelRuntime {
 
   private readonly failed = (err: unknown): never => {
     this.inFlight.leave();
-    this.stats.failure();
+    this.stats.failure(failureReason(err));
     throw err;
   };
 
@@ -242,7 +242,7 @@ export class ModelRuntime {
       return { outputs: r.outputs, stages: r.stages, queueMs: r.queueNs / 1e6, instance: r.instance };
     } catch (err) {
       // An op of the group failing is not a failure of this model.
-      if (!(err instanceof ChainError) || err.stage === req.modelStep) this.stats.failure();
+      if (!(err instanceof ChainError) || err.stage === req.modelStep) this.stats.failure(failureReason(err));
       else if (err.stage > req.modelStep) this.stats.success();
       throw err;
     } finally {

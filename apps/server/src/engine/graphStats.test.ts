@@ -15,6 +15,14 @@ describe('GraphStats.record', () => {
     expect(stats.of('other').requestSuccess).toBe(0);
   });
 
+  it("classes a failed run's reason as Triton's ensemble does: CANCELED when cancelled, else OTHER", () => {
+    const stats = new GraphStats();
+    stats.record('ocr', 'failed', 1, 'cancelled');
+    stats.record('ocr', 'failed', 1, 'node-failed');
+    stats.record('ocr', 'threw', 1);
+    expect(stats.of('ocr').failures).toEqual({ REJECTED: 0, CANCELED: 1, BACKEND: 0, OTHER: 2 });
+  });
+
   it('pools the runs of graph names past its bound under one label', () => {
     const stats = new GraphStats();
     for (let i = 0; i < 300; i++) stats.record(`g${i}`, 'completed', 1);

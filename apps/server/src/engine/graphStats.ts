@@ -1,4 +1,4 @@
-import { emptyGraphMetrics, type GraphMetrics } from './Metrics.ts';
+import { emptyGraphMetrics, type FailureReason, type GraphMetrics } from './Metrics.ts';
 import type { RunResult } from './types.ts';
 
 /** Graph names counted one by one; the runs of any further names share OTHER_GRAPHS. */
@@ -25,12 +25,17 @@ export class GraphStats {
 
   /**
    * Counts one finished run of `graph`: an early exit succeeds (Triton counts the request as answered), anything
-   * but completed or exited early fails; `ms` adds to the graph's total duration.
+   * but completed or exited early fails (CANCELED when it was cancelled, else OTHER, as Triton's ensemble scheduler
+   * reports a failed step); `ms` adds to the graph's total duration.
    */
-  record(graph: string, status: RunResult['status'] | 'threw', ms: number): void {
+  record(graph: string, status: RunResult['status'] | 'threw', ms: number, errorCode?: string): void {
     const stats = this.of(graph);
     if (status === 'completed' || status === 'exited_early') stats.requestSuccess++;
-    else stats.requestFailure++;
+    else {
+      const reason: FailureReason = errorCode === 'cancelled' ? 'CANCELED' : 'OTHER';
+      stats.requestFailure++;
+      stats.failures[reason]++;
+    }
     if (status === 'exited_early') stats.exitedEarly++;
     stats.durationNs += Math.round(ms * 1e6);
     stats.lastRunMs = Date.now();

@@ -32,6 +32,8 @@ class TritonPythonModel:
         responses = []
         for request in requests:
             x = pb_utils.get_input_tensor_by_name(request, "IN").as_numpy()
+            if x.size and x.min() < 0:
+                raise ValueError("negative input")
             self.requests.increment(1)
             self.size.set(float(x.size))
             for v in x.flat:
@@ -107,6 +109,11 @@ describe("Python models' custom metrics", () => {
     expect(fromPort).toContain('nv_inference_request_success{model="counted",version="1"} 3');
     expect(fromPort).toMatch(/^nv_cpu_utilization (0|1|0\.\d+)$/m);
     expect(fromPort).toMatch(/^nv_cpu_memory_used_bytes [1-9]\d*$/m);
+    // A request the model's code fails is a BACKEND failure, as Triton labels it.
+    expect((await infer([-1])).status).toBe(500);
+    expect(await scrape(metrics.url)).toMatch(
+      /^nv_inference_request_failure\{model="counted",reason="BACKEND",version="1"\} 1$/m,
+    );
     expect((await fetch(`${metrics.url}/metrics`)).status).toBe(401);
     expect((await fetch(`${metrics.url}/v2/health/ready`, { headers: auth })).status).toBe(404);
   });

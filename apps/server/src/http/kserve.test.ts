@@ -229,7 +229,6 @@ describe('/metrics', () => {
     expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
     for (const name of [
       'nv_inference_request_success',
-      'nv_inference_request_failure',
       'nv_inference_count',
       'nv_inference_exec_count',
       'nv_inference_queue_duration_us',
@@ -237,6 +236,11 @@ describe('/metrics', () => {
     ]) {
       expect(r.text).toMatch(new RegExp(`^${name}\\{model="head",version="1"\\} \\d+$`, 'm'));
     }
+    // Failures by Triton's reasons, labels in name order as prometheus-cpp writes them.
+    for (const reason of ['REJECTED', 'CANCELED', 'BACKEND', 'OTHER'])
+      expect(r.text).toMatch(
+        new RegExp(`^nv_inference_request_failure\\{model="head",reason="${reason}",version="1"\\} \\d+$`, 'm'),
+      );
     expect(r.text).toMatch(/^nv_inference_request_success\{model="pipe",version="1"\} [1-9]/m);
     expect(r.text).toMatch(/^nv_inference_active_sequences\{model="acc",version="1"\} \d+$/m);
   });

@@ -1,4 +1,4 @@
-import { emptyGraphMetrics } from '../engine/Metrics.ts';
+import { emptyGraphMetrics, noFailures } from '../engine/Metrics.ts';
 import type { ModelMetrics, GraphMetrics } from '../engine/types.ts';
 import { allHelpers } from './helperModels.ts';
 import { isUnloaded } from './modelLoading.ts';
@@ -94,6 +94,7 @@ function fromGraph(name: string, g: GraphMetrics): ModelStatisticsEntry {
 const EMPTY: ModelMetrics = {
   requestSuccess: 0,
   requestFailure: 0,
+  failures: noFailures(),
   inferenceCount: 0,
   execCount: 0,
   queueNs: 0,

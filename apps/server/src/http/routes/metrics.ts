@@ -3,13 +3,15 @@ import type { Studio } from '../Studio.ts';
 import { customMetricLines } from './customMetricLines.ts';
 import { cpuMetrics } from '../cpuMetrics.ts';
 import { catalogueModel, ownValue } from '@ensemble-studio/core';
+import { FAILURE_REASONS, noFailures, type FailureCounts } from '../../engine/Metrics.ts';
 
 /** One model's counters, in Triton's units (microseconds, counts). */
 export interface ModelCounters {
   model: string;
   version: string;
   success: number;
-  failure: number;
+  /** Failed requests by Triton's reason (REJECTED, CANCELED, BACKEND, OTHER). */
+  failures: FailureCounts;
   /** Inferences (batch elements) and executions (batches). */
   inferenceCount: number;
   execCount: number;
@@ -28,7 +30,10 @@ interface Family {
   name: string;
   help: string;
   type: 'counter' | 'gauge';
+  /** The model's value; undefined leaves the model out of the family. */
   value: (c: ModelCounters) => number | undefined;
+  /** A series per failure reason (`reason` label) instead of `value`'s one. */
+  byReason?: (c: ModelCounters) => FailureCounts;
 }
 
 const FAMILIES: Family[] = [
@@ -42,7 +47,8 @@ const FAMILIES: Family[] = [
     name: 'nv_inference_request_failure',
     help: 'Number of failed inference requests, all batch sizes',
     type: 'counter',
-    value: (c) => c.failure,
+    value: () => undefined,
+    byReason: (c) => c.failures,
   },
   {
     name: 'nv_inference_count',
@@ -110,10 +116,17 @@ const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace
 function formatMetrics(counters: readonly ModelCounters[], gauges: Record<string, number> = {}): string {
   const lines: string[] = [];
   for (const f of FAMILIES) {
-    const rows = counters.filter((c) => f.value(c) !== undefined);
+    const rows = f.byReason ? counters : counters.filter((c) => f.value(c) !== undefined);
     if (rows.length === 0) continue;
     lines.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} ${f.type}`);
-    for (const c of rows) lines.push(`${f.name}{model="${esc(c.model)}",version="${esc(c.version)}"} ${f.value(c)}`);
+    for (const c of rows) {
+      const model = `model="${esc(c.model)}"`;
+      const version = `version="${esc(c.version)}"`;
+      // Labels in name order, as prometheus-cpp writes them: model, reason, version.
+      if (f.byReason)
+        for (const r of FAILURE_REASONS) lines.push(`${f.name}{${model},reason="${r}",${version}} ${f.byReason(c)[r]}`);
+      else lines.push(`${f.name}{${model},${version}} ${f.value(c)}`);
+    }
   }
   for (const [name, value] of Object.entries(gauges)) lines.push(`# TYPE ${name} gauge`, `${name} ${value}`);
   return `${lines.join('\n')}\n`;
@@ -150,7 +163,7 @@ function engineCounters(studio: Studio): ModelCounters[] {
     model,
     version: version(model),
     success: c.requestSuccess,
-    failure: c.requestFailure,
+    failures: c.failures,
     inferenceCount: c.inferenceCount,
     execCount: c.execCount,
     requestDurationUs: Math.round((c.queueNs + c.computeNs) / 1000),
@@ -169,7 +182,7 @@ function engineCounters(studio: Studio): ModelCounters[] {
       model,
       version: '1',
       success: 0,
-      failure: 0,
+      failures: noFailures(),
       inferenceCount: 0,
       execCount: 0,
       requestDurationUs: 0,
@@ -181,7 +194,7 @@ function engineCounters(studio: Studio): ModelCounters[] {
     };
     const us = Math.round(g.durationNs / 1000);
     c.success += g.requestSuccess;
-    c.failure += g.requestFailure;
+    for (const r of FAILURE_REASONS) c.failures[r] += g.failures[r];
     c.inferenceCount += g.requestSuccess;
     c.execCount += g.requestSuccess;
     c.requestDurationUs += us;
