@@ -36,6 +36,8 @@ export class ModelRuntime {
   readonly inputRanks: ReadonlyMap<string, number>;
   private readonly batcher: Batcher<BatchItem, ItemResult> | undefined;
   private readonly inFlight = new RequestsInFlight();
+  /** `max_batch_size` > 0: a request's first dim is its batch; otherwise each request is one inference, as in Triton. */
+  private readonly batches: boolean;
 
   constructor(private readonly o: ModelRuntimeOptions) {
     const cfg = o.config;
@@ -44,6 +46,7 @@ export class ModelRuntime {
     this.backend = createBackend(o, readFile);
     this.notices.push(...this.backend.notices);
     const mbs = cfg.max_batch_size ?? 0;
+    this.batches = mbs > 0;
     if (cfg.sequence_batching) {
       this.sequences = new SequenceBatcher({
         model: o.name,
@@ -225,7 +228,12 @@ export class ModelRuntime {
       summarize: req.summarize,
       ...passThrough(req),
     });
-    return fromReply(r, firstDim(req.inputs));
+    return fromReply(r, this.rows(req.inputs));
+  }
+
+  /** The inferences a request (or batch) holds: its first dim for a batching model, else one. */
+  private rows(inputs: Record<string, Tensor>): number {
+    return this.batches ? firstDim(inputs) : 1;
   }
 
   /** Runs a fused group on one instance: its ops and this model's session in one worker request. */
@@ -237,7 +245,7 @@ export class ModelRuntime {
     try {
       const r = await this.backend.runChain(req.feeds, req.steps, req);
       const model = r.stages[req.modelStep];
-      if (model) this.stats.execution(model.batchSize ?? 1, r.queueNs, model.computeNs);
+      if (model) this.stats.execution(this.batches ? (model.batchSize ?? 1) : 1, r.queueNs, model.computeNs);
       this.stats.success();
       return { outputs: r.outputs, stages: r.stages, queueMs: r.queueNs / 1e6, instance: r.instance };
     } catch (err) {
@@ -253,7 +261,7 @@ export class ModelRuntime {
   /** One execution on the backend. */
   private async execute(call: BackendCall): Promise<BackendReply> {
     const r = await this.backend.call(call);
-    this.stats.execution(firstDim(call.inputs), r.queueNs, r.computeNs);
+    this.stats.execution(this.rows(call.inputs), r.queueNs, r.computeNs);
     return r;
   }
 

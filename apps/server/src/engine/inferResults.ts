@@ -3,7 +3,7 @@ import type { BackendCall, BackendReply } from './backends/modelBackend.ts';
 import type { InferRequest, InferResult } from './modelRuntimeTypes.ts';
 import type { SequenceResult } from './sequenceTypes.ts';
 
-/** The rows of a request: its first input's first dimension (1 for a model without a batch dim). */
+/** The rows of a request: its first input's first dimension (1 when it has none); a batching model's batch size. */
 export function firstDim(inputs: Record<string, Tensor>): number {
   return Object.values(inputs)[0]?.shape[0] ?? 1;
 }

@@ -107,6 +107,9 @@ describe("Python models' custom metrics", () => {
     const fromPort = await scrape(metrics.url);
     expect(fromPort).toContain('requests_total{model="counted"} 3\n');
     expect(fromPort).toContain('nv_inference_request_success{model="counted",version="1"} 3');
+    // A model without max_batch_size does one inference a request, whatever its first dim (Triton's batch size 1).
+    expect(fromPort).toContain('nv_inference_count{model="counted",version="1"} 3\n');
+    expect(fromPort).toContain('studio_batch_executions_total{model="counted",version="1",batch_size="1"} 3\n');
     expect(fromPort).toMatch(/^nv_cpu_utilization (0|1|0\.\d+)$/m);
     expect(fromPort).toMatch(/^nv_cpu_memory_used_bytes [1-9]\d*$/m);
     // A request the model's code fails is a BACKEND failure, as Triton labels it.
