@@ -245,7 +245,11 @@ export class ModelRuntime {
     try {
       const r = await this.backend.runChain(req.feeds, req.steps, req);
       const model = r.stages[req.modelStep];
-      if (model) this.stats.execution(this.batches ? (model.batchSize ?? 1) : 1, r.queueNs, model.computeNs);
+      if (model) {
+        // The worker reads the batch off the first dim; a model that does not batch ran one (fresh objects: set here).
+        if (!this.batches && model.batchSize !== undefined) model.batchSize = 1;
+        this.stats.execution(model.batchSize ?? 1, r.queueNs, model.computeNs);
+      }
       this.stats.success();
       return { outputs: r.outputs, stages: r.stages, queueMs: r.queueNs / 1e6, instance: r.instance };
     } catch (err) {
