@@ -38,8 +38,9 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const RESERVED = /^(nv|studio)_/;
 
 interface Series extends CustomSeries {
-  /** Per instance that created this series, how many of its Metric objects name it. */
-  owners: Map<object, number>;
+  /** The instances that created this series (the stub does not report a Metric object's end: an instance holds its
+   * series until it ends). */
+  owners: Set<object>;
 }
 
 interface Family {
@@ -143,13 +144,13 @@ export class CustomMetrics {
       series = {
         labels,
         value: 0,
-        owners: new Map(),
+        owners: new Set(),
         ...(buckets ? { buckets: buckets.map((le) => ({ le, count: 0 })), count: 0 } : {}),
       };
       family.series.set(key, series);
       this.seriesCount++;
     }
-    series.owners.set(owner, (series.owners.get(owner) ?? 0) + 1);
+    series.owners.add(owner);
     return undefined;
   }
 }

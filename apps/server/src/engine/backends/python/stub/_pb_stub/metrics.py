@@ -105,6 +105,8 @@ class MetricFamily:
             raise ValueError("MetricFamily needs a name")
         if not isinstance(name, str) or not _METRIC_NAME.match(name):
             raise ValueError(f"{name!r} is not a valid metric family name (letters, digits, '_' and ':')")
+        if name.startswith(("nv_", "studio_")):
+            raise ValueError(f"metric family '{name}': names starting nv_ or studio_ are the server's own metrics")
         self.name = name
         self.description = description
         self.kind = MetricKind(kind)

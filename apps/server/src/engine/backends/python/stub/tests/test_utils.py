@@ -150,6 +150,8 @@ class HelpersTest(unittest.TestCase):
         counter = pb_utils.MetricFamily(name="c_total", description="d", kind=pb_utils.MetricFamily.COUNTER)
         with self.assertRaisesRegex(ValueError, "already exists as a counter; it cannot also be a gauge"):
             pb_utils.MetricFamily(name="c_total", description="d", kind=pb_utils.MetricFamily.GAUGE)
+        with self.assertRaisesRegex(ValueError, "are the server's own metrics"):
+            pb_utils.MetricFamily(name="nv_inference_count", description="d", kind=pb_utils.MetricFamily.COUNTER)
         with self.assertRaisesRegex(ValueError, "not a valid metric family name"):
             pb_utils.MetricFamily(name="bad name", description="d", kind=pb_utils.MetricFamily.COUNTER)
         with self.assertRaisesRegex(ValueError, "not a valid label name"):
