@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChainError, EngineError, ModelError } from './errors.ts';
-import { failureReason, ModelStats } from './Metrics.ts';
+import { failureReason } from './failureReason.ts';
+import { ModelStats } from './Metrics.ts';
 
 describe("a model's failed requests by Triton's reasons", () => {
   it('classes cancelled as CANCELED, refused or timed out as REJECTED, the model failing as BACKEND', () => {

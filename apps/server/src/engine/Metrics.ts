@@ -1,5 +1,4 @@
 import type { CustomFamily } from './customMetrics.ts';
-import { EngineError } from './errors.ts';
 
 /** Why a request failed, as Triton's `nv_inference_request_failure` says in its `reason` label. */
 export type FailureReason = 'REJECTED' | 'CANCELED' | 'BACKEND' | 'OTHER';
@@ -7,18 +6,6 @@ export const FAILURE_REASONS: readonly FailureReason[] = ['REJECTED', 'CANCELED'
 export type FailureCounts = Record<FailureReason, number>;
 export const noFailures = (): FailureCounts => ({ REJECTED: 0, CANCELED: 0, BACKEND: 0, OTHER: 0 });
 
-/**
- * A model's failed request as Triton classes it: cancelled while it waited or ran is CANCELED; refused by the
- * model's queue or timed out there is REJECTED (Triton's scheduler rejects a request whose queue timeout passed);
- * the model's own code or its instance failing is BACKEND; anything else (bad inputs, an unavailable model) OTHER.
- */
-export function failureReason(err: unknown): FailureReason {
-  const code = err instanceof EngineError ? err.code : undefined;
-  if (code === 'cancelled') return 'CANCELED';
-  if (code === 'limit' || code === 'timeout') return 'REJECTED';
-  if (code === 'node-failed' || code === 'instance-crashed' || code === 'output-missing') return 'BACKEND';
-  return 'OTHER';
-}
 /** Counters of one model, named after Triton's metrics (nv_inference_*). */
 export interface ModelMetrics {
   /** nv_inference_request_success / _failure (all reasons; by reason in `failures`). */
