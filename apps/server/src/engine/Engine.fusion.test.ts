@@ -169,4 +169,15 @@ describe('op fusion', () => {
     expect(events.find((e) => e.type === 'node.skipped' && e.nodeId === 'db')).toBeDefined();
     await expect.poll(async () => (await run(fused, ocrGraph())).r.status, { timeout: 20000 }).toBe('completed');
   });
+
+  it('counts one inference a request for a model without max_batch_size, fused or not, whatever its first dim', async () => {
+    const twoLines = decodeImage(readFileSync(makeFixtures().twoLines));
+    for (const engine of [fused, separate]) {
+      const before = engine.metrics().models.rec!.inferenceCount;
+      const r = await engine.run({ graph: ocrGraph(), inputs: { image: twoLines } });
+      expect(r.outputs.texts!.data).toHaveLength(2); // rec ran on crops of shape [2, 3, 48, W]
+      expect(r.timings.find((t) => t.nodeId === 'rec')!.batchSize).toBe(1);
+      expect(engine.metrics().models.rec!.inferenceCount - before).toBe(1);
+    }
+  });
 });
