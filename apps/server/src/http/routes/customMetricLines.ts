@@ -4,7 +4,8 @@ import type { CustomFamily } from '../../engine/customMetrics.ts';
 // series with its labels in name order; a histogram's series as cumulative `_bucket` lines, `le="+Inf"`, `_sum`
 // and `_count`.
 
-const escLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+/** A label value as the text format escapes it (backslash, quote, newline). */
+export const escLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 const escHelp = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 
 function labelText(labels: Record<string, string>, extra?: [string, string]): string {

@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import type { Studio } from '../Studio.ts';
-import { customMetricLines } from './customMetricLines.ts';
+import { customMetricLines, escLabel as esc } from './customMetricLines.ts';
 import { cpuMetrics } from '../cpuMetrics.ts';
 import { catalogueModel, ownValue } from '@ensemble-studio/core';
-import { FAILURE_REASONS, noFailures, type FailureCounts } from '../../engine/Metrics.ts';
+import { FAILURE_REASONS, noFailures, type EngineMetrics, type FailureCounts } from '../../engine/Metrics.ts';
 
 /** One model's counters, in Triton's units (microseconds, counts). */
 export interface ModelCounters {
@@ -106,8 +106,6 @@ const FAMILIES: Family[] = [
   },
 ];
 
-const esc = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-
 /**
  * Prometheus text exposition (version 0.0.4) of per-model counters, with Triton's metric names and
  * `model`/`version` labels so existing Triton dashboards work.
@@ -140,24 +138,21 @@ export function metricsRouter(studio: Studio): Router {
   const router = Router();
   const cpu = cpuMetrics();
   router.get('/metrics', (_req, res) => {
-    const counters = engineCounters(studio);
+    // One snapshot of the engine's counters for the whole page.
+    const m = studio.engine.metrics();
+    const counters = engineCounters(studio, m);
     const text = formatMetrics(counters, {
       studio_runs_in_flight: studio.runsInFlight,
       studio_runs_waiting: studio.runsWaiting,
     });
-    const more = [
-      ...batchSizeLines(studio),
-      ...cpu.lines(),
-      ...customMetricLines(studio.engine.metrics().custom ?? []),
-    ];
+    const more = [...batchSizeLines(m), ...cpu.lines(), ...customMetricLines(m.custom ?? [])];
     res.type('text/plain; version=0.0.4; charset=utf-8').send(more.length ? `${text}${more.join('\n')}\n` : text);
   });
   return router;
 }
 
 /** Adapts `engine.metrics()` to Triton's per-model counters (models, then graphs as ensembles). */
-function engineCounters(studio: Studio): ModelCounters[] {
-  const m = studio.engine.metrics();
+function engineCounters(studio: Studio, m: EngineMetrics): ModelCounters[] {
   const version = (name: string) => String(catalogueModel(studio.catalogue, name)?.versions.at(-1) ?? 1);
   const models: ModelCounters[] = Object.entries(m.models).map(([model, c]) => ({
     model,
@@ -209,9 +204,9 @@ function engineCounters(studio: Studio): ModelCounters[] {
 export const UNSAVED_GRAPHS = '(unsaved graphs)';
 
 /** Executions per batch size, per model (`studio_batch_executions_total{model,version,batch_size}`). */
-function batchSizeLines(studio: Studio): string[] {
+function batchSizeLines(m: EngineMetrics): string[] {
   const lines: string[] = [];
-  for (const [model, c] of Object.entries(studio.engine.metrics().models)) {
+  for (const [model, c] of Object.entries(m.models)) {
     for (const [size, n] of Object.entries(c.batchSizes))
       lines.push(`studio_batch_executions_total{model="${esc(model)}",version="1",batch_size="${size}"} ${n}`);
   }
