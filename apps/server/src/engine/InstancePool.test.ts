@@ -98,6 +98,28 @@ describe('InstancePool', () => {
     await expect(c).resolves.toMatchObject({ instance: 'head_0' });
   });
 
+  it("counts a job's requests as executing from dispatch until its caller is answered, an abort included", async () => {
+    const pool = headPool(1);
+    await pool.start();
+    const running = new AbortController();
+    // A batch of three requests runs; a lone request waits behind it and is not executing yet.
+    const batch = pool.run({ type: 'run', feeds: feat(64, 1), summarize: false }, [], {
+      signal: running.signal,
+      requests: 3,
+    });
+    const lone = pool.run({ type: 'run', feeds: feat(64, 2), summarize: false }, []);
+    expect([pool.executing, pool.queued]).toEqual([3, 1]);
+    // Released by its abort while onnxruntime finishes it: its callers are answered, so it stops counting.
+    running.abort();
+    await expect(batch).rejects.toMatchObject({ code: 'cancelled' });
+    expect(pool.executing).toBe(0);
+    expect(pool.isBusy(0)).toBe(true);
+    await lone;
+    expect(pool.executing).toBe(0);
+    await pool.onIdle();
+    expect(pool.executing).toBe(0);
+  });
+
   it('fails the in-flight request of a crashed worker with a clear error and restarts it', async () => {
     const pool = headPool(1);
     await pool.start();

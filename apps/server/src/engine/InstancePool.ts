@@ -18,6 +18,10 @@ interface Job<Body, Result> {
   pin: number | undefined;
   signal: CancelSignal | undefined;
   enqueuedAt: bigint;
+  /** Model requests the job carries (a batch's); counted as executing from dispatch until its caller is answered. */
+  requests: number;
+  /** Requests of this job now counted in the pool's `executing` (0 before dispatch and once answered). */
+  counted: number;
   resolve: (r: PoolResult<Result>) => void;
   reject: (e: Error) => void;
   onAbort?: () => void;
@@ -57,6 +61,7 @@ export class InstancePool<Body, Result> {
   private idleWaiters: (() => void)[] = [];
   private closed = false;
   private crashListeners: ((index: number, err: EngineError) => void)[] = [];
+  private executingRequests = 0;
   restarts = 0;
 
   constructor(private readonly opts: InstancePoolOptions<Body, Result>) {
@@ -94,12 +99,19 @@ export class InstancePool<Body, Result> {
   get queued(): number {
     return this.queue.length;
   }
+  /**
+   * Model requests handed to an instance whose callers are still waiting (Triton's EXECUTING state: what is not
+   * pending any more). A job handed to a worker ahead of time (`PIPELINE_DEPTH`) counts from then.
+   */
+  get executing(): number {
+    return this.executingRequests;
+  }
 
   /** Runs one request on an idle instance (or on instance `pin`), queueing while all are busy. */
   run(
     body: Body,
     transfer: ArrayBuffer[],
-    opts: { signal?: CancelSignal; pin?: number } = {},
+    opts: { signal?: CancelSignal; pin?: number; requests?: number } = {},
   ): Promise<PoolResult<Result>> {
     if (this.closed) return Promise.reject(new EngineError('closed', 'the engine is shutting down'));
     if (opts.signal?.aborted) return Promise.reject(abortError(opts.signal));
@@ -110,10 +122,22 @@ export class InstancePool<Body, Result> {
         pin: opts.pin,
         signal: opts.signal,
         enqueuedAt: process.hrtime.bigint(),
+        requests: opts.requests ?? 1,
+        counted: 0,
         resolve,
         reject,
       };
-      if (opts.signal) job.onAbort = dequeueOnAbort(() => this.queue, job, opts.signal, reject);
+      // Aborted while running, the caller is answered at once although the instance goes on: it stops counting then.
+      if (opts.signal)
+        job.onAbort = dequeueOnAbort(
+          () => this.queue,
+          job,
+          opts.signal,
+          (e) => {
+            this.answered(job);
+            reject(e);
+          },
+        );
       this.queue.push(job);
       this.pump();
     });
@@ -152,6 +176,8 @@ export class InstancePool<Body, Result> {
   private dispatch(i: number, job: Job<Body, Result>): void {
     this.inflight[i]!++;
     this.unsettled++;
+    job.counted = job.requests;
+    this.executingRequests += job.requests;
     const inst = this.instances[i]!;
     const queueNs = Number(process.hrtime.bigint() - job.enqueuedAt);
     // As in Triton, an instance is free once its execute returns, even when a decoupled model's responses go on.
@@ -162,8 +188,14 @@ export class InstancePool<Body, Result> {
     inst
       .request(job.body, job.transfer, free)
       .then(
-        (result) => job.resolve({ result, instance: inst.name, instanceIndex: i, queueNs }),
-        (err: Error) => job.reject(err),
+        (result) => {
+          this.answered(job);
+          job.resolve({ result, instance: inst.name, instanceIndex: i, queueNs });
+        },
+        (err: Error) => {
+          this.answered(job);
+          job.reject(err);
+        },
       )
       .finally(() => {
         if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
@@ -171,6 +203,12 @@ export class InstancePool<Body, Result> {
         free();
         this.wakeIfIdle();
       });
+  }
+
+  /** The job's caller is answered (or released by its abort): its requests stop counting as executing. */
+  private answered(job: Job<Body, Result>): void {
+    this.executingRequests -= job.counted;
+    job.counted = 0;
   }
 
   private crashed(inst: BackendInstance<Body, Result>, err: EngineError): void {

@@ -22,6 +22,10 @@ export interface ModelMetrics {
   /** Executions per batch size. */
   batchSizes: Record<number, number>;
   activeSequences: number;
+  /** Requests accepted and not yet executing (Triton's `nv_inference_pending_request_count`). */
+  pendingRequests: number;
+  /** How long the model took to load, in ms (Triton's `nv_model_load_duration_secs`); absent until it has loaded. */
+  loadMs?: number;
   /** When the model last executed, in ms since the epoch (0: never); Triton's `last_inference`. */
   lastInferenceMs: number;
 }
@@ -76,7 +80,8 @@ export class ModelStats {
     this.lastInferenceMs = Date.now();
   }
 
-  snapshot(activeSequences: number): ModelMetrics {
+  /** The counters, with the gauges the runtime knows: sequences bound, requests pending, the load's duration. */
+  snapshot(activeSequences: number, pendingRequests = 0, loadMs?: number): ModelMetrics {
     return {
       requestSuccess: this.requestSuccess,
       requestFailure: this.requestFailure,
@@ -87,6 +92,8 @@ export class ModelStats {
       computeNs: this.computeNs,
       batchSizes: Object.fromEntries(this.batchSizes),
       activeSequences,
+      pendingRequests,
+      ...(loadMs === undefined ? {} : { loadMs }),
       lastInferenceMs: this.lastInferenceMs,
     };
   }

@@ -37,6 +37,8 @@ export class ModelRuntime {
   readonly inputRanks: ReadonlyMap<string, number>;
   private readonly batcher: Batcher<BatchItem, ItemResult> | undefined;
   private readonly inFlight = new RequestsInFlight();
+  /** Requests accepted into the model's scheduler and not yet answered (executing ones included). */
+  private accepted = 0;
   /** `max_batch_size` > 0: a request's first dim is its batch; otherwise each request is one inference, as in Triton. */
   private readonly batches: boolean;
 
@@ -66,7 +68,7 @@ export class ModelRuntime {
             },
             summarize,
             ...(flags ? { sequence: flags } : {}),
-            ...(extra as Pick<BackendCall, 'respond' | 'onLog'>),
+            ...(extra as Pick<BackendCall, 'respond' | 'onLog' | 'requests'>),
           }),
         onBound: o.onBound,
         onEnded: o.onEnded,
@@ -138,6 +140,7 @@ export class ModelRuntime {
     // and every async layer is a promise and a microtask hop more before its chunk's answer is back.
     let p: Promise<InferResult>;
     this.inFlight.enter();
+    this.accepted++;
     try {
       p = this.route(req);
     } catch (err) {
@@ -148,15 +151,25 @@ export class ModelRuntime {
 
   private readonly succeeded = (r: InferResult): InferResult => {
     this.inFlight.leave();
+    this.accepted--;
     this.stats.success();
     return r;
   };
 
   private readonly failed = (err: unknown): never => {
     this.inFlight.leave();
+    this.accepted--;
     this.stats.failure(failureReason(err));
     throw err;
   };
+
+  /**
+   * Triton's `nv_inference_pending_request_count`: requests accepted and not yet handed to an instance (waiting in
+   * a batcher, behind their sequence's earlier requests, or for a free instance).
+   */
+  get pendingRequests(): number {
+    return Math.max(0, this.accepted - this.pool.executing);
+  }
 
   /** A run that holds this runtime for a step still to come started: a retired runtime stays open for it. */
   runStarted(): void {
@@ -243,6 +256,7 @@ export class ModelRuntime {
     if (!(this.backend instanceof OnnxBackend))
       throw new EngineError('invalid-graph', `model '${this.o.name}' cannot run fused ops (only ONNX models can)`);
     this.inFlight.enter();
+    this.accepted++;
     try {
       const r = await this.backend.runChain(req.feeds, req.steps, req);
       const model = r.stages[req.modelStep];
@@ -260,6 +274,7 @@ export class ModelRuntime {
       throw err;
     } finally {
       this.inFlight.leave();
+      this.accepted--;
     }
   }
 

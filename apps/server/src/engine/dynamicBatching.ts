@@ -56,6 +56,7 @@ async function runConcatenated(
     inputs: feeds,
     canTransfer: (t) => (single ? single(t) : isOwned(t) || items.length > 1),
     summarize,
+    requests: items.length,
   });
   const split = Object.entries(r.outputs).map(([n, t]) => [n, splitBatch(t, rows)] as const);
   const batchSize = rows.reduce((a, b) => a + b, 0);

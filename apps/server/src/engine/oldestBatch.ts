@@ -52,7 +52,7 @@ export async function runOldestBatch(ctx: OldestContext, i: number, items: Oldes
     feeds[name] = concatBatch(parts);
     if (parts.length > 1) fresh.add(feeds[name]);
   }
-  const r = await ctx.run(feeds, i, undefined, false, fresh);
+  const r = await ctx.run(feeds, i, undefined, false, fresh, undefined, { requests: items.length });
   // Views into the batch's outputs, not copies: at 64 streams that is 128 fewer buffers per batch for the GC.
   const outNames = Object.keys(r.outputs);
   const split = outNames.map((name) => splitBatch(r.outputs[name]!, rows, 'view'));

@@ -23,7 +23,9 @@ export function listSequences(runtimes: Runtimes): SequenceInfo[] {
 /** Each runtime's counters (Prometheus /metrics), with the sequences it holds a slot for. */
 export function modelCounters(runtimes: Runtimes): EngineMetrics['models'] {
   const models: EngineMetrics['models'] = {};
-  for (const [key, rt] of runtimes)
-    models[key] = rt.stats.snapshot(rt.sequences?.list().filter((b) => b.instance >= 0).length ?? 0);
+  for (const [key, rt] of runtimes) {
+    const bound = rt.sequences?.list().filter((b) => b.instance >= 0).length ?? 0;
+    models[key] = rt.stats.snapshot(bound, rt.pendingRequests, rt.state === 'ready' ? rt.coldStartMs : undefined);
+  }
   return models;
 }

@@ -101,6 +101,7 @@ const EMPTY: ModelMetrics = {
   computeNs: 0,
   batchSizes: {},
   activeSequences: 0,
+  pendingRequests: 0,
   lastInferenceMs: 0,
 };
 

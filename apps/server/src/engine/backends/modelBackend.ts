@@ -20,6 +20,8 @@ export interface BackendCall {
   sequence?: SequenceFlags;
   /** A decoupled model's responses, each as it arrives. */
   respond?: (outputs: Record<string, Tensor>, final: boolean) => void;
+  /** Model requests this call carries: a concatenated batch's count (default 1), for the pending-request gauge. */
+  requests?: number;
   /** Lines the model logs while it runs this request. */
   onLog?: (level: LogLevel, message: string, instance: string) => void;
 }

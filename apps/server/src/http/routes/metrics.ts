@@ -24,6 +24,10 @@ export interface ModelCounters {
   responses?: number;
   /** Sequences currently bound to this model's instances. */
   activeSequences?: number;
+  /** Requests accepted and not yet executing (models only: a graph's run starts at once, as Triton's ensembles do). */
+  pendingRequests?: number;
+  /** The model's load time, once loaded. */
+  loadSeconds?: number;
 }
 
 interface Family {
@@ -104,6 +108,18 @@ const FAMILIES: Family[] = [
     type: 'gauge',
     value: (c) => c.activeSequences,
   },
+  {
+    name: 'nv_inference_pending_request_count',
+    help: 'Instantaneous number of pending requests awaiting execution per-model.',
+    type: 'gauge',
+    value: (c) => c.pendingRequests,
+  },
+  {
+    name: 'nv_model_load_duration_secs',
+    help: 'Model load time in seconds',
+    type: 'gauge',
+    value: (c) => c.loadSeconds,
+  },
 ];
 
 /**
@@ -167,6 +183,8 @@ function engineCounters(studio: Studio, m: EngineMetrics): ModelCounters[] {
     computeInferDurationUs: Math.round(c.computeNs / 1000),
     computeOutputDurationUs: 0,
     activeSequences: c.activeSequences,
+    pendingRequests: c.pendingRequests,
+    ...(c.loadMs === undefined ? {} : { loadSeconds: c.loadMs / 1000 }),
   }));
   // Graph names come from clients (inline documents): only saved graphs get a label of their own, so
   // the label set stays as small as the repository however many names clients make up.

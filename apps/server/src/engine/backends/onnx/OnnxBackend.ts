@@ -25,6 +25,7 @@ export class OnnxBackend implements ModelBackend {
     const r = await this.pool.run({ type: 'run', feeds: portable, summarize: c.summarize === true }, transfer, {
       signal: c.signal,
       pin: c.pin,
+      requests: c.requests ?? 1,
     });
     return {
       outputs: receivedOutputs(r.result),

@@ -67,7 +67,11 @@ export class PythonBackend implements ModelBackend {
       ...(c.onLog ? { onLog: c.onLog } : {}),
     }));
     const signal = cs.length === 1 ? first.signal : undefined;
-    const running = this.pool.run({ requests, ...(signal ? { signal } : {}) }, [], { signal, pin: first.pin });
+    const running = this.pool.run({ requests, ...(signal ? { signal } : {}) }, [], {
+      signal,
+      pin: first.pin,
+      requests: cs.length,
+    });
     const r = await running;
     return r.result.results.map((res): BackendReply | Error => {
       if (!res.ok) return res.error;
