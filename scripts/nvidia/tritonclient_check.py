@@ -377,10 +377,13 @@ def _():
         grpc.stop_stream()
 
 
-@check("shared memory status: refused with a message (no shared memory here)")
+@check("system shared memory: no regions listed; registering refused as Triton refuses it without --allow-client-shm")
 def _():
-    expect_error(lambda: http.get_system_shared_memory_status(), "")
-    expect_error(lambda: grpc.get_system_shared_memory_status(), "")
+    assert http.get_system_shared_memory_status() == [], http.get_system_shared_memory_status()
+    assert len(grpc.get_system_shared_memory_status().regions) == 0
+    disabled = "Client shared memory is disabled. Start the server with '--allow-client-shm=true' to enable."
+    expect_error(lambda: http.register_system_shared_memory("r", "/studio_check", 8), disabled)
+    expect_error(lambda: grpc.register_system_shared_memory("r", "/studio_check", 8), disabled)
 
 
 @check("gRPC client deadline on a unary call is reported as DEADLINE_EXCEEDED")

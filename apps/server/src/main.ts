@@ -35,6 +35,8 @@ export interface ServeConfig {
   intraOpThreads?: number;
   /** Directories `/api/import` may open repositories under (none: import is refused). */
   importRoots?: string[];
+  /** Clients may register system shared memory regions (`--allow-client-shm`, as Triton's flag). */
+  allowClientShm?: boolean;
   /** The server log of Python models' lines (print, stderr, Logger), one line each. */
   modelLog?: (line: string) => void;
   /** The server's own lines (a connection it could not accept); stderr when not given. */
@@ -117,6 +119,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     // Another repository opened while serving loads a model at a time per spare core (servingLoadConcurrency).
     createEngine: (r) => createEngine(r, config, servingLoadConcurrency()),
     ...(config.importRoots ? { importRoots: config.importRoots } : {}),
+    ...(config.allowClientShm ? { allowClientShm: true } : {}),
   });
   // Compiled now rather than in the turn of the first request that names a graph or lists the repository.
   warmGraphs(studio);
@@ -153,6 +156,7 @@ async function shutdown(server: Server, socket: RunSocket, studio: Studio): Prom
   server.closeAllConnections();
   await stopped;
   await studio.engine.close();
+  studio.sharedMemory.close();
 }
 
 /** Runs `close` on SIGTERM/SIGINT once; a second signal exits at once. */

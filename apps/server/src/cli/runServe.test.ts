@@ -136,7 +136,18 @@ describe('run', () => {
 
 describe('serve', () => {
   it('prints the URL, the gRPC address and the metrics URL, serves all three, and stops cleanly on SIGTERM', async () => {
-    const args = ['serve', '--repo', repo, '--port', '0', '--grpc-port', '0', '--metrics-port', '0'];
+    const args = [
+      'serve',
+      '--repo',
+      repo,
+      '--port',
+      '0',
+      '--grpc-port',
+      '0',
+      '--metrics-port',
+      '0',
+      '--allow-client-shm',
+    ];
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -165,6 +176,16 @@ describe('serve', () => {
         expect(policy).toMatch(tid === child.pid ? /SCHED_RR\|SCHED_RESET_ON_FORK$/ : /SCHED_OTHER$/);
     }
     expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    // --allow-client-shm: a region may be registered (an object that is not there gets Triton's INTERNAL, not its
+    // "Client shared memory is disabled").
+    const shm = await fetch(`${url}/v2/systemsharedmemory/region/r/register`, {
+      method: 'POST',
+      body: JSON.stringify({ key: `/studio-serve-test-none-${process.pid}`, byte_size: 8 }),
+    });
+    expect([shm.status, ((await shm.json()) as { error: string }).error]).toEqual([
+      500,
+      `Unable to open shared memory region: '/studio-serve-test-none-${process.pid}'`,
+    ]);
     expect(await (await fetch(`${metricsUrl}/metrics`)).text()).toMatch(/^# TYPE studio_runs_in_flight gauge$/m);
     const grpc = connectTestClient(grpcAddress);
     expect(await grpc.call('ServerLive', {})).toEqual({ live: true });

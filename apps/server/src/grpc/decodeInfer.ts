@@ -1,7 +1,6 @@
-import type { Tensor } from '@ensemble-studio/core';
 import { ApiError } from '../http/errors.ts';
-import { checkInputs, checkNameCounts, type CheckedModel } from '../http/kserveChecks.ts';
-import { requestInputs, type WireInferRequest } from './grpcTensors.ts';
+import { checkInputs, checkNameCounts, withShared, type CheckedModel } from '../http/kserveChecks.ts';
+import { requestInputs, type RequestTensors, type WireInferRequest } from './grpcTensors.ts';
 import { inferNames } from './inferNames.ts';
 import { inferenceService } from './loadService.ts';
 import { wellFormedInferRequest } from './wellFormed.ts';
@@ -20,10 +19,9 @@ export interface DecodeLimits {
 /** What Triton's gRPC server (C++) answers a request that does not parse, with gRPC's INTERNAL. */
 export const UNPARSABLE = 'Unable to parse request';
 
-/** A decoded ModelInferRequest: its tensors apart, and the request without their contents. */
-export interface DecodedInfer {
+/** A decoded ModelInferRequest: its tensors apart (those in shared memory as their windows), and the request without their contents. */
+export interface DecodedInfer extends RequestTensors {
   request: WireInferRequest;
-  inputs: Record<string, Tensor>;
 }
 
 /**
@@ -73,12 +71,12 @@ export function decodeInferRequest(bytes: Uint8Array, limits: DecodeLimits): Dec
   }
   const req = decoded(buffer);
   if (!req) throw new ApiError(500, 'internal', UNPARSABLE);
-  const inputs = requestInputs(req, limits.maxTensorElements);
-  if (checked) checkInputs(checked, inputs, req.id);
+  const { inputs, shared } = requestInputs(req, limits.maxTensorElements);
+  if (checked) checkInputs(checked, withShared(inputs, shared), req.id);
   const request: WireInferRequest = {
     ...req,
     inputs: req.inputs.map((i) => ({ ...i, contents: null })),
     raw_input_contents: [],
   };
-  return { request, inputs };
+  return { request, inputs, shared };
 }

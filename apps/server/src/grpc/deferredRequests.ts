@@ -1,11 +1,10 @@
-import type { Tensor } from '@ensemble-studio/core';
 import { Metadata, type ServiceDefinition } from '@grpc/grpc-js';
 import { ApiError, toApiError } from '../http/errors.ts';
 import { findServedModel, type ServedModel } from '../http/servedModels.ts';
 import type { Studio } from '../http/Studio.ts';
 import { peekModel } from './peekModel.ts';
 import { parsedInferRequest, UNPARSABLE, type DecodeLimits } from './decodeInfer.ts';
-import type { WireInferRequest } from './grpcTensors.ts';
+import type { RequestTensors, WireInferRequest } from './grpcTensors.ts';
 import type { RepositoryMethod } from './repositoryMessages.ts';
 import type { RepositoryRequest } from './repositoryRequests.ts';
 
@@ -100,7 +99,7 @@ export function deferLargeRequests(service: ServiceDefinition): ServiceDefinitio
 export async function decodedRequest(
   studio: Studio,
   message: InferMessage,
-): Promise<{ request: WireInferRequest; inputs?: Record<string, Tensor> }> {
+): Promise<{ request: WireInferRequest } & Partial<RequestTensors>> {
   if (!(message instanceof UndecodedRequest)) return { request: message };
   // 500: gRPC's INTERNAL (status.ts).
   if (message instanceof UnparsableRequest) throw new ApiError(500, 'internal', UNPARSABLE);

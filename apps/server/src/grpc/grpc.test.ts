@@ -102,10 +102,10 @@ describe('gRPC health, metadata, config, repository', () => {
   });
 
   it('the RPCs the studio does not offer answer UNIMPLEMENTED with a message', async () => {
-    const e = await grpcFailure(c.call('SystemSharedMemoryStatus', {}));
+    const e = await grpcFailure(c.call('LogSettings', {}));
     expect(e).toEqual({
       code: status.UNIMPLEMENTED,
-      details: "SystemSharedMemoryStatus is not offered by the studio's gRPC endpoint",
+      details: "LogSettings is not offered by the studio's gRPC endpoint",
     });
   });
 });

@@ -28,7 +28,7 @@ describe('gRPC tensors and parameters a hostile client sends, answered as Triton
       });
   });
 
-  it('a tensor naming shared memory is refused: the studio has no regions', async () => {
+  it('a tensor naming a shared memory region the server does not have is refused', async () => {
     const shm = { shared_memory_region: { string_param: 'r0' }, shared_memory_byte_size: { int64_param: 1024 } };
     expect(await failure(head({ parameters: shm }))).toEqual({
       code: status.NOT_FOUND,

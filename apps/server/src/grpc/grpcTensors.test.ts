@@ -26,7 +26,7 @@ describe('gRPC request tensors', () => {
     const raw = requestInputs(
       req([{ name: 't', datatype: 'BYTES', shape: ['2'] }], [lengthPrefixed('héllo', '')]),
       100,
-    );
+    ).inputs;
     const typed = requestInputs(
       req([
         {
@@ -37,7 +37,7 @@ describe('gRPC request tensors', () => {
         },
       ]),
       100,
-    );
+    ).inputs;
     expect(raw.t).toEqual({ datatype: 'BYTES', shape: [2], data: ['héllo', ''] });
     expect(typed.t).toEqual(raw.t);
   });
@@ -48,7 +48,7 @@ describe('gRPC request tensors', () => {
         { name: 'i', datatype: 'INT64', shape: ['1', '2'], contents: { int64_contents: ['9007199254740993', '-5'] } },
       ]),
       100,
-    ).i!;
+    ).inputs.i!;
     expect(Array.from(t.data as BigInt64Array)).toEqual([9007199254740993n, -5n]);
     expect(t.shape).toEqual([1, 2]);
   });

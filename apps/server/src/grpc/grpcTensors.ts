@@ -4,7 +4,8 @@ import type { EncodedBytes } from '../http/classification.ts';
 import { badRequest } from '../http/errors.ts';
 import { checkElementCount, checkElements, tensorFromBytes, tensorToBytes } from '../http/kserveTensors.ts';
 import { plainParameters, type WireParameter } from './params.ts';
-import { refuseSharedMemory } from './tensorParameters.ts';
+import { sharedWindowOf } from './tensorParameters.ts';
+import type { SharedInput, SharedWindowRef } from '../http/kserveTensorParameters.ts';
 
 /** `InferTensorContents`: typed lists, one per family of datatypes. */
 export interface WireContents {
@@ -109,40 +110,65 @@ function shapeOf(input: WireInput, model: string): number[] {
   return shape;
 }
 
+/** A request's tensors: those it carries, and those whose data is in shared memory (read on the main thread). */
+export interface RequestTensors {
+  inputs: Record<string, Tensor>;
+  shared: SharedInput[];
+}
+
 /**
- * The tensors of a `ModelInferRequest`: from `raw_input_contents` (one buffer per input, in order)
- * or from each input's typed `contents`, never both.
+ * The tensors of a `ModelInferRequest`: from `raw_input_contents` (one buffer per input not in shared memory, in
+ * order) or from each input's typed `contents`, never both; an input in shared memory is returned as its window.
  * @throws ApiError 400 naming the input and the problem (datatype, element count, sizes, limit).
  */
-export function requestInputs(req: WireInferRequest, maxTensorElements: number): Record<string, Tensor> {
+export function requestInputs(req: WireInferRequest, maxTensorElements: number): RequestTensors {
   const model = req.model_name;
   const raw = req.raw_input_contents ?? [];
-  if (raw.length > 0 && raw.length !== req.inputs.length) {
+  // Keyed by the client's names: an input called `__proto__` or `constructor` is an input, not a duplicate.
+  const inputs = keyedRecord<Tensor>();
+  const shared: SharedInput[] = [];
+  const windows = req.inputs.map((input) =>
+    sharedWindowOf(input.name, input.parameters, filledFields(input.contents).length > 0, model),
+  );
+  // With inputs in shared memory, the raw contents go to the others in order, as Triton hands them out (extras unread).
+  if (raw.length > 0 && raw.length !== req.inputs.length && windows.every((w) => !w)) {
     throw badRequest(
       `model '${model}': raw_input_contents has ${raw.length} entries but the request has ${req.inputs.length} inputs (one each, in order)`,
     );
   }
-  // Keyed by the client's names: an input called `__proto__` or `constructor` is an input, not a duplicate.
-  const inputs = keyedRecord<Tensor>();
-  for (const output of req.outputs ?? []) refuseSharedMemory(output.name, output.parameters, false, model);
+  for (const output of req.outputs ?? []) sharedWindowOf(output.name, output.parameters, false, model);
+  let next = 0;
   req.inputs.forEach((input, i) => {
-    refuseSharedMemory(input.name, input.parameters, filledFields(input.contents).length > 0, model);
     if (!isDataType(input.datatype))
       throw badRequest(`input '${input.name}' of model '${model}' has unknown datatype '${input.datatype}'`);
     const shape = shapeOf(input, model);
     checkElementCount(input.name, shape, maxTensorElements);
-    if (ownValue(inputs, input.name)) throw badRequest(`input '${input.name}' of model '${model}' appears twice`);
+    if (ownValue(inputs, input.name) || shared.some((s) => s.name === input.name))
+      throw badRequest(`input '${input.name}' of model '${model}' appears twice`);
+    const window = windows[i];
+    if (window) return void shared.push({ name: input.name, datatype: input.datatype, shape, ...window });
     if (raw.length > 0) {
       if (filledFields(input.contents).length > 0)
         throw badRequest(
           `contents field must not be specified when using raw_input_contents for '${input.name}' for model '${model}'`,
         );
-      inputs[input.name] = tensorFromBytes(input.datatype, shape, raw[i]!, input.name);
+      const bytes = raw[next++];
+      if (!bytes)
+        throw badRequest(`unable to find data for input tensor '${input.name}' for model '${model}' in request.`);
+      inputs[input.name] = tensorFromBytes(input.datatype, shape, bytes, input.name);
     } else {
       inputs[input.name] = tensorFromContents(input, input.datatype, shape, model);
     }
   });
-  return inputs;
+  return { inputs, shared };
+}
+
+/** Each requested output's shared memory window (by name), as its parameters name it. */
+export function outputWindows(req: WireInferRequest): { name: string; shm?: SharedWindowRef }[] {
+  return (req.outputs ?? []).map((o) => {
+    const shm = sharedWindowOf(o.name, o.parameters, false, req.model_name);
+    return shm ? { name: o.name, shm } : { name: o.name };
+  });
 }
 
 /** The request's parameters as plain values (sequence_id, sequence_start, …). */
@@ -160,6 +186,7 @@ export function inferResponse(
   base: { model_name: string; model_version: string; id: string },
   outputs: Record<string, Tensor | EncodedBytes>,
   requested: readonly string[],
+  shared?: { writesOutput(name: string): boolean },
 ): WireInferResponse {
   const names = requested.length > 0 ? requested : Object.keys(outputs);
   const res: WireInferResponse = { ...base, parameters: {}, outputs: [], raw_output_contents: [] };
@@ -167,7 +194,10 @@ export function inferResponse(
     const t = ownValue(outputs, name);
     if (!t) continue;
     res.outputs.push({ name, datatype: t.datatype, shape: [...t.shape] });
-    res.raw_output_contents.push('raw' in t ? t.raw : tensorToBytes(t));
+    // An output written to shared memory keeps its place in raw_output_contents, empty, as Triton sends it.
+    res.raw_output_contents.push(shared?.writesOutput(name) ? EMPTY : 'raw' in t ? t.raw : tensorToBytes(t));
   }
   return res;
 }
+
+const EMPTY = new Uint8Array(0);

@@ -14,6 +14,7 @@ import { tokenMatches } from '../http/auth.ts';
 import { LISTEN_BACKLOG } from '../listenBacklog.ts';
 import type { Studio } from '../http/Studio.ts';
 import { infoHandlers } from './handlers/info.ts';
+import { sharedMemoryHandlers } from './handlers/sharedMemory.ts';
 import { modelInfer } from './handlers/infer.ts';
 import { modelStreamInfer } from './handlers/stream.ts';
 import { deferLargeRequests } from './deferredRequests.ts';
@@ -33,16 +34,7 @@ export interface GrpcServer {
 }
 
 /** RPCs of the service the studio does not offer: answered at once, with why. */
-const UNOFFERED = [
-  'SystemSharedMemoryStatus',
-  'SystemSharedMemoryRegister',
-  'SystemSharedMemoryUnregister',
-  'CudaSharedMemoryStatus',
-  'CudaSharedMemoryRegister',
-  'CudaSharedMemoryUnregister',
-  'TraceSetting',
-  'LogSettings',
-];
+const UNOFFERED = ['TraceSetting', 'LogSettings'];
 
 /** The bearer token of a call's `authorization` metadata, if any. */
 function bearer(metadata: Metadata): string | undefined {
@@ -75,7 +67,8 @@ function implementation(studio: Studio): UntypedServiceImplementation {
         );
     };
   const impl: UntypedServiceImplementation = {};
-  for (const [name, body] of Object.entries(infoHandlers(studio))) impl[name] = unary(body);
+  for (const [name, body] of Object.entries({ ...infoHandlers(studio), ...sharedMemoryHandlers(studio) }))
+    impl[name] = unary(body);
   impl.ModelInfer = unary((req, signal) => modelInfer(studio, req, signal));
   impl.ModelStreamInfer = (call: ServerDuplexStream<ProtoMessage, ProtoMessage>) => {
     if (!allowed(call.metadata)) return void call.emit('error', UNAUTHENTICATED());

@@ -31,7 +31,9 @@ function codeFor(httpStatus: number): status {
  */
 export function grpcError(err: unknown): Partial<ServiceError> {
   const api = toApiError(err, 0);
-  return { code: codeFor(api.status), details: capMessage(api.message), metadata: new Metadata() };
+  // Triton's ALREADY_EXISTS is a 400 over HTTP and its own code over gRPC.
+  const code = api.code === 'already-exists' ? status.ALREADY_EXISTS : codeFor(api.status);
+  return { code, details: capMessage(api.message), metadata: new Metadata() };
 }
 
 /** A gRPC error with an explicit code. */

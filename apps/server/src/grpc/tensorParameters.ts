@@ -1,8 +1,8 @@
 import { ApiError, badRequest } from '../http/errors.ts';
+import type { SharedWindowRef } from '../http/kserveTensorParameters.ts';
 import type { WireParameter } from './params.ts';
 
-// Triton's checks of the parameters of a ModelInferRequest, with its messages (clients match on them). The studio
-// registers no shared memory (its RPCs are UNIMPLEMENTED), so every region a tensor names is an unknown one.
+// Triton's checks of the parameters of a ModelInferRequest, with its messages (clients match on them).
 
 /** Parameter keys starting with `triton_` that a request may use. */
 const RESERVED = ['triton_enable_empty_final_response'];
@@ -45,22 +45,30 @@ export function checkRequestParameters(params: Record<string, WireParameter> | u
   }
 }
 
+/** An int64 parameter as Triton casts it to `size_t`: a negative or oversized value fails the region's bounds checks. */
+function sizeOf(p: WireParameter | undefined): number {
+  if (!p) return 0;
+  const n = Number(p.int64_param);
+  return Number.isSafeInteger(n) && n >= 0 ? n : Number.MAX_SAFE_INTEGER;
+}
+
 /**
- * Refuses a tensor (input or requested output) that names shared memory, as Triton refuses one naming a region it
- * does not know; the malformed combinations first, with Triton's messages.
- * @throws ApiError 400 for a malformed combination, 404 `Unable to find shared memory region: 'r'` otherwise.
- * @example refuseSharedMemory('x', { shared_memory_region: {…}, shared_memory_byte_size: {…} }, false, 'm') // throws 404
+ * The shared memory window a tensor (input or requested output) names, after Triton's checks of the parameters
+ * (`ParseSharedMemoryParams`), with its messages; undefined for a tensor that names none. Whether the region exists
+ * is checked where the regions are (sharedTensors.ts).
+ * @throws ApiError 400 for a malformed combination.
+ * @example sharedWindowOf('x', { shared_memory_region: {…}, shared_memory_byte_size: {…} }, false, 'm') // { region, offset: 0, byteSize }
  */
-export function refuseSharedMemory(
+export function sharedWindowOf(
   tensor: string,
   params: Record<string, WireParameter> | undefined,
   hasContents: boolean,
   model: string,
-): void {
+): SharedWindowRef | undefined {
   const region = params?.shared_memory_region;
   const offset = params?.shared_memory_offset;
   const size = params?.shared_memory_byte_size;
-  if (!region && !offset && !size) return;
+  if (!region && !offset && !size) return undefined;
   if (region && region.parameter_choice !== 'string_param')
     throw badRequest(
       `invalid value type for 'shared_memory_region' parameter for tensor '${tensor}', expected string_param.`,
@@ -83,7 +91,7 @@ export function refuseSharedMemory(
     throw badRequest(
       `unexpected 'content' provided when using shared memory for input tensor '${tensor}' for model '${model}'`,
     );
-  throw new ApiError(404, 'not-found', `Unable to find shared memory region: '${region!.string_param ?? ''}'`);
+  return { region: region!.string_param ?? '', offset: sizeOf(offset), byteSize: sizeOf(size) };
 }
 
 /**

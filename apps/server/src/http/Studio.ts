@@ -6,6 +6,7 @@ import { isInside } from '../repo/safeJoin.ts';
 import type { Repository } from '../repo/types.ts';
 import { BodyParser } from './bodyParser.ts';
 import { ApiError } from './errors.ts';
+import { SharedMemoryRegions } from './sharedMemory.ts';
 import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
 import { ModelLoads, readRepository } from './ModelLoads.ts';
 import { RunSlots, type ReleaseRun } from './runSlots.ts';
@@ -41,6 +42,8 @@ export interface StudioOptions {
    */
   importRoots?: readonly string[];
   version?: string;
+  /** Lets clients register system shared memory regions (Triton's `--allow-client-shm`); off by default. */
+  allowClientShm?: boolean;
 }
 
 /** The helper models a saved graph's compilation generates (`graphHelpers`), and the catalogue it compiled against. */
@@ -61,6 +64,8 @@ export class Studio {
   readonly version: string;
   /** Parses KServe bodies, large ones off the main thread. */
   readonly bodies = new BodyParser();
+  /** The system shared memory regions clients registered (HTTP and gRPC share them). */
+  readonly sharedMemory: SharedMemoryRegions;
   private readonly createEngine: StudioOptions['createEngine'];
   /** The one-model graph of each catalogue model (a reloaded repository brings new models, so new graphs). */
   private readonly modelGraphs = new WeakMap<object, GraphDoc>();
@@ -91,6 +96,7 @@ export class Studio {
     this.createEngine = opts.createEngine;
     this.importRoots = opts.importRoots ?? [];
     this.loads = new ModelLoads(this);
+    this.sharedMemory = new SharedMemoryRegions(opts.allowClientShm === true);
   }
 
   get catalogue(): Catalogue {

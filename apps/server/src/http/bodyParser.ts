@@ -35,7 +35,7 @@ export type WireResult =
   | { kind: 'kserve'; request: Omit<InferRequest | GenerateRequest, 'inputs'>; inputs: [string, Tensor][] }
   | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] }
   | { kind: 'joined'; bytes: Uint8Array }
-  | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][] }
+  | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][]; shared: DecodedInfer['shared'] }
   | { kind: 'repository'; body: RepositoryBody }
   | { kind: 'grpcRepository'; read: ReadRepositoryMessage }
   | { kind: 'graph'; result: GraphJobResult }
@@ -129,7 +129,7 @@ export class BodyParser {
     const r = await this.post(bytes, { kind: 'grpc', ...limits });
     if (r.kind !== 'grpc')
       throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
-    return { request: r.request, inputs: entriesToRecord(r.inputs) };
+    return { request: r.request, inputs: entriesToRecord(r.inputs), shared: r.shared };
   }
 
   /** A repository request's body (index, load, unload): the fields those endpoints read. @throws ApiError when not JSON. */

@@ -3,7 +3,7 @@ import type { Tensor } from '@ensemble-studio/core';
 import { elementCount, isObj, keyedRecord, tensorFromJson } from '@ensemble-studio/core';
 import { badRequest } from './errors.ts';
 import type { GraphSignature } from './graphSignature.ts';
-import { checkInputs, type CheckedModel } from './kserveChecks.ts';
+import { checkInputs, withShared, type CheckedModel } from './kserveChecks.ts';
 import {
   checkElementCount,
   checkElements,
@@ -74,7 +74,7 @@ export function parseInferBody(
 ): InferRequest {
   const { json, binary } = splitRawBody(buf, headerLength);
   const request = parseInferRequest(json, { maxTensorElements, model, ...(binary ? { binary } : {}) });
-  checkInputs(model, request.inputs, request.id);
+  checkInputs(model, withShared(request.inputs, request.sharedInputs), request.id);
   return request;
 }
 

@@ -1,4 +1,4 @@
-import type { Tensor } from '@ensemble-studio/core';
+import { keyedRecord, type Tensor } from '@ensemble-studio/core';
 import { badRequest } from './errors.ts';
 import type { MetaTensor } from './graphSignature.ts';
 import { logRequest } from '../engine/logRequest.ts';
@@ -29,7 +29,10 @@ function inputCountMessage(model: CheckedModel, given: readonly string[]): strin
 }
 
 /** Triton's batch checks when the model batches: every input has the batch dim first, one batch size, within max_batch_size. */
-function checkBatch(model: CheckedModel, inputs: Record<string, Tensor>, maxBatchSize: number, log: string): void {
+/** What the checks read of a tensor: an input in shared memory is checked before its bytes are read. */
+type TensorHead = Pick<Tensor, 'datatype' | 'shape'>;
+
+function checkBatch(model: CheckedModel, inputs: Record<string, TensorHead>, maxBatchSize: number, log: string): void {
   let batch = 0;
   for (const [name, t] of Object.entries(inputs)) {
     if (t.shape.length === 0)
@@ -43,11 +46,26 @@ function checkBatch(model: CheckedModel, inputs: Record<string, Tensor>, maxBatc
 }
 
 /**
+ * The inputs a request names, for `checkInputs`: those it carries and those in shared memory (by their heads).
+ * @example checkInputs(model, withShared(req.inputs, req.sharedInputs))
+ */
+export function withShared(
+  inputs: Record<string, Tensor>,
+  shared: readonly (TensorHead & { name: string })[] | undefined,
+): Record<string, TensorHead> {
+  if (!shared || shared.length === 0) return inputs;
+  const all: Record<string, TensorHead> = keyedRecord<TensorHead>();
+  Object.assign(all, inputs);
+  for (const s of shared) all[s.name] = s;
+  return all;
+}
+
+/**
  * Triton's checks on inputs, in its order (`InferenceRequest::Normalize`): the input count, unknown names, the
  * batch dimension (a model with max_batch_size > 0), then each input's datatype and shape.
  * @example checkInputs({ name: 'm', signature: { inputs: [{ name: 'x', datatype: 'FP32', shape: [-1] }] } }, { x })
  */
-export function checkInputs(model: CheckedModel, inputs: Record<string, Tensor>, id?: string): void {
+export function checkInputs(model: CheckedModel, inputs: Record<string, TensorHead>, id?: string): void {
   const log = logRequest(id);
   const specs = new Map(model.signature.inputs.map((s) => [s.name, s]));
   const given = Object.keys(inputs);

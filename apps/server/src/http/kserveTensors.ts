@@ -13,7 +13,13 @@ import {
 import { isUtf8 } from 'node:buffer';
 import { ApiError, badRequest } from './errors.ts';
 import { checkNameCounts, checkOutputNames, type CheckedModel } from './kserveChecks.ts';
-import { checkInputContent, checkOutputParameters, checkTypedParameters } from './kserveTensorParameters.ts';
+import {
+  checkInputContent,
+  checkOutputParameters,
+  checkTypedParameters,
+  type SharedInput,
+  type SharedWindowRef,
+} from './kserveTensorParameters.ts';
 import { tensorToBytes } from '../engine/tensors.ts';
 import { logRequest } from '../engine/logRequest.ts';
 
@@ -24,8 +30,11 @@ export interface InferRequest {
   inputs: Record<string, Tensor>;
   /** Outputs asked for (all when undefined), each with whether it should come back as binary. */
   /** `classification`: the number of classes asked for (Triton's classification extension); absent or 0 for data. */
-  outputs?: { name: string; binary: boolean; classification?: number }[];
+  /** `shm`: the window of a registered shared memory region the output is to be written to. */
+  outputs?: { name: string; binary: boolean; classification?: number; shm?: SharedWindowRef }[];
   binaryOutput: boolean;
+  /** Inputs whose data is in shared memory: read into `inputs` on the main thread, which holds the regions. */
+  sharedInputs?: SharedInput[];
 }
 
 /** Flattens row-major nested arrays (KServe allows nested or flat data). */
@@ -119,10 +128,11 @@ interface ParseOptions {
   model: CheckedModel;
 }
 
-function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: number }): Tensor {
+function parseInput(raw: InferBodyInput, opts: ParseOptions, cursor: { off: number }): Tensor | SharedInput {
   const { name, datatype, shape } = raw;
-  checkInputContent(raw);
+  const shared = checkInputContent(raw);
   const n = checkElementCount(name, shape, opts.maxTensorElements);
+  if (shared) return { name, datatype, shape, ...shared };
   const size = raw.parameters.binary_data_size;
   if (size !== undefined) {
     if (
@@ -199,23 +209,35 @@ export function parseInferRequest(body: unknown, opts: ParseOptions): InferReque
     read.body.outputs?.map((o) => o.name),
     id,
   );
-  for (const output of read.body.outputs ?? []) checkOutputParameters(output.parameters);
+  const outputWindows = read.body.outputs?.map((o) => checkOutputParameters(o.parameters));
   const cursor = { off: 0 };
   const inputs = keyedRecord<Tensor>();
+  const sharedInputs: SharedInput[] = [];
+  const seen = new Set<string>();
   for (const raw of read.body.inputs) {
-    if (Object.hasOwn(inputs, raw.name))
-      throw badRequest(`${logRequest(id)}input '${raw.name}' already exists in request`);
-    inputs[raw.name] = parseInput(raw, opts, cursor);
+    if (seen.has(raw.name)) throw badRequest(`${logRequest(id)}input '${raw.name}' already exists in request`);
+    seen.add(raw.name);
+    const t = parseInput(raw, opts, cursor);
+    if ('region' in t) sharedInputs.push(t);
+    else inputs[raw.name] = t;
   }
   if (opts.binary && cursor.off < opts.binary.byteLength)
     throw badRequest(`unexpected additional input data for model '${opts.model.name}'`);
   const binaryOutput = parameters.binary_data_output === true;
-  const outputs = read.body.outputs?.map(({ name, parameters: p }) => ({
+  const outputs = read.body.outputs?.map(({ name, parameters: p }, i) => ({
     name,
     binary: p.binary_data === true || (p.binary_data === undefined && binaryOutput),
     ...classificationOf(p),
+    ...(outputWindows?.[i] ? { shm: outputWindows[i] } : {}),
   }));
-  return { ...(id === undefined ? {} : { id }), parameters, inputs, outputs, binaryOutput };
+  return {
+    ...(id === undefined ? {} : { id }),
+    parameters,
+    inputs,
+    outputs,
+    binaryOutput,
+    ...(sharedInputs.length > 0 ? { sharedInputs } : {}),
+  };
 }
 
 /** An output's `classification` parameter, as Triton reads it (an unsigned integer; 0 asks for the data). */

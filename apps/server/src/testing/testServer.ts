@@ -7,7 +7,14 @@ import { makeTestRepository } from './testRepository.ts';
  * @example const s = await startTestServer(); await fetch(`${s.url}/api/health`); await s.close()
  */
 export async function startTestServer(
-  opts: { limits?: Partial<Limits>; token?: string; webDist?: string; repo?: string; importRoots?: string[] } = {},
+  opts: {
+    limits?: Partial<Limits>;
+    token?: string;
+    webDist?: string;
+    repo?: string;
+    importRoots?: string[];
+    allowClientShm?: boolean;
+  } = {},
 ): Promise<RunningServer & { repo: string }> {
   const repo = opts.repo ?? makeTestRepository();
   const s = await startServer({
@@ -18,6 +25,7 @@ export async function startTestServer(
     ...(opts.token ? { token: opts.token } : {}),
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.importRoots ? { importRoots: opts.importRoots } : {}),
+    ...(opts.allowClientShm ? { allowClientShm: true } : {}),
   });
   return { ...s, repo };
 }

@@ -8,7 +8,7 @@ import { EVENT_LOOP_MODES, describePriority, raiseEventLoop } from '../../eventL
 
 /**
  * `serve --repo DIR --port N --grpc-port N|0|off --metrics-port N|0|off --host H [--token T] [--python PATH]
- * [--import-root DIR]... [--event-loop realtime|slice|off]`: prints `listening on http://HOST:PORT`, `grpc listening
+ * [--import-root DIR]... [--event-loop realtime|slice|off] [--allow-client-shm]`: prints `listening on http://HOST:PORT`, `grpc listening
  * on HOST:PORT` (KServe v2 gRPC, default 8001 as Triton's) and, when asked for (Triton's is 8002), `metrics listening
  * on http://HOST:PORT`; runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
  */
@@ -26,6 +26,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       python: { type: 'string' },
       'import-root': { type: 'string', multiple: true },
       'event-loop': { type: 'string' },
+      'allow-client-shm': { type: 'boolean' },
     },
     0,
   );
@@ -66,6 +67,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       modelLog: io.err,
       log: io.err,
       ...(importRoots.length > 0 ? { importRoots } : {}),
+      ...(values['allow-client-shm'] === true ? { allowClientShm: true } : {}),
       signal: stopping.signal,
     });
     if (grpcPort !== null) grpc = await startGrpcServer(server.studio, host, grpcPort, io.err);

@@ -4,17 +4,21 @@ import { status } from '@grpc/grpc-js';
 import type { RunRequest, RunResult } from '../../engine/types.ts';
 import { ApiError, badRequest } from '../../http/errors.ts';
 import { findServedModel, type ServedModel } from '../../http/servedModels.ts';
-import { checkInputs, checkOutputNames } from '../../http/kserveChecks.ts';
+import { checkInputs, checkOutputNames, withShared } from '../../http/kserveChecks.ts';
 import { runError, sequenceOf } from '../../http/routes/kserveRun.ts';
 import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';
 import {
   inferResponse,
+  outputWindows,
   requestInputs,
   requestParameters,
+  type RequestTensors,
   type WireInferRequest,
   type WireInferResponse,
 } from '../grpcTensors.ts';
+import type { SharedInput, SharedWindowRef } from '../../http/kserveTensorParameters.ts';
+import { openSharedTensors, type SharedTensors } from '../../http/sharedTensors.ts';
 import { decodedRequest, type InferMessage } from '../deferredRequests.ts';
 import { grpcStatus } from '../status.ts';
 import { checkRequestParameters, classificationCounts } from '../tensorParameters.ts';
@@ -44,6 +48,9 @@ export interface PreparedInfer {
   shape: (name: string, t: Tensor, mayMove: boolean) => Tensor | Promise<EncodedBytes>;
   /** What every response of this request repeats: the model, its version, the request's id. */
   base: { model_name: string; model_version: string; id: string };
+  /** Inputs whose data is in shared memory (read before the run: `openShared`), and outputs to be written there. */
+  sharedInputs: SharedInput[];
+  outputWindows: { name: string; shm?: SharedWindowRef }[];
 }
 
 /**
@@ -51,7 +58,7 @@ export interface PreparedInfer {
  * parameters of one request, with the same checks and messages as the HTTP endpoint.
  * @throws ApiError (404 unknown model, 503 not ready, 400 bad tensors or sequence parameters)
  */
-export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Record<string, Tensor>): PreparedInfer {
+export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Partial<RequestTensors>): PreparedInfer {
   if (req.model_name === '') throw badRequest('ModelInferRequest.model_name is empty');
   const served = findServedModel(studio, req.model_name, req.model_version === '' ? undefined : req.model_version);
   if (!served.ready)
@@ -63,8 +70,11 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Re
     req.outputs?.map((o) => o.name),
     req.id,
   );
-  const inputs = decoded ?? requestInputs(req, studio.limits.maxTensorElements);
-  checkInputs(served, inputs, req.id);
+  const { inputs, shared } =
+    decoded?.inputs && decoded.shared
+      ? (decoded as RequestTensors)
+      : requestInputs(req, studio.limits.maxTensorElements);
+  checkInputs(served, withShared(inputs, shared), req.id);
   const params = requestParameters(req);
   const sequence = sequenceOf(served, params, target.stateful);
   const classes = classificationCounts(req.outputs);
@@ -83,7 +93,20 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Re
       return k ? classifyOutput(studio, served, name, t, k, mayMove) : t;
     },
     base: { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), id: req.id },
+    sharedInputs: shared,
+    outputWindows: outputWindows(req),
   };
+}
+
+/** Holds the shared memory a prepared request names and reads its inputs from it (sharedTensors.ts). */
+export function openShared(studio: Studio, p: PreparedInfer): Promise<SharedTensors | undefined> {
+  return openSharedTensors(
+    studio.sharedMemory,
+    p.sharedInputs.length > 0 ? p.sharedInputs : undefined,
+    p.outputWindows,
+    p.inputs,
+    studio.limits.maxBodyBytes,
+  );
 }
 
 /**
@@ -124,17 +147,24 @@ export async function modelInfer(
   message: InferMessage,
   signal: AbortSignal,
 ): Promise<WireInferResponse> {
-  const { request, inputs } = await decodedRequest(studio, message);
-  const p = prepareInfer(studio, request, inputs);
+  const { request, ...decoded } = await decodedRequest(studio, message);
+  const p = prepareInfer(studio, request, decoded);
   if (p.decoupled)
     throw grpcStatus(
       status.UNIMPLEMENTED,
       `ModelInfer RPC doesn't support models with decoupled transaction policy (model '${p.served.name}'; use ModelStreamInfer)`,
     );
-  const result = await runPrepared(studio, p, signal);
-  const err = runError(result, p.plainModel);
-  if (err) throw err;
-  return inferResponse(p.base, await shapedOutputs(p, result.outputs, true), p.requested);
+  const shared = await openShared(studio, p);
+  try {
+    const result = await runPrepared(studio, p, signal);
+    const err = runError(result, p.plainModel);
+    if (err) throw err;
+    const outputs = await shapedOutputs(p, result.outputs, true);
+    await shared?.writeOutputs(outputs);
+    return inferResponse(p.base, outputs, p.requested, shared);
+  } finally {
+    shared?.release();
+  }
 }
 
 /**

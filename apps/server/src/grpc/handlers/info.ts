@@ -19,6 +19,7 @@ const GRPC_EXTENSIONS = [
   'statistics',
   'model_repository',
   'parameters',
+  'system_shared_memory',
 ];
 
 type NameVersion = { name: string; version: string };

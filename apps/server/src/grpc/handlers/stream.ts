@@ -4,7 +4,7 @@ import type { EncodedBytes } from '../../http/classification.ts';
 import { OrderedWrites } from '../../http/orderedWrites.ts';
 import { runError } from '../../http/routes/kserveRun.ts';
 import type { Studio } from '../../http/Studio.ts';
-import { inferResponse, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
+import { inferResponse, type RequestTensors, type WireInferRequest, type WireInferResponse } from '../grpcTensors.ts';
 import { wireParameter } from '../params.ts';
 import {
   COMPRESSED_WITHOUT_ENCODING,
@@ -14,7 +14,8 @@ import {
   type InferMessage,
 } from '../deferredRequests.ts';
 import { grpcError, grpcStatus } from '../status.ts';
-import { prepareInfer, runPrepared, shapedOutputs, type PreparedInfer } from './infer.ts';
+import { openShared, prepareInfer, runPrepared, shapedOutputs, type PreparedInfer } from './infer.ts';
+import type { SharedTensors } from '../../http/sharedTensors.ts';
 
 /** One message of the stream: a response, or one request's error (the stream stays open). */
 interface StreamMessage {
@@ -70,19 +71,35 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     const abort = new AbortController();
     aborts.add(abort);
     let finalSent = false;
+    let shared: SharedTensors | undefined;
+    // Each response's outputs go into the request's shared memory (in order) before its message is sent.
+    let sharedWrites: Promise<unknown> = Promise.resolve();
     // Never throws: it runs inside the engine's response callback. `owned`: the run is over (nothing else reads them).
     const send = (outputs: Record<string, Tensor>, final: boolean, owned = false) => {
       finalSent ||= final;
       const message = (shaped: Record<string, Tensor | EncodedBytes>): StreamMessage => {
-        const r = inferResponse(p.base, shaped, p.requested);
+        const r = inferResponse(p.base, shaped, p.requested, shared);
         r.parameters.triton_final_response = wireParameter(final);
         return { error_message: '', infer_response: r };
       };
       try {
         const shaped = shapedOutputs(p, outputs, owned);
-        write(
-          shaped instanceof Promise ? shaped.then(message).catch((err: unknown) => errorOf(req, err)) : message(shaped),
-        );
+        if (shared) {
+          const into = shared;
+          const step = sharedWrites.then(async () => {
+            const s = await shaped;
+            await into.writeOutputs(s);
+            return message(s);
+          });
+          // The next response's write waits for this one, failed or not; a failure is this response's error message.
+          sharedWrites = step.catch(() => undefined);
+          write(step.catch((err: unknown) => errorOf(req, err)));
+        } else
+          write(
+            shaped instanceof Promise
+              ? shaped.then(message).catch((err: unknown) => errorOf(req, err))
+              : message(shaped),
+          );
       } catch (err) {
         writeError(req, err);
       }
@@ -93,6 +110,7 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
       if (!(final && p.decoupled && Object.keys(outputs).length === 0)) send(outputs, final);
     };
     try {
+      shared = await openShared(studio, p);
       const result = await runPrepared(studio, p, abort.signal, onResponse);
       const err = runError(result, p.plainModel);
       if (err) throw err;
@@ -103,6 +121,8 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
       writeError(req, err);
     } finally {
       aborts.delete(abort);
+      // The regions are let go once every response has been written to them.
+      if (shared) void sharedWrites.then(() => shared!.release());
     }
   };
 
@@ -115,7 +135,7 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     write(errorOf(req, err));
 
   // Starts a request's run (in arrival order; a sequence's runs one after another).
-  const start = (req: WireInferRequest, decoded: Record<string, Tensor> | undefined) => {
+  const start = (req: WireInferRequest, decoded: Partial<RequestTensors> | undefined) => {
     let run: Promise<void>;
     try {
       const p = prepareInfer(studio, req, decoded);
@@ -151,7 +171,7 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     const step = (decoding ?? Promise.resolve())
       .then(() => decodedRequest(studio, message))
       .then(
-        ({ request, inputs }) => start(request, inputs),
+        ({ request, ...decoded }) => start(request, decoded),
         (err: unknown) => {
           writeError({ model_name: '', model_version: '', id: '' }, err);
           pending--;

@@ -10,6 +10,7 @@ import { generateStreamHandler } from './kserveGenerate.ts';
 import { inferHandler } from './kserveInfer.ts';
 import { refuseUnservable } from './kserveRun.ts';
 import { repositoryRoutes } from './kserveRepository.ts';
+import { sharedMemoryRoutes } from './kserveSharedMemory.ts';
 
 const M = '/v2/models/:model{/versions/:version}';
 
@@ -26,6 +27,7 @@ export const HTTP_EXTENSIONS = [
   'binary_tensor_data',
   'parameters',
   'generate',
+  'system_shared_memory',
 ];
 
 function healthRoutes(studio: Studio, router: Router): void {
@@ -93,6 +95,8 @@ export function kserveRouter(studio: Studio): Router {
   // Before the model routes: `/v2/models/stats` would otherwise read as the metadata of a model called "stats".
   router.use('/v2/repository', ...readBody);
   repositoryRoutes(studio, router);
+  router.use(['/v2/systemsharedmemory', '/v2/cudasharedmemory'], ...readBody);
+  sharedMemoryRoutes(studio, router);
   modelRoutes(studio, router, readBody);
   router.use(
     '/v2',

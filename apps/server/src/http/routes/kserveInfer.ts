@@ -7,6 +7,7 @@ import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '..
 import { INLINE_JSON_ELEMENTS, type ResponseOutput } from '../responseJobs.ts';
 import type { Studio } from '../Studio.ts';
 import type { ServedModel } from '../servedModels.ts';
+import { openRequestShared, type SharedTensors } from '../sharedTensors.ts';
 import {
   headerLength,
   rawBody,
@@ -24,6 +25,7 @@ async function sendInferResponse(
   served: ServedModel,
   req: InferRequest,
   result: RunResult,
+  shared: SharedTensors | undefined,
 ): Promise<void> {
   const wanted: NonNullable<InferRequest['outputs']> =
     req.outputs ?? Object.keys(result.outputs).map((name) => ({ name, binary: req.binaryOutput }));
@@ -36,6 +38,12 @@ async function sendInferResponse(
     const found = ownValue(result.outputs, name);
     // An output of the model that the model did not make (checked against the model before the run).
     if (!found) continue;
+    if (shared?.writesOutput(name)) {
+      // Written to its region; the response says its datatype and shape, with no data (as Triton's).
+      await shared.writeOutput(name, found);
+      outputs.push({ name, datatype: found.datatype, shape: [...found.shape] });
+      continue;
+    }
     // An output asked for once can be handed to the worker whole: the run is over.
     const once = wanted.filter((w) => w.name === name).length === 1;
     let t = classification ? await classifyOutput(studio, served, name, found, classification, once) : found;
@@ -91,13 +99,18 @@ export function inferHandler(studio: Studio): RequestHandler {
       model: { name: served.name, signature: served.signature },
     });
     const sequence = sequenceOf(served, parsed.parameters, target.stateful);
-    const result = await runFor(studio, req, res, target, parsed.inputs, {
-      sequence,
-      requestedOutputs: parsed.outputs?.map((o) => o.name),
-      requestId: parsed.id,
-    });
-    const err = runError(result, target.plainModel);
-    if (err) throw err;
-    await sendInferResponse(studio, res, served, parsed, result);
+    const shared = await openRequestShared(studio.sharedMemory, parsed, studio.limits.maxBodyBytes);
+    try {
+      const result = await runFor(studio, req, res, target, parsed.inputs, {
+        sequence,
+        requestedOutputs: parsed.outputs?.map((o) => o.name),
+        requestId: parsed.id,
+      });
+      const err = runError(result, target.plainModel);
+      if (err) throw err;
+      await sendInferResponse(studio, res, served, parsed, result, shared);
+    } finally {
+      shared?.release();
+    }
   };
 }

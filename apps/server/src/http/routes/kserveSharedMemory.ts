@@ -1,0 +1,95 @@
+import type { Request, RequestHandler, Router } from 'express';
+import { isObj } from '@ensemble-studio/core';
+import { ApiError, badRequest } from '../errors.ts';
+import type { Studio } from '../Studio.ts';
+import { rawBody } from './kserveRun.ts';
+
+/** A register request is four fields: a body past this is no register request (parsed on the main thread). */
+const MAX_REGISTER_BODY = 64 * 1024;
+const NOT_STRING = 'attempt to access JSON non-string as string';
+const NOT_UINT = 'attempt to access JSON non-unsigned-integer as unsigned-integer';
+
+/** What a system shared memory register request asks for, read as Triton's HTTP endpoint reads it. */
+interface RegisterRequest {
+  key: string;
+  offset: number;
+  byteSize: number;
+}
+
+const isUInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * A register request's body: `key`, `byte_size` and an optional `offset`, with Triton's messages.
+ * @throws ApiError 400.
+ * @example registerRequest(Buffer.from('{"key":"/k","byte_size":64}')) // { key: '/k', offset: 0, byteSize: 64 }
+ */
+function registerRequest(body: Uint8Array | { byteLength: number }): RegisterRequest {
+  if (body.byteLength > MAX_REGISTER_BODY || !(body instanceof Uint8Array))
+    throw badRequest(`a shared memory register request of ${body.byteLength} bytes: at most ${MAX_REGISTER_BODY}`);
+  let json: unknown = {};
+  if (body.byteLength > 0) {
+    try {
+      json = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+    } catch (err) {
+      throw badRequest(`failed to parse the request JSON buffer: ${(err as Error).message.slice(0, 200)}`);
+    }
+  }
+  if (!isObj(json) || !Object.hasOwn(json, 'key'))
+    throw badRequest("Shared memory register request has no 'key' field");
+  if (typeof json.key !== 'string') throw badRequest(NOT_STRING);
+  if (Object.hasOwn(json, 'offset') && !isUInt(json.offset)) throw badRequest(NOT_UINT);
+  if (!Object.hasOwn(json, 'byte_size')) throw badRequest("Shared memory register request has no 'byte_size' field");
+  if (!isUInt(json.byte_size)) throw badRequest(NOT_UINT);
+  return { key: json.key, offset: (json.offset as number | undefined) ?? 0, byteSize: json.byte_size };
+}
+
+const region = (req: Request) => (req.params.region === undefined ? '' : String(req.params.region));
+
+/** Triton answers a method its endpoint does not take with 405. */
+const notAllowed: RequestHandler = (_req, res) => void res.status(405).json({ error: 'Method Not Allowed' });
+
+/**
+ * Triton's shared memory extension over HTTP. System memory: `GET /v2/systemsharedmemory[/region/{r}]/status`,
+ * `POST /v2/systemsharedmemory/region/{r}/register` (`{key, offset, byte_size}`), `POST
+ * /v2/systemsharedmemory[/region/{r}]/unregister`; registering and unregistering need `--allow-client-shm`. CUDA
+ * memory: its status lists none, and registering is refused as a Triton without GPUs refuses it.
+ * @example sharedMemoryRoutes(studio, router) // after the body readers of /v2/systemsharedmemory
+ */
+export function sharedMemoryRoutes(studio: Studio, router: Router): void {
+  const shm = studio.sharedMemory;
+  const S = '/v2/systemsharedmemory{/region/:region}';
+  router.get(`${S}/status`, (req, res) => void res.json(shm.status(region(req))));
+  router.post('/v2/systemsharedmemory/region/:region/register', (req, res) => {
+    shm.assertAllowed(); // Triton's message, before the body's own problems
+    const r = registerRequest(rawBody(req));
+    shm.register(region(req), r.key, r.offset, r.byteSize);
+    res.status(200).end();
+  });
+  router.post(`${S}/unregister`, (req, res) => {
+    shm.unregister(region(req));
+    res.status(200).end();
+  });
+  router.all(`${S}/status`, notAllowed);
+  router.all(`${S}/:action`, notAllowed);
+
+  const C = '/v2/cudasharedmemory{/region/:region}';
+  router.get(`${C}/status`, (req, res) => {
+    const name = region(req);
+    if (name === '') return void res.json([]);
+    // A region of that name is system memory, or unknown.
+    if (shm.status().some((r) => r.name === name))
+      throw new ApiError(
+        404,
+        'not-found',
+        `The region named '${name}' is registered as system shared memory, not CUDA shared memory`,
+      );
+    throw new ApiError(404, 'not-found', `Unable to find cuda shared memory region: '${name}'`);
+  });
+  router.post('/v2/cudasharedmemory/region/:region/register', (req) => {
+    throw badRequest(`failed to register CUDA shared memory region: '${region(req)}', GPUs not supported`);
+  });
+  router.post(`${C}/unregister`, (req, res) => {
+    shm.assertAllowed();
+    res.status(200).end();
+  });
+}
