@@ -386,6 +386,19 @@ def _():
     expect_error(lambda: grpc.register_system_shared_memory("r", "/studio_check", 8), disabled)
 
 
+@check("log settings: Triton's defaults, changed and reported over HTTP and gRPC; log_file refused")
+def _():
+    settings = http.get_log_settings()
+    assert settings == {"log_file": "", "log_info": True, "log_warning": True, "log_error": True,
+                        "log_verbose_level": 0, "log_format": "default"}, settings
+    assert http.update_log_settings({"log_verbose_level": 1})["log_verbose_level"] == 1
+    got = grpc.get_log_settings(as_json=True)["settings"]
+    assert got["log_verbose_level"]["uint32_param"] == 1, got
+    grpc.update_log_settings({"log_verbose_level": 0})
+    assert http.get_log_settings()["log_verbose_level"] == 0
+    expect_error(lambda: http.update_log_settings({"log_file": "/tmp/x"}), "log file location can not be updated")
+
+
 @check("gRPC client deadline on a unary call is reported as DEADLINE_EXCEEDED")
 def _():
     image = np.tile(text_image(), (8, 8, 1))

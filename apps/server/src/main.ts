@@ -13,6 +13,7 @@ import { warmGraphs } from './http/servedModels.ts';
 import { keepAliveHint } from './http/keepAlive.ts';
 import { DEFAULT_LIMITS, type Limits } from './http/limits.ts';
 import { Studio } from './http/Studio.ts';
+import { LogSettings } from './http/logSettings.ts';
 import { oneRequestAtATime } from './http/pipelining.ts';
 import { LISTEN_BACKLOG } from './listenBacklog.ts';
 import { loadRepository } from './repo/loadRepository.ts';
@@ -37,6 +38,8 @@ export interface ServeConfig {
   importRoots?: string[];
   /** Clients may register system shared memory regions (`--allow-client-shm`, as Triton's flag). */
   allowClientShm?: boolean;
+  /** The server log's verbose level at start (`--log-verbose`, as Triton's flag): 1 shows models' verbose lines. */
+  logVerbose?: number;
   /** The server log of Python models' lines (print, stderr, Logger), one line each. */
   modelLog?: (line: string) => void;
   /** The server's own lines (a connection it could not accept); stderr when not given. */
@@ -78,6 +81,7 @@ function checkListenConfig(host: string, token: string | undefined): void {
 async function createEngine(
   repository: Repository,
   config: ServeConfig,
+  logSettings: LogSettings,
   loadConcurrency?: number,
   signal?: AbortSignal,
 ) {
@@ -89,8 +93,11 @@ async function createEngine(
       ...(loadConcurrency ? { loadConcurrency } : {}),
       ...(log
         ? {
-            onModelLog: (_m: string, instance: string, level: string, message: string) =>
-              log(`[${instance}] ${level === 'info' ? '' : `${level}: `}${message}`),
+            // What Triton's log settings (logSettings.ts) let through, in their format.
+            onModelLog: (_m: string, instance: string, level: string, message: string) => {
+              if (logSettings.shows(level))
+                log(logSettings.format(`[${instance}] ${level === 'info' ? '' : `${level}: `}${message}`));
+            },
           }
         : {}),
       ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}),
@@ -110,14 +117,16 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
   checkListenConfig(config.host, config.token);
   const repository = await loadRepository(config.repo);
   config.signal?.throwIfAborted();
-  const engine = await createEngine(repository, config, undefined, config.signal);
+  const logSettings = new LogSettings(config.logVerbose);
+  const engine = await createEngine(repository, config, logSettings, undefined, config.signal);
   const studio = new Studio({
     repository,
     engine,
     token: config.token,
     limits: config.limits,
     // Another repository opened while serving loads a model at a time per spare core (servingLoadConcurrency).
-    createEngine: (r) => createEngine(r, config, servingLoadConcurrency()),
+    createEngine: (r) => createEngine(r, config, logSettings, servingLoadConcurrency()),
+    logSettings,
     ...(config.importRoots ? { importRoots: config.importRoots } : {}),
     ...(config.allowClientShm ? { allowClientShm: true } : {}),
   });

@@ -74,6 +74,16 @@ export function portValue(text: string, flag: string, allowOff = false): number 
 }
 
 /**
+ * A count flag's value: a decimal integer 0–4294967295 (a uint32, as Triton's `--log-verbose`).
+ * @example countValue('1', 'log-verbose') // 1
+ */
+export function countValue(text: string, flag: string): number {
+  const n = /^[0-9]{1,10}$/.test(text) ? Number(text) : NaN;
+  if (!(n <= 2 ** 32 - 1)) throw new UsageError(`--${flag} expects a whole number 0–4294967295, got "${text}"`);
+  return n;
+}
+
+/**
  * A flag whose value is one of `choices`; a UsageError naming them otherwise.
  * @example choiceValue('slice', 'event-loop', ['realtime', 'slice', 'off']) // 'slice'
  */

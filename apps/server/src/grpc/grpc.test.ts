@@ -102,10 +102,10 @@ describe('gRPC health, metadata, config, repository', () => {
   });
 
   it('the RPCs the studio does not offer answer UNIMPLEMENTED with a message', async () => {
-    const e = await grpcFailure(c.call('LogSettings', {}));
+    const e = await grpcFailure(c.call('TraceSetting', {}));
     expect(e).toEqual({
       code: status.UNIMPLEMENTED,
-      details: "LogSettings is not offered by the studio's gRPC endpoint",
+      details: "TraceSetting is not offered by the studio's gRPC endpoint",
     });
   });
 });

@@ -34,7 +34,7 @@ export interface GrpcServer {
 }
 
 /** RPCs of the service the studio does not offer: answered at once, with why. */
-const UNOFFERED = ['TraceSetting', 'LogSettings'];
+const UNOFFERED = ['TraceSetting'];
 
 /** The bearer token of a call's `authorization` metadata, if any. */
 function bearer(metadata: Metadata): string | undefined {
@@ -69,6 +69,10 @@ function implementation(studio: Studio): UntypedServiceImplementation {
   const impl: UntypedServiceImplementation = {};
   for (const [name, body] of Object.entries({ ...infoHandlers(studio), ...sharedMemoryHandlers(studio) }))
     impl[name] = unary(body);
+  impl.LogSettings = unary((req) => {
+    studio.logSettings.updateFromGrpc(req.settings as Parameters<Studio['logSettings']['updateFromGrpc']>[0]);
+    return studio.logSettings.toGrpc();
+  });
   impl.ModelInfer = unary((req, signal) => modelInfer(studio, req, signal));
   impl.ModelStreamInfer = (call: ServerDuplexStream<ProtoMessage, ProtoMessage>) => {
     if (!allowed(call.metadata)) return void call.emit('error', UNAUTHENTICATED());

@@ -7,6 +7,7 @@ import type { Repository } from '../repo/types.ts';
 import { BodyParser } from './bodyParser.ts';
 import { ApiError } from './errors.ts';
 import { SharedMemoryRegions } from './sharedMemory.ts';
+import { LogSettings } from './logSettings.ts';
 import { DEFAULT_LIMITS, limitMessage, type Limits } from './limits.ts';
 import { ModelLoads, readRepository } from './ModelLoads.ts';
 import { RunSlots, type ReleaseRun } from './runSlots.ts';
@@ -44,6 +45,8 @@ export interface StudioOptions {
   version?: string;
   /** Lets clients register system shared memory regions (Triton's `--allow-client-shm`); off by default. */
   allowClientShm?: boolean;
+  /** The server log's settings (Triton's logging extension); Triton's defaults when not given. */
+  logSettings?: LogSettings;
 }
 
 /** The helper models a saved graph's compilation generates (`graphHelpers`), and the catalogue it compiled against. */
@@ -66,6 +69,8 @@ export class Studio {
   readonly bodies = new BodyParser();
   /** The system shared memory regions clients registered (HTTP and gRPC share them). */
   readonly sharedMemory: SharedMemoryRegions;
+  /** What the server log shows of the models' lines (`/v2/logging`, gRPC `LogSettings`). */
+  readonly logSettings: LogSettings;
   private readonly createEngine: StudioOptions['createEngine'];
   /** The one-model graph of each catalogue model (a reloaded repository brings new models, so new graphs). */
   private readonly modelGraphs = new WeakMap<object, GraphDoc>();
@@ -97,6 +102,7 @@ export class Studio {
     this.importRoots = opts.importRoots ?? [];
     this.loads = new ModelLoads(this);
     this.sharedMemory = new SharedMemoryRegions(opts.allowClientShm === true);
+    this.logSettings = opts.logSettings ?? new LogSettings();
   }
 
   get catalogue(): Catalogue {

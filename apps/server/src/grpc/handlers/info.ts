@@ -20,6 +20,7 @@ const GRPC_EXTENSIONS = [
   'model_repository',
   'parameters',
   'system_shared_memory',
+  'logging',
 ];
 
 type NameVersion = { name: string; version: string };

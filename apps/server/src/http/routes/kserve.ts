@@ -11,6 +11,7 @@ import { inferHandler } from './kserveInfer.ts';
 import { refuseUnservable } from './kserveRun.ts';
 import { repositoryRoutes } from './kserveRepository.ts';
 import { sharedMemoryRoutes } from './kserveSharedMemory.ts';
+import { loggingRoutes } from './kserveLogging.ts';
 
 const M = '/v2/models/:model{/versions/:version}';
 
@@ -28,6 +29,7 @@ export const HTTP_EXTENSIONS = [
   'parameters',
   'generate',
   'system_shared_memory',
+  'logging',
 ];
 
 function healthRoutes(studio: Studio, router: Router): void {
@@ -95,8 +97,9 @@ export function kserveRouter(studio: Studio): Router {
   // Before the model routes: `/v2/models/stats` would otherwise read as the metadata of a model called "stats".
   router.use('/v2/repository', ...readBody);
   repositoryRoutes(studio, router);
-  router.use(['/v2/systemsharedmemory', '/v2/cudasharedmemory'], ...readBody);
+  router.use(['/v2/systemsharedmemory', '/v2/cudasharedmemory', '/v2/logging'], ...readBody);
   sharedMemoryRoutes(studio, router);
+  loggingRoutes(studio, router);
   modelRoutes(studio, router, readBody);
   router.use(
     '/v2',
