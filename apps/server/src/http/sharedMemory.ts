@@ -33,8 +33,8 @@ interface Region extends RegionStatus {
 export interface RegionWindow {
   readonly region: string;
   readonly byteSize: number;
-  /** Reads the window (`length` bytes from its start, at most its size). */
-  read(length?: number): Promise<Uint8Array>;
+  /** Reads the whole window. */
+  read(): Promise<Uint8Array>;
   /** Writes `bytes` at the window's start. */
   write(bytes: Uint8Array): Promise<void>;
   release(): void;
@@ -121,7 +121,7 @@ export class SharedMemoryRegions {
     return {
       region: name,
       byteSize,
-      read: (length = byteSize) => readAt(r, at, Math.min(length, byteSize)),
+      read: () => readAt(r, at, byteSize),
       write: (bytes) => writeAt(r, at, bytes),
       release: () => {
         if (released) return;
