@@ -42,8 +42,12 @@ describe('server metadata', () => {
       'binary_tensor_data',
       'parameters',
       'generate',
+      'system_shared_memory',
+      'logging',
     ]);
     expect(meta.extensions).toEqual(HTTP_EXTENSIONS);
+    expect((await call(`${s.url}/v2/systemsharedmemory/status`)).json).toEqual([]);
+    expect((await call(`${s.url}/v2/logging`)).json).toMatchObject({ log_verbose_level: 0 });
     expect((await call(`${s.url}/v2/models/head/config`)).status).toBe(200);
     expect((await call(`${s.url}/v2/repository/index`, 'POST')).status).toBe(200);
     expect((await call(`${s.url}/v2/models/stats`)).status).toBe(200);
