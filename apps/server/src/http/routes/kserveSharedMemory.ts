@@ -2,10 +2,7 @@ import type { Request, RequestHandler, Router } from 'express';
 import { isObj } from '@ensemble-studio/core';
 import { ApiError, badRequest } from '../errors.ts';
 import type { Studio } from '../Studio.ts';
-import { rawBody } from './kserveRun.ts';
-
-/** A register request is four fields: a body past this is no register request (parsed on the main thread). */
-const MAX_REGISTER_BODY = 64 * 1024;
+import { smallJsonBody } from './smallJsonBody.ts';
 const NOT_STRING = 'attempt to access JSON non-string as string';
 const NOT_UINT = 'attempt to access JSON non-unsigned-integer as unsigned-integer';
 
@@ -21,19 +18,9 @@ const isUInt = (v: unknown): v is number => typeof v === 'number' && Number.isSa
 /**
  * A register request's body: `key`, `byte_size` and an optional `offset`, with Triton's messages.
  * @throws ApiError 400.
- * @example registerRequest(Buffer.from('{"key":"/k","byte_size":64}')) // { key: '/k', offset: 0, byteSize: 64 }
+ * @example registerRequest({ key: '/k', byte_size: 64 }) // { key: '/k', offset: 0, byteSize: 64 }
  */
-function registerRequest(body: Uint8Array | { byteLength: number }): RegisterRequest {
-  if (body.byteLength > MAX_REGISTER_BODY || !(body instanceof Uint8Array))
-    throw badRequest(`a shared memory register request of ${body.byteLength} bytes: at most ${MAX_REGISTER_BODY}`);
-  let json: unknown = {};
-  if (body.byteLength > 0) {
-    try {
-      json = JSON.parse(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
-    } catch (err) {
-      throw badRequest(`failed to parse the request JSON buffer: ${(err as Error).message.slice(0, 200)}`);
-    }
-  }
+function registerRequest(json: unknown): RegisterRequest {
   if (!isObj(json) || !Object.hasOwn(json, 'key'))
     throw badRequest("Shared memory register request has no 'key' field");
   if (typeof json.key !== 'string') throw badRequest(NOT_STRING);
@@ -61,7 +48,7 @@ export function sharedMemoryRoutes(studio: Studio, router: Router): void {
   router.get(`${S}/status`, (req, res) => void res.json(shm.status(region(req))));
   router.post('/v2/systemsharedmemory/region/:region/register', (req, res) => {
     shm.assertAllowed(); // Triton's message, before the body's own problems
-    const r = registerRequest(rawBody(req));
+    const r = registerRequest(smallJsonBody(req, 'a shared memory register request'));
     shm.register(region(req), r.key, r.offset, r.byteSize);
     res.status(200).end();
   });
