@@ -20,22 +20,11 @@ import numpy as np
 import tritonclient.grpc as grpcclient
 import tritonclient.http as httpclient
 import tritonclient.utils.shared_memory as shm
-from tritonclient.utils import InferenceServerException
+
+from checks import check, expect_error, finish
 
 HTTP_PORT = sys.argv[1] if len(sys.argv) > 1 else "18100"
 GRPC_PORT = sys.argv[2] if len(sys.argv) > 2 else "18101"
-results = []
-
-
-def check(name, fn):
-    try:
-        fn()
-        results.append(True)
-        print(f"ok    {name}")
-    except Exception as e:  # noqa: BLE001 - every failure is reported, the run goes on
-        results.append(False)
-        print(f"FAIL  {name}: {type(e).__name__}: {str(e)[:300]}")
-
 
 def round_trip(client_module, url, model, outputs):
     client = client_module.InferenceServerClient(url)
@@ -85,24 +74,20 @@ def refused_outside_region():
         client.register_system_shared_memory("studio_small", "/studio_check_small", 64)
         x = httpclient.InferInput("feat", [1, 256], "FP32")
         x.set_shared_memory("studio_small", 1024)
-        try:
-            client.infer("head_a", [x])
-            raise AssertionError("no error")
-        except InferenceServerException as e:
-            assert e.message() == "Invalid offset + byte size for shared memory region: 'studio_small'", e.message()
+        message = expect_error(lambda: client.infer("head_a", [x]))
+        assert message == "Invalid offset + byte size for shared memory region: 'studio_small'", message
     finally:
         client.unregister_system_shared_memory()
         shm.destroy_shared_memory_region(handle)
 
 
-check("HTTP: head_a's input from a region, its output to another, equal to inline",
-      lambda: round_trip(httpclient, f"localhost:{HTTP_PORT}", "head_a", ["logits"]))
-check("gRPC: head_a through shared memory, equal to inline",
-      lambda: round_trip(grpcclient, f"localhost:{GRPC_PORT}", "head_a", ["logits"]))
-check("HTTP: python_copy_router's two outputs at two offsets of one region",
-      lambda: round_trip(httpclient, f"localhost:{HTTP_PORT}", "python_copy_router", ["feat_a", "feat_b"]))
-check("gRPC: python_copy_router through shared memory",
-      lambda: round_trip(grpcclient, f"localhost:{GRPC_PORT}", "python_copy_router", ["feat_a", "feat_b"]))
-check("a window past its region is refused in Triton's words", refused_outside_region)
-print(f"{sum(results)}/{len(results)} passed")
-sys.exit(0 if all(results) else 1)
+check("HTTP: head_a's input from a region, its output to another, equal to inline")(
+    lambda: round_trip(httpclient, f"localhost:{HTTP_PORT}", "head_a", ["logits"]))
+check("gRPC: head_a through shared memory, equal to inline")(
+    lambda: round_trip(grpcclient, f"localhost:{GRPC_PORT}", "head_a", ["logits"]))
+check("HTTP: python_copy_router's two outputs at two offsets of one region")(
+    lambda: round_trip(httpclient, f"localhost:{HTTP_PORT}", "python_copy_router", ["feat_a", "feat_b"]))
+check("gRPC: python_copy_router through shared memory")(
+    lambda: round_trip(grpcclient, f"localhost:{GRPC_PORT}", "python_copy_router", ["feat_a", "feat_b"]))
+check("a window past its region is refused in Triton's words")(refused_outside_region)
+finish()

@@ -21,36 +21,12 @@ import tritonclient.grpc as grpcclient
 import tritonclient.http as httpclient
 from tritonclient.utils import InferenceServerException
 
+from checks import check, expect_error, finish
+
 HTTP_PORT = sys.argv[1] if len(sys.argv) > 1 else "18100"
 GRPC_PORT = sys.argv[2] if len(sys.argv) > 2 else "18101"
 http = httpclient.InferenceServerClient(f"localhost:{HTTP_PORT}")
 grpc = grpcclient.InferenceServerClient(f"localhost:{GRPC_PORT}")
-results = []
-
-
-def check(name):
-    def wrap(fn):
-        try:
-            fn()
-            results.append(True)
-            print(f"ok    {name}")
-        except Exception as e:  # noqa: BLE001 - every failure is reported, the run goes on
-            results.append(False)
-            print(f"FAIL  {name}: {type(e).__name__}: {str(e)[:300]}")
-        return fn
-
-    return wrap
-
-
-def expect_error(fn, *fragments):
-    try:
-        fn()
-    except InferenceServerException as e:
-        message = e.message() or ""
-        for fragment in fragments:
-            assert fragment in message, f"error {message!r} lacks {fragment!r}"
-        return message
-    raise AssertionError("no error")
 
 
 def text_image():
@@ -427,6 +403,4 @@ def _():
     grpc.infer("head_a", [infer_io(grpcclient, "feat", feat, "FP32")])
 
 
-passed = sum(results)
-print(f"{passed}/{len(results)} passed")
-sys.exit(0 if passed == len(results) else 1)
+finish()

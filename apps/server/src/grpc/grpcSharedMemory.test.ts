@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { sharedMemoryObjects } from '../testing/sharedMemoryObjects.ts';
 import { grpcFailure } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 
@@ -14,17 +15,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([t?.close(), off?.close()]);
-  for (const p of made) rmSync(p, { force: true });
+  shm.removeAll();
 });
 
-const tag = `studio-grpc-shm-${process.pid}`;
-const made: string[] = [];
-function object(name: string, bytes: Uint8Array | number): string {
-  const path = `/dev/shm/${tag}-${name}`;
-  writeFileSync(path, typeof bytes === 'number' ? Buffer.alloc(bytes) : bytes);
-  made.push(path);
-  return `/${tag}-${name}`;
-}
+const shm = sharedMemoryObjects('grpc-shm');
+const object = shm.object;
 
 const F = 256;
 const feat = Float32Array.from({ length: F }, (_, i) => Math.cos(i));

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, truncateSync } from 'node:fs';
+import { sharedMemoryObjects } from '../testing/sharedMemoryObjects.ts';
 import { call } from '../testing/testServer.ts';
 import { testServerPerFile } from '../testing/testServerPerFile.ts';
 
@@ -10,18 +11,10 @@ import { testServerPerFile } from '../testing/testServerPerFile.ts';
 const s = testServerPerFile({ allowClientShm: true });
 const off = testServerPerFile();
 
-const tag = `studio-shm-test-${process.pid}`;
-const made: string[] = [];
-/** A shared memory object of `bytes` (its key, as a client passes it). */
-function object(name: string, bytes: Uint8Array | number): string {
-  const path = `/dev/shm/${tag}-${name}`;
-  writeFileSync(path, typeof bytes === 'number' ? Buffer.alloc(bytes) : bytes);
-  made.push(path);
-  return `/${tag}-${name}`;
-}
-afterAll(() => {
-  for (const p of made) rmSync(p, { recursive: true, force: true });
-});
+const shm = sharedMemoryObjects('shm-test');
+const tag = shm.prefix;
+const object = shm.object;
+afterAll(() => shm.removeAll());
 
 const F = 256;
 const feat = Float32Array.from({ length: F }, (_, i) => Math.sin(i));
@@ -99,11 +92,11 @@ describe('system shared memory', () => {
       "Unable to open shared memory region: '/../etc/passwd'",
     ]);
     mkdirSync(`/dev/shm/${tag}-dir`, { recursive: true });
-    made.push(`/dev/shm/${tag}-dir`);
+    shm.track(`/dev/shm/${tag}-dir`);
     expect((await status(register(s.url, 'dir', { key: `/${tag}-dir`, byte_size: 0 })))[0]).toBe(500);
     // A FIFO is no shared memory object: reading it would hold a thread of the pool until someone writes.
     execFileSync('mkfifo', [`/dev/shm/${tag}-fifo`]);
-    made.push(`/dev/shm/${tag}-fifo`);
+    shm.track(`/dev/shm/${tag}-fifo`);
     expect(await status(register(s.url, 'fifo', { key: `/${tag}-fifo`, byte_size: 0 }))).toEqual([
       500,
       `Invalid shared memory region: '/${tag}-fifo'`,

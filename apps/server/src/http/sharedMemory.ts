@@ -131,6 +131,22 @@ export class SharedMemoryRegions {
     };
   }
 
+  /**
+   * CUDA shared memory's status on a server without GPUs (Triton's `GetStatus` for GPU memory): none listed; a name
+   * is unknown, or a system region's.
+   * @throws ApiError 404 with Triton's message when `name` is given.
+   */
+  cudaStatus(name: string): RegionStatus[] {
+    if (name === '') return [];
+    if (this.regions.has(name))
+      throw new ApiError(
+        404,
+        'not-found',
+        `The region named '${name}' is registered as system shared memory, not CUDA shared memory`,
+      );
+    throw new ApiError(404, 'not-found', `Unable to find cuda shared memory region: '${name}'`);
+  }
+
   /** Closes every region's file (the server is stopping). */
   close(): void {
     for (const r of this.regions.values()) {

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from '../../http/errors.ts';
+import { badRequest } from '../../http/errors.ts';
 import type { RegionStatus } from '../../http/sharedMemory.ts';
 import type { Studio } from '../../http/Studio.ts';
 import type { ProtoMessage } from '../loadService.ts';
@@ -33,17 +33,7 @@ export function sharedMemoryHandlers(studio: Studio): Record<string, UnaryBody> 
       shm.unregister(text(req.name));
       return {};
     },
-    CudaSharedMemoryStatus: (req: ProtoMessage) => {
-      const name = text(req.name);
-      if (name === '') return { regions: {} };
-      if (shm.status().some((r) => r.name === name))
-        throw new ApiError(
-          404,
-          'not-found',
-          `The region named '${name}' is registered as system shared memory, not CUDA shared memory`,
-        );
-      throw new ApiError(404, 'not-found', `Unable to find cuda shared memory region: '${name}'`);
-    },
+    CudaSharedMemoryStatus: (req: ProtoMessage) => regionsOf(shm.cudaStatus(text(req.name))),
     CudaSharedMemoryRegister: (req: ProtoMessage) => {
       throw badRequest(`failed to register CUDA shared memory region: '${text(req.name)}', GPUs not supported`);
     },

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Router } from 'express';
 import { isObj } from '@ensemble-studio/core';
-import { ApiError, badRequest } from '../errors.ts';
+import { badRequest } from '../errors.ts';
 import type { Studio } from '../Studio.ts';
 import { smallJsonBody } from './smallJsonBody.ts';
 const NOT_STRING = 'attempt to access JSON non-string as string';
@@ -60,18 +60,7 @@ export function sharedMemoryRoutes(studio: Studio, router: Router): void {
   router.all(`${S}/:action`, notAllowed);
 
   const C = '/v2/cudasharedmemory{/region/:region}';
-  router.get(`${C}/status`, (req, res) => {
-    const name = region(req);
-    if (name === '') return void res.json([]);
-    // A region of that name is system memory, or unknown.
-    if (shm.status().some((r) => r.name === name))
-      throw new ApiError(
-        404,
-        'not-found',
-        `The region named '${name}' is registered as system shared memory, not CUDA shared memory`,
-      );
-    throw new ApiError(404, 'not-found', `Unable to find cuda shared memory region: '${name}'`);
-  });
+  router.get(`${C}/status`, (req, res) => void res.json(shm.cudaStatus(region(req))));
   router.post('/v2/cudasharedmemory/region/:region/register', (req) => {
     throw badRequest(`failed to register CUDA shared memory region: '${region(req)}', GPUs not supported`);
   });
