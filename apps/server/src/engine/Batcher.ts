@@ -35,12 +35,30 @@ export interface BatcherOptions<I, R> {
    * millisecond — instead of the first one going alone to an idle instance.
    */
   gather?: 'microtask' | 'turn';
+  /** Triton's queue policy (`dynamic_batching.default_queue_policy`); none: an unbounded queue, no timeouts. */
+  policy?: QueuePolicy<I>;
+}
+
+/** Triton's `ModelQueuePolicy` for a batcher's queue. */
+export interface QueuePolicy<I> {
+  /** Most items waiting (delayed ones included) before the next is refused; 0: no limit (`max_queue_size`). */
+  maxQueueSize: number;
+  /** How long `item` may wait for its batch, in ms; 0: no limit (`default_timeout_microseconds`, or the request's). */
+  timeoutMs: (item: I) => number;
+  /** An expired item is refused (`REJECT`), or waits behind every unexpired one (`DELAY`). */
+  action: 'reject' | 'delay';
+  /** The error of an item refused: the queue was full when it came, or it expired. */
+  refusal: (why: 'full' | 'timeout', item: I) => Error;
+  /** The clock, in ms (injected by tests). */
+  now?: () => number;
 }
 
 interface Entry<I, R> {
   item: I;
   size: number;
   key: string;
+  /** When it expires under the queue policy (its clock, ms); 0: never. */
+  expiresAt: number;
   resolve: (r: R) => void;
   reject: (e: Error) => void;
   signal?: CancelSignal;
@@ -56,6 +74,8 @@ interface Entry<I, R> {
  */
 export class Batcher<I, R> {
   private queue: Entry<I, R>[] = [];
+  /** Expired items under a `DELAY` policy: batched only when nothing unexpired waits. */
+  private delayed: Entry<I, R>[] = [];
   private inFlight = 0;
   private cancelTimer: (() => void) | undefined;
   private timerFired = false;
@@ -71,22 +91,33 @@ export class Batcher<I, R> {
 
   /** Items waiting for a batch. */
   get pending(): number {
-    return this.queue.length;
+    return this.queue.length + this.delayed.length;
   }
 
-  /** Queues one item; resolves with its result or rejects with its batch's error. */
+  /** Queues one item; resolves with its result or rejects with its batch's error (or the queue policy's refusal). */
   enqueue(item: I, signal?: CancelSignal): Promise<R> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
+    const policy = this.opts.policy;
+    if (policy && policy.maxQueueSize > 0 && this.pending >= policy.maxQueueSize)
+      return Promise.reject(policy.refusal('full', item));
+    const timeout = policy?.timeoutMs(item) ?? 0;
     return new Promise<R>((resolve, reject) => {
       const entry: Entry<I, R> = {
         item,
         size: this.opts.sizeOf?.(item) ?? 1,
         key: this.opts.keyOf?.(item) ?? '',
+        expiresAt: timeout > 0 ? clock(policy!) + timeout : 0,
         resolve,
         reject,
         signal,
       };
-      if (signal) entry.onAbort = dequeueOnAbort(() => this.queue, entry, signal, reject);
+      if (signal)
+        entry.onAbort = dequeueOnAbort(
+          () => (this.delayed.includes(entry) ? this.delayed : this.queue),
+          entry,
+          signal,
+          reject,
+        );
       this.queue.push(entry);
       this.flushSoon();
     });
@@ -106,13 +137,33 @@ export class Batcher<I, R> {
     this.flush();
   };
 
+  /**
+   * Applies the queue policy as Triton's scheduler does when it forms a batch: each expired item is refused (`REJECT`:
+   * "Request timeout expired") or set behind every unexpired one (`DELAY`).
+   */
+  private expire(): void {
+    const policy = this.opts.policy;
+    if (!policy || this.queue.length === 0) return;
+    const now = clock(policy);
+    if (!this.queue.some((e) => e.expiresAt > 0 && now > e.expiresAt)) return;
+    const kept: Entry<I, R>[] = [];
+    for (const e of this.queue) {
+      if (e.expiresAt === 0 || now <= e.expiresAt) kept.push(e);
+      else if (policy.action === 'delay') this.delayed.push(e);
+      else settle([e], (x) => x.reject(policy.refusal('timeout', x.item)));
+    }
+    this.queue = kept;
+  }
+
   /** Takes the entries of the next batch (oldest first, same key, ≤ maxBatchSize rows), or none yet. */
   private nextBatch(force: boolean): Entry<I, R>[] | undefined {
-    const head = this.queue[0];
+    // Delayed items go only when nothing unexpired waits, as Triton dequeues them.
+    const from = this.queue.length > 0 ? this.queue : this.delayed;
+    const head = from[0];
     if (!head) return undefined;
     const same: Entry<I, R>[] = [];
     let rows = 0;
-    for (const e of this.queue) {
+    for (const e of from) {
       if (e.key !== head.key) continue;
       if (same.length > 0 && rows + e.size > this.opts.maxBatchSize) break;
       same.push(e);
@@ -137,16 +188,18 @@ export class Batcher<I, R> {
   }
 
   private flush(): void {
-    while (this.inFlight < (this.opts.capacity ?? Infinity) && this.queue.length > 0) {
+    while (this.inFlight < (this.opts.capacity ?? Infinity) && this.pending > 0) {
+      this.expire();
       const batch = this.nextBatch(this.timerFired);
       if (!batch) break;
       this.timerFired = false;
       this.cancelTimer?.();
       this.cancelTimer = undefined;
-      this.queue = this.queue.filter((e) => !batch.includes(e));
+      if (this.queue.length > 0) this.queue = this.queue.filter((e) => !batch.includes(e));
+      else this.delayed = this.delayed.filter((e) => !batch.includes(e));
       this.run(batch);
     }
-    if (this.queue.length > 0 && !this.cancelTimer && this.opts.maxQueueDelayMs > 0) {
+    if (this.pending > 0 && !this.cancelTimer && this.opts.maxQueueDelayMs > 0) {
       this.cancelTimer = this.schedule(() => {
         this.cancelTimer = undefined;
         this.timerFired = true;
@@ -162,7 +215,7 @@ export class Batcher<I, R> {
     // takes its pending payload as soon as it is free.
     const free = callOnce(() => {
       this.inFlight--;
-      if (this.queue.length > 0) this.flush();
+      if (this.pending > 0) this.flush();
     });
     let p: Promise<R[]>;
     try {
@@ -186,6 +239,11 @@ export class Batcher<I, R> {
         else this.flush();
       });
   }
+}
+
+/** The policy's clock: its own (tests), else `performance.now` (called on `performance`: unbound, it throws). */
+function clock<I>(policy: QueuePolicy<I>): number {
+  return policy.now ? policy.now() : performance.now();
 }
 
 /** Settles each entry of a batch with `fn`, its abort listener removed first. */

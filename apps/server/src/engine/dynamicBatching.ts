@@ -1,5 +1,6 @@
 import type { ModelConfig } from '@ensemble-studio/core';
-import { Batcher } from './Batcher.ts';
+import { Batcher, type QueuePolicy } from './Batcher.ts';
+import { EngineError } from './errors.ts';
 import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
 import { firstDim, fromReply, passThrough } from './inferResults.ts';
 import type { ModelStats } from './Metrics.ts';
@@ -27,6 +28,7 @@ export function createDynamicBatcher(
   stats: ModelStats,
   execute: (call: BackendCall) => Promise<BackendReply>,
 ): Batcher<BatchItem, ItemResult> {
+  const policy = queuePolicy(cfg);
   return new Batcher<BatchItem, ItemResult>({
     maxBatchSize: cfg.max_batch_size ?? 0,
     preferredSizes: cfg.dynamic_batching?.preferred_batch_size,
@@ -39,7 +41,34 @@ export function createDynamicBatcher(
         .sort()
         .join('|'),
     dispatch: (items) => (backend.concatenates ? runConcatenated(items, execute) : runList(items, backend, stats)),
+    ...(policy ? { policy } : {}),
   });
+}
+
+/**
+ * Triton's `default_queue_policy` for the dynamic batcher: a full queue refuses the next request ("Exceeds maximum
+ * queue size"), and a request that waited past its timeout is refused ("Request timeout expired", `REJECT`) or
+ * waits behind the others (`DELAY`); with `allow_timeout_override` a request's own shorter timeout counts. Both
+ * refusals are Triton's UNAVAILABLE (`limit`: 503, counted REJECTED).
+ */
+export function queuePolicy(cfg: ModelConfig): QueuePolicy<BatchItem> | undefined {
+  const p = (cfg.dynamic_batching as { default_queue_policy?: Record<string, unknown> } | undefined)
+    ?.default_queue_policy;
+  if (!p) return undefined;
+  const maxQueueSize = Number(p.max_queue_size ?? 0) || 0;
+  const timeoutUs = Number(p.default_timeout_microseconds ?? 0) || 0;
+  const override = p.allow_timeout_override === true;
+  if (maxQueueSize === 0 && timeoutUs === 0) return undefined;
+  return {
+    maxQueueSize,
+    action: p.timeout_action === 'DELAY' ? 'delay' : 'reject',
+    // As Triton's queue: the request's timeout replaces the default only when it is set and shorter.
+    timeoutMs: (it) =>
+      (override && it.req.queueTimeoutUs && it.req.queueTimeoutUs < timeoutUs ? it.req.queueTimeoutUs : timeoutUs) /
+      1000,
+    refusal: (why) =>
+      new EngineError('limit', why === 'full' ? 'Exceeds maximum queue size' : 'Request timeout expired'),
+  };
 }
 
 /** One session run over the batch's rows, its outputs split back to each request. */

@@ -53,6 +53,7 @@ export async function executeRun(
       ops: deps.ops,
       sequence: req.sequence,
       onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined,
+      ...(req.queueTimeoutUs ? { queueTimeoutUs: req.queueTimeoutUs } : {}),
     });
     const responses = runResponses(req, decoupled);
     const options: SchedulerOptions = {

@@ -52,6 +52,8 @@ export interface InferRequest {
   respond?: (outputs: Record<string, Tensor>, final: boolean) => void;
   /** Lines the model logs while it runs this request. */
   onLog?: BackendCall['onLog'];
+  /** The request's queue timeout (µs), for a queue policy with `allow_timeout_override`. */
+  queueTimeoutUs?: number;
 }
 
 /** A fused group (fusion.ts) to run on one instance; `modelStep` is the index of the session's step. */

@@ -22,6 +22,8 @@ export interface ExecutorDeps {
   ops: OpRunner;
   sequence?: SequenceFlags;
   onBound?: (node: ModelNode, model: string, instance: string) => void;
+  /** The run's request's queue timeout (µs), handed to each model request. */
+  queueTimeoutUs?: number;
 }
 
 /**
@@ -199,6 +201,7 @@ function runModel(
     summarize: ctx.observed,
   };
   if (deps.onBound) req.onBound = boundTo(deps.onBound, node, rt.name);
+  if (deps.queueTimeoutUs) req.queueTimeoutUs = deps.queueTimeoutUs;
   if (decoupled) req.respond = (o: Record<string, Tensor>, final: boolean) => ctx.respond(node, strip(o), final);
   if (ctx.observed)
     req.onLog = (level: LogLevel, message: string, instance: string) =>

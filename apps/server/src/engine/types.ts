@@ -66,6 +66,11 @@ export interface RunRequest {
   signal?: CancelSignal;
   timeoutMs?: number;
   /**
+   * The request's own queue timeout (KServe's `timeout` parameter, µs): each of its model requests waits at most this
+   * long for a batch where the model's queue policy allows it (`allow_timeout_override`) and it is the shorter.
+   */
+  queueTimeoutUs?: number;
+  /**
    * Run the graph as exported: compiled to its Triton repository and run from there, the generated
    * model.py of its routers, gates, ops or BLS model in python3 instead of the TypeScript ops.
    */

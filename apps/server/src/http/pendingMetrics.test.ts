@@ -1,49 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { startServer } from '../main.ts';
-import { tempDir } from '../testing/tempDir.ts';
+import { heldModels } from '../testing/heldPythonModels.ts';
 import { call } from '../testing/testServer.ts';
 
 // Triton's per-model gauges on /metrics: requests waiting to execute (`nv_inference_pending_request_count`), through
-// an instance's queue and through the dynamic batcher, and how long the model took to load. Each Python model here
-// notes when an execute starts and holds it until the test writes its release file, so what waits is known exactly.
-
-const model = (release: string) => `
-import os, time
-import triton_python_backend_utils as pb_utils
-
-class TritonPythonModel:
-    def execute(self, requests):
-        open(${JSON.stringify(release + '.started')}, "a").close()
-        until = time.time() + 30
-        while not os.path.exists(${JSON.stringify(release)}) and time.time() < until:
-            time.sleep(0.01)
-        return [pb_utils.InferenceResponse([pb_utils.Tensor("OUT", pb_utils.get_input_tensor_by_name(r, "IN").as_numpy())])
-                for r in requests]
-`;
-
-const config = (name: string, batched: boolean) => `name: "${name}"
-backend: "python"
-${batched ? 'max_batch_size: 4\ndynamic_batching {}\n' : ''}input [{ name: "IN", data_type: TYPE_FP32, dims: [ 1 ] }]
-output [{ name: "OUT", data_type: TYPE_FP32, dims: [ 1 ] }]
-instance_group [{ count: 1, kind: KIND_CPU }]
-`;
+// an instance's queue and through the dynamic batcher, and how long the model took to load; and the batcher's queue
+// policy (Triton's `default_queue_policy`). Each Python model here holds its execute until the test releases it, so
+// what waits is known exactly (heldPythonModels.ts).
 
 let s: Awaited<ReturnType<typeof startServer>>;
-let repo: string;
+const models = heldModels({
+  held: '',
+  held_batched: 'max_batch_size: 4\ndynamic_batching {}',
+  // Triton's queue policy: two may wait; a request's own timeout replaces the 30 s default when shorter.
+  held_policy: `max_batch_size: 4
+dynamic_batching {
+  priority_levels: 2
+  default_priority_level: 1
+  default_queue_policy { max_queue_size: 2, default_timeout_microseconds: 30000000, allow_timeout_override: true }
+}`,
+});
 
 beforeAll(async () => {
-  repo = tempDir('pending-metrics-');
-  for (const [name, batched] of [
-    ['held', false],
-    ['held_batched', true],
-  ] as const) {
-    mkdirSync(join(repo, name, '1'), { recursive: true });
-    writeFileSync(join(repo, name, 'config.pbtxt'), config(name, batched));
-    writeFileSync(join(repo, name, '1', 'model.py'), model(join(repo, `${name}.release`)));
-  }
-  s = await startServer({ repo, port: 0, host: '127.0.0.1', webDist: '/nonexistent' });
+  s = await startServer({ repo: models.repo, port: 0, host: '127.0.0.1', webDist: '/nonexistent' });
 });
 afterAll(async () => {
   await s?.close();
@@ -65,16 +44,10 @@ async function pendingReaches(name: string, want: number): Promise<number> {
   }
 }
 
-/** Waits (20 s at most) until `name`'s execute has started. */
-async function started(name: string): Promise<void> {
-  const until = Date.now() + 20_000;
-  while (!existsSync(join(repo, `${name}.release.started`)) && Date.now() < until)
-    await new Promise((r) => setTimeout(r, 10));
-}
-
-const infer = (name: string, batched: boolean, v: number) =>
+const infer = (name: string, batched: boolean, v: number, parameters: Record<string, unknown> = {}) =>
   call(`${s.url}/v2/models/${name}/infer`, 'POST', {
     inputs: [{ name: 'IN', datatype: 'FP32', shape: batched ? [1, 1] : [1], data: [v] }],
+    parameters,
   });
 
 describe("Triton's per-model gauges", () => {
@@ -82,21 +55,21 @@ describe("Triton's per-model gauges", () => {
     expect(pending(await scrape(), 'held')).toBe(0);
     // One executes (held); the two sent after it wait in the instance's queue.
     const first = infer('held', false, 1);
-    await started('held');
+    await models.started('held');
     const rest = [2, 3].map((v) => infer('held', false, v));
     expect(await pendingReaches('held', 2)).toBe(2);
-    writeFileSync(join(repo, 'held.release'), '');
+    models.release('held');
     for (const r of await Promise.all([first, ...rest])) expect(r.status).toBe(200);
     expect(pending(await scrape(), 'held')).toBe(0);
   });
 
   it('count the requests waiting in the dynamic batcher behind an executing batch', async () => {
     const first = infer('held_batched', true, 1);
-    await started('held_batched');
+    await models.started('held_batched');
     // The instance is busy: the three sent now wait in the batcher, none of them executing.
     const rest = [2, 3, 4].map((v) => infer('held_batched', true, v));
     expect(await pendingReaches('held_batched', 3)).toBe(3);
-    writeFileSync(join(repo, 'held_batched.release'), '');
+    models.release('held_batched');
     for (const r of await Promise.all([first, ...rest])) expect(r.status).toBe(200);
     expect(pending(await scrape(), 'held_batched')).toBe(0);
   });
@@ -111,5 +84,30 @@ describe("Triton's per-model gauges", () => {
       expect(secs).toBeGreaterThan(0);
       expect(secs).toBeLessThan(120);
     }
+  });
+});
+
+describe("Triton's queue policy (dynamic_batching.default_queue_policy)", () => {
+  it('refuses a request past max_queue_size and one whose own timeout passed in the queue, counted REJECTED', async () => {
+    const first = infer('held_policy', true, 1);
+    await models.started('held_policy');
+    // The instance is busy: these two wait, the second with a timeout of its own (50 ms, under the 30 s default).
+    const late = infer('held_policy', true, 2, { timeout: 50_000 });
+    const patient = infer('held_policy', true, 3);
+    expect(await pendingReaches('held_policy', 2)).toBe(2);
+    const full = await infer('held_policy', true, 4);
+    expect([full.status, full.json.error]).toEqual([503, 'Exceeds maximum queue size']);
+    await new Promise((r) => setTimeout(r, 100));
+    models.release('held_policy');
+    const [a, b, c] = await Promise.all([first, late, patient]);
+    expect([a.status, c.status]).toEqual([200, 200]);
+    expect([b.status, b.json.error]).toEqual([503, 'Request timeout expired']);
+    // Priority levels are not kept apart: the server says so.
+    expect((await call(`${s.url}/api/health`)).json.engine.notices.join('\n')).toContain(
+      "model 'held_policy' sets priority_levels 2: requests are batched in arrival order here",
+    );
+    expect(await scrape()).toMatch(
+      /^nv_inference_request_failure\{model="held_policy",reason="REJECTED",version="1"\} 2$/m,
+    );
   });
 });

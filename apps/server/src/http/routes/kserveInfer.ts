@@ -10,6 +10,7 @@ import type { ServedModel } from '../servedModels.ts';
 import { openRequestShared, type SharedTensors } from '../sharedTensors.ts';
 import {
   headerLength,
+  queueTimeoutOf,
   rawBody,
   responseHead,
   runError,
@@ -105,6 +106,7 @@ export function inferHandler(studio: Studio): RequestHandler {
         sequence,
         requestedOutputs: parsed.outputs?.map((o) => o.name),
         requestId: parsed.id,
+        ...queueTimeoutOf(parsed.parameters),
       });
       const err = runError(result, target.plainModel);
       if (err) throw err;

@@ -105,7 +105,7 @@ export async function runFor(
   res: Response,
   target: RunTarget,
   inputs: Record<string, Tensor>,
-  extra: Pick<RunRequest, 'sequence' | 'requestedOutputs' | 'requestId' | 'onResponse'>,
+  extra: Pick<RunRequest, 'sequence' | 'requestedOutputs' | 'requestId' | 'onResponse' | 'queueTimeoutUs'>,
 ): Promise<RunResult> {
   const abort = new AbortController();
   const onClose = () => {
@@ -128,6 +128,15 @@ export async function runFor(
     res.off('close', onClose);
     void req;
   }
+}
+
+/**
+ * A request's `timeout` parameter (µs, Triton's queue timeout) as the engine takes it: set only when positive.
+ * @example queueTimeoutOf({ timeout: 2000 }) // { queueTimeoutUs: 2000 }
+ */
+export function queueTimeoutOf(params: Record<string, unknown>): Pick<RunRequest, 'queueTimeoutUs'> {
+  const us = Number(params.timeout ?? 0);
+  return Number.isFinite(us) && us > 0 ? { queueTimeoutUs: us } : {};
 }
 
 /**
