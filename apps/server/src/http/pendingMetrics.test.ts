@@ -3,8 +3,8 @@ import { startServer } from '../main.ts';
 import { heldModels } from '../testing/heldPythonModels.ts';
 import { call } from '../testing/testServer.ts';
 
-// Triton's per-model gauges on /metrics: requests waiting to execute (`nv_inference_pending_request_count`), through
-// an instance's queue and through the dynamic batcher, and how long the model took to load; and the batcher's queue
+// Triton's per-model gauges on /metrics: requests waiting to execute (`nv_inference_pending_request_count`), in an
+// instance's queue, in the dynamic batcher and behind a sequence's earlier request, and how long the model took to load; and the batcher's queue
 // policy (Triton's `default_queue_policy`). Each Python model here holds its execute until the test releases it, so
 // what waits is known exactly (heldPythonModels.ts).
 
@@ -12,6 +12,7 @@ let s: Awaited<ReturnType<typeof startServer>>;
 const models = heldModels({
   held: '',
   held_batched: 'max_batch_size: 4\ndynamic_batching {}',
+  held_sequence: 'sequence_batching {}',
   // Triton's queue policy: two may wait; a request's own timeout replaces the 30 s default when shorter.
   held_policy: `max_batch_size: 4
 dynamic_batching {
@@ -72,6 +73,19 @@ describe("Triton's per-model gauges", () => {
     models.release('held_batched');
     for (const r of await Promise.all([first, ...rest])) expect(r.status).toBe(200);
     expect(pending(await scrape(), 'held_batched')).toBe(0);
+  });
+
+  it("count a sequence's requests waiting behind its request that executes", async () => {
+    const sequence = (start: boolean, end: boolean) => ({ sequence_id: 7, sequence_start: start, sequence_end: end });
+    const first = infer('held_sequence', false, 1, sequence(true, false));
+    await models.started('held_sequence');
+    // The sequence's next two requests run after it, one after the other (in whichever order they came): both wait.
+    const rest = [2, 3].map((v) => infer('held_sequence', false, v, sequence(false, false)));
+    expect(await pendingReaches('held_sequence', 2)).toBe(2);
+    models.release('held_sequence');
+    for (const r of await Promise.all([first, ...rest])) expect(r.status).toBe(200);
+    expect((await infer('held_sequence', false, 4, sequence(false, true))).status).toBe(200);
+    expect(pending(await scrape(), 'held_sequence')).toBe(0);
   });
 
   it("give each loaded model's load time in seconds", async () => {
