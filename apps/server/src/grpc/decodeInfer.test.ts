@@ -38,6 +38,22 @@ describe('decodeInferRequest', () => {
     expect(req.inputs.map((i) => [i.name, i.shape.map(Number)])).toEqual([['x', [2]]]);
   });
 
+  it('returns an input and an output in shared memory as their windows, for the main thread to read and write', () => {
+    const window = (region: string, size: number) => ({
+      shared_memory_region: { string_param: region },
+      shared_memory_byte_size: { int64_param: String(size) },
+    });
+    const bytes = encodeRequest('ModelInfer', {
+      model_name: 'm',
+      inputs: [{ name: 'x', datatype: 'FP32', shape: [2], parameters: window('in', 8) }],
+      outputs: [{ name: 'y', parameters: window('out', 16) }],
+    });
+    const d = decodeInferRequest(bytes, { ...limits, model });
+    expect(d.inputs).toEqual({});
+    expect(d.shared).toEqual([{ name: 'x', datatype: 'FP32', shape: [2], region: 'in', offset: 0, byteSize: 8 }]);
+    expect(d.outputWindows).toEqual([{ name: 'y', shm: { region: 'out', offset: 0, byteSize: 16 } }]);
+  });
+
   it('checks against the model as Triton does; without one, refuses more inputs than any model can have', () => {
     expect(() => decodeInferRequest(request(['x', 'y']), { ...limits, model })).toThrow(
       "expected 1 inputs but got 2 inputs for model 'm'. Got input(s) ['x','y'], but missing required input(s) ]. Please provide all required input(s).",

@@ -71,12 +71,12 @@ export function decodeInferRequest(bytes: Uint8Array, limits: DecodeLimits): Dec
   }
   const req = decoded(buffer);
   if (!req) throw new ApiError(500, 'internal', UNPARSABLE);
-  const { inputs, shared } = requestInputs(req, limits.maxTensorElements);
+  const { inputs, shared, outputWindows } = requestInputs(req, limits.maxTensorElements);
   if (checked) checkInputs(checked, withShared(inputs, shared), req.id);
   const request: WireInferRequest = {
     ...req,
     inputs: req.inputs.map((i) => ({ ...i, contents: null })),
     raw_input_contents: [],
   };
-  return { request, inputs, shared };
+  return { request, inputs, shared, outputWindows };
 }

@@ -110,10 +110,14 @@ function shapeOf(input: WireInput, model: string): number[] {
   return shape;
 }
 
-/** A request's tensors: those it carries, and those whose data is in shared memory (read on the main thread). */
+/**
+ * A request's tensors: those it carries, those whose data is in shared memory (read on the main thread), and each
+ * requested output's window when it is to be written to shared memory.
+ */
 export interface RequestTensors {
   inputs: Record<string, Tensor>;
   shared: SharedInput[];
+  outputWindows: { name: string; shm?: SharedWindowRef }[];
 }
 
 /**
@@ -136,7 +140,10 @@ export function requestInputs(req: WireInferRequest, maxTensorElements: number):
       `model '${model}': raw_input_contents has ${raw.length} entries but the request has ${req.inputs.length} inputs (one each, in order)`,
     );
   }
-  for (const output of req.outputs ?? []) sharedWindowOf(output.name, output.parameters, false, model);
+  const outputWindows = (req.outputs ?? []).map(({ name, parameters }) => {
+    const shm = sharedWindowOf(name, parameters, false, model);
+    return shm ? { name, shm } : { name };
+  });
   let next = 0;
   req.inputs.forEach((input, i) => {
     if (!isDataType(input.datatype))
@@ -160,15 +167,7 @@ export function requestInputs(req: WireInferRequest, maxTensorElements: number):
       inputs[input.name] = tensorFromContents(input, input.datatype, shape, model);
     }
   });
-  return { inputs, shared };
-}
-
-/** Each requested output's shared memory window (by name), as its parameters name it. */
-export function outputWindows(req: WireInferRequest): { name: string; shm?: SharedWindowRef }[] {
-  return (req.outputs ?? []).map((o) => {
-    const shm = sharedWindowOf(o.name, o.parameters, false, req.model_name);
-    return shm ? { name: o.name, shm } : { name: o.name };
-  });
+  return { inputs, shared, outputWindows };
 }
 
 /** The request's parameters as plain values (sequence_id, sequence_start, …). */

@@ -12,7 +12,6 @@ import type { ResponseJob, ResponseOutput } from './responseJobs.ts';
 import { parseGenerateBody, parseInferBody, type GenerateRequest, type GenerateTarget } from './kserveBody.ts';
 import type { InferRequest } from './kserveTensors.ts';
 import type { DecodedInfer, DecodeLimits } from '../grpc/decodeInfer.ts';
-import type { WireInferRequest } from '../grpc/grpcTensors.ts';
 import { readRepositoryBody, type RepositoryBody } from './repositoryBody.ts';
 import type { ReadRepositoryMessage, RepositoryMethod } from '../grpc/repositoryMessages.ts';
 import { startWorker } from '../workerScript.ts';
@@ -35,7 +34,7 @@ export type WireResult =
   | { kind: 'kserve'; request: Omit<InferRequest | GenerateRequest, 'inputs'>; inputs: [string, Tensor][] }
   | { kind: 'ws'; parsed: ParsedText; decoded?: [string, Tensor][] }
   | { kind: 'joined'; bytes: Uint8Array }
-  | { kind: 'grpc'; request: WireInferRequest; inputs: [string, Tensor][]; shared: DecodedInfer['shared'] }
+  | ({ kind: 'grpc'; inputs: [string, Tensor][] } & Omit<DecodedInfer, 'inputs'>)
   | { kind: 'repository'; body: RepositoryBody }
   | { kind: 'grpcRepository'; read: ReadRepositoryMessage }
   | { kind: 'graph'; result: GraphJobResult }
@@ -129,7 +128,8 @@ export class BodyParser {
     const r = await this.post(bytes, { kind: 'grpc', ...limits });
     if (r.kind !== 'grpc')
       throw new ApiError(500, 'internal', 'the body parser answered with the wrong kind of result');
-    return { request: r.request, inputs: entriesToRecord(r.inputs), shared: r.shared };
+    const { kind: _kind, inputs, ...rest } = r;
+    return { ...rest, inputs: entriesToRecord(inputs) };
   }
 
   /** A repository request's body (index, load, unload): the fields those endpoints read. @throws ApiError when not JSON. */

@@ -59,8 +59,8 @@ function run(job: BodyJob, body: Uint8Array): [WireResult, ArrayBuffer[]] {
     return [{ kind: 'grpcRepository', read: readRepositoryMessage(job.method, body) }, []];
   if (job.kind === 'repository') return [{ kind: 'repository', body: readRepositoryBody(body) }, []];
   if (job.kind === 'grpc') {
-    const { request, inputs, shared } = decodeInferRequest(body, job);
-    return [{ kind: 'grpc', request, inputs: Object.entries(inputs), shared }, transferables(Object.values(inputs))];
+    const { inputs, ...rest } = decodeInferRequest(body, job);
+    return [{ kind: 'grpc', ...rest, inputs: Object.entries(inputs) }, transferables(Object.values(inputs))];
   }
   const request =
     job.kind === 'infer'

@@ -109,14 +109,28 @@ export function tensorFromBytes(datatype: DataType, shape: number[], bytes: Uint
       throw badRequest(`input '${name}' has ${data.length} BYTES elements but shape [${shape.join(',')}] needs ${n}`);
     return { datatype, shape, data };
   }
-  const size = dtypeSize(datatype);
-  if (bytes.byteLength !== n * size)
-    throw badRequest(
-      `input '${name}' has ${bytes.byteLength} bytes but shape [${shape.join(',')}] of ${datatype} needs ${n * size}`,
-    );
-  const data = allocData(datatype, n) as Exclude<ReturnType<typeof allocData>, string[]>;
+  const data = fixedSizeData(datatype, shape, bytes.byteLength, name);
   new Uint8Array(data.buffer).set(bytes);
   return { datatype, shape, data };
+}
+
+/**
+ * A fresh array for an input of a fixed-size datatype whose data is `byteLength` bytes, once they fit its shape.
+ * @throws ApiError 400 naming the input, its bytes and what its shape needs.
+ */
+export function fixedSizeData(
+  datatype: Exclude<DataType, 'BYTES'>,
+  shape: number[],
+  byteLength: number,
+  name: string,
+): Exclude<ReturnType<typeof allocData>, string[]> {
+  const n = elementCount(shape);
+  const size = dtypeSize(datatype);
+  if (byteLength !== n * size)
+    throw badRequest(
+      `input '${name}' has ${byteLength} bytes but shape [${shape.join(',')}] of ${datatype} needs ${n * size}`,
+    );
+  return allocData(datatype, n) as Exclude<ReturnType<typeof allocData>, string[]>;
 }
 
 export { tensorToBytes };

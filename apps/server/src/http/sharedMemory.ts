@@ -33,8 +33,8 @@ interface Region extends RegionStatus {
 export interface RegionWindow {
   readonly region: string;
   readonly byteSize: number;
-  /** Reads the whole window. */
-  read(): Promise<Uint8Array>;
+  /** Reads the whole window, into `into` when given (a tensor's own bytes: no copy after). */
+  read(into?: Uint8Array): Promise<Uint8Array>;
   /** Writes `bytes` at the window's start. */
   write(bytes: Uint8Array): Promise<void>;
   release(): void;
@@ -121,7 +121,7 @@ export class SharedMemoryRegions {
     return {
       region: name,
       byteSize,
-      read: () => readAt(r, at, byteSize),
+      read: (into = new Uint8Array(byteSize)) => readAt(r, at, into),
       write: (bytes) => writeAt(r, at, bytes),
       release: () => {
         if (released) return;
@@ -176,8 +176,8 @@ function openObject(dir: string, base: string, key: string): number {
   }
 }
 
-function readAt(r: Region, position: number, length: number): Promise<Uint8Array> {
-  const buf = new Uint8Array(length);
+function readAt(r: Region, position: number, buf: Uint8Array): Promise<Uint8Array> {
+  const length = buf.byteLength;
   return new Promise((resolve, reject) => {
     const step = (done: number): void => {
       if (done === length) return resolve(buf);

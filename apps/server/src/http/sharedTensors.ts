@@ -1,6 +1,6 @@
 import type { Tensor } from '@ensemble-studio/core';
 import { ApiError } from './errors.ts';
-import { tensorFromBytes, tensorToBytes, type InferRequest } from './kserveTensors.ts';
+import { fixedSizeData, tensorFromBytes, tensorToBytes } from './kserveTensors.ts';
 import { limitMessage } from './limits.ts';
 import type { SharedInput, SharedWindowRef } from './kserveTensorParameters.ts';
 import type { RegionWindow, SharedMemoryRegions } from './sharedMemory.ts';
@@ -85,8 +85,7 @@ export async function openSharedTensors(
     }
     for (const o of outputs ?? [])
       if (o.shm) s.holdOutput(o.name, shm.window(o.shm.region, o.shm.offset, o.shm.byteSize));
-    for (const [input, w] of reads)
-      inputs[input.name] = tensorFromBytes(input.datatype, input.shape, await w.read(), input.name);
+    for (const [input, w] of reads) inputs[input.name] = await readTensor(input, w);
   } catch (err) {
     s.release();
     throw err;
@@ -94,11 +93,14 @@ export async function openSharedTensors(
   return s;
 }
 
-/** `openSharedTensors` for a parsed HTTP infer request. */
-export function openRequestShared(
-  shm: SharedMemoryRegions,
-  req: InferRequest,
-  maxBytes: number,
-): Promise<SharedTensors | undefined> {
-  return openSharedTensors(shm, req.sharedInputs, req.outputs, req.inputs, maxBytes);
+/**
+ * An input's tensor from its window: a fixed-size datatype's bytes read straight into the tensor's array (the main
+ * thread copies nothing), BYTES decoded from its length-prefixed elements.
+ */
+async function readTensor(input: SharedInput, w: RegionWindow): Promise<Tensor> {
+  const { name, datatype, shape } = input;
+  if (datatype === 'BYTES') return tensorFromBytes(datatype, shape, await w.read(), name);
+  const data = fixedSizeData(datatype, shape, w.byteSize, name);
+  await w.read(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  return { datatype, shape, data };
 }

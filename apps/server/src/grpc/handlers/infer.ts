@@ -10,7 +10,6 @@ import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';
 import {
   inferResponse,
-  outputWindows,
   requestInputs,
   requestParameters,
   type RequestTensors,
@@ -70,8 +69,8 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Pa
     req.outputs?.map((o) => o.name),
     req.id,
   );
-  const { inputs, shared } =
-    decoded?.inputs && decoded.shared
+  const { inputs, shared, outputWindows } =
+    decoded?.inputs && decoded.shared && decoded.outputWindows
       ? (decoded as RequestTensors)
       : requestInputs(req, studio.limits.maxTensorElements);
   checkInputs(served, withShared(inputs, shared), req.id);
@@ -94,7 +93,7 @@ export function prepareInfer(studio: Studio, req: WireInferRequest, decoded?: Pa
     },
     base: { model_name: served.name, model_version: String(served.versions.at(-1) ?? 1), id: req.id },
     sharedInputs: shared,
-    outputWindows: outputWindows(req),
+    outputWindows,
   };
 }
 

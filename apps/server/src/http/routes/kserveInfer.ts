@@ -7,7 +7,7 @@ import { outputJson, tensorToBytes, tritonJsonText, type InferRequest } from '..
 import { INLINE_JSON_ELEMENTS, type ResponseOutput } from '../responseJobs.ts';
 import type { Studio } from '../Studio.ts';
 import type { ServedModel } from '../servedModels.ts';
-import { openRequestShared, type SharedTensors } from '../sharedTensors.ts';
+import { openSharedTensors, type SharedTensors } from '../sharedTensors.ts';
 import {
   headerLength,
   queueTimeoutOf,
@@ -100,7 +100,13 @@ export function inferHandler(studio: Studio): RequestHandler {
       model: { name: served.name, signature: served.signature },
     });
     const sequence = sequenceOf(served, parsed.parameters, target.stateful);
-    const shared = await openRequestShared(studio.sharedMemory, parsed, studio.limits.maxBodyBytes);
+    const shared = await openSharedTensors(
+      studio.sharedMemory,
+      parsed.sharedInputs,
+      parsed.outputs,
+      parsed.inputs,
+      studio.limits.maxBodyBytes,
+    );
     try {
       const result = await runFor(studio, req, res, target, parsed.inputs, {
         sequence,
