@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelConfig } from '@ensemble-studio/core';
 import { Batcher, type QueuePolicy } from './Batcher.ts';
-import { queuePolicy } from './dynamicBatching.ts';
+import { priorityLevels, queuePolicy } from './dynamicBatching.ts';
 
 // Triton's queue policy on the batcher: a bounded queue, and items that waited past their timeout refused or served
 // after the others. One item is held in the "instance" (capacity 1) so that the rest queue behind it.
@@ -22,10 +22,10 @@ function heldDispatch() {
   return { batches, dispatch, releaseNext };
 }
 
-function batcher(policy: Partial<QueuePolicy<number>>, clock: { now: number }) {
+function batcher(policy: Partial<QueuePolicy<number>>, clock: { now: number }, maxBatchSize = 8) {
   const d = heldDispatch();
   const b = new Batcher<number, number>({
-    maxBatchSize: 8,
+    maxBatchSize,
     maxQueueDelayMs: 0,
     capacity: 1,
     dispatch: d.dispatch,
@@ -81,7 +81,7 @@ describe('Batcher queue policy', () => {
 
   it('DELAY: an expired item waits behind every unexpired one, then runs', async () => {
     const clock = { now: 0 };
-    const { b, batches, releaseNext } = batcher({ action: 'delay', timeoutMs: (x) => (x === 2 ? 5 : 0) }, clock);
+    const { b, batches, releaseNext } = batcher({ action: 'delay', timeoutMs: (x) => (x === 2 ? 5 : 0) }, clock, 1);
     const all = [settled(b.enqueue(1))];
     await new Promise<void>((r) => setImmediate(r));
     all.push(settled(b.enqueue(2)));
@@ -94,6 +94,20 @@ describe('Batcher queue policy', () => {
     await releaseNext();
     expect(batches).toEqual([[1], [3], [4], [2]]);
     expect(await Promise.all(all)).toEqual([10, 20, 30, 40]);
+  });
+
+  it('DELAY: a batch with room takes the delayed items after the unexpired ones, as Triton forms it', async () => {
+    const clock = { now: 0 };
+    const { b, batches, releaseNext } = batcher({ action: 'delay', timeoutMs: (x) => (x === 2 ? 5 : 0) }, clock);
+    const all = [settled(b.enqueue(1))];
+    await new Promise<void>((r) => setImmediate(r));
+    all.push(settled(b.enqueue(2)));
+    clock.now = 10;
+    all.push(settled(b.enqueue(3)));
+    await releaseNext();
+    await releaseNext();
+    expect(batches).toEqual([[1], [3, 2]]);
+    expect(await Promise.all(all)).toEqual([10, 20, 30]);
   });
 
   it('counts delayed items in the queue size, and an aborted delayed item leaves it', async () => {
@@ -113,6 +127,91 @@ describe('Batcher queue policy', () => {
     await releaseNext();
     await releaseNext();
     expect(await Promise.all([first, second])).toEqual([10, 30]);
+  });
+});
+
+describe('Batcher priority levels', () => {
+  /** Items are "level * 100 + n": level 1 is served first; each level's policy from `policies` (none: unbounded). */
+  function leveled(policies: Record<number, Partial<QueuePolicy<number>>>, clock: { now: number }, maxBatchSize = 8) {
+    const d = heldDispatch();
+    const b = new Batcher<number, number>({
+      maxBatchSize,
+      maxQueueDelayMs: 0,
+      capacity: 1,
+      dispatch: d.dispatch,
+      priorityOf: (x) => Math.floor(x / 100),
+      policyOf: (level) =>
+        policies[level]
+          ? {
+              maxQueueSize: 0,
+              timeoutMs: () => 0,
+              action: 'reject',
+              refusal: (why, item) => new Error(`${why} ${item}`),
+              now: () => clock.now,
+              ...policies[level],
+            }
+          : undefined,
+    });
+    return { b, ...d };
+  }
+
+  it('forms each batch from the highest level first, arrival order within a level', async () => {
+    const { b, batches, releaseNext } = leveled({}, { now: 0 }, 2);
+    const all = [settled(b.enqueue(101))];
+    await new Promise<void>((r) => setImmediate(r));
+    for (const x of [301, 201, 102, 202, 103]) all.push(settled(b.enqueue(x)));
+    expect(b.pending).toBe(5);
+    for (let i = 0; i < 4; i++) await releaseNext();
+    expect(batches).toEqual([[101], [102, 103], [201, 202], [301]]);
+    expect(await Promise.all(all)).toEqual([1010, 3010, 2010, 1020, 2020, 1030]);
+    expect(b.pending).toBe(0);
+  });
+
+  it("bounds each level by its own max_queue_size, and fills a batch's room from the next level", async () => {
+    const { b, batches, releaseNext } = leveled({ 1: { maxQueueSize: 1 } }, { now: 0 });
+    const all = [settled(b.enqueue(201))];
+    await new Promise<void>((r) => setImmediate(r));
+    all.push(settled(b.enqueue(101)));
+    expect(await settled(b.enqueue(102))).toBe('full 102');
+    all.push(settled(b.enqueue(202)), settled(b.enqueue(203)));
+    await releaseNext();
+    await releaseNext();
+    expect(batches).toEqual([[201], [101, 202, 203]]);
+    expect(await Promise.all(all)).toEqual([2010, 1010, 2020, 2030]);
+  });
+
+  it("applies each level's timeout and action: a level's delayed items still go before the next level's", async () => {
+    const clock = { now: 0 };
+    const { b, batches, releaseNext } = leveled(
+      { 1: { action: 'delay', timeoutMs: (x) => (x === 101 ? 5 : 0) }, 2: { timeoutMs: () => 5 } },
+      clock,
+      1,
+    );
+    const all = [settled(b.enqueue(301))];
+    await new Promise<void>((r) => setImmediate(r));
+    all.push(settled(b.enqueue(101)), settled(b.enqueue(201)), settled(b.enqueue(302)));
+    clock.now = 10;
+    all.push(settled(b.enqueue(102)));
+    for (let i = 0; i < 4; i++) await releaseNext();
+    // 201 expired under REJECT; 101 expired under DELAY, so it goes after 102 but before level 3.
+    expect(batches).toEqual([[301], [102], [101], [302]]);
+    expect(await Promise.all(all)).toEqual([3010, 1010, 'timeout 201', 3020, 1020]);
+  });
+
+  it('drops an aborted item from its level, and a level once empty', async () => {
+    const { b, batches, releaseNext } = leveled({}, { now: 0 });
+    const first = settled(b.enqueue(301));
+    await new Promise<void>((r) => setImmediate(r));
+    const abort = new AbortController();
+    const gone = settled(b.enqueue(101, abort.signal));
+    const kept = settled(b.enqueue(201));
+    abort.abort();
+    expect(await gone).toMatch(/cancel/i);
+    expect(b.pending).toBe(1);
+    await releaseNext();
+    await releaseNext();
+    expect(batches).toEqual([[301], [201]]);
+    expect(await Promise.all([first, kept])).toEqual([3010, 2010]);
   });
 });
 
@@ -140,5 +239,23 @@ describe('queuePolicy (a config to the batcher policy)', () => {
     ]);
     expect(o.refusal('timeout', item()).message).toBe('Request timeout expired');
     expect(o.refusal('full', item()).message).toBe('Exceeds maximum queue size');
+  });
+
+  it("reads priority levels as Triton's SetPriority: 0 or above the levels is the default level; each level's policy", () => {
+    const levels = priorityLevels({
+      name: 'm',
+      max_batch_size: 4,
+      dynamic_batching: {
+        priority_levels: '3',
+        default_priority_level: 2,
+        default_queue_policy: { max_queue_size: 5 },
+        priority_queue_policy: { '1': { max_queue_size: 1 }, '3': {} },
+      },
+    } as unknown as ModelConfig)!;
+    const at = (priority?: number) =>
+      levels.of({ req: { inputs: {}, ...(priority === undefined ? {} : { priority }) } });
+    expect([at(), at(0), at(1), at(3), at(4), at(2 ** 60)]).toEqual([2, 2, 1, 3, 2, 2]);
+    expect([1, 2, 3].map((l) => levels.policy(l)?.maxQueueSize)).toEqual([1, 5, undefined]);
+    expect(priorityLevels(cfg({ max_queue_size: 1 }))).toBeUndefined();
   });
 });

@@ -1,6 +1,9 @@
 import type { CancelSignal } from './cancel.ts';
 import { callOnce } from './callOnce.ts';
 import { abortError, dequeueOnAbort, EngineError } from './errors.ts';
+import { BatchQueues, type QueuePolicy, type QueuedEntry } from './batchQueues.ts';
+
+export type { QueuePolicy } from './batchQueues.ts';
 
 /** Runs `fn` after `ms`; returns a cancel function. Injected so tests fire timers by hand. */
 export type Schedule = (fn: () => void, ms: number) => () => void;
@@ -37,28 +40,17 @@ export interface BatcherOptions<I, R> {
   gather?: 'microtask' | 'turn';
   /** Triton's queue policy (`dynamic_batching.default_queue_policy`); none: an unbounded queue, no timeouts. */
   policy?: QueuePolicy<I>;
+  /**
+   * Triton's priority levels: an item's level (1 is served first; every item at one level when absent). Each level
+   * has its own queue under `policyOf(level)` (`priority_queue_policy`, else `policy`).
+   */
+  priorityOf?: (item: I) => number;
+  policyOf?: (level: number) => QueuePolicy<I> | undefined;
 }
 
-/** Triton's `ModelQueuePolicy` for a batcher's queue. */
-export interface QueuePolicy<I> {
-  /** Most items waiting (delayed ones included) before the next is refused; 0: no limit (`max_queue_size`). */
-  maxQueueSize: number;
-  /** How long `item` may wait for its batch, in ms; 0: no limit (`default_timeout_microseconds`, or the request's). */
-  timeoutMs: (item: I) => number;
-  /** An expired item is refused (`REJECT`), or waits behind every unexpired one (`DELAY`). */
-  action: 'reject' | 'delay';
-  /** The error of an item refused: the queue was full when it came, or it expired. */
-  refusal: (why: 'full' | 'timeout', item: I) => Error;
-  /** The clock, in ms (injected by tests). */
-  now?: () => number;
-}
-
-interface Entry<I, R> {
-  item: I;
+interface Entry<I, R> extends QueuedEntry<I> {
   size: number;
   key: string;
-  /** When it expires under the queue policy (its clock, ms); 0: never. */
-  expiresAt: number;
   resolve: (r: R) => void;
   reject: (e: Error) => void;
   signal?: CancelSignal;
@@ -69,13 +61,12 @@ interface Entry<I, R> {
  * `dynamic_batching`, DataLoader-shaped: `enqueue(item)` resolves with that item's share of a
  * batch. A batch goes out when the queue reaches the largest preferred size, when the oldest item
  * has waited `maxQueueDelayMs`, or at once when the delay is 0 and an instance is free (items
- * enqueued in the same tick batch together). Every waiter is rejected when its batch fails.
+ * enqueued in the same tick batch together). Every waiter is rejected when its batch fails. With priority levels a
+ * batch is formed from the highest level's items first (`BatchQueues`).
  * @example const b = new Batcher({ maxBatchSize: 8, maxQueueDelayMs: 1, dispatch: async (xs) => xs.map((x) => x * 2) });
  */
 export class Batcher<I, R> {
-  private queue: Entry<I, R>[] = [];
-  /** Expired items under a `DELAY` policy: batched only when nothing unexpired waits. */
-  private delayed: Entry<I, R>[] = [];
+  private readonly queues: BatchQueues<I, Entry<I, R>>;
   private inFlight = 0;
   private cancelTimer: (() => void) | undefined;
   private timerFired = false;
@@ -87,38 +78,33 @@ export class Batcher<I, R> {
     const pref = (opts.preferredSizes ?? []).filter((p) => p > 0 && p <= opts.maxBatchSize);
     this.preferred = (pref.length > 0 ? pref : [opts.maxBatchSize]).sort((a, b) => b - a);
     this.schedule = opts.schedule ?? realSchedule;
+    const policy = opts.policy;
+    this.queues = new BatchQueues(opts.policyOf ?? (() => policy));
   }
 
   /** Items waiting for a batch. */
   get pending(): number {
-    return this.queue.length + this.delayed.length;
+    return this.queues.size;
   }
 
   /** Queues one item; resolves with its result or rejects with its batch's error (or the queue policy's refusal). */
   enqueue(item: I, signal?: CancelSignal): Promise<R> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
-    const policy = this.opts.policy;
-    if (policy && policy.maxQueueSize > 0 && this.pending >= policy.maxQueueSize)
-      return Promise.reject(policy.refusal('full', item));
-    const timeout = policy?.timeoutMs(item) ?? 0;
     return new Promise<R>((resolve, reject) => {
-      const entry: Entry<I, R> = {
-        item,
-        size: this.opts.sizeOf?.(item) ?? 1,
-        key: this.opts.keyOf?.(item) ?? '',
-        expiresAt: timeout > 0 ? clock(policy!) + timeout : 0,
-        resolve,
-        reject,
-        signal,
-      };
-      if (signal)
-        entry.onAbort = dequeueOnAbort(
-          () => (this.delayed.includes(entry) ? this.delayed : this.queue),
-          entry,
-          signal,
+      const added = this.queues.add(item, this.opts.priorityOf?.(item) ?? 0, (policy) => {
+        const timeout = policy?.timeoutMs(item) ?? 0;
+        return {
+          item,
+          size: this.opts.sizeOf?.(item) ?? 1,
+          key: this.opts.keyOf?.(item) ?? '',
+          expiresAt: timeout > 0 ? (policy!.now ? policy!.now() : performance.now()) + timeout : 0,
+          resolve,
           reject,
-        );
-      this.queue.push(entry);
+          signal,
+        };
+      });
+      if (added instanceof Error) return reject(added);
+      if (signal) added.onAbort = dequeueOnAbort(() => this.queues.listOf(added), added, signal, reject);
       this.flushSoon();
     });
   }
@@ -137,38 +123,24 @@ export class Batcher<I, R> {
     this.flush();
   };
 
-  /**
-   * Applies the queue policy as Triton's scheduler does when it forms a batch: each expired item is refused (`REJECT`:
-   * "Request timeout expired") or set behind every unexpired one (`DELAY`).
-   */
+  /** Refuses the items the queue policy expired (`REJECT`: "Request timeout expired"); `DELAY` keeps them, behind. */
   private expire(): void {
-    const policy = this.opts.policy;
-    if (!policy || this.queue.length === 0) return;
-    const now = clock(policy);
-    if (!this.queue.some((e) => e.expiresAt > 0 && now > e.expiresAt)) return;
-    const kept: Entry<I, R>[] = [];
-    for (const e of this.queue) {
-      if (e.expiresAt === 0 || now <= e.expiresAt) kept.push(e);
-      else if (policy.action === 'delay') this.delayed.push(e);
-      else settle([e], (x) => x.reject(policy.refusal('timeout', x.item)));
-    }
-    this.queue = kept;
+    this.queues.expire((e, error) => settle([e], (x) => x.reject(error)));
   }
 
   /** Takes the entries of the next batch (oldest first, same key, ≤ maxBatchSize rows), or none yet. */
   private nextBatch(force: boolean): Entry<I, R>[] | undefined {
-    // Delayed items go only when nothing unexpired waits, as Triton dequeues them.
-    const from = this.queue.length > 0 ? this.queue : this.delayed;
-    const head = from[0];
-    if (!head) return undefined;
+    // In Triton's order: the highest level's unexpired items, then its delayed ones, then the next level's.
     const same: Entry<I, R>[] = [];
     let rows = 0;
-    for (const e of from) {
-      if (e.key !== head.key) continue;
-      if (same.length > 0 && rows + e.size > this.opts.maxBatchSize) break;
+    this.queues.each((e) => {
+      if (same.length > 0 && e.key !== same[0]!.key) return true;
+      if (same.length > 0 && rows + e.size > this.opts.maxBatchSize) return false;
       same.push(e);
       rows += e.size;
-    }
+      return true;
+    });
+    if (same.length === 0) return undefined;
     // Largest preferred size reachable by a prefix of `same`.
     let acc = 0;
     let cut = -1;
@@ -188,6 +160,7 @@ export class Batcher<I, R> {
   }
 
   private flush(): void {
+    this.queues.prune();
     while (this.inFlight < (this.opts.capacity ?? Infinity) && this.pending > 0) {
       this.expire();
       const batch = this.nextBatch(this.timerFired);
@@ -195,8 +168,7 @@ export class Batcher<I, R> {
       this.timerFired = false;
       this.cancelTimer?.();
       this.cancelTimer = undefined;
-      if (this.queue.length > 0) this.queue = this.queue.filter((e) => !batch.includes(e));
-      else this.delayed = this.delayed.filter((e) => !batch.includes(e));
+      this.queues.remove(batch);
       this.run(batch);
     }
     if (this.pending > 0 && !this.cancelTimer && this.opts.maxQueueDelayMs > 0) {
@@ -239,11 +211,6 @@ export class Batcher<I, R> {
         else this.flush();
       });
   }
-}
-
-/** The policy's clock: its own (tests), else `performance.now` (called on `performance`: unbound, it throws). */
-function clock<I>(policy: QueuePolicy<I>): number {
-  return policy.now ? policy.now() : performance.now();
 }
 
 /** Settles each entry of a batch with `fn`, its abort listener removed first. */

@@ -77,11 +77,6 @@ export class ModelRuntime {
       this.pool.onCrash((i, err) => this.sequences?.instanceFailed(i, err.message));
     } else if (cfg.dynamic_batching && mbs > 0) {
       this.batcher = createDynamicBatcher(cfg, this.backend, this.stats, (call) => this.execute(call));
-      const levels = Number((cfg.dynamic_batching as { priority_levels?: unknown }).priority_levels ?? 0);
-      if (levels > 1)
-        this.notices.push(
-          `model '${o.name}' sets priority_levels ${levels}: requests are batched in arrival order here, every one under default_queue_policy (priorities and priority_queue_policy are not applied)`,
-        );
     }
   }
 

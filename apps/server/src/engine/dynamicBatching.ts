@@ -28,7 +28,7 @@ export function createDynamicBatcher(
   stats: ModelStats,
   execute: (call: BackendCall) => Promise<BackendReply>,
 ): Batcher<BatchItem, ItemResult> {
-  const policy = queuePolicy(cfg);
+  const levels = priorityLevels(cfg);
   return new Batcher<BatchItem, ItemResult>({
     maxBatchSize: cfg.max_batch_size ?? 0,
     preferredSizes: cfg.dynamic_batching?.preferred_batch_size,
@@ -41,8 +41,41 @@ export function createDynamicBatcher(
         .sort()
         .join('|'),
     dispatch: (items) => (backend.concatenates ? runConcatenated(items, execute) : runList(items, backend, stats)),
-    ...(policy ? { policy } : {}),
+    ...(levels ? { priorityOf: levels.of, policyOf: levels.policy } : policyOption(queuePolicy(cfg))),
   });
+}
+
+const policyOption = (policy: QueuePolicy<BatchItem> | undefined) => (policy ? { policy } : {});
+
+/** The dynamic batcher's fields as Triton reads them (a uint64 may come as a string). */
+interface DynamicBatching {
+  priority_levels?: number | string;
+  default_priority_level?: number | string;
+  default_queue_policy?: Record<string, unknown>;
+  priority_queue_policy?: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * Triton's priority levels (`priority_levels` > 0): a request's `priority` picks its level, 1 served first; 0 or
+ * one above the levels means `default_priority_level`, as Triton's `SetPriority`. Each level waits under its own
+ * `priority_queue_policy`, else `default_queue_policy`.
+ */
+export function priorityLevels(
+  cfg: ModelConfig,
+): { of: (it: BatchItem) => number; policy: (level: number) => QueuePolicy<BatchItem> | undefined } | undefined {
+  const db = cfg.dynamic_batching as DynamicBatching | undefined;
+  const max = Number(db?.priority_levels ?? 0) || 0;
+  if (!db || max <= 0) return undefined;
+  const fallback = Number(db.default_priority_level ?? 0) || 0;
+  const shared = policyFrom(db.default_queue_policy);
+  const own = new Map(Object.entries(db.priority_queue_policy ?? {}).map(([k, p]) => [Number(k), policyFrom(p)]));
+  return {
+    of: (it) => {
+      const p = it.req.priority ?? 0;
+      return p === 0 || p > max ? fallback : p;
+    },
+    policy: (level) => (own.has(level) ? own.get(level) : shared),
+  };
 }
 
 /**
@@ -52,8 +85,11 @@ export function createDynamicBatcher(
  * refusals are Triton's UNAVAILABLE (`limit`: 503, counted REJECTED).
  */
 export function queuePolicy(cfg: ModelConfig): QueuePolicy<BatchItem> | undefined {
-  const p = (cfg.dynamic_batching as { default_queue_policy?: Record<string, unknown> } | undefined)
-    ?.default_queue_policy;
+  return policyFrom((cfg.dynamic_batching as DynamicBatching | undefined)?.default_queue_policy);
+}
+
+/** A `ModelQueuePolicy` message as the batcher applies it; none when it bounds nothing. */
+function policyFrom(p: Record<string, unknown> | undefined): QueuePolicy<BatchItem> | undefined {
   if (!p) return undefined;
   const maxQueueSize = Number(p.max_queue_size ?? 0) || 0;
   const timeoutUs = Number(p.default_timeout_microseconds ?? 0) || 0;

@@ -54,6 +54,7 @@ export async function executeRun(
       sequence: req.sequence,
       onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined,
       ...(req.queueTimeoutUs ? { queueTimeoutUs: req.queueTimeoutUs } : {}),
+      ...(req.priority ? { priority: req.priority } : {}),
     });
     const responses = runResponses(req, decoupled);
     const options: SchedulerOptions = {

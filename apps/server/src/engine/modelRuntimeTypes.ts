@@ -54,6 +54,8 @@ export interface InferRequest {
   onLog?: BackendCall['onLog'];
   /** The request's queue timeout (µs), for a queue policy with `allow_timeout_override`. */
   queueTimeoutUs?: number;
+  /** The request's priority (Triton's `priority` parameter), for a dynamic batcher with `priority_levels`. */
+  priority?: number;
 }
 
 /** A fused group (fusion.ts) to run on one instance; `modelStep` is the index of the session's step. */

@@ -24,6 +24,8 @@ export interface ExecutorDeps {
   onBound?: (node: ModelNode, model: string, instance: string) => void;
   /** The run's request's queue timeout (µs), handed to each model request. */
   queueTimeoutUs?: number;
+  /** The run's request's priority, handed to each model request. */
+  priority?: number;
 }
 
 /**
@@ -202,6 +204,7 @@ function runModel(
   };
   if (deps.onBound) req.onBound = boundTo(deps.onBound, node, rt.name);
   if (deps.queueTimeoutUs) req.queueTimeoutUs = deps.queueTimeoutUs;
+  if (deps.priority) req.priority = deps.priority;
   if (decoupled) req.respond = (o: Record<string, Tensor>, final: boolean) => ctx.respond(node, strip(o), final);
   if (ctx.observed)
     req.onLog = (level: LogLevel, message: string, instance: string) =>

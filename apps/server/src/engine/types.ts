@@ -71,6 +71,11 @@ export interface RunRequest {
    */
   queueTimeoutUs?: number;
   /**
+   * The request's priority (KServe's `priority` parameter): each of its model requests waits at that level of a
+   * dynamic batcher with `priority_levels` (1 first; 0 or above the levels: the model's default level).
+   */
+  priority?: number;
+  /**
    * Run the graph as exported: compiled to its Triton repository and run from there, the generated
    * model.py of its routers, gates, ops or BLS model in python3 instead of the TypeScript ops.
    */

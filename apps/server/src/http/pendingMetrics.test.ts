@@ -20,6 +20,13 @@ dynamic_batching {
   default_priority_level: 1
   default_queue_policy { max_queue_size: 2, default_timeout_microseconds: 30000000, allow_timeout_override: true }
 }`,
+  // Triton's priority levels: level 1 first, 0 or above 3 means the default (2); level 1 holds one request at most.
+  held_priority: `max_batch_size: 1
+dynamic_batching {
+  priority_levels: 3
+  default_priority_level: 2
+  priority_queue_policy { key: 1 value: { max_queue_size: 1 } }
+}`,
 });
 
 beforeAll(async () => {
@@ -116,12 +123,38 @@ describe("Triton's queue policy (dynamic_batching.default_queue_policy)", () => 
     const [a, b, c] = await Promise.all([first, late, patient]);
     expect([a.status, c.status]).toEqual([200, 200]);
     expect([b.status, b.json.error]).toEqual([503, 'Request timeout expired']);
-    // Priority levels are not kept apart: the server says so.
-    expect((await call(`${s.url}/api/health`)).json.engine.notices.join('\n')).toContain(
-      "model 'held_policy' sets priority_levels 2: requests are batched in arrival order here",
-    );
     expect(await scrape()).toMatch(
       /^nv_inference_request_failure\{model="held_policy",reason="REJECTED",version="1"\} 2$/m,
     );
+  });
+});
+
+describe("Triton's priority levels (dynamic_batching.priority_levels)", () => {
+  it("serves the waiting requests level by level, each level under its own policy, a request's priority as Triton reads it", async () => {
+    const first = infer('held_priority', true, 1);
+    await models.started('held_priority');
+    // While 1 executes, one at a time (so they arrive in this order): 2 at level 3, 3 without a priority (the
+    // default, 2), 4 at level 1, 5 above the levels (the default).
+    const waiting: ReturnType<typeof infer>[] = [];
+    for (const [v, priority] of [
+      [2, 3],
+      [3, 0],
+      [4, 1],
+      [5, 99],
+    ] as const) {
+      waiting.push(infer('held_priority', true, v, priority ? { priority } : {}));
+      expect(await pendingReaches('held_priority', waiting.length)).toBe(waiting.length);
+    }
+    // Level 1's own policy holds one request; the default level has no bound.
+    const full = await infer('held_priority', true, 6, { priority: 1 });
+    expect([full.status, full.json.error]).toEqual([503, 'Exceeds maximum queue size']);
+    waiting.push(infer('held_priority', true, 7, { priority: 2 }));
+    expect(await pendingReaches('held_priority', 5)).toBe(5);
+    models.release('held_priority');
+    const done = await Promise.all([first, ...waiting]);
+    expect(done.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(done.map((r) => r.json.outputs[0].data[0])).toEqual([1, 2, 3, 4, 5, 7]);
+    await pendingReaches('held_priority', 0);
+    expect(models.batches('held_priority')).toEqual([[1], [4], [3], [5], [7], [2]]);
   });
 });

@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './tempDir.ts';
 
 /**
  * A repository of Python models whose `execute` notes that it started and then holds until the test releases it,
  * so a test knows exactly which request executes and which wait (queues, batchers, gauges). Each model takes `IN`
- * and returns it as `OUT` (FP32, one element a row); `extra` is added to its config (batching, queue policy).
+ * and returns it as `OUT` (FP32, one element a row); `extra` is added to its config (batching, queue policy). Each
+ * execute writes its requests' values as one line of `batches(name)`, so a test sees which batches ran, in order.
  * @example const r = heldModels({ held: '' }); … await r.started('held'); r.release('held');
  */
 export function heldModels(configs: Record<string, string>) {
@@ -31,6 +32,8 @@ import triton_python_backend_utils as pb_utils
 
 class TritonPythonModel:
     def execute(self, requests):
+        with open(${JSON.stringify(`${release(name)}.batches`)}, "a") as f:
+            f.write(" ".join("%g" % v for r in requests for v in pb_utils.get_input_tensor_by_name(r, "IN").as_numpy().ravel()) + "\\n")
         open(${JSON.stringify(`${release(name)}.started`)}, "a").close()
         until = time.time() + 30
         while not os.path.exists(${JSON.stringify(release(name))}) and time.time() < until:
@@ -46,6 +49,15 @@ class TritonPythonModel:
     async started(name: string): Promise<void> {
       const until = Date.now() + 20_000;
       while (!existsSync(`${release(name)}.started`) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    },
+    /** The batches `name` has executed, in order, each as its requests' values (`[[1], [4, 3]]`). */
+    batches(name: string): number[][] {
+      const path = `${release(name)}.batches`;
+      if (!existsSync(path)) return [];
+      return readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ').map(Number));
     },
     /** Lets `name`'s executes finish, this one and every one after. */
     release(name: string): void {

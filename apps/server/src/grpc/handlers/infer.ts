@@ -5,7 +5,7 @@ import type { RunRequest, RunResult } from '../../engine/types.ts';
 import { ApiError, badRequest } from '../../http/errors.ts';
 import { findServedModel, type ServedModel } from '../../http/servedModels.ts';
 import { checkInputs, checkOutputNames, withShared } from '../../http/kserveChecks.ts';
-import { queueTimeoutOf, runError, sequenceOf } from '../../http/routes/kserveRun.ts';
+import { queueParamsOf, runError, sequenceOf } from '../../http/routes/kserveRun.ts';
 import { runTarget, type RunTarget } from '../../http/runTarget.ts';
 import type { Studio } from '../../http/Studio.ts';
 import {
@@ -128,7 +128,7 @@ export async function runPrepared(
     ...(p.sequence ? { sequence: p.sequence } : {}),
     ...(p.requested.length > 0 ? { requestedOutputs: p.requested } : {}),
     ...(p.base.id ? { requestId: p.base.id } : {}),
-    ...queueTimeoutOf(p.params),
+    ...queueParamsOf(p.params),
     ...(onResponse ? { onResponse } : {}),
   };
   try {

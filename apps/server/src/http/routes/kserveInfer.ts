@@ -10,7 +10,7 @@ import type { ServedModel } from '../servedModels.ts';
 import { openSharedTensors, type SharedTensors } from '../sharedTensors.ts';
 import {
   headerLength,
-  queueTimeoutOf,
+  queueParamsOf,
   rawBody,
   responseHead,
   runError,
@@ -112,7 +112,7 @@ export function inferHandler(studio: Studio): RequestHandler {
         sequence,
         requestedOutputs: parsed.outputs?.map((o) => o.name),
         requestId: parsed.id,
-        ...queueTimeoutOf(parsed.parameters),
+        ...queueParamsOf(parsed.parameters),
       });
       const err = runError(result, target.plainModel);
       if (err) throw err;

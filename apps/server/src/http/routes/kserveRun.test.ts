@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_ID_LENGTH } from '@ensemble-studio/core';
 import type { ServedModel } from '../servedModels.ts';
-import { responseHead, runError, sequenceOf, type RunResult } from './kserveRun.ts';
+import { queueParamsOf, responseHead, runError, sequenceOf, type RunResult } from './kserveRun.ts';
 
 const served: ServedModel = {
   name: 'acc',
@@ -43,6 +43,16 @@ describe('sequenceOf', () => {
   it('refuses ids JSON cannot carry exactly, and strings longer than an id may be', () => {
     for (const id of [2 ** 53, -1, 1.5, 'x'.repeat(MAX_ID_LENGTH + 1), true])
       expect(() => sequenceOf(served, { sequence_id: id }, false)).toThrow(/Unable to parse 'sequence_id'/);
+  });
+});
+
+describe('queueParamsOf', () => {
+  it("hands the engine a request's queue timeout and priority, each only when positive", () => {
+    expect(queueParamsOf({ timeout: 2000, priority: 2 })).toEqual({ queueTimeoutUs: 2000, priority: 2 });
+    // gRPC's uint64 past 2^53 arrives as a decimal string: a priority above any model's levels.
+    expect(queueParamsOf({ priority: '18446744073709551615' })).toEqual({ priority: 2 ** 64 });
+    expect(queueParamsOf({ timeout: 0, priority: 0 })).toEqual({});
+    expect(queueParamsOf({})).toEqual({});
   });
 });
 

@@ -105,7 +105,7 @@ export async function runFor(
   res: Response,
   target: RunTarget,
   inputs: Record<string, Tensor>,
-  extra: Pick<RunRequest, 'sequence' | 'requestedOutputs' | 'requestId' | 'onResponse' | 'queueTimeoutUs'>,
+  extra: Pick<RunRequest, 'sequence' | 'requestedOutputs' | 'requestId' | 'onResponse' | 'queueTimeoutUs' | 'priority'>,
 ): Promise<RunResult> {
   const abort = new AbortController();
   const onClose = () => {
@@ -131,12 +131,17 @@ export async function runFor(
 }
 
 /**
- * A request's `timeout` parameter (µs, Triton's queue timeout) as the engine takes it: set only when positive.
- * @example queueTimeoutOf({ timeout: 2000 }) // { queueTimeoutUs: 2000 }
+ * A request's `timeout` (µs, Triton's queue timeout) and `priority` parameters as the engine takes them: each set
+ * only when positive (a priority of 0 is the model's default level).
+ * @example queueParamsOf({ timeout: 2000, priority: 1 }) // { queueTimeoutUs: 2000, priority: 1 }
  */
-export function queueTimeoutOf(params: Record<string, unknown>): Pick<RunRequest, 'queueTimeoutUs'> {
+export function queueParamsOf(params: Record<string, unknown>): Pick<RunRequest, 'queueTimeoutUs' | 'priority'> {
   const us = Number(params.timeout ?? 0);
-  return Number.isFinite(us) && us > 0 ? { queueTimeoutUs: us } : {};
+  const priority = Number(params.priority ?? 0);
+  return {
+    ...(Number.isFinite(us) && us > 0 ? { queueTimeoutUs: us } : {}),
+    ...(Number.isFinite(priority) && priority > 0 ? { priority } : {}),
+  };
 }
 
 /**
