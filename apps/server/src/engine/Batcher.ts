@@ -49,8 +49,6 @@ export interface BatcherOptions<I, R> {
 }
 
 interface Entry<I, R> extends QueuedEntry<I> {
-  size: number;
-  key: string;
   resolve: (r: R) => void;
   reject: (e: Error) => void;
   signal?: CancelSignal;
@@ -91,20 +89,18 @@ export class Batcher<I, R> {
   enqueue(item: I, signal?: CancelSignal): Promise<R> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise<R>((resolve, reject) => {
-      const added = this.queues.add(item, this.opts.priorityOf?.(item) ?? 0, (policy) => {
-        const timeout = policy?.timeoutMs(item) ?? 0;
-        return {
-          item,
-          size: this.opts.sizeOf?.(item) ?? 1,
-          key: this.opts.keyOf?.(item) ?? '',
-          expiresAt: timeout > 0 ? (policy!.now ? policy!.now() : performance.now()) + timeout : 0,
-          resolve,
-          reject,
-          signal,
-        };
-      });
-      if (added instanceof Error) return reject(added);
-      if (signal) added.onAbort = dequeueOnAbort(() => this.queues.listOf(added), added, signal, reject);
+      const entry: Entry<I, R> = {
+        item,
+        size: this.opts.sizeOf?.(item) ?? 1,
+        key: this.opts.keyOf?.(item) ?? '',
+        expiresAt: 0,
+        resolve,
+        reject,
+        signal,
+      };
+      const refused = this.queues.add(entry, this.opts.priorityOf?.(item) ?? 0);
+      if (refused) return reject(refused);
+      if (signal) entry.onAbort = dequeueOnAbort(() => this.queues.listOf(entry), entry, signal, reject);
       this.flushSoon();
     });
   }
@@ -125,33 +121,24 @@ export class Batcher<I, R> {
 
   /** Refuses the items the queue policy expired (`REJECT`: "Request timeout expired"); `DELAY` keeps them, behind. */
   private expire(): void {
-    this.queues.expire((e, error) => settle([e], (x) => x.reject(error)));
+    this.queues.expire(refuse);
   }
 
   /** Takes the entries of the next batch (oldest first, same key, ≤ maxBatchSize rows), or none yet. */
   private nextBatch(force: boolean): Entry<I, R>[] | undefined {
-    // In Triton's order: the highest level's unexpired items, then its delayed ones, then the next level's.
-    const same: Entry<I, R>[] = [];
-    let rows = 0;
-    this.queues.each((e) => {
-      if (same.length > 0 && e.key !== same[0]!.key) return true;
-      if (same.length > 0 && rows + e.size > this.opts.maxBatchSize) return false;
-      same.push(e);
-      rows += e.size;
-      return true;
-    });
+    const same = this.queues.candidates(this.opts.maxBatchSize);
     if (same.length === 0) return undefined;
     // Largest preferred size reachable by a prefix of `same`.
-    let acc = 0;
+    let rows = 0;
     let cut = -1;
     let cutSize = 0;
-    same.forEach((e, i) => {
-      acc += e.size;
-      if (this.preferred.includes(acc) && acc > cutSize) {
+    for (let i = 0; i < same.length; i++) {
+      rows += same[i]!.size;
+      if (rows > cutSize && this.preferred.includes(rows)) {
         cut = i + 1;
-        cutSize = acc;
+        cutSize = rows;
       }
-    });
+    }
     const largest = this.preferred[0]!;
     if (cut > 0 && cutSize === largest) return same.slice(0, cut);
     if (rows >= this.opts.maxBatchSize) return cut > 0 ? same.slice(0, cut) : same;
@@ -160,7 +147,6 @@ export class Batcher<I, R> {
   }
 
   private flush(): void {
-    this.queues.prune();
     while (this.inFlight < (this.opts.capacity ?? Infinity) && this.pending > 0) {
       this.expire();
       const batch = this.nextBatch(this.timerFired);
@@ -211,6 +197,11 @@ export class Batcher<I, R> {
         else this.flush();
       });
   }
+}
+
+/** Rejects an entry the queue policy refused. */
+function refuse<I, R>(e: Entry<I, R>, error: Error): void {
+  settle([e], (x) => x.reject(error));
 }
 
 /** Settles each entry of a batch with `fn`, its abort listener removed first. */

@@ -15,9 +15,16 @@ export interface QueuePolicy<I> {
 /** What the queues need of a waiting item. */
 export interface QueuedEntry<I> {
   item: I;
+  /** Rows it adds to a batch. */
+  size: number;
+  /** Only entries with equal keys batch together. */
+  key: string;
   /** When it expires under its level's policy (the policy's clock, ms); 0: never. */
   expiresAt: number;
 }
+
+/** Levels kept while empty. */
+const KEPT_LEVELS = 8;
 
 /** One priority level: its policy, its unexpired items in arrival order, then its expired ones under `DELAY`. */
 interface Level<I, E> {
@@ -31,37 +38,48 @@ interface Level<I, E> {
  * The batcher's waiting items as Triton's `PriorityQueue` keeps them: one queue per priority level, the lowest number
  * served first, each level under its own queue policy. A batch is formed in `each`'s order: a level's unexpired
  * items, then its delayed ones, then the next level's. Levels are made when an item first comes to them and dropped
- * once empty, so a client's many priorities leave nothing behind.
+ * once empty when there are many, so a client's many priorities leave nothing behind.
  */
 export class BatchQueues<I, E extends QueuedEntry<I>> {
   private levels: Level<I, E>[] = [];
+  /** Whether any level has had a policy (else there is nothing to expire). */
+  private policed = false;
 
   constructor(private readonly policyOf: (level: number) => QueuePolicy<I> | undefined) {}
 
   /** Items waiting, every level's delayed ones included. */
   get size(): number {
+    const levels = this.levels;
+    if (levels.length === 1) return levels[0]!.queue.length + levels[0]!.delayed.length;
     let n = 0;
-    for (const l of this.levels) n += l.queue.length + l.delayed.length;
+    for (let i = 0; i < levels.length; i++) n += levels[i]!.queue.length + levels[i]!.delayed.length;
     return n;
   }
 
   /**
-   * Adds the entry `make` builds (given its level's policy, for its timeout) at `level`, or returns the refusal of
-   * `item` when that level holds its `max_queue_size`.
+   * Adds `entry` at `level`, its expiry set by that level's policy, or returns its refusal when the level holds its
+   * `max_queue_size`.
    */
-  add(item: I, level: number, make: (policy: QueuePolicy<I> | undefined) => E): E | Error {
+  add(entry: E, level: number): Error | undefined {
     let at = 0;
     while (at < this.levels.length && this.levels[at]!.level < level) at++;
     let l = this.levels[at];
     if (l?.level !== level) {
       l = { level, policy: this.policyOf(level), queue: [], delayed: [] };
+      if (l.policy) this.policed = true;
       this.levels.splice(at, 0, l);
-    } else if (l.policy && l.policy.maxQueueSize > 0 && l.queue.length + l.delayed.length >= l.policy.maxQueueSize) {
-      return l.policy.refusal('full', item);
     }
-    const entry = make(l.policy);
+    const policy = l.policy;
+    if (policy) {
+      if (policy.maxQueueSize > 0 && l.queue.length + l.delayed.length >= policy.maxQueueSize) {
+        this.prune();
+        return policy.refusal('full', entry.item);
+      }
+      const timeout = policy.timeoutMs(entry.item);
+      if (timeout > 0) entry.expiresAt = (policy.now ? policy.now() : performance.now()) + timeout;
+    }
     l.queue.push(entry);
-    return entry;
+    return undefined;
   }
 
   /** The list that holds `entry` now (its level's queue or delayed items), for an abort to take it out of. */
@@ -78,6 +96,7 @@ export class BatchQueues<I, E extends QueuedEntry<I>> {
    * (`REJECT`, handed to `refuse` with its level's error) or set behind its level's unexpired ones (`DELAY`).
    */
   expire(refuse: (e: E, error: Error) => void): void {
+    if (!this.policed) return;
     for (const l of this.levels) {
       const policy = l.policy;
       if (!policy || l.queue.length === 0) continue;
@@ -93,34 +112,60 @@ export class BatchQueues<I, E extends QueuedEntry<I>> {
     }
   }
 
-  /** Calls `visit` with each waiting item in batch order until it returns false. */
-  each(visit: (e: E) => boolean): void {
-    for (const l of this.levels) {
-      for (const e of l.queue) if (!visit(e)) return;
-      for (const e of l.delayed) if (!visit(e)) return;
+  /**
+   * The next batch's candidates in Triton's order (a level's unexpired items, then its delayed ones, then the next
+   * level's): the first item and those after it with its key, up to `maxRows` rows (the first whatever its size).
+   */
+  candidates(maxRows: number): E[] {
+    const out: E[] = [];
+    let rows = 0;
+    const levels = this.levels;
+    for (let i = 0; i < levels.length; i++) {
+      for (let pass = 0; pass < 2; pass++) {
+        const list = pass === 0 ? levels[i]!.queue : levels[i]!.delayed;
+        for (let k = 0; k < list.length; k++) {
+          const e = list[k]!;
+          if (out.length > 0 && e.key !== out[0]!.key) continue;
+          if (out.length > 0 && rows + e.size > maxRows) return out;
+          out.push(e);
+          rows += e.size;
+        }
+      }
     }
+    return out;
   }
 
   /** Takes the entries of a batch out of their levels; a level left empty is dropped. */
   remove(batch: E[]): void {
     const first = this.levels[0];
     // The usual batch: the oldest items of the first level.
-    if (first && batch.length <= first.queue.length && batch.every((e, i) => first.queue[i] === e)) {
-      first.queue.splice(0, batch.length);
-      this.prune();
-      return;
-    }
-    const taken = new Set(batch);
-    for (const l of this.levels) {
-      if (l.queue.some((e) => taken.has(e))) l.queue = l.queue.filter((e) => !taken.has(e));
-      if (l.delayed.some((e) => taken.has(e))) l.delayed = l.delayed.filter((e) => !taken.has(e));
+    if (first && isPrefix(batch, first.queue)) {
+      for (let i = 0; i < batch.length; i++) first.queue.shift();
+    } else {
+      const taken = new Set(batch);
+      for (const l of this.levels) {
+        if (l.queue.some((e) => taken.has(e))) l.queue = l.queue.filter((e) => !taken.has(e));
+        if (l.delayed.some((e) => taken.has(e))) l.delayed = l.delayed.filter((e) => !taken.has(e));
+      }
     }
     this.prune();
   }
 
-  /** Drops the levels left empty (by a batch or an abort). */
-  prune(): void {
-    if (this.levels.some((l) => l.queue.length + l.delayed.length === 0))
-      this.levels = this.levels.filter((l) => l.queue.length + l.delayed.length > 0);
+  /**
+   * Drops the levels left empty (by a batch or an abort) once there are more than `KEPT_LEVELS`: the few a model's
+   * clients use stay, so a request does not make its level again each time.
+   */
+  private prune(): void {
+    if (this.levels.length <= KEPT_LEVELS) return;
+    let empty = false;
+    for (const l of this.levels) if (l.queue.length + l.delayed.length === 0) empty = true;
+    if (empty) this.levels = this.levels.filter((l) => l.queue.length + l.delayed.length > 0);
   }
+}
+
+/** Whether `part` is the start of `list`. */
+function isPrefix<T>(part: T[], list: T[]): boolean {
+  if (part.length > list.length) return false;
+  for (let i = 0; i < part.length; i++) if (part[i] !== list[i]) return false;
+  return true;
 }
