@@ -135,7 +135,7 @@ export class BatchQueues<I, E extends QueuedEntry<I>> {
     return out;
   }
 
-  /** Takes the entries of a batch out of their levels; a level left empty is dropped. */
+  /** Takes the entries of a batch out of their levels (empty levels dropped when there are many). */
   remove(batch: E[]): void {
     const first = this.levels[0];
     // The usual batch: the oldest items of the first level.
