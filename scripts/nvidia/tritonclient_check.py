@@ -375,6 +375,26 @@ def _():
     expect_error(lambda: http.update_log_settings({"log_file": "/tmp/x"}), "log file location can not be updated")
 
 
+@check("trace settings: Triton's defaults (tracing off), a model's own setting over HTTP and gRPC, cleared back")
+def _():
+    off = {"trace_level": ["OFF"], "trace_rate": "1000", "trace_count": "-1", "log_frequency": "0",
+           "trace_file": "", "trace_mode": "triton"}
+    assert http.get_trace_settings() == off, http.get_trace_settings()
+    assert http.get_trace_settings(model_name="head_a") == off
+    got = http.update_trace_settings(model_name="head_a", settings={"trace_rate": "10", "trace_count": "5"})
+    assert (got["trace_rate"], got["trace_count"]) == ("10", "5"), got
+    settings = grpc.get_trace_settings(model_name="head_a", as_json=True)["settings"]
+    assert settings["trace_rate"]["value"] == ["10"], settings
+    grpc.update_trace_settings(model_name="head_a", settings={"trace_rate": None, "trace_count": None})
+    assert http.get_trace_settings(model_name="head_a") == off
+    # Without a trace file a setting that traces is refused, as by a Triton started without one.
+    expect_error(lambda: http.update_trace_settings(settings={"trace_level": ["TIMESTAMPS"]}),
+                 "Attempting to set invalid trace setting :trace file name is not given")
+    expect_error(lambda: http.update_trace_settings(settings={"trace_file": "/tmp/t.json"}),
+                 "trace file location can not be updated through network protocol")
+    expect_error(lambda: grpc.get_trace_settings(model_name="nope"), "Request for unknown model : nope")
+
+
 @check("gRPC client deadline on a unary call is reported as DEADLINE_EXCEEDED")
 def _():
     image = np.tile(text_image(), (8, 8, 1))

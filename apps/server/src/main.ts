@@ -13,6 +13,9 @@ import { warmGraphs } from './http/servedModels.ts';
 import { keepAliveHint } from './http/keepAlive.ts';
 import { DEFAULT_LIMITS, type Limits } from './http/limits.ts';
 import { Studio } from './http/Studio.ts';
+import { TRACE_DEFAULTS } from './trace/traceConfig.ts';
+import type { TraceValues } from './trace/traceSetting.ts';
+import { TraceSettings } from './trace/traceSettings.ts';
 import { LogSettings } from './http/logSettings.ts';
 import { oneRequestAtATime } from './http/pipelining.ts';
 import { LISTEN_BACKLOG } from './listenBacklog.ts';
@@ -40,6 +43,8 @@ export interface ServeConfig {
   allowClientShm?: boolean;
   /** The server log's verbose level at start (`--log-verbose`, as Triton's flag): 1 shows models' verbose lines. */
   logVerbose?: number;
+  /** The trace settings at start (`--trace-config`, as Triton's flag); tracing off when not given. */
+  trace?: TraceValues;
   /** The server log of Python models' lines (print, stderr, Logger), one line each. */
   modelLog?: (line: string) => void;
   /** The server's own lines (a connection it could not accept); stderr when not given. */
@@ -127,6 +132,7 @@ export async function startServer(config: ServeConfig): Promise<RunningServer> {
     // Another repository opened while serving loads a model at a time per spare core (servingLoadConcurrency).
     createEngine: (r) => createEngine(r, config, logSettings, servingLoadConcurrency()),
     logSettings,
+    traces: new TraceSettings(config.trace ?? TRACE_DEFAULTS, (message) => (config.log ?? stderrLog)(message)),
     ...(config.importRoots ? { importRoots: config.importRoots } : {}),
     ...(config.allowClientShm ? { allowClientShm: true } : {}),
   });
@@ -166,6 +172,8 @@ async function shutdown(server: Server, socket: RunSocket, studio: Studio): Prom
   await stopped;
   await studio.engine.close();
   studio.sharedMemory.close();
+  // Triton writes the traces it holds at shutdown.
+  await studio.traces.close();
 }
 
 /** Runs `close` on SIGTERM/SIGINT once; a second signal exits at once. */

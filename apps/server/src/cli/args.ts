@@ -2,6 +2,8 @@ import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isAbsolute, resolve } from 'node:path';
 import { UsageError } from './errors.ts';
+import { traceValuesOf } from '../trace/traceConfig.ts';
+import type { TraceValues } from '../trace/traceSetting.ts';
 
 export type FlagSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
 
@@ -91,4 +93,16 @@ export function choiceValue<T extends string>(text: string, flag: string, choice
   if ((choices as readonly string[]).includes(text)) return text as T;
   const list = choices.length > 1 ? `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}` : choices.join('');
   throw new UsageError(`--${flag} expects ${list}, got "${text}"`);
+}
+
+/**
+ * The `--trace-config` flags (Triton's: `[triton,]<setting>=<value>`) as the server's trace settings.
+ * @example traceConfigValue(['triton,file=trace.json', 'level=TIMESTAMPS', 'rate=1']).level // 1 (TIMESTAMPS)
+ */
+export function traceConfigValue(flags: readonly string[]): TraceValues {
+  try {
+    return traceValuesOf(flags);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
 }

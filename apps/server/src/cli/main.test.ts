@@ -29,6 +29,8 @@ describe('usage errors (exit 2, one line, no stack)', () => {
     [['serve', '--event-loop', 'fifo'], /--event-loop expects realtime, slice or off, got "fifo"/],
     [['serve', '--log-verbose=-1'], /--log-verbose expects a whole number 0–4294967295, got "-1"/],
     [['serve', '--log-verbose', 'high'], /--log-verbose expects a whole number 0–4294967295, got "high"/],
+    [['serve', '--trace-config', 'rate=fast'], /Bad option: "--trace-config rate"\.\nInvalid option value\. Got fast/],
+    [['serve', '--trace-config', 'opentelemetry,url=x'], /the studio writes Triton trace files only/],
     [['serve', '--port', '1e3'], /--port expects 0–65535, got "1e3"/],
     [['serve', '--grpc-port', ' 80'], /--grpc-port expects 0–65535 or off, got " 80"/],
     [['run', 'pipe', '--repo', repo, '--timeout', '1e400'], /--timeout expects a positive number/],

@@ -45,6 +45,11 @@ export class Scheduler {
     this.ctx = runContext(o.signal, this.refs, this.events, this);
   }
 
+  /** When the run started (`performance.now()` unless the clock is injected); node timings count from it. */
+  get startedAtMs(): number {
+    return this.events.t0;
+  }
+
   /** Runs the graph to the end; never rejects. */
   run(): Promise<SchedulerResult> {
     const result = new Promise<SchedulerResult>((r) => {

@@ -81,7 +81,13 @@ export async function executeRun(
     if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
     if (req.onEvent) emitEnd(runId, r, performance.now() - t0, emit);
     responses.end(r);
-    const result: RunResult = { runId, status: r.status, outputs: r.outputs, timings: r.timings };
+    const result: RunResult = {
+      runId,
+      status: r.status,
+      outputs: r.outputs,
+      timings: r.timings,
+      startedAtMs: scheduler.startedAtMs,
+    };
     if (r.exit) result.exit = r.exit;
     if (r.error) result.error = r.error;
     return result;

@@ -14,7 +14,8 @@ export class RunEvents {
     private readonly runId: string,
     /** Someone listens: node events and their summaries are worth building. */
     readonly observed: boolean,
-    private readonly t0: number,
+    /** When the run started, on the scheduler's clock. */
+    readonly t0: number,
   ) {}
 
   started(nodeId: string, at: number): void {

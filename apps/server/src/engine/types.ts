@@ -109,6 +109,8 @@ export interface RunResult {
   status: 'completed' | 'exited_early' | 'failed';
   outputs: Record<string, Tensor>;
   timings: NodeTiming[];
+  /** When the graph's run started (`performance.now()` ms); its timings' `startMs` and `endMs` count from it. */
+  startedAtMs?: number;
   exit?: {
     conditionId: string;
     expression: string;

@@ -100,14 +100,6 @@ describe('gRPC health, metadata, config, repository', () => {
       `gRPC cannot listen on 127.0.0.1:${t.g.port}: the port is in use (--grpc-port 0 picks a free one, off turns gRPC off)`,
     );
   });
-
-  it('the RPCs the studio does not offer answer UNIMPLEMENTED with a message', async () => {
-    const e = await grpcFailure(c.call('TraceSetting', {}));
-    expect(e).toEqual({
-      code: status.UNIMPLEMENTED,
-      details: "TraceSetting is not offered by the studio's gRPC endpoint",
-    });
-  });
 });
 
 describe('gRPC ModelInfer', () => {

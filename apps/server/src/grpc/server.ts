@@ -23,6 +23,8 @@ import { PacedConnection } from './pacedConnection.ts';
 import { warmCodecs } from './warmCodecs.ts';
 import { raiseHeaderLimits, refuseLargeMetadata } from './metadataLimits.ts';
 import { grpcError, grpcStatus } from './status.ts';
+import { readyModel } from '../http/routes/kserveTrace.ts';
+import { traceSettingFromGrpc, traceSettingsToGrpc } from '../trace/traceRequests.ts';
 
 export interface GrpcServer {
   /** The port bound (the one picked when 0 was asked for). */
@@ -32,9 +34,6 @@ export interface GrpcServer {
   /** Stops accepting calls, lets calls in flight finish within `shutdownGraceMs`, then cuts the rest. */
   close(): Promise<void>;
 }
-
-/** RPCs of the service the studio does not offer: answered at once, with why. */
-const UNOFFERED = ['TraceSetting'];
 
 /** The bearer token of a call's `authorization` metadata, if any. */
 function bearer(metadata: Metadata): string | undefined {
@@ -73,15 +72,18 @@ function implementation(studio: Studio): UntypedServiceImplementation {
     studio.logSettings.updateFromGrpc(req.settings as Parameters<Studio['logSettings']['updateFromGrpc']>[0]);
     return studio.logSettings.toGrpc();
   });
+  impl.TraceSetting = unary((req) => {
+    const model = req.model_name ? readyModel(studio, String(req.model_name)) : undefined;
+    const settings = req.settings as Parameters<typeof traceSettingFromGrpc>[0];
+    // Triton changes nothing for a request that names no setting.
+    if (settings && Object.keys(settings).length > 0) studio.traces.update(model, traceSettingFromGrpc(settings));
+    return traceSettingsToGrpc(studio.traces.json(model));
+  });
   impl.ModelInfer = unary((req, signal) => modelInfer(studio, req, signal));
   impl.ModelStreamInfer = (call: ServerDuplexStream<ProtoMessage, ProtoMessage>) => {
     if (!allowed(call.metadata)) return void call.emit('error', UNAUTHENTICATED());
     modelStreamInfer(studio, call);
   };
-  for (const name of UNOFFERED)
-    impl[name] = unary(() => {
-      throw grpcStatus(status.UNIMPLEMENTED, `${name} is not offered by the studio's gRPC endpoint`);
-    });
   return impl;
 }
 

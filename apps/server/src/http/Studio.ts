@@ -1,3 +1,5 @@
+import { TRACE_DEFAULTS } from '../trace/traceConfig.ts';
+import { TraceSettings } from '../trace/traceSettings.ts';
 import type { Catalogue, CatalogueModel, GraphDoc, ModelConfig } from '@ensemble-studio/core';
 import { catalogueModel, migrate, ownValue, singleModelGraph } from '@ensemble-studio/core';
 import { realpath, stat } from 'node:fs/promises';
@@ -47,6 +49,8 @@ export interface StudioOptions {
   allowClientShm?: boolean;
   /** The server log's settings (Triton's logging extension); Triton's defaults when not given. */
   logSettings?: LogSettings;
+  /** The trace settings (Triton's trace extension, `--trace-config`); tracing off when not given. */
+  traces?: TraceSettings;
 }
 
 /** The helper models a saved graph's compilation generates (`graphHelpers`), and the catalogue it compiled against. */
@@ -71,6 +75,8 @@ export class Studio {
   readonly sharedMemory: SharedMemoryRegions;
   /** What the server log shows of the models' lines (`/v2/logging`, gRPC `LogSettings`). */
   readonly logSettings: LogSettings;
+  /** Which requests are traced, and their trace files (`/v2/trace/setting`, gRPC `TraceSetting`). */
+  readonly traces: TraceSettings;
   private readonly createEngine: StudioOptions['createEngine'];
   /** The one-model graph of each catalogue model (a reloaded repository brings new models, so new graphs). */
   private readonly modelGraphs = new WeakMap<object, GraphDoc>();
@@ -103,6 +109,7 @@ export class Studio {
     this.loads = new ModelLoads(this);
     this.sharedMemory = new SharedMemoryRegions(opts.allowClientShm === true);
     this.logSettings = opts.logSettings ?? new LogSettings();
+    this.traces = opts.traces ?? new TraceSettings(TRACE_DEFAULTS);
   }
 
   get catalogue(): Catalogue {

@@ -44,6 +44,8 @@ describe('server metadata', () => {
       'generate',
       'system_shared_memory',
       'logging',
+      'trace',
+      'schedule_policy',
     ]);
     expect(meta.extensions).toEqual(HTTP_EXTENSIONS);
     expect((await call(`${s.url}/v2/systemsharedmemory/status`)).json).toEqual([]);

@@ -1,6 +1,7 @@
 import type { Limits } from '../http/limits.ts';
 import { startServer, type RunningServer } from '../main.ts';
 import { makeTestRepository } from './testRepository.ts';
+import type { TraceValues } from '../trace/traceSetting.ts';
 
 /**
  * A real server (engine included) on an ephemeral port over a fresh test repository.
@@ -14,6 +15,7 @@ export async function startTestServer(
     repo?: string;
     importRoots?: string[];
     allowClientShm?: boolean;
+    trace?: TraceValues;
   } = {},
 ): Promise<RunningServer & { repo: string }> {
   const repo = opts.repo ?? makeTestRepository();
@@ -26,6 +28,7 @@ export async function startTestServer(
     ...(opts.limits ? { limits: opts.limits } : {}),
     ...(opts.importRoots ? { importRoots: opts.importRoots } : {}),
     ...(opts.allowClientShm ? { allowClientShm: true } : {}),
+    ...(opts.trace ? { trace: opts.trace } : {}),
   });
   return { ...s, repo };
 }

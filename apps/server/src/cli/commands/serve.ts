@@ -1,14 +1,24 @@
 import { DEFAULT_WEB_DIST, closeOnSignals, startServer } from '../../main.ts';
 import { startGrpcServer, type GrpcServer } from '../../grpc/server.ts';
 import { startMetricsServer, type MetricsServer } from '../../http/metricsServer.ts';
-import { choiceValue, countValue, directoryValue, parseCommandArgs, portValue, str, userPath } from '../args.ts';
+import {
+  choiceValue,
+  countValue,
+  directoryValue,
+  parseCommandArgs,
+  portValue,
+  str,
+  traceConfigValue,
+  userPath,
+} from '../args.ts';
 import { releaseHeldSignals } from '../heldSignals.ts';
 import type { CliIO } from '../io.ts';
 import { EVENT_LOOP_MODES, describePriority, raiseEventLoop } from '../../eventLoopPriority.ts';
 
 /**
  * `serve --repo DIR --port N --grpc-port N|0|off --metrics-port N|0|off --host H [--token T] [--python PATH]
- * [--import-root DIR]... [--event-loop realtime|slice|off] [--allow-client-shm] [--log-verbose N]`: prints `listening on http://HOST:PORT`, `grpc listening
+ * [--import-root DIR]... [--event-loop realtime|slice|off] [--allow-client-shm] [--log-verbose N]
+ * [--trace-config [MODE,]SETTING=VALUE]...`: prints `listening on http://HOST:PORT`, `grpc listening
  * on HOST:PORT` (KServe v2 gRPC, default 8001 as Triton's) and, when asked for (Triton's is 8002), `metrics listening
  * on http://HOST:PORT`; runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
  */
@@ -28,6 +38,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       'event-loop': { type: 'string' },
       'allow-client-shm': { type: 'boolean' },
       'log-verbose': { type: 'string' },
+      'trace-config': { type: 'string', multiple: true },
     },
     0,
   );
@@ -45,6 +56,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   const token = str(values, 'token', process.env.STUDIO_TOKEN);
   // Triton's --log-verbose: 1 and above show the models' verbose lines (pb_utils.Logger.log_verbose).
   const logVerbose = countValue(str(values, 'log-verbose', '0')!, 'log-verbose');
+  const trace = traceConfigValue((values['trace-config'] as string[] | undefined) ?? []);
   const web = str(values, 'web');
   const host = str(values, 'host', '127.0.0.1')!;
   // The event loop is raised to wake ahead of the model workers (eventLoopPriority.ts) once the server is up: its
@@ -72,6 +84,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       ...(importRoots.length > 0 ? { importRoots } : {}),
       ...(values['allow-client-shm'] === true ? { allowClientShm: true } : {}),
       logVerbose,
+      trace,
       signal: stopping.signal,
     });
     if (grpcPort !== null) grpc = await startGrpcServer(server.studio, host, grpcPort, io.err);

@@ -20,6 +20,8 @@ import type { SharedInput, SharedWindowRef } from '../../http/kserveTensorParame
 import { openSharedTensors, type SharedTensors } from '../../http/sharedTensors.ts';
 import { decodedRequest, type InferMessage } from '../deferredRequests.ts';
 import { grpcStatus } from '../status.ts';
+import { startTrace, traceRun } from '../../http/tracing.ts';
+import { clockPair, nowNs } from '../../trace/requestTrace.ts';
 import { checkRequestParameters, classificationCounts } from '../tensorParameters.ts';
 import type { EncodedBytes } from '../../http/classification.ts';
 import { classifyOutput } from '../../http/servedClassification.ts';
@@ -147,6 +149,7 @@ export async function modelInfer(
   message: InferMessage,
   signal: AbortSignal,
 ): Promise<WireInferResponse> {
+  const arrived = studio.traces.active ? nowNs() : undefined;
   const { request, ...decoded } = await decodedRequest(studio, message);
   const p = prepareInfer(studio, request, decoded);
   if (p.decoupled)
@@ -154,14 +157,31 @@ export async function modelInfer(
       status.UNIMPLEMENTED,
       `ModelInfer RPC doesn't support models with decoupled transaction policy (model '${p.served.name}'; use ModelStreamInfer)`,
     );
+  const trace = arrived === undefined ? undefined : startTrace(studio, p.served.name);
+  trace?.stamp('GRPC_WAITREAD_START', arrived);
+  trace?.stamp('GRPC_WAITREAD_END');
   const shared = await openShared(studio, p);
   try {
+    const requestStart = clockPair();
     const result = await runPrepared(studio, p, signal);
+    if (trace) traceRun(studio, trace, { ...p, requestId: p.base.id, requestStart }, result);
     const err = runError(result, p.plainModel);
     if (err) throw err;
     const outputs = await shapedOutputs(p, result.outputs, true);
     await shared?.writeOutputs(outputs);
-    return inferResponse(p.base, outputs, p.requested, shared);
+    const response = inferResponse(p.base, outputs, p.requested, shared);
+    if (trace) {
+      // Handed to grpc-js once this call's promise settles; the response has been written by the next turn.
+      trace.stamp('GRPC_SEND_START');
+      setImmediate(() => {
+        trace.stamp('GRPC_SEND_END');
+        trace.end();
+      });
+    }
+    return response;
+  } catch (err) {
+    trace?.end();
+    throw err;
   } finally {
     shared?.release();
   }

@@ -21,6 +21,8 @@ const GRPC_EXTENSIONS = [
   'parameters',
   'system_shared_memory',
   'logging',
+  'trace',
+  'schedule_policy',
 ];
 
 type NameVersion = { name: string; version: string };

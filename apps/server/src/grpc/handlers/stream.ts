@@ -14,6 +14,8 @@ import {
   type InferMessage,
 } from '../deferredRequests.ts';
 import { grpcError, grpcStatus } from '../status.ts';
+import { startTrace, traceRun } from '../../http/tracing.ts';
+import { clockPair } from '../../trace/requestTrace.ts';
 import { openShared, prepareInfer, runPrepared, shapedOutputs, type PreparedInfer } from './infer.ts';
 import type { SharedTensors } from '../../http/sharedTensors.ts';
 
@@ -109,9 +111,14 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     const onResponse = (outputs: Record<string, Tensor>, final: boolean) => {
       if (!(final && p.decoupled && Object.keys(outputs).length === 0)) send(outputs, final);
     };
+    // Traced from its turn to run (a stream's reads are not timed) to its run's end: its responses' sends are not.
+    const trace = startTrace(studio, p.served.name);
+    trace?.stamp('GRPC_WAITREAD_END');
     try {
       shared = await openShared(studio, p);
+      const requestStart = clockPair();
       const result = await runPrepared(studio, p, abort.signal, onResponse);
+      if (trace) traceRun(studio, trace, { ...p, requestId: p.base.id, requestStart }, result);
       const err = runError(result, p.plainModel);
       if (err) throw err;
       // A graph that is not decoupled answers every request once, also when a condition ended it early.
@@ -120,6 +127,7 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     } catch (err) {
       writeError(req, err);
     } finally {
+      trace?.end();
       aborts.delete(abort);
       // The regions are let go once every response has been written to them.
       if (shared) void sharedWrites.then(() => shared!.release());

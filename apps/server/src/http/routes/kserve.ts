@@ -12,6 +12,8 @@ import { refuseUnservable } from './kserveRun.ts';
 import { repositoryRoutes } from './kserveRepository.ts';
 import { sharedMemoryRoutes } from './kserveSharedMemory.ts';
 import { loggingRoutes } from './kserveLogging.ts';
+import { traceRoutes } from './kserveTrace.ts';
+import { traceArrival } from '../tracing.ts';
 
 const M = '/v2/models/:model{/versions/:version}';
 
@@ -30,6 +32,8 @@ export const HTTP_EXTENSIONS = [
   'generate',
   'system_shared_memory',
   'logging',
+  'trace',
+  'schedule_policy',
 ];
 
 function healthRoutes(studio: Studio, router: Router): void {
@@ -63,7 +67,13 @@ function modelRoutes(studio: Studio, router: Router, readBody: RequestHandler[])
   router.get(`${M}/config`, (req, res) => void res.json(configJson(modelConfig(studio, servedModel(studio, req)))));
   // Their refusals are answered where raised (answerErrorsHere.ts): a flood of them costs no router walk each.
   const here = (h: RequestHandler) => answerErrorsHere(h, studio.limits.maxBodyBytes);
-  router.post(`${M}/infer`, here(refuseUnservable(studio, true)), ...readBody, here(inferHandler(studio)));
+  router.post(
+    `${M}/infer`,
+    traceArrival(studio),
+    here(refuseUnservable(studio, true)),
+    ...readBody,
+    here(inferHandler(studio)),
+  );
   router.post(
     `${M}/generate_stream`,
     here(refuseUnservable(studio, false)),
@@ -100,6 +110,7 @@ export function kserveRouter(studio: Studio): Router {
   router.use(['/v2/systemsharedmemory', '/v2/cudasharedmemory', '/v2/logging'], ...readBody);
   sharedMemoryRoutes(studio, router);
   loggingRoutes(studio, router);
+  traceRoutes(studio, router, readBody);
   modelRoutes(studio, router, readBody);
   router.use(
     '/v2',

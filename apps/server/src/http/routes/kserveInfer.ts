@@ -8,6 +8,8 @@ import { INLINE_JSON_ELEMENTS, type ResponseOutput } from '../responseJobs.ts';
 import type { Studio } from '../Studio.ts';
 import type { ServedModel } from '../servedModels.ts';
 import { openSharedTensors, type SharedTensors } from '../sharedTensors.ts';
+import { startHttpTrace, traceRun } from '../tracing.ts';
+import { clockPair } from '../../trace/requestTrace.ts';
 import {
   headerLength,
   queueParamsOf,
@@ -92,6 +94,7 @@ async function sendInferResponse(
 export function inferHandler(studio: Studio): RequestHandler {
   return async (req, res) => {
     const [served, target] = servableTarget(studio, req, true);
+    const trace = startHttpTrace(studio, res, served.name);
     const parsed = await studio.bodies.kserve(rawBody(req), {
       kind: 'infer',
       headerLength: headerLength(req),
@@ -108,12 +111,22 @@ export function inferHandler(studio: Studio): RequestHandler {
       studio.limits.maxBodyBytes,
     );
     try {
+      const requestStart = clockPair();
       const result = await runFor(studio, req, res, target, parsed.inputs, {
         sequence,
         requestedOutputs: parsed.outputs?.map((o) => o.name),
         requestId: parsed.id,
         ...queueParamsOf(parsed.parameters),
       });
+      if (trace) {
+        const { graph, plainModel } = target;
+        traceRun(
+          studio,
+          trace,
+          { served, graph, plainModel, requestId: parsed.id, requestStart, inputs: parsed.inputs },
+          result,
+        );
+      }
       const err = runError(result, target.plainModel);
       if (err) throw err;
       await sendInferResponse(studio, res, served, parsed, result, shared);
