@@ -9,6 +9,8 @@ export interface PoolResult<Result> {
   instance: string;
   instanceIndex: number;
   queueNs: number;
+  /** When an instance took it (monotonic ns, `process.hrtime`): Triton's COMPUTE_START. */
+  startNs: number;
 }
 
 interface Job<Body, Result> {
@@ -179,7 +181,9 @@ export class InstancePool<Body, Result> {
     job.counted = job.requests;
     this.executingRequests += job.requests;
     const inst = this.instances[i]!;
-    const queueNs = Number(process.hrtime.bigint() - job.enqueuedAt);
+    const now = process.hrtime.bigint();
+    const queueNs = Number(now - job.enqueuedAt);
+    const startNs = Number(now);
     // As in Triton, an instance is free once its execute returns, even when a decoupled model's responses go on.
     const free = callOnce(() => {
       this.inflight[i]!--;
@@ -190,7 +194,7 @@ export class InstancePool<Body, Result> {
       .then(
         (result) => {
           this.answered(job);
-          job.resolve({ result, instance: inst.name, instanceIndex: i, queueNs });
+          job.resolve({ result, instance: inst.name, instanceIndex: i, queueNs, startNs });
         },
         (err: Error) => {
           this.answered(job);

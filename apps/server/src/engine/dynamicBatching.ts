@@ -2,7 +2,7 @@ import type { ModelConfig } from '@ensemble-studio/core';
 import { Batcher, type QueuePolicy } from './Batcher.ts';
 import { EngineError } from './errors.ts';
 import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
-import { firstDim, fromReply, passThrough } from './inferResults.ts';
+import { firstDim, fromReply, passThrough, withStamps } from './inferResults.ts';
 import type { ModelStats } from './Metrics.ts';
 import type { InferRequest, InferResult } from './modelRuntimeTypes.ts';
 import { concatBatch, splitBatch } from './batchTensors.ts';
@@ -125,13 +125,18 @@ async function runConcatenated(
   });
   const split = Object.entries(r.outputs).map(([n, t]) => [n, splitBatch(t, rows)] as const);
   const batchSize = rows.reduce((a, b) => a + b, 0);
-  return items.map((_, k) => ({
-    outputs: Object.fromEntries(split.map(([n, parts]) => [n, markOwned(parts[k]!)])),
-    queueMs: r.queueNs / 1e6,
-    computeMs: r.computeNs / 1e6,
-    batchSize,
-    instance: r.instance,
-  }));
+  return items.map((_, k) =>
+    withStamps(
+      {
+        outputs: Object.fromEntries(split.map(([n, parts]) => [n, markOwned(parts[k]!)])),
+        queueMs: r.queueNs / 1e6,
+        computeMs: r.computeNs / 1e6,
+        batchSize,
+        instance: r.instance,
+      },
+      r,
+    ),
+  );
 }
 
 /** A dynamic batch on a backend that takes a list of requests (Python): one execution, each request its own result. */

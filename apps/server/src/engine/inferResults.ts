@@ -10,14 +10,28 @@ export function firstDim(inputs: Record<string, Tensor>): number {
 
 /** A backend's reply as a model request's result, `batchSize` rows run together. */
 export function fromReply(r: BackendReply, batchSize: number): InferResult {
-  return {
-    outputs: r.outputs,
-    ...(r.responses ? { responses: r.responses } : {}),
-    queueMs: r.queueNs / 1e6,
-    computeMs: r.computeNs / 1e6,
-    batchSize,
-    instance: r.instance,
-  };
+  return withStamps(
+    {
+      outputs: r.outputs,
+      ...(r.responses ? { responses: r.responses } : {}),
+      queueMs: r.queueNs / 1e6,
+      computeMs: r.computeNs / 1e6,
+      batchSize,
+      instance: r.instance,
+    },
+    r,
+  );
+}
+
+/** `out` with the reply's compute stamps, when it has them (Triton's COMPUTE_START and COMPUTE_INPUT_END in a trace). */
+export function withStamps(
+  out: InferResult,
+  r: Pick<BackendReply, 'startNs' | 'inferStartNs' | 'inferEndNs'>,
+): InferResult {
+  if (r.startNs !== undefined) out.startNs = r.startNs;
+  if (r.inferStartNs !== undefined) out.inferStartNs = r.inferStartNs;
+  if (r.inferEndNs !== undefined) out.inferEndNs = r.inferEndNs;
+  return out;
 }
 
 /** A sequence batcher's result as a model request's result. */

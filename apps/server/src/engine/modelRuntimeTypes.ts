@@ -84,6 +84,10 @@ export interface InferResult {
   computeMs: number;
   batchSize: number;
   instance: string;
+  /** The backend's stamps (BackendReply): when an instance took the request, when the model itself began. */
+  startNs?: number;
+  inferStartNs?: number;
+  inferEndNs?: number;
 }
 
 /** A sequence a model ended, and why. */

@@ -209,14 +209,20 @@ function runModel(
   if (ctx.observed)
     req.onLog = (level: LogLevel, message: string, instance: string) =>
       ctx.log(node, { model: rt.name, instance, level, message });
-  return rt.infer(req).then((r) => ({
-    // A decoupled model's responses already flowed downstream one by one.
-    responses: decoupled ? (r.responses ?? []).map(strip) : [strip(r.outputs)],
-    queueMs: r.queueMs,
-    computeMs: r.computeMs,
-    batchSize: r.batchSize,
-    instance: r.instance,
-  }));
+  return rt.infer(req).then((r) => {
+    const run: NodeRun = {
+      // A decoupled model's responses already flowed downstream one by one.
+      responses: decoupled ? (r.responses ?? []).map(strip) : [strip(r.outputs)],
+      queueMs: r.queueMs,
+      computeMs: r.computeMs,
+      batchSize: r.batchSize,
+      instance: r.instance,
+    };
+    if (r.startNs !== undefined) run.startNs = r.startNs;
+    if (r.inferStartNs !== undefined) run.inferStartNs = r.inferStartNs;
+    if (r.inferEndNs !== undefined) run.inferEndNs = r.inferEndNs;
+    return run;
+  });
 }
 
 function runtimeOf(deps: ExecutorDeps, node: GraphNode): ModelRuntime {

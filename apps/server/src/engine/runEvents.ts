@@ -4,6 +4,7 @@
 import type { NodeTiming, ServerMessage, SkipReason, Tensor, TensorSummary } from '@ensemble-studio/core';
 import type { ExecContext, NodeRun } from './schedulerTypes.ts';
 import { summarizeTensor } from './tensorSummary.ts';
+import { perfMsOfNs } from './monotonicClock.ts';
 
 type LogLine = Parameters<ExecContext['log']>[1];
 
@@ -34,6 +35,9 @@ export class RunEvents {
       instance: r.instance,
     };
     if (r.placement) timing.placement = r.placement;
+    if (r.startNs !== undefined) timing.computeStartMs = perfMsOfNs(r.startNs) - this.t0;
+    if (r.inferStartNs !== undefined) timing.inferStartMs = perfMsOfNs(r.inferStartNs) - this.t0;
+    if (r.inferEndNs !== undefined) timing.inferEndMs = perfMsOfNs(r.inferEndNs) - this.t0;
     if (this.observed)
       this.emit({
         type: 'node.finished',

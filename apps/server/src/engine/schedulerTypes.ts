@@ -27,6 +27,10 @@ export interface NodeRun {
   summaries?: Record<string, TensorSummary>;
   /** Where an op ran (placement.ts). */
   placement?: NodeTiming['placement'];
+  /** A model request's stamps (monotonic ns): when an instance took it, when the model itself began. */
+  startNs?: number;
+  inferStartNs?: number;
+  inferEndNs?: number;
 }
 
 /** What a fused group did: a run per member that finished, in order, then the failure that stopped it, if any. */

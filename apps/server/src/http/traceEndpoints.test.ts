@@ -8,8 +8,9 @@ import { tempDir } from '../testing/tempDir.ts';
 import { call } from '../testing/testServer.ts';
 
 // Triton's trace extension end to end: the settings over HTTP and gRPC, and the trace file a server started with
-// `--trace-config triton,file=… level=TIMESTAMPS rate=1` writes at shutdown: a plain model's trace, an ensemble's
-// with a child trace per step, HTTP's and gRPC's frontend timestamps, each trace's times in order.
+// `--trace-config triton,file=… level=TIMESTAMPS rate=1` writes at shutdown: a plain model's trace (an ONNX model's
+// session run between COMPUTE_INPUT_END and COMPUTE_OUTPUT_START), an ensemble's with a child trace per step, HTTP's
+// and gRPC's frontend timestamps, each trace's times in order.
 
 let t: GrpcTestServer;
 const dir = tempDir('trace-e2e-');
@@ -126,6 +127,8 @@ describe("Triton's trace file", () => {
       'REQUEST_START',
       'QUEUE_START',
       'COMPUTE_START',
+      'COMPUTE_INPUT_END',
+      'COMPUTE_OUTPUT_START',
       'COMPUTE_END',
       'INFER_RESPONSE_COMPLETE',
       'REQUEST_END',

@@ -100,15 +100,22 @@ export class RequestTrace {
   }
 
   /**
-   * A model request's compute: the model's own time (the session run, or the Python execute's round trip) ending when
-   * its result was back; the wait for a batch or an instance and the hand-over come before it, in its queue time.
+   * A model request's compute, as Triton's backends report it: from when an instance took it (COMPUTE_START) to its
+   * result back on the server's thread (COMPUTE_END); the model itself (an ONNX session run, a Python `execute`)
+   * between COMPUTE_INPUT_END and COMPUTE_OUTPUT_START (the hand-over to its thread or process and back on either
+   * side). Without an
+   * instance's stamp (a fused group), the model's own time ending with its result.
    */
   private compute(id: number, perfNs: (ms: number) => bigint, startedAtMs: number, t: NodeTiming): void {
     if (!this.timestamps) return;
     const into = id === this.id ? this.records : this.children;
-    const computeMs = Math.min(t.computeMs, t.endMs - t.startMs);
-    into.push(timestamp(id, 'COMPUTE_START', perfNs(startedAtMs + t.endMs - computeMs)));
-    into.push(timestamp(id, 'COMPUTE_END', perfNs(startedAtMs + t.endMs)));
+    const at = (ms: number) => perfNs(startedAtMs + Math.min(Math.max(ms, t.startMs), t.endMs));
+    into.push(timestamp(id, 'COMPUTE_START', at(t.computeStartMs ?? t.endMs - t.computeMs)));
+    if (t.inferStartMs !== undefined && t.inferEndMs !== undefined) {
+      into.push(timestamp(id, 'COMPUTE_INPUT_END', at(t.inferStartMs)));
+      into.push(timestamp(id, 'COMPUTE_OUTPUT_START', at(t.inferEndMs)));
+    }
+    into.push(timestamp(id, 'COMPUTE_END', at(t.endMs)));
   }
 
   private tensors(activity: string, tensors: Record<string, Tensor>): void {

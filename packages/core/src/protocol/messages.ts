@@ -37,6 +37,10 @@ export interface NodeTiming {
   instance?: string;
   /** Where an op node ran: 'inline' (the server's main thread), 'op-worker', or 'fused:<model node id>' (that model's worker). */
   placement?: string;
+  /** A model node's request: when an instance took it, and when the model itself began and ended (ONNX's session run, Python's `execute`), in ms from the run's start. */
+  computeStartMs?: number;
+  inferStartMs?: number;
+  inferEndMs?: number;
 }
 
 /** Server → client. Every run-scoped message carries `runId`; stream messages carry `streamId`. */

@@ -34,6 +34,10 @@ export interface BackendReply {
   instance: string;
   queueNs: number;
   computeNs: number;
+  /** When an instance took the request, and when the model itself began and ended (monotonic ns: ONNX's session run, Python's `execute`). */
+  startNs?: number;
+  inferStartNs?: number;
+  inferEndNs?: number;
 }
 
 /**

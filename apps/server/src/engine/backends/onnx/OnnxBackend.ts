@@ -32,6 +32,10 @@ export class OnnxBackend implements ModelBackend {
       instance: r.instance,
       queueNs: r.queueNs,
       computeNs: r.result.computeNs,
+      startNs: r.startNs,
+      ...(r.result.inferStartNs === undefined
+        ? {}
+        : { inferStartNs: r.result.inferStartNs, inferEndNs: r.result.inferStartNs + r.result.computeNs }),
     };
   }
 

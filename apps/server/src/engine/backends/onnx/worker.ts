@@ -79,9 +79,21 @@ function sendResult(
   transfer: ArrayBuffer[],
   summarize: boolean,
   stages?: StageResult[],
+  inferStartNs?: number,
 ): void {
   const summaries = !summarize ? {} : stages ? stages[stages.length - 1]!.summaries : summarizeAll(outputs);
-  send({ type: 'result', id, outputs, computeNs, summaries, ...(stages ? { stages } : {}) }, transfer);
+  send(
+    {
+      type: 'result',
+      id,
+      outputs,
+      computeNs,
+      summaries,
+      ...(stages ? { stages } : {}),
+      ...(inferStartNs === undefined ? {} : { inferStartNs }),
+    },
+    transfer,
+  );
 }
 
 async function createSession(
@@ -174,7 +186,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const computeNs = Number(process.hrtime.bigint() - t0);
   await checkOutputs(outputs);
   const transfer: ArrayBuffer[] = [];
-  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize);
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize, undefined, Number(t0));
   // The reply moved or copied what it sends, and this thread keeps nothing of a request: free the rest now.
   freeNow([...Object.values(msg.feeds), ...Object.values(outputs)]);
 }

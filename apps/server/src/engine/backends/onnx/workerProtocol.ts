@@ -93,6 +93,8 @@ export type FromWorker =
       id: number;
       outputs: Record<string, PortableTensor>;
       computeNs: number;
+      /** When the session run began (monotonic ns, the process's clock): a plain run's only. */
+      inferStartNs?: number;
       summaries: Record<string, TensorSummary>;
       stages?: StageResult[];
     }

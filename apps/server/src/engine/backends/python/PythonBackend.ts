@@ -76,7 +76,14 @@ export class PythonBackend implements ModelBackend {
     return r.result.results.map((res): BackendReply | Error => {
       if (!res.ok) return res.error;
       const responses = res.responses;
-      const base = { instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs };
+      const base: Omit<BackendReply, 'outputs'> = {
+        instance: r.instance,
+        queueNs: r.queueNs,
+        computeNs: r.result.computeNs,
+        startNs: r.startNs,
+      };
+      if (r.result.inferStartNs !== undefined) base.inferStartNs = r.result.inferStartNs;
+      if (r.result.inferEndNs !== undefined) base.inferEndNs = r.result.inferEndNs;
       if (this.decoupled) return { ...base, outputs: responses.at(-1) ?? {}, responses };
       if (responses.length !== 1)
         return new EngineError(

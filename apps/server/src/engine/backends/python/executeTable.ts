@@ -59,7 +59,7 @@ export class ExecuteTable {
     const id = Number(h.id);
     const p = this.pending.get(id);
     if (!p) return;
-    p.markExecuted(h.error as { message?: string; traceback?: string } | null);
+    p.markExecuted(h.error as { message?: string; traceback?: string } | null, executeSpan(h.ns));
     this.freeInputs(p);
     p.freed?.();
     this.maybeDone(id, p);
@@ -112,4 +112,16 @@ export class ExecuteTable {
     if (p.killTimer) clearTimeout(p.killTimer);
     if (p.onAbort) p.body.signal?.removeEventListener('abort', p.onAbort);
   }
+}
+
+/**
+ * An `executed` frame's `ns`: when the model's `execute` began and returned (the stub's `time.monotonic_ns()`, the
+ * clock `process.hrtime` reads), or nothing for anything else.
+ */
+function executeSpan(ns: unknown): [number, number] | undefined {
+  if (!Array.isArray(ns) || ns.length !== 2) return undefined;
+  const [a, b] = ns as unknown[];
+  return Number.isSafeInteger(a) && Number.isSafeInteger(b) && (a as number) <= (b as number)
+    ? [a as number, b as number]
+    : undefined;
 }

@@ -15,6 +15,8 @@ export class PendingExecute {
   /** `execute` returned (or raised): the instance may take its next execute while responses still come. */
   returned = false;
   private readonly startedAt = process.hrtime.bigint();
+  /** When the model's `execute` began and returned, as the stub timed it. */
+  private span: [number, number] | undefined;
   /** Node-region offsets of this execute's inputs, free again once the stub has read them. */
   placed: number[] = [];
   onAbort?: () => void;
@@ -58,8 +60,9 @@ export class PendingExecute {
   }
 
   /** Records `executed`: with an error, every request not yet final fails with it. */
-  markExecuted(err: { message?: string; traceback?: string } | null): void {
+  markExecuted(err: { message?: string; traceback?: string } | null, span?: [number, number]): void {
     this.returned = true;
+    this.span = span;
     if (!err) return;
     const error = new ModelError(String(err.message), typeof err.traceback === 'string' ? err.traceback : undefined);
     this.results = this.results.map((r) => r ?? { ok: false, error });
@@ -72,9 +75,11 @@ export class PendingExecute {
 
   /** Resolves the execute's promise with what its requests got (once `done`). */
   finish(): void {
-    this.resolve({
+    const r: PyExecuteResult = {
       results: this.results as PyRequestResult[],
       computeNs: Number(process.hrtime.bigint() - this.startedAt),
-    });
+    };
+    if (this.span) [r.inferStartNs, r.inferEndNs] = this.span;
+    this.resolve(r);
   }
 }

@@ -35,6 +35,9 @@ export type PyRequestResult =
 export interface PyExecuteResult {
   results: PyRequestResult[];
   computeNs: number;
+  /** When the model's `execute` began and returned (monotonic ns, from the stub). */
+  inferStartNs?: number;
+  inferEndNs?: number;
 }
 
 /** A BLS call from a model's `execute`: `InferenceRequest(...).exec()` / `async_exec()`. */

@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import time
 
 from .config import ModelConfig, using_decoupled_model_transaction_policy
 from .errors import TritonError, TritonModelException
@@ -77,7 +78,7 @@ class ModelHost:
     def execute(self, header, blob):
         execute_id = header.get("id")
         prefix = self.failure_prefix
-        states, requests, error, result = [], [], None, None
+        states, requests, error, result, ran = [], [], None, None, None
         try:
             for index, described in enumerate(header.get("requests") or []):
                 state = RequestState(execute_id, index, described.get("requested_output_names") or [])
@@ -87,7 +88,9 @@ class ModelHost:
             RUNTIME.open_execute(execute_id, states)
             running = CURRENT_EXECUTE.set(execute_id)
             try:
+                began = time.monotonic_ns()
                 result = self._run_execute(requests, states, prefix)
+                ran = [began, time.monotonic_ns()]
             finally:
                 CURRENT_EXECUTE.reset(running)
         except BaseException as exc:  # SystemExit too: a model calling sys.exit() gets an error, as in Triton
@@ -100,7 +103,10 @@ class ModelHost:
                     _send_returned(requests, states, result)
                 except BaseException as exc:
                     error = _failed(exc, prefix, states)
-            RUNTIME.send({"type": "executed", "id": execute_id, "error": error})
+            done = {"type": "executed", "id": execute_id, "error": error}
+            if ran is not None and error is None:
+                done["ns"] = ran
+            RUNTIME.send(done)
         finally:
             RUNTIME.writer.release()
         RUNTIME.close_execute_if_done(execute_id)

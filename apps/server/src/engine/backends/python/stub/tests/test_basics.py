@@ -1,6 +1,7 @@
 """The stub runs a plain model: initialize args, add/sub, dynamic batches, sequences, BYTES, finalize."""
 
 import json
+import time
 import unittest
 
 import numpy as np
@@ -57,6 +58,17 @@ class AddSubTest(unittest.TestCase):
         self.assertEqual(responses[0]["outputs"][0]["datatype"], "FP32")
         self.assertTrue(responses[0]["final"])
         self.assertIsNone(responses[0]["error"])
+
+    def test_executed_says_when_execute_ran(self):
+        before = time.monotonic_ns()
+        a = np.array([[1, 2, 3, 4]], np.float32)
+        self.peer.execute(1, [{"inputs": [("INPUT0", a), ("INPUT1", a)]}])
+        _, executed = self.peer.collect(1, 1)
+        began, returned = executed["ns"]
+        # The monotonic clock Node's process.hrtime reads: a trace's COMPUTE_INPUT_END and COMPUTE_OUTPUT_START.
+        self.assertLessEqual(before, began)
+        self.assertLessEqual(began, returned)
+        self.assertLessEqual(returned, time.monotonic_ns())
 
     def test_dynamic_batch_gets_separate_requests(self):
         reqs = [{"inputs": [("INPUT0", np.full((n, 4), n, np.float32)), ("INPUT1", np.ones((n, 4), np.float32))]}
