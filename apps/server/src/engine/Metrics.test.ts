@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChainError, EngineError, ModelError } from './errors.ts';
 import { failureReason } from './failureReason.ts';
-import { ModelStats } from './Metrics.ts';
+import { ModelStats, recordExecution } from './Metrics.ts';
 
 describe("a model's failed requests by Triton's reasons", () => {
   it('classes cancelled as CANCELED, refused or timed out as REJECTED, the model failing as BACKEND', () => {
@@ -31,5 +31,28 @@ describe("a model's failed requests by Triton's reasons", () => {
     // The snapshot is a copy: later failures do not change it.
     stats.failure('OTHER');
     expect(m.failures.OTHER).toBe(0);
+  });
+});
+
+describe('recordExecution', () => {
+  it("splits an execution into Triton's compute input, infer and output when the backend stamped it", () => {
+    const stats = new ModelStats();
+    recordExecution(
+      stats,
+      2,
+      { queueNs: 5, computeNs: 900, startNs: 1000, inferStartNs: 1100, inferEndNs: 1400 },
+      1450,
+    );
+    const m = stats.snapshot(0);
+    expect([m.queueNs, m.computeInputNs, m.computeNs, m.computeOutputNs, m.inferenceCount]).toEqual([
+      5, 100, 300, 50, 2,
+    ]);
+  });
+
+  it('keeps the compute time whole without stamps (a fused group, a backend that sends none)', () => {
+    const stats = new ModelStats();
+    recordExecution(stats, 1, { queueNs: 5, computeNs: 900 }, 2000);
+    const m = stats.snapshot(0);
+    expect([m.computeInputNs, m.computeNs, m.computeOutputNs]).toEqual([0, 900, 0]);
   });
 });

@@ -16,9 +16,11 @@ export interface ModelMetrics {
   inferenceCount: number;
   /** nv_inference_exec_count: model executions (batches). */
   execCount: number;
-  /** nv_inference_queue_duration_us and nv_inference_compute_infer_duration_us, in ns. */
+  /** nv_inference_queue_duration_us, nv_inference_compute_{input,infer,output}_duration_us, in ns. */
   queueNs: number;
+  computeInputNs: number;
   computeNs: number;
+  computeOutputNs: number;
   /** Executions per batch size. */
   batchSizes: Record<number, number>;
   activeSequences: number;
@@ -58,7 +60,9 @@ export class ModelStats {
   inferenceCount = 0;
   execCount = 0;
   queueNs = 0;
+  computeInputNs = 0;
   computeNs = 0;
+  computeOutputNs = 0;
   batchSizes = new Map<number, number>();
   lastInferenceMs = 0;
 
@@ -70,12 +74,17 @@ export class ModelStats {
     this.failures[reason]++;
   }
 
-  /** One execution of `rows` batch rows. */
-  execution(rows: number, queueNs: number, computeNs: number): void {
+  /**
+   * One execution of `rows` batch rows: its wait for an instance, the model's own time, and (when the backend stamped
+   * them) the hand-over to the instance and back (Triton's compute input and output).
+   */
+  execution(rows: number, queueNs: number, computeNs: number, inputNs = 0, outputNs = 0): void {
     this.execCount++;
     this.inferenceCount += rows;
     this.queueNs += queueNs;
+    this.computeInputNs += inputNs;
     this.computeNs += computeNs;
+    this.computeOutputNs += outputNs;
     this.batchSizes.set(rows, (this.batchSizes.get(rows) ?? 0) + 1);
     this.lastInferenceMs = Date.now();
   }
@@ -89,7 +98,9 @@ export class ModelStats {
       inferenceCount: this.inferenceCount,
       execCount: this.execCount,
       queueNs: this.queueNs,
+      computeInputNs: this.computeInputNs,
       computeNs: this.computeNs,
+      computeOutputNs: this.computeOutputNs,
       batchSizes: Object.fromEntries(this.batchSizes),
       activeSequences,
       pendingRequests,
@@ -110,4 +121,21 @@ export function emptyGraphMetrics(): GraphMetrics {
     durationNs: 0,
     lastRunMs: 0,
   };
+}
+
+/**
+ * Records one backend execution in `stats`: with the backend's stamps (an instance took it, the model began and
+ * ended, `endNs` its reply back), compute input, infer and output apart; without them, its compute time whole.
+ */
+export function recordExecution(
+  stats: ModelStats,
+  rows: number,
+  r: { queueNs: number; computeNs: number; startNs?: number; inferStartNs?: number; inferEndNs?: number },
+  endNs: number,
+): void {
+  if (r.startNs === undefined || r.inferStartNs === undefined || r.inferEndNs === undefined)
+    return stats.execution(rows, r.queueNs, r.computeNs);
+  const inputNs = Math.max(0, r.inferStartNs - r.startNs);
+  const outputNs = Math.max(0, endNs - r.inferEndNs);
+  stats.execution(rows, r.queueNs, Math.max(0, r.inferEndNs - r.inferStartNs), inputNs, outputNs);
 }

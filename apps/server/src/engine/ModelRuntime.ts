@@ -9,7 +9,7 @@ import { createBackend } from './createBackend.ts';
 import { type BatchItem, createDynamicBatcher, type ItemResult } from './dynamicBatching.ts';
 import { ChainError, EngineError, messageOf } from './errors.ts';
 import { failureReason } from './failureReason.ts';
-import { ModelStats } from './Metrics.ts';
+import { ModelStats, recordExecution } from './Metrics.ts';
 import { StepInputsError } from './omittedInputs.ts';
 import type { ChainRequest, ChainResult, InferRequest, InferResult, ModelRuntimeOptions } from './modelRuntimeTypes.ts';
 import { firstDim, fromReply, fromSequence, passThrough } from './inferResults.ts';
@@ -281,7 +281,7 @@ export class ModelRuntime {
   /** One execution on the backend. */
   private async execute(call: BackendCall): Promise<BackendReply> {
     const r = await this.backend.call(call);
-    this.stats.execution(this.rows(call.inputs), r.queueNs, r.computeNs);
+    recordExecution(this.stats, this.rows(call.inputs), r, Number(process.hrtime.bigint()));
     return r;
   }
 

@@ -3,7 +3,7 @@ import { Batcher, type QueuePolicy } from './Batcher.ts';
 import { EngineError } from './errors.ts';
 import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
 import { firstDim, fromReply, passThrough, withStamps } from './inferResults.ts';
-import type { ModelStats } from './Metrics.ts';
+import { recordExecution, type ModelStats } from './Metrics.ts';
 import type { InferRequest, InferResult } from './modelRuntimeTypes.ts';
 import { concatBatch, splitBatch } from './batchTensors.ts';
 import { isOwned, markOwned } from './tensorTransfer.ts';
@@ -150,10 +150,11 @@ async function runList(items: BatchItem[], backend: ModelBackend, stats: ModelSt
   );
   const ok = replies.find((r): r is BackendReply => !(r instanceof Error));
   if (ok)
-    stats.execution(
+    recordExecution(
+      stats,
       items.reduce((a, it) => a + firstDim(it.req.inputs), 0),
-      ok.queueNs,
-      ok.computeNs,
+      ok,
+      Number(process.hrtime.bigint()),
     );
   return replies.map((r) => (r instanceof Error ? r : fromReply(r, items.length)));
 }

@@ -99,6 +99,11 @@ describe('statistics extension', () => {
     ]);
     expect(head.inference_stats.success.count).toBeGreaterThanOrEqual(2);
     expect(head.inference_stats.compute_infer.ns).toBeGreaterThan(0);
+    // The hand-over to the model's worker and back: Triton's compute input and output.
+    expect(head.inference_stats.compute_input.ns).toBeGreaterThan(0);
+    expect(head.inference_stats.compute_output.ns).toBeGreaterThan(0);
+    const { success, queue, compute_input, compute_infer, compute_output } = head.inference_stats;
+    expect(success.ns).toBe(queue.ns + compute_input.ns + compute_infer.ns + compute_output.ns);
     expect(
       head.batch_stats.find((b: { batch_size: number }) => b.batch_size === 1)?.compute_infer.count,
     ).toBeGreaterThanOrEqual(1);
