@@ -82,18 +82,10 @@ function sendResult(
   inferStartNs?: number,
 ): void {
   const summaries = !summarize ? {} : stages ? stages[stages.length - 1]!.summaries : summarizeAll(outputs);
-  send(
-    {
-      type: 'result',
-      id,
-      outputs,
-      computeNs,
-      summaries,
-      ...(stages ? { stages } : {}),
-      ...(inferStartNs === undefined ? {} : { inferStartNs }),
-    },
-    transfer,
-  );
+  const result: Extract<FromWorker, { type: 'result' }> = { type: 'result', id, outputs, computeNs, summaries };
+  if (stages) result.stages = stages;
+  if (inferStartNs !== undefined) result.inferStartNs = inferStartNs;
+  send(result, transfer);
 }
 
 async function createSession(
