@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { status } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { f32Bytes, grpcFailure } from '../testing/grpcTestClient.ts';
+import { f32Bytes, grpcFailure, streamAll } from '../testing/grpcTestClient.ts';
 import { startGrpcTestServer, type GrpcTestServer } from '../testing/grpcTestServer.ts';
 import { tempDir } from '../testing/tempDir.ts';
 import { call } from '../testing/testServer.ts';
@@ -114,12 +114,21 @@ describe("Triton's trace file", () => {
       inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
       raw_input_contents: [f32Bytes(feat)],
     });
+    const streamed = await streamAll(t.c, [
+      {
+        model_name: 'head',
+        id: 's1',
+        inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }],
+        raw_input_contents: [f32Bytes(feat)],
+      },
+    ]);
+    expect(streamed.map((m) => m.error_message)).toEqual(['']);
     // Triton writes the traces at shutdown (log_frequency 0).
     await t.close();
     const all = [...traces().values()].filter((e) => e.model);
     const byName = (name: string, parent?: boolean) =>
       all.filter((e) => e.model!.model_name === name && (e.model!.parent_id !== undefined) === (parent ?? false));
-    const [httpHead, grpcHead] = byName('head');
+    const [httpHead, grpcHead, streamHead] = byName('head');
     expect(httpHead!.model!.request_id).toBe('h1');
     expect(httpHead!.names).toEqual([
       'HTTP_RECV_START',
@@ -137,11 +146,13 @@ describe("Triton's trace file", () => {
     ]);
     expect(grpcHead!.names[0]).toBe('GRPC_WAITREAD_START');
     expect(grpcHead!.names.at(-1)).toBe('GRPC_SEND_END');
+    expect(streamHead!.model!.request_id).toBe('s1');
+    expect(streamHead!.names.slice(0, 3)).toEqual(['GRPC_WAITREAD_START', 'GRPC_WAITREAD_END', 'REQUEST_START']);
     const [ensemble] = byName('pipe');
     expect(ensemble!.names).not.toContain('COMPUTE_START');
     const steps = all.filter((e) => e.model!.parent_id === ensemble!.model!.id);
     expect(steps.map((e) => e.model!.model_name)).toEqual(['extractor', 'head']);
-    for (const e of [httpHead!, grpcHead!, ensemble!, ...steps]) {
+    for (const e of [httpHead!, grpcHead!, streamHead!, ensemble!, ...steps]) {
       expect(e.times).toEqual([...e.times].sort((a, b) => a - b));
     }
     // The steps ran inside the ensemble's request.

@@ -15,7 +15,7 @@ import {
 } from '../deferredRequests.ts';
 import { grpcError, grpcStatus } from '../status.ts';
 import { startTrace, traceRun } from '../../http/tracing.ts';
-import { clockPair } from '../../trace/requestTrace.ts';
+import { clockPair, nowNs } from '../../trace/requestTrace.ts';
 import { openShared, prepareInfer, runPrepared, shapedOutputs, type PreparedInfer } from './infer.ts';
 import type { SharedTensors } from '../../http/sharedTensors.ts';
 
@@ -69,7 +69,7 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     });
   };
 
-  const handle = async (req: WireInferRequest, p: PreparedInfer): Promise<void> => {
+  const handle = async (req: WireInferRequest, p: PreparedInfer, arrived: bigint | undefined): Promise<void> => {
     const abort = new AbortController();
     aborts.add(abort);
     let finalSent = false;
@@ -111,9 +111,11 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
     const onResponse = (outputs: Record<string, Tensor>, final: boolean) => {
       if (!(final && p.decoupled && Object.keys(outputs).length === 0)) send(outputs, final);
     };
-    // Traced from its turn to run (a stream's reads are not timed) to its run's end: its responses' sends are not.
-    const trace = startTrace(studio, p.served.name);
-    trace?.stamp('GRPC_WAITREAD_END');
+    // Traced from its message's arrival (read whole, decoded: both read stamps) to its run's end; its responses'
+    // sends are not timed.
+    const trace = arrived === undefined ? undefined : startTrace(studio, p.served.name);
+    trace?.stamp('GRPC_WAITREAD_START', arrived);
+    trace?.stamp('GRPC_WAITREAD_END', arrived);
     try {
       shared = await openShared(studio, p);
       const requestStart = clockPair();
@@ -146,10 +148,11 @@ export function modelStreamInfer(studio: Studio, call: ServerDuplexStream<WireIn
   const start = (req: WireInferRequest, decoded: Partial<RequestTensors> | undefined) => {
     let run: Promise<void>;
     try {
+      const arrived = studio.traces.active ? nowNs() : undefined;
       const p = prepareInfer(studio, req, decoded);
       const key = p.sequence ? `${p.served.name}\u0000${typeof p.sequence.id}:${p.sequence.id}` : undefined;
       const tail = key ? sequenceTails.get(key) : undefined;
-      run = tail ? tail.then(() => handle(req, p)) : handle(req, p);
+      run = tail ? tail.then(() => handle(req, p, arrived)) : handle(req, p, arrived);
       if (key) {
         sequenceTails.set(key, run);
         void run.then(() => {
