@@ -21,8 +21,9 @@ export interface ModelMetrics {
   computeInputNs: number;
   computeNs: number;
   computeOutputNs: number;
-  /** Executions per batch size. */
+  /** Executions per batch size, and their compute input, infer and output times (ns) per batch size. */
   batchSizes: Record<number, number>;
+  batchDurations: Record<number, BatchDurations>;
   activeSequences: number;
   /** Requests accepted and not yet executing (Triton's `nv_inference_pending_request_count`). */
   pendingRequests: number;
@@ -30,6 +31,13 @@ export interface ModelMetrics {
   loadMs?: number;
   /** When the model last executed, in ms since the epoch (0: never); Triton's `last_inference`. */
   lastInferenceMs: number;
+}
+
+/** The compute times of a batch size's executions, in ns (Triton's `batch_stats`). */
+export interface BatchDurations {
+  inputNs: number;
+  inferNs: number;
+  outputNs: number;
 }
 
 /** Counters of one graph (ensemble). */
@@ -64,6 +72,7 @@ export class ModelStats {
   computeNs = 0;
   computeOutputNs = 0;
   batchSizes = new Map<number, number>();
+  private readonly batchDurations = new Map<number, BatchDurations>();
   lastInferenceMs = 0;
 
   success(): void {
@@ -86,6 +95,11 @@ export class ModelStats {
     this.computeNs += computeNs;
     this.computeOutputNs += outputNs;
     this.batchSizes.set(rows, (this.batchSizes.get(rows) ?? 0) + 1);
+    let d = this.batchDurations.get(rows);
+    if (!d) this.batchDurations.set(rows, (d = { inputNs: 0, inferNs: 0, outputNs: 0 }));
+    d.inputNs += inputNs;
+    d.inferNs += computeNs;
+    d.outputNs += outputNs;
     this.lastInferenceMs = Date.now();
   }
 
@@ -102,6 +116,7 @@ export class ModelStats {
       computeNs: this.computeNs,
       computeOutputNs: this.computeOutputNs,
       batchSizes: Object.fromEntries(this.batchSizes),
+      batchDurations: Object.fromEntries([...this.batchDurations].map(([size, d]) => [size, { ...d }])),
       activeSequences,
       pendingRequests,
       ...(loadMs === undefined ? {} : { loadMs }),

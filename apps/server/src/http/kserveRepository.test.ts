@@ -104,9 +104,15 @@ describe('statistics extension', () => {
     expect(head.inference_stats.compute_output.ns).toBeGreaterThan(0);
     const { success, queue, compute_input, compute_infer, compute_output } = head.inference_stats;
     expect(success.ns).toBe(queue.ns + compute_input.ns + compute_infer.ns + compute_output.ns);
-    expect(
-      head.batch_stats.find((b: { batch_size: number }) => b.batch_size === 1)?.compute_infer.count,
-    ).toBeGreaterThanOrEqual(1);
+    const one = head.batch_stats.find((b: { batch_size: number }) => b.batch_size === 1);
+    expect(one?.compute_infer.count).toBeGreaterThanOrEqual(1);
+    // Each batch size's executions carry their compute times, which add up to the model's.
+    for (const k of ['compute_input', 'compute_infer', 'compute_output'] as const) {
+      expect(one[k].ns).toBeGreaterThan(0);
+      expect(head.batch_stats.reduce((n: number, b: Record<string, { ns: number }>) => n + b[k]!.ns, 0)).toBe(
+        head.inference_stats[k].ns,
+      );
+    }
   });
 
   it('by version, for every ready model, and 404 for an unknown model or version', async () => {

@@ -39,7 +39,6 @@ const d = (count: number, ns: number): Duration => ({ count, ns });
 
 function fromModel(name: string, version: string, m: ModelMetrics): ModelStatisticsEntry {
   const ok = m.requestSuccess;
-  // The engine measures queue and compute time per execution, not per batch size: batch entries carry counts only.
   return {
     name,
     version,
@@ -57,12 +56,15 @@ function fromModel(name: string, version: string, m: ModelMetrics): ModelStatist
       cache_miss: d(0, 0),
     },
     response_stats: {},
-    batch_stats: Object.entries(m.batchSizes).map(([size, n]) => ({
-      batch_size: Number(size),
-      compute_input: d(n, 0),
-      compute_infer: d(n, 0),
-      compute_output: d(n, 0),
-    })),
+    batch_stats: Object.entries(m.batchSizes).map(([size, n]) => {
+      const t = m.batchDurations[Number(size)];
+      return {
+        batch_size: Number(size),
+        compute_input: d(n, t?.inputNs ?? 0),
+        compute_infer: d(n, t?.inferNs ?? 0),
+        compute_output: d(n, t?.outputNs ?? 0),
+      };
+    }),
     memory_usage: [],
   };
 }
@@ -102,6 +104,7 @@ const EMPTY: ModelMetrics = {
   computeNs: 0,
   computeOutputNs: 0,
   batchSizes: {},
+  batchDurations: {},
   activeSequences: 0,
   pendingRequests: 0,
   lastInferenceMs: 0,
