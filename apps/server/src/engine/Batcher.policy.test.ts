@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelConfig } from '@ensemble-studio/core';
-import { Batcher, type QueuePolicy } from './Batcher.ts';
+import { Batcher, type BatcherOptions, type QueuePolicy } from './Batcher.ts';
 import { priorityLevels, queuePolicy } from './dynamicBatching.ts';
 
 // Triton's queue policy on the batcher: a bounded queue, and items that waited past their timeout refused or served
@@ -22,23 +22,33 @@ function heldDispatch() {
   return { batches, dispatch, releaseNext };
 }
 
-function batcher(policy: Partial<QueuePolicy<number>>, clock: { now: number }, maxBatchSize = 8) {
+/** A test policy: nothing bounded unless `policy` says, refusals named "<why> <item>", the clock the test's. */
+function testPolicy(policy: Partial<QueuePolicy<number>>, clock: { now: number }): QueuePolicy<number> {
+  return {
+    maxQueueSize: 0,
+    timeoutMs: () => 0,
+    action: 'reject',
+    refusal: (why, item) => new Error(`${why} ${item}`),
+    now: () => clock.now,
+    ...policy,
+  };
+}
+
+/** A batcher on one held "instance" (capacity 1), no queue delay, with `options`' policy or levels. */
+function heldBatcher(maxBatchSize: number, options: Partial<BatcherOptions<number, number>>) {
   const d = heldDispatch();
   const b = new Batcher<number, number>({
     maxBatchSize,
     maxQueueDelayMs: 0,
     capacity: 1,
     dispatch: d.dispatch,
-    policy: {
-      maxQueueSize: 0,
-      timeoutMs: () => 0,
-      action: 'reject',
-      refusal: (why, item) => new Error(`${why} ${item}`),
-      now: () => clock.now,
-      ...policy,
-    },
+    ...options,
   });
   return { b, ...d };
+}
+
+function batcher(policy: Partial<QueuePolicy<number>>, clock: { now: number }, maxBatchSize = 8) {
+  return heldBatcher(maxBatchSize, { policy: testPolicy(policy, clock) });
 }
 
 const settled = (p: Promise<number>) =>
@@ -133,26 +143,10 @@ describe('Batcher queue policy', () => {
 describe('Batcher priority levels', () => {
   /** Items are "level * 100 + n": level 1 is served first; each level's policy from `policies` (none: unbounded). */
   function leveled(policies: Record<number, Partial<QueuePolicy<number>>>, clock: { now: number }, maxBatchSize = 8) {
-    const d = heldDispatch();
-    const b = new Batcher<number, number>({
-      maxBatchSize,
-      maxQueueDelayMs: 0,
-      capacity: 1,
-      dispatch: d.dispatch,
+    return heldBatcher(maxBatchSize, {
       priorityOf: (x) => Math.floor(x / 100),
-      policyOf: (level) =>
-        policies[level]
-          ? {
-              maxQueueSize: 0,
-              timeoutMs: () => 0,
-              action: 'reject',
-              refusal: (why, item) => new Error(`${why} ${item}`),
-              now: () => clock.now,
-              ...policies[level],
-            }
-          : undefined,
+      policyOf: (level) => (policies[level] ? testPolicy(policies[level], clock) : undefined),
     });
-    return { b, ...d };
   }
 
   it('forms each batch from the highest level first, arrival order within a level', async () => {

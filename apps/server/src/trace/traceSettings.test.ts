@@ -24,6 +24,9 @@ function traceRequests(settings: TraceSettings, model: string, n: number): numbe
   return ids;
 }
 
+/** A trace file's path in a fresh temporary directory (removed after the test). */
+const traceFileIn = (prefix: string) => join(tempDir(prefix), 't.json');
+
 const readTraces = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as { id: number }[];
 
 describe('TraceSettings (Triton trace setting updates)', () => {
@@ -70,16 +73,14 @@ describe('TraceSettings (Triton trace setting updates)', () => {
   });
 
   it('samples one request in rate while the count lasts, and reports the count left', () => {
-    const dir = tempDir('trace-count-');
-    const s = on(join(dir, 't.json'), { rate: 2, count: 3 });
+    const s = on(traceFileIn('trace-count-'), { rate: 2, count: 3 });
     expect(traceRequests(s, 'm', 9)).toEqual([1, 2, 3]);
     expect(s.json().trace_count).toBe('0');
     expect(s.active).toBe(false);
   });
 
   it('writes every trace to <file> at shutdown, as one JSON array', async () => {
-    const dir = tempDir('trace-file-');
-    const file = join(dir, 't.json');
+    const file = traceFileIn('trace-file-');
     const s = on(file);
     traceRequests(s, 'm', 3);
     expect(existsSync(file)).toBe(false);
@@ -88,8 +89,7 @@ describe('TraceSettings (Triton trace setting updates)', () => {
   });
 
   it('writes <file>.0, <file>.1 … every log_frequency traces, and the rest at shutdown', async () => {
-    const dir = tempDir('trace-freq-');
-    const file = join(dir, 't.json');
+    const file = traceFileIn('trace-freq-');
     const s = on(file, { logFrequency: 2 });
     traceRequests(s, 'm', 5);
     await s.close();
@@ -98,8 +98,7 @@ describe('TraceSettings (Triton trace setting updates)', () => {
   });
 
   it('writes an indexed file once the count is used up (at rate 1, as Triton does)', async () => {
-    const dir = tempDir('trace-done-');
-    const file = join(dir, 't.json');
+    const file = traceFileIn('trace-done-');
     const s = on(file, { count: 2 });
     traceRequests(s, 'm', 4);
     await s.close();
@@ -107,8 +106,7 @@ describe('TraceSettings (Triton trace setting updates)', () => {
   });
 
   it("writes a replaced setting's traces when it is replaced, and a trace that finishes under it after", async () => {
-    const dir = tempDir('trace-retire-');
-    const file = join(dir, 't.json');
+    const file = traceFileIn('trace-retire-');
     const s = on(file);
     traceRequests(s, 'm', 1);
     const running = s.start('m')!;
