@@ -43,6 +43,7 @@ export class RequestTrace {
   /** This trace's records, in order; its children's, after. */
   private readonly records: string[] = [];
   private readonly children: string[] = [];
+  private ended = false;
 
   constructor(
     private readonly setting: TraceSetting,
@@ -93,18 +94,18 @@ export class RequestTrace {
     }
   }
 
-  /** Hands the finished trace to its setting, which writes it with the others. */
+  /** Hands the finished trace to its setting, which writes it with the others (once; a trace with no records counts). */
   end(): void {
-    if (this.records.length + this.children.length > 0)
-      this.setting.write([...this.records, ...this.children].join(','));
+    if (this.ended) return;
+    this.ended = true;
+    this.setting.write([...this.records, ...this.children].join(','));
   }
 
   /**
    * A model request's compute, as Triton's backends report it: from when an instance took it (COMPUTE_START) to its
    * result back on the server's thread (COMPUTE_END); the model itself (an ONNX session run, a Python `execute`)
    * between COMPUTE_INPUT_END and COMPUTE_OUTPUT_START (the hand-over to its thread or process and back on either
-   * side). Without an
-   * instance's stamp (a fused group), the model's own time ending with its result.
+   * side). Without an instance's stamp (a fused group), the model's own time ending with its result.
    */
   private compute(id: number, perfNs: (ms: number) => bigint, startedAtMs: number, t: NodeTiming): void {
     if (!this.timestamps) return;

@@ -87,10 +87,13 @@ export class TraceSetting {
    * written to the next indexed file, as Triton does.
    */
   write(records: string): void {
-    this.stream.push(records);
-    this.streamChars += records.length;
-    this.inStream++;
     this.collected++;
+    // A trace that recorded nothing (a request refused before it ran, at the TENSORS level) counts, and writes nothing.
+    if (records !== '') {
+      this.stream.push(records);
+      this.streamChars += records.length;
+      this.inStream++;
+    }
     const f = this.values.logFrequency;
     if ((this.remaining === 0 && this.collected === this.sampled) || (f !== 0 && this.inStream >= f)) {
       this.file.saveIndexed(this.takeStream());
