@@ -77,6 +77,10 @@ describe('runs', () => {
     expect((await page.locator('[data-testid=texts] tbody').innerText()).toUpperCase()).toMatch(/HELLO|WORLD|42/);
     expect(await flowNode(page, 'det').locator('.node-status').innerText()).toMatch(/✓ [\d.]+ ms/);
     expect(await page.locator('.timeline .tl-row').count()).toBeGreaterThan(5);
+    // Each model's own run is drawn inside its compute, from the stamps its instance and worker took.
+    const detRow = page.locator('.timeline .tl-row[data-node="det"]');
+    expect(await detRow.locator('[data-testid=model-run]').count()).toBe(1);
+    expect(await detRow.getAttribute('title')).toMatch(/to the model [\d.]+ ms, its own run [\d.]+ ms, back [\d.]+ ms/);
     // det's probability map is far over the full-data limit: the heatmap is drawn from its thumbnail.
     const heat = page.locator('.ne[data-node="det"] [data-testid=heatmap]');
     expect(await heat.locator('canvas').count()).toBe(1);

@@ -266,7 +266,13 @@ export class ModelRuntime {
         this.stats.execution(model.batchSize ?? 1, r.queueNs, model.computeNs);
       }
       this.stats.success();
-      return { outputs: r.outputs, stages: r.stages, queueMs: r.queueNs / 1e6, instance: r.instance };
+      return {
+        outputs: r.outputs,
+        stages: r.stages,
+        queueMs: r.queueNs / 1e6,
+        instance: r.instance,
+        startNs: r.startNs,
+      };
     } catch (err) {
       // An op of the group failing is not a failure of this model.
       if (!(err instanceof ChainError) || err.stage === req.modelStep) this.stats.failure(failureReason(err));

@@ -74,6 +74,8 @@ export interface ChainResult {
   stages: StageResult[];
   queueMs: number;
   instance: string;
+  /** When an instance took the group (monotonic ns). */
+  startNs?: number;
 }
 
 /** A model request's outputs (a decoupled model's responses too) and where and how long it ran. */

@@ -145,6 +145,7 @@ async function runGroup(
       ...(s.batchSize !== undefined ? { batchSize: s.batchSize } : {}),
       ...(s.exit !== undefined ? { exit: { value: s.exit } } : {}),
       ...(k === modelStep ? {} : { placement }),
+      ...stageStamps(r.startNs, s),
     }));
     return { runs, queueMs: r.queueMs };
   } catch (err) {
@@ -266,4 +267,13 @@ const unchanged = (o: Record<string, Tensor>): Record<string, Tensor> => o;
 
 function removeBatchDim(outputs: Record<string, Tensor>): Record<string, Tensor> {
   return Object.fromEntries(Object.entries(outputs).map(([n, t]) => [n, { ...t, shape: t.shape.slice(1) }]));
+}
+
+/** A fused member's stamps: when an instance took the group, and when this step ran in its worker. */
+function stageStamps(
+  groupStartNs: number | undefined,
+  s: StageResult,
+): Pick<NodeRun, 'startNs' | 'inferStartNs' | 'inferEndNs'> {
+  if (groupStartNs === undefined || s.startNs === undefined) return {};
+  return { startNs: groupStartNs, inferStartNs: s.startNs, inferEndNs: s.startNs + s.computeNs };
 }

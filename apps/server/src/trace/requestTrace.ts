@@ -105,7 +105,8 @@ export class RequestTrace {
    * A model request's compute, as Triton's backends report it: from when an instance took it (COMPUTE_START) to its
    * result back on the server's thread (COMPUTE_END); the model itself (an ONNX session run, a Python `execute`)
    * between COMPUTE_INPUT_END and COMPUTE_OUTPUT_START (the hand-over to its thread or process and back on either
-   * side). Without an instance's stamp (a fused group), the model's own time ending with its result.
+   * side; a fused step's Input also holds the ops fused before it). Without stamps, the model's own time ending with
+   * its result.
    */
   private compute(id: number, perfNs: (ms: number) => bigint, startedAtMs: number, t: NodeTiming): void {
     if (!this.timestamps) return;

@@ -2,14 +2,18 @@ import { useState } from 'react';
 import type { NodeTiming } from '@ensemble-studio/core';
 import type { RunRecord } from '../../store/types.ts';
 
-/** A per-node Gantt: queue wait (light) then compute (solid); batch size when batched, and the instance. */
+/**
+ * A per-node Gantt: queue wait (light) then compute (solid), and within a model's compute the model's own run (dark;
+ * the rest is the hand-over to its instance and back); batch size when batched, and the instance.
+ */
 export function Timeline({ timings, total }: { timings: NodeTiming[]; total: number }) {
   const end = Math.max(total, ...timings.map((t) => t.endMs), 1);
   const sorted = [...timings].sort((a, b) => a.startMs - b.startMs);
   return (
     <div className="timeline">
       <div className="tl-legend small muted">
-        <span className="tl-key tl-queue" /> queue wait <span className="tl-key tl-compute" /> compute · ×n = batch size
+        <span className="tl-key tl-queue" /> queue wait <span className="tl-key tl-compute" /> compute{' '}
+        <span className="tl-key tl-infer" /> the model's own run · ×n = batch size
       </div>
       {sorted.map((t) => {
         const queueStart = t.startMs - t.queueMs;
@@ -19,7 +23,7 @@ export function Timeline({ timings, total }: { timings: NodeTiming[]; total: num
             key={t.nodeId}
             className="tl-row"
             data-node={t.nodeId}
-            title={`${t.nodeId}: queued ${t.queueMs.toFixed(1)} ms, computed ${t.computeMs.toFixed(1)} ms${t.batchSize ? ` in a batch of ${t.batchSize}` : ''}${t.instance ? ` on ${t.instance}` : ''}${t.placement ? ` (${t.placement})` : ''}`}
+            title={`${t.nodeId}: queued ${t.queueMs.toFixed(1)} ms, computed ${t.computeMs.toFixed(1)} ms${t.batchSize ? ` in a batch of ${t.batchSize}` : ''}${t.instance ? ` on ${t.instance}` : ''}${t.placement ? ` (${t.placement})` : ''}${phases(t)}`}
           >
             <span className="tl-name">{t.nodeId}</span>
             <span className="tl-track">
@@ -34,6 +38,16 @@ export function Timeline({ timings, total }: { timings: NodeTiming[]; total: num
                   width: `${Math.max(0.5, ((t.endMs - t.startMs) / end) * 100)}%`,
                 }}
               />
+              {t.inferStartMs !== undefined && t.inferEndMs !== undefined && (
+                <span
+                  className="tl-infer"
+                  data-testid="model-run"
+                  style={{
+                    left: `${(t.inferStartMs / end) * 100}%`,
+                    width: `${Math.max(0.3, ((t.inferEndMs - t.inferStartMs) / end) * 100)}%`,
+                  }}
+                />
+              )}
             </span>
             <span className="tl-ms">
               {t.queueMs >= 0.05 && <span className="muted">{t.queueMs.toFixed(1)}+</span>}
@@ -50,6 +64,17 @@ export function Timeline({ timings, total }: { timings: NodeTiming[]; total: num
       })}
     </div>
   );
+}
+
+/**
+ * A model request's phases, when its backend stamped them: from its instance taking it to the model's own run, the
+ * run, and the result's way back to the server's thread.
+ * @example phases({ computeStartMs: 1, inferStartMs: 1.3, inferEndMs: 3.4, endMs: 3.8, … }) // "; to the model 0.3 ms, …"
+ */
+function phases(t: NodeTiming): string {
+  if (t.computeStartMs === undefined || t.inferStartMs === undefined || t.inferEndMs === undefined) return '';
+  const ms = (a: number, b: number) => `${Math.max(0, b - a).toFixed(1)} ms`;
+  return `; to the model ${ms(t.computeStartMs, t.inferStartMs)}, its own run ${ms(t.inferStartMs, t.inferEndMs)}, back ${ms(t.inferEndMs, t.endMs)}`;
 }
 
 /** The last runs: status, total, queue vs compute; pick one to see its timeline beside the current. */

@@ -59,6 +59,7 @@ export class OnnxBackend implements ModelBackend {
       outputs: receivedOutputs(r.result),
       stages: r.result.stages ?? [],
       queueNs: r.queueNs,
+      startNs: r.startNs,
       instance: r.instance,
     };
   }

@@ -62,7 +62,12 @@ export async function runChain(
         const { holds, value } = conditionHolds(step.expression, inputs, step.id);
         // A gate passes its inputs on unchanged; one that holds sends nothing.
         if (holds) {
-          stages.push({ computeNs: Number(process.hrtime.bigint() - t0), summaries: {}, exit: value });
+          stages.push({
+            computeNs: Number(process.hrtime.bigint() - t0),
+            startNs: Number(t0),
+            summaries: {},
+            exit: value,
+          });
           return { outputs: {}, stages, produced };
         }
         outputs = inputs;
@@ -80,7 +85,7 @@ export async function runChain(
       throw new StageFailure(k, err instanceof Error ? err.message.split('\n')[0]! : String(err), stages);
     }
     const computeNs = Number(process.hrtime.bigint() - t0);
-    const stage: StageResult = { computeNs, summaries: summarize ? summarizeAll(outputs) : {} };
+    const stage: StageResult = { computeNs, startNs: Number(t0), summaries: summarize ? summarizeAll(outputs) : {} };
     if (batchSize !== undefined) stage.batchSize = batchSize;
     if (step.exports && k < steps.length - 1)
       stage.outputs = Object.fromEntries(

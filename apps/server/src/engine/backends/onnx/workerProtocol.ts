@@ -45,6 +45,8 @@ export type ChainStep = (
 /** What each step of a chain took, and its outputs summarised when the run is watched. */
 export interface StageResult {
   computeNs: number;
+  /** When the step began (monotonic ns, the process's clock). */
+  startNs?: number;
   summaries: Record<string, TensorSummary>;
   batchSize?: number;
   /** A condition that held: the chain stopped after this step. */
