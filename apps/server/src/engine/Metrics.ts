@@ -1,3 +1,4 @@
+import type { ComputeStamps } from './computeStamps.ts';
 import type { CustomFamily } from './customMetrics.ts';
 
 /** Why a request failed, as Triton's `nv_inference_request_failure` says in its `reason` label. */
@@ -139,18 +140,18 @@ export function emptyGraphMetrics(): GraphMetrics {
 }
 
 /**
- * Records one backend execution in `stats`: with the backend's stamps (an instance took it, the model began and
- * ended, `endNs` its reply back), compute input, infer and output apart; without them, its compute time whole.
+ * Records one backend execution in `stats` as its reply comes back (`endNs`, now unless given): with the backend's stamps (an instance took
+ * it, the model began and ended), compute input, infer and output apart; without them, its compute time whole.
  */
 export function recordExecution(
   stats: ModelStats,
   rows: number,
-  r: { queueNs: number; computeNs: number; startNs?: number; inferStartNs?: number; inferEndNs?: number },
-  endNs: number,
+  r: { queueNs: number; computeNs: number } & ComputeStamps,
+  endNs?: number,
 ): void {
   if (r.startNs === undefined || r.inferStartNs === undefined || r.inferEndNs === undefined)
     return stats.execution(rows, r.queueNs, r.computeNs);
   const inputNs = Math.max(0, r.inferStartNs - r.startNs);
-  const outputNs = Math.max(0, endNs - r.inferEndNs);
+  const outputNs = Math.max(0, (endNs ?? Number(process.hrtime.bigint())) - r.inferEndNs);
   stats.execution(rows, r.queueNs, Math.max(0, r.inferEndNs - r.inferStartNs), inputNs, outputNs);
 }

@@ -287,7 +287,7 @@ export class ModelRuntime {
   /** One execution on the backend. */
   private async execute(call: BackendCall): Promise<BackendReply> {
     const r = await this.backend.call(call);
-    recordExecution(this.stats, this.rows(call.inputs), r, Number(process.hrtime.bigint()));
+    recordExecution(this.stats, this.rows(call.inputs), r);
     return r;
   }
 

@@ -2,7 +2,8 @@ import type { ModelConfig } from '@ensemble-studio/core';
 import { Batcher, type QueuePolicy } from './Batcher.ts';
 import { EngineError } from './errors.ts';
 import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
-import { firstDim, fromReply, passThrough, withStamps } from './inferResults.ts';
+import { copyStamps } from './computeStamps.ts';
+import { firstDim, fromReply, passThrough } from './inferResults.ts';
 import { recordExecution, type ModelStats } from './Metrics.ts';
 import type { InferRequest, InferResult } from './modelRuntimeTypes.ts';
 import { concatBatch, splitBatch } from './batchTensors.ts';
@@ -126,7 +127,7 @@ async function runConcatenated(
   const split = Object.entries(r.outputs).map(([n, t]) => [n, splitBatch(t, rows)] as const);
   const batchSize = rows.reduce((a, b) => a + b, 0);
   return items.map((_, k) =>
-    withStamps(
+    copyStamps<InferResult>(
       {
         outputs: Object.fromEntries(split.map(([n, parts]) => [n, markOwned(parts[k]!)])),
         queueMs: r.queueNs / 1e6,
@@ -154,7 +155,6 @@ async function runList(items: BatchItem[], backend: ModelBackend, stats: ModelSt
       stats,
       items.reduce((a, it) => a + firstDim(it.req.inputs), 0),
       ok,
-      Number(process.hrtime.bigint()),
     );
   return replies.map((r) => (r instanceof Error ? r : fromReply(r, items.length)));
 }

@@ -1,5 +1,6 @@
 import type { Tensor } from '@ensemble-studio/core';
 import type { BackendCall, BackendReply } from './backends/modelBackend.ts';
+import { copyStamps } from './computeStamps.ts';
 import type { InferRequest, InferResult } from './modelRuntimeTypes.ts';
 import type { SequenceResult } from './sequenceTypes.ts';
 
@@ -10,7 +11,7 @@ export function firstDim(inputs: Record<string, Tensor>): number {
 
 /** A backend's reply as a model request's result, `batchSize` rows run together. */
 export function fromReply(r: BackendReply, batchSize: number): InferResult {
-  return withStamps(
+  return copyStamps<InferResult>(
     {
       outputs: r.outputs,
       ...(r.responses ? { responses: r.responses } : {}),
@@ -21,17 +22,6 @@ export function fromReply(r: BackendReply, batchSize: number): InferResult {
     },
     r,
   );
-}
-
-/** `out` with the reply's compute stamps, when it has them (Triton's COMPUTE_START and COMPUTE_INPUT_END in a trace). */
-export function withStamps(
-  out: InferResult,
-  r: Pick<BackendReply, 'startNs' | 'inferStartNs' | 'inferEndNs'>,
-): InferResult {
-  if (r.startNs !== undefined) out.startNs = r.startNs;
-  if (r.inferStartNs !== undefined) out.inferStartNs = r.inferStartNs;
-  if (r.inferEndNs !== undefined) out.inferEndNs = r.inferEndNs;
-  return out;
 }
 
 /** A sequence batcher's result as a model request's result. */

@@ -1,6 +1,7 @@
 import type { CustomMetrics } from './customMetrics.ts';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import type { BackendCall } from './backends/modelBackend.ts';
+import type { ComputeStamps } from './computeStamps.ts';
 import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
 import type { BlsCall, BlsHandler, BlsSink, LogLevel } from './backends/python/pythonTypes.ts';
 import type { CancelSignal } from './cancel.ts';
@@ -79,17 +80,13 @@ export interface ChainResult {
 }
 
 /** A model request's outputs (a decoupled model's responses too) and where and how long it ran. */
-export interface InferResult {
+export interface InferResult extends ComputeStamps {
   outputs: Record<string, Tensor>;
   responses?: Record<string, Tensor>[];
   queueMs: number;
   computeMs: number;
   batchSize: number;
   instance: string;
-  /** The backend's stamps (BackendReply): when an instance took the request, when the model itself began. */
-  startNs?: number;
-  inferStartNs?: number;
-  inferEndNs?: number;
 }
 
 /** A sequence a model ended, and why. */

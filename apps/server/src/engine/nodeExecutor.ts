@@ -8,6 +8,7 @@ import type { InferRequest } from './modelRuntimeTypes.ts';
 import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
+import { copyStamps, type ComputeStamps } from './computeStamps.ts';
 import { receivedOutputs } from './tensorTransfer.ts';
 import { restoreSummary } from './tensorSummary.ts';
 import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
@@ -210,20 +211,19 @@ function runModel(
   if (ctx.observed)
     req.onLog = (level: LogLevel, message: string, instance: string) =>
       ctx.log(node, { model: rt.name, instance, level, message });
-  return rt.infer(req).then((r) => {
-    const run: NodeRun = {
-      // A decoupled model's responses already flowed downstream one by one.
-      responses: decoupled ? (r.responses ?? []).map(strip) : [strip(r.outputs)],
-      queueMs: r.queueMs,
-      computeMs: r.computeMs,
-      batchSize: r.batchSize,
-      instance: r.instance,
-    };
-    if (r.startNs !== undefined) run.startNs = r.startNs;
-    if (r.inferStartNs !== undefined) run.inferStartNs = r.inferStartNs;
-    if (r.inferEndNs !== undefined) run.inferEndNs = r.inferEndNs;
-    return run;
-  });
+  return rt.infer(req).then((r) =>
+    copyStamps<NodeRun>(
+      {
+        // A decoupled model's responses already flowed downstream one by one.
+        responses: decoupled ? (r.responses ?? []).map(strip) : [strip(r.outputs)],
+        queueMs: r.queueMs,
+        computeMs: r.computeMs,
+        batchSize: r.batchSize,
+        instance: r.instance,
+      },
+      r,
+    ),
+  );
 }
 
 function runtimeOf(deps: ExecutorDeps, node: GraphNode): ModelRuntime {
@@ -270,10 +270,7 @@ function removeBatchDim(outputs: Record<string, Tensor>): Record<string, Tensor>
 }
 
 /** A fused member's stamps: when an instance took the group, and when this step ran in its worker. */
-function stageStamps(
-  groupStartNs: number | undefined,
-  s: StageResult,
-): Pick<NodeRun, 'startNs' | 'inferStartNs' | 'inferEndNs'> {
+function stageStamps(groupStartNs: number | undefined, s: StageResult): ComputeStamps {
   if (groupStartNs === undefined || s.startNs === undefined) return {};
   return { startNs: groupStartNs, inferStartNs: s.startNs, inferEndNs: s.startNs + s.computeNs };
 }

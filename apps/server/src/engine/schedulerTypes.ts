@@ -7,6 +7,7 @@ import type {
   Tensor,
   TensorSummary,
 } from '@ensemble-studio/core';
+import type { ComputeStamps } from './computeStamps.ts';
 import type { CancelSignal } from './cancel.ts';
 import type { FusedGroup } from './fusion.ts';
 import type { GraphIndex } from './graphIndex.ts';
@@ -15,7 +16,8 @@ import type { StepInputs } from './omittedInputs.ts';
 // The scheduler's contracts: what it hands a node executor, and what a run comes to.
 
 /** What executing one node produced: zero or more responses (decoupled), and whether a condition held. */
-export interface NodeRun {
+/** A node's result; a model request's carries its compute stamps. */
+export interface NodeRun extends ComputeStamps {
   responses: Record<string, Tensor>[];
   /** Set by a condition whose expression held. */
   exit?: { value: number | boolean };
@@ -27,10 +29,6 @@ export interface NodeRun {
   summaries?: Record<string, TensorSummary>;
   /** Where an op ran (placement.ts). */
   placement?: NodeTiming['placement'];
-  /** A model request's stamps (monotonic ns): when an instance took it, when the model itself began. */
-  startNs?: number;
-  inferStartNs?: number;
-  inferEndNs?: number;
 }
 
 /** What a fused group did: a run per member that finished, in order, then the failure that stopped it, if any. */

@@ -3,6 +3,7 @@ import type { CancelSignal } from '../cancel.ts';
 import type { InstancePool } from '../InstancePool.ts';
 import type { SequenceFlags } from '../sequenceTensors.ts';
 import type { LogLevel } from './python/pythonTypes.ts';
+import type { ComputeStamps } from '../computeStamps.ts';
 
 // How a model runtime (pool, dynamic batcher, sequence batcher) hands one execution to its backend.
 
@@ -27,17 +28,13 @@ export interface BackendCall {
 }
 
 /** What one request came to: its (last) outputs, and for a decoupled model every response not streamed. */
-export interface BackendReply {
+export interface BackendReply extends ComputeStamps {
   outputs: Record<string, Tensor>;
   /** All responses, when the model is decoupled and no `respond` sink took them. */
   responses?: Record<string, Tensor>[];
   instance: string;
   queueNs: number;
   computeNs: number;
-  /** When an instance took the request, and when the model itself began and ended (monotonic ns: ONNX's session run, Python's `execute`). */
-  startNs?: number;
-  inferStartNs?: number;
-  inferEndNs?: number;
 }
 
 /**

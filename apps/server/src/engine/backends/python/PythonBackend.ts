@@ -2,6 +2,7 @@ import type { ModelConfig } from '@ensemble-studio/core';
 import { EngineError } from '../../errors.ts';
 import { InstancePool } from '../../InstancePool.ts';
 import type { BackendCall, BackendReply, ModelBackend } from '../modelBackend.ts';
+import { copyStamps } from '../../computeStamps.ts';
 import { PythonInstance } from './PythonInstance.ts';
 import type { PythonSpec } from './pythonSpec.ts';
 import type { PyExecute, PyExecuteResult, PyRequest } from './pythonTypes.ts';
@@ -76,14 +77,10 @@ export class PythonBackend implements ModelBackend {
     return r.result.results.map((res): BackendReply | Error => {
       if (!res.ok) return res.error;
       const responses = res.responses;
-      const base: Omit<BackendReply, 'outputs'> = {
-        instance: r.instance,
-        queueNs: r.queueNs,
-        computeNs: r.result.computeNs,
-        startNs: r.startNs,
-      };
-      if (r.result.inferStartNs !== undefined) base.inferStartNs = r.result.inferStartNs;
-      if (r.result.inferEndNs !== undefined) base.inferEndNs = r.result.inferEndNs;
+      const base = copyStamps<Omit<BackendReply, 'outputs'>>(
+        { instance: r.instance, queueNs: r.queueNs, computeNs: r.result.computeNs, startNs: r.startNs },
+        r.result,
+      );
       if (this.decoupled) return { ...base, outputs: responses.at(-1) ?? {}, responses };
       if (responses.length !== 1)
         return new EngineError(

@@ -1,3 +1,4 @@
+import type { ComputeStamps } from '../../computeStamps.ts';
 import type { Tensor } from '@ensemble-studio/core';
 import type { CancelSignal } from '../../cancel.ts';
 
@@ -32,12 +33,10 @@ export interface PyExecute {
 export type PyRequestResult =
   { ok: true; responses: Record<string, Tensor>[]; streamed: number } | { ok: false; error: Error };
 
-export interface PyExecuteResult {
+/** An execute's results; `inferStartNs`/`inferEndNs`: when the model's `execute` began and returned, from the stub. */
+export interface PyExecuteResult extends Pick<ComputeStamps, 'inferStartNs' | 'inferEndNs'> {
   results: PyRequestResult[];
   computeNs: number;
-  /** When the model's `execute` began and returned (monotonic ns, from the stub). */
-  inferStartNs?: number;
-  inferEndNs?: number;
 }
 
 /** A BLS call from a model's `execute`: `InferenceRequest(...).exec()` / `async_exec()`. */
