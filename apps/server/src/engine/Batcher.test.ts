@@ -83,7 +83,7 @@ describe('Batcher', () => {
     expect(r.batches).toEqual([[2, 1, 1], [3]]);
   });
 
-  it('only batches items with the same key', async () => {
+  it('ends a batch at the first item with another key, as Triton ends one at a request of other shapes', async () => {
     const r = recorder();
     const b = new Batcher<number, number>({
       maxBatchSize: 8,
@@ -91,11 +91,96 @@ describe('Batcher', () => {
       keyOf: (x) => String(x % 2),
       dispatch: r.dispatch,
     });
-    await Promise.all([1, 2, 3, 4].map((x) => b.enqueue(x)));
-    expect(r.batches).toEqual([
-      [1, 3],
-      [2, 4],
-    ]);
+    await Promise.all([1, 3, 2, 4, 5].map((x) => b.enqueue(x)));
+    expect(r.batches).toEqual([[1, 3], [2, 4], [5]]);
+  });
+
+  it('sends a batch that the next item cannot join at once, without waiting for the delay', async () => {
+    const t = manualTimer();
+    const r = recorder();
+    const b = new Batcher<number, number>({
+      maxBatchSize: 8,
+      maxQueueDelayMs: 100,
+      keyOf: (x) => String(x % 2),
+      dispatch: r.dispatch,
+      schedule: t.schedule,
+    });
+    const all = Promise.all([1, 3, 2].map((x) => b.enqueue(x)));
+    await tick();
+    expect(r.batches).toEqual([[1, 3]]); // 2 has other shapes: [1, 3] cannot grow
+    t.fire();
+    await all;
+    expect(r.batches).toEqual([[1, 3], [2]]);
+  });
+
+  it('sends the largest preferred size the queue makes at once, the rest waits', async () => {
+    const t = manualTimer();
+    const r = recorder();
+    const b = new Batcher<number, number>({
+      maxBatchSize: 8,
+      preferredSizes: [2, 4],
+      maxQueueDelayMs: 100,
+      dispatch: r.dispatch,
+      schedule: t.schedule,
+    });
+    const all = Promise.all([1, 2, 3].map((x) => b.enqueue(x)));
+    await tick();
+    expect(r.batches).toEqual([[1, 2]]);
+    t.fire();
+    await all;
+    expect(r.batches).toEqual([[1, 2], [3]]);
+  });
+
+  it('sends what fits below the largest preferred size at once when the next item would pass it', async () => {
+    const t = manualTimer();
+    const r = recorder();
+    const b = new Batcher<number, number>({
+      maxBatchSize: 8,
+      preferredSizes: [4],
+      maxQueueDelayMs: 100,
+      sizeOf: (x) => x,
+      dispatch: r.dispatch,
+      schedule: t.schedule,
+    });
+    const all = Promise.all([3, 3].map((x) => b.enqueue(x)));
+    await tick();
+    expect(r.batches).toEqual([[3]]); // 3 + 3 passes 4: Triton sends the 3 rows it had
+    t.fire();
+    await all;
+    expect(r.batches).toEqual([[3], [3]]);
+  });
+
+  it("counts the queue delay from the oldest waiting item's arrival, not from the last batch", async () => {
+    const timers: number[] = [];
+    const schedule: Schedule = (fn, ms) => {
+      timers.push(ms);
+      const h = setTimeout(fn, ms);
+      return () => clearTimeout(h);
+    };
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const batches: number[][] = [];
+    const b = new Batcher<number, number>({
+      maxBatchSize: 2,
+      maxQueueDelayMs: 30,
+      capacity: 1,
+      schedule,
+      dispatch: async (xs) => {
+        batches.push([...xs]);
+        if (xs[0] === 1) await held;
+        return xs;
+      },
+    });
+    // [1, 2] is full: out at once, holding the only instance while 3, 4 and 5 wait past the delay.
+    const all = Promise.all([1, 2, 3, 4, 5].map((x) => b.enqueue(x)));
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await all;
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+    // After [3, 4], 5 had waited 50 ms of its 30: its timer is due at once (it was given 30 more before).
+    expect(timers).toHaveLength(2);
+    expect(timers[0]).toBeGreaterThan(25);
+    expect(timers[1]).toBe(0);
   });
 
   it('batches requests that arrive while every instance is busy', async () => {

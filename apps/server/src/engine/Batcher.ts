@@ -25,7 +25,10 @@ export interface BatcherOptions<I, R> {
   capacity?: number;
   /** Rows an item contributes (its batch dim); default 1. */
   sizeOf?: (item: I) => number;
-  /** Only items with equal keys batch together (e.g. same non-batch dims). */
+  /**
+   * Only items with equal keys batch together (e.g. same non-batch dims); as Triton's, a batch ends at the first item
+   * whose key differs (it goes in a later batch, ahead of those behind it).
+   */
   keyOf?: (item: I) => string;
   /** Runs one batch; must return one result per item, in order. */
   dispatch: (items: I[]) => Promise<R[]>;
@@ -57,8 +60,9 @@ interface Entry<I, R> extends QueuedEntry<I> {
 
 /**
  * `dynamic_batching`, DataLoader-shaped: `enqueue(item)` resolves with that item's share of a
- * batch. A batch goes out when the queue reaches the largest preferred size, when the oldest item
- * has waited `maxQueueDelayMs`, or at once when the delay is 0 and an instance is free (items
+ * batch. As Triton's: a batch of a preferred size goes out at once (the largest the queue makes), as does one that
+ * cannot grow (the largest preferred size reached, the next item of other shapes or too big); otherwise it waits until
+ * its oldest item has waited `maxQueueDelayMs`, or goes at once when the delay is 0 and an instance is free (items
  * enqueued in the same tick batch together). Every waiter is rejected when its batch fails. With priority levels a
  * batch is formed from the highest level's items first (`BatchQueues`).
  * @example const b = new Batcher({ maxBatchSize: 8, maxQueueDelayMs: 1, dispatch: async (xs) => xs.map((x) => x * 2) });
@@ -94,6 +98,7 @@ export class Batcher<I, R> {
         size: this.opts.sizeOf?.(item) ?? 1,
         key: this.opts.keyOf?.(item) ?? '',
         expiresAt: 0,
+        enqueuedAt: this.opts.maxQueueDelayMs > 0 ? performance.now() : 0,
         resolve,
         reject,
         signal,
@@ -124,26 +129,37 @@ export class Batcher<I, R> {
     this.queues.expire(refuse);
   }
 
-  /** Takes the entries of the next batch (oldest first, same key, ≤ maxBatchSize rows), or none yet. */
-  private nextBatch(force: boolean): Entry<I, R>[] | undefined {
-    const same = this.queues.candidates(this.opts.maxBatchSize);
-    if (same.length === 0) return undefined;
-    // Largest preferred size reachable by a prefix of `same`.
-    let rows = 0;
-    let cut = -1;
-    let cutSize = 0;
-    for (let i = 0; i < same.length; i++) {
-      rows += same[i]!.size;
-      if (rows > cutSize && this.preferred.includes(rows)) {
-        cut = i + 1;
-        cutSize = rows;
-      }
-    }
+  /**
+   * The entries of the next batch, or none yet, as Triton's dynamic batcher forms one: it walks the queue (oldest first
+   * at each level, up to an item of other shapes or past `maxBatchSize` rows), noting the last count that made a
+   * preferred size, or the count before the walk first passed the largest preferred size. Unless the oldest item has
+   * waited out the queue delay (`delayed`), that noted prefix goes at once; otherwise everything walked goes when the
+   * walk stopped early, reached the largest preferred size, or the delay is over (or 0); else the batch waits.
+   */
+  private nextBatch(delayed: boolean): Entry<I, R>[] | undefined {
+    const walked = this.queues.candidates(this.opts.maxBatchSize);
+    if (walked.length === 0) return undefined;
     const largest = this.preferred[0]!;
-    if (cut > 0 && cutSize === largest) return same.slice(0, cut);
-    if (rows >= this.opts.maxBatchSize) return cut > 0 ? same.slice(0, cut) : same;
-    if (force || this.opts.maxQueueDelayMs <= 0) return same;
+    let rows = 0;
+    let best = 0;
+    for (let i = 0; i < walked.length; i++) {
+      const size = walked[i]!.size;
+      if (i > 0 && best === 0 && rows + size > largest) best = i;
+      rows += size;
+      if (this.preferred.includes(rows)) best = i + 1;
+    }
+    const delay = this.opts.maxQueueDelayMs;
+    if (delay > 0 && !delayed) delayed = this.waited(walked) >= delay;
+    if (best > 0 && !delayed) return best === walked.length ? walked : walked.slice(0, best);
+    if (this.queues.stopped || rows >= largest || delayed || delay <= 0) return walked;
     return undefined;
+  }
+
+  /** How long the oldest of `entries` has waited, in ms. */
+  private waited(entries: Entry<I, R>[]): number {
+    let oldest = Infinity;
+    for (let i = 0; i < entries.length; i++) oldest = Math.min(oldest, entries[i]!.enqueuedAt);
+    return performance.now() - oldest;
   }
 
   private flush(): void {
@@ -157,12 +173,19 @@ export class Batcher<I, R> {
       this.queues.remove(batch);
       this.run(batch);
     }
-    if (this.pending > 0 && !this.cancelTimer && this.opts.maxQueueDelayMs > 0) {
-      this.cancelTimer = this.schedule(() => {
-        this.cancelTimer = undefined;
-        this.timerFired = true;
-        this.flush();
-      }, this.opts.maxQueueDelayMs);
+    const delay = this.opts.maxQueueDelayMs;
+    // A delay that ran out while every instance was busy waits for the next free one, not for another timer.
+    if (this.pending > 0 && !this.cancelTimer && !this.timerFired && delay > 0) {
+      // Triton counts the delay from the oldest waiting request's arrival, not from the last batch.
+      const left = delay - this.waited(this.queues.candidates(this.opts.maxBatchSize));
+      this.cancelTimer = this.schedule(
+        () => {
+          this.cancelTimer = undefined;
+          this.timerFired = true;
+          this.flush();
+        },
+        Math.max(0, left),
+      );
     }
   }
 

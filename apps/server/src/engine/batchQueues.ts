@@ -21,6 +21,8 @@ export interface QueuedEntry<I> {
   key: string;
   /** When it expires under its level's policy (the policy's clock, ms); 0: never. */
   expiresAt: number;
+  /** When it was queued (`performance.now()`), for the batcher's queue delay; 0 when the batcher has none. */
+  enqueuedAt: number;
 }
 
 /** Levels kept while empty. */
@@ -113,20 +115,30 @@ export class BatchQueues<I, E extends QueuedEntry<I>> {
   }
 
   /**
-   * The next batch's candidates in Triton's order (a level's unexpired items, then its delayed ones, then the next
-   * level's): the first item and those after it with its key, up to `maxRows` rows (the first whatever its size).
+   * Whether the last `candidates` stopped before the queue's end: at an item whose key differs from the first's (its
+   * shapes cannot join the batch) or one that would pass `maxRows`. Triton then sends what it has at once.
+   */
+  stopped = false;
+
+  /**
+   * The next batch's candidates as Triton's cursor walks them (a level's unexpired items, then its delayed ones, then
+   * the next level's): the first item (whatever its size) and those after it, up to the first with another key or one
+   * that would pass `maxRows` rows (`stopped` says whether it came to one).
    */
   candidates(maxRows: number): E[] {
     const out: E[] = [];
     let rows = 0;
+    this.stopped = false;
     const levels = this.levels;
     for (let i = 0; i < levels.length; i++) {
       for (let pass = 0; pass < 2; pass++) {
         const list = pass === 0 ? levels[i]!.queue : levels[i]!.delayed;
         for (let k = 0; k < list.length; k++) {
           const e = list[k]!;
-          if (out.length > 0 && e.key !== out[0]!.key) continue;
-          if (out.length > 0 && rows + e.size > maxRows) return out;
+          if (out.length > 0 && (e.key !== out[0]!.key || rows + e.size > maxRows)) {
+            this.stopped = true;
+            return out;
+          }
           out.push(e);
           rows += e.size;
         }
