@@ -45,6 +45,8 @@ export interface ServeConfig {
   logVerbose?: number;
   /** The trace settings at start (`--trace-config`, as Triton's flag); tracing off when not given. */
   trace?: TraceValues;
+  /** Triton's response cache (`--cache-config local,size=N`); none when not given. */
+  responseCache?: { sizeBytes: number };
   /** The server log of Python models' lines (print, stderr, Logger), one line each. */
   modelLog?: (line: string) => void;
   /** The server's own lines (a connection it could not accept); stderr when not given. */
@@ -108,6 +110,7 @@ async function createEngine(
       ...(config.intraOpThreads ? { intraOpThreads: config.intraOpThreads } : {}),
       ...(config.limits?.maxConcurrentRuns ? { maxConcurrentRuns: config.limits.maxConcurrentRuns } : {}),
       tensorLimits: { maxTensorElements: limits.maxTensorElements, maxBodyBytes: limits.maxBodyBytes },
+      ...(config.responseCache ? { responseCache: config.responseCache } : {}),
     },
     signal,
   );

@@ -4,7 +4,7 @@ export class UsageError extends Error {}
 export class CliError extends Error {}
 
 export const USAGE = `usage: ensemble-studio <command> [options]
-  serve [--repo DIR] [--port N] [--grpc-port N|0|off] [--metrics-port N|0|off] [--host H] [--token T] [--event-loop realtime|slice|off] [--allow-client-shm] [--log-verbose N] [--trace-config [triton,]SETTING=VALUE]...
+  serve [--repo DIR] [--port N] [--grpc-port N|0|off] [--metrics-port N|0|off] [--host H] [--token T] [--event-loop realtime|slice|off] [--allow-client-shm] [--log-verbose N] [--trace-config [triton,]SETTING=VALUE]... [--cache-config local,size=BYTES]
   validate [NAME|GRAPH.json] [--repo DIR] [--json] [--effective]
   compile NAME|GRAPH.json [--repo DIR] --out DIR [--zip FILE]
   import TRITON_REPO --out DIR

@@ -1,3 +1,4 @@
+import { ResponseCache } from './responseCache.ts';
 import { answerBls, type BlsDeps } from './bls.ts';
 import { CustomMetrics } from './customMetrics.ts';
 import { servingLoadConcurrency } from './eachAtMost.ts';
@@ -65,6 +66,7 @@ export class Engine {
       onReplaced: () => this.graphs.reset(),
       bls: (call, sink) => answerBls(this.blsDeps, call, sink),
       metrics: this.customMetrics,
+      ...(opts.responseCache ? { responseCache: new ResponseCache(opts.responseCache.sizeBytes) } : {}),
       onSequenceEnded: (ended) => {
         for (const listener of this.sequenceEndedListeners) listener(ended);
       },

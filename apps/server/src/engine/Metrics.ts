@@ -32,6 +32,19 @@ export interface ModelMetrics {
   loadMs?: number;
   /** When the model last executed, in ms since the epoch (0: never); Triton's `last_inference`. */
   lastInferenceMs: number;
+  /** The response cache's hits and misses, for a model that caches its responses (absent otherwise). */
+  cache?: CacheCounters;
+}
+
+/**
+ * Triton's cache statistics of one model: hits (answered from the cache, the lookup's time) and misses (executed, the
+ * lookup's and the insertion's time), in ns.
+ */
+export interface CacheCounters {
+  hits: number;
+  hitNs: number;
+  misses: number;
+  missNs: number;
 }
 
 /** The compute times of a batch size's executions, in ns (Triton's `batch_stats`). */
@@ -75,6 +88,8 @@ export class ModelStats {
   batchSizes = new Map<number, number>();
   private readonly batchDurations = new Map<number, BatchDurations>();
   lastInferenceMs = 0;
+  /** Set for a model that caches its responses. */
+  cache: CacheCounters | undefined;
 
   success(): void {
     this.requestSuccess++;
@@ -104,6 +119,21 @@ export class ModelStats {
     this.lastInferenceMs = Date.now();
   }
 
+  /** A request answered from the response cache, whose lookup took `ns`: a success with no execution, as Triton counts it. */
+  cacheHit(ns: number): void {
+    this.requestSuccess++;
+    const c = (this.cache ??= { hits: 0, hitNs: 0, misses: 0, missNs: 0 });
+    c.hits++;
+    c.hitNs += ns;
+  }
+
+  /** A request the response cache did not hold, executed and stored: its lookup and insertion took `ns`. */
+  cacheMiss(ns: number): void {
+    const c = (this.cache ??= { hits: 0, hitNs: 0, misses: 0, missNs: 0 });
+    c.misses++;
+    c.missNs += ns;
+  }
+
   /** The counters, with the gauges the runtime knows: sequences bound, requests pending, the load's duration. */
   snapshot(activeSequences: number, pendingRequests = 0, loadMs?: number): ModelMetrics {
     return {
@@ -122,6 +152,7 @@ export class ModelStats {
       pendingRequests,
       ...(loadMs === undefined ? {} : { loadMs }),
       lastInferenceMs: this.lastInferenceMs,
+      ...(this.cache ? { cache: { ...this.cache } } : {}),
     };
   }
 }

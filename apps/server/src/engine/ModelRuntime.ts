@@ -10,6 +10,7 @@ import { type BatchItem, createDynamicBatcher, type ItemResult } from './dynamic
 import { ChainError, EngineError, messageOf } from './errors.ts';
 import { failureReason } from './failureReason.ts';
 import { ModelStats, recordExecution } from './Metrics.ts';
+import { ModelCache } from './modelCache.ts';
 import { StepInputsError } from './omittedInputs.ts';
 import type { ChainRequest, ChainResult, InferRequest, InferResult, ModelRuntimeOptions } from './modelRuntimeTypes.ts';
 import { firstDim, fromReply, fromSequence, passThrough } from './inferResults.ts';
@@ -41,6 +42,8 @@ export class ModelRuntime {
   private accepted = 0;
   /** `max_batch_size` > 0: a request's first dim is its batch; otherwise each request is one inference, as in Triton. */
   private readonly batches: boolean;
+  /** The server's response cache, for a model whose config enables it. */
+  private readonly cache: ModelCache | undefined;
 
   constructor(private readonly o: ModelRuntimeOptions) {
     const cfg = o.config;
@@ -78,6 +81,9 @@ export class ModelRuntime {
     } else if (cfg.dynamic_batching && mbs > 0) {
       this.batcher = createDynamicBatcher(cfg, this.backend, this.stats, (call) => this.execute(call));
     }
+    // Validation refuses a cache on a stateful or decoupled model, as Triton does; the runtime never caches one.
+    if (o.responseCache && cfg.response_cache?.enable === true && !this.sequences && !this.decoupled)
+      this.cache = new ModelCache(o.responseCache.cache, o.name, o.responseCache.version, this.stats);
   }
 
   get name(): string {
@@ -93,7 +99,13 @@ export class ModelRuntime {
 
   /** Whether each request runs alone, as sent (no batcher, no sequences, no batch dim to add), so ops can share its requests. */
   get fusable(): boolean {
-    return this.backend.fusable && !this.sequences && !this.batcher && (this.o.config.max_batch_size ?? 0) <= 0;
+    return (
+      this.backend.fusable &&
+      !this.sequences &&
+      !this.batcher &&
+      !this.cache &&
+      (this.o.config.max_batch_size ?? 0) <= 0
+    );
   }
   get config(): ModelConfig {
     return this.o.config;
@@ -136,6 +148,8 @@ export class ModelRuntime {
     } catch (err) {
       return Promise.reject(err);
     }
+    const cached = this.cache?.answer(req.inputs, this.batches ? firstDim(req.inputs) : 1);
+    if (cached?.hit) return Promise.resolve(cached.hit);
     // Promise callbacks, not async functions around awaits: a stream makes this request ~31 times a second,
     // and every async layer is a promise and a microtask hop more before its chunk's answer is back.
     let p: Promise<InferResult>;
@@ -146,7 +160,8 @@ export class ModelRuntime {
     } catch (err) {
       p = Promise.reject(err);
     }
-    return p.then(this.succeeded, this.failed);
+    const done = p.then(this.succeeded, this.failed);
+    return cached ? done.then(cached.store) : done;
   }
 
   private readonly succeeded = (r: InferResult): InferResult => {

@@ -270,6 +270,7 @@ export class ModelRuntimes {
       settings,
       bls: (call, sink) => deps.bls(call, sink),
       metrics: deps.metrics,
+      ...(deps.responseCache ? { responseCache: deps.responseCache } : {}),
       onEnded: (sequenceId, reason, idleMicroseconds) =>
         deps.onSequenceEnded({ model, sequenceId, reason, idleMicroseconds }),
     });

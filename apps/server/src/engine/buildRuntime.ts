@@ -6,6 +6,7 @@ import { ModelRuntime } from './ModelRuntime.ts';
 import type { Repository } from '../repo/types.ts';
 import type { SequenceEndReason } from './sequenceTypes.ts';
 import type { EngineOptions } from './types.ts';
+import type { ResponseCache } from './responseCache.ts';
 
 /** What a model's runtime is built from. */
 interface RuntimeSpec {
@@ -17,6 +18,8 @@ interface RuntimeSpec {
   bls(call: BlsCall, sink: BlsSink): void;
   /** The server's custom metrics. */
   metrics?: CustomMetrics;
+  /** The server's response cache, when it has one. */
+  responseCache?: ResponseCache;
   /** Hears every sequence the model ends (with its max_sequence_idle_microseconds). */
   onEnded(sequenceId: number | string, reason: SequenceEndReason, idleMicroseconds: number): void;
 }
@@ -45,6 +48,7 @@ export function buildRuntime(spec: RuntimeSpec): ModelRuntime | string {
   const log = opts.onModelLog;
   const config = applySettings(m, spec.settings);
   const idleMicroseconds = config.sequence_batching?.max_sequence_idle_microseconds || 1_000_000;
+  const version = m.versions.at(-1) ?? 1;
   return new ModelRuntime({
     name: model,
     config,
@@ -58,9 +62,10 @@ export function buildRuntime(spec: RuntimeSpec): ModelRuntime | string {
     maxSequenceBacklog: Math.max(1, Math.floor((opts.maxConcurrentRuns ?? 64) / 4)),
     ...(opts.tensorLimits ? { limits: opts.tensorLimits } : {}),
     onEnded: (sequenceId, reason) => spec.onEnded(sequenceId, reason, idleMicroseconds),
+    ...(spec.responseCache ? { responseCache: { cache: spec.responseCache, version } } : {}),
     python: {
       interpreter: opts.python ?? process.env.STUDIO_PYTHON ?? 'python3',
-      version: m.versions.at(-1) ?? 1,
+      version,
       bls: (call, sink) => spec.bls(call, sink),
       ...(spec.metrics ? { metrics: spec.metrics } : {}),
       ...(log

@@ -8,6 +8,7 @@ import type { CancelSignal } from './cancel.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
 import type { SequenceEndReason } from './sequenceTypes.ts';
 import type { Repository } from '../repo/types.ts';
+import type { ResponseCache } from './responseCache.ts';
 import type { EngineHealth, EngineOptions, TensorLimits } from './types.ts';
 
 /** How a model runtime is made: its config, file, backend and what it tells its owner. */
@@ -36,6 +37,8 @@ export interface ModelRuntimeOptions {
   onEnded?: (id: number | string, reason: SequenceEndReason) => void;
   /** New sequences that may wait for a slot at once (SequenceBatcher's `maxBacklog`); unlimited when absent. */
   maxSequenceBacklog?: number;
+  /** The server's response cache (used when the config enables it) and the version served, which its keys name. */
+  responseCache?: { cache: ResponseCache; version: number };
 }
 
 /** One request to a model. */
@@ -111,6 +114,8 @@ export interface RuntimeDeps {
   metrics: CustomMetrics;
   /** Hears every sequence a model ends. */
   onSequenceEnded(ended: SequenceEnded): void;
+  /** The server's response cache (`EngineOptions.responseCache`), when it has one. */
+  responseCache?: ResponseCache;
 }
 
 /** The models' part of `Engine.health()`. */

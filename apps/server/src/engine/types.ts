@@ -53,6 +53,12 @@ export interface EngineOptions {
   python?: string;
   /** The server log of every line a Python model writes (print, stderr, pb_utils.Logger). */
   onModelLog?: (model: string, instance: string, level: string, message: string) => void;
+  /**
+   * Triton's response cache (`--cache-config local,size=N`): one cache of at most `sizeBytes` of outputs, shared by
+   * the models whose config says `response_cache { enable: true }`. No cache when absent (their configs are then
+   * served uncached, as Triton does).
+   */
+  responseCache?: { sizeBytes: number };
 }
 
 export interface RunRequest {

@@ -39,6 +39,8 @@ const d = (count: number, ns: number): Duration => ({ count, ns });
 
 function fromModel(name: string, version: string, m: ModelMetrics): ModelStatisticsEntry {
   const ok = m.requestSuccess;
+  // Triton adds a hit's lookup and a miss's lookup and insertion to the request's duration.
+  const cache = m.cache ?? { hits: 0, hitNs: 0, misses: 0, missNs: 0 };
   return {
     name,
     version,
@@ -46,14 +48,14 @@ function fromModel(name: string, version: string, m: ModelMetrics): ModelStatist
     inference_count: m.inferenceCount,
     execution_count: m.execCount,
     inference_stats: {
-      success: d(ok, m.queueNs + m.computeInputNs + m.computeNs + m.computeOutputNs),
+      success: d(ok, m.queueNs + m.computeInputNs + m.computeNs + m.computeOutputNs + cache.hitNs + cache.missNs),
       fail: d(m.requestFailure, 0),
       queue: d(ok, m.queueNs),
       compute_input: d(ok, m.computeInputNs),
       compute_infer: d(ok, m.computeNs),
       compute_output: d(ok, m.computeOutputNs),
-      cache_hit: d(0, 0),
-      cache_miss: d(0, 0),
+      cache_hit: d(cache.hits, cache.hitNs),
+      cache_miss: d(cache.misses, cache.missNs),
     },
     response_stats: {},
     batch_stats: Object.entries(m.batchSizes).map(([size, n]) => {

@@ -18,6 +18,8 @@ export interface ModelConfig {
   ensemble_scheduling?: { step?: EnsembleStep[]; max_inflight_requests?: number; [key: string]: unknown };
   parameters?: Record<string, { string_value?: string }>;
   model_transaction_policy?: { decoupled?: boolean };
+  /** Triton's response cache: the model's responses kept by their requests' inputs when the server has a cache. */
+  response_cache?: { enable?: boolean };
   default_model_filename?: string;
   version_policy?: {
     latest?: { num_versions?: number };

@@ -11,6 +11,7 @@ import {
   traceConfigValue,
   userPath,
 } from '../args.ts';
+import { cacheFlags } from '../cacheConfig.ts';
 import { releaseHeldSignals } from '../heldSignals.ts';
 import type { CliIO } from '../io.ts';
 import { EVENT_LOOP_MODES, describePriority, raiseEventLoop } from '../../eventLoopPriority.ts';
@@ -18,7 +19,7 @@ import { EVENT_LOOP_MODES, describePriority, raiseEventLoop } from '../../eventL
 /**
  * `serve --repo DIR --port N --grpc-port N|0|off --metrics-port N|0|off --host H [--token T] [--python PATH]
  * [--import-root DIR]... [--event-loop realtime|slice|off] [--allow-client-shm] [--log-verbose N]
- * [--trace-config [MODE,]SETTING=VALUE]...`: prints `listening on http://HOST:PORT`, `grpc listening
+ * [--trace-config [MODE,]SETTING=VALUE]... [--cache-config local,size=N]`: prints `listening on http://HOST:PORT`, `grpc listening
  * on HOST:PORT` (KServe v2 gRPC, default 8001 as Triton's) and, when asked for (Triton's is 8002), `metrics listening
  * on http://HOST:PORT`; runs until SIGTERM/SIGINT. Resolves only when the server has stopped.
  */
@@ -39,6 +40,8 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       'allow-client-shm': { type: 'boolean' },
       'log-verbose': { type: 'string' },
       'trace-config': { type: 'string', multiple: true },
+      'cache-config': { type: 'string', multiple: true },
+      'response-cache-byte-size': { type: 'string' },
     },
     0,
   );
@@ -57,6 +60,12 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   // Triton's --log-verbose: 1 and above show the models' verbose lines (pb_utils.Logger.log_verbose).
   const logVerbose = countValue(str(values, 'log-verbose', '0')!, 'log-verbose');
   const trace = traceConfigValue((values['trace-config'] as string[] | undefined) ?? []);
+  // Triton's response cache, for the models whose config enables it.
+  const cache = cacheFlags(
+    (values['cache-config'] as string[] | undefined) ?? [],
+    str(values, 'response-cache-byte-size'),
+  );
+  if (cache.warning) io.err(cache.warning);
   const web = str(values, 'web');
   const host = str(values, 'host', '127.0.0.1')!;
   // The event loop is raised to wake ahead of the model workers (eventLoopPriority.ts) once the server is up: its
@@ -85,6 +94,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
       ...(values['allow-client-shm'] === true ? { allowClientShm: true } : {}),
       logVerbose,
       trace,
+      ...(cache.cache ? { responseCache: cache.cache } : {}),
       signal: stopping.signal,
     });
     if (grpcPort !== null) grpc = await startGrpcServer(server.studio, host, grpcPort, io.err);

@@ -28,6 +28,8 @@ export interface ModelCounters {
   pendingRequests?: number;
   /** The model's load time, once loaded. */
   loadSeconds?: number;
+  /** The response cache's hits and misses (µs), for a model that caches its responses. */
+  cache?: { hits: number; hitUs: number; misses: number; missUs: number };
 }
 
 interface Family {
@@ -115,6 +117,30 @@ const FAMILIES: Family[] = [
     value: (c) => c.pendingRequests,
   },
   {
+    name: 'nv_cache_num_hits_per_model',
+    help: 'Number of cache hits per model',
+    type: 'counter',
+    value: (c) => c.cache?.hits,
+  },
+  {
+    name: 'nv_cache_hit_duration_per_model',
+    help: 'Total cache hit duration per model, in microseconds',
+    type: 'counter',
+    value: (c) => c.cache?.hitUs,
+  },
+  {
+    name: 'nv_cache_num_misses_per_model',
+    help: 'Number of cache misses per model',
+    type: 'counter',
+    value: (c) => c.cache?.misses,
+  },
+  {
+    name: 'nv_cache_miss_duration_per_model',
+    help: 'Total cache miss (insert+lookup) duration per model, in microseconds',
+    type: 'counter',
+    value: (c) => c.cache?.missUs,
+  },
+  {
     name: 'nv_model_load_duration_secs',
     help: 'Model load time in seconds',
     type: 'gauge',
@@ -177,7 +203,15 @@ function engineCounters(studio: Studio, m: EngineMetrics): ModelCounters[] {
     failures: c.failures,
     inferenceCount: c.inferenceCount,
     execCount: c.execCount,
-    requestDurationUs: Math.round((c.queueNs + c.computeInputNs + c.computeNs + c.computeOutputNs) / 1000),
+    requestDurationUs: Math.round(
+      (c.queueNs +
+        c.computeInputNs +
+        c.computeNs +
+        c.computeOutputNs +
+        (c.cache?.hitNs ?? 0) +
+        (c.cache?.missNs ?? 0)) /
+        1000,
+    ),
     queueDurationUs: Math.round(c.queueNs / 1000),
     computeInputDurationUs: Math.round(c.computeInputNs / 1000),
     computeInferDurationUs: Math.round(c.computeNs / 1000),
@@ -185,6 +219,16 @@ function engineCounters(studio: Studio, m: EngineMetrics): ModelCounters[] {
     activeSequences: c.activeSequences,
     pendingRequests: c.pendingRequests,
     ...(c.loadMs === undefined ? {} : { loadSeconds: c.loadMs / 1000 }),
+    ...(c.cache
+      ? {
+          cache: {
+            hits: c.cache.hits,
+            hitUs: Math.round(c.cache.hitNs / 1000),
+            misses: c.cache.misses,
+            missUs: Math.round(c.cache.missNs / 1000),
+          },
+        }
+      : {}),
   }));
   // Graph names come from clients (inline documents): only saved graphs get a label of their own, so
   // the label set stays as small as the repository however many names clients make up.
