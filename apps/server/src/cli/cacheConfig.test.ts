@@ -18,6 +18,9 @@ describe('serve --cache-config / --response-cache-byte-size', () => {
     expect(() => cacheFlags(['local,size=1'], '1')).toThrow(
       'Incompatible flags --response-cache-byte-size and --cache-config both provided. Please provide one or the other.',
     );
+    expect(() => cacheFlags(['local,size=8192', 'redis,key=value'], undefined)).toThrow(
+      'found multiple cache configurations, but only a single cache is currently supported',
+    );
     expect(() => cacheFlags(['size=1'], undefined)).toThrow(
       'No cache specified. --cache-config option format is <cache name>,<setting>=<value>. Got size=1',
     );

@@ -30,6 +30,7 @@ export function cacheFlags(configs: readonly string[], byteSize: string | undefi
   }
   if (configs.length === 0) return {};
   let sizeBytes = 0;
+  const names = new Set<string>();
   for (const arg of configs) {
     const comma = arg.indexOf(',');
     if (comma <= 0)
@@ -40,6 +41,9 @@ export function cacheFlags(configs: readonly string[], byteSize: string | undefi
     const [name, setting, value] = [arg.slice(0, comma), arg.slice(comma + 1, equals), arg.slice(equals + 1)];
     if (equals < 0 || setting === '' || value === '')
       throw new UsageError(`--cache-config option format is '<cache name>,<setting>=<value>'. Got ${arg}`);
+    names.add(name);
+    if (names.size > 1)
+      throw new UsageError('found multiple cache configurations, but only a single cache is currently supported');
     if (name !== 'local')
       throw new UsageError(`--cache-config: the studio has Triton's 'local' cache only, not '${name}' (got ${arg})`);
     if (setting !== 'size')

@@ -31,6 +31,14 @@ describe('usage errors (exit 2, one line, no stack)', () => {
     [['serve', '--log-verbose', 'high'], /--log-verbose expects a whole number 0–4294967295, got "high"/],
     [['serve', '--trace-config', 'rate=fast'], /Bad option: "--trace-config rate"\.\nInvalid option value\. Got fast/],
     [['serve', '--trace-config', 'opentelemetry,url=x'], /the studio writes Triton trace files only/],
+    [
+      ['serve', '--cache-config', 'size=1'],
+      /No cache specified\. --cache-config option format is <cache name>,<setting>=<value>\. Got size=1/,
+    ],
+    [
+      ['serve', '--cache-config', 'local,size=1', '--response-cache-byte-size', '1'],
+      /Incompatible flags --response-cache-byte-size and --cache-config both provided/,
+    ],
     [['serve', '--port', '1e3'], /--port expects 0–65535, got "1e3"/],
     [['serve', '--grpc-port', ' 80'], /--grpc-port expects 0–65535 or off, got " 80"/],
     [['run', 'pipe', '--repo', repo, '--timeout', '1e400'], /--timeout expects a positive number/],

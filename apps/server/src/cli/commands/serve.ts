@@ -13,6 +13,7 @@ import {
 } from '../args.ts';
 import { cacheFlags } from '../cacheConfig.ts';
 import { releaseHeldSignals } from '../heldSignals.ts';
+import { tritonRefusals } from '../../repo/tritonRefusals.ts';
 import type { CliIO } from '../io.ts';
 import { EVENT_LOOP_MODES, describePriority, raiseEventLoop } from '../../eventLoopPriority.ts';
 
@@ -126,6 +127,7 @@ export async function serveCommand(argv: string[], io: CliIO): Promise<number> {
   if (grpc) io.out(`grpc listening on ${grpc.address}`);
   if (metrics) io.out(`metrics listening on ${metrics.url}`);
   for (const p of server!.studio.repository.problems) io.err(`warning: ${p.message}`);
+  for (const line of tritonRefusals(server!.studio.repository)) io.err(`warning: Triton would not load ${line}`);
   await stopped;
   return 0;
 }
