@@ -37,6 +37,20 @@ PYTHON
 }
 model identity_cache ''
 model decoupled_cache 'model_transaction_policy { decoupled: True }'
+# ensemble_cache_test.py's top-level case: the cache enabled on the ensemble alone, over an uncached step.
+model identity_plain ''
+sed -i '/response_cache/d' "$WORK/repo/identity_plain/config.pbtxt"
+mkdir -p "$WORK/repo/ensemble_cache/1"
+cat > "$WORK/repo/ensemble_cache/config.pbtxt" <<'PBTXT'
+name: "ensemble_cache"
+platform: "ensemble"
+max_batch_size: 0
+input [ { name: "INPUT0", data_type: TYPE_FP32, dims: [ -1 ] } ]
+output [ { name: "OUTPUT0", data_type: TYPE_FP32, dims: [ -1 ] } ]
+ensemble_scheduling { step [ { model_name: "identity_plain" model_version: -1
+  input_map { key: "INPUT0" value: "INPUT0" } output_map { key: "OUTPUT0" value: "OUTPUT0" } } ] }
+response_cache { enable: True }
+PBTXT
 
 cat > "$WORK/client.py" <<'PYTHON'
 import sys
@@ -53,11 +67,11 @@ http = httpclient.InferenceServerClient("localhost:8000")
 grpc = grpcclient.InferenceServerClient("localhost:8001")
 
 
-def infer(mod, client, values):
+def infer(mod, client, values, model="identity_cache"):
     x = np.array(values, dtype=np.float32)
     inp = mod.InferInput("INPUT0", list(x.shape), "FP32")
     inp.set_data_from_numpy(x)
-    out = client.infer("identity_cache", [inp]).as_numpy("OUTPUT0")
+    out = client.infer(model, [inp]).as_numpy("OUTPUT0")
     assert (out == x).all(), f"{out} != {x}"
 
 
@@ -97,6 +111,20 @@ def _():
     assert 'nv_cache_num_hits_per_model{model="identity_cache",version="1"} 2' in text, text[:2000]
     assert 'nv_cache_num_misses_per_model{model="identity_cache",version="1"} 2' in text
     assert 'nv_inference_count{model="identity_cache",version="1"} 2' in text
+
+
+@check("an ensemble with the cache enabled on itself alone: a miss, then a hit that runs no step (top-level caching)")
+def _():
+    def stats(model):
+        s = grpc.get_inference_statistics(model, as_json=True)["model_stats"][0]
+        i = s["inference_stats"]
+        return int(i.get("cache_hit", {}).get("count", 0)), int(i.get("cache_miss", {}).get("count", 0)), int(s.get("execution_count", 0))
+
+    infer(grpcclient, grpc, [7, 8], "ensemble_cache")
+    assert stats("ensemble_cache")[:2] == (0, 1), stats("ensemble_cache")
+    infer(grpcclient, grpc, [7, 8], "ensemble_cache")
+    assert stats("ensemble_cache")[:2] == (1, 1), stats("ensemble_cache")
+    assert stats("identity_plain") == (0, 0, 1), stats("identity_plain")
 
 
 finish()

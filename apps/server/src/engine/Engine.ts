@@ -14,7 +14,8 @@ import { PreparedGraphs } from './PreparedGraphs.ts';
 import { OpRunner } from './OpRunner.ts';
 import { untilAborted } from './runCancel.ts';
 import { RunFusion } from './runFusion.ts';
-import { failed, guarded } from './runMessages.ts';
+import { cachedRun, failed, guarded } from './runMessages.ts';
+import { RunCache } from './runCache.ts';
 import { listSequences, modelCounters } from './runtimeViews.ts';
 import type { Repository } from '../repo/types.ts';
 import type { EngineHealth, EngineOptions, RunRequest, RunResult, SequenceInfo } from './types.ts';
@@ -46,9 +47,13 @@ export class Engine {
   private runCounter = 0;
   private closed = false;
   private readonly sequenceEndedListeners = new Set<SequenceEndedListener>();
+  /** Ensembles' top-level response cache (`RunRequest.cache`), over the same cache as the models'. */
+  private readonly runCache: RunCache | undefined;
 
   private constructor(private readonly opts: EngineOptions) {
     this.repository = opts.repository;
+    const responseCache = opts.responseCache ? new ResponseCache(opts.responseCache.sizeBytes) : undefined;
+    this.runCache = responseCache && new RunCache(responseCache, this.graphStats);
     this.ops = new OpRunner(opts.repository.dir, opts.opWorkers ?? 2);
     this.blsDeps = {
       repository: opts.repository,
@@ -63,10 +68,13 @@ export class Engine {
     this.models = new ModelRuntimes({
       opts,
       repository: () => this.repository,
-      onReplaced: () => this.graphs.reset(),
+      onReplaced: () => {
+        this.graphs.reset();
+        this.runCache?.reset();
+      },
       bls: (call, sink) => answerBls(this.blsDeps, call, sink),
       metrics: this.customMetrics,
-      ...(opts.responseCache ? { responseCache: new ResponseCache(opts.responseCache.sizeBytes) } : {}),
+      ...(responseCache ? { responseCache } : {}),
       onSequenceEnded: (ended) => {
         for (const listener of this.sequenceEndedListeners) listener(ended);
       },
@@ -159,9 +167,15 @@ export class Engine {
     let status: RunResult['status'] | 'threw' = 'threw';
     let errorCode: string | undefined;
     try {
+      const cached = req.cache ? this.runCache?.answer(req) : undefined;
+      if (cached?.hit) {
+        status = 'completed';
+        return cachedRun(runId, cached.hit, emit);
+      }
       const result = await executeRun(this.runDeps, runId, req, emit);
       status = result.status;
       errorCode = result.error?.code;
+      if (cached && result.status === 'completed') cached.store(result.outputs);
       return result;
     } catch (err) {
       return failed(runId, emit, err instanceof EngineError ? err.code : 'node-failed', messageOf(err));

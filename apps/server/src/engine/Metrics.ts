@@ -65,6 +65,8 @@ export interface GraphMetrics {
   durationNs: number;
   /** When the graph last finished a run, in ms since the epoch (0: never). */
   lastRunMs: number;
+  /** The response cache's hits and misses of an ensemble whose config enables it (absent otherwise). */
+  cache?: CacheCounters;
 }
 
 export interface EngineMetrics {

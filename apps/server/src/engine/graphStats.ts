@@ -1,4 +1,4 @@
-import { emptyGraphMetrics, type FailureReason, type GraphMetrics } from './Metrics.ts';
+import { emptyGraphMetrics, type CacheCounters, type FailureReason, type GraphMetrics } from './Metrics.ts';
 import type { RunResult } from './types.ts';
 
 /** Graph names counted one by one; the runs of any further names share OTHER_GRAPHS. */
@@ -39,6 +39,12 @@ export class GraphStats {
     if (status === 'exited_early') stats.exitedEarly++;
     stats.durationNs += Math.round(ms * 1e6);
     stats.lastRunMs = Date.now();
+  }
+
+  /** The response-cache counters of `graph` (an ensemble whose config enables the cache), made on first use. */
+  cacheOf(graph: string): CacheCounters {
+    const stats = this.of(graph);
+    return (stats.cache ??= { hits: 0, hitNs: 0, misses: 0, missNs: 0 });
   }
 
   /** Every graph's counters, by name. */

@@ -25,6 +25,12 @@ export function guarded(listener: (m: ServerMessage) => void): (m: ServerMessage
   };
 }
 
+/** Sends `run.completed` for a run answered from the response cache (no step ran), and its result. */
+export function cachedRun(runId: string, outputs: RunResult['outputs'], emit: (m: ServerMessage) => void): RunResult {
+  emit({ type: 'run.completed', runId, outputs: wireOnRead(outputs), timings: [], totalMs: 0 });
+  return { runId, status: 'completed', outputs, timings: [] };
+}
+
 /** Sends `run.failed` for a run that could not start, and its result. */
 export function failed(runId: string, emit: (m: ServerMessage) => void, code: string, message: string): RunResult {
   emit({ type: 'run.failed', runId, error: { code, message } });

@@ -65,6 +65,12 @@ export interface RunRequest {
   /** Not changed after it is passed in: the engine remembers its index and fusion plan per document (rebuilt when its node or edge list is replaced). */
   graph: GraphDoc;
   inputs: Record<string, Tensor>;
+  /**
+   * Triton's top-level response cache of an ensemble whose config enables it: the run is answered from the engine's
+   * cache (`EngineOptions.responseCache`) when its inputs were answered before, and its outputs kept when it
+   * completes. Not for a decoupled or stateful graph (Triton refuses the cache for them).
+   */
+  cache?: boolean;
   runId?: string;
   /** The id of the request the run serves (KServe's `id`), named by Triton's messages about its steps. */
   requestId?: string;

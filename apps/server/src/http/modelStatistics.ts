@@ -73,12 +73,14 @@ function fromModel(name: string, version: string, m: ModelMetrics): ModelStatist
 
 function fromGraph(name: string, g: GraphMetrics): ModelStatisticsEntry {
   const ok = g.requestSuccess;
+  const cache = g.cache ?? { hits: 0, hitNs: 0, misses: 0, missNs: 0 };
   return {
     name,
     version: '1',
     last_inference: g.lastRunMs,
-    inference_count: ok,
-    execution_count: ok,
+    // A run answered from the cache ran no step: a success, not an inference or an execution.
+    inference_count: ok - cache.hits,
+    execution_count: ok - cache.hits,
     inference_stats: {
       success: d(ok, g.durationNs),
       fail: d(g.requestFailure, 0),
@@ -86,8 +88,8 @@ function fromGraph(name: string, g: GraphMetrics): ModelStatisticsEntry {
       compute_input: d(ok, 0),
       compute_infer: d(ok, g.durationNs),
       compute_output: d(ok, 0),
-      cache_hit: d(0, 0),
-      cache_miss: d(0, 0),
+      cache_hit: d(cache.hits, cache.hitNs),
+      cache_miss: d(cache.misses, cache.missNs),
     },
     response_stats: {},
     batch_stats: [],

@@ -49,6 +49,19 @@ beforeAll(async () => {
   const repo = tempDir('response-cache-');
   countingModel(repo, 'cached', 'response_cache { enable: true }');
   countingModel(repo, 'uncached', '');
+  countingModel(repo, 'step', '');
+  // An ensemble whose own config enables the cache (Triton's top-level ensemble caching), over an uncached step.
+  mkdirSync(join(repo, 'ens', '1'), { recursive: true });
+  writeFileSync(
+    join(repo, 'ens', 'config.pbtxt'),
+    `name: "ens"
+platform: "ensemble"
+input [{ name: "IN", data_type: TYPE_FP32, dims: [ -1 ] }]
+output [{ name: "OUT", data_type: TYPE_FP32, dims: [ -1 ] }, { name: "N", data_type: TYPE_INT32, dims: [ 1 ] }]
+ensemble_scheduling { step [{ model_name: "step" model_version: -1 input_map { key: "IN" value: "IN" } output_map { key: "OUT" value: "OUT" } output_map { key: "N" value: "N" } }] }
+response_cache { enable: true }
+`,
+  );
   s = await startServer({
     repo,
     port: 0,
@@ -79,6 +92,22 @@ describe("Triton's response cache", () => {
     expect(await infer('cached', [1, 2])).toEqual({ out: [2, 4], n: 1 }); // the first execution's response
     expect(await infer('cached', [3])).toEqual({ out: [6], n: 2 });
     expect(await infer('cached', [1, 2])).toEqual({ out: [2, 4], n: 1 });
+  });
+
+  it("answers an ensemble whose own config enables it from the cache, running none of its steps (Triton's top-level caching)", async () => {
+    expect(await infer('ens', [5])).toEqual({ out: [10], n: 1 });
+    expect(await infer('ens', [5])).toEqual({ out: [10], n: 1 });
+    expect(await infer('ens', [6])).toEqual({ out: [12], n: 2 });
+    const ens = (await call(`${s.url}/v2/models/ens/stats`)).json.model_stats[0];
+    expect(ens.inference_stats.cache_hit.count).toBe(1);
+    expect(ens.inference_stats.cache_miss.count).toBe(2);
+    expect(ens.inference_stats.success.count).toBe(3);
+    expect(ens.inference_count).toBe(2);
+    const step = (await call(`${s.url}/v2/models/step/stats`)).json.model_stats[0];
+    expect(step.execution_count).toBe(2);
+    expect(step.inference_stats.cache_hit.count).toBe(0);
+    const text = await (await fetch(`${s.url}/metrics`)).text();
+    expect(metric(text, 'nv_cache_num_hits_per_model', 'ens')).toBe('1');
   });
 
   it('leaves a model whose config does not enable it alone', async () => {

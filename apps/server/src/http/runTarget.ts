@@ -1,4 +1,4 @@
-import type { GraphDoc } from '@ensemble-studio/core';
+import { catalogueModel, type GraphDoc } from '@ensemble-studio/core';
 import type { RunRequest } from '../engine/types.ts';
 import { graphIsDecoupled, graphIsStateful } from './graphSignature.ts';
 import type { ServedModel } from './servedModels.ts';
@@ -11,8 +11,11 @@ export interface RunTarget {
   decoupled: boolean;
   /** Requests must carry sequence parameters. */
   stateful: boolean;
-  /** Fields of the engine's run request beyond graph and inputs: a helper model runs in its graph's exported repository. */
-  run: Pick<RunRequest, 'exported' | 'exportedModel'>;
+  /**
+   * Fields of the engine's run request beyond graph and inputs: a helper model runs in its graph's exported repository;
+   * an ensemble whose config enables `response_cache` is looked up in the server's cache first.
+   */
+  run: Pick<RunRequest, 'exported' | 'exportedModel' | 'cache'>;
   /** The model's name when the graph is a repository model run on its own (its errors are that model's). */
   plainModel: string | undefined;
 }
@@ -34,11 +37,14 @@ export function runTarget(studio: Studio, served: ServedModel): RunTarget {
     };
   }
   const graph = studio.checkGraphLimits(served.graph ?? studio.resolveGraph(served.name));
-  return {
-    graph,
-    decoupled: graphIsDecoupled(graph, studio.catalogue),
-    stateful: graphIsStateful(graph, studio.catalogue),
-    run: {},
-    plainModel: studio.plainModelOf(graph),
-  };
+  const decoupled = graphIsDecoupled(graph, studio.catalogue);
+  const stateful = graphIsStateful(graph, studio.catalogue);
+  const plainModel = studio.plainModelOf(graph);
+  // A repository model's own cache is its runtime's (ModelRuntime); an ensemble's is the run's, as Triton's.
+  const cache =
+    !plainModel &&
+    !decoupled &&
+    !stateful &&
+    catalogueModel(studio.catalogue, served.name)?.config.response_cache?.enable === true;
+  return { graph, decoupled, stateful, run: cache ? { cache } : {}, plainModel };
 }

@@ -250,10 +250,18 @@ function engineCounters(studio: Studio, m: EngineMetrics): ModelCounters[] {
       responses: 0,
     };
     const us = Math.round(g.durationNs / 1000);
+    const hits = g.cache?.hits ?? 0;
     c.success += g.requestSuccess;
     for (const r of FAILURE_REASONS) c.failures[r] += g.failures[r];
-    c.inferenceCount += g.requestSuccess;
-    c.execCount += g.requestSuccess;
+    c.inferenceCount += g.requestSuccess - hits;
+    c.execCount += g.requestSuccess - hits;
+    if (g.cache) {
+      const cache = (c.cache ??= { hits: 0, hitUs: 0, misses: 0, missUs: 0 });
+      cache.hits += hits;
+      cache.hitUs += Math.round(g.cache.hitNs / 1000);
+      cache.misses += g.cache.misses;
+      cache.missUs += Math.round(g.cache.missNs / 1000);
+    }
     c.requestDurationUs += us;
     c.computeInferDurationUs += us;
     c.responses = (c.responses ?? 0) + (g.streamedResponses ?? 0);
