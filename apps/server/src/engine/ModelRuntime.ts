@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
-import { fromConfigType } from '@ensemble-studio/core';
 import type { Batcher } from './Batcher.ts';
 import type { BackendCall, BackendReply, ModelBackend } from './backends/modelBackend.ts';
 import { OnnxBackend } from './backends/onnx/OnnxBackend.ts';
@@ -11,7 +10,8 @@ import { ChainError, EngineError, messageOf } from './errors.ts';
 import { failureReason } from './failureReason.ts';
 import { ModelStats, recordExecution } from './Metrics.ts';
 import { ModelCache } from './modelCache.ts';
-import { StepInputsError } from './omittedInputs.ts';
+import { OrderedReplies } from './orderedReplies.ts';
+import { checkInputTypes } from './omittedInputs.ts';
 import type { ChainRequest, ChainResult, InferRequest, InferResult, ModelRuntimeOptions } from './modelRuntimeTypes.ts';
 import { firstDim, fromReply, fromSequence, passThrough } from './inferResults.ts';
 import { RequestsInFlight } from './RequestsInFlight.ts';
@@ -44,6 +44,8 @@ export class ModelRuntime {
   private readonly batches: boolean;
   /** The server's response cache, for a model whose config enables it. */
   private readonly cache: ModelCache | undefined;
+  /** `dynamic_batching.preserve_ordering`: replies given in the order the requests came. */
+  private readonly ordered: OrderedReplies | undefined;
 
   constructor(private readonly o: ModelRuntimeOptions) {
     const cfg = o.config;
@@ -80,6 +82,7 @@ export class ModelRuntime {
       this.pool.onCrash((i, err) => this.sequences?.instanceFailed(i, err.message));
     } else if (cfg.dynamic_batching && mbs > 0) {
       this.batcher = createDynamicBatcher(cfg, this.backend, this.stats, (call) => this.execute(call));
+      if (cfg.dynamic_batching.preserve_ordering === true) this.ordered = new OrderedReplies();
     }
     // Validation refuses a cache on a stateful or decoupled model, as Triton does; the runtime never caches one.
     if (o.responseCache && cfg.response_cache?.enable === true && !this.sequences && !this.decoupled)
@@ -144,12 +147,14 @@ export class ModelRuntime {
   infer(req: InferRequest): Promise<InferResult> {
     try {
       this.assertReady();
-      this.checkInputTypes(req.inputs);
+      checkInputTypes(this.o.name, this.o.config, req.inputs);
     } catch (err) {
       return Promise.reject(err);
     }
     const cached = this.cache?.answer(req.inputs, this.batches ? firstDim(req.inputs) : 1);
-    if (cached?.hit) return Promise.resolve(cached.hit);
+    // A hit is a reply too: with preserve_ordering it waits for the requests before it, as Triton delegates it.
+    if (cached?.hit)
+      return this.ordered ? this.ordered.track(Promise.resolve(cached.hit)) : Promise.resolve(cached.hit);
     // Promise callbacks, not async functions around awaits: a stream makes this request ~31 times a second,
     // and every async layer is a promise and a microtask hop more before its chunk's answer is back.
     let p: Promise<InferResult>;
@@ -206,22 +211,6 @@ export class ModelRuntime {
     await this.pool.onIdle();
   }
 
-  /**
-   * An input whose data type is not the config's is refused as Triton's `Normalize` refuses it (a producer upstream
-   * sent the wrong type): a step's input check, so an ensemble reports it after its name and the request's id alone.
-   */
-  private checkInputTypes(inputs: Record<string, Tensor>): void {
-    for (const input of this.o.config.input ?? []) {
-      const t = inputs[input.name];
-      const want = fromConfigType(input.data_type);
-      if (t && want && t.datatype !== want) {
-        throw new StepInputsError(
-          `inference input '${input.name}' data-type is '${t.datatype}', but model '${this.o.name}' expects '${want}'`,
-        );
-      }
-    }
-  }
-
   private assertReady(): void {
     if (this.state !== 'ready')
       throw new EngineError(
@@ -246,7 +235,8 @@ export class ModelRuntime {
 
   private async routeUnsequenced(req: InferRequest): Promise<InferResult> {
     if (this.batcher) {
-      const r = await this.batcher.enqueue({ req }, req.signal);
+      const queued = this.batcher.enqueue({ req }, req.signal);
+      const r = await (this.ordered ? this.ordered.track(queued) : queued);
       if (r instanceof Error) throw r;
       return r;
     }

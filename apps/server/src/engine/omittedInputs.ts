@@ -1,6 +1,14 @@
 // A step's output that its response left out, as Triton's ensemble handles it: a placeholder flows in its place,
 // the steps it feeds run without that input, and the model's own input checks then refuse a required one.
-import { gateTensorNames, generatedModelName, opDef, type GraphNode, type Tensor } from '@ensemble-studio/core';
+import {
+  fromConfigType,
+  gateTensorNames,
+  generatedModelName,
+  opDef,
+  type GraphNode,
+  type ModelConfig,
+  type Tensor,
+} from '@ensemble-studio/core';
 import { EngineError } from './errors.ts';
 
 /**
@@ -29,6 +37,23 @@ export interface StepInputs {
 export class StepInputsError extends EngineError {
   constructor(message: string) {
     super('invalid-input', message);
+  }
+}
+
+/**
+ * An input whose data type is not `config`'s is refused as Triton's `Normalize` refuses it (a producer upstream sent
+ * the wrong type): a step's input check, so an ensemble reports it after its name and the request's id alone.
+ * @throws StepInputsError naming the input, its type and the type model `model` expects
+ */
+export function checkInputTypes(model: string, config: ModelConfig, inputs: Record<string, Tensor>): void {
+  for (const input of config.input ?? []) {
+    const t = inputs[input.name];
+    const want = fromConfigType(input.data_type);
+    if (t && want && t.datatype !== want) {
+      throw new StepInputsError(
+        `inference input '${input.name}' data-type is '${t.datatype}', but model '${model}' expects '${want}'`,
+      );
+    }
   }
 }
 
