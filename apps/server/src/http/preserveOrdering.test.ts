@@ -1,7 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../main.ts';
+import { writePythonModel } from '../testing/pythonModels.ts';
 import { tempDir } from '../testing/tempDir.ts';
 import { call } from '../testing/testServer.ts';
 
@@ -10,9 +9,9 @@ import { call } from '../testing/testServer.ts';
 
 /** A Python model that sleeps IN seconds and returns IN; two instances, batches of one. */
 function sleeper(repo: string, name: string, batching: string): void {
-  mkdirSync(join(repo, name, '1'), { recursive: true });
-  writeFileSync(
-    join(repo, name, 'config.pbtxt'),
+  writePythonModel(
+    repo,
+    name,
     `name: "${name}"
 backend: "python"
 max_batch_size: 1
@@ -21,9 +20,6 @@ input [{ name: "IN", data_type: TYPE_FP32, dims: [ 1 ] }]
 output [{ name: "OUT", data_type: TYPE_FP32, dims: [ 1 ] }]
 instance_group [{ count: 2, kind: KIND_CPU }]
 `,
-  );
-  writeFileSync(
-    join(repo, name, '1', 'model.py'),
     `import time
 import triton_python_backend_utils as pb_utils
 

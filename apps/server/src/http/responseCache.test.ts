@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../main.ts';
+import { writePythonModel } from '../testing/pythonModels.ts';
 import { tempDir } from '../testing/tempDir.ts';
 import { call } from '../testing/testServer.ts';
 
@@ -12,9 +13,9 @@ import { call } from '../testing/testServer.ts';
 
 /** A Python model returning IN × 2 as OUT and how many times it has executed as N; `extra` joins its config. */
 function countingModel(repo: string, name: string, extra: string): void {
-  mkdirSync(join(repo, name, '1'), { recursive: true });
-  writeFileSync(
-    join(repo, name, 'config.pbtxt'),
+  writePythonModel(
+    repo,
+    name,
     `name: "${name}"
 backend: "python"
 ${extra}
@@ -22,9 +23,6 @@ input [{ name: "IN", data_type: TYPE_FP32, dims: [ -1 ] }]
 output [{ name: "OUT", data_type: TYPE_FP32, dims: [ -1 ] }, { name: "N", data_type: TYPE_INT32, dims: [ 1 ] }]
 instance_group [{ count: 1, kind: KIND_CPU }]
 `,
-  );
-  writeFileSync(
-    join(repo, name, '1', 'model.py'),
     `import numpy as np
 import triton_python_backend_utils as pb_utils
 

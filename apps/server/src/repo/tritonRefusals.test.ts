@@ -1,16 +1,15 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writePythonModel } from '../testing/pythonModels.ts';
 import { tempDir } from '../testing/tempDir.ts';
 import { loadRepository } from './loadRepository.ts';
 import { tritonRefusals } from './tritonRefusals.ts';
 
 function pythonModel(repo: string, name: string, extra: string): void {
-  mkdirSync(join(repo, name, '1'), { recursive: true });
-  writeFileSync(join(repo, name, '1', 'model.py'), 'class TritonPythonModel:\n    pass\n');
-  writeFileSync(
-    join(repo, name, 'config.pbtxt'),
+  writePythonModel(
+    repo,
+    name,
     `backend: "python"\ninput [{ name: "X", data_type: TYPE_FP32, dims: [ 1 ] }]\noutput [{ name: "Y", data_type: TYPE_FP32, dims: [ 1 ] }]\n${extra}\n`,
+    'class TritonPythonModel:\n    pass\n',
   );
 }
 

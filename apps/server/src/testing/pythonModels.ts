@@ -286,3 +286,13 @@ export function writePythonModels(dir: string, names: string[] = WELL_BEHAVED): 
     writeFileSync(join(dir, name, '1', 'model.py'), m.py.trimStart());
   }
 }
+
+/**
+ * Writes one Python-backend model into `repo`: `<name>/config.pbtxt` and `<name>/1/model.py`.
+ * @example writePythonModel(repo, 'm', 'backend: "python"\n…', 'class TritonPythonModel: …')
+ */
+export function writePythonModel(repo: string, name: string, config: string, modelPy: string): void {
+  mkdirSync(join(repo, name, '1'), { recursive: true });
+  writeFileSync(join(repo, name, 'config.pbtxt'), config);
+  writeFileSync(join(repo, name, '1', 'model.py'), modelPy);
+}
