@@ -130,19 +130,8 @@ def _():
 finish()
 PYTHON
 
-SERVER_PID=
+source "$ROOT/scripts/nvidia/studio_server.sh"
 FAILED=0
-start() {
-  (STUDIO_PYTHON=$PY exec node "$ROOT/apps/server/bin/ensemble-studio.mjs" serve --repo "$WORK/repo" \
-    --port 8000 --grpc-port 8001 "$@" > "$WORK/server.log" 2>&1) &
-  SERVER_PID=$!
-  for _ in $(seq 100); do grep -q '^grpc listening' "$WORK/server.log" 2>/dev/null && return; sleep 0.2; done
-  echo "server did not start:"; cat "$WORK/server.log"; exit 1
-}
-stop() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=
-}
 # refused MESSAGE FLAGS...: serve exits with usage status 2, saying MESSAGE.
 refused() {
   local message=$1; shift

@@ -65,19 +65,9 @@ for mod, url in ((httpclient, "localhost:8000"), (grpcclient, "localhost:8001"))
         assert (result.as_numpy("OUTPUT0") == a + b).all()
 PYTHON
 
-SERVER_PID=
+SERVE_DIR="$WORK/qa/L0_trace"
+source "$ROOT/scripts/nvidia/studio_server.sh"
 FAILED=0
-start() {
-  (cd "$WORK/qa/L0_trace" && STUDIO_PYTHON=$PY exec node "$ROOT/apps/server/bin/ensemble-studio.mjs" serve --repo "$WORK/repo" \
-    --port 8000 --grpc-port 8001 "$@" > "$WORK/server.log" 2>&1) &
-  SERVER_PID=$!
-  for _ in $(seq 100); do grep -q '^grpc listening' "$WORK/server.log" 2>/dev/null && return; sleep 0.2; done
-  echo "server did not start:"; cat "$WORK/server.log"; exit 1
-}
-stop() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=
-}
 send() { PYTHONPATH="${PYTHONPATH:-}" "$PY" "$WORK/send.py" "$1" || FAILED=1; }
 post() { curl -s -X POST "localhost:8000/v2$1/trace/setting" -d "$2" > /dev/null; }
 # expect FILE N: Triton's two counts on trace_summary.py -t FILE (traces of `simple`, COMPUTE_INPUT_END each).
