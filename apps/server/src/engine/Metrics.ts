@@ -47,6 +47,19 @@ export interface CacheCounters {
   missNs: number;
 }
 
+export const noCacheCounters = (): CacheCounters => ({ hits: 0, hitNs: 0, misses: 0, missNs: 0 });
+
+/** Counts in `c` one request the cache answered (`hit`) or did not, whose lookup (and a miss's insertion) took `ns`. */
+export function countCache(c: CacheCounters, hit: boolean, ns: number): void {
+  if (hit) {
+    c.hits++;
+    c.hitNs += ns;
+  } else {
+    c.misses++;
+    c.missNs += ns;
+  }
+}
+
 /** The compute times of a batch size's executions, in ns (Triton's `batch_stats`). */
 export interface BatchDurations {
   inputNs: number;
@@ -124,16 +137,12 @@ export class ModelStats {
   /** A request answered from the response cache, whose lookup took `ns`: a success with no execution, as Triton counts it. */
   cacheHit(ns: number): void {
     this.requestSuccess++;
-    const c = (this.cache ??= { hits: 0, hitNs: 0, misses: 0, missNs: 0 });
-    c.hits++;
-    c.hitNs += ns;
+    countCache((this.cache ??= noCacheCounters()), true, ns);
   }
 
   /** A request the response cache did not hold, executed and stored: its lookup and insertion took `ns`. */
   cacheMiss(ns: number): void {
-    const c = (this.cache ??= { hits: 0, hitNs: 0, misses: 0, missNs: 0 });
-    c.misses++;
-    c.missNs += ns;
+    countCache((this.cache ??= noCacheCounters()), false, ns);
   }
 
   /** The counters, with the gauges the runtime knows: sequences bound, requests pending, the load's duration. */

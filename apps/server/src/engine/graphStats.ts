@@ -1,4 +1,10 @@
-import { emptyGraphMetrics, type CacheCounters, type FailureReason, type GraphMetrics } from './Metrics.ts';
+import {
+  emptyGraphMetrics,
+  noCacheCounters,
+  type CacheCounters,
+  type FailureReason,
+  type GraphMetrics,
+} from './Metrics.ts';
 import type { RunResult } from './types.ts';
 
 /** Graph names counted one by one; the runs of any further names share OTHER_GRAPHS. */
@@ -44,7 +50,7 @@ export class GraphStats {
   /** The response-cache counters of `graph` (an ensemble whose config enables the cache), made on first use. */
   cacheOf(graph: string): CacheCounters {
     const stats = this.of(graph);
-    return (stats.cache ??= { hits: 0, hitNs: 0, misses: 0, missNs: 0 });
+    return (stats.cache ??= noCacheCounters());
   }
 
   /** Every graph's counters, by name. */

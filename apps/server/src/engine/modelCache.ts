@@ -1,5 +1,5 @@
 import type { Tensor } from '@ensemble-studio/core';
-import type { ModelStats } from './Metrics.ts';
+import { noCacheCounters, type ModelStats } from './Metrics.ts';
 import type { InferResult } from './modelRuntimeTypes.ts';
 import { ResponseCache } from './responseCache.ts';
 
@@ -26,7 +26,7 @@ export class ModelCache {
     private readonly version: number,
     private readonly stats: ModelStats,
   ) {
-    stats.cache ??= { hits: 0, hitNs: 0, misses: 0, missNs: 0 };
+    stats.cache ??= noCacheCounters();
   }
 
   /** Looks `inputs` up; `rows` is the request's batch size, reported by a hit as the execution's would be. */

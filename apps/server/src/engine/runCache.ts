@@ -1,5 +1,6 @@
 import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import type { GraphStats } from './graphStats.ts';
+import { countCache } from './Metrics.ts';
 import { ResponseCache } from './responseCache.ts';
 import type { RunRequest } from './types.ts';
 
@@ -43,16 +44,14 @@ export class RunCache {
     const lookupNs = Number(process.hrtime.bigint() - t0);
     const counters = this.stats.cacheOf(req.graph.name);
     if (outputs) {
-      counters.hits++;
-      counters.hitNs += lookupNs;
+      countCache(counters, true, lookupNs);
       return { hit: outputs };
     }
     return {
       store: (out) => {
         const t1 = process.hrtime.bigint();
         if (this.cache.insert(key, out) === 'exists') return;
-        counters.misses++;
-        counters.missNs += lookupNs + Number(process.hrtime.bigint() - t1);
+        countCache(counters, false, lookupNs + Number(process.hrtime.bigint() - t1));
       },
     };
   }

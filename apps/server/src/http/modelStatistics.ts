@@ -1,4 +1,4 @@
-import { emptyGraphMetrics, noFailures } from '../engine/Metrics.ts';
+import { emptyGraphMetrics, noCacheCounters, noFailures } from '../engine/Metrics.ts';
 import type { ModelMetrics, GraphMetrics } from '../engine/types.ts';
 import { allHelpers } from './helperModels.ts';
 import { isUnloaded } from './modelLoading.ts';
@@ -40,7 +40,7 @@ const d = (count: number, ns: number): Duration => ({ count, ns });
 function fromModel(name: string, version: string, m: ModelMetrics): ModelStatisticsEntry {
   const ok = m.requestSuccess;
   // Triton adds a hit's lookup and a miss's lookup and insertion to the request's duration.
-  const cache = m.cache ?? { hits: 0, hitNs: 0, misses: 0, missNs: 0 };
+  const cache = m.cache ?? noCacheCounters();
   return {
     name,
     version,
@@ -73,7 +73,7 @@ function fromModel(name: string, version: string, m: ModelMetrics): ModelStatist
 
 function fromGraph(name: string, g: GraphMetrics): ModelStatisticsEntry {
   const ok = g.requestSuccess;
-  const cache = g.cache ?? { hits: 0, hitNs: 0, misses: 0, missNs: 0 };
+  const cache = g.cache ?? noCacheCounters();
   return {
     name,
     version: '1',
