@@ -8,7 +8,7 @@ import { Engine } from './Engine.ts';
 import { makeTestRepository } from '../testing/engineFixtures.ts';
 import { ocrGraph } from '../testing/engineGraphs.ts';
 import { makeFixtures } from '../testing/smokeSupport.ts';
-import { EXPLORE_EVERY } from './placement.ts';
+import { EXPLORE_EVERY, placementKey, type Placer } from './placement.ts';
 
 const repo = makeTestRepository(['det', 'rec', 'cls']);
 let fused: Engine;
@@ -102,6 +102,19 @@ describe('op fusion', () => {
     expect(Object.values(placements((await run(separate, graph)).r))).not.toContainEqual(
       expect.stringMatching(/^fused/),
     );
+  });
+
+  it("measures each model's fused requests woken ahead of their reply and not, to choose between them", async () => {
+    const graph = { ...ocrGraph(), name: 'ocr-wake' };
+    const { costs } = (fused as unknown as { ops: { placer: Placer } }).ops.placer;
+    const measured = (node: string) =>
+      (['woken', 'unwoken'] as const).every((w) => costs.estimate(placementKey(graph.name, node), w) !== undefined);
+    for (let i = 0; i < 3 * EXPLORE_EVERY && !['det', 'rec', 'cls'].every(measured); i++) {
+      const { r } = await run(fused, graph);
+      expect(r.outputs.texts!.data).toEqual(['HELLO 2026']);
+    }
+    // Each has steps after its session (DB, CTC, the angle): both choices were measured, by its hop.
+    for (const node of ['det', 'rec', 'cls']) expect(measured(node)).toBe(true);
   });
 
   it("exits early from inside det's worker as it does on the main thread, for every exit strategy", async () => {

@@ -3,9 +3,11 @@
 
 /**
  * The places a cost is measured for: an op node's compute inline, in an op worker or fused into its model's
- * request; and, for a fusion unit (`unitKey`), what each choice cost its group ('fused', 'apart': `Placer.recordUnit`).
+ * request; for a fusion unit (`unitKey`), what each choice cost its group ('fused', 'apart': `Placer.recordUnit`);
+ * and for a model node's fused request, its hop with and without waking the main thread ahead ('woken',
+ * 'unwoken': `Placer.recordWake`).
  */
-export type Place = 'inline' | 'op-worker' | 'fused' | 'apart';
+export type Place = 'inline' | 'op-worker' | 'fused' | 'apart' | 'woken' | 'unwoken';
 
 /**
  * Samples behind an estimate: their median, so one run descheduled by other load on the machine (tens of

@@ -70,6 +70,8 @@ export interface ChainRequest {
   signal?: CancelSignal;
   canTransfer?: (t: Tensor) => boolean;
   summarize?: boolean;
+  /** Have the worker wake the main thread when the session returns, ahead of the steps after it (Placer.wakeAhead). */
+  wakeAhead?: boolean;
 }
 
 /** A fused group's outputs, each step's result, and where it ran. */

@@ -122,7 +122,11 @@ async function runGroup(
     return { kind: 'model', ...extra };
   });
   const last = steps.length - 1;
-  const placement = `fused:${group.members[modelStep]!.id}` as const;
+  const model = group.members[modelStep]!;
+  const placement = `fused:${model.id}` as const;
+  // Steps after the session: the worker may wake the main thread as the session returns (Placer.wakeAhead).
+  const wakeKey = modelStep < last ? nodeKey(deps.graph, model) : undefined;
+  const wakeAhead = wakeKey !== undefined && deps.ops.placer.wakeAhead(wakeKey);
   try {
     const t0 = performance.now();
     const r = await rt.runChain({
@@ -132,8 +136,12 @@ async function runGroup(
       signal: ctx.signal,
       canTransfer: ctx.canTransfer,
       summarize: ctx.observed,
+      wakeAhead,
     });
-    measureChain(deps, group, r, performance.now() - t0 - r.queueMs);
+    const hopMs = measureChain(deps, group, r, performance.now() - t0 - r.queueMs);
+    // Only a request that ran a step after its session had a reply to wake ahead of.
+    if (wakeKey !== undefined && r.stages.length > modelStep + 1)
+      deps.ops.placer.recordWake(wakeKey, wakeAhead, hopMs, r.instance);
     const runs = r.stages.map((s, k): NodeRun => ({
       // A condition that held sends nothing on; a member before the last, only what goes to output nodes.
       responses:
@@ -162,13 +170,13 @@ async function runGroup(
   }
 }
 
-/** Records what a fused request measured: each op's time in the model's worker, and the hop (the rest). */
+/** Records what a fused request measured: each op's time in the model's worker, and the hop (the rest, returned). */
 function measureChain(
   deps: ExecutorDeps,
   group: FusedGroup,
   r: { stages: StageResult[]; instance: string },
   unqueuedMs: number,
-): void {
+): number {
   const { costs } = deps.ops.placer;
   let computeMs = 0;
   r.stages.forEach((s, k) => {
@@ -180,6 +188,7 @@ function measureChain(
     }
   });
   costs.recordHop(unqueuedMs - computeMs);
+  return unqueuedMs - computeMs;
 }
 
 function plainSummaries(stage: StageResult): NodeRun['summaries'] {

@@ -238,3 +238,21 @@ describe('Placer.fuse', () => {
     expect(p.fuse(['pre'])).toBe(false); // apart measured cheaper: apart
   });
 });
+
+describe('Placer.wakeAhead', () => {
+  it('wakes ahead while nothing is measured, measures not waking on an exploring decision, and follows the cheaper hop', () => {
+    const p = new Placer();
+    const woke = () => (p.wakeAhead('g/det') ? 'w' : 'u');
+    expect(woke()).toBe('w');
+    // An instance's first WARMUP_RUNS requests count for neither choice.
+    for (let i = 0; i < WARMUP_RUNS; i++) p.recordWake('g/det', true, 5, 'det_0');
+    expect(p.costs.estimate('g/det', 'woken')).toBeUndefined();
+    for (let i = 0; i < 3; i++) p.recordWake('g/det', true, 0.6, 'det_0');
+    const d = decisions(EXPLORE_EVERY, woke);
+    expect(d.split('').filter((x) => x === 'u')).toHaveLength(1); // the other choice, only when exploring
+    for (let i = 0; i < 3; i++) p.recordWake('g/det', false, 0.4, 'det_0');
+    expect(woke()).toBe('u'); // where the main thread's CPU wakes quickly the message only costs a turn
+    for (let i = 0; i < 5; i++) p.recordWake('g/det', true, 0.3, 'det_1');
+    expect(p.costs.estimate('g/det', 'woken')).toBe(0.6); // det_1's warm-up runs did not count
+  });
+});

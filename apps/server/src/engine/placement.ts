@@ -164,6 +164,37 @@ export class Placer {
     this.costs.record(key, place, ms, `${key}@${place}`);
   }
 
+  /**
+   * Whether the next fused request of model node `model` (`placementKey`) whose steps go on after its session has
+   * its worker post a `soon` message to the main thread as the session returns, so that the main thread's CPU is
+   * awake when the reply follows its last steps' time: on a VM whose idle vCPU halts, waking it costs
+   * 0.1–0.3 ms, and a wake-up 0.1–0.5 ms ahead of the reply overlaps most of that with those steps (engine README,
+   * "Waking the main thread ahead of a reply"). Decided, like a placement, by the request's hop measured each way
+   * (`recordWake`), not assumed: where a CPU wakes quickly the message only costs the main thread a turn.
+   */
+  wakeAhead(model: string): boolean {
+    const { costs } = this;
+    // Woken first while neither is measured (it was the cheaper on each VM measured); the other is explored.
+    return this.decide(`${model}#wake`, [
+      { value: true, cost: costs.estimate(model, 'woken'), sampledAt: costs.sampledAt(model, 'woken'), allowed: true },
+      {
+        value: false,
+        cost: costs.estimate(model, 'unwoken'),
+        sampledAt: costs.sampledAt(model, 'unwoken'),
+        allowed: true,
+      },
+    ]);
+  }
+
+  /**
+   * What one fused request of `model` cost beyond its queueing and compute (its hop), woken ahead or not, on
+   * `instance`; the instance's first WARMUP_RUNS requests do not count either way (its thread's code is not yet
+   * optimised then).
+   */
+  recordWake(model: string, woken: boolean, hopMs: number, instance: string): void {
+    this.costs.record(model, woken ? 'woken' : 'unwoken', hopMs, `${model}#wake@${instance}`);
+  }
+
   private apart(node: string): Candidate<'inline' | 'op-worker'>[] {
     const { costs } = this;
     const worker = costs.estimate(node, 'op-worker');

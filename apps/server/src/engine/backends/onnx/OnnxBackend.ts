@@ -47,14 +47,17 @@ export class OnnxBackend implements ModelBackend {
   async runChain(
     feeds: Record<string, Tensor>,
     steps: ChainStep[],
-    opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean },
+    opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean; wakeAhead?: boolean },
   ) {
     const { portable, transfer } = portableFeeds(feeds, opts.canTransfer);
-    const r = await this.pool.run(
-      { type: 'chain', feeds: portable, steps, summarize: opts.summarize === true },
-      transfer,
-      { signal: opts.signal },
-    );
+    const body: Extract<RequestBody, { type: 'chain' }> = {
+      type: 'chain',
+      feeds: portable,
+      steps,
+      summarize: opts.summarize === true,
+    };
+    if (opts.wakeAhead) body.wakeAhead = true;
+    const r = await this.pool.run(body, transfer, { signal: opts.signal });
     return {
       outputs: receivedOutputs(r.result),
       stages: r.result.stages ?? [],

@@ -64,6 +64,8 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
           }
           return;
         }
+        // Sent only to wake this thread before a reply (Placer.wakeAhead): its work is done by arriving.
+        if (msg.type === 'soon') return;
         const p = this.pending.get(msg.id);
         if (!p) return;
         this.pending.delete(msg.id);

@@ -194,6 +194,11 @@ function runOp(msg: Extract<ToWorker, { type: 'op' }>): void {
   freeNow([...Object.values(msg.inputs), ...Object.values(outputs)]);
 }
 
+/** Wakes the main thread's CPU ahead of a reply (Placer.wakeAhead); the message asks nothing. */
+function wakeMain(): void {
+  send({ type: 'soon' });
+}
+
 async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
   try {
     const r = await runChain(msg.steps, msg.feeds, msg.summarize, {
@@ -201,6 +206,7 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
       toOrt,
       checkOutputs,
       opContext: () => (opContext ??= createOpContext(repoDir)),
+      soon: msg.wakeAhead ? wakeMain : undefined,
     });
     const transfer: ArrayBuffer[] = [];
     for (const s of r.stages) if (s.outputs) s.outputs = fromOrt(s.outputs, transfer);

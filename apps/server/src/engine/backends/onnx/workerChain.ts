@@ -25,6 +25,8 @@ export interface ChainDeps {
   toOrt: (t: PortableTensor) => ort.Tensor;
   /** Rejects for a session output the server does not take (over its tensor limits). */
   checkOutputs: (outputs: Record<string, ort.Tensor>) => Promise<void>;
+  /** Called when the session returns and steps remain (the request asked to wake the main thread ahead). */
+  soon?: () => void;
 }
 
 /**
@@ -78,6 +80,7 @@ export async function runChain(
         );
         batchSize = Object.values(inputs)[0]?.shape[0];
         const ortOutputs = await deps.session.run(ortFeeds);
+        if (k < steps.length - 1) deps.soon?.();
         await deps.checkOutputs(ortOutputs);
         outputs = fromOrtOutputs(ortOutputs);
       }

@@ -68,8 +68,18 @@ export type ToWorker =
       values: Record<string, number | string | boolean>;
       summarize: boolean;
     }
-  /** A fused group: the steps in order; the result carries the last step's outputs and every step's timing. */
-  | { type: 'chain'; id: number; feeds: Record<string, PortableTensor>; steps: ChainStep[]; summarize: boolean }
+  /**
+   * A fused group: the steps in order; the result carries the last step's outputs and every step's timing.
+   * `wakeAhead`: post `soon` when the session returns and steps remain (Placer.wakeAhead).
+   */
+  | {
+      type: 'chain';
+      id: number;
+      feeds: Record<string, PortableTensor>;
+      steps: ChainStep[];
+      summarize: boolean;
+      wakeAhead?: true;
+    }
   /** Fault injection for tests and operators: the worker exits abruptly, like a native crash. */
   | { type: 'crash' }
   /** Leave now: the thread is between two of its own calls (WorkerInstance.close). */
@@ -101,4 +111,6 @@ export type FromWorker =
       stages?: StageResult[];
     }
   /** `stage`: the chain step that failed, and `stages` what the steps before it took. */
-  | { type: 'error'; id: number; message: string; stage?: number; stages?: StageResult[] };
+  | { type: 'error'; id: number; message: string; stage?: number; stages?: StageResult[] }
+  /** A chain's session returned and its reply follows within its last steps' time: wakes the main thread (Placer.wakeAhead). */
+  | { type: 'soon' };
