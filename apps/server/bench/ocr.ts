@@ -11,7 +11,10 @@ import { measureBlocks } from './measure.ts';
 import { hopTally } from './requestHops.ts';
 import { median, perBlock } from './stats.ts';
 
-/** Counts, per op node, where the engine ran it (`NodeTiming.placement`) over the runs of a scenario. */
+/**
+ * Counts, per op node, where the engine ran it (`NodeTiming.placement`), and per model node whether its worker woke
+ * the main thread ahead of its reply (`NodeTiming.wokeAhead`: 'woken' / 'unwoken'), over the runs of a scenario.
+ */
 function placementTally(): {
   note(r: RunResult, block: number): RunResult;
   summary(): Record<string, Record<string, number>>;
@@ -20,8 +23,10 @@ function placementTally(): {
   return {
     note: (r, block) => {
       if (block < 0) return r; // the warm-up run
-      for (const t of r.timings)
-        if (t.placement) (seen[t.nodeId] ??= {})[t.placement] = (seen[t.nodeId]?.[t.placement] ?? 0) + 1;
+      for (const t of r.timings) {
+        const where = t.placement ?? (t.wokeAhead === undefined ? undefined : t.wokeAhead ? 'woken' : 'unwoken');
+        if (where) (seen[t.nodeId] ??= {})[where] = (seen[t.nodeId]?.[where] ?? 0) + 1;
+      }
       return r;
     },
     summary: () => seen,

@@ -109,12 +109,17 @@ describe('op fusion', () => {
     const { costs } = (fused as unknown as { ops: { placer: Placer } }).ops.placer;
     const measured = (node: string) =>
       (['woken', 'unwoken'] as const).every((w) => costs.estimate(placementKey(graph.name, node), w) !== undefined);
+    const ways = new Set<string>();
     for (let i = 0; i < 3 * EXPLORE_EVERY && !['det', 'rec', 'cls'].every(measured); i++) {
       const { r } = await run(fused, graph);
       expect(r.outputs.texts!.data).toEqual(['HELLO 2026']);
+      for (const t of r.timings) if (t.wokeAhead !== undefined) ways.add(`${t.nodeId} ${t.wokeAhead}`);
     }
     // Each has steps after its session (DB, CTC, the angle): both choices were measured, by its hop.
     for (const node of ['det', 'rec', 'cls']) expect(measured(node)).toBe(true);
+    // The timeline says which way each request went.
+    for (const node of ['det', 'rec', 'cls'])
+      for (const woke of [true, false]) expect(ways).toContain(`${node} ${woke}`);
   });
 
   it("exits early from inside det's worker as it does on the main thread, for every exit strategy", async () => {

@@ -153,7 +153,7 @@ async function runGroup(
       summaries: plainSummaries(s),
       ...(s.batchSize !== undefined ? { batchSize: s.batchSize } : {}),
       ...(s.exit !== undefined ? { exit: { value: s.exit } } : {}),
-      ...(k === modelStep ? {} : { placement }),
+      ...(k === modelStep ? (wakeKey !== undefined ? { wokeAhead: wakeAhead } : {}) : { placement }),
       ...stageStamps(r.startNs, s),
     }));
     return { runs, queueMs: r.queueMs };

@@ -29,6 +29,8 @@ export interface NodeRun extends ComputeStamps {
   summaries?: Record<string, TensorSummary>;
   /** Where an op ran (placement.ts). */
   placement?: NodeTiming['placement'];
+  /** A model's fused request with steps after its session: whether its worker woke this thread ahead (Placer.wakeAhead). */
+  wokeAhead?: boolean;
 }
 
 /** What a fused group did: a run per member that finished, in order, then the failure that stopped it, if any. */

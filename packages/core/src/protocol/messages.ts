@@ -37,6 +37,8 @@ export interface NodeTiming {
   instance?: string;
   /** Where an op node ran: 'inline' (the server's main thread), 'op-worker', or 'fused:<model node id>' (that model's worker). */
   placement?: string;
+  /** A model node's fused request: whether its worker woke the server's main thread ahead of its reply (the server measures both ways and keeps the quicker). */
+  wokeAhead?: boolean;
   /** A model node's request: when an instance took it, and when the model itself began and ended (ONNX's session run, Python's `execute`), in ms from the run's start. */
   computeStartMs?: number;
   inferStartMs?: number;
