@@ -277,6 +277,7 @@ export class ModelRuntime {
         queueMs: r.queueNs / 1e6,
         instance: r.instance,
         startNs: r.startNs,
+        replyMs: r.replyNs / 1e6,
       };
     } catch (err) {
       // An op of the group failing is not a failure of this model.

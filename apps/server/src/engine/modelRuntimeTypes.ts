@@ -82,6 +82,8 @@ export interface ChainResult {
   instance: string;
   /** When an instance took the group (monotonic ns). */
   startNs?: number;
+  /** From the worker's post of its reply to this thread's receipt (the hop `wakeAhead` shortens), ms. */
+  replyMs: number;
 }
 
 /** A model request's outputs (a decoupled model's responses too) and where and how long it ran. */

@@ -138,10 +138,10 @@ async function runGroup(
       summarize: ctx.observed,
       wakeAhead,
     });
-    const hopMs = measureChain(deps, group, r, performance.now() - t0 - r.queueMs);
+    measureChain(deps, group, r, performance.now() - t0 - r.queueMs);
     // Only a request that ran a step after its session had a reply to wake ahead of.
     if (wakeKey !== undefined && r.stages.length > modelStep + 1)
-      deps.ops.placer.recordWake(wakeKey, wakeAhead, hopMs, r.instance);
+      deps.ops.placer.recordWake(wakeKey, wakeAhead, r.replyMs, r.instance);
     const runs = r.stages.map((s, k): NodeRun => ({
       // A condition that held sends nothing on; a member before the last, only what goes to output nodes.
       responses:
@@ -170,13 +170,13 @@ async function runGroup(
   }
 }
 
-/** Records what a fused request measured: each op's time in the model's worker, and the hop (the rest, returned). */
+/** Records what a fused request measured: each op's time in the model's worker, and the hop (the rest). */
 function measureChain(
   deps: ExecutorDeps,
   group: FusedGroup,
   r: { stages: StageResult[]; instance: string },
   unqueuedMs: number,
-): number {
+): void {
   const { costs } = deps.ops.placer;
   let computeMs = 0;
   r.stages.forEach((s, k) => {
@@ -188,7 +188,6 @@ function measureChain(
     }
   });
   costs.recordHop(unqueuedMs - computeMs);
-  return unqueuedMs - computeMs;
 }
 
 function plainSummaries(stage: StageResult): NodeRun['summaries'] {

@@ -169,7 +169,7 @@ export class Placer {
    * its worker post a `soon` message to the main thread as the session returns, so that the main thread's CPU is
    * awake when the reply follows its last steps' time: on a VM whose idle vCPU halts, waking it costs
    * 0.1–0.3 ms, and a wake-up 0.1–0.5 ms ahead of the reply overlaps most of that with those steps (engine README,
-   * "Waking the main thread ahead of a reply"). Decided, like a placement, by the request's hop measured each way
+   * "Waking the main thread ahead of a reply"). Decided, like a placement, by the reply's hop measured each way
    * (`recordWake`), not assumed: where a CPU wakes quickly the message only costs the main thread a turn.
    */
   wakeAhead(model: string): boolean {
@@ -187,12 +187,12 @@ export class Placer {
   }
 
   /**
-   * What one fused request of `model` cost beyond its queueing and compute (its hop), woken ahead or not, on
-   * `instance`; the instance's first WARMUP_RUNS requests do not count either way (its thread's code is not yet
-   * optimised then).
+   * One fused request of `model`'s reply hop (from its worker's post to this thread's receipt: what waking ahead
+   * shortens, whatever the request carried), woken ahead or not, on `instance`; the instance's first WARMUP_RUNS
+   * requests do not count either way (its thread's code is not yet optimised then).
    */
-  recordWake(model: string, woken: boolean, hopMs: number, instance: string): void {
-    this.costs.record(model, woken ? 'woken' : 'unwoken', hopMs, `${model}#wake@${instance}`);
+  recordWake(model: string, woken: boolean, replyMs: number, instance: string): void {
+    this.costs.record(model, woken ? 'woken' : 'unwoken', replyMs, `${model}#wake@${instance}`);
   }
 
   private apart(node: string): Candidate<'inline' | 'op-worker'>[] {

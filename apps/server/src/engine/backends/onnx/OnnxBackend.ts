@@ -61,6 +61,7 @@ export class OnnxBackend implements ModelBackend {
     return {
       outputs: receivedOutputs(r.result),
       stages: r.result.stages ?? [],
+      replyNs: (r.result.receivedNs ?? 0) - (r.result.sentNs ?? 0),
       queueNs: r.queueNs,
       startNs: r.startNs,
       instance: r.instance,

@@ -69,8 +69,10 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
         const p = this.pending.get(msg.id);
         if (!p) return;
         this.pending.delete(msg.id);
-        if (msg.type === 'result') p.resolve(msg);
-        else
+        if (msg.type === 'result') {
+          if (msg.sentNs !== undefined) msg.receivedNs = Number(process.hrtime.bigint());
+          p.resolve(msg);
+        } else
           p.reject(
             msg.stage !== undefined
               ? new ChainError(msg.message, msg.stage, msg.stages ?? [], this.name)

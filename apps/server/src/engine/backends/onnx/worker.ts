@@ -85,6 +85,7 @@ function sendResult(
   const result: Extract<FromWorker, { type: 'result' }> = { type: 'result', id, outputs, computeNs, summaries };
   if (stages) result.stages = stages;
   if (inferStartNs !== undefined) result.inferStartNs = inferStartNs;
+  if (stages) result.sentNs = Number(process.hrtime.bigint());
   send(result, transfer);
 }
 

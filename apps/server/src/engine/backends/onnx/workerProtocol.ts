@@ -109,6 +109,10 @@ export type FromWorker =
       inferStartNs?: number;
       summaries: Record<string, TensorSummary>;
       stages?: StageResult[];
+      /** A chain's: when the worker posted this reply (monotonic ns); the main thread's receipt less it is the reply's hop. */
+      sentNs?: number;
+      /** Set by the main thread as the reply arrives (WorkerInstance), not sent. */
+      receivedNs?: number;
     }
   /** `stage`: the chain step that failed, and `stages` what the steps before it took. */
   | { type: 'error'; id: number; message: string; stage?: number; stages?: StageResult[] }
