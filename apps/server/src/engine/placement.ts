@@ -174,7 +174,7 @@ export class Placer {
    */
   wakeAhead(model: string): boolean {
     const { costs } = this;
-    // Woken first while neither is measured (it was the cheaper on each VM measured); the other is explored.
+    // Woken first while neither is measured (the cheaper in every measurement so far); the other is explored.
     return this.decide(`${model}#wake`, [
       { value: true, cost: costs.estimate(model, 'woken'), sampledAt: costs.sampledAt(model, 'woken'), allowed: true },
       {
