@@ -4,7 +4,7 @@
 /**
  * The places a cost is measured for: an op node's compute inline, in an op worker or fused into its model's
  * request; for a fusion unit (`unitKey`), what each choice cost its group ('fused', 'apart': `Placer.recordUnit`);
- * and for a model node's fused request, its hop with and without waking the main thread ahead ('woken',
+ * and for a model node's fused request, its reply's hop with and without waking the main thread ahead ('woken',
  * 'unwoken': `Placer.recordWake`).
  */
 export type Place = 'inline' | 'op-worker' | 'fused' | 'apart' | 'woken' | 'unwoken';
