@@ -13,7 +13,8 @@ import { median, perBlock } from './stats.ts';
 
 /**
  * Counts, per op node, where the engine ran it (`NodeTiming.placement`), and per model node whether its worker woke
- * the main thread ahead of its reply (`NodeTiming.wokeAhead`: 'woken' / 'unwoken'), over the runs of a scenario.
+ * the main thread ahead of its reply (`NodeTiming.wokeAhead`: 'woken' / 'unwoken') and whether it was polling for
+ * the run's first request (`NodeTiming.spunAhead`: 'spun' / 'unspun'), over the runs of a scenario.
  */
 function placementTally(): {
   note(r: RunResult, block: number): RunResult;
@@ -23,9 +24,11 @@ function placementTally(): {
   return {
     note: (r, block) => {
       if (block < 0) return r; // the warm-up run
+      const count = (node: string, way: string) => ((seen[node] ??= {})[way] = (seen[node]?.[way] ?? 0) + 1);
       for (const t of r.timings) {
         const where = t.placement ?? (t.wokeAhead === undefined ? undefined : t.wokeAhead ? 'woken' : 'unwoken');
-        if (where) (seen[t.nodeId] ??= {})[where] = (seen[t.nodeId]?.[where] ?? 0) + 1;
+        if (where) count(t.nodeId, where);
+        if (t.spunAhead !== undefined) count(t.nodeId, t.spunAhead ? 'spun' : 'unspun');
       }
       return r;
     },

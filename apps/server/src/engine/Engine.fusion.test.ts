@@ -1,6 +1,7 @@
 // Op fusion (fusion.ts) end to end: the OCR example with ops run in det's, rec's and cls's workers must
 // give what it gives with every op on its own, node by node, events and failures included.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDoc, ServerMessage, Tensor } from '@ensemble-studio/core';
 import { decodeImage } from '../io/index.ts';
@@ -121,6 +122,31 @@ describe('op fusion', () => {
     for (const node of ['det', 'rec', 'cls'])
       for (const woke of [true, false]) expect(ways).toContain(`${node} ${woke}`);
   });
+
+  // On one CPU no worker polls (spinAhead.ts).
+  it.skipIf(availableParallelism() < 2)(
+    "measures a lone run's first request with its worker polling for it and not; a run beside another is not asked",
+    async () => {
+      const graph = { ...ocrGraph(), name: 'ocr-spin' };
+      const { costs } = (fused as unknown as { ops: { placer: Placer } }).ops.placer;
+      const key = placementKey(graph.name, 'det');
+      const measured = () => (['spun', 'unspun'] as const).every((s) => costs.estimate(key, s) !== undefined);
+      const ways = new Set<boolean>();
+      for (let i = 0; i < 3 * EXPLORE_EVERY && !measured(); i++) {
+        const { r } = await run(fused, graph);
+        expect(r.outputs.texts!.data).toEqual(['HELLO 2026']);
+        const det = r.timings.find((t) => t.nodeId === 'det')!;
+        if (det.spunAhead !== undefined) ways.add(det.spunAhead);
+        // Only det's request is sent first; rec's and cls's follow det's reply.
+        for (const t of r.timings) if (t.nodeId !== 'det') expect(t.spunAhead).toBeUndefined();
+      }
+      expect(measured()).toBe(true);
+      expect([...ways].sort()).toEqual([false, true]); // the timeline says which way it went
+      // A run that starts while another is in flight asks nothing of its workers: their CPUs may be needed.
+      const [, second] = await Promise.all([run(fused, graph), run(fused, graph)]);
+      expect(second.r.timings.find((t) => t.nodeId === 'det')!.spunAhead).toBeUndefined();
+    },
+  );
 
   it("exits early from inside det's worker as it does on the main thread, for every exit strategy", async () => {
     const blank: Tensor = { datatype: 'UINT8', shape: [320, 480, 3], data: new Uint8Array(320 * 480 * 3).fill(255) };

@@ -172,7 +172,7 @@ export class Engine {
         status = 'completed';
         return cachedRun(runId, cached.hit, emit);
       }
-      const result = await executeRun(this.runDeps, runId, req, emit);
+      const result = await executeRun(this.runDeps, runId, req, emit, this.activeRuns === 1);
       status = result.status;
       errorCode = result.error?.code;
       if (cached && result.status === 'completed') cached.store(result.outputs);

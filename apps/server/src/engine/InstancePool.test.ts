@@ -148,6 +148,25 @@ describe('InstancePool', () => {
     expect(nices().filter((n) => n === 7).length - before).toBe(2);
   });
 
+  it('has the worker the next request goes to poll for it (spinNext), and only while one is idle', async () => {
+    const pool = headPool(2);
+    await pool.start();
+    const run = () => pool.run({ type: 'run', feeds: feat(1, 1), summarize: false }, []);
+    expect(pool.spinNext(60e9)).toBe(true); // 60 s: the request must end the poll, not the budget
+    const polled = await run();
+    // The worker took the request from its port while polling, and its reply says so with the hop's length.
+    expect(polled.instance).toBe('head_0');
+    expect(polled.result.spun).toBe(true);
+    expect(polled.result.hopNs).toBeGreaterThanOrEqual(0);
+    const asleep = await run();
+    expect(asleep.result.spun).toBe(false); // one poll is for one request
+    const both = [run(), run()];
+    expect(pool.spinNext(1e6)).toBe(false); // none idle
+    const queued = run();
+    expect(pool.spinNext(1e6)).toBe(false);
+    await Promise.all([...both, queued]);
+  });
+
   it('reports a model that cannot load', async () => {
     const pool = new InstancePool({
       name: 'broken',

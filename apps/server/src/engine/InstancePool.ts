@@ -145,6 +145,22 @@ export class InstancePool<Body, Result> {
     });
   }
 
+  /**
+   * Has the instance the next request would go to poll for it for up to `ns` (`BackendInstance.spin`), when one is
+   * idle and nothing waits; returns whether one was asked. The pick is `pump`'s: the first idle instance.
+   */
+  spinNext(ns: number): boolean {
+    if (this.queue.length > 0) return false;
+    for (let i = 0; i < this.instances.length; i++) {
+      const inst = this.instances[i]!;
+      if (this.inflight[i] !== 0 || inst.state !== 'ready') continue;
+      if (!inst.spin) return false;
+      inst.spin(ns);
+      return true;
+    }
+    return false;
+  }
+
   private pump(): void {
     const depth = this.opts.pipelineDepth ?? PIPELINE_DEPTH;
     // Least-loaded instance first, so an idle instance always takes a job before a busy one queues a second.

@@ -255,6 +255,16 @@ export class ModelRuntime {
     return this.batches ? firstDim(inputs) : 1;
   }
 
+  /**
+   * Has the instance this model's next request (`fused`: a fused group's) would go to poll for it for up to `ns`
+   * (Placer.spinAhead); false when none was asked: no instance idle, a backend without threads, a sequence model
+   * (its requests go to the instance their sequence holds) or a plain request that a dynamic batch would hold.
+   */
+  spinAhead(ns: number, fused: boolean): boolean {
+    if (this.sequences || (!fused && this.batcher) || !(this.backend instanceof OnnxBackend)) return false;
+    return this.backend.spin(ns);
+  }
+
   /** Runs a fused group on one instance: its ops and this model's session in one worker request. */
   async runChain(req: ChainRequest): Promise<ChainResult> {
     this.assertReady();
@@ -278,6 +288,8 @@ export class ModelRuntime {
         instance: r.instance,
         startNs: r.startNs,
         replyMs: r.replyNs / 1e6,
+        hopMs: r.hopNs === undefined ? undefined : r.hopNs / 1e6,
+        spun: r.spun,
       };
     } catch (err) {
       // An op of the group failing is not a failure of this model.

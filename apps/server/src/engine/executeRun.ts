@@ -10,6 +10,8 @@ import type { RunFusion } from './runFusion.ts';
 import { boundNotice, emitEnd } from './runMessages.ts';
 import { runResponses } from './runResponses.ts';
 import { Scheduler } from './Scheduler.ts';
+import { nodeKey } from './nodeExecutor.ts';
+import { spinFirstRequests } from './spinAhead.ts';
 import type { SchedulerOptions } from './schedulerTypes.ts';
 import type { EngineOptions, RunRequest, RunResult } from './types.ts';
 
@@ -27,13 +29,15 @@ export interface RunDeps {
 /**
  * One admitted run, from its graph to its result: the graph prepared (or reused), its models' runtimes held to its
  * end, its deadline and cancel armed, the scheduler run, its end sent and its responses finished. Throws for a run
- * refused before it starts (bad inputs, an unavailable model); the engine reports those.
+ * refused before it starts (bad inputs, an unavailable model); the engine reports those. `lone`: no other run is in
+ * flight, so the workers of its first requests may poll for them (spinAhead.ts) on CPUs nothing else needs.
  */
 export async function executeRun(
   deps: RunDeps,
   runId: string,
   req: RunRequest,
   emit: (m: ServerMessage) => void,
+  lone = false,
 ): Promise<RunResult> {
   const { graph } = req;
   checkInputs(graph, req.inputs);
@@ -47,6 +51,10 @@ export async function executeRun(
   const timeoutMs = req.timeoutMs ?? deps.opts.defaultTimeoutMs ?? 60_000;
   const { cancel, disarm } = armRunCancel(req.signal, timeoutMs, deps.deadlines);
   try {
+    const fused = groups && deps.runFusion.groups(groups, graph.name);
+    const spins = lone
+      ? spinFirstRequests(index, fused, byNode, deps.ops.placer, (model) => nodeKey(graph.name, model))
+      : undefined;
     const executor = createExecutor({
       graph: graph.name,
       runtimes: byNode,
@@ -55,6 +63,7 @@ export async function executeRun(
       onBound: req.sequence && req.onEvent ? boundNotice(emit, req.sequence) : undefined,
       ...(req.queueTimeoutUs ? { queueTimeoutUs: req.queueTimeoutUs } : {}),
       ...(req.priority ? { priority: req.priority } : {}),
+      ...(spins && spins.size > 0 ? { spins } : {}),
     });
     const responses = runResponses(req, decoupled);
     const options: SchedulerOptions = {
@@ -66,9 +75,8 @@ export async function executeRun(
       signal: cancel,
       emit,
       observed: req.onEvent !== undefined,
-      groups: groups && deps.runFusion.groups(groups, graph.name),
+      groups: fused,
     };
-    const fused = options.groups;
     if (req.requestedOutputs) options.requestedOutputs = req.requestedOutputs;
     if (req.requestId) options.requestId = req.requestId;
     if (responses.streamed) options.onResponse = responses.streamed;

@@ -11,7 +11,7 @@ export function firstDim(inputs: Record<string, Tensor>): number {
 
 /** A backend's reply as a model request's result, `batchSize` rows run together. */
 export function fromReply(r: BackendReply, batchSize: number): InferResult {
-  return copyStamps<InferResult>(
+  const out = copyStamps<InferResult>(
     {
       outputs: r.outputs,
       ...(r.responses ? { responses: r.responses } : {}),
@@ -22,6 +22,11 @@ export function fromReply(r: BackendReply, batchSize: number): InferResult {
     },
     r,
   );
+  if (r.hopNs !== undefined) {
+    out.hopMs = r.hopNs / 1e6;
+    out.spun = r.spun === true;
+  }
+  return out;
 }
 
 /** A sequence batcher's result as a model request's result. */

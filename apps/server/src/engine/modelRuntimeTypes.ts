@@ -84,6 +84,10 @@ export interface ChainResult {
   startNs?: number;
   /** From the worker's post of its reply to this thread's receipt (the hop `wakeAhead` shortens), ms. */
   replyMs: number;
+  /** From this thread's post of the request to the worker's taking it (the hop `spinAhead` shortens), ms. */
+  hopMs?: number;
+  /** Whether the worker was polling for the request when it was posted (`ModelRuntime.spinAhead`). */
+  spun: boolean;
 }
 
 /** A model request's outputs (a decoupled model's responses too) and where and how long it ran. */
@@ -94,6 +98,9 @@ export interface InferResult extends ComputeStamps {
   computeMs: number;
   batchSize: number;
   instance: string;
+  /** A request sent straight to a worker thread: its way there, ms, and whether the worker was polling for it. */
+  hopMs?: number;
+  spun?: boolean;
 }
 
 /** A sequence a model ended, and why. */

@@ -7,6 +7,7 @@ import { generatedStepInputs, type StepInputs } from './omittedInputs.ts';
 import type { InferRequest } from './modelRuntimeTypes.ts';
 import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
+import { noteSpin } from './spinAhead.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { copyStamps, type ComputeStamps } from './computeStamps.ts';
 import { receivedOutputs } from './tensorTransfer.ts';
@@ -27,6 +28,11 @@ export interface ExecutorDeps {
   queueTimeoutUs?: number;
   /** The run's request's priority, handed to each model request. */
   priority?: number;
+  /**
+   * Model node id → whether its worker was asked to poll for the run's first fused request of it (spinAhead.ts); the
+   * request's hop is recorded against the decision, once.
+   */
+  spins?: Map<string, boolean>;
 }
 
 /**
@@ -86,7 +92,7 @@ class GraphNodeExecutor implements NodeExecutor {
 
 /** `placementKey` of an op node, remembered per node object: a stream's graph runs ~31 times a second. */
 const nodeKeys = new WeakMap<GraphNode, { graph: string; id: string; key: string }>();
-function nodeKey(graph: string, node: GraphNode): string {
+export function nodeKey(graph: string, node: GraphNode): string {
   const k = nodeKeys.get(node);
   if (k && k.graph === graph && k.id === node.id) return k.key;
   const key = placementKey(graph, node.id);
@@ -142,6 +148,7 @@ async function runGroup(
     // Only a request that ran a step after its session had a reply to wake ahead of.
     if (wakeKey !== undefined && r.stages.length > modelStep + 1)
       deps.ops.placer.recordWake(wakeKey, wakeAhead, r.replyMs, r.instance);
+    const spunAhead = noteSpin(deps.spins, deps.ops.placer, model.id, () => nodeKey(deps.graph, model), r);
     const runs = r.stages.map((s, k): NodeRun => ({
       // A condition that held sends nothing on; a member before the last, only what goes to output nodes.
       responses:
@@ -153,7 +160,12 @@ async function runGroup(
       summaries: plainSummaries(s),
       ...(s.batchSize !== undefined ? { batchSize: s.batchSize } : {}),
       ...(s.exit !== undefined ? { exit: { value: s.exit } } : {}),
-      ...(k === modelStep ? (wakeKey !== undefined ? { wokeAhead: wakeAhead } : {}) : { placement }),
+      ...(k === modelStep
+        ? {
+            ...(wakeKey !== undefined ? { wokeAhead: wakeAhead } : {}),
+            ...(spunAhead !== undefined ? { spunAhead } : {}),
+          }
+        : { placement }),
       ...stageStamps(r.startNs, s),
     }));
     return { runs, queueMs: r.queueMs };
@@ -219,8 +231,8 @@ function runModel(
   if (ctx.observed)
     req.onLog = (level: LogLevel, message: string, instance: string) =>
       ctx.log(node, { model: rt.name, instance, level, message });
-  return rt.infer(req).then((r) =>
-    copyStamps<NodeRun>(
+  return rt.infer(req).then((r) => {
+    const run = copyStamps<NodeRun>(
       {
         // A decoupled model's responses already flowed downstream one by one.
         responses: decoupled ? (r.responses ?? []).map(strip) : [strip(r.outputs)],
@@ -230,8 +242,11 @@ function runModel(
         instance: r.instance,
       },
       r,
-    ),
-  );
+    );
+    const spunAhead = noteSpin(deps.spins, deps.ops.placer, node.id, () => nodeKey(deps.graph, node), r);
+    if (spunAhead !== undefined) run.spunAhead = spunAhead;
+    return run;
+  });
 }
 
 function runtimeOf(deps: ExecutorDeps, node: GraphNode): ModelRuntime {

@@ -256,3 +256,20 @@ describe('Placer.wakeAhead', () => {
     expect(p.costs.estimate('g/det', 'woken')).toBe(0.6); // det_1's warm-up runs did not count
   });
 });
+
+describe('Placer.spinAhead', () => {
+  it('polls while nothing is measured, measures sleeping on an exploring decision, and follows the shorter hop', () => {
+    const p = new Placer();
+    const spins = () => (p.spinAhead('g/det') ? 's' : 'z');
+    expect(spins()).toBe('s');
+    for (let i = 0; i < WARMUP_RUNS; i++) p.recordSpin('g/det', true, 5, 'det_0');
+    expect(p.costs.estimate('g/det', 'spun')).toBeUndefined(); // an instance's warm-up counts for neither
+    for (let i = 0; i < 3; i++) p.recordSpin('g/det', true, 0.3, 'det_0');
+    const d = decisions(EXPLORE_EVERY, spins);
+    expect(d.split('').filter((x) => x === 'z')).toHaveLength(1); // sleeping, only when exploring
+    for (let i = 0; i < 3; i++) p.recordSpin('g/det', false, 0.2, 'det_0');
+    expect(spins()).toBe('z'); // where a CPU wakes as quickly, polling only burns it
+    for (let i = 0; i < 3; i++) p.recordSpin('g/det', true, 0.1, 'det_0');
+    expect(spins()).toBe('s');
+  });
+});

@@ -195,6 +195,34 @@ export class Placer {
     this.costs.record(model, woken ? 'woken' : 'unwoken', replyMs, `${model}#wake@${instance}`);
   }
 
+  /**
+   * Whether the worker that will take model node `model`'s first fused request of a run that has the engine to
+   * itself polls its port for it from the run's start (`ModelRuntime.spinAhead`), instead of sleeping until the
+   * request wakes it: on a VM whose idle vCPU halts, that wake-up is most of the request's way to the worker
+   * (engine README, "A worker polling for a run's first request"). Decided by that hop measured each way
+   * (`recordSpin`); polling first while neither is measured.
+   */
+  spinAhead(model: string): boolean {
+    const { costs } = this;
+    return this.decide(`${model}#spin`, [
+      { value: true, cost: costs.estimate(model, 'spun'), sampledAt: costs.sampledAt(model, 'spun'), allowed: true },
+      {
+        value: false,
+        cost: costs.estimate(model, 'unspun'),
+        sampledAt: costs.sampledAt(model, 'unspun'),
+        allowed: true,
+      },
+    ]);
+  }
+
+  /**
+   * One such request's hop, from this thread's post to its worker's taking it, with the worker polling for it or
+   * not, on `instance` (whose first WARMUP_RUNS requests count for neither).
+   */
+  recordSpin(model: string, spun: boolean, hopMs: number, instance: string): void {
+    this.costs.record(model, spun ? 'spun' : 'unspun', hopMs, `${model}#spin@${instance}`);
+  }
+
   private apart(node: string): Candidate<'inline' | 'op-worker'>[] {
     const { costs } = this;
     const worker = costs.estimate(node, 'op-worker');

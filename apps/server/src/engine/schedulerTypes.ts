@@ -31,6 +31,8 @@ export interface NodeRun extends ComputeStamps {
   placement?: NodeTiming['placement'];
   /** A model's fused request with steps after its session: whether its worker woke this thread ahead (Placer.wakeAhead). */
   wokeAhead?: boolean;
+  /** A run's first fused request of a model: whether its worker was polling for it (Placer.spinAhead). */
+  spunAhead?: boolean;
 }
 
 /** What a fused group did: a run per member that finished, in order, then the failure that stopped it, if any. */

@@ -39,6 +39,8 @@ export interface NodeTiming {
   placement?: string;
   /** A model node's fused request: whether its worker woke the server's main thread ahead of its reply (the server measures both ways and keeps the quicker). */
   wokeAhead?: boolean;
+  /** A model node's first fused request of a run that had the server to itself: whether its worker was polling for it rather than asleep (the server measures both ways and keeps the quicker). */
+  spunAhead?: boolean;
   /** A model node's request: when an instance took it, and when the model itself began and ended (ONNX's session run, Python's `execute`), in ms from the run's start. */
   computeStartMs?: number;
   inferStartMs?: number;

@@ -35,6 +35,9 @@ export interface BackendReply extends ComputeStamps {
   instance: string;
   queueNs: number;
   computeNs: number;
+  /** A worker's request: from this thread's post to the worker's taking it (ns), and whether it was polling then. */
+  hopNs?: number;
+  spun?: boolean;
 }
 
 /**

@@ -30,6 +30,11 @@ export interface BackendInstance<Body, Result> {
    * returned while its responses are still to come).
    */
   request(body: Body, transfer: ArrayBuffer[], freed?: () => void): Promise<Result>;
+  /**
+   * Has the instance poll for its next request for up to `ns` instead of sleeping, where it can (a worker thread:
+   * Placer.spinAhead); a request that comes meanwhile is taken with no wake-up of its CPU.
+   */
+  spin?(ns: number): void;
   /** Fault injection: the instance dies abruptly, as a native crash would. */
   crash(): void;
   /** Stops it; pending requests fail with `closed`. */

@@ -33,6 +33,8 @@ export class OnnxBackend implements ModelBackend {
       queueNs: r.queueNs,
       computeNs: r.result.computeNs,
       startNs: r.startNs,
+      hopNs: r.result.hopNs,
+      spun: r.result.spun === true,
       ...(r.result.inferStartNs === undefined
         ? {}
         : { inferStartNs: r.result.inferStartNs, inferEndNs: r.result.inferStartNs + r.result.computeNs }),
@@ -41,6 +43,11 @@ export class OnnxBackend implements ModelBackend {
 
   callMany(): Promise<(BackendReply | Error)[]> {
     return Promise.reject(new Error('the ONNX backend concatenates a batch into one call'));
+  }
+
+  /** Has the worker the next request goes to poll for it for up to `ns` (Placer.spinAhead); false when none is idle. */
+  spin(ns: number): boolean {
+    return this.pool.spinNext(ns);
   }
 
   /** Runs a fused group on one instance: its ops and the session in one worker request. */
@@ -62,6 +69,8 @@ export class OnnxBackend implements ModelBackend {
       outputs: receivedOutputs(r.result),
       stages: r.result.stages ?? [],
       replyNs: (r.result.receivedNs ?? 0) - (r.result.sentNs ?? 0),
+      hopNs: r.result.hopNs,
+      spun: r.result.spun === true,
       queueNs: r.queueNs,
       startNs: r.startNs,
       instance: r.instance,

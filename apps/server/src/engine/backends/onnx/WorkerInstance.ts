@@ -13,6 +13,14 @@ export type RequestBody = DistributiveOmit<Request, 'id'>;
 
 const ENTRY = new URL('./worker.ts', import.meta.url);
 
+/** A request awaiting its reply: when it was posted, and whether the worker was polling for it then. */
+interface Pending {
+  resolve: (r: Result) => void;
+  reject: (e: Error) => void;
+  postedNs: number;
+  spun: boolean;
+}
+
 /**
  * One worker thread hosting one model instance (or the ops). Requests are matched to replies by id;
  * when the thread dies unexpectedly every in-flight request fails with `instance-crashed` and
@@ -23,7 +31,9 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   /** Settles when the current thread has exited. */
   private exited: Promise<void> = Promise.resolve();
   private nextId = 1;
-  private pending = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
+  private pending = new Map<number, Pending>();
+  /** Until when (monotonic ns) the worker polls its port for a request (`spin`); 0 when it does not. */
+  private spinsUntilNs = 0;
   private closing = false;
   state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';
   loaded: Loaded | undefined;
@@ -71,6 +81,10 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
         this.pending.delete(msg.id);
         if (msg.type === 'result') {
           if (msg.sentNs !== undefined) msg.receivedNs = Number(process.hrtime.bigint());
+          if (msg.arrivedNs !== undefined) {
+            msg.hopNs = msg.arrivedNs - p.postedNs;
+            msg.spun = p.spun;
+          }
           p.resolve(msg);
         } else
           p.reject(
@@ -109,10 +123,20 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     if (!worker || this.state !== 'ready')
       return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
     const id = this.nextId++;
+    const postedNs = Number(process.hrtime.bigint());
+    const spun = postedNs < this.spinsUntilNs;
+    this.spinsUntilNs = 0;
     return new Promise<Result>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, postedNs, spun });
       worker.postMessage({ ...body, id } as ToWorker, transfer);
     });
+  }
+
+  /** Has the worker poll its port for the next request for up to `ns` rather than sleep (Placer.spinAhead). */
+  spin(ns: number): void {
+    if (!this.worker || this.state !== 'ready') return;
+    this.worker.postMessage({ type: 'spin', ns } satisfies ToWorker);
+    this.spinsUntilNs = Number(process.hrtime.bigint()) + ns;
   }
 
   /** Fault injection: makes the worker exit abruptly, as a native crash would. */

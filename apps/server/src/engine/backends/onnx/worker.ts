@@ -2,7 +2,7 @@
 // session.run() blocks the thread it runs on, so it must never run on the main thread.
 import { readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import type { Tensor } from '@ensemble-studio/core';
 import { createOpContext } from '../../ops/opContext.ts';
@@ -80,11 +80,13 @@ function sendResult(
   summarize: boolean,
   stages?: StageResult[],
   inferStartNs?: number,
+  arrivedNs?: number,
 ): void {
   const summaries = !summarize ? {} : stages ? stages[stages.length - 1]!.summaries : summarizeAll(outputs);
   const result: Extract<FromWorker, { type: 'result' }> = { type: 'result', id, outputs, computeNs, summaries };
   if (stages) result.stages = stages;
   if (inferStartNs !== undefined) result.inferStartNs = inferStartNs;
+  if (arrivedNs !== undefined) result.arrivedNs = arrivedNs;
   if (stages) result.sentNs = Number(process.hrtime.bigint());
   send(result, transfer);
 }
@@ -172,14 +174,14 @@ async function load(spec: LoadSpec): Promise<void> {
   });
 }
 
-async function run(msg: Extract<ToWorker, { type: 'run' }>): Promise<void> {
+async function run(msg: Extract<ToWorker, { type: 'run' }>, arrivedNs: number): Promise<void> {
   const feeds = Object.fromEntries(Object.entries(msg.feeds).map(([k, v]) => [k, toOrt(v)]));
   const t0 = process.hrtime.bigint();
   const outputs = await slot.run(feeds);
   const computeNs = Number(process.hrtime.bigint() - t0);
   await checkOutputs(outputs);
   const transfer: ArrayBuffer[] = [];
-  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize, undefined, Number(t0));
+  sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize, undefined, Number(t0), arrivedNs);
   // The reply moved or copied what it sends, and this thread keeps nothing of a request: free the rest now.
   freeNow([...Object.values(msg.feeds), ...Object.values(outputs)]);
 }
@@ -200,7 +202,7 @@ function wakeMain(): void {
   send({ type: 'soon' });
 }
 
-async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
+async function chain(msg: Extract<ToWorker, { type: 'chain' }>, arrivedNs: number): Promise<void> {
   try {
     const r = await runChain(msg.steps, msg.feeds, msg.summarize, {
       session: modelSpec ? slot : undefined,
@@ -212,7 +214,16 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
     const transfer: ArrayBuffer[] = [];
     for (const s of r.stages) if (s.outputs) s.outputs = fromOrt(s.outputs, transfer);
     const computeNs = r.stages.reduce((n, s) => n + s.computeNs, 0);
-    sendResult(msg.id, fromOrt(r.outputs, transfer), computeNs, transfer, msg.summarize, r.stages);
+    sendResult(
+      msg.id,
+      fromOrt(r.outputs, transfer),
+      computeNs,
+      transfer,
+      msg.summarize,
+      r.stages,
+      undefined,
+      arrivedNs,
+    );
     freeNow([...Object.values(msg.feeds), ...r.produced.flatMap((outputs) => Object.values(outputs))]);
   } catch (err) {
     if (!(err instanceof StageFailure)) throw err;
@@ -220,7 +231,20 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>): Promise<void> {
   }
 }
 
-port.on('message', (msg: ToWorker) => {
+/**
+ * Takes what is posted to the port for up to `ns` (Placer.spinAhead), handling the first message that comes: a
+ * request posted meanwhile is taken at once, where a sleeping thread's CPU would first have to be woken.
+ */
+function spin(ns: number): void {
+  const until = performance.now() + ns / 1e6;
+  while (performance.now() < until) {
+    const m = receiveMessageOnPort(port!);
+    if (m) return onMessage(m.message as ToWorker);
+  }
+}
+
+function onMessage(msg: ToWorker): void {
+  if (msg.type === 'spin') return spin(msg.ns);
   if (msg.type === 'crash') process.exit(70);
   if (msg.type === 'stop') process.exit(0);
   if (msg.type === 'load') {
@@ -231,13 +255,15 @@ port.on('message', (msg: ToWorker) => {
   }
   // Anonymous callbacks, not a named closure per request (tsx would define its name each time).
   try {
-    if (msg.type === 'run') run(msg).catch((err: unknown) => fail(msg.id, err));
-    else if (msg.type === 'chain') chain(msg).catch((err: unknown) => fail(msg.id, err));
+    if (msg.type === 'run') run(msg, Number(process.hrtime.bigint())).catch((err: unknown) => fail(msg.id, err));
+    else if (msg.type === 'chain')
+      chain(msg, Number(process.hrtime.bigint())).catch((err: unknown) => fail(msg.id, err));
     else runOp(msg);
   } catch (err) {
     fail(msg.id, err);
   }
-});
+}
+port.on('message', onMessage);
 
 function fail(id: number, err: unknown): void {
   send({ type: 'error', id, message: err instanceof Error ? err.message : String(err) });

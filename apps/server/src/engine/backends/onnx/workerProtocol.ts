@@ -80,6 +80,11 @@ export type ToWorker =
       summarize: boolean;
       wakeAhead?: true;
     }
+  /**
+   * A request follows within `ns`: poll the port until it comes (at most `ns`) instead of sleeping, so that it is
+   * taken with no wake-up of this thread's CPU (Placer.spinAhead).
+   */
+  | { type: 'spin'; ns: number }
   /** Fault injection for tests and operators: the worker exits abruptly, like a native crash. */
   | { type: 'crash' }
   /** Leave now: the thread is between two of its own calls (WorkerInstance.close). */
@@ -111,8 +116,13 @@ export type FromWorker =
       stages?: StageResult[];
       /** A chain's: when the worker posted this reply (monotonic ns); the main thread's receipt less it is the reply's hop. */
       sentNs?: number;
+      /** A session run's or a chain's: when the worker took the request from its port (monotonic ns). */
+      arrivedNs?: number;
       /** Set by the main thread as the reply arrives (WorkerInstance), not sent. */
       receivedNs?: number;
+      /** Set by the main thread: the request's hop (its post to `arrivedNs`), and whether the worker polled for it. */
+      hopNs?: number;
+      spun?: boolean;
     }
   /** `stage`: the chain step that failed, and `stages` what the steps before it took. */
   | { type: 'error'; id: number; message: string; stage?: number; stages?: StageResult[] }
