@@ -288,7 +288,7 @@ export class ModelRuntime {
         instance: r.instance,
         startNs: r.startNs,
         replyMs: r.replyNs / 1e6,
-        hopMs: r.hopNs === undefined ? undefined : r.hopNs / 1e6,
+        arrivedNs: r.arrivedNs,
         spun: r.spun,
       };
     } catch (err) {

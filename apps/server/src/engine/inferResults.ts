@@ -22,8 +22,8 @@ export function fromReply(r: BackendReply, batchSize: number): InferResult {
     },
     r,
   );
-  if (r.hopNs !== undefined) {
-    out.hopMs = r.hopNs / 1e6;
+  if (r.arrivedNs !== undefined) {
+    out.arrivedNs = r.arrivedNs;
     out.spun = r.spun === true;
   }
   return out;

@@ -84,8 +84,8 @@ export interface ChainResult {
   startNs?: number;
   /** From the worker's post of its reply to this thread's receipt (the hop `wakeAhead` shortens), ms. */
   replyMs: number;
-  /** From this thread's post of the request to the worker's taking it (the hop `spinAhead` shortens), ms. */
-  hopMs?: number;
+  /** When the worker took the request from its port (monotonic ns; what `spinAhead` brings forward). */
+  arrivedNs?: number;
   /** Whether the worker was polling for the request when it was posted (`ModelRuntime.spinAhead`). */
   spun: boolean;
 }
@@ -98,8 +98,8 @@ export interface InferResult extends ComputeStamps {
   computeMs: number;
   batchSize: number;
   instance: string;
-  /** A request sent straight to a worker thread: its way there, ms, and whether the worker was polling for it. */
-  hopMs?: number;
+  /** A request sent straight to a worker thread: when the worker took it (monotonic ns), and whether it was polling. */
+  arrivedNs?: number;
   spun?: boolean;
 }
 

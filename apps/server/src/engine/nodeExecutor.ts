@@ -7,7 +7,7 @@ import { generatedStepInputs, type StepInputs } from './omittedInputs.ts';
 import type { InferRequest } from './modelRuntimeTypes.ts';
 import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
-import { noteSpin } from './spinAhead.ts';
+import { noteSpin, type SpinDecisions } from './spinAhead.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { copyStamps, type ComputeStamps } from './computeStamps.ts';
 import { receivedOutputs } from './tensorTransfer.ts';
@@ -28,11 +28,8 @@ export interface ExecutorDeps {
   queueTimeoutUs?: number;
   /** The run's request's priority, handed to each model request. */
   priority?: number;
-  /**
-   * Model node id → whether its worker was asked to poll for the run's first fused request of it (spinAhead.ts); the
-   * request's hop is recorded against the decision, once.
-   */
-  spins?: Map<string, boolean>;
+  /** Model node id → when the run decided whether its worker polls for its first request (spinAhead.ts, `noteSpin`). */
+  spins?: SpinDecisions;
 }
 
 /**

@@ -196,10 +196,10 @@ export class Placer {
   }
 
   /**
-   * Whether the worker that will take model node `model`'s first fused request of a run that has the engine to
-   * itself polls its port for it from the run's start (`ModelRuntime.spinAhead`), instead of sleeping until the
-   * request wakes it: on a VM whose idle vCPU halts, that wake-up is most of the request's way to the worker
-   * (engine README, "A worker polling for a run's first request"). Decided by that hop measured each way
+   * Whether the worker that will take model node `model`'s first request of a run that has the engine to itself
+   * polls its port for it from the run's start (`ModelRuntime.spinAhead`, spinAhead.ts), instead of sleeping until
+   * the request wakes it: on a VM whose idle vCPU halts, that wake-up is most of the request's way to the worker
+   * (engine README, "A worker polling for a run's first request"). Decided by that way measured each way
    * (`recordSpin`); polling first while neither is measured.
    */
   spinAhead(model: string): boolean {
@@ -216,11 +216,12 @@ export class Placer {
   }
 
   /**
-   * One such request's hop, from this thread's post to its worker's taking it, with the worker polling for it or
-   * not, on `instance` (whose first WARMUP_RUNS requests count for neither).
+   * One such request's way to its worker, from the run's decision to the worker's taking it (the message asking it
+   * to poll included), with the worker polling for it or not, on `instance` (whose first WARMUP_RUNS requests count
+   * for neither).
    */
-  recordSpin(model: string, spun: boolean, hopMs: number, instance: string): void {
-    this.costs.record(model, spun ? 'spun' : 'unspun', hopMs, `${model}#spin@${instance}`);
+  recordSpin(model: string, spun: boolean, ms: number, instance: string): void {
+    this.costs.record(model, spun ? 'spun' : 'unspun', ms, `${model}#spin@${instance}`);
   }
 
   private apart(node: string): Candidate<'inline' | 'op-worker'>[] {

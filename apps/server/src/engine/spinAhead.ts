@@ -37,12 +37,16 @@ function startNodes(idx: GraphIndex): GraphNode[] {
   return found;
 }
 
+/** Model node id → when the run decided whether its worker polls for its first request (monotonic ns). */
+export type SpinDecisions = Map<string, number>;
+
 /**
  * For each model request the run sends first (a model node, or a fused group: `fused` holds this run's, by first
- * member), asks the placer whether its worker polls for it, and has it poll when so. Returns model node id → the
- * decision, so that the request's hop is recorded against it (`Placer.recordSpin`); empty when the run sends no
- * model request first, or when the process has one CPU.
- * @example spinFirstRequests(index, fused, byNode, placer, (n) => placementKey('ocr', n.id)) // Map { 'det' => true }
+ * member), asks the placer whether its worker polls for it, and has it poll when so. Returns when each was decided,
+ * so that the time from there to the worker's taking the request is recorded against the choice (`noteSpin`): the
+ * main thread's whole way to the request, the message asking the worker to poll included. Empty when the run sends
+ * no model request first, or when the process has one CPU.
+ * @example spinFirstRequests(index, fused, byNode, placer, (n) => placementKey('ocr', n.id)) // Map { 'det' => 8.1e12 }
  */
 export function spinFirstRequests(
   idx: GraphIndex,
@@ -50,34 +54,36 @@ export function spinFirstRequests(
   runtimes: Map<string, ModelRuntime>,
   placer: Placer,
   keyOf: (model: GraphNode) => string,
-): Map<string, boolean> {
-  const decided = new Map<string, boolean>();
+): SpinDecisions {
+  const decided: SpinDecisions = new Map();
   if (!spareCpu) return decided;
   for (const node of startNodes(idx)) {
     const group = fused?.get(node.id);
     const model = group ? group.members.find((m) => m.kind === 'model') : node.kind === 'model' ? node : undefined;
     const rt = model && runtimes.get(model.id);
     if (!model || !rt || decided.has(model.id)) continue;
-    const spin = placer.spinAhead(keyOf(model));
-    decided.set(model.id, spin);
-    if (spin) rt.spinAhead(SPIN_BUDGET_MS * 1e6, group !== undefined);
+    decided.set(model.id, Number(process.hrtime.bigint()));
+    if (placer.spinAhead(keyOf(model))) rt.spinAhead(SPIN_BUDGET_MS * 1e6, group !== undefined);
   }
   return decided;
 }
 
 /**
- * The first request of model node `model` in a run whose start decided whether its worker polls for it (`spins`, from
- * `spinFirstRequests`): records its hop against that choice under `key()`, once, and returns whether the worker
- * polled; undefined for any other request.
+ * The first request of model node `model` in a run that decided whether its worker polls for it (`spins`): records,
+ * once, the time from that decision to the worker's taking the request under `key()`, as polled or not (`r.spun`: the
+ * worker it went to was polling when it was posted), and returns which; undefined for any other request.
  */
 export function noteSpin(
-  spins: Map<string, boolean> | undefined,
+  spins: SpinDecisions | undefined,
   placer: Placer,
   model: string,
   key: () => string,
-  r: { hopMs?: number; spun?: boolean; instance: string },
+  r: { arrivedNs?: number; spun?: boolean; instance: string },
 ): boolean | undefined {
-  if (spins?.delete(model) !== true || r.hopMs === undefined) return undefined;
-  placer.recordSpin(key(), r.spun === true, r.hopMs, r.instance);
+  const decidedNs = spins?.get(model);
+  if (decidedNs === undefined) return undefined;
+  spins!.delete(model);
+  if (r.arrivedNs === undefined) return undefined;
+  placer.recordSpin(key(), r.spun === true, (r.arrivedNs - decidedNs) / 1e6, r.instance);
   return r.spun === true;
 }

@@ -35,8 +35,8 @@ export interface BackendReply extends ComputeStamps {
   instance: string;
   queueNs: number;
   computeNs: number;
-  /** A worker's request: from this thread's post to the worker's taking it (ns), and whether it was polling then. */
-  hopNs?: number;
+  /** A worker's request: when the worker took it from its port (monotonic ns), and whether it was polling for it. */
+  arrivedNs?: number;
   spun?: boolean;
 }
 

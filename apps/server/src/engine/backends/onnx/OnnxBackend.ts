@@ -33,7 +33,7 @@ export class OnnxBackend implements ModelBackend {
       queueNs: r.queueNs,
       computeNs: r.result.computeNs,
       startNs: r.startNs,
-      hopNs: r.result.hopNs,
+      arrivedNs: r.result.arrivedNs,
       spun: r.result.spun === true,
       ...(r.result.inferStartNs === undefined
         ? {}
@@ -69,7 +69,7 @@ export class OnnxBackend implements ModelBackend {
       outputs: receivedOutputs(r.result),
       stages: r.result.stages ?? [],
       replyNs: (r.result.receivedNs ?? 0) - (r.result.sentNs ?? 0),
-      hopNs: r.result.hopNs,
+      arrivedNs: r.result.arrivedNs,
       spun: r.result.spun === true,
       queueNs: r.queueNs,
       startNs: r.startNs,

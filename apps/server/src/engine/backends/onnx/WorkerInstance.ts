@@ -13,11 +13,10 @@ export type RequestBody = DistributiveOmit<Request, 'id'>;
 
 const ENTRY = new URL('./worker.ts', import.meta.url);
 
-/** A request awaiting its reply: when it was posted, and whether the worker was polling for it then. */
+/** A request awaiting its reply, and whether the worker was polling for it when it was posted. */
 interface Pending {
   resolve: (r: Result) => void;
   reject: (e: Error) => void;
-  postedNs: number;
   spun: boolean;
 }
 
@@ -81,10 +80,7 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
         this.pending.delete(msg.id);
         if (msg.type === 'result') {
           if (msg.sentNs !== undefined) msg.receivedNs = Number(process.hrtime.bigint());
-          if (msg.arrivedNs !== undefined) {
-            msg.hopNs = msg.arrivedNs - p.postedNs;
-            msg.spun = p.spun;
-          }
+          if (msg.arrivedNs !== undefined) msg.spun = p.spun;
           p.resolve(msg);
         } else
           p.reject(
@@ -123,11 +119,10 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     if (!worker || this.state !== 'ready')
       return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
     const id = this.nextId++;
-    const postedNs = Number(process.hrtime.bigint());
-    const spun = postedNs < this.spinsUntilNs;
+    const spun = this.spinsUntilNs > 0 && Number(process.hrtime.bigint()) < this.spinsUntilNs;
     this.spinsUntilNs = 0;
     return new Promise<Result>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, postedNs, spun });
+      this.pending.set(id, { resolve, reject, spun });
       worker.postMessage({ ...body, id } as ToWorker, transfer);
     });
   }

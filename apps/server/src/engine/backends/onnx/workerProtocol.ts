@@ -120,8 +120,7 @@ export type FromWorker =
       arrivedNs?: number;
       /** Set by the main thread as the reply arrives (WorkerInstance), not sent. */
       receivedNs?: number;
-      /** Set by the main thread: the request's hop (its post to `arrivedNs`), and whether the worker polled for it. */
-      hopNs?: number;
+      /** Set by the main thread with `arrivedNs`: whether the worker was polling for the request when it was posted. */
       spun?: boolean;
     }
   /** `stage`: the chain step that failed, and `stages` what the steps before it took. */
