@@ -5,8 +5,8 @@
  * The places a cost is measured for: an op node's compute inline, in an op worker or fused into its model's
  * request; for a fusion unit (`unitKey`), what each choice cost its group ('fused', 'apart': `Placer.recordUnit`);
  * and for a model node's fused request, its reply's hop with and without waking the main thread ahead ('woken',
- * 'unwoken': `Placer.recordWake`) and its request's hop with and without its worker polling for it ('spun',
- * 'unspun': `Placer.recordSpin`).
+ * 'unwoken': `Placer.recordWake`), and for a run's first request of a model, its way from the run's decision to its
+ * worker with and without the worker polling for it ('spun', 'unspun': `Placer.recordSpin`).
  */
 export type Place = 'inline' | 'op-worker' | 'fused' | 'apart' | 'woken' | 'unwoken' | 'spun' | 'unspun';
 
