@@ -1,6 +1,6 @@
 // Where each op runs — on the main thread, in an op worker, or fused into its model's worker — decided
 // from what the engine measures while it runs, on this machine, not from timing constants.
-import { CostTable, Recent } from './costTable.ts';
+import { CostTable, Recent, type Place } from './costTable.ts';
 
 /** Names a graph's node for the cost table: graph documents are often rebuilt for each run (a client's JSON). */
 export function placementKey(graph: string, node: string): string {
@@ -173,17 +173,8 @@ export class Placer {
    * (`recordWake`), not assumed: where a CPU wakes quickly the message only costs the main thread a turn.
    */
   wakeAhead(model: string): boolean {
-    const { costs } = this;
     // Woken first while neither is measured (the cheaper in every measurement so far); the other is explored.
-    return this.decide(`${model}#wake`, [
-      { value: true, cost: costs.estimate(model, 'woken'), sampledAt: costs.sampledAt(model, 'woken'), allowed: true },
-      {
-        value: false,
-        cost: costs.estimate(model, 'unwoken'),
-        sampledAt: costs.sampledAt(model, 'unwoken'),
-        allowed: true,
-      },
-    ]);
+    return this.either(model, 'wake', 'woken', 'unwoken');
   }
 
   /**
@@ -203,16 +194,7 @@ export class Placer {
    * (`recordSpin`); polling first while neither is measured.
    */
   spinAhead(model: string): boolean {
-    const { costs } = this;
-    return this.decide(`${model}#spin`, [
-      { value: true, cost: costs.estimate(model, 'spun'), sampledAt: costs.sampledAt(model, 'spun'), allowed: true },
-      {
-        value: false,
-        cost: costs.estimate(model, 'unspun'),
-        sampledAt: costs.sampledAt(model, 'unspun'),
-        allowed: true,
-      },
-    ]);
+    return this.either(model, 'spin', 'spun', 'unspun');
   }
 
   /**
@@ -222,6 +204,15 @@ export class Placer {
    */
   recordSpin(model: string, spun: boolean, ms: number, instance: string): void {
     this.costs.record(model, spun ? 'spun' : 'unspun', ms, `${model}#spin@${instance}`);
+  }
+
+  /** Whether `model`'s request goes the `yes` way rather than the `no` one (`decide`); `yes` while neither is measured. */
+  private either(model: string, choice: string, yes: Place, no: Place): boolean {
+    const { costs } = this;
+    return this.decide(`${model}#${choice}`, [
+      { value: true, cost: costs.estimate(model, yes), sampledAt: costs.sampledAt(model, yes), allowed: true },
+      { value: false, cost: costs.estimate(model, no), sampledAt: costs.sampledAt(model, no), allowed: true },
+    ]);
   }
 
   private apart(node: string): Candidate<'inline' | 'op-worker'>[] {
