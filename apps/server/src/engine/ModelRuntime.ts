@@ -257,12 +257,13 @@ export class ModelRuntime {
 
   /**
    * Has the instance this model's next request (`fused`: a fused group's) would go to poll for it for up to `ns`
-   * (Placer.spinAhead); false when none was asked: no instance idle, a backend without threads, a sequence model
-   * (its requests go to the instance their sequence holds) or a plain request that a dynamic batch would hold.
+   * (Placer.spinAhead); false when none was asked: no instance idle, a backend whose instances cannot poll (Python's
+   * stubs: engine README), a sequence model (its requests go to the instance their sequence holds) or a plain request
+   * that a dynamic batch would hold.
    */
   spinAhead(ns: number, fused: boolean): boolean {
-    if (this.sequences || (!fused && this.batcher) || !(this.backend instanceof OnnxBackend)) return false;
-    return this.backend.spin(ns);
+    if (this.sequences || (!fused && this.batcher)) return false;
+    return this.pool.spinNext(ns);
   }
 
   /** Runs a fused group on one instance: its ops and this model's session in one worker request. */

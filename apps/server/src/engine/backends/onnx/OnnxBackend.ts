@@ -45,11 +45,6 @@ export class OnnxBackend implements ModelBackend {
     return Promise.reject(new Error('the ONNX backend concatenates a batch into one call'));
   }
 
-  /** Has the worker the next request goes to poll for it for up to `ns` (Placer.spinAhead); false when none is idle. */
-  spin(ns: number): boolean {
-    return this.pool.spinNext(ns);
-  }
-
   /** Runs a fused group on one instance: its ops and the session in one worker request. */
   async runChain(
     feeds: Record<string, Tensor>,
