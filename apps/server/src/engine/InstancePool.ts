@@ -147,15 +147,13 @@ export class InstancePool<Body, Result> {
 
   /**
    * Has the instance the next request would go to poll for it for up to `ns` (`BackendInstance.spin`), when one is
-   * idle and nothing waits; returns whether one was asked. The pick is `pump`'s, the first idle instance, or with
-   * `after` the one after that many idle ones (where the run's `after + 1`-th request to this pool will go).
+   * idle and nothing waits; returns whether one was asked. The pick is `pump`'s: the first idle instance.
    */
-  spinNext(ns: number, after = 0): boolean {
+  spinNext(ns: number): boolean {
     if (this.queue.length > 0) return false;
-    let skip = after;
     for (let i = 0; i < this.instances.length; i++) {
       const inst = this.instances[i]!;
-      if (this.inflight[i] !== 0 || inst.state !== 'ready' || skip-- > 0) continue;
+      if (this.inflight[i] !== 0 || inst.state !== 'ready') continue;
       if (!inst.spin) return false;
       inst.spin(ns);
       return true;

@@ -256,14 +256,14 @@ export class ModelRuntime {
   }
 
   /**
-   * Has the instance this model's next request would go to poll for it for up to `ns` (Placer.spinAhead; `fused`: a
-   * fused group's request; `after`: how many of the run's first requests go to this model before it); false when none
-   * was asked: no instance idle, a backend whose instances cannot poll (Python's stubs: engine README), a sequence
-   * model (its requests go to the instance their sequence holds) or a plain request that a dynamic batch would hold.
+   * Has the instance this model's next request (`fused`: a fused group's) would go to poll for it for up to `ns`
+   * (Placer.spinAhead); false when none was asked: no instance idle, a backend whose instances cannot poll (Python's
+   * stubs: engine README), a sequence model (its requests go to the instance their sequence holds) or a plain request
+   * that a dynamic batch would hold.
    */
-  spinAhead(ns: number, fused: boolean, after = 0): boolean {
+  spinAhead(ns: number, fused: boolean): boolean {
     if (this.sequences || (!fused && this.batcher)) return false;
-    return this.pool.spinNext(ns, after);
+    return this.pool.spinNext(ns);
   }
 
   /** Runs a fused group on one instance: its ops and this model's session in one worker request. */

@@ -24,30 +24,15 @@ const spareCpu = availableParallelism() > 1;
 
 const starts = new WeakMap<GraphIndex, GraphNode[]>();
 
-/**
- * The nodes a run launches first: those fed by the graph's input nodes alone, looking through routers fed so (the main
- * thread passes a router's input on as it arrives), in the graph's order. Per graph index (its structure).
- */
+/** The nodes a run launches first: those fed by the graph's input nodes alone. Per graph index (its structure). */
 function startNodes(idx: GraphIndex): GraphNode[] {
   const known = starts.get(idx);
   if (known) return known;
-  const preds = new Map<string, string[]>();
+  const fedByOthers = new Set<string>();
+  const fedByInputs = new Set<string>();
   for (const [source, targets] of idx.next)
-    for (const t of targets) (preds.get(t) ?? preds.set(t, []).get(t)!).push(source);
-  const fedBy = (id: string, reached: Set<string>) => {
-    const p = preds.get(id);
-    return p !== undefined && p.length > 0 && p.every((s) => reached.has(s));
-  };
-  const reached = new Set([...idx.nodes.values()].filter((n) => n.kind === 'input').map((n) => n.id));
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const n of idx.nodes.values())
-      if (n.kind === 'router' && !reached.has(n.id) && fedBy(n.id, reached)) {
-        reached.add(n.id);
-        grew = true;
-      }
-  }
-  const found = [...idx.nodes.values()].filter((n) => !reached.has(n.id) && fedBy(n.id, reached));
+    for (const t of targets) (idx.nodes.get(source)?.kind === 'input' ? fedByInputs : fedByOthers).add(t);
+  const found = [...fedByInputs].filter((id) => !fedByOthers.has(id)).map((id) => idx.nodes.get(id)!);
   starts.set(idx, found);
   return found;
 }
@@ -72,17 +57,13 @@ export function spinFirstRequests(
 ): SpinDecisions {
   const decided: SpinDecisions = new Map();
   if (!spareCpu) return decided;
-  // Two first requests to one model (a fan-out's branches) go to its first two idle instances, in launch order.
-  const seen = new Map<ModelRuntime, number>();
   for (const node of startNodes(idx)) {
     const group = fused?.get(node.id);
     const model = group ? group.members.find((m) => m.kind === 'model') : node.kind === 'model' ? node : undefined;
     const rt = model && runtimes.get(model.id);
     if (!model || !rt || decided.has(model.id)) continue;
     decided.set(model.id, Number(process.hrtime.bigint()));
-    const after = seen.get(rt) ?? 0;
-    seen.set(rt, after + 1);
-    if (placer.spinAhead(keyOf(model))) rt.spinAhead(SPIN_BUDGET_MS * 1e6, group !== undefined, after);
+    if (placer.spinAhead(keyOf(model))) rt.spinAhead(SPIN_BUDGET_MS * 1e6, group !== undefined);
   }
   return decided;
 }
