@@ -16,11 +16,12 @@ import type { Placer } from './placement.ts';
 const SPIN_BUDGET_MS = 1;
 
 /**
- * Whether a polling worker has a CPU of its own beside the main thread's. With one, it would take turns with the main
- * thread while that prepares the request (unless the event loop runs real-time), slowing what it waits for, and the
- * hop it measures would not show that: on one CPU no worker polls.
+ * How many workers may poll at once: one per CPU beside the main thread's. More would take turns on a CPU with each
+ * other or with the main thread while it prepares the requests (with two CPUs, two polling workers for a fan-out's two
+ * det branches made the pair 10–37 % slower: engine README), and the way each measures would not show that; on one
+ * CPU no worker polls.
  */
-const spareCpu = availableParallelism() > 1;
+const spareCpus = availableParallelism() - 1;
 
 const starts = new WeakMap<GraphIndex, GraphNode[]>();
 
@@ -45,7 +46,7 @@ export type SpinDecisions = Map<string, number>;
  * member), asks the placer whether its worker polls for it, and has it poll when so. Returns when each was decided,
  * so that the time from there to the worker's taking the request is recorded against the choice (`noteSpin`): the
  * main thread's whole way to the request, the message asking the worker to poll included. Empty when the run sends
- * no model request first, or when the process has one CPU.
+ * no model request first, or when the process has one CPU; at most one polling worker per CPU beside the main thread's.
  * @example spinFirstRequests(index, fused, byNode, placer, (n) => placementKey('ocr', n.id)) // Map { 'det' => 8.1e12 }
  */
 export function spinFirstRequests(
@@ -56,14 +57,15 @@ export function spinFirstRequests(
   keyOf: (model: GraphNode) => string,
 ): SpinDecisions {
   const decided: SpinDecisions = new Map();
-  if (!spareCpu) return decided;
+  let spare = spareCpus;
   for (const node of startNodes(idx)) {
+    if (spare <= 0) break;
     const group = fused?.get(node.id);
     const model = group ? group.members.find((m) => m.kind === 'model') : node.kind === 'model' ? node : undefined;
     const rt = model && runtimes.get(model.id);
     if (!model || !rt || decided.has(model.id)) continue;
     decided.set(model.id, Number(process.hrtime.bigint()));
-    if (placer.spinAhead(keyOf(model))) rt.spinAhead(SPIN_BUDGET_MS * 1e6, group !== undefined);
+    if (placer.spinAhead(keyOf(model)) && rt.spinAhead(SPIN_BUDGET_MS * 1e6, group !== undefined)) spare--;
   }
   return decided;
 }
