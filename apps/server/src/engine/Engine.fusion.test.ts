@@ -123,6 +123,29 @@ describe('op fusion', () => {
       for (const woke of [true, false]) expect(ways).toContain(`${node} ${woke}`);
   });
 
+  it('records what a run teaches the placer once its caller has the result, not before', async () => {
+    const graph = { ...ocrGraph(), name: 'ocr-after' };
+    const { costs } = (fused as unknown as { ops: { placer: Placer } }).ops.placer;
+    const key = placementKey(graph.name, 'db');
+    // A blank image: det's request, with DB and the condition in its worker, is the run's only one and ends it.
+    const blank: Tensor = { ...image, data: new Uint8Array(image.data.length).fill(255) };
+    const turnOver = () => new Promise((resolve) => setImmediate(resolve));
+    let checked = 0;
+    for (let i = 0; i < 3 * EXPLORE_EVERY && checked < 3; i++) {
+      await turnOver();
+      const before = costs.sampledAt(key, 'fused');
+      const r = await fused.run({ graph, inputs: { image: blank } });
+      expect(r.status).toBe('exited_early');
+      // DB ran in det's worker (not apart, on an exploring decision): its time there is learnt from the reply.
+      if (r.timings.find((t) => t.nodeId === 'db')!.placement !== 'fused:det') continue;
+      expect(costs.sampledAt(key, 'fused')).toBe(before);
+      await turnOver();
+      expect(costs.sampledAt(key, 'fused')).toBeGreaterThan(before);
+      checked++;
+    }
+    expect(checked).toBe(3);
+  });
+
   // On one CPU no worker polls (spinAhead.ts).
   it.skipIf(availableParallelism() < 2)(
     "measures a lone run's first request with its worker polling for it and not; a run beside another is not asked",

@@ -5,6 +5,7 @@ import { checkInputs } from './inputs.ts';
 import { createExecutor } from './nodeExecutor.ts';
 import type { OpRunner } from './OpRunner.ts';
 import type { PreparedGraphs } from './PreparedGraphs.ts';
+import { afterTurn } from './afterTurn.ts';
 import { armRunCancel } from './runCancel.ts';
 import type { RunFusion } from './runFusion.ts';
 import { boundNotice, emitEnd } from './runMessages.ts';
@@ -84,7 +85,9 @@ export async function executeRun(
     for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
     const t0 = performance.now();
     const r = await scheduler.run();
-    if (groups && fused && r.status !== 'failed') deps.runFusion.record(groups, graph.name, fused, r.timings);
+    // What the run's timings teach the placer waits until the caller has its result.
+    if (groups && fused && r.status !== 'failed')
+      afterTurn(() => deps.runFusion.record(groups, graph.name, fused, r.timings));
     deps.graphStats.of(graph.name).streamedResponses += r.partials;
     if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
     if (req.onEvent) emitEnd(runId, r, performance.now() - t0, emit);

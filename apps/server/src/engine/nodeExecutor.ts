@@ -9,6 +9,7 @@ import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
 import { noteSpin, type SpinDecisions } from './spinAhead.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
+import { afterTurn } from './afterTurn.ts';
 import { copyStamps, type ComputeStamps } from './computeStamps.ts';
 import { receivedOutputs } from './tensorTransfer.ts';
 import { restoreSummary } from './tensorSummary.ts';
@@ -141,10 +142,14 @@ async function runGroup(
       summarize: ctx.observed,
       wakeAhead,
     });
-    measureChain(deps, group, r, performance.now() - t0 - r.queueMs);
-    // Only a request that ran a step after its session had a reply to wake ahead of.
-    if (wakeKey !== undefined && r.stages.length > modelStep + 1)
-      deps.ops.placer.recordWake(wakeKey, wakeAhead, r.replyMs, r.instance);
+    const unqueuedMs = performance.now() - t0 - r.queueMs;
+    const learn = (): void => {
+      measureChain(deps, group, r, unqueuedMs);
+      // Only a request that ran a step after its session had a reply to wake ahead of.
+      if (wakeKey !== undefined && r.stages.length > modelStep + 1)
+        deps.ops.placer.recordWake(wakeKey, wakeAhead, r.replyMs, r.instance);
+    };
+    afterTurn(learn);
     const spunAhead = noteSpin(deps.spins, deps.ops.placer, model.id, () => nodeKey(deps.graph, model), r);
     const runs = r.stages.map((s, k): NodeRun => ({
       // A condition that held sends nothing on; a member before the last, only what goes to output nodes.

@@ -63,7 +63,7 @@ describe('spinFirstRequests', () => {
     },
   );
 
-  it("records the first request's way against the choice once, from the decision to the worker's taking it", () => {
+  it("records the first request's way against the choice once, from the decision to the worker's taking it, after the turn", async () => {
     const placer = new Placer();
     const spins = new Map([['det', 1_000_000]]);
     const r = { arrivedNs: 1_400_000, spun: true, instance: 'det_0' };
@@ -72,6 +72,9 @@ describe('spinFirstRequests', () => {
       spins.set('det', 1_000_000);
       expect(noteSpin(spins, placer, 'det', () => 'g/det', r)).toBe(true);
     }
+    // Recorded once the turn is over (afterTurn.ts): the run's answer does not wait for it.
+    expect(placer.costs.estimate('g/det', 'spun')).toBeUndefined();
+    await new Promise((resolve) => setImmediate(resolve));
     expect(placer.costs.estimate('g/det', 'spun')).toBeCloseTo(0.4);
     expect(noteSpin(spins, placer, 'det', () => 'g/det', r)).toBeUndefined(); // once per run
   });

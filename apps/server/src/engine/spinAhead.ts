@@ -6,6 +6,7 @@ import type { FusedGroup } from './fusion.ts';
 import type { GraphIndex } from './graphIndex.ts';
 import type { ModelRuntime } from './ModelRuntime.ts';
 import type { Placer } from './placement.ts';
+import { afterTurn } from './afterTurn.ts';
 
 /**
  * The longest a worker polls for a run's first request: CPU spent for nothing when the request comes later (a run
@@ -72,8 +73,9 @@ export function spinFirstRequests(
 
 /**
  * The first request of model node `model` in a run that decided whether its worker polls for it (`spins`): records,
- * once, the time from that decision to the worker's taking the request under `key()`, as polled or not (`r.spun`: the
- * worker it went to was polling when it was posted), and returns which; undefined for any other request.
+ * once and after this turn (`afterTurn`: the run's answer does not wait for it), the time from that decision to the
+ * worker's taking the request under `key()`, as polled or not (`r.spun`: the worker it went to was polling when it was
+ * posted), and returns which; undefined for any other request.
  */
 export function noteSpin(
   spins: SpinDecisions | undefined,
@@ -86,6 +88,8 @@ export function noteSpin(
   if (decidedNs === undefined) return undefined;
   spins!.delete(model);
   if (r.arrivedNs === undefined) return undefined;
-  placer.recordSpin(key(), r.spun === true, (r.arrivedNs - decidedNs) / 1e6, r.instance);
-  return r.spun === true;
+  const spun = r.spun === true;
+  const ms = (r.arrivedNs - decidedNs) / 1e6;
+  afterTurn(() => placer.recordSpin(key(), spun, ms, r.instance));
+  return spun;
 }
