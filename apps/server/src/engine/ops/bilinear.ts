@@ -3,9 +3,9 @@
  * OpenCV/PIL style): s = (o + 0.5) · inN/outN − 0.5, clamped to [0, inN − 1].
  * @example samplePositions(2, 4) // [0.5, 2.5]
  */
-export function samplePositions(outN: number, inN: number): Float64Array {
+export function samplePositions(outN: number, inN: number): number[] {
   const scale = inN / outN;
-  return Float64Array.from({ length: outN }, (_, o) => Math.min(Math.max((o + 0.5) * scale - 0.5, 0), inN - 1));
+  return Array.from({ length: outN }, (_, o) => Math.min(Math.max((o + 0.5) * scale - 0.5, 0), inN - 1));
 }
 
 /**
@@ -13,11 +13,11 @@ export function samplePositions(outN: number, inN: number): Float64Array {
  * i0 = floor(s), i1 = min(i0 + 1, inN − 1), f = s − i0. The generated numpy code
  * (compile/python/ops/common.ts) uses exactly this formula, so both agree bit for bit.
  */
-export function axisSamples(outN: number, inN: number): { i0: Int32Array; i1: Int32Array; f: Float64Array } {
+export function axisSamples(outN: number, inN: number): { i0: number[]; i1: number[]; f: number[] } {
   const s = samplePositions(outN, inN);
-  const i0 = Int32Array.from(s, Math.floor);
-  const i1 = Int32Array.from(i0, (lo) => Math.min(lo + 1, inN - 1));
-  const f = Float64Array.from(s, (v, o) => v - i0[o]!);
+  const i0 = s.map(Math.floor);
+  const i1 = i0.map((lo) => Math.min(lo + 1, inN - 1));
+  const f = s.map((v, o) => v - i0[o]!);
   return { i0, i1, f };
 }
 

@@ -68,10 +68,10 @@ function warpCrop(src: Uint8Array, iw: number, ih: number, q: Quad, outH: number
   const ys = samplePositions(outH, tall ? w : h);
   const xs = samplePositions(outW, tall ? h : w);
   // s (along the box's top edge) and t (down its left edge) of each output row and column.
-  const sRow = Float64Array.from(ys, (v) => (w - 1 - v) / w);
-  const sCol = Float64Array.from(xs, (v) => v / w);
-  const tRow = Float64Array.from(ys, (v) => v / h);
-  const tCol = Float64Array.from(xs, (v) => v / h);
+  const sRow = ys.map((v) => (w - 1 - v) / w);
+  const sCol = xs.map((v) => v / w);
+  const tRow = ys.map((v) => v / h);
+  const tCol = xs.map((v) => v / h);
   const x0 = q[0]![0];
   const y0 = q[0]![1];
   const bx = q[1]![0] - x0;

@@ -76,11 +76,11 @@ function resizeNormalised(
 function normaliseBytes(src: Uint8Array, mode: string, order: ChannelOrder): Float32Array {
   const plane = src.length / 3;
   const out = new Float32Array(src.length);
-  const [t0, t1, t2] = [0, 1, 2].map((c) => Float32Array.from({ length: 256 }, (_, b) => normalise(mode, b, c))) as [
-    Float32Array,
-    Float32Array,
-    Float32Array,
-  ];
+  // Plain arrays, not typed ones: in a thread that has detached a buffer (every model worker), each typed-array read
+  // is checked for detachment, and these are read three times a pixel (engine README, "Tables in plain arrays").
+  const [t0, t1, t2] = [0, 1, 2].map((c) =>
+    Array.from({ length: 256 }, (_, b) => Math.fround(normalise(mode, b, c))),
+  ) as [number[], number[], number[]];
   const [f0, f1, f2] = order;
   // One pass over the pixels in memory order (three planes written together): ~2× faster than a pass per channel.
   for (let p = 0, i = 0; p < plane; p++, i += 3) {
