@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { tensorFromJson } from '@ensemble-studio/core';
 import { OPS } from './registry.ts';
@@ -53,6 +54,36 @@ describe('ctc_decode', () => {
     expect(OPS.ctc_decode.run({ probs: t }, { dictionary: 'other.txt', space_char: false }, ctx).texts?.data).toEqual([
       'ä',
     ]);
+  });
+
+  it('decodes as a plain greedy loop does, ties to the lower class, for any class count (the argmax reads eight a turn)', () => {
+    const step = fc.array(fc.constantFrom(0, 0.25, 0.5), { minLength: 2, maxLength: 40 });
+    fc.assert(
+      fc.property(step, fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 2 }), fc.nat(), (row, t, n, seed) => {
+        const c = row.length;
+        // Rows rotated per step so that the maximum (and its ties) moves about.
+        const flat = Array.from({ length: n * t }, (_, s) => row.map((_, k) => row[(k + seed + s) % c]!)).flat();
+        const lines = Array.from({ length: c - 1 }, (_, k) => `<${k + 1}>`);
+        const dictionary = { readText: () => lines.join('\n') };
+        const out = OPS.ctc_decode.run(
+          { probs: tensorFromJson('FP32', [n, t, c], flat) },
+          { dictionary: 'any.txt', space_char: false },
+          dictionary,
+        );
+        const expected = Array.from({ length: n }, (_, i) => {
+          let text = '';
+          let prev = -1;
+          for (let s = 0; s < t; s++) {
+            const probsAt: number[] = flat.slice((i * t + s) * c, (i * t + s + 1) * c);
+            const best = probsAt.indexOf(Math.max(...probsAt));
+            if (best !== 0 && best !== prev) text += lines[best - 1];
+            prev = best;
+          }
+          return text;
+        });
+        expect(out.texts?.data).toEqual(expected);
+      }),
+    );
   });
 
   it('rejects a class count that does not match the dictionary', () => {

@@ -77,7 +77,8 @@ function normaliseBytes(src: Uint8Array, mode: string, order: ChannelOrder): Flo
   const plane = src.length / 3;
   const out = new Float32Array(src.length);
   // Plain arrays, not typed ones: in a thread that has detached a buffer (every model worker), each typed-array read
-  // is checked for detachment, and these are read three times a pixel (engine README, "Tables in plain arrays").
+  // is checked for detachment, and these are read three times a pixel (engine README, "Tables in plain arrays, and
+  // eight reads a turn").
   const [t0, t1, t2] = [0, 1, 2].map((c) =>
     Array.from({ length: 256 }, (_, b) => Math.fround(normalise(mode, b, c))),
   ) as [number[], number[], number[]];
