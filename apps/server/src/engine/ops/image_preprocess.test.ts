@@ -68,6 +68,28 @@ describe('image_preprocess', () => {
     expect(rgb[2]).toBeCloseTo((128 / 255 - 0.406) / 0.225, 5);
   });
 
+  it('maps every pixel of an image already at its size, however many there are (four a turn, the rest one by one)', () => {
+    const mean = [0.485, 0.456, 0.406];
+    const std = [0.229, 0.224, 0.225];
+    for (let w = 1; w <= 13; w++)
+      for (const [channels, order] of [
+        ['bgr', [2, 1, 0]],
+        ['rgb', [0, 1, 2]],
+      ] as const) {
+        const bytes = Array.from({ length: w * 3 }, (_, k) => (k * 37 + w) % 256);
+        const out = run(tensorFromJson('UINT8', [1, w, 3], bytes), {
+          max_side: 4096,
+          multiple: 1,
+          normalize: 'imagenet',
+          channels,
+        });
+        const expected = [0, 1, 2].flatMap((c) =>
+          Array.from({ length: w }, (_, p) => Math.fround((bytes[p * 3 + order[c]!]! / 255 - mean[c]!) / std[c]!)),
+        );
+        expect(f32(out.tensor!)).toEqual(expected);
+      }
+  });
+
   it('rejects a wrong dtype, channel count or param with the op and port named', () => {
     const fp = tensorFromJson('FP32', [1, 1, 3], [0, 0, 0]);
     expect(() => run(fp, {})).toThrow(/image_preprocess: input 'image' must be UINT8/);

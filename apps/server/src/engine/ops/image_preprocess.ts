@@ -83,11 +83,43 @@ function normaliseBytes(src: Uint8Array, mode: string, order: ChannelOrder): Flo
     Array.from({ length: 256 }, (_, b) => Math.fround(normalise(mode, b, c))),
   ) as [number[], number[], number[]];
   const [f0, f1, f2] = order;
+  const q = plane;
+  const r = 2 * plane;
   // One pass over the pixels in memory order (three planes written together): ~2× faster than a pass per channel.
-  for (let p = 0, i = 0; p < plane; p++, i += 3) {
+  // Four pixels a turn, so that a turn's 12 reads and 12 writes share their detachment checks (0.58 → 0.40 ms in a
+  // thread that has detached a buffer, 0.45 → 0.34 in one that has not, on the bench's 640 × 160 image).
+  let p = 0;
+  let i = 0;
+  for (; p + 3 < plane; p += 4, i += 12) {
+    const a0 = src[i + f0]!;
+    const a1 = src[i + f1]!;
+    const a2 = src[i + f2]!;
+    const b0 = src[i + 3 + f0]!;
+    const b1 = src[i + 3 + f1]!;
+    const b2 = src[i + 3 + f2]!;
+    const c0 = src[i + 6 + f0]!;
+    const c1 = src[i + 6 + f1]!;
+    const c2 = src[i + 6 + f2]!;
+    const d0 = src[i + 9 + f0]!;
+    const d1 = src[i + 9 + f1]!;
+    const d2 = src[i + 9 + f2]!;
+    out[p] = t0[a0]!;
+    out[p + 1] = t0[b0]!;
+    out[p + 2] = t0[c0]!;
+    out[p + 3] = t0[d0]!;
+    out[q + p] = t1[a1]!;
+    out[q + p + 1] = t1[b1]!;
+    out[q + p + 2] = t1[c1]!;
+    out[q + p + 3] = t1[d1]!;
+    out[r + p] = t2[a2]!;
+    out[r + p + 1] = t2[b2]!;
+    out[r + p + 2] = t2[c2]!;
+    out[r + p + 3] = t2[d2]!;
+  }
+  for (; p < plane; p++, i += 3) {
     out[p] = t0[src[i + f0]!]!;
-    out[plane + p] = t1[src[i + f1]!]!;
-    out[2 * plane + p] = t2[src[i + f2]!]!;
+    out[q + p] = t1[src[i + f1]!]!;
+    out[r + p] = t2[src[i + f2]!]!;
   }
   return out;
 }
