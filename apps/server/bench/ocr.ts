@@ -14,7 +14,8 @@ import { median, perBlock } from './stats.ts';
 /**
  * Counts, per op node, where the engine ran it (`NodeTiming.placement`), and per model node whether its worker woke
  * the main thread ahead of its reply (`NodeTiming.wokeAhead`: 'woken' / 'unwoken') and whether it was polling for
- * the run's first request (`NodeTiming.spunAhead`: 'spun' / 'unspun'), over the runs of a scenario.
+ * the run's first request (`NodeTiming.spunAhead`: 'spun' / 'unspun') and whether the worker of the request before
+ * it ran it (`NodeTiming.hosted`: 'hosted' / 'unhosted'), over the runs of a scenario.
  */
 function placementTally(): {
   note(r: RunResult, block: number): RunResult;
@@ -29,6 +30,7 @@ function placementTally(): {
         const where = t.placement ?? (t.wokeAhead === undefined ? undefined : t.wokeAhead ? 'woken' : 'unwoken');
         if (where) count(t.nodeId, where);
         if (t.spunAhead !== undefined) count(t.nodeId, t.spunAhead ? 'spun' : 'unspun');
+        if (t.hosted !== undefined) count(t.nodeId, t.hosted ? 'hosted' : 'unhosted');
       }
       return r;
     },

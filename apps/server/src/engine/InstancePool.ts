@@ -150,15 +150,18 @@ export class InstancePool<Body, Result> {
    * idle and nothing waits; returns whether one was asked. The pick is `pump`'s: the first idle instance.
    */
   spinNext(ns: number): boolean {
-    if (this.queue.length > 0) return false;
-    for (let i = 0; i < this.instances.length; i++) {
-      const inst = this.instances[i]!;
-      if (this.inflight[i] !== 0 || inst.state !== 'ready') continue;
-      if (!inst.spin) return false;
-      inst.spin(ns);
-      return true;
-    }
-    return false;
+    const inst = this.instances[this.nextIdle()];
+    if (!inst?.spin) return false;
+    inst.spin(ns);
+    return true;
+  }
+
+  /** The instance `pump` would hand the next request to: the first idle one, when nothing waits; -1 when none. */
+  nextIdle(): number {
+    if (this.queue.length > 0) return -1;
+    for (let i = 0; i < this.instances.length; i++)
+      if (this.inflight[i] === 0 && this.instances[i]!.state === 'ready') return i;
+    return -1;
   }
 
   private pump(): void {

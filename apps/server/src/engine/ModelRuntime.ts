@@ -291,8 +291,11 @@ export class ModelRuntime {
         replyMs: r.replyNs / 1e6,
         arrivedNs: r.arrivedNs,
         spun: r.spun,
+        hosted: r.hosted,
       };
     } catch (err) {
+      // A hosted request whose producer stopped short never ran: no failure of this model.
+      if (req.viaHost && err instanceof EngineError && err.code === 'early-exit') throw err;
       // An op of the group failing is not a failure of this model.
       if (!(err instanceof ChainError) || err.stage === req.modelStep) this.stats.failure(failureReason(err));
       else if (err.stage > req.modelStep) this.stats.success();

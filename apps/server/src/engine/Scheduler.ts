@@ -194,7 +194,7 @@ export class Scheduler {
       (g) => {
         const endedAt = this.now();
         const spans = memberSpans(
-          startedAt,
+          g.startedAt !== undefined && g.startedAt < startedAt ? g.startedAt : startedAt,
           endedAt,
           g.runs.map((r) => r.computeMs ?? 0),
         );

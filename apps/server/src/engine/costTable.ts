@@ -8,7 +8,19 @@
  * 'unwoken': `Placer.recordWake`), and for a run's first request of a model, its way from the run's decision to its
  * worker with and without the worker polling for it ('spun', 'unspun': `Placer.recordSpin`).
  */
-export type Place = 'inline' | 'op-worker' | 'fused' | 'apart' | 'woken' | 'unwoken' | 'spun' | 'unspun';
+export type Place =
+  | 'inline'
+  | 'op-worker'
+  | 'fused'
+  | 'apart'
+  | 'woken'
+  | 'unwoken'
+  | 'spun'
+  | 'unspun'
+  | 'hosted'
+  | 'unhosted'
+  /** A fused request's compute, its steps summed (which of a node's readers is hosted: hostAhead.ts). */
+  | 'chain';
 
 /**
  * Samples behind an estimate: their median, so one run descheduled by other load on the machine (tens of

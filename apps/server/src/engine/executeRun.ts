@@ -13,6 +13,7 @@ import { runResponses } from './runResponses.ts';
 import { Scheduler } from './Scheduler.ts';
 import { nodeKey } from './nodeExecutor.ts';
 import { spinFirstRequests } from './spinAhead.ts';
+import { RunHosts } from './hostAhead.ts';
 import type { SchedulerOptions } from './schedulerTypes.ts';
 import type { EngineOptions, RunRequest, RunResult } from './types.ts';
 
@@ -56,6 +57,18 @@ export async function executeRun(
     const spins = lone
       ? spinFirstRequests(index, fused, byNode, deps.ops.placer, (model) => nodeKey(graph.name, model))
       : undefined;
+    // Hosted only where every group runs once (no decoupled model) and all of them do.
+    const hosts =
+      lone && fused && !req.requestedOutputs && !runtimes.some((rt) => rt.decoupled)
+        ? new RunHosts({
+            index,
+            fused,
+            runtimes: byNode,
+            placer: deps.ops.placer,
+            graph: graph.name,
+            keyOf: nodeKey,
+          })
+        : undefined;
     const executor = createExecutor({
       graph: graph.name,
       runtimes: byNode,
@@ -65,6 +78,7 @@ export async function executeRun(
       ...(req.queueTimeoutUs ? { queueTimeoutUs: req.queueTimeoutUs } : {}),
       ...(req.priority ? { priority: req.priority } : {}),
       ...(spins && spins.size > 0 ? { spins } : {}),
+      ...(hosts ? { hosts } : {}),
     });
     const responses = runResponses(req, decoupled);
     const options: SchedulerOptions = {

@@ -2,7 +2,7 @@ import type { CustomMetrics } from './customMetrics.ts';
 import type { ModelConfig, Tensor } from '@ensemble-studio/core';
 import type { BackendCall } from './backends/modelBackend.ts';
 import type { ComputeStamps } from './computeStamps.ts';
-import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
+import type { ChainStep, HostNext, StageResult } from './backends/onnx/workerProtocol.ts';
 import type { BlsCall, BlsHandler, BlsSink, LogLevel } from './backends/python/pythonTypes.ts';
 import type { CancelSignal } from './cancel.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
@@ -72,6 +72,12 @@ export interface ChainRequest {
   summarize?: boolean;
   /** Have the worker wake the main thread when the session returns, ahead of the steps after it (Placer.wakeAhead). */
   wakeAhead?: boolean;
+  /** The instance it runs on (hostAhead.ts: the one a hosted request occupies, or its host). */
+  pin?: number;
+  /** The request that reads its outputs, run by its worker once it has replied (hostAhead.ts). */
+  next?: HostNext;
+  /** Registered only, under `id`: the worker of the request before it runs it (hostAhead.ts). */
+  viaHost?: { id: number };
 }
 
 /** A fused group's outputs, each step's result, and where it ran. */
@@ -88,6 +94,8 @@ export interface ChainResult {
   arrivedNs?: number;
   /** Whether the worker was polling for the request when it was posted (`ModelRuntime.spinAhead`). */
   spun: boolean;
+  /** With `next`: its worker runs that request now. */
+  hosted: boolean;
 }
 
 /** A model request's outputs (a decoupled model's responses too) and where and how long it ran. */

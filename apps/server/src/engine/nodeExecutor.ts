@@ -4,16 +4,19 @@ import { ChainError, EngineError } from './errors.ts';
 import type { FusedGroup } from './fusion.ts';
 import type { ModelRuntime } from './ModelRuntime.ts';
 import { generatedStepInputs, type StepInputs } from './omittedInputs.ts';
-import type { InferRequest } from './modelRuntimeTypes.ts';
+import type { ChainResult, InferRequest } from './modelRuntimeTypes.ts';
 import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
 import { noteSpin, type SpinDecisions } from './spinAhead.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { afterTurn } from './afterTurn.ts';
 import { copyStamps, type ComputeStamps } from './computeStamps.ts';
+import { perfMsOfNs } from './monotonicClock.ts';
 import { receivedOutputs } from './tensorTransfer.ts';
 import { restoreSummary } from './tensorSummary.ts';
-import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
+import type { StageResult } from './backends/onnx/workerProtocol.ts';
+import { chainSteps } from './chainSteps.ts';
+import type { RunHosts } from './hostAhead.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
 import type { LogLevel } from './backends/python/pythonTypes.ts';
 
@@ -31,6 +34,8 @@ export interface ExecutorDeps {
   priority?: number;
   /** Model node id → when the run decided whether its worker polls for its first request (spinAhead.ts, `noteSpin`). */
   spins?: SpinDecisions;
+  /** A lone run's requests run by the worker of the request before them (hostAhead.ts). */
+  hosts?: RunHosts;
 }
 
 /**
@@ -114,40 +119,47 @@ async function runGroup(
   inputs: Record<string, Tensor>,
   ctx: ExecContext,
 ): Promise<GroupRun> {
-  const modelStep = group.members.findIndex((m) => m.kind === 'model');
+  // Its request may already be running in its producer's worker (hostAhead.ts).
+  const claimed = deps.hosts?.claim(group, inputs, ctx.canTransfer);
+  const { steps, modelStep } = claimed?.steps ?? chainSteps(group, Object.keys(inputs));
   const rt = runtimeOf(deps, group.members[modelStep]!);
-  const steps = group.members.map((m, k): ChainStep => {
-    const wiring =
-      k === 0 ? Object.fromEntries(Object.keys(inputs).map((port) => [port, { feed: port }])) : group.inputs[k]!;
-    const exports = group.exports?.[k];
-    const extra = exports && exports.length > 0 ? { inputs: wiring, exports } : { inputs: wiring };
-    if (m.kind === 'op') return { kind: 'op', op: m.params.op, values: m.params.values, ...extra };
-    if (m.kind === 'condition') return { kind: 'condition', id: m.id, expression: m.params.expression, ...extra };
-    return { kind: 'model', ...extra };
-  });
   const last = steps.length - 1;
   const model = group.members[modelStep]!;
   const placement = `fused:${model.id}` as const;
+  const key = nodeKey(deps.graph, model);
   // Steps after the session: the worker may wake the main thread as the session returns (Placer.wakeAhead).
-  const wakeKey = modelStep < last ? nodeKey(deps.graph, model) : undefined;
-  const wakeAhead = wakeKey !== undefined && deps.ops.placer.wakeAhead(wakeKey);
+  const wakeKey = modelStep < last ? key : undefined;
+  const wakeAhead = claimed ? claimed.wakeAhead : wakeKey !== undefined && deps.ops.placer.wakeAhead(wakeKey);
   try {
     const t0 = performance.now();
-    const r = await rt.runChain({
-      feeds: inputs,
-      steps,
-      modelStep,
-      signal: ctx.signal,
-      canTransfer: ctx.canTransfer,
-      summarize: ctx.observed,
-      wakeAhead,
-    });
+    let r: ChainResult;
+    if (claimed) r = await claimed.promise;
+    else {
+      const out = deps.hosts?.plan(group, rt, ctx.observed);
+      const sent = rt.runChain({
+        feeds: inputs,
+        steps,
+        modelStep,
+        signal: ctx.signal,
+        canTransfer: ctx.canTransfer,
+        summarize: ctx.observed,
+        wakeAhead,
+        ...(out ? { pin: out.pin, next: out.next } : {}),
+      });
+      out?.follow(ctx.signal);
+      r = await sent;
+    }
+    const done = r;
     const unqueuedMs = performance.now() - t0 - r.queueMs;
+    deps.hosts?.produced(group, r);
+    const hosted = deps.hosts?.consumed(group, r);
     const learn = (): void => {
-      measureChain(deps, group, r, unqueuedMs);
+      // Its hop is a main-thread round trip's only when its feeds came from here.
+      if (!claimed) measureChain(deps, group, done, unqueuedMs);
+      deps.ops.placer.costs.record(key, 'chain', chainMs(done), `${key}#chain@${done.instance}`);
       // Only a request that ran a step after its session had a reply to wake ahead of.
-      if (wakeKey !== undefined && r.stages.length > modelStep + 1)
-        deps.ops.placer.recordWake(wakeKey, wakeAhead, r.replyMs, r.instance);
+      if (wakeKey !== undefined && done.stages.length > modelStep + 1)
+        deps.ops.placer.recordWake(wakeKey, wakeAhead, done.replyMs, done.instance);
     };
     afterTurn(learn);
     const spunAhead = noteSpin(deps.spins, deps.ops.placer, model.id, () => nodeKey(deps.graph, model), r);
@@ -166,12 +178,18 @@ async function runGroup(
         ? {
             ...(wakeKey !== undefined ? { wokeAhead: wakeAhead } : {}),
             ...(spunAhead !== undefined ? { spunAhead } : {}),
+            ...(hosted !== undefined ? { hosted } : {}),
           }
         : { placement }),
-      ...stageStamps(r.startNs, s),
+      // A hosted request was taken by its instance when its producer's was; it started when its host began it.
+      ...stageStamps(claimed ? r.arrivedNs : r.startNs, s),
     }));
-    return { runs, queueMs: r.queueMs };
+    // A hosted request began when its host began it, which can be before this thread launched it.
+    return claimed && r.arrivedNs !== undefined
+      ? { runs, queueMs: r.queueMs, startedAt: perfMsOfNs(r.arrivedNs) }
+      : { runs, queueMs: r.queueMs };
   } catch (err) {
+    deps.hosts?.produced(group, undefined);
     if (!(err instanceof ChainError)) throw err;
     const runs = err.stages.map((s, k): NodeRun => ({
       responses: [{}],
@@ -182,6 +200,13 @@ async function runGroup(
     }));
     return { runs, failure: err, queueMs: 0 };
   }
+}
+
+/** A fused request's compute: its steps' times summed. */
+function chainMs(r: ChainResult): number {
+  let ns = 0;
+  for (const s of r.stages) ns += s.computeNs;
+  return ns / 1e6;
 }
 
 /** Records what a fused request measured: each op's time in the model's worker, and the hop (the rest). */

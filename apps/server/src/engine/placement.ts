@@ -206,6 +206,30 @@ export class Placer {
     this.costs.record(model, spun ? 'spun' : 'unspun', ms, `${model}#spin@${instance}`);
   }
 
+  /**
+   * Producers (model node keys) whose last request stopped short of its end (an early exit, a failure): their next
+   * request is not planned to have its worker run the next one (hostAhead.ts), whose registration would be undone unused.
+   */
+  readonly stoppedShort = new Set<string>();
+
+  /**
+   * Whether, in a run that has the engine to itself, the worker of the request before fused request `consumer` runs
+   * it on its own copy of `consumer`'s model (hostAhead.ts) rather than it going through this thread to its own
+   * worker: two hops and this thread's turn saved, but its compute on the producer's thread and CPU. Decided by what
+   * each way measured (`recordHost`); hosted first while neither is measured.
+   */
+  hostAhead(consumer: string): boolean {
+    return this.either(consumer, 'host', 'hosted', 'unhosted');
+  }
+
+  /**
+   * One such request's time from its producer's last step's end to its reply on this thread, less its own compute
+   * (hostAhead.ts says why), hosted or not, on `instance` (whose first WARMUP_RUNS requests count for neither).
+   */
+  recordHost(consumer: string, hosted: boolean, ms: number, instance: string): void {
+    this.costs.record(consumer, hosted ? 'hosted' : 'unhosted', ms, `${consumer}#host@${instance}`);
+  }
+
   /** Whether `model`'s request goes the `yes` way rather than the `no` one (`decide`); `yes` while neither is measured. */
   private either(model: string, choice: string, yes: Place, no: Place): boolean {
     const { costs } = this;

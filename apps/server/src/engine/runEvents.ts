@@ -37,6 +37,7 @@ export class RunEvents {
     if (r.placement) timing.placement = r.placement;
     if (r.wokeAhead !== undefined) timing.wokeAhead = r.wokeAhead;
     if (r.spunAhead !== undefined) timing.spunAhead = r.spunAhead;
+    if (r.hosted !== undefined) timing.hosted = r.hosted;
     if (r.startNs !== undefined) timing.computeStartMs = perfMsOfNs(r.startNs) - this.t0;
     if (r.inferStartNs !== undefined) timing.inferStartMs = perfMsOfNs(r.inferStartNs) - this.t0;
     if (r.inferEndNs !== undefined) timing.inferEndMs = perfMsOfNs(r.inferEndNs) - this.t0;

@@ -33,6 +33,8 @@ export interface NodeRun extends ComputeStamps {
   wokeAhead?: boolean;
   /** A run's first fused request of a model: whether its worker was polling for it (Placer.spinAhead). */
   spunAhead?: boolean;
+  /** A fused request a host was decided for (hostAhead.ts): whether the worker of the request before it ran it. */
+  hosted?: boolean;
 }
 
 /** What a fused group did: a run per member that finished, in order, then the failure that stopped it, if any. */
@@ -40,6 +42,11 @@ export interface GroupRun {
   runs: NodeRun[];
   failure?: unknown;
   queueMs: number;
+  /**
+   * When its request really began (`performance.now()` ms), where that was before the scheduler launched it: a
+   * request hosted by its producer's worker begins before this thread has its producer's reply.
+   */
+  startedAt?: number;
 }
 
 export interface ExecContext {

@@ -41,6 +41,8 @@ export interface NodeTiming {
   wokeAhead?: boolean;
   /** A model node's first fused request of a run that had the server to itself: whether its worker was polling for it rather than asleep (the server measures both ways and keeps the quicker). */
   spunAhead?: boolean;
+  /** A model node's fused request on the critical branch of a run that had the server to itself: whether the worker of the model before it ran it, on its own copy of this model, rather than this model's own worker after a hop through the server's main thread (the server measures both ways and keeps the quicker). */
+  hosted?: boolean;
   /** A model node's request: when an instance took it, and when the model itself began and ended (ONNX's session run, Python's `execute`), in ms from the run's start. */
   computeStartMs?: number;
   inferStartMs?: number;

@@ -35,6 +35,14 @@ export interface BackendInstance<Body, Result> {
    * Placer.spinAhead); a request that comes meanwhile is taken with no wake-up of its CPU.
    */
   spin?(ns: number): void;
+  /**
+   * Has this instance's worker run the request that reads its next request's outputs, on its own copy of `to`'s model
+   * (hostAhead.ts): that copy's key and the id the request is registered under; undefined until the copy is loaded,
+   * or where instances cannot (Python's stubs, an instance not running).
+   */
+  host?(to: BackendInstance<Body, Result>): { guest: string; id: number } | undefined;
+  /** A request registered to run in another instance's worker that will not run: it fails at once. */
+  release?(id: number): void;
   /** Fault injection: the instance dies abruptly, as a native crash would. */
   crash(): void;
   /** Stops it; pending requests fail with `closed`. */

@@ -4,7 +4,7 @@ import { InstancePool } from '../../InstancePool.ts';
 import { portableFeeds, receivedOutputs } from '../../tensorTransfer.ts';
 import type { BackendCall, BackendReply, ModelBackend } from '../modelBackend.ts';
 import { workerInstances, type RequestBody, type WorkerResult } from './WorkerInstance.ts';
-import type { ChainStep, LoadSpec } from './workerProtocol.ts';
+import type { ChainStep, HostNext, LoadSpec } from './workerProtocol.ts';
 
 /**
  * The ONNX backend: one onnxruntime session per worker thread. Tensors go to the worker by transfer when
@@ -49,7 +49,18 @@ export class OnnxBackend implements ModelBackend {
   async runChain(
     feeds: Record<string, Tensor>,
     steps: ChainStep[],
-    opts: { signal?: CancelSignal; canTransfer?: (t: Tensor) => boolean; summarize?: boolean; wakeAhead?: boolean },
+    opts: {
+      signal?: CancelSignal;
+      canTransfer?: (t: Tensor) => boolean;
+      summarize?: boolean;
+      wakeAhead?: boolean;
+      /** The instance it must run on (hostAhead.ts: the one a hosted request occupies, or its host). */
+      pin?: number;
+      /** The request this one's worker runs next (hostAhead.ts). */
+      next?: HostNext;
+      /** Registered only, under `id`: another instance's worker runs it (`HostNext.request`). */
+      viaHost?: { id: number };
+    },
   ) {
     const { portable, transfer } = portableFeeds(feeds, opts.canTransfer);
     const body: Extract<RequestBody, { type: 'chain' }> = {
@@ -59,13 +70,16 @@ export class OnnxBackend implements ModelBackend {
       summarize: opts.summarize === true,
     };
     if (opts.wakeAhead) body.wakeAhead = true;
-    const r = await this.pool.run(body, transfer, { signal: opts.signal });
+    if (opts.next) body.next = opts.next;
+    if (opts.viaHost) body.viaHost = opts.viaHost;
+    const r = await this.pool.run(body, transfer, { signal: opts.signal, pin: opts.pin });
     return {
       outputs: receivedOutputs(r.result),
       stages: r.result.stages ?? [],
       replyNs: (r.result.receivedNs ?? 0) - (r.result.sentNs ?? 0),
       arrivedNs: r.result.arrivedNs,
       spun: r.result.spun === true,
+      hosted: r.result.hosted === true,
       queueNs: r.queueNs,
       startNs: r.startNs,
       instance: r.instance,

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../../../workerScript.ts';
 import { ChainError, EngineError } from '../../errors.ts';
@@ -13,11 +14,42 @@ export type RequestBody = DistributiveOmit<Request, 'id'>;
 
 const ENTRY = new URL('./worker.ts', import.meta.url);
 
+/** Each model spec's key as a guest in other workers (the spec of a reloaded model is a new object: a new key). */
+const guestKeys = new WeakMap<LoadSpec, string>();
+let nextGuest = 1;
+const guestKey = (spec: LoadSpec & { kind: 'model' }) =>
+  guestKeys.get(spec) ?? (guestKeys.set(spec, `${spec.model}#${nextGuest++}`), guestKeys.get(spec)!);
+
+/**
+ * The largest model file another worker loads a copy of to host its requests: the copy is that much more memory (and
+ * its session's arena besides) in a second thread. A bound on memory, not a timing.
+ */
+const GUEST_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Whether a worker may load a copy of `spec`'s model: on the CPU only (a second GPU session is GPU memory) and small. */
+function guestable(spec: LoadSpec & { kind: 'model' }): boolean {
+  if (!spec.providers.every((p) => p === 'cpu')) return false;
+  try {
+    return statSync(spec.path).size <= GUEST_MAX_BYTES;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The requests one instance's worker runs for another's (`HostNext`), by id: negative, process-wide, so that they never
+ * meet an instance's own ids; the instance whose worker replies to each, and the reader's instance name.
+ */
+const hostedBy = new Map<number, { host: WorkerInstance; name: string }>();
+let nextHostedId = -1;
+
 /** A request awaiting its reply, and whether the worker was polling for it when it was posted. */
 interface Pending {
   resolve: (r: Result) => void;
   reject: (e: Error) => void;
   spun: boolean;
+  /** The instance a hosted request's failure is told of (the reader's, not its host's). */
+  name?: string;
 }
 
 /**
@@ -33,6 +65,10 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   private pending = new Map<number, Pending>();
   /** Until when (monotonic ns) the worker polls its port for a request (`spin`); 0 when it does not. */
   private spinsUntilNs = 0;
+  /** Guest models loaded (or loading, or refused) in this instance's current worker, by `guestKey`. */
+  private guests = new Map<string, 'loading' | 'ready' | 'failed'>();
+  /** Hosted requests' replies that came before their request was registered (`expect`). */
+  private early = new Map<number, FromWorker>();
   private closing = false;
   state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';
   loaded: Loaded | undefined;
@@ -56,6 +92,7 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
       throw new EngineError('closed', 'the engine is shutting down');
     }
     this.worker = worker;
+    this.guests.clear();
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     return new Promise<Loaded>((resolve, reject) => {
       let settled = false;
@@ -75,19 +112,11 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
         }
         // Sent only to wake this thread before a reply (Placer.wakeAhead): its work is done by arriving.
         if (msg.type === 'soon') return;
+        if (msg.type === 'guest-loaded') return void this.guests.set(msg.key, msg.message ? 'failed' : 'ready');
+        if (msg.type === 'result' && msg.sentNs !== undefined) msg.receivedNs = Number(process.hrtime.bigint());
         const p = this.pending.get(msg.id);
-        if (!p) return;
-        this.pending.delete(msg.id);
-        if (msg.type === 'result') {
-          if (msg.sentNs !== undefined) msg.receivedNs = Number(process.hrtime.bigint());
-          if (msg.arrivedNs !== undefined) msg.spun = p.spun;
-          p.resolve(msg);
-        } else
-          p.reject(
-            msg.stage !== undefined
-              ? new ChainError(msg.message, msg.stage, msg.stages ?? [], this.name)
-              : new EngineError('node-failed', msg.message),
-          );
+        if (p) this.settle(msg.id, p, msg);
+        else if (hostedBy.has(msg.id)) this.early.set(msg.id, msg);
       });
       worker.on('error', (err) => this.died(worker, `crashed: ${err.message}`, settled ? undefined : reject));
       worker.on('exit', (code) =>
@@ -108,6 +137,8 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     for (const p of this.pending.values())
       p.reject(wasClosing ? new EngineError('closed', 'the engine is shutting down') : err);
     this.pending.clear();
+    this.early.clear();
+    for (const [id, h] of hostedBy) if (h.host === this) hostedBy.delete(id);
     if (rejectLoad)
       rejectLoad(new EngineError('model-unavailable', `model instance ${this.name} ${why} while loading`));
     else if (!wasClosing) this.onCrash(this, err);
@@ -115,6 +146,7 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
 
   /** Sends one request; `transfer` buffers move to the worker (they are detached here afterwards). */
   request(body: RequestBody, transfer: ArrayBuffer[]): Promise<Result> {
+    if (body.type === 'chain' && body.viaHost) return expectHosted(body.viaHost.id);
     const worker = this.worker;
     if (!worker || this.state !== 'ready')
       return Promise.reject(new EngineError('instance-crashed', `model instance ${this.name} is not running`));
@@ -127,11 +159,69 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     });
   }
 
+  /** A reply to request `id` (or a hosted one: `p.name`) settles what awaits it. */
+  private settle(id: number, p: Pending, msg: Extract<FromWorker, { id: number }>): void {
+    this.pending.delete(id);
+    hostedBy.delete(id);
+    if (msg.type === 'result') {
+      if (msg.arrivedNs !== undefined) msg.spun = p.spun;
+      p.resolve(msg);
+    } else
+      p.reject(
+        msg.stage !== undefined
+          ? new ChainError(msg.message, msg.stage, msg.stages ?? [], p.name ?? this.name)
+          : new EngineError('node-failed', msg.message),
+      );
+  }
+
+  /** Hosted request `id` (`host`): settled by its reply, at once when that came first. */
+  awaitHosted(id: number, name: string): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      const p: Pending = { resolve, reject, spun: false, name };
+      const early = this.early.get(id);
+      this.early.delete(id);
+      if (early && early.type !== 'loaded' && 'id' in early) this.settle(id, p, early);
+      else this.pending.set(id, p);
+    });
+  }
+
   /** Has the worker poll its port for the next request for up to `ns` rather than sleep (Placer.spinAhead). */
   spin(ns: number): void {
     if (!this.worker || this.state !== 'ready') return;
     this.worker.postMessage({ type: 'spin', ns } satisfies ToWorker);
     this.spinsUntilNs = Number(process.hrtime.bigint()) + ns;
+  }
+
+  /**
+   * Has this instance's worker run the request that reads its next chain's outputs, on its copy of `to`'s model
+   * (hostAhead.ts): the key of that copy and the id the request is registered and answered under (`viaHost`), once
+   * the copy is loaded; undefined until then (the first call asks for it), or when either instance is not running.
+   */
+  host(to: BackendInstance<RequestBody, WorkerResult>): { guest: string; id: number } | undefined {
+    if (!(to instanceof WorkerInstance) || to === this || to.spec.kind !== 'model') return undefined;
+    if (!this.worker || this.state !== 'ready' || to.state !== 'ready') return undefined;
+    const guest = guestKey(to.spec);
+    const state = this.guests.get(guest);
+    if (state === undefined) {
+      if (!guestable(to.spec)) return void this.guests.set(guest, 'failed');
+      this.guests.set(guest, 'loading');
+      this.worker.postMessage({ type: 'guest', key: guest, spec: to.spec } satisfies ToWorker);
+    }
+    if (state !== 'ready') return undefined;
+    const id = nextHostedId--;
+    hostedBy.set(id, { host: this, name: to.name });
+    return { guest, id };
+  }
+
+  /** A hosted request that will not run (the chain before it stopped short): it fails with `early-exit`. */
+  release(id: number): void {
+    const h = hostedBy.get(id);
+    if (!h) return;
+    hostedBy.delete(id);
+    h.host.early.delete(id);
+    const p = h.host.pending.get(id);
+    h.host.pending.delete(id);
+    p?.reject(new EngineError('early-exit', 'not run: the request before it stopped short (hostAhead.ts)'));
   }
 
   /** Fault injection: makes the worker exit abruptly, as a native crash would. */
@@ -153,6 +243,16 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     }
     this.state = 'closed';
   }
+}
+
+/** How many hosted requests are registered and not yet answered or released (for tests: none may be left over). */
+export const hostedInFlight = (): number => hostedBy.size;
+
+/** The hosted request `id`'s reply, from the worker hosting it (`WorkerInstance.host`). */
+function expectHosted(id: number): Promise<Result> {
+  const h = hostedBy.get(id);
+  if (!h) return Promise.reject(new EngineError('early-exit', 'not run: the request before it stopped short'));
+  return h.host.awaitHosted(id, h.name);
 }
 
 /**

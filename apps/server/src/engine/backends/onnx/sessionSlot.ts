@@ -41,11 +41,16 @@ export class SessionSlot {
   }
 
   private async replace(create: () => Promise<ort.InferenceSession>): Promise<void> {
+    await this.close();
+    this.session = await create();
+  }
+
+  /** Releases the session once the runs on it are done; a run asked for after that fails ('not loaded'). */
+  async close(): Promise<void> {
     const old = this.session;
     this.session = undefined;
     if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     this.drained = undefined;
     await old?.release();
-    this.session = await create();
   }
 }

@@ -9,13 +9,13 @@ import { createOpContext } from '../../ops/opContext.ts';
 import { opImpl, type OpContext } from '../../ops/registry.ts';
 import { fromOrtType, ORT_TYPES } from './ortTypes.ts';
 import { ownsWholeBuffer, copyData } from '../../tensorTransfer.ts';
-import type { TensorLimits } from '../../types.ts';
 import { freeNow } from './freeBuffers.ts';
 import { checkOutputLimits } from './outputLimits.ts';
 import { SessionSlot } from './sessionSlot.ts';
 import { SizeGuard } from './sizeGuard.ts';
+import { GuestModels, nextFeeds, type HostedModel } from './guestModels.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
-import type { FromWorker, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
+import type { FromWorker, HostNext, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('engine worker must run in a worker thread');
@@ -35,7 +35,6 @@ const slot = new SessionSlot();
 let opContext: OpContext | undefined;
 let repoDir = '';
 let modelSpec: Extract<LoadSpec, { kind: 'model' }> | undefined;
-let limits: TensorLimits | undefined;
 
 function send(msg: FromWorker, transfer: ArrayBuffer[] = []): void {
   port!.postMessage(msg, transfer);
@@ -81,12 +80,14 @@ function sendResult(
   stages?: StageResult[],
   inferStartNs?: number,
   arrivedNs?: number,
+  hosted?: boolean,
 ): void {
   const summaries = !summarize ? {} : stages ? stages[stages.length - 1]!.summaries : summarizeAll(outputs);
   const result: Extract<FromWorker, { type: 'result' }> = { type: 'result', id, outputs, computeNs, summaries };
   if (stages) result.stages = stages;
   if (inferStartNs !== undefined) result.inferStartNs = inferStartNs;
   if (arrivedNs !== undefined) result.arrivedNs = arrivedNs;
+  if (hosted) result.hosted = true;
   if (stages) result.sentNs = Number(process.hrtime.bigint());
   send(result, transfer);
 }
@@ -118,22 +119,37 @@ async function createSession(
  * input chooses) for as long as the instance lives: the session is recreated before the refusal is answered, and
  * the instance's next request finds a fresh one (one already in this worker's port waits for it).
  */
-async function checkOutputs(outputs: Record<string, ort.Tensor>): Promise<void> {
+async function checkOutputs(model: HostedModel, outputs: Record<string, ort.Tensor>): Promise<void> {
   try {
-    checkOutputLimits(outputs, modelSpec!.model, limits);
+    checkOutputLimits(outputs, model.spec.model, model.spec.limits);
   } catch (err) {
     freeNow(Object.values(outputs)); // an idle worker may not collect garbage for a long time
-    await slot.renew(async () => (await createSession(modelSpec!)).s);
+    await model.slot.renew(async () => (await createSession(model.spec)).s);
     throw err;
   }
 }
+
+/** Has `target` refuse a run whose values would have the model make a tensor over the limits, before it is made. */
+async function guard(target: SessionSlot, spec: Extract<LoadSpec, { kind: 'model' }>): Promise<void> {
+  if (!spec.limits) return;
+  const guard = await SizeGuard.create(readFileSync(spec.path), spec.model, spec.limits, (bytes) =>
+    ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1 }),
+  ).catch(() => undefined); // a model this cannot read or cut down keeps the check after the run
+  target.guard = guard && ((feeds) => guard.check(feeds));
+}
+
+const guests = new GuestModels(async (spec) => {
+  const guest = new SessionSlot();
+  guest.set((await createSession(spec)).s);
+  await guard(guest, spec);
+  return guest;
+});
 
 async function load(spec: LoadSpec): Promise<void> {
   if (spec.kind === 'model') {
     setNice(spec.nice);
     repoDir = spec.repoDir;
     modelSpec = spec;
-    limits = spec.limits;
   }
   if (spec.kind === 'ops') {
     opContext = createOpContext(spec.repoDir);
@@ -143,12 +159,7 @@ async function load(spec: LoadSpec): Promise<void> {
   const t0 = performance.now();
   const { s, provider, failures } = await createSession(spec);
   slot.set(s);
-  if (limits) {
-    const guard = await SizeGuard.create(readFileSync(spec.path), spec.model, limits, (bytes) =>
-      ort.InferenceSession.create(bytes, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1 }),
-    ).catch(() => undefined); // a model this cannot read or cut down keeps the check after the run
-    slot.guard = guard && ((feeds) => guard.check(feeds));
-  }
+  await guard(slot, spec);
   const loadMs = performance.now() - t0;
   let warmupMs: number | undefined;
   let warmupError: string | undefined;
@@ -179,7 +190,7 @@ async function run(msg: Extract<ToWorker, { type: 'run' }>, arrivedNs: number): 
   const t0 = process.hrtime.bigint();
   const outputs = await slot.run(feeds);
   const computeNs = Number(process.hrtime.bigint() - t0);
-  await checkOutputs(outputs);
+  await checkOutputs({ slot, spec: modelSpec! }, outputs);
   const transfer: ArrayBuffer[] = [];
   sendResult(msg.id, fromOrt(outputs, transfer), computeNs, transfer, msg.summarize, undefined, Number(t0), arrivedNs);
   // The reply moved or copied what it sends, and this thread keeps nothing of a request: free the rest now.
@@ -202,15 +213,25 @@ function wakeMain(): void {
   send({ type: 'soon' });
 }
 
-async function chain(msg: Extract<ToWorker, { type: 'chain' }>, arrivedNs: number): Promise<void> {
+/**
+ * Runs a fused request on `model` (this worker's own, or a guest's for a request it hosts) and replies; with `next`,
+ * a chain that ran to its end goes on to that request (its reader's) here once its reply is posted.
+ */
+async function chain(
+  msg: Extract<ToWorker, { type: 'chain' }>,
+  arrivedNs: number,
+  model: HostedModel | undefined = modelSpec && { slot, spec: modelSpec },
+): Promise<void> {
   try {
     const r = await runChain(msg.steps, msg.feeds, msg.summarize, {
-      session: modelSpec ? slot : undefined,
+      session: model?.slot,
       toOrt,
-      checkOutputs,
+      checkOutputs: (outputs) => checkOutputs(model!, outputs),
       opContext: () => (opContext ??= createOpContext(repoDir)),
       soon: msg.wakeAhead ? wakeMain : undefined,
     });
+    const ran = r.stages.length === msg.steps.length && r.stages[r.stages.length - 1]!.exit === undefined;
+    const next = msg.next && ran ? hostable(msg.next, r.outputs) : undefined;
     const transfer: ArrayBuffer[] = [];
     for (const s of r.stages) if (s.outputs) s.outputs = fromOrt(s.outputs, transfer);
     const computeNs = r.stages.reduce((n, s) => n + s.computeNs, 0);
@@ -223,12 +244,36 @@ async function chain(msg: Extract<ToWorker, { type: 'chain' }>, arrivedNs: numbe
       r.stages,
       undefined,
       arrivedNs,
+      next !== undefined,
     );
     freeNow([...Object.values(msg.feeds), ...r.produced.flatMap((outputs) => Object.values(outputs))]);
+    const hostedId = msg.next?.request.id;
+    if (next)
+      await chain({ ...msg.next!.request, feeds: next.feeds }, Number(process.hrtime.bigint()), next.model).catch(
+        (err: unknown) => fail(hostedId!, err),
+      );
   } catch (err) {
     if (!(err instanceof StageFailure)) throw err;
     send({ type: 'error', id: msg.id, message: err.message, stage: err.stage, stages: err.stages });
   }
+}
+
+/** The request a chain hosts next (`HostNext`), with its feeds copied from the chain's outputs, when it can run here. */
+function hostable(
+  next: HostNext,
+  outputs: Record<string, Tensor>,
+): { model: HostedModel; feeds: Record<string, PortableTensor> } | undefined {
+  const model = guests.get(next.guest);
+  const feeds = model && nextFeeds(next, outputs);
+  return feeds && { model: model!, feeds };
+}
+
+function loadGuest(msg: Extract<ToWorker, { type: 'guest' }>): void {
+  guests.load(msg.key, msg.spec).then(
+    () => send({ type: 'guest-loaded', key: msg.key }),
+    (err: unknown) =>
+      send({ type: 'guest-loaded', key: msg.key, message: err instanceof Error ? err.message : String(err) }),
+  );
 }
 
 /**
@@ -245,6 +290,7 @@ function spin(ns: number): void {
 
 function onMessage(msg: ToWorker): void {
   if (msg.type === 'spin') return spin(msg.ns);
+  if (msg.type === 'guest') return loadGuest(msg);
   if (msg.type === 'crash') process.exit(70);
   if (msg.type === 'stop') process.exit(0);
   if (msg.type === 'load') {

@@ -42,6 +42,18 @@ export type ChainStep = (
   | { kind: 'condition'; id: string; expression: string }
 ) & { inputs: Record<string, StepSource>; exports?: string[] };
 
+/**
+ * The request that reads a chain's last outputs next, run by this same worker on its copy of the reader's model
+ * (`guest`, loaded with a `guest` message) once the chain has run to its end and its reply is posted (hostAhead.ts).
+ * `feeds`: the reader's feed name ← this chain's output port. The reply to it comes from this worker under
+ * `request.id`, which the main thread registered for the reader's instance without sending anything (`viaHost`).
+ */
+export interface HostNext {
+  guest: string;
+  feeds: Record<string, string>;
+  request: Extract<ToWorker, { type: 'chain' }>;
+}
+
 /** What each step of a chain took, and its outputs summarised when the run is watched. */
 export interface StageResult {
   computeNs: number;
@@ -79,7 +91,16 @@ export type ToWorker =
       steps: ChainStep[];
       summarize: boolean;
       wakeAhead?: true;
+      /** Once it has run to its end and replied, this worker runs the request that reads its outputs (hostAhead.ts). */
+      next?: HostNext;
+      /**
+       * Never sent: a request that another instance's worker runs (`HostNext.request`), under `id` (kept for it by
+       * `host`); the main thread only registers it.
+       */
+      viaHost?: { id: number };
     }
+  /** Loads a copy of another model (`spec`) beside this worker's own, under `key`, for the requests it hosts (`HostNext`). */
+  | { type: 'guest'; key: string; spec: Extract<LoadSpec, { kind: 'model' }> }
   /**
    * A request follows within `ns`: poll the port until it comes (at most `ns`) instead of sleeping, so that it is
    * taken with no wake-up of this thread's CPU (Placer.spinAhead).
@@ -122,8 +143,12 @@ export type FromWorker =
       receivedNs?: number;
       /** Set by the main thread with `arrivedNs`: whether the worker was polling for the request when it was posted. */
       spun?: boolean;
+      /** A chain's with `next`: this worker runs that request now, after this reply. */
+      hosted?: true;
     }
   /** `stage`: the chain step that failed, and `stages` what the steps before it took. */
   | { type: 'error'; id: number; message: string; stage?: number; stages?: StageResult[] }
   /** A chain's session returned and its reply follows within its last steps' time: wakes the main thread (Placer.wakeAhead). */
-  | { type: 'soon' };
+  | { type: 'soon' }
+  /** A `guest` model loaded (or not: `message`), under its key. */
+  | { type: 'guest-loaded'; key: string; message?: string };

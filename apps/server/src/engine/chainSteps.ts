@@ -1,0 +1,19 @@
+import type { FusedGroup } from './fusion.ts';
+import type { ChainStep } from './backends/onnx/workerProtocol.ts';
+
+/**
+ * A fused group as its worker runs it (workerChain.ts): its members in order, the first fed by the request's feeds
+ * (named as its input ports `feeds`), the others by the steps before them; and which step is the model's session.
+ * @example chainSteps(group, ['x']) // { steps: [{ kind: 'model', inputs: { x: { feed: 'x' } } }, …], modelStep: 0 }
+ */
+export function chainSteps(group: FusedGroup, feeds: readonly string[]): { steps: ChainStep[]; modelStep: number } {
+  const steps = group.members.map((m, k): ChainStep => {
+    const wiring = k === 0 ? Object.fromEntries(feeds.map((port) => [port, { feed: port }])) : group.inputs[k]!;
+    const exports = group.exports?.[k];
+    const extra = exports && exports.length > 0 ? { inputs: wiring, exports } : { inputs: wiring };
+    if (m.kind === 'op') return { kind: 'op', op: m.params.op, values: m.params.values, ...extra };
+    if (m.kind === 'condition') return { kind: 'condition', id: m.id, expression: m.params.expression, ...extra };
+    return { kind: 'model', ...extra };
+  });
+  return { steps, modelStep: group.members.findIndex((m) => m.kind === 'model') };
+}
