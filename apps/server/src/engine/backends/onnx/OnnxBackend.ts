@@ -1,10 +1,10 @@
 import type { Tensor } from '@ensemble-studio/core';
-import type { CancelSignal } from '../../cancel.ts';
 import { InstancePool } from '../../InstancePool.ts';
 import { portableFeeds, receivedOutputs } from '../../tensorTransfer.ts';
 import type { BackendCall, BackendReply, ModelBackend } from '../modelBackend.ts';
 import { workerInstances, type RequestBody, type WorkerResult } from './WorkerInstance.ts';
-import type { ChainStep, HostNext, LoadSpec } from './workerProtocol.ts';
+import type { ChainRequest } from '../../modelRuntimeTypes.ts';
+import type { ChainStep, LoadSpec } from './workerProtocol.ts';
 
 /**
  * The ONNX backend: one onnxruntime session per worker thread. Tensors go to the worker by transfer when
@@ -49,18 +49,7 @@ export class OnnxBackend implements ModelBackend {
   async runChain(
     feeds: Record<string, Tensor>,
     steps: ChainStep[],
-    opts: {
-      signal?: CancelSignal;
-      canTransfer?: (t: Tensor) => boolean;
-      summarize?: boolean;
-      wakeAhead?: boolean;
-      /** The instance it must run on (hostAhead.ts: the one a hosted request occupies, or its host). */
-      pin?: number;
-      /** The request this one's worker runs next (hostAhead.ts). */
-      next?: HostNext;
-      /** Registered only, under `id`: another instance's worker runs it (`HostNext.request`). */
-      viaHost?: { id: number };
-    },
+    opts: Omit<ChainRequest, 'feeds' | 'steps' | 'modelStep'>,
   ) {
     const { portable, transfer } = portableFeeds(feeds, opts.canTransfer);
     const body: Extract<RequestBody, { type: 'chain' }> = {
