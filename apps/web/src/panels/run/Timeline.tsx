@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { NodeTiming } from '@ensemble-studio/core';
 import type { RunRecord } from '../../store/types.ts';
+import { timelineTitle } from './timelineTitle.ts';
 
 /**
  * A per-node Gantt: queue wait (light) then compute (solid), and within a model's compute the model's own run (dark;
@@ -19,12 +20,7 @@ export function Timeline({ timings, total }: { timings: NodeTiming[]; total: num
         const queueStart = t.startMs - t.queueMs;
         const batched = t.batchSize !== undefined && t.batchSize > 1;
         return (
-          <div
-            key={t.nodeId}
-            className="tl-row"
-            data-node={t.nodeId}
-            title={`${t.nodeId}: queued ${t.queueMs.toFixed(1)} ms, computed ${t.computeMs.toFixed(1)} ms${t.batchSize ? ` in a batch of ${t.batchSize}` : ''}${t.instance ? ` on ${t.instance}` : ''}${t.placement ? ` (${t.placement})` : ''}${phases(t)}`}
-          >
+          <div key={t.nodeId} className="tl-row" data-node={t.nodeId} title={timelineTitle(t)}>
             <span className="tl-name">{t.nodeId}</span>
             <span className="tl-track">
               <span
@@ -64,17 +60,6 @@ export function Timeline({ timings, total }: { timings: NodeTiming[]; total: num
       })}
     </div>
   );
-}
-
-/**
- * A model request's phases, when its backend stamped them: from its instance taking it to the model's own run, the
- * run, and the result's way back to the server's thread.
- * @example phases({ computeStartMs: 1, inferStartMs: 1.3, inferEndMs: 3.4, endMs: 3.8, … }) // "; to the model 0.3 ms, …"
- */
-function phases(t: NodeTiming): string {
-  if (t.computeStartMs === undefined || t.inferStartMs === undefined || t.inferEndMs === undefined) return '';
-  const ms = (a: number, b: number) => `${Math.max(0, b - a).toFixed(1)} ms`;
-  return `; to the model ${ms(t.computeStartMs, t.inferStartMs)}, its own run ${ms(t.inferStartMs, t.inferEndMs)}, back ${ms(t.inferEndMs, t.endMs)}`;
 }
 
 /** The last runs: status, total, queue vs compute; pick one to see its timeline beside the current. */
