@@ -10,7 +10,7 @@ import { makeTestRepository } from '../testing/engineFixtures.ts';
 import { ocrGraph } from '../testing/engineGraphs.ts';
 import { makeFixtures } from '../testing/smokeSupport.ts';
 import { placementKey, type Placer } from './placement.ts';
-import { hostedInFlight } from './backends/onnx/WorkerInstance.ts';
+import { guestCopies, hostedInFlight } from './backends/onnx/WorkerInstance.ts';
 
 const repo = makeTestRepository(['det', 'rec', 'cls']);
 let engine: Engine;
@@ -84,5 +84,12 @@ describe('the next request run by the worker before it', () => {
     await engine.reload(repo, ['rec']);
     const { r } = await untilHosted();
     expect(r.outputs.texts!.data).toEqual(['HELLO 2026']);
+  });
+
+  it("drops det's copy of rec when rec is unloaded", async () => {
+    await untilHosted();
+    expect(guestCopies()).toBeGreaterThan(0);
+    engine.unloadModel('rec');
+    await expect.poll(() => guestCopies()).toBe(0);
   });
 });

@@ -43,6 +43,9 @@ function guestable(spec: LoadSpec & { kind: 'model' }): boolean {
 const hostedBy = new Map<number, { host: WorkerInstance; name: string }>();
 let nextHostedId = -1;
 
+/** The instances whose workers hold a copy of a model, by its guest key: dropped there when that model's instances close. */
+const guestHosts = new Map<string, Set<WorkerInstance>>();
+
 /** A request awaiting its reply, and whether the worker was polling for it when it was posted. */
 interface Pending {
   resolve: (r: Result) => void;
@@ -112,7 +115,11 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
         }
         // Sent only to wake this thread before a reply (Placer.wakeAhead): its work is done by arriving.
         if (msg.type === 'soon') return;
-        if (msg.type === 'guest-loaded') return void this.guests.set(msg.key, msg.message ? 'failed' : 'ready');
+        // A copy that finished loading after its model went (`dropGuest`) stays forgotten.
+        if (msg.type === 'guest-loaded') {
+          if (this.guests.has(msg.key)) this.guests.set(msg.key, msg.message ? 'failed' : 'ready');
+          return;
+        }
         if (msg.type === 'result' && msg.sentNs !== undefined) msg.receivedNs = Number(process.hrtime.bigint());
         const p = this.pending.get(msg.id);
         if (p) this.settle(msg.id, p, msg);
@@ -206,6 +213,7 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
       if (!guestable(to.spec)) return void this.guests.set(guest, 'failed');
       this.guests.set(guest, 'loading');
       this.worker.postMessage({ type: 'guest', key: guest, spec: to.spec } satisfies ToWorker);
+      (guestHosts.get(guest) ?? guestHosts.set(guest, new Set()).get(guest)!).add(this);
     }
     if (state !== 'ready') return undefined;
     const id = nextHostedId--;
@@ -224,6 +232,12 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     p?.reject(new EngineError('early-exit', 'not run: the request before it stopped short (hostAhead.ts)'));
   }
 
+  /** Has this instance's worker release its copy of the model under `key` (once the runs on it are done). */
+  private dropGuest(key: string): void {
+    if (!this.guests.delete(key) || !this.worker || this.state !== 'ready') return;
+    this.worker.postMessage({ type: 'drop-guest', key } satisfies ToWorker);
+  }
+
   /** Fault injection: makes the worker exit abruptly, as a native crash would. */
   crash(): void {
     this.worker?.postMessage({ type: 'crash' } satisfies ToWorker);
@@ -236,6 +250,10 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
    */
   async close(): Promise<void> {
     this.closing = true;
+    // The model is going (unloaded, reloaded, the engine closing): the copies other workers hold of it go too.
+    const key = guestKeys.get(this.spec);
+    for (const host of (key && guestHosts.get(key)) || []) host.dropGuest(key!);
+    if (key) guestHosts.delete(key);
     const w = this.worker;
     if (w && this.state !== 'dead') {
       w.postMessage({ type: 'stop' } satisfies ToWorker);
@@ -244,6 +262,9 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     this.state = 'closed';
   }
 }
+
+/** How many workers hold a copy of another model (for tests: an unloaded model's copies go with it). */
+export const guestCopies = (): number => [...guestHosts.values()].reduce((n, hosts) => n + hosts.size, 0);
 
 /** How many hosted requests are registered and not yet answered or released (for tests: none may be left over). */
 export const hostedInFlight = (): number => hostedBy.size;

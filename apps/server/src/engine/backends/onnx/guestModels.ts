@@ -20,17 +20,28 @@ export interface HostedModel {
  */
 export class GuestModels {
   private readonly byKey = new Map<string, HostedModel>();
+  /** Keys dropped, so that a copy still loading when its model went is released as it comes. */
+  private readonly dropped = new Set<string>();
 
   constructor(private readonly open: (spec: ModelSpec) => Promise<SessionSlot>) {}
 
   async load(key: string, spec: ModelSpec): Promise<void> {
     const slot = await this.open(spec);
+    if (this.dropped.has(key)) return void slot.close().catch(() => {});
     for (const [k, m] of this.byKey)
       if (m.spec.model === spec.model) {
         this.byKey.delete(k);
         void m.slot.close().catch(() => {});
       }
     this.byKey.set(key, { slot, spec });
+  }
+
+  /** Releases the copy under `key` once the runs on it are done. */
+  drop(key: string): void {
+    const m = this.byKey.get(key);
+    this.byKey.delete(key);
+    this.dropped.add(key);
+    void m?.slot.close().catch(() => {});
   }
 
   get(key: string): HostedModel | undefined {

@@ -291,6 +291,7 @@ function spin(ns: number): void {
 function onMessage(msg: ToWorker): void {
   if (msg.type === 'spin') return spin(msg.ns);
   if (msg.type === 'guest') return loadGuest(msg);
+  if (msg.type === 'drop-guest') return guests.drop(msg.key);
   if (msg.type === 'crash') process.exit(70);
   if (msg.type === 'stop') process.exit(0);
   if (msg.type === 'load') {

@@ -101,6 +101,8 @@ export type ToWorker =
     }
   /** Loads a copy of another model (`spec`) beside this worker's own, under `key`, for the requests it hosts (`HostNext`). */
   | { type: 'guest'; key: string; spec: Extract<LoadSpec, { kind: 'model' }> }
+  /** Releases the copy loaded under `key` once the runs on it are done: its model is gone. */
+  | { type: 'drop-guest'; key: string }
   /**
    * A request follows within `ns`: poll the port until it comes (at most `ns`) instead of sleeping, so that it is
    * taken with no wake-up of this thread's CPU (Placer.spinAhead).
