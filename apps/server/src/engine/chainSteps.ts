@@ -1,5 +1,5 @@
 import type { FusedGroup } from './fusion.ts';
-import type { ChainStep } from './backends/onnx/workerProtocol.ts';
+import type { ChainStep, StageResult } from './backends/onnx/workerProtocol.ts';
 
 /**
  * A fused group as its worker runs it (workerChain.ts): its members in order, the first fed by the request's feeds
@@ -16,4 +16,11 @@ export function chainSteps(group: FusedGroup, feeds: readonly string[]): { steps
     return { kind: 'model', ...extra };
   });
   return { steps, modelStep: group.members.findIndex((m) => m.kind === 'model') };
+}
+
+/** A fused request's compute: its steps' times summed, ms. */
+export function chainComputeMs(stages: readonly StageResult[]): number {
+  let ns = 0;
+  for (const s of stages) ns += s.computeNs;
+  return ns / 1e6;
 }

@@ -15,7 +15,7 @@ import { perfMsOfNs } from './monotonicClock.ts';
 import { receivedOutputs } from './tensorTransfer.ts';
 import { restoreSummary } from './tensorSummary.ts';
 import type { StageResult } from './backends/onnx/workerProtocol.ts';
-import { chainSteps } from './chainSteps.ts';
+import { chainComputeMs, chainSteps } from './chainSteps.ts';
 import type { RunHosts } from './hostAhead.ts';
 import type { SequenceFlags } from './sequenceTensors.ts';
 import type { LogLevel } from './backends/python/pythonTypes.ts';
@@ -156,7 +156,7 @@ async function runGroup(
     const learn = (): void => {
       // Its hop is a main-thread round trip's only when its feeds came from here.
       if (!claimed) measureChain(deps, group, done, unqueuedMs);
-      deps.ops.placer.costs.record(key, 'chain', chainMs(done), `${key}#chain@${done.instance}`);
+      deps.ops.placer.costs.record(key, 'chain', chainComputeMs(done.stages), `${key}#chain@${done.instance}`);
       // Only a request that ran a step after its session had a reply to wake ahead of.
       if (wakeKey !== undefined && done.stages.length > modelStep + 1)
         deps.ops.placer.recordWake(wakeKey, wakeAhead, done.replyMs, done.instance);
@@ -200,13 +200,6 @@ async function runGroup(
     }));
     return { runs, failure: err, queueMs: 0 };
   }
-}
-
-/** A fused request's compute: its steps' times summed. */
-function chainMs(r: ChainResult): number {
-  let ns = 0;
-  for (const s of r.stages) ns += s.computeNs;
-  return ns / 1e6;
 }
 
 /** Records what a fused request measured: each op's time in the model's worker, and the hop (the rest). */

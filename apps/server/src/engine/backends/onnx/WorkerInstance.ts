@@ -71,7 +71,7 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   /** Guest models loaded (or loading, or refused) in this instance's current worker, by `guestKey`. */
   private guests = new Map<string, 'loading' | 'ready' | 'failed'>();
   /** Hosted requests' replies that came before their request was registered (`expect`). */
-  private early = new Map<number, FromWorker>();
+  private early = new Map<number, Extract<FromWorker, { id: number }>>();
   private closing = false;
   state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';
   loaded: Loaded | undefined;
@@ -187,7 +187,7 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
       const p: Pending = { resolve, reject, spun: false, name };
       const early = this.early.get(id);
       this.early.delete(id);
-      if (early && early.type !== 'loaded' && 'id' in early) this.settle(id, p, early);
+      if (early) this.settle(id, p, early);
       else this.pending.set(id, p);
     });
   }
