@@ -17,8 +17,11 @@ const ENTRY = new URL('./worker.ts', import.meta.url);
 /** Each model spec's key as a guest in other workers (the spec of a reloaded model is a new object: a new key). */
 const guestKeys = new WeakMap<LoadSpec, string>();
 let nextGuest = 1;
-const guestKey = (spec: LoadSpec & { kind: 'model' }) =>
-  guestKeys.get(spec) ?? (guestKeys.set(spec, `${spec.model}#${nextGuest++}`), guestKeys.get(spec)!);
+function guestKey(spec: LoadSpec & { kind: 'model' }): string {
+  let key = guestKeys.get(spec);
+  if (key === undefined) guestKeys.set(spec, (key = `${spec.model}#${nextGuest++}`));
+  return key;
+}
 
 /**
  * The largest model file another worker loads a copy of to host its requests: the copy is that much more memory (and
@@ -70,7 +73,7 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   private spinsUntilNs = 0;
   /** Guest models loaded (or loading, or refused) in this instance's current worker, by `guestKey`. */
   private guests = new Map<string, 'loading' | 'ready' | 'failed'>();
-  /** Hosted requests' replies that came before their request was registered (`expect`). */
+  /** Hosted requests' replies that came before their request was registered (`awaitHosted`). */
   private early = new Map<number, Extract<FromWorker, { id: number }>>();
   private closing = false;
   state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';

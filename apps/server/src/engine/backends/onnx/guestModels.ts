@@ -58,8 +58,7 @@ export function nextFeeds(next: HostNext, outputs: Record<string, Tensor>): Reco
   for (const name in next.feeds) {
     const t = outputs[next.feeds[name]!];
     if (!t) return undefined;
-    const data = Array.isArray(t.data) ? [...t.data] : copyData(t.data);
-    feeds[name] = { datatype: t.datatype, shape: [...t.shape], data } as PortableTensor;
+    feeds[name] = { datatype: t.datatype, shape: [...t.shape], data: copyData(t.data) } as PortableTensor;
   }
   return feeds;
 }
