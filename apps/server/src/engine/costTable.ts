@@ -6,7 +6,9 @@
  * request; for a fusion unit (`unitKey`), what each choice cost its group ('fused', 'apart': `Placer.recordUnit`);
  * and for a model node's fused request, its reply's hop with and without waking the main thread ahead ('woken',
  * 'unwoken': `Placer.recordWake`), and for a run's first request of a model, its way from the run's decision to its
- * worker with and without the worker polling for it ('spun', 'unspun': `Placer.recordSpin`).
+ * worker with and without the worker polling for it ('spun', 'unspun': `Placer.recordSpin`); and for a fused request
+ * that reads another's outputs, its way from its producer's end to its reply with the producer's worker running it or
+ * not ('hosted', 'unhosted': `Placer.recordHost`), beside each fused request's compute ('chain').
  */
 export type Place =
   | 'inline'
