@@ -4,6 +4,7 @@ import { startWorker } from '../../../workerScript.ts';
 import { ChainError, EngineError } from '../../errors.ts';
 import type { BackendInstance, InstanceFactory } from '../types.ts';
 import type { FromWorker, LoadSpec, ToWorker } from './workerProtocol.ts';
+import { StepsSent } from './chainStepsWire.ts';
 
 export type Loaded = Extract<FromWorker, { type: 'loaded' }>;
 export type WorkerResult = Extract<FromWorker, { type: 'result' }>;
@@ -75,6 +76,8 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
   private guests = new Map<string, 'loading' | 'ready' | 'failed'>();
   /** Hosted requests' replies that came before their request was registered (`awaitHosted`). */
   private early = new Map<number, Extract<FromWorker, { id: number }>>();
+  /** The chains' steps the current worker keeps (chainStepsWire.ts): each list is posted to it once. */
+  private steps = new StepsSent();
   private closing = false;
   state: 'loading' | 'ready' | 'dead' | 'closed' = 'loading';
   loaded: Loaded | undefined;
@@ -99,6 +102,7 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     }
     this.worker = worker;
     this.guests.clear();
+    this.steps = new StepsSent();
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     return new Promise<Loaded>((resolve, reject) => {
       let settled = false;
@@ -165,7 +169,13 @@ class WorkerInstance implements BackendInstance<RequestBody, WorkerResult> {
     this.spinsUntilNs = 0;
     return new Promise<Result>((resolve, reject) => {
       this.pending.set(id, { resolve, reject, spun });
-      worker.postMessage({ ...body, id } as ToWorker, transfer);
+      if (body.type !== 'chain') return worker.postMessage({ ...body, id } as ToWorker, transfer);
+      try {
+        worker.postMessage(this.steps.message({ ...body, id }), transfer);
+      } catch (err) {
+        this.steps.failed();
+        throw err;
+      }
     });
   }
 

@@ -15,6 +15,7 @@ import { SessionSlot } from './sessionSlot.ts';
 import { SizeGuard } from './sizeGuard.ts';
 import { GuestModels, nextFeeds, type HostedModel } from './guestModels.ts';
 import { runChain, StageFailure, summarizeAll } from './workerChain.ts';
+import { StepsKept } from './chainStepsWire.ts';
 import type { FromWorker, HostNext, LoadSpec, PortableTensor, StageResult, ToWorker } from './workerProtocol.ts';
 
 const port = parentPort;
@@ -32,6 +33,8 @@ function setNice(nice: number): void {
 }
 
 const slot = new SessionSlot();
+/** The chains' steps this worker was sent, by id (chainStepsWire.ts). */
+const kept = new StepsKept();
 let opContext: OpContext | undefined;
 let repoDir = '';
 let modelSpec: Extract<LoadSpec, { kind: 'model' }> | undefined;
@@ -223,14 +226,15 @@ async function chain(
   model: HostedModel | undefined = modelSpec && { slot, spec: modelSpec },
 ): Promise<void> {
   try {
-    const r = await runChain(msg.steps, msg.feeds, msg.summarize, {
+    const steps = msg.steps!;
+    const r = await runChain(steps, msg.feeds, msg.summarize, {
       session: model?.slot,
       toOrt,
       checkOutputs: (outputs) => checkOutputs(model!, outputs),
       opContext: () => (opContext ??= createOpContext(repoDir)),
       soon: msg.wakeAhead ? wakeMain : undefined,
     });
-    const ran = r.stages.length === msg.steps.length && r.stages[r.stages.length - 1]!.exit === undefined;
+    const ran = r.stages.length === steps.length && r.stages[r.stages.length - 1]!.exit === undefined;
     const next = msg.next && ran ? hostable(msg.next, r.outputs) : undefined;
     const transfer: ArrayBuffer[] = [];
     for (const s of r.stages) if (s.outputs) s.outputs = fromOrt(s.outputs, transfer);
@@ -303,9 +307,12 @@ function onMessage(msg: ToWorker): void {
   // Anonymous callbacks, not a named closure per request (tsx would define its name each time).
   try {
     if (msg.type === 'run') run(msg, Number(process.hrtime.bigint())).catch((err: unknown) => fail(msg.id, err));
-    else if (msg.type === 'chain')
-      chain(msg, Number(process.hrtime.bigint())).catch((err: unknown) => fail(msg.id, err));
-    else runOp(msg);
+    else if (msg.type === 'chain') {
+      const arrivedNs = Number(process.hrtime.bigint());
+      // Taken in the order the messages came, before anything awaits: the set of kept steps is the main thread's.
+      kept.take(msg);
+      chain(msg, arrivedNs).catch((err: unknown) => fail(msg.id, err));
+    } else runOp(msg);
   } catch (err) {
     fail(msg.id, err);
   }

@@ -88,7 +88,12 @@ export type ToWorker =
       type: 'chain';
       id: number;
       feeds: Record<string, PortableTensor>;
-      steps: ChainStep[];
+      /** The steps; left out where this worker was sent them before under `stepsId` (chainStepsWire.ts). */
+      steps?: ChainStep[];
+      /** The id the steps are kept under in this worker, from when they were sent. */
+      stepsId?: number;
+      /** Ids of steps this worker no longer needs to keep ('all': every one), forgotten before these are read. */
+      forgetSteps?: number[] | 'all';
       summarize: boolean;
       wakeAhead?: true;
       /** Once it has run to its end and replied, this worker runs the request that reads its outputs (hostAhead.ts). */
