@@ -14,6 +14,7 @@ import { PreparedGraphs } from './PreparedGraphs.ts';
 import { OpRunner } from './OpRunner.ts';
 import { untilAborted } from './runCancel.ts';
 import { RunFusion } from './runFusion.ts';
+import { DecidedAhead } from './decidedAhead.ts';
 import { cachedRun, failed, guarded } from './runMessages.ts';
 import { RunCache } from './runCache.ts';
 import { listSequences, modelCounters } from './runtimeViews.ts';
@@ -84,6 +85,7 @@ export class Engine {
       graphs: this.graphs,
       ops: this.ops,
       runFusion: new RunFusion(this.ops.placer),
+      ahead: new DecidedAhead(),
       deadlines: this.deadlines,
       graphStats: this.graphStats,
     };

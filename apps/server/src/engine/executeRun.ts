@@ -12,7 +12,8 @@ import { boundNotice, emitEnd } from './runMessages.ts';
 import { runResponses } from './runResponses.ts';
 import { Scheduler } from './Scheduler.ts';
 import { nodeKey } from './nodeExecutor.ts';
-import { spinFirstRequests } from './spinAhead.ts';
+import { planSpins, startSpins } from './spinAhead.ts';
+import type { DecidedAhead } from './decidedAhead.ts';
 import { RunHosts } from './hostAhead.ts';
 import type { SchedulerOptions } from './schedulerTypes.ts';
 import type { EngineOptions, RunRequest, RunResult } from './types.ts';
@@ -24,6 +25,8 @@ export interface RunDeps {
   readonly ops: OpRunner;
   /** Which planned fused groups each run fuses, from measured costs (placement.ts). */
   readonly runFusion: RunFusion;
+  /** A lone run's choices, made when the lone run of its graph before it ended (decidedAhead.ts). */
+  readonly ahead: DecidedAhead;
   readonly deadlines: Deadlines;
   readonly graphStats: GraphStats;
 }
@@ -53,9 +56,10 @@ export async function executeRun(
   const timeoutMs = req.timeoutMs ?? deps.opts.defaultTimeoutMs ?? 60_000;
   const { cancel, disarm } = armRunCancel(req.signal, timeoutMs, deps.deadlines);
   try {
-    const fused = groups && deps.runFusion.groups(groups, graph.name);
+    const ahead = deps.ahead.take(index, groups, byNode);
+    const fused = ahead ? ahead.fused : groups && deps.runFusion.groups(groups, graph.name);
     const spins = lone
-      ? spinFirstRequests(index, fused, byNode, deps.ops.placer, (model) => nodeKey(graph.name, model))
+      ? startSpins(ahead?.spins ?? planSpins(index, fused, byNode, deps.ops.placer, (m) => nodeKey(graph.name, m)))
       : undefined;
     // Hosted only where every group runs once (no decoupled model) and all of them do.
     const hosts =
@@ -102,6 +106,15 @@ export async function executeRun(
     // What the run's timings teach the placer waits until the caller has its result.
     if (groups && fused && r.status !== 'failed')
       afterTurn(() => deps.runFusion.record(groups, graph.name, fused, r.timings));
+    // A lone run is likely followed by another (a client's requests one after the other): its choices are made now.
+    if (lone)
+      afterTurn(() => {
+        const next = groups && deps.runFusion.groups(groups, graph.name);
+        deps.ahead.put(index, groups, byNode, {
+          fused: next,
+          spins: planSpins(index, next, byNode, deps.ops.placer, (m) => nodeKey(graph.name, m)),
+        });
+      });
     deps.graphStats.of(graph.name).streamedResponses += r.partials;
     if (cancel.aborted && req.sequence) for (const rt of runtimes) rt.releaseSequence(req.sequence.id);
     if (req.onEvent) emitEnd(runId, r, performance.now() - t0, emit);

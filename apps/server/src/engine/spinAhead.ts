@@ -42,12 +42,52 @@ function startNodes(idx: GraphIndex): GraphNode[] {
 /** Model node id → when the run decided whether its worker polls for its first request (monotonic ns). */
 export type SpinDecisions = Map<string, number>;
 
+/** A run's first model requests, each with whether its worker polls for it: decided, not yet asked (`startSpins`). */
+export type SpinPlan = readonly { model: string; rt: ModelRuntime; fused: boolean; spin: boolean }[];
+
 /**
  * For each model request the run sends first (a model node, or a fused group: `fused` holds this run's, by first
- * member), asks the placer whether its worker polls for it, and has it poll when so. Returns when each was decided,
- * so that the time from there to the worker's taking the request is recorded against the choice (`noteSpin`): the
- * main thread's whole way to the request, the message asking the worker to poll included. Empty when the run sends
- * no model request first, or when the process has one CPU; at most one polling worker per CPU beside the main thread's.
+ * member), the placer's decision whether its worker polls for it; at most one polling worker per CPU beside the main
+ * thread's, none when the process has one CPU. Made when the run starts, or ahead of it (decidedAhead.ts).
+ */
+export function planSpins(
+  idx: GraphIndex,
+  fused: Map<string, FusedGroup> | undefined,
+  runtimes: Map<string, ModelRuntime>,
+  placer: Placer,
+  keyOf: (model: GraphNode) => string,
+): SpinPlan {
+  const plan: { model: string; rt: ModelRuntime; fused: boolean; spin: boolean }[] = [];
+  let spare = spareCpus;
+  for (const node of startNodes(idx)) {
+    if (spare <= 0) break;
+    const group = fused?.get(node.id);
+    const model = group ? group.members.find((m) => m.kind === 'model') : node.kind === 'model' ? node : undefined;
+    const rt = model && runtimes.get(model.id);
+    if (!model || !rt || plan.some((p) => p.model === model.id)) continue;
+    const spin = placer.spinAhead(keyOf(model));
+    if (spin) spare--;
+    plan.push({ model: model.id, rt, fused: group !== undefined, spin });
+  }
+  return plan;
+}
+
+/**
+ * Has the workers `plan` chose poll for their requests, and returns when each request's way began (now), so that the
+ * time from there to the worker's taking it is recorded against the choice (`noteSpin`): the main thread's whole way
+ * to the request, the message asking the worker to poll included.
+ */
+export function startSpins(plan: SpinPlan): SpinDecisions {
+  const started: SpinDecisions = new Map();
+  for (const p of plan) {
+    started.set(p.model, Number(process.hrtime.bigint()));
+    if (p.spin) p.rt.spinAhead(SPIN_BUDGET_MS * 1e6, p.fused);
+  }
+  return started;
+}
+
+/**
+ * `planSpins` and `startSpins` at once: the run's first requests polled for as the placer decides now.
  * @example spinFirstRequests(index, fused, byNode, placer, (n) => placementKey('ocr', n.id)) // Map { 'det' => 8.1e12 }
  */
 export function spinFirstRequests(
@@ -57,18 +97,7 @@ export function spinFirstRequests(
   placer: Placer,
   keyOf: (model: GraphNode) => string,
 ): SpinDecisions {
-  const decided: SpinDecisions = new Map();
-  let spare = spareCpus;
-  for (const node of startNodes(idx)) {
-    if (spare <= 0) break;
-    const group = fused?.get(node.id);
-    const model = group ? group.members.find((m) => m.kind === 'model') : node.kind === 'model' ? node : undefined;
-    const rt = model && runtimes.get(model.id);
-    if (!model || !rt || decided.has(model.id)) continue;
-    decided.set(model.id, Number(process.hrtime.bigint()));
-    if (placer.spinAhead(keyOf(model)) && rt.spinAhead(SPIN_BUDGET_MS * 1e6, group !== undefined)) spare--;
-  }
-  return decided;
+  return startSpins(planSpins(idx, fused, runtimes, placer, keyOf));
 }
 
 /**
