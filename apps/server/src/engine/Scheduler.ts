@@ -39,7 +39,7 @@ export class Scheduler {
     this.idx = requestedIndex(full, o.graph, o.requestedOutputs);
     this.groups = this.idx === full ? o.groups : groupsOf(o.groups, this.idx);
     this.now = o.now ?? perfNow;
-    this.events = new RunEvents(o.emit, o.runId, o.observed ?? true, this.now());
+    this.events = new RunEvents(o.emit, o.runId, o.observed ?? true, o.startedAt ?? this.now());
     this.ledger = new RunLedger(o.graph, this.idx, o.signal, this.events, o.requestId);
     this.responses = o.onResponse ? new ResponseCollector(this.idx.outputs.length, o.onResponse) : undefined;
     this.ctx = runContext(o.signal, this.refs, this.events, this);

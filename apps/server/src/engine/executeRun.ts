@@ -11,7 +11,8 @@ import type { RunFusion } from './runFusion.ts';
 import { boundNotice, emitEnd } from './runMessages.ts';
 import { runResponses } from './runResponses.ts';
 import { Scheduler } from './Scheduler.ts';
-import { nodeKey } from './nodeExecutor.ts';
+import { nodeKey } from './nodeKey.ts';
+import { FirstRequests } from './firstRequests.ts';
 import { planSpins, startSpins } from './spinAhead.ts';
 import type { DecidedAhead } from './decidedAhead.ts';
 import { RunHosts } from './hostAhead.ts';
@@ -73,6 +74,16 @@ export async function executeRun(
             keyOf: nodeKey,
           })
         : undefined;
+    const t0 = performance.now();
+    const observed = req.onEvent !== undefined;
+    // Where the run is alone and its first requests' inputs are the request's, they go out now (firstRequests.ts).
+    const first =
+      hosts && fused && !req.sequence
+        ? FirstRequests.send({ graph: graph.name, runtimes: byNode, ops: deps.ops, hosts }, index, fused, req.inputs, {
+            signal: cancel,
+            observed,
+          })
+        : undefined;
     const executor = createExecutor({
       graph: graph.name,
       runtimes: byNode,
@@ -83,6 +94,7 @@ export async function executeRun(
       ...(req.priority ? { priority: req.priority } : {}),
       ...(spins && spins.size > 0 ? { spins } : {}),
       ...(hosts ? { hosts } : {}),
+      ...(first ? { first } : {}),
     });
     const responses = runResponses(req, decoupled);
     const options: SchedulerOptions = {
@@ -93,15 +105,15 @@ export async function executeRun(
       executor,
       signal: cancel,
       emit,
-      observed: req.onEvent !== undefined,
+      observed,
       groups: fused,
+      startedAt: t0,
     };
     if (req.requestedOutputs) options.requestedOutputs = req.requestedOutputs;
     if (req.requestId) options.requestId = req.requestId;
     if (responses.streamed) options.onResponse = responses.streamed;
     const scheduler = new Scheduler(options);
     for (const rt of runtimes) for (const message of rt.notices) emit({ type: 'notice', level: 'warning', message });
-    const t0 = performance.now();
     const r = await scheduler.run();
     // What the run's timings teach the placer waits until the caller has its result.
     if (groups && fused && r.status !== 'failed')

@@ -7,6 +7,8 @@ import { generatedStepInputs, type StepInputs } from './omittedInputs.ts';
 import type { ChainResult, InferRequest } from './modelRuntimeTypes.ts';
 import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
+import { nodeKey } from './nodeKey.ts';
+import { sendGroup, type FirstRequests } from './firstRequests.ts';
 import { noteSpin, type SpinDecisions } from './spinAhead.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { afterTurn } from './afterTurn.ts';
@@ -36,6 +38,8 @@ export interface ExecutorDeps {
   spins?: SpinDecisions;
   /** A lone run's requests run by the worker of the request before them (hostAhead.ts). */
   hosts?: RunHosts;
+  /** A lone run's first fused requests, sent as it began (firstRequests.ts). */
+  first?: FirstRequests;
 }
 
 /**
@@ -93,16 +97,6 @@ class GraphNodeExecutor implements NodeExecutor {
   }
 }
 
-/** `placementKey` of an op node, remembered per node object: a stream's graph runs ~31 times a second. */
-const nodeKeys = new WeakMap<GraphNode, { graph: string; id: string; key: string }>();
-export function nodeKey(graph: string, node: GraphNode): string {
-  const k = nodeKeys.get(node);
-  if (k && k.graph === graph && k.id === node.id) return k.key;
-  const key = placementKey(graph, node.id);
-  nodeKeys.set(node, { graph, id: node.id, key });
-  return key;
-}
-
 function opRun(r: OpResult): NodeRun {
   return {
     responses: [r.outputs],
@@ -121,33 +115,25 @@ async function runGroup(
 ): Promise<GroupRun> {
   // Its request may already be running in its producer's worker (hostAhead.ts).
   const claimed = deps.hosts?.claim(group, inputs, ctx.canTransfer);
-  const { steps, modelStep } = claimed?.steps ?? chainSteps(group, Object.keys(inputs));
-  const rt = runtimeOf(deps, group.members[modelStep]!);
+  const plan = claimed?.steps ?? chainSteps(group, Object.keys(inputs));
+  const { steps, modelStep } = plan;
   const last = steps.length - 1;
   const model = group.members[modelStep]!;
   const placement = `fused:${model.id}` as const;
   const key = nodeKey(deps.graph, model);
   // Steps after the session: the worker may wake the main thread as the session returns (Placer.wakeAhead).
   const wakeKey = modelStep < last ? key : undefined;
-  const wakeAhead = claimed ? claimed.wakeAhead : wakeKey !== undefined && deps.ops.placer.wakeAhead(wakeKey);
+  let wakeAhead = claimed?.wakeAhead === true;
   try {
-    const t0 = performance.now();
+    let t0 = performance.now();
     let r: ChainResult;
     if (claimed) r = await claimed.promise;
     else {
-      const out = deps.hosts?.plan(group, rt, ctx.observed);
-      const sent = rt.runChain({
-        feeds: inputs,
-        steps,
-        modelStep,
-        signal: ctx.signal,
-        canTransfer: ctx.canTransfer,
-        summarize: ctx.observed,
-        wakeAhead,
-        ...(out ? { pin: out.pin, next: out.next } : {}),
-      });
-      out?.follow(ctx.signal);
-      r = await sent;
+      // Sent as the run began (firstRequests.ts), or now.
+      const sent = deps.first?.claim(group, inputs, ctx.canTransfer) ?? sendGroup(deps, group, inputs, ctx, plan);
+      t0 = sent.t0;
+      wakeAhead = sent.wakeAhead;
+      r = await sent.promise;
     }
     const done = r;
     const unqueuedMs = performance.now() - t0 - r.queueMs;

@@ -123,4 +123,6 @@ export interface SchedulerOptions {
    */
   onResponse?: (outputs: Record<string, Tensor>, final: boolean) => void;
   now?: () => number;
+  /** When the run began on the scheduler's clock, where that was before it was built (firstRequests.ts); now when absent. */
+  startedAt?: number;
 }

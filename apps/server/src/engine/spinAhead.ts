@@ -27,7 +27,7 @@ const spareCpus = availableParallelism() - 1;
 const starts = new WeakMap<GraphIndex, GraphNode[]>();
 
 /** The nodes a run launches first: those fed by the graph's input nodes alone. Per graph index (its structure). */
-function startNodes(idx: GraphIndex): GraphNode[] {
+export function startNodes(idx: GraphIndex): GraphNode[] {
   const known = starts.get(idx);
   if (known) return known;
   const fedByOthers = new Set<string>();

@@ -10,7 +10,7 @@ type ChainMessage = Extract<ToWorker, { type: 'chain' }>;
  * How many step lists one worker keeps: a worker runs the fused groups of the graphs that use its model, a few per
  * graph; edited graphs make new ones, and the oldest are forgotten. A bound on memory, not a timing.
  */
-export const KEPT_STEPS = 64;
+const KEPT_STEPS = 64;
 
 /**
  * The main thread's side, one per worker: which step lists that worker holds, by the identity of the list
