@@ -71,4 +71,15 @@ describe('a lone run of a fused graph', () => {
     // The first run decides as it starts (nothing was decided before it); each run decides the next one's after it.
     expect(during).toEqual([true, false, false, false]);
   });
+
+  it('refuses bad inputs after lone runs as before (their workers polled for nothing), and serves the next run', async () => {
+    const graph = ocrGraph();
+    for (let i = 0; i < 2; i++) await engine.run({ graph, inputs: { image } });
+    await new Promise((resolve) => setImmediate(resolve));
+    const bad = await engine.run({ graph, inputs: { image: { ...image, shape: [1, ...image.shape] } } });
+    expect(bad.status).toBe('failed');
+    expect(bad.error!.message).toMatch(/image/);
+    const next = await engine.run({ graph, inputs: { image } });
+    expect(next.outputs.texts!.data).toEqual(['HELLO 2026']);
+  });
 });

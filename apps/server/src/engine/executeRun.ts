@@ -46,10 +46,15 @@ export async function executeRun(
   lone = false,
 ): Promise<RunResult> {
   const { graph } = req;
+  // A lone run of a graph prepared before, whose choices were made ahead, has the workers of its first requests
+  // polling before anything else is done (a run refused next wastes at most their polling budget).
+  const known = lone ? deps.graphs.now(graph, req) : undefined;
+  const early = known && deps.ahead.take(known.index, known.groups, known.byNode);
+  const earlySpins = early && startSpins(early.spins);
   checkInputs(graph, req.inputs);
   // A graph prepared before (every chunk of a stream after its first) is used without awaiting anything.
   const { byNode, runtimes, groups, decoupled, index } =
-    deps.graphs.now(graph, req) ?? (await deps.graphs.get(graph, req));
+    known ?? deps.graphs.now(graph, req) ?? (await deps.graphs.get(graph, req));
   // The run holds its models' runtimes to its end: one that an unload or a reload retires meanwhile still serves
   // its later steps.
   for (const rt of runtimes) rt.runStarted();
@@ -57,10 +62,11 @@ export async function executeRun(
   const timeoutMs = req.timeoutMs ?? deps.opts.defaultTimeoutMs ?? 60_000;
   const { cancel, disarm } = armRunCancel(req.signal, timeoutMs, deps.deadlines);
   try {
-    const ahead = deps.ahead.take(index, groups, byNode);
+    const ahead = early || deps.ahead.take(index, groups, byNode);
     const fused = ahead ? ahead.fused : groups && deps.runFusion.groups(groups, graph.name);
     const spins = lone
-      ? startSpins(ahead?.spins ?? planSpins(index, fused, byNode, deps.ops.placer, (m) => nodeKey(graph.name, m)))
+      ? earlySpins ||
+        startSpins(ahead?.spins ?? planSpins(index, fused, byNode, deps.ops.placer, (m) => nodeKey(graph.name, m)))
       : undefined;
     // Hosted only where every group runs once (no decoupled model) and all of them do.
     const hosts =
