@@ -13,7 +13,7 @@ import { runResponses } from './runResponses.ts';
 import { Scheduler } from './Scheduler.ts';
 import { nodeKey } from './nodeKey.ts';
 import { FirstRequests } from './firstRequests.ts';
-import { planSpins, startSpins } from './spinAhead.ts';
+import { planSpins, spareCpus, startSpins } from './spinAhead.ts';
 import type { DecidedAhead } from './decidedAhead.ts';
 import { RunHosts } from './hostAhead.ts';
 import type { SchedulerOptions } from './schedulerTypes.ts';
@@ -48,7 +48,7 @@ export async function executeRun(
   const { graph } = req;
   // A lone run of a graph prepared before, whose choices were made ahead, has the workers of its first requests
   // polling before anything else is done (a run refused next wastes at most their polling budget).
-  const known = lone ? deps.graphs.now(graph, req) : undefined;
+  const known = lone ? preparedQuietly(deps.graphs, graph, req) : undefined;
   const early = known && deps.ahead.take(known.index, known.groups, known.byNode);
   const earlySpins = early && startSpins(early.spins);
   checkInputs(graph, req.inputs);
@@ -82,9 +82,10 @@ export async function executeRun(
         : undefined;
     const t0 = performance.now();
     const observed = req.onEvent !== undefined;
-    // Where the run is alone and its first requests' inputs are the request's, they go out now (firstRequests.ts).
+    // Where the run is alone and its first requests' inputs are the request's, they go out now (firstRequests.ts); not
+    // on one CPU, where what follows the post would only take turns with the worker it woke.
     const first =
-      hosts && fused && !req.sequence
+      hosts && fused && !req.sequence && spareCpus > 0
         ? FirstRequests.send({ graph: graph.name, runtimes: byNode, ops: deps.ops, hosts }, index, fused, req.inputs, {
             signal: cancel,
             observed,
@@ -150,5 +151,14 @@ export async function executeRun(
   } finally {
     for (const rt of runtimes) rt.runEnded();
     disarm();
+  }
+}
+
+/** `graphs.now`, or undefined where it would refuse the run: that refusal then comes after the inputs' check. */
+function preparedQuietly(graphs: PreparedGraphs, graph: RunRequest['graph'], req: RunRequest) {
+  try {
+    return graphs.now(graph, req);
+  } catch {
+    return undefined;
   }
 }

@@ -22,7 +22,7 @@ const SPIN_BUDGET_MS = 1;
  * det branches made the pair 10–37 % slower: engine README), and the way each measures would not show that; on one
  * CPU no worker polls.
  */
-const spareCpus = availableParallelism() - 1;
+export const spareCpus = availableParallelism() - 1;
 
 const starts = new WeakMap<GraphIndex, GraphNode[]>();
 
