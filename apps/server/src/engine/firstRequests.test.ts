@@ -49,7 +49,10 @@ describe('a lone run’s first requests', () => {
         expect(watch.taken.filter(([, sent]) => sent)).toEqual([['preprocess', true]]);
         expect(watch.taken.length).toBeGreaterThan(1);
         for (const t of r.timings) expect(t.startMs).toBeGreaterThanOrEqual(0);
-        expect(r.timings.find((t) => t.nodeId === 'preprocess')!.placement).toBe('fused:det');
+        // The group's span starts where its request was sent, before an instance took it (not at the later launch).
+        const pre = r.timings.find((t) => t.nodeId === 'preprocess')!;
+        expect(pre.placement).toBe('fused:det');
+        expect(pre.startMs).toBeLessThanOrEqual(pre.computeStartMs!);
       } finally {
         watch.restore();
       }

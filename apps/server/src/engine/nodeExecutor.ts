@@ -127,10 +127,11 @@ async function runGroup(
   try {
     let t0 = performance.now();
     let r: ChainResult;
+    // Sent as the run began (firstRequests.ts): before this thread launched it.
+    const early = claimed ? undefined : deps.first?.claim(group, inputs, ctx.canTransfer);
     if (claimed) r = await claimed.promise;
     else {
-      // Sent as the run began (firstRequests.ts), or now.
-      const sent = deps.first?.claim(group, inputs, ctx.canTransfer) ?? sendGroup(deps, group, inputs, ctx, plan);
+      const sent = early ?? sendGroup(deps, group, inputs, ctx, plan);
       t0 = sent.t0;
       wakeAhead = sent.wakeAhead;
       r = await sent.promise;
@@ -170,10 +171,10 @@ async function runGroup(
       // A hosted request was taken by its instance when its producer's was; it started when its host began it.
       ...stageStamps(claimed ? r.arrivedNs : r.startNs, s),
     }));
-    // A hosted request began when its host began it, which can be before this thread launched it.
-    return claimed && r.arrivedNs !== undefined
-      ? { runs, queueMs: r.queueMs, startedAt: perfMsOfNs(r.arrivedNs) }
-      : { runs, queueMs: r.queueMs };
+    // A hosted request began when its host began it, one sent as the run began when it was sent: either can be
+    // before this thread launched it.
+    if (claimed && r.arrivedNs !== undefined) return { runs, queueMs: r.queueMs, startedAt: perfMsOfNs(r.arrivedNs) };
+    return early ? { runs, queueMs: r.queueMs, startedAt: t0 } : { runs, queueMs: r.queueMs };
   } catch (err) {
     deps.hosts?.produced(group, undefined);
     if (!(err instanceof ChainError)) throw err;
