@@ -1,5 +1,6 @@
-// A lone run's first fused request goes out before its scheduler is built and is taken by the scheduler's launch;
-// runs in company, and groups not fed by the request's own inputs, send theirs as the scheduler reaches them.
+// A lone run's way to its first request: its choices made after the lone run before it (decidedAhead.ts), its first
+// fused request sent before its scheduler is built and taken by the scheduler's launch (firstRequests.ts); runs in
+// company, and groups not fed by the request's own inputs, send theirs as the scheduler reaches them.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -7,6 +8,7 @@ import type { GraphDoc, Tensor } from '@ensemble-studio/core';
 import { decodeImage } from '../io/index.ts';
 import { Engine } from './Engine.ts';
 import { FirstRequests } from './firstRequests.ts';
+import { RunFusion } from './runFusion.ts';
 import { indexGraph } from './graphIndex.ts';
 import { planFusion } from './fusion.ts';
 import { makeTestRepository } from '../testing/engineFixtures.ts';
@@ -99,5 +101,42 @@ describe('a lone run’s first requests', () => {
     const later = new Map([...fused].filter(([id]) => id !== 'preprocess'));
     expect(later.size).toBeGreaterThan(0);
     expect(FirstRequests.send(deps, idx, later, { image }, ctx)).toBeUndefined();
+  });
+});
+
+describe('a lone run of a fused graph', () => {
+  it('makes its fusion choices after the lone run before it, not on its own way to its first request', async () => {
+    const graph = ocrGraph();
+    let running = false;
+    const during: boolean[] = [];
+    const original = RunFusion.prototype.groups;
+    const groups = vi.spyOn(RunFusion.prototype, 'groups').mockImplementation(function (this: RunFusion, ...args) {
+      during.push(running);
+      return original.apply(this, args);
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        running = true;
+        const r = await engine.run({ graph, inputs: { image } });
+        running = false;
+        expect(r.outputs.texts!.data).toEqual(['HELLO 2026']);
+        await new Promise((resolve) => setImmediate(resolve)); // the choices for the next run are made here
+      }
+    } finally {
+      groups.mockRestore();
+    }
+    // The first run decides as it starts (nothing was decided before it); each run decides the next one's after it.
+    expect(during).toEqual([true, false, false, false]);
+  });
+
+  it('refuses bad inputs after lone runs as before (their workers polled for nothing), and serves the next run', async () => {
+    const graph = ocrGraph();
+    for (let i = 0; i < 2; i++) await engine.run({ graph, inputs: { image } });
+    await new Promise((resolve) => setImmediate(resolve));
+    const bad = await engine.run({ graph, inputs: { image: { ...image, shape: [1, ...image.shape] } } });
+    expect(bad.status).toBe('failed');
+    expect(bad.error!.message).toMatch(/image/);
+    const next = await engine.run({ graph, inputs: { image } });
+    expect(next.outputs.texts!.data).toEqual(['HELLO 2026']);
   });
 });
