@@ -5,7 +5,7 @@ import type { FusedGroup } from './fusion.ts';
 import { indexGraph } from './graphIndex.ts';
 import type { ModelRuntime } from './ModelRuntime.ts';
 import { Placer } from './placement.ts';
-import { noteSpin, spinFirstRequests } from './spinAhead.ts';
+import { noteSpin, planSpins, startSpins } from './spinAhead.ts';
 import { ocrGraph } from '../testing/engineGraphs.ts';
 
 /** Runtimes that log what they were asked to poll for: [node, fused]. */
@@ -36,10 +36,10 @@ const twoModels: GraphDoc = {
   ],
 };
 
-describe('spinFirstRequests', () => {
+describe('planSpins and startSpins', () => {
   it('asks for at most one polling worker per CPU beside the main thread', () => {
     const { asked, runtimes, idx } = asking(twoModels, ['a', 'b']);
-    spinFirstRequests(idx, undefined, runtimes, new Placer(), (n) => n.id);
+    startSpins(planSpins(idx, undefined, runtimes, new Placer(), (n) => n.id));
     expect(asked).toEqual(
       [
         ['a', false],
@@ -55,11 +55,11 @@ describe('spinFirstRequests', () => {
       const node = (id: string) => graph.nodes.find((n) => n.id === id)!;
       const group: FusedGroup = { members: ['preprocess', 'det', 'db', 'has_text', 'crop'].map(node), inputs: [] };
       const { asked, runtimes, idx } = asking(graph, ['det', 'rec', 'cls']);
-      const decided = spinFirstRequests(idx, new Map([['preprocess', group]]), runtimes, new Placer(), (n) => n.id);
+      const decided = startSpins(planSpins(idx, new Map([['preprocess', group]]), runtimes, new Placer(), (n) => n.id));
       expect([...decided.keys()]).toEqual(['det']);
       expect(asked).toEqual([['det', true]]);
       // Unfused this run, the first node is an op: no model request goes first.
-      expect(spinFirstRequests(idx, undefined, runtimes, new Placer(), (n) => n.id).size).toBe(0);
+      expect(startSpins(planSpins(idx, undefined, runtimes, new Placer(), (n) => n.id)).size).toBe(0);
     },
   );
 

@@ -87,20 +87,6 @@ export function startSpins(plan: SpinPlan): SpinDecisions {
 }
 
 /**
- * `planSpins` and `startSpins` at once: the run's first requests polled for as the placer decides now.
- * @example spinFirstRequests(index, fused, byNode, placer, (n) => placementKey('ocr', n.id)) // Map { 'det' => 8.1e12 }
- */
-export function spinFirstRequests(
-  idx: GraphIndex,
-  fused: Map<string, FusedGroup> | undefined,
-  runtimes: Map<string, ModelRuntime>,
-  placer: Placer,
-  keyOf: (model: GraphNode) => string,
-): SpinDecisions {
-  return startSpins(planSpins(idx, fused, runtimes, placer, keyOf));
-}
-
-/**
  * The first request of model node `model` in a run that decided whether its worker polls for it (`spins`): records,
  * once and after this turn (`afterTurn`: the run's answer does not wait for it), the time from that decision to the
  * worker's taking the request under `key()`, as polled or not (`r.spun`: the worker it went to was polling when it was
