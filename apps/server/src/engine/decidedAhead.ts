@@ -2,7 +2,7 @@
 // workers poll for its first requests — decided once the lone run of the same graph before it has ended (after its
 // answer, with what that run taught the placer), so that the run's own way to its first request holds none of it.
 // Those decisions took ~160 µs of the ~490 from `engine.run` to the early exit's request posted, on a main thread
-// that runs cold between sporadic runs (engine README, "Decided after the run before").
+// that runs cold between sporadic runs (engine README, "The early exit's way, shortened").
 import type { FusedGroup } from './fusion.ts';
 import type { GraphIndex } from './graphIndex.ts';
 import type { ModelRuntime } from './ModelRuntime.ts';

@@ -1,6 +1,6 @@
 // A lone run's first fused requests go out as the run begins, before its scheduler, executor and ledger are built:
 // that bookkeeping then runs while the model's worker computes, not before it (~90 µs of the main thread's way to the
-// early exit's one request on a cold CPU; engine README, "A lone run's first requests sent as it begins").
+// early exit's one request on a cold CPU; engine README, "The early exit's way, shortened").
 import type { GraphNode, Tensor } from '@ensemble-studio/core';
 import { chainSteps, type ChainPlan } from './chainSteps.ts';
 import { EngineError } from './errors.ts';
@@ -20,6 +20,13 @@ export interface SendDeps {
   runtimes: Map<string, ModelRuntime>;
   ops: { placer: Placer };
   hosts?: RunHosts;
+}
+
+/** Model node `node`'s runtime in this run; throws for one without (resolved before the run starts, so a bug). */
+export function runtimeOf(deps: { runtimes: Map<string, ModelRuntime> }, node: GraphNode): ModelRuntime {
+  const rt = deps.runtimes.get(node.id);
+  if (!rt) throw new EngineError('invalid-graph', `model node '${node.id}' has no runtime`);
+  return rt;
 }
 
 /** A fused group's request on its way: its reply, when it was sent (`performance.now()`), and whether it wakes ahead. */
@@ -43,8 +50,7 @@ export function sendGroup(
 ): SentGroup {
   const { steps, modelStep } = plan;
   const model = group.members[modelStep]!;
-  const rt = deps.runtimes.get(model.id);
-  if (!rt) throw new EngineError('invalid-graph', `model node '${model.id}' has no runtime`);
+  const rt = runtimeOf(deps, model);
   // Steps after the session: the worker may wake the main thread as the session returns (Placer.wakeAhead).
   const wakeAhead = modelStep < steps.length - 1 && deps.ops.placer.wakeAhead(nodeKey(deps.graph, model));
   const t0 = performance.now();
@@ -72,7 +78,7 @@ const keepsInputs = (): boolean => false;
  * @example const first = FirstRequests.send(deps, index, fused, req.inputs, ctx); … first.claim(group, inputs, canTransfer)
  */
 export class FirstRequests {
-  private constructor(private readonly sent: Map<string, { inputs: Record<string, Tensor>; sent: SentGroup }>) {}
+  private constructor(private readonly sent: Map<string, SentGroup>) {}
 
   /** Sends the request of each fused group fed by graph inputs the request holds; undefined when there is none. */
   static send(
@@ -82,7 +88,7 @@ export class FirstRequests {
     inputs: Record<string, Tensor>,
     ctx: Pick<ExecContext, 'signal' | 'observed'>,
   ): FirstRequests | undefined {
-    let sent: Map<string, { inputs: Record<string, Tensor>; sent: SentGroup }> | undefined;
+    let sent: Map<string, SentGroup> | undefined;
     for (const node of startNodes(idx)) {
       const group = fused.get(node.id);
       const feeds = group && feedsOf(idx, node, inputs);
@@ -90,29 +96,23 @@ export class FirstRequests {
       const s = sendGroup(deps, group, feeds, { ...ctx, canTransfer: keepsInputs });
       // Awaited by the scheduler's claim; a failure before it is the claim's to report, not an unhandled one.
       s.promise.catch(() => {});
-      (sent ??= new Map()).set(node.id, { inputs: feeds, sent: s });
+      (sent ??= new Map()).set(node.id, s);
     }
     return sent && new FirstRequests(sent);
   }
 
   /**
-   * The request sent for `group` (by first member) with these `inputs`, once; each input is then let go of
-   * (`canTransfer`), as sending it would have. Undefined when none was sent, or with other tensors (it then goes on
-   * unawaited, and the scheduler sends its own).
+   * The request sent for `group` (by first member), once; each of its `inputs` is then let go of (`canTransfer`), as
+   * sending it would have. They are the tensors it was sent with: the scheduler hands a start group the request's own
+   * inputs, as `feedsOf` found them. Undefined when none was sent for it.
    */
   claim(group: FusedGroup, inputs: Record<string, Tensor>, canTransfer: (t: Tensor) => boolean): SentGroup | undefined {
     const id = group.members[0]!.id;
-    const s = this.sent.get(id);
-    if (!s) return undefined;
+    const sent = this.sent.get(id);
+    if (!sent) return undefined;
     this.sent.delete(id);
-    let n = 0;
-    for (const port in inputs) {
-      if (inputs[port] !== s.inputs[port]) return undefined;
-      n++;
-    }
-    if (n !== Object.keys(s.inputs).length) return undefined;
     for (const port in inputs) canTransfer(inputs[port]!);
-    return s.sent;
+    return sent;
   }
 }
 

@@ -8,7 +8,7 @@ import type { ChainResult, InferRequest } from './modelRuntimeTypes.ts';
 import type { OpResult, OpRunner } from './OpRunner.ts';
 import { placementKey } from './placement.ts';
 import { nodeKey } from './nodeKey.ts';
-import { sendGroup, type FirstRequests } from './firstRequests.ts';
+import { runtimeOf, sendGroup, type FirstRequests } from './firstRequests.ts';
 import { noteSpin, type SpinDecisions } from './spinAhead.ts';
 import type { ExecContext, GroupRun, NodeExecutor, NodeRun } from './schedulerTypes.ts';
 import { afterTurn } from './afterTurn.ts';
@@ -254,12 +254,6 @@ function runModel(
     if (spunAhead !== undefined) run.spunAhead = spunAhead;
     return run;
   });
-}
-
-function runtimeOf(deps: ExecutorDeps, node: GraphNode): ModelRuntime {
-  const rt = deps.runtimes.get(node.id);
-  if (!rt) throw new EngineError('invalid-graph', `model node '${node.id}' has no runtime`);
-  return rt;
 }
 
 function boundTo(

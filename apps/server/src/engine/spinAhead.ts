@@ -42,8 +42,16 @@ export function startNodes(idx: GraphIndex): GraphNode[] {
 /** Model node id → when the run's way to its first request began, polled for or not (`startSpins`; monotonic ns). */
 export type SpinDecisions = Map<string, number>;
 
+/** One of a run's first model requests (`fused`: a fused group's) and whether its worker polls for it. */
+interface SpinEntry {
+  model: string;
+  rt: ModelRuntime;
+  fused: boolean;
+  spin: boolean;
+}
+
 /** A run's first model requests, each with whether its worker polls for it: decided, not yet asked (`startSpins`). */
-export type SpinPlan = readonly { model: string; rt: ModelRuntime; fused: boolean; spin: boolean }[];
+export type SpinPlan = readonly SpinEntry[];
 
 /**
  * For each model request the run sends first (a model node, or a fused group: `fused` holds this run's, by first
@@ -57,7 +65,7 @@ export function planSpins(
   placer: Placer,
   keyOf: (model: GraphNode) => string,
 ): SpinPlan {
-  const plan: { model: string; rt: ModelRuntime; fused: boolean; spin: boolean }[] = [];
+  const plan: SpinEntry[] = [];
   let spare = spareCpus;
   for (const node of startNodes(idx)) {
     if (spare <= 0) break;
