@@ -193,6 +193,39 @@ describe('gRPC ModelInfer', () => {
     );
   });
 
+  it("an answered call's run is not aborted afterwards; one past its deadline is", async () => {
+    const studio = s.studio;
+    const run = studio.engine.run;
+    const signals: AbortSignal[] = [];
+    let hold = false;
+    studio.engine.run = async (req) => {
+      signals.push(req.signal as AbortSignal);
+      // Held until the call is cancelled (its deadline), so that the cancel comes while the run is in flight.
+      if (hold) await new Promise((resolve) => req.signal!.addEventListener('abort', resolve, { once: true }));
+      return run.call(studio.engine, req);
+    };
+    const feat = { model_name: 'head', inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }] };
+    try {
+      await c.call('ModelInfer', { ...feat, raw_input_contents: [f32Bytes(new Array(256).fill(0.5))] });
+      // grpc-js notifies the end of every call as a cancel, after its trailers: a turn later at most.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(signals).toHaveLength(1);
+      expect(signals[0]!.aborted).toBe(false);
+      hold = true;
+      const late = c.callWithMetadata(
+        'ModelInfer',
+        { ...feat, raw_input_contents: [f32Bytes(new Array(256).fill(0.5))] },
+        [],
+        200,
+      );
+      expect((await grpcFailure(late)).code).toBe(status.DEADLINE_EXCEEDED);
+      await expect.poll(() => signals[1]?.aborted).toBe(true);
+      expect(String((signals[1]!.reason as Error).message)).toBe('the gRPC client cancelled the call');
+    } finally {
+      studio.engine.run = run;
+    }
+  });
+
   it('ModelStatistics counts the inferences from engine.metrics()', async () => {
     const stats = (await c.call('ModelStatistics', { name: 'head' })).model_stats;
     expect(stats).toHaveLength(1);
