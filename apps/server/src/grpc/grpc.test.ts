@@ -201,7 +201,8 @@ describe('gRPC ModelInfer', () => {
     studio.engine.run = async (req) => {
       signals.push(req.signal as AbortSignal);
       // Held until the call is cancelled (its deadline), so that the cancel comes while the run is in flight.
-      if (hold) await new Promise((resolve) => req.signal!.addEventListener('abort', resolve, { once: true }));
+      if (hold)
+        await new Promise<void>((resolve) => req.signal!.addEventListener('abort', () => resolve(), { once: true }));
       return run.call(studio.engine, req);
     };
     const feat = { model_name: 'head', inputs: [{ name: 'feat', datatype: 'FP32', shape: [1, 256] }] };
