@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HostSamples, HostSpeed, parseCpuList } from './hostSpeed.ts';
+import { HostSamples, HostSpeed, describeHostSpeed, parseCpuList } from './hostSpeed.ts';
 
 describe('parseCpuList', () => {
   it('reads the kernel’s CPU lists, ranges and single CPUs', () => {
@@ -48,6 +48,22 @@ describe('HostSamples', () => {
     const s = new HostSamples([0, 1]);
     expect(s.summary()).toEqual([]);
     expect(() => s.add([0.3])).toThrow('a host sample needs 2 durations, got 1');
+  });
+});
+
+describe('describeHostSpeed', () => {
+  it('says which CPUs the host ran slower, and says so only where it did', () => {
+    const s = new HostSamples([0, 1]);
+    for (let i = 0; i < 20; i++) s.add([0.1, i < 12 ? 0.2 : 0.1]);
+    expect(describeHostSpeed(s.summary())).toBe(
+      'ms a probe (20 samples): CPU 0 median 0.100 (p90 0.100, full speed 0.100), CPU 1 median 0.200 (p90 0.200, full speed 0.100); CPU 1 at 0.50 of full speed for half of the run or more (the host ran it slower)',
+    );
+    const steady = new HostSamples([0]);
+    for (let i = 0; i < 20; i++) steady.add([i < 9 ? 0.105 : 0.1]);
+    expect(describeHostSpeed(steady.summary())).toBe(
+      'ms a probe (20 samples): CPU 0 median 0.100 (p90 0.105, full speed 0.100); every CPU at full speed for most of the run',
+    );
+    expect(describeHostSpeed([])).toBe('');
   });
 });
 

@@ -90,6 +90,27 @@ export class HostSamples {
   }
 }
 
+/** A CPU whose median is within this of its full speed ran at full speed for most of the run. */
+const STEADY = 0.9;
+
+/**
+ * The probe's summary as the bench prints it: each CPU's median, p90 and full speed, then what they say.
+ * @example describeHostSpeed(new HostSamples([0]).summary()) // '' (no sample)
+ */
+export function describeHostSpeed(cpus: readonly CpuSpeed[]): string {
+  if (cpus.length === 0) return '';
+  const ms = (v: number) => v.toFixed(3);
+  const each = cpus.map(
+    (c) => `CPU ${c.cpu} median ${ms(c.median_ms)} (p90 ${ms(c.p90_ms)}, full speed ${ms(c.full_speed_ms)})`,
+  );
+  const slow = cpus.filter((c) => c.median_speed < STEADY);
+  const reading =
+    slow.length === 0
+      ? 'every CPU at full speed for most of the run'
+      : `${slow.map((c) => `CPU ${c.cpu} at ${c.median_speed.toFixed(2)}`).join(', ')} of full speed for half of the run or more (the host ran it slower)`;
+  return `ms a probe (${cpus[0]!.samples} samples): ${each.join(', ')}; ${reading}`;
+}
+
 /**
  * One probe process per CPU this process may use, each pinned there (`taskset`) and idle between samples. A sample
  * runs the same ~1 ms of arithmetic on every CPU at once; the bench takes one between two trials, never during one,

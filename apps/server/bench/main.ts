@@ -13,7 +13,7 @@ import { availableCpus } from '../src/cpuBudget.ts';
 import { ContenderProcess } from './contenderProcess.ts';
 import { fanoutBench } from './fanout.ts';
 import { grpcBench } from './grpc.ts';
-import { HostSpeed } from './hostSpeed.ts';
+import { HostSpeed, describeHostSpeed } from './hostSpeed.ts';
 import { eventLoopLagBench } from './lag.ts';
 import { ocrBench } from './ocr.ts';
 import { pythonBench } from './python.ts';
@@ -138,13 +138,7 @@ function reportHostSpeed(probe: HostSpeed, report: BenchReport, log: (line: stri
   const cpus = probe.samples.summary();
   if (cpus.length === 0) return;
   report.extra.host_speed = cpus;
-  const each = cpus.map(
-    (c) =>
-      `CPU ${c.cpu} median ${c.median_ms.toFixed(3)} (p90 ${c.p90_ms.toFixed(3)}, full speed ${c.full_speed_ms.toFixed(3)})`,
-  );
-  log(
-    `host speed between the OCR and fan-out trials and during the VAD ramp, ms a probe (${cpus[0]!.samples} samples): ${each.join(', ')}; a median well above full speed: the host ran that CPU slower for much of the run`,
-  );
+  log(`host speed between the OCR and fan-out trials and during the VAD ramp, ${describeHostSpeed(cpus)}`);
 }
 
 main().then(
