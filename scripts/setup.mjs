@@ -75,8 +75,9 @@ function ensureWebBuild(pnpm) {
 /** The Debian packages the tests need that this machine lacks (the bench needs only the first three). */
 function missingTools({ bench = false } = {}) {
   const need = [];
-  if (quiet('python3', ['-c', 'import numpy']) === undefined && !existsSync('/usr/lib/python3/dist-packages/numpy'))
-    need.push('python3-numpy');
+  // The bench runs the python3 on PATH; the python backend's tests run Debian's /usr/bin/python3 (as the gRPC wire
+  // tests below do), so a python3 on PATH with numpy (a pyenv shim) does not stand in for it there.
+  if (quiet(bench ? 'python3' : '/usr/bin/python3', ['-c', 'import numpy']) === undefined) need.push('python3-numpy');
   // The bench's and the fixtures' text images are drawn by ImageMagick in DejaVu Sans.
   if (!quiet('convert', ['-version'])?.includes('ImageMagick')) need.push('imagemagick');
   if (!existsSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf')) need.push('fonts-dejavu-core');

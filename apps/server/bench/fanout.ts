@@ -45,9 +45,9 @@ function fanoutCases(quick: boolean): FanoutCase[] {
   );
   const feat: Tensor = { datatype: 'FP32', shape: [64, SYNTHETIC.F], data: wave(64 * SYNTHETIC.F, 1) };
   const x: Tensor = { datatype: 'FP32', shape: [64, SYNTHETIC.D], data: wave(64 * SYNTHETIC.D, 1) };
-  // Eight trials a block for the ~100 ms pair (four until the thirty-seventh session): with four, one block of three
-  // read 0.96-1.10 engine over bare workers in the same run and moved its median by +-0.05; with eight, 0.96-1.03
-  // (bench HISTORY, "thirty-seventh session").
+  // Eight trials a block for the ~100 ms pair (four until the thirty-seventh session): with four, the blocks of one run
+  // read 0.96-1.10 engine over bare workers and the median of three moved by +-0.05 on an unchanged build; with
+  // eight, 0.96-1.04 (bench HISTORY, "thirty-seventh session").
   return [
     { name: 'fanout', model: 'det', graph: detBranches, feeds: det(640, 640), trials: quick ? 3 : 8, bare: true },
     {

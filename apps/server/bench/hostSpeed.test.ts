@@ -56,7 +56,7 @@ describe('describeHostSpeed', () => {
     const s = new HostSamples([0, 1]);
     for (let i = 0; i < 20; i++) s.add([0.1, i < 12 ? 0.2 : 0.1]);
     expect(describeHostSpeed(s.summary())).toBe(
-      'ms a probe (20 samples): CPU 0 median 0.100 (p90 0.100, full speed 0.100), CPU 1 median 0.200 (p90 0.200, full speed 0.100); CPU 1 at 0.50 of full speed for half of the run or more (the host ran it slower)',
+      'ms a probe (20 samples): CPU 0 median 0.100 (p90 0.100, full speed 0.100), CPU 1 median 0.200 (p90 0.200, full speed 0.100); the host ran CPU 1 at 0.50 of full speed for half of the run or more',
     );
     const steady = new HostSamples([0]);
     for (let i = 0; i < 20; i++) steady.add([i < 9 ? 0.105 : 0.1]);

@@ -90,7 +90,7 @@ export class HostSamples {
   }
 }
 
-/** A CPU whose median is within this of its full speed ran at full speed for most of the run. */
+/** A CPU whose median probe ran at this fraction of its full speed or better ran at full speed for most of the run. */
 const STEADY = 0.9;
 
 /**
@@ -107,7 +107,7 @@ export function describeHostSpeed(cpus: readonly CpuSpeed[]): string {
   const reading =
     slow.length === 0
       ? 'every CPU at full speed for most of the run'
-      : `${slow.map((c) => `CPU ${c.cpu} at ${c.median_speed.toFixed(2)}`).join(', ')} of full speed for half of the run or more (the host ran it slower)`;
+      : `the host ran ${slow.map((c) => `CPU ${c.cpu} at ${c.median_speed.toFixed(2)}`).join(', ')} of full speed for half of the run or more`;
   return `ms a probe (${cpus[0]!.samples} samples): ${each.join(', ')}; ${reading}`;
 }
 

@@ -4,7 +4,7 @@ import type { BackendInstance, LoadInfo } from '../types.ts';
 import { frameCheck } from './frameLimits.ts';
 import { FrameReader, FrameWriter, type Frame } from './frames.ts';
 import { executeRequests } from './executeRequests.ts';
-import { followStubFrames, writeFrame } from './stubPipes.ts';
+import { afterStderr, followStubFrames, writeFrame } from './stubPipes.ts';
 import { BlsCalls } from './blsCalls.ts';
 import { LogLines } from './logLines.ts';
 import type { LogLevel, PyExecute, PyExecuteResult } from './pythonTypes.ts';
@@ -103,7 +103,12 @@ export class PythonInstance implements BackendInstance<PyExecute, PyExecuteResul
     const health = watchStubHealth(proc.pid, () => this.unhealthy(proc));
     const loaded = new Promise<LoadInfo>((resolve, reject) => {
       this.loading = { resolve: (r) => resolve({ ...r, warmupMs: performance.now() - t0 }), reject, stderr: [] };
-      proc.onExit((code, signal) => this.died(proc, `exited (${signal ?? `code ${code}`})`));
+      proc.onExit((code, signal) => {
+        const died = () => this.died(proc, `exited (${signal ?? `code ${code}`})`);
+        // Exited while loading: its traceback says why, and may still be on its way.
+        if (this.loading) afterStderr(stderr, died);
+        else died();
+      });
       this.send({
         type: 'init',
         model_file: this.spec.modelFile,

@@ -42,3 +42,25 @@ export function writeFrame(w: Writable | undefined, buffers: Buffer[]): void {
   for (const b of buffers) w.write(b);
   w.uncork();
 }
+
+/** How long a stub that exited while loading is given for the rest of its stderr (its traceback) to be read. */
+const STDERR_AFTER_EXIT_MS = 250;
+
+/**
+ * Calls `then` once `stderr` has ended, or after `STDERR_AFTER_EXIT_MS`: the stub's exit and its stderr come by
+ * different ways (the helper's message, the pipe), so the exit can be heard before the traceback that explains it.
+ * @example afterStderr(proc.pipes.stderr, () => reject(loadProblem(python, why, lines)))
+ */
+export function afterStderr(stderr: Readable, then: () => void): void {
+  if (stderr.readableEnded || stderr.destroyed) return then();
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    then();
+  };
+  const timer = setTimeout(finish, STDERR_AFTER_EXIT_MS);
+  stderr.once('end', finish);
+  stderr.once('close', finish);
+}

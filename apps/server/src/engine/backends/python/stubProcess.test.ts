@@ -74,6 +74,28 @@ describe('startStub', () => {
     ).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('hands over what stubs wrote, and their pipes, though they exited before the server took them', async () => {
+    // Each python writes to stderr and exits at once; this thread is held meanwhile, so it takes none of the pipes
+    // until the stubs have gone. The helper used to read the pipes it held (Node reads a child's pipe as it makes it):
+    // what the stubs wrote was lost there, and a pipe read to its end closed and went over without its handle (a stub
+    // made of the missing pipes then threw on its exit: `studio serve` over the examples, with a python lacking
+    // numpy, died, and the survivors' load errors had lost the traceback that named numpy).
+    const starts = Array.from({ length: 4 }, () =>
+      startStub({
+        file: PYTHON,
+        args: ['-c', 'import sys; print("gone", file=sys.stderr); sys.exit(3)'],
+        env: process.env,
+        cwd: '/',
+        stdout: true,
+      }),
+    );
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);
+    for (const child of await Promise.all(starts)) {
+      expect(await text(child.pipes.stderr)).toBe('gone\n');
+      expect(await exited(child)).toEqual([3, null]);
+    }
+  });
+
   it('ends with a server killed before it took the pipes of a stub it started', async () => {
     const dir = tempDir('stub-orphan-');
     const pidFile = join(dir, 'pid');

@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import type { Socket } from 'node:net';
 
 // Python stubs are started by a small helper process (stubSpawner.mjs), not by the server itself: starting a
@@ -74,6 +74,8 @@ export interface StubSpawn {
 
 interface Starting {
   handles: Map<number, Readable | Writable>;
+  /** The fds whose pipe the helper could no longer hand over: the stub had exited and the pipe closed first. */
+  lost: number[];
   resolve: (c: StubChild) => void;
   reject: (err: Error) => void;
 }
@@ -108,17 +110,18 @@ function onMessage(m: SpawnerMessage, handle?: Readable | Writable): void {
   if ('fd' in m) {
     const s = starting.get(m.id);
     if (s && handle) s.handles.set(m.fd, handle);
+    else if (s) s.lost.push(m.fd);
     else (handle as { destroy?: () => void } | undefined)?.destroy?.();
   } else if ('pid' in m) {
     const s = starting.get(m.id);
     if (!s) return;
     const h = s.handles;
     const child = new StubChild(m.pid, {
-      stdout: (h.get(1) as Readable | undefined) ?? null,
-      stderr: h.get(2) as Readable,
-      toPy: h.get(3) as Writable,
-      fromPy: h.get(4) as Readable,
-      toPyAtOnce: h.get(5) as Writable,
+      stdout: s.lost.includes(1) ? ended() : ((h.get(1) as Readable | undefined) ?? null),
+      stderr: (h.get(2) as Readable | undefined) ?? ended(),
+      toPy: (h.get(3) as Writable | undefined) ?? discarding(),
+      fromPy: (h.get(4) as Readable | undefined) ?? ended(),
+      toPyAtOnce: (h.get(5) as Writable | undefined) ?? discarding(),
     });
     running.set(m.id, child);
     settle(m.id);
@@ -135,6 +138,13 @@ function onMessage(m: SpawnerMessage, handle?: Readable | Writable): void {
     child?.markExited(m.exit, m.signal);
   }
 }
+
+// A pipe the helper could not hand over belonged to a stub that had already exited (Node sends a message whose handle
+// has closed without it): several stubs starting at once queue their pipes behind each other's acknowledgements, and
+// a python that fails at once (a missing module) exits first. The stub is then read as ended and written to nowhere;
+// its exit, which follows, is reported as any other, with its stderr when that pipe came.
+const ended = (): Readable => Readable.from([]);
+const discarding = (): Writable => new Writable({ write: (_chunk, _encoding, done) => done() });
 
 function settle(id: number): void {
   starting.delete(id);
@@ -171,7 +181,7 @@ export function startStub(spec: StubSpawn): Promise<StubChild> {
   const p = helper();
   const id = nextId++;
   return new Promise<StubChild>((resolve, reject) => {
-    starting.set(id, { handles: new Map(), resolve, reject });
+    starting.set(id, { handles: new Map(), lost: [], resolve, reject });
     holdOpen();
     p.send({ id, ...spec });
   });

@@ -46,6 +46,20 @@ const send = (message, handle) => {
   if (process.connected) process.send(message, handle, () => {});
 };
 
+/**
+ * The server reads the stub's pipes, not this process: Node starts reading a child's pipe as it makes it, so what
+ * the stub wrote before its pipe was handed over (its first prints, a traceback from its imports) was read here and
+ * lost, and a pipe read to its end here closed before it could be handed over. The read is stopped before any
+ * arrives (a spawn's pipes are read from the event loop's next poll on).
+ */
+function leaveUnread(socket) {
+  const handle = socket?._handle;
+  if (handle?.reading) {
+    handle.reading = false;
+    handle.readStop();
+  }
+}
+
 process.on('message', (m) => {
   let child;
   try {
@@ -65,7 +79,9 @@ process.on('message', (m) => {
     if (child.pid === undefined) send({ id: m.id, error: { message: err.message, code: err.code } });
   });
   if (child.pid === undefined) return; // 'error' follows
-  for (const fd of m.stdout ? [1, 2, 3, 4, 5] : [2, 3, 4, 5]) send({ id: m.id, fd }, child.stdio[fd]);
+  const fds = m.stdout ? [1, 2, 3, 4, 5] : [2, 3, 4, 5];
+  for (const fd of fds) leaveUnread(child.stdio[fd]);
+  for (const fd of fds) send({ id: m.id, fd }, child.stdio[fd]);
   const pid = child.pid;
   running.add(pid);
   send({ id: m.id, pid });
