@@ -75,9 +75,11 @@ function ensureWebBuild(pnpm) {
 /** The Debian packages the tests need that this machine lacks (the bench needs only the first three). */
 function missingTools({ bench = false } = {}) {
   const need = [];
-  // The bench runs the python3 on PATH; the python backend's tests run Debian's /usr/bin/python3 (as the gRPC wire
-  // tests below do), so a python3 on PATH with numpy (a pyenv shim) does not stand in for it there.
-  if (quiet(bench ? 'python3' : '/usr/bin/python3', ['-c', 'import numpy']) === undefined) need.push('python3-numpy');
+  // The python backend's tests run Debian's /usr/bin/python3 (as the gRPC wire tests below do): a python3 on PATH
+  // with numpy (a pyenv shim) does not stand in for it there. The bench runs whichever has numpy (pythonWithNumpy).
+  const numpy = (python) => quiet(python, ['-c', 'import numpy']) !== undefined;
+  const debianNumpy = numpy('/usr/bin/python3') || existsSync('/usr/lib/python3/dist-packages/numpy');
+  if (bench ? !numpy('python3') && !debianNumpy : !numpy('/usr/bin/python3')) need.push('python3-numpy');
   // The bench's and the fixtures' text images are drawn by ImageMagick in DejaVu Sans.
   if (!quiet('convert', ['-version'])?.includes('ImageMagick')) need.push('imagemagick');
   if (!existsSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf')) need.push('fonts-dejavu-core');

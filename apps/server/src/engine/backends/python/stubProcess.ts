@@ -74,7 +74,7 @@ export interface StubSpawn {
 
 interface Starting {
   handles: Map<number, Readable | Writable>;
-  /** The fds whose pipe the helper could no longer hand over: the stub had exited and the pipe closed first. */
+  /** The fds whose pipe came without its handle (it had closed in the helper before it went). */
   lost: number[];
   resolve: (c: StubChild) => void;
   reject: (err: Error) => void;
@@ -139,10 +139,10 @@ function onMessage(m: SpawnerMessage, handle?: Readable | Writable): void {
   }
 }
 
-// A pipe the helper could not hand over belonged to a stub that had already exited (Node sends a message whose handle
-// has closed without it): several stubs starting at once queue their pipes behind each other's acknowledgements, and
-// a python that fails at once (a missing module) exits first. The stub is then read as ended and written to nowhere;
-// its exit, which follows, is reported as any other, with its stderr when that pipe came.
+// A pipe that came without its handle (Node sends the message alone when the handle closed in the helper first) is
+// read as ended and written to nowhere, so the stub's exit is reported as any other instead of throwing. The helper
+// used to read the pipes it held, and the pipes of stubs that failed at once (a missing module) closed there before
+// their turn to go; it leaves them unread now (stubSpawner.mjs), and this stays as the guard should one still not come.
 const ended = (): Readable => Readable.from([]);
 const discarding = (): Writable => new Writable({ write: (_chunk, _encoding, done) => done() });
 
