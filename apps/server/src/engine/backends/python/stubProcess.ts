@@ -74,8 +74,8 @@ export interface StubSpawn {
 
 interface Starting {
   handles: Map<number, Readable | Writable>;
-  /** The fds whose pipe came without its handle (it had closed in the helper before it went). */
-  lost: number[];
+  /** fd 1 was asked for. */
+  stdout: boolean;
   resolve: (c: StubChild) => void;
   reject: (err: Error) => void;
 }
@@ -110,14 +110,13 @@ function onMessage(m: SpawnerMessage, handle?: Readable | Writable): void {
   if ('fd' in m) {
     const s = starting.get(m.id);
     if (s && handle) s.handles.set(m.fd, handle);
-    else if (s) s.lost.push(m.fd);
     else (handle as { destroy?: () => void } | undefined)?.destroy?.();
   } else if ('pid' in m) {
     const s = starting.get(m.id);
     if (!s) return;
     const h = s.handles;
     const child = new StubChild(m.pid, {
-      stdout: s.lost.includes(1) ? ended() : ((h.get(1) as Readable | undefined) ?? null),
+      stdout: s.stdout ? ((h.get(1) as Readable | undefined) ?? ended()) : null,
       stderr: (h.get(2) as Readable | undefined) ?? ended(),
       toPy: (h.get(3) as Writable | undefined) ?? discarding(),
       fromPy: (h.get(4) as Readable | undefined) ?? ended(),
@@ -181,7 +180,7 @@ export function startStub(spec: StubSpawn): Promise<StubChild> {
   const p = helper();
   const id = nextId++;
   return new Promise<StubChild>((resolve, reject) => {
-    starting.set(id, { handles: new Map(), lost: [], resolve, reject });
+    starting.set(id, { handles: new Map(), stdout: spec.stdout, resolve, reject });
     holdOpen();
     p.send({ id, ...spec });
   });
